@@ -1,0 +1,45 @@
+# flaky build. `make build` leaves the binary at bin/flaky.
+GO      ?= go
+MVN     ?= mvn
+JARS    := agent/jars/flaky-agent.jar agent/jars/flaky-runner.jar
+JAVA_SRC := $(shell find java \( -name '*.java' -o -name pom.xml \) -not -path '*/target/*' 2>/dev/null)
+
+.PHONY: all build java test unit e2e bench demo lint clean
+
+all: build
+
+## java: build the Java runner and agent and copy the jars that the Go binary embeds.
+java: $(JARS)
+
+$(JARS) &: $(JAVA_SRC)
+	$(MVN) -B -q -f java/pom.xml -DskipTests package
+	cp java/flaky-agent/target/flaky-agent.jar agent/jars/flaky-agent.jar
+	cp java/flaky-runner/target/flaky-runner.jar agent/jars/flaky-runner.jar
+
+## build: the flaky binary in bin/flaky (embeds the jars).
+build: $(JARS)
+	$(GO) build -o bin/flaky ./cmd/flaky
+
+## lint: gofmt and go vet.
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1; }
+	$(GO) vet ./...
+
+## unit: fast Go unit tests (no JVM, no Maven).
+unit: build
+	$(GO) test -short ./...
+
+## test: everything: lint, unit tests and the end-to-end tests on testdata/ with real Maven and JVMs.
+test: build lint
+	$(GO) test -count=1 -timeout 30m ./...
+
+## bench: benchmarks that need real JVMs (see README, Performance).
+bench: build
+	$(GO) run ./internal/bench
+
+## demo: flaky on a bundled fixture.
+demo: build
+	bin/flaky list-tests --module testdata/junit4
+
+clean:
+	rm -rf bin java/*/target

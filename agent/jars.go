@@ -1,0 +1,121 @@
+// Package agent embeds the Java runner and agent jars, extracts them to a
+// cache directory, and implements the driver side of the agent wire protocol
+// (framing, messages and a loopback Server); see PROTOCOL.md.
+package agent
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+//go:embed jars/flaky-agent.jar jars/flaky-runner.jar
+var jarFS embed.FS
+
+const (
+	agentJar  = "flaky-agent.jar"
+	runnerJar = "flaky-runner.jar"
+)
+
+// Jars holds the paths of the extracted jars.
+type Jars struct {
+	Agent  string // the -javaagent jar
+	Runner string // the jar with dev.flaky.runner.Main
+}
+
+var extracted struct {
+	once sync.Once
+	jars Jars
+	err  error
+}
+
+// Extract writes the embedded jars to a cache directory named after their
+// contents ($FLAKY_CACHE_DIR, else the user cache dir's "flaky", then
+// jars-<hash>) unless they are already there, and returns their paths.
+// Concurrent callers, including other processes, are safe: each file is
+// written to a temporary name and renamed into place.
+func Extract() (Jars, error) {
+	extracted.once.Do(func() {
+		extracted.jars, extracted.err = extract()
+	})
+	return extracted.jars, extracted.err
+}
+
+func extract() (Jars, error) {
+	agent, err := jarFS.ReadFile("jars/" + agentJar)
+	if err != nil {
+		return Jars{}, fmt.Errorf("read embedded agent jar: %w", err)
+	}
+	runner, err := jarFS.ReadFile("jars/" + runnerJar)
+	if err != nil {
+		return Jars{}, fmt.Errorf("read embedded runner jar: %w", err)
+	}
+	base, err := cacheBase()
+	if err != nil {
+		return Jars{}, err
+	}
+	dir := filepath.Join(base, "jars-"+contentKey(agent, runner))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Jars{}, fmt.Errorf("create jar cache dir: %w", err)
+	}
+	jars := Jars{Agent: filepath.Join(dir, agentJar), Runner: filepath.Join(dir, runnerJar)}
+	if err := writeOnce(jars.Agent, agent); err != nil {
+		return Jars{}, err
+	}
+	if err := writeOnce(jars.Runner, runner); err != nil {
+		return Jars{}, err
+	}
+	return jars, nil
+}
+
+func cacheBase() (string, error) {
+	if dir := os.Getenv("FLAKY_CACHE_DIR"); dir != "" {
+		return dir, nil
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("find cache dir (set FLAKY_CACHE_DIR): %w", err)
+	}
+	return filepath.Join(dir, "flaky"), nil
+}
+
+// contentKey names a version of the jars by a hash of their contents.
+func contentKey(contents ...[]byte) string {
+	h := sha256.New()
+	for _, c := range contents {
+		sum := sha256.Sum256(c)
+		h.Write(sum[:])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// writeOnce atomically creates path with data unless a file of that size exists.
+func writeOnce(path string, data []byte) error {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
+		return nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("extract %s: %w", filepath.Base(path), err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("extract %s: %w", filepath.Base(path), err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("extract %s: %w", filepath.Base(path), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("extract %s: %w", filepath.Base(path), err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("extract %s: %w", filepath.Base(path), err)
+	}
+	return nil
+}

@@ -1,0 +1,272 @@
+package agent
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ProtocolVersion is the protocol version this driver speaks (see PROTOCOL.md).
+const ProtocolVersion = 1
+
+// MaxFrameSize is the largest frame payload either side may send.
+const MaxFrameSize = 16 << 20
+
+// ErrFrameTooLarge is returned for a frame whose declared length exceeds MaxFrameSize.
+var ErrFrameTooLarge = errors.New("frame larger than 16 MiB")
+
+// ErrEmptyFrame is returned for a frame whose declared length is zero.
+var ErrEmptyFrame = errors.New("empty frame")
+
+// ReadFrame reads one length-prefixed frame and returns its payload.
+// It returns io.EOF when r ends cleanly before a frame starts.
+func ReadFrame(r io.Reader) ([]byte, error) {
+	var header [4]byte
+	if _, err := io.ReadFull(r, header[:]); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("read frame header: %w", err)
+		}
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(header[:])
+	switch {
+	case n == 0:
+		return nil, ErrEmptyFrame
+	case n > MaxFrameSize:
+		return nil, fmt.Errorf("%w: %d bytes", ErrFrameTooLarge, n)
+	}
+	payload := make([]byte, n)
+	if _, err := io.ReadFull(r, payload); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("read frame payload: %w", err)
+	}
+	return payload, nil
+}
+
+// WriteFrame writes payload as one length-prefixed frame.
+func WriteFrame(w io.Writer, payload []byte) error {
+	switch {
+	case len(payload) == 0:
+		return ErrEmptyFrame
+	case len(payload) > MaxFrameSize:
+		return fmt.Errorf("%w: %d bytes", ErrFrameTooLarge, len(payload))
+	}
+	frame := make([]byte, 4+len(payload))
+	binary.BigEndian.PutUint32(frame, uint32(len(payload)))
+	copy(frame[4:], payload)
+	if _, err := w.Write(frame); err != nil {
+		return fmt.Errorf("write frame: %w", err)
+	}
+	return nil
+}
+
+// Message is one protocol message; MessageType gives its "type" member.
+type Message interface {
+	MessageType() string
+}
+
+// Hello is the JVM's first frame.
+type Hello struct {
+	Protocol     int    `json:"protocol"`
+	Token        string `json:"token"`
+	PID          int64  `json:"pid"`
+	JavaVersion  string `json:"javaVersion"`
+	AgentVersion string `json:"agentVersion"`
+}
+
+// Welcome accepts a JVM's hello.
+type Welcome struct {
+	Protocol int `json:"protocol"`
+}
+
+// Reject refuses a JVM's hello; the driver closes the connection after it.
+type Reject struct {
+	Reason string `json:"reason"`
+}
+
+// TestDescriptor is one test of a Tests listing.
+type TestDescriptor struct {
+	ID     string `json:"id"`
+	Class  string `json:"class"`
+	Method string `json:"method"`
+	Engine string `json:"engine"`
+}
+
+// Tests answers a list invocation of the runner.
+type Tests struct {
+	Tests []TestDescriptor `json:"tests"`
+}
+
+// RunStart says the runner starts executing an order of Count tests.
+type RunStart struct {
+	Count int `json:"count"`
+}
+
+// ClassStart says the class fixtures of a run of methods of Class are about to run.
+type ClassStart struct {
+	Class string `json:"class"`
+}
+
+// ClassEnd says a run of methods of Class is over.
+type ClassEnd struct {
+	Class string `json:"class"`
+}
+
+// TestStart says a test starts; Index is its position in the order.
+type TestStart struct {
+	Test  string `json:"test"`
+	Index int    `json:"index"`
+}
+
+// TestEnd says a test finished with Outcome.
+type TestEnd struct {
+	Test        string `json:"test"`
+	Index       int    `json:"index"`
+	Outcome     string `json:"outcome"`
+	TimeMs      int64  `json:"timeMs"`
+	FailureType string `json:"failureType,omitempty"`
+	Message     string `json:"message,omitempty"`
+	Stack       string `json:"stack,omitempty"`
+}
+
+// ClassError reports an @AfterClass/@AfterAll failure that belongs to no single test.
+type ClassError struct {
+	Class       string `json:"class"`
+	FailureType string `json:"failureType,omitempty"`
+	Message     string `json:"message,omitempty"`
+	Stack       string `json:"stack,omitempty"`
+}
+
+// RunEnd says the order is done after Count test-end events.
+type RunEnd struct {
+	Count int `json:"count"`
+}
+
+// Exit is sent from a shutdown hook when the JVM exits before run-end.
+type Exit struct {
+	Status int    `json:"status"`
+	Test   string `json:"test"`
+	Class  string `json:"class"`
+	Stack  string `json:"stack"`
+}
+
+// Log is a runner or agent diagnostic.
+type Log struct {
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
+// MessageType implements Message.
+func (*Hello) MessageType() string { return "hello" }
+
+// MessageType implements Message.
+func (*Welcome) MessageType() string { return "welcome" }
+
+// MessageType implements Message.
+func (*Reject) MessageType() string { return "reject" }
+
+// MessageType implements Message.
+func (*Tests) MessageType() string { return "tests" }
+
+// MessageType implements Message.
+func (*RunStart) MessageType() string { return "run-start" }
+
+// MessageType implements Message.
+func (*ClassStart) MessageType() string { return "class-start" }
+
+// MessageType implements Message.
+func (*ClassEnd) MessageType() string { return "class-end" }
+
+// MessageType implements Message.
+func (*TestStart) MessageType() string { return "test-start" }
+
+// MessageType implements Message.
+func (*TestEnd) MessageType() string { return "test-end" }
+
+// MessageType implements Message.
+func (*ClassError) MessageType() string { return "class-error" }
+
+// MessageType implements Message.
+func (*RunEnd) MessageType() string { return "run-end" }
+
+// MessageType implements Message.
+func (*Exit) MessageType() string { return "exit" }
+
+// MessageType implements Message.
+func (*Log) MessageType() string { return "log" }
+
+var messageTypes = map[string]func() Message{
+	"hello":       func() Message { return new(Hello) },
+	"welcome":     func() Message { return new(Welcome) },
+	"reject":      func() Message { return new(Reject) },
+	"tests":       func() Message { return new(Tests) },
+	"run-start":   func() Message { return new(RunStart) },
+	"class-start": func() Message { return new(ClassStart) },
+	"class-end":   func() Message { return new(ClassEnd) },
+	"test-start":  func() Message { return new(TestStart) },
+	"test-end":    func() Message { return new(TestEnd) },
+	"class-error": func() Message { return new(ClassError) },
+	"run-end":     func() Message { return new(RunEnd) },
+	"exit":        func() Message { return new(Exit) },
+	"log":         func() Message { return new(Log) },
+}
+
+// Encode returns the JSON object for m with its "type" member set.
+func Encode(m Message) ([]byte, error) {
+	body, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", m.MessageType(), err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", m.MessageType(), err)
+	}
+	typ, _ := json.Marshal(m.MessageType())
+	fields["type"] = typ
+	return json.Marshal(fields)
+}
+
+// Decode parses one frame payload. It returns a nil Message and no error for
+// a well-formed object of an unknown type, which readers ignore.
+func Decode(payload []byte) (Message, error) {
+	var head struct {
+		Type *string `json:"type"`
+	}
+	if err := json.Unmarshal(payload, &head); err != nil {
+		return nil, fmt.Errorf("decode message: %w", err)
+	}
+	if head.Type == nil {
+		return nil, errors.New(`decode message: no "type" member`)
+	}
+	newMessage, ok := messageTypes[*head.Type]
+	if !ok {
+		return nil, nil
+	}
+	m := newMessage()
+	if err := json.Unmarshal(payload, m); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", *head.Type, err)
+	}
+	return m, nil
+}
+
+// ReadMessage reads and decodes one frame; see Decode for unknown types.
+func ReadMessage(r io.Reader) (Message, error) {
+	payload, err := ReadFrame(r)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(payload)
+}
+
+// WriteMessage encodes m and writes it as one frame.
+func WriteMessage(w io.Writer, m Message) error {
+	payload, err := Encode(m)
+	if err != nil {
+		return err
+	}
+	return WriteFrame(w, payload)
+}

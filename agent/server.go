@@ -1,0 +1,268 @@
+package agent
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// handshakeTimeout bounds the wait for a new connection's hello frame.
+const handshakeTimeout = 10 * time.Second
+
+// Server accepts JVM connections on a loopback port, authenticates them by
+// token and delivers each connection's messages to the Run that owns the token.
+type Server struct {
+	ln net.Listener
+	wg sync.WaitGroup
+
+	mu     sync.Mutex
+	runs   map[string]*Run
+	conns  map[net.Conn]struct{}
+	closed bool
+}
+
+// Event is one message from a JVM connection of a Run, or the end of that connection.
+type Event struct {
+	// Conn numbers the run's connections from 1 in the order they authenticated.
+	Conn int
+	// Message is the decoded message; the first one of a connection is its *Hello.
+	// It is nil when Closed is set.
+	Message Message
+	// Closed reports that the connection ended; Err says why unless it ended cleanly.
+	Closed bool
+	Err    error
+}
+
+// Run is one registration on a Server: JVMs that present its Token are
+// welcomed and their messages arrive on Events.
+type Run struct {
+	Token string
+
+	server *Server
+	events chan Event
+	done   chan struct{}
+	once   sync.Once
+
+	mu    sync.Mutex
+	next  int
+	conns map[net.Conn]struct{}
+}
+
+// NewServer listens on 127.0.0.1 on a free port and starts accepting connections.
+func NewServer() (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen on loopback: %w", err)
+	}
+	s := &Server{ln: ln, runs: map[string]*Run{}, conns: map[net.Conn]struct{}{}}
+	s.wg.Add(1)
+	go s.accept()
+	return s, nil
+}
+
+// Port returns the TCP port the server listens on.
+func (s *Server) Port() int {
+	return s.ln.Addr().(*net.TCPAddr).Port
+}
+
+// Register creates a Run with a fresh random token.
+func (s *Server) Register() (*Run, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, fmt.Errorf("generate token: %w", err)
+	}
+	r := &Run{
+		Token:  hex.EncodeToString(b[:]),
+		server: s,
+		events: make(chan Event, 256),
+		done:   make(chan struct{}),
+		conns:  map[net.Conn]struct{}{},
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("register run: server closed")
+	}
+	s.runs[r.Token] = r
+	return r, nil
+}
+
+// Close stops accepting, closes every run and connection and waits for
+// the connection handlers.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closed = true
+	runs := make([]*Run, 0, len(s.runs))
+	for _, r := range s.runs {
+		runs = append(runs, r)
+	}
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	for _, r := range runs {
+		r.Close()
+	}
+	err := s.ln.Close()
+	s.wg.Wait()
+	return err
+}
+
+// Events returns the channel the run's messages arrive on.
+func (r *Run) Events() <-chan Event {
+	return r.events
+}
+
+// Close unregisters the run's token and closes its connections; later
+// connections with the token are rejected and pending messages are dropped.
+func (r *Run) Close() {
+	r.once.Do(func() {
+		r.server.mu.Lock()
+		delete(r.server.runs, r.Token)
+		r.server.mu.Unlock()
+		close(r.done)
+		r.mu.Lock()
+		for c := range r.conns {
+			c.Close()
+		}
+		r.mu.Unlock()
+	})
+}
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		conn, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			conn.Close()
+			return
+		}
+		s.conns[conn] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go func() {
+			defer s.wg.Done()
+			defer s.forget(conn)
+			s.serve(conn)
+		}()
+	}
+}
+
+func (s *Server) forget(conn net.Conn) {
+	conn.Close()
+	s.mu.Lock()
+	delete(s.conns, conn)
+	s.mu.Unlock()
+}
+
+// serve runs the handshake on conn and then forwards its messages to the run.
+func (s *Server) serve(conn net.Conn) {
+	run, hello := s.handshake(conn)
+	if run == nil {
+		return
+	}
+	id, ok := run.attach(conn)
+	if !ok {
+		return
+	}
+	defer run.detach(conn)
+	if !run.deliver(Event{Conn: id, Message: hello}) {
+		return
+	}
+	for {
+		m, err := ReadMessage(conn)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			run.deliver(Event{Conn: id, Closed: true, Err: err})
+			return
+		}
+		if m == nil {
+			continue // unknown type
+		}
+		if !run.deliver(Event{Conn: id, Message: m}) {
+			return
+		}
+	}
+}
+
+// handshake reads the hello and answers it; it returns the run on welcome.
+func (s *Server) handshake(conn net.Conn) (*Run, *Hello) {
+	if err := conn.SetReadDeadline(time.Now().Add(handshakeTimeout)); err != nil {
+		return nil, nil
+	}
+	m, err := ReadMessage(conn)
+	if err != nil {
+		return nil, nil
+	}
+	hello, ok := m.(*Hello)
+	if !ok {
+		_ = WriteMessage(conn, &Reject{Reason: "expected a hello message first"})
+		return nil, nil
+	}
+	s.mu.Lock()
+	run := s.runs[hello.Token]
+	s.mu.Unlock()
+	switch {
+	case run == nil:
+		_ = WriteMessage(conn, &Reject{Reason: "unknown token"})
+		return nil, nil
+	case hello.Protocol != ProtocolVersion:
+		_ = WriteMessage(conn, &Reject{Reason: fmt.Sprintf(
+			"unsupported protocol version %d (driver speaks %d)", hello.Protocol, ProtocolVersion)})
+		return nil, nil
+	}
+	if err := WriteMessage(conn, &Welcome{Protocol: ProtocolVersion}); err != nil {
+		return nil, nil
+	}
+	if err := conn.SetReadDeadline(time.Time{}); err != nil {
+		return nil, nil
+	}
+	return run, hello
+}
+
+// attach records conn as one of the run's connections and numbers it.
+func (r *Run) attach(conn net.Conn) (int, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	select {
+	case <-r.done:
+		return 0, false
+	default:
+	}
+	r.next++
+	r.conns[conn] = struct{}{}
+	return r.next, true
+}
+
+func (r *Run) detach(conn net.Conn) {
+	r.mu.Lock()
+	delete(r.conns, conn)
+	r.mu.Unlock()
+}
+
+// deliver hands ev to the run's reader; it reports false once the run is closed.
+func (r *Run) deliver(ev Event) bool {
+	select {
+	case <-r.done:
+		return false
+	default:
+	}
+	select {
+	case r.events <- ev:
+		return true
+	case <-r.done:
+		return false
+	}
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitTestsFailed = 1 // some test did not pass or skip
+	exitError       = 2 // usage or infrastructure error
+)
+
+// newApp builds the command line interface writing to stdout and stderr.
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:      "flaky",
+		Usage:     "find and explain flaky tests in Java Maven projects",
+		Writer:    stdout,
+		ErrWriter: stderr,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "java", Usage: "java executable (default: $JAVA_HOME/bin/java, else java on PATH)"},
+			&cli.StringFlag{Name: "mvn", Usage: "Maven command (default: the build's ./mvnw, else mvn)"},
+			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "test JVMs to run at once"},
+		},
+		Commands: []*cli.Command{
+			listTestsCommand(),
+			runOrderCommand(),
+			versionCommand(),
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageError("unknown command %q (see flaky help)", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError("%v", err)
+		},
+		// exitCode reports errors; urfave/cli must not exit by itself.
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+}
+
+// exitStatus is an error that ends flaky with a given exit status; its
+// message, when not empty, goes to stderr.
+type exitStatus struct {
+	code int
+	msg  string
+}
+
+func (e *exitStatus) Error() string { return e.msg }
+
+// usageError is an error that exits with exitError.
+func usageError(format string, args ...any) error {
+	return &exitStatus{code: exitError, msg: fmt.Sprintf(format, args...)}
+}
+
+// exitCode reports err on stderr and returns the process exit status:
+// an exitStatus's code, else exitError.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	code := exitError
+	var es *exitStatus
+	if errors.As(err, &es) {
+		code = es.code
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintln(stderr, "flaky:", msg)
+	}
+	return code
+}
+
+// javaPath returns the --java flag, else $JAVA_HOME/bin/java, else java.
+func javaPath(c *cli.Context) string {
+	if j := c.String("java"); j != "" {
+		return j
+	}
+	if home := os.Getenv("JAVA_HOME"); home != "" {
+		return filepath.Join(home, "bin", "java")
+	}
+	return "java"
+}

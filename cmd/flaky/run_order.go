@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+)
+
+func runOrderCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "run-order",
+		Usage: "run the tests of an order file once, in that order, in one JVM",
+		Flags: []cli.Flag{
+			moduleFlag,
+			&cli.StringFlag{Name: "order", Required: true, Usage: "file with one test id per line (# comments allowed)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the results as a JSON array"},
+			&cli.DurationFlag{Name: "timeout", Value: launcher.DefaultRunTimeout, Usage: "kill the JVM after this long"},
+			&cli.DurationFlag{Name: "test-timeout", Usage: "kill the JVM when one test runs longer than this (0: off)"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			if c.Duration("timeout") <= 0 || c.Duration("test-timeout") < 0 {
+				return usageError("--timeout must be positive and --test-timeout not negative")
+			}
+			order, err := readOrder(c.String("order"))
+			if err != nil {
+				return usageError("%v", err)
+			}
+			_, l, err := openModule(c, launcher.Options{RunTimeout: c.Duration("timeout"), TestTimeout: c.Duration("test-timeout")})
+			if err != nil {
+				return err
+			}
+			defer l.Close()
+			r, err := l.Run(c.Context, order)
+			if err != nil {
+				return fmt.Errorf("run order: %w", err)
+			}
+			if c.Bool("json") {
+				err = writeJSON(c.App.Writer, r)
+			} else {
+				err = writeText(c.App.Writer, r)
+			}
+			if err != nil {
+				return err
+			}
+			if !allPassed(r) {
+				return &exitStatus{code: exitTestsFailed}
+			}
+			return nil
+		},
+	}
+}
+
+// readOrder reads an order file: one test id per line; blank lines and
+// lines starting with # are ignored.
+func readOrder(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read order: %w", err)
+	}
+	defer f.Close()
+	var order []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line != "" && !strings.HasPrefix(line, "#") {
+			order = append(order, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read order %s: %w", path, err)
+	}
+	if len(order) == 0 {
+		return nil, fmt.Errorf("order file %s names no tests", path)
+	}
+	return order, nil
+}
+
+// allPassed reports whether every test passed or was skipped.
+func allPassed(r *launcher.Result) bool {
+	for _, t := range r.Tests {
+		switch t.Outcome {
+		case launcher.Pass, launcher.Skipped, launcher.Assumption:
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,278 @@
+// Package e2e holds flaky's end-to-end tests: real Maven and real JVMs on the
+// fixture projects in testdata/, checked against each fixture's expected.json.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/otiai10/copy"
+
+	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/mvn"
+)
+
+// expected is a fixture's expected.json: the findings in report format plus
+// launcher-level facts about the fixture.
+type expected struct {
+	Version  int       `json:"version"`
+	Module   string    `json:"module"`
+	Findings []finding `json:"findings"`
+	Fixture  struct {
+		Stable     []string `json:"stable"`
+		Hangs      []string `json:"hangs"`
+		Exits      []string `json:"exits"`
+		Interleave struct {
+			A1 string `json:"a1"`
+			B1 string `json:"b1"`
+			A2 string `json:"a2"`
+		} `json:"interleave"`
+		DefaultOrder []string `json:"defaultOrder"`
+	} `json:"fixture"`
+}
+
+type finding struct {
+	Test      string     `json:"test"`
+	Kind      string     `json:"kind"`
+	Polluters [][]string `json:"polluters"`
+	Setters   [][]string `json:"setters"`
+	Cleaners  [][]string `json:"cleaners"`
+}
+
+func (e *expected) ofKind(kind string) []finding {
+	var out []finding
+	for _, f := range e.Findings {
+		if f.Kind == kind {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// prepared is a fixture copied to a scratch directory, compiled, with its
+// test setup and a launcher for it.
+type prepared struct {
+	name     string
+	dir      string
+	expected expected
+	setup    *mvn.TestSetup
+	launcher *launcher.Launcher
+}
+
+var (
+	scratchOnce sync.Once
+	scratchDir  string
+	fixturesMu  sync.Mutex
+	fixtures    = map[string]*fixtureOnce{}
+	jarsOnce    sync.Once
+	jars        agent.Jars
+	jarsErr     error
+)
+
+type fixtureOnce struct {
+	once sync.Once
+	p    *prepared
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	fixturesMu.Lock()
+	for _, f := range fixtures {
+		if f.p != nil && f.p.launcher != nil {
+			f.p.launcher.Close()
+		}
+	}
+	fixturesMu.Unlock()
+	if scratchDir != "" {
+		os.RemoveAll(scratchDir)
+	}
+	os.Exit(code)
+}
+
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// needsTools skips end-to-end tests in -short mode and fails when the tools are missing.
+func needsTools(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test: skipped with -short")
+	}
+	for _, tool := range []string{"java", "mvn"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s not on PATH: run scripts/setup.sh", tool)
+		}
+	}
+}
+
+func javaBin() string {
+	if h := os.Getenv("JAVA_HOME"); h != "" {
+		return filepath.Join(h, "bin", "java")
+	}
+	return "java"
+}
+
+// otherJDK is a second JDK on this machine (the Temurin one), or "" when there is none.
+func otherJDK() string {
+	matches, _ := filepath.Glob("/usr/lib/jvm/temurin-*/bin/java")
+	if len(matches) == 0 {
+		return ""
+	}
+	return matches[len(matches)-1]
+}
+
+// copyFixture copies testdata/<name> into a fresh scratch directory and returns its path.
+func copyFixture(t testing.TB, name string) string {
+	t.Helper()
+	scratchOnce.Do(func() {
+		var err error
+		scratchDir, err = os.MkdirTemp("", "flaky-e2e-")
+		if err != nil {
+			panic(err)
+		}
+	})
+	src := filepath.Join(repoRoot(t), "testdata", name)
+	dst, err := os.MkdirTemp(scratchDir, name+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := copy.Options{Skip: func(_ os.FileInfo, src, _ string) (bool, error) {
+		return filepath.Base(src) == "target", nil
+	}}
+	if err := copy.Copy(src, dst, opt); err != nil {
+		t.Fatalf("copying fixture %s: %v", name, err)
+	}
+	return dst
+}
+
+func readExpected(t testing.TB, dir string) expected {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e expected
+	if err := json.Unmarshal(data, &e); err != nil {
+		t.Fatalf("parsing %s/expected.json: %v", dir, err)
+	}
+	return e
+}
+
+// fixture prepares testdata/<name> once per test binary: copy, compile, classpath, launcher.
+func fixture(t *testing.T, name string) *prepared {
+	t.Helper()
+	needsTools(t)
+	fixturesMu.Lock()
+	f, ok := fixtures[name]
+	if !ok {
+		f = &fixtureOnce{}
+		fixtures[name] = f
+	}
+	fixturesMu.Unlock()
+	f.once.Do(func() { f.p, f.err = prepare(t, name, javaBin()) })
+	if f.err != nil {
+		t.Fatalf("preparing fixture %s: %v", name, f.err)
+	}
+	return f.p
+}
+
+func prepare(t *testing.T, name, java string) (*prepared, error) {
+	dir := copyFixture(t, name)
+	p := &prepared{name: name, dir: dir, expected: readExpected(t, dir)}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var log bytes.Buffer
+	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Log: &log})
+	if err != nil {
+		return nil, fmt.Errorf("%w\n%s", err, log.String())
+	}
+	p.setup = setup
+	p.launcher, err = newLauncher(setup, java, launcher.Options{RunTimeout: 2 * time.Minute})
+	return p, err
+}
+
+func newLauncher(setup *mvn.TestSetup, java string, opts launcher.Options) (*launcher.Launcher, error) {
+	jarsOnce.Do(func() { jars, jarsErr = agent.Extract() })
+	if jarsErr != nil {
+		return nil, jarsErr
+	}
+	env := launcher.Env{
+		Java:      java,
+		Classpath: setup.Classpath,
+		JVMArgs:   setup.ArgLine,
+		SysProps:  setup.SysProps,
+		Dir:       setup.ModuleDir,
+	}
+	return launcher.New(env, jars, opts)
+}
+
+// runOrders runs the orders in parallel and fails the test on infrastructure errors.
+func runOrders(t *testing.T, l *launcher.Launcher, orders ...[]string) []*launcher.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := l.RunAll(ctx, orders)
+	if err != nil {
+		t.Fatalf("running %d orders: %v", len(orders), err)
+	}
+	return res
+}
+
+// outcomeOf returns the outcome of test id in r ("" when absent).
+func outcomeOf(r *launcher.Result, id string) launcher.Outcome {
+	for _, tr := range r.Tests {
+		if tr.Test == id {
+			return tr.Outcome
+		}
+	}
+	return ""
+}
+
+func resultOf(r *launcher.Result, id string) launcher.TestResult {
+	for _, tr := range r.Tests {
+		if tr.Test == id {
+			return tr
+		}
+	}
+	return launcher.TestResult{}
+}
+
+func failed(o launcher.Outcome) bool { return o == launcher.Fail || o == launcher.Error }
+
+func join(groups ...[]string) []string {
+	var out []string
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+func describe(r *launcher.Result) string {
+	var b strings.Builder
+	for _, tr := range r.Tests {
+		fmt.Fprintf(&b, "  %-10s %s %s\n", tr.Outcome, tr.Test, firstLine(tr.Message))
+	}
+	return b.String()
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

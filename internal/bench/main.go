@@ -1,0 +1,126 @@
+// Command bench measures flaky's launcher against plain Maven Surefire on the
+// fixtures in testdata/: the wall time to run a module's whole suite in N
+// shuffled orders, with flaky's directly launched JVMs versus N runs of
+// `mvn surefire:test -Dsurefire.runOrder=random`. Run it with `make bench`.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/otiai10/copy"
+
+	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/mvn"
+)
+
+func main() {
+	orders := flag.Int("orders", 20, "shuffled orders per fixture")
+	fixtures := flag.String("fixtures", "junit4,jupiter5", "comma-separated fixtures under testdata/")
+	flag.Parse()
+	if err := run(*orders, strings.Split(*fixtures, ",")); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(orders int, fixtures []string) error {
+	jars, err := agent.Extract()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%-10s %6s %7s %14s %14s %14s %8s\n", "fixture", "tests", "orders", "flaky", "flaky(1 jvm)", "surefire", "ratio")
+	for _, name := range fixtures {
+		r, err := benchFixture(name, orders, jars)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Printf("%-10s %6d %7d %14s %14s %14s %7.1fx\n", name, r.tests, orders,
+			r.flaky.Round(time.Millisecond), r.flakySerial.Round(time.Millisecond),
+			r.surefire.Round(time.Millisecond), r.surefire.Seconds()/r.flaky.Seconds())
+	}
+	fmt.Println("ratio = surefire / flaky (parallel workers = cores); flaky(1 jvm) runs the same orders one JVM at a time")
+	return nil
+}
+
+type figures struct {
+	tests                        int
+	flaky, flakySerial, surefire time.Duration
+}
+
+func benchFixture(name string, n int, jars agent.Jars) (figures, error) {
+	var f figures
+	dir, err := os.MkdirTemp("", "flaky-bench-")
+	if err != nil {
+		return f, err
+	}
+	defer os.RemoveAll(dir)
+	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
+		return f, fmt.Errorf("copying fixture: %w", err)
+	}
+	ctx := context.Background()
+	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Log: io.Discard})
+	if err != nil {
+		return f, err
+	}
+	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+
+	l, err := launcher.New(env, jars, launcher.Options{})
+	if err != nil {
+		return f, err
+	}
+	defer l.Close()
+	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
+	if err != nil {
+		return f, err
+	}
+	f.tests = len(infos)
+	rng := rand.New(rand.NewPCG(42, uint64(len(infos))))
+	shuffled := make([][]string, n)
+	for i := range shuffled {
+		order := make([]string, len(infos))
+		for j, ti := range infos {
+			order[j] = ti.ID
+		}
+		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		shuffled[i] = order
+	}
+
+	start := time.Now()
+	if _, err := l.RunAll(ctx, shuffled); err != nil {
+		return f, err
+	}
+	f.flaky = time.Since(start)
+
+	serial, err := launcher.New(env, jars, launcher.Options{Workers: 1})
+	if err != nil {
+		return f, err
+	}
+	defer serial.Close()
+	start = time.Now()
+	if _, err := serial.RunAll(ctx, shuffled); err != nil {
+		return f, err
+	}
+	f.flakySerial = time.Since(start)
+
+	start = time.Now()
+	for i := 0; i < n; i++ {
+		cmd := exec.Command("mvn", "-B", "-q", "surefire:test", "-Dsurefire.runOrder=random",
+			fmt.Sprintf("-Dsurefire.runOrder.random.seed=%d", i), "-Dmaven.test.failure.ignore=true")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return f, fmt.Errorf("mvn surefire:test: %w\n%s", err, out)
+		}
+	}
+	f.surefire = time.Since(start)
+	return f, nil
+}

@@ -1,0 +1,244 @@
+// Package launcher starts test JVMs that run the flaky runner with the flaky
+// agent attached, follows their events over the agent protocol, enforces
+// timeouts, and turns what happened into per-test results.
+package launcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/flakyhq/flaky/agent"
+)
+
+// Defaults for zero Options fields.
+const (
+	DefaultRunTimeout  = 10 * time.Minute
+	DefaultOutputLimit = 64 << 10
+)
+
+// runnerMain is the runner's main class.
+const runnerMain = "dev.flaky.runner.Main"
+
+// Env describes how to start a test JVM for a module.
+type Env struct {
+	Java      string            // java executable
+	Classpath []string          // test classes, classes, dependencies (the runner jar is added)
+	JVMArgs   []string          // e.g. Surefire's argLine, already split
+	SysProps  map[string]string // passed as -Dkey=value
+	Env       []string          // KEY=VALUE added to this process's environment
+	Dir       string            // working directory, usually the module directory
+}
+
+// Options tune a Launcher.
+type Options struct {
+	// RunTimeout bounds one JVM; 0 means DefaultRunTimeout, negative means none.
+	RunTimeout time.Duration
+	// TestTimeout bounds one test (and a class's fixtures); 0 means none.
+	TestTimeout time.Duration
+	// OutputLimit bounds the captured output per JVM, kept as head and tail;
+	// 0 means DefaultOutputLimit.
+	OutputLimit int
+	// Workers bounds the JVMs RunAll runs at once; 0 means runtime.NumCPU().
+	Workers int
+}
+
+// TestInfo is one test found by List.
+type TestInfo struct {
+	ID     string `json:"id"`
+	Class  string `json:"class"`
+	Method string `json:"method"`
+	Engine string `json:"engine"`
+}
+
+// Selection picks the test classes List looks at; empty Includes and
+// Excludes mean Surefire's defaults.
+type Selection struct {
+	TestClassesDir string
+	Includes       []string
+	Excludes       []string
+}
+
+// Launcher starts test JVMs for one module environment.
+type Launcher struct {
+	env    Env
+	jars   agent.Jars
+	opts   Options
+	server *agent.Server
+	tmp    string
+	cpArgs []string
+}
+
+// New checks the Java executable, prepares the classpath arguments and
+// starts the agent server. Close releases them.
+func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.NumCPU()
+	}
+	if opts.OutputLimit <= 0 {
+		opts.OutputLimit = DefaultOutputLimit
+	}
+	if opts.RunTimeout == 0 {
+		opts.RunTimeout = DefaultRunTimeout
+	}
+	major, err := javaMajor(context.Background(), env.Java)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "flaky-launch-")
+	if err != nil {
+		return nil, fmt.Errorf("create launcher temp dir: %w", err)
+	}
+	classpath := append(append([]string(nil), env.Classpath...), jars.Runner)
+	cpArgs, err := classpathArgs(classpath, major, tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	server, err := agent.NewServer()
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	return &Launcher{env: env, jars: jars, opts: opts, server: server, tmp: tmp, cpArgs: cpArgs}, nil
+}
+
+// Close stops the agent server and removes temporary files.
+func (l *Launcher) Close() error {
+	err := l.server.Close()
+	if rmErr := os.RemoveAll(l.tmp); err == nil {
+		err = rmErr
+	}
+	return err
+}
+
+// Run executes order in one fresh JVM.
+func (l *Launcher) Run(ctx context.Context, order []string) (*Result, error) {
+	f, err := os.CreateTemp(l.tmp, "order-*.txt")
+	if err != nil {
+		return nil, fmt.Errorf("write order file: %w", err)
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(strings.Join(order, "\n") + "\n")
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("write order file: %w", err)
+	}
+
+	asm := newAssembler(order)
+	w := &watch{
+		handle:   asm.handle,
+		deadline: func() time.Time { return asm.deadline(l.opts.TestTimeout) },
+	}
+	p, err := l.launch(ctx, []string{"run", "--order", f.Name()}, w)
+	if err != nil {
+		return nil, err
+	}
+	tests, exit := asm.finish(ending{killed: p.killed, status: p.status, signal: p.signal, output: p.output}, p.end)
+	return &Result{
+		Order:       order,
+		Tests:       tests,
+		ClassErrors: asm.classErrors,
+		Exit:        exit,
+		TimedOut:    p.killed != "",
+		Output:      p.output,
+		Duration:    p.end.Sub(p.start),
+	}, nil
+}
+
+// RunAll runs each order in its own JVM, at most Options.Workers at once,
+// and returns the results in the order of orders. The first error cancels
+// the runs still going.
+func (l *Launcher) RunAll(ctx context.Context, orders [][]string) ([]*Result, error) {
+	results := make([]*Result, len(orders))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(l.opts.Workers)
+	for i, order := range orders {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r, err := l.Run(ctx, order)
+			if err != nil {
+				return fmt.Errorf("order %d: %w", i, err)
+			}
+			results[i] = r
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return results, nil
+}
+
+// List asks the runner for the tests of the selected classes, in the
+// module's default order.
+func (l *Launcher) List(ctx context.Context, sel Selection) ([]TestInfo, error) {
+	args := []string{"list", "--test-classes", sel.TestClassesDir}
+	for _, p := range sel.Includes {
+		args = append(args, "--include", p)
+	}
+	for _, p := range sel.Excludes {
+		args = append(args, "--exclude", p)
+	}
+	var listed *agent.Tests
+	w := &watch{
+		handle: func(m agent.Message, _ time.Time) {
+			if t, ok := m.(*agent.Tests); ok {
+				listed = t
+			}
+		},
+		deadline: func() time.Time { return time.Time{} },
+	}
+	p, err := l.launch(ctx, args, w)
+	if err != nil {
+		return nil, err
+	}
+	if listed == nil {
+		return nil, fmt.Errorf("the runner listed no tests (%s)%s", p.describe(), outputTail(p.output))
+	}
+	tests := make([]TestInfo, len(listed.Tests))
+	for i, t := range listed.Tests {
+		tests[i] = TestInfo(t)
+	}
+	return tests, nil
+}
+
+// command returns the java arguments for one runner invocation.
+func (l *Launcher) command(port int, token string, mainArgs []string) []string {
+	args := append([]string(nil), l.env.JVMArgs...)
+	keys := make([]string, 0, len(l.env.SysProps))
+	for k := range l.env.SysProps {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		args = append(args, "-D"+k+"="+l.env.SysProps[k])
+	}
+	args = append(args, fmt.Sprintf("-javaagent:%s=port=%d,token=%s", l.jars.Agent, port, token))
+	args = append(args, l.cpArgs...)
+	args = append(args, runnerMain)
+	return append(args, mainArgs...)
+}
+
+// errNotConnected is wrapped by launch errors for a JVM that never said hello.
+var errNotConnected = errors.New("the test JVM never connected to flaky")
+
+// outputTail formats the end of a JVM's output for an error message.
+func outputTail(output string) string {
+	tail := tailLines(output, crashTailLines)
+	if tail == "" {
+		return "; it printed nothing"
+	}
+	return "; output tail:\n" + tail
+}

@@ -1,0 +1,174 @@
+package launcher
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+
+	"github.com/flakyhq/flaky/agent"
+)
+
+const (
+	// connectGrace is how long to wait after the JVM exited for a hello
+	// that may still be on its way.
+	connectGrace = time.Second
+	// closeGrace bounds the wait for a connection to close after the JVM exited.
+	closeGrace = 5 * time.Second
+	// outputGrace bounds the wait for the output pipe to drain.
+	outputGrace = 2 * time.Second
+)
+
+// watch connects one runner invocation to launch.
+type watch struct {
+	handle   func(m agent.Message, now time.Time) // every message but the hello
+	deadline func() time.Time                     // when to kill for the test timeout; zero for never
+}
+
+// launched is what launch saw of one JVM.
+type launched struct {
+	start, end time.Time
+	killed     string // why flaky killed the JVM; empty when it ended by itself
+	status     int
+	signal     string
+	output     string
+}
+
+// describe says how the JVM ended, for error messages.
+func (p *launched) describe() string {
+	how := fmt.Sprintf("exit status %d", p.status)
+	if p.signal != "" {
+		how = "killed by " + p.signal
+	}
+	if p.killed != "" {
+		how = p.killed + ", " + how
+	}
+	return how
+}
+
+// launch runs one runner invocation in a new JVM, feeds its messages to w,
+// kills the JVM's process group on timeouts, and returns once the JVM is
+// gone and its connection is drained. A JVM that never connects is an error.
+func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (*launched, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	run, err := l.server.Register()
+	if err != nil {
+		return nil, err
+	}
+	defer run.Close()
+
+	cmd := exec.Command(l.env.Java, l.command(l.server.Port(), run.Token, mainArgs)...)
+	cmd.Dir = l.env.Dir
+	cmd.Env = append(os.Environ(), l.env.Env...)
+	ownProcessGroup(cmd)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("create output pipe: %w", err)
+	}
+	defer pr.Close()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	p := &launched{start: time.Now()}
+	err = cmd.Start()
+	pw.Close()
+	if err != nil {
+		return nil, fmt.Errorf("start test JVM: %w", err)
+	}
+	out := newHeadTail(l.opts.OutputLimit)
+	copied := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(out, pr)
+		close(copied)
+	}()
+	waited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait() // the exit status is read from cmd.ProcessState
+		close(waited)
+	}()
+
+	var runTimeout <-chan time.Time
+	if l.opts.RunTimeout > 0 {
+		t := time.NewTimer(l.opts.RunTimeout)
+		defer t.Stop()
+		runTimeout = t.C
+	}
+	testTimer := time.NewTimer(time.Hour)
+	testTimer.Stop()
+	defer testTimer.Stop()
+	var testDeadline time.Time
+
+	exited, connected, open := false, false, 0
+	var grace <-chan time.Time
+	done := ctx.Done()
+	var ctxErr error
+	kill := func(reason string) {
+		if exited {
+			return
+		}
+		if p.killed == "" {
+			p.killed = reason
+		}
+		killGroup(cmd.Process)
+	}
+loop:
+	for !exited || (ctxErr == nil && (!connected || open > 0)) {
+		select {
+		case ev := <-run.Events():
+			switch _, hello := ev.Message.(*agent.Hello); {
+			case ev.Closed:
+				open--
+			case hello:
+				connected = true
+				open++
+				if exited {
+					grace = time.After(closeGrace)
+				}
+			default:
+				w.handle(ev.Message, time.Now())
+			}
+			if d := w.deadline(); !d.Equal(testDeadline) {
+				testDeadline = d
+				testTimer.Stop()
+				if !d.IsZero() {
+					testTimer.Reset(time.Until(d))
+				}
+			}
+		case <-waited:
+			exited, waited = true, nil
+			p.end = time.Now()
+			killGroup(cmd.Process) // stray children
+			if connected {
+				grace = time.After(closeGrace)
+			} else {
+				grace = time.After(connectGrace)
+			}
+		case <-grace:
+			break loop
+		case <-runTimeout:
+			runTimeout = nil
+			kill(fmt.Sprintf("the run timed out after %s", l.opts.RunTimeout))
+		case <-testTimer.C:
+			kill(fmt.Sprintf("timed out after %s without progress (test timeout)", l.opts.TestTimeout))
+		case <-done:
+			done = nil
+			ctxErr = ctx.Err()
+			kill("cancelled")
+		}
+	}
+	select {
+	case <-copied:
+	case <-time.After(outputGrace):
+	}
+	p.output = out.String()
+	p.status, p.signal = exitStatus(cmd.ProcessState)
+	switch {
+	case ctxErr != nil:
+		return nil, fmt.Errorf("test JVM stopped: %w", ctxErr)
+	case !connected:
+		return nil, fmt.Errorf("%w (%s)%s", errNotConnected, p.describe(), outputTail(p.output))
+	}
+	return p, nil
+}

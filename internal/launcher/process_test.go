@@ -1,0 +1,369 @@
+package launcher
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/flakyhq/flaky/agent"
+)
+
+// The launcher tests below start this test binary as a fake "java": with
+// FLAKY_FAKE_JVM set it answers -version, speaks the agent protocol like the
+// real agent and runner would, and misbehaves as the scenario says.
+const fakeEnv = "FLAKY_FAKE_JVM"
+
+func TestMain(m *testing.M) {
+	if scenario := os.Getenv(fakeEnv); scenario != "" {
+		os.Exit(fakeJVM(scenario, os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// fakeJVM plays one scenario and returns the exit status.
+func fakeJVM(scenario string, args []string) int {
+	if len(args) == 1 && args[0] == "-version" {
+		fmt.Fprintln(os.Stderr, `openjdk version "17.0.15" 2025-04-15`)
+		return 0
+	}
+	var port, token, orderFile, mode string
+	for i, a := range args {
+		if opts, ok := strings.CutPrefix(a, "-javaagent:"); ok {
+			_, opts, _ = strings.Cut(opts, "=")
+			for _, kv := range strings.Split(opts, ",") {
+				k, v, _ := strings.Cut(kv, "=")
+				switch k {
+				case "port":
+					port = v
+				case "token":
+					token = v
+				}
+			}
+		}
+		if a == runnerMain && i+1 < len(args) {
+			mode = args[i+1]
+		}
+		if a == "--order" && i+1 < len(args) {
+			orderFile = args[i+1]
+		}
+	}
+	fmt.Println("fake JVM starting", scenario)
+	switch scenario {
+	case "no-connect":
+		fmt.Fprintln(os.Stderr, "Error: Could not find or load main class dev.flaky.runner.Main")
+		return 1
+	case "hang-before-connect":
+		time.Sleep(time.Hour)
+	case "wrong-token":
+		token = "not-the-token"
+	}
+	conn, err := net.Dial("tcp", "127.0.0.1:"+port)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "[flaky] cannot connect:", err)
+		return 86
+	}
+	send := func(m agent.Message) {
+		if err := agent.WriteMessage(conn, m); err != nil {
+			panic(err)
+		}
+	}
+	send(&agent.Hello{Protocol: agent.ProtocolVersion, Token: token, PID: int64(os.Getpid()), JavaVersion: "17"})
+	if reply, err := agent.ReadMessage(conn); err != nil {
+		fmt.Fprintln(os.Stderr, "[flaky] no answer:", err)
+		return 86
+	} else if r, ok := reply.(*agent.Reject); ok {
+		fmt.Fprintln(os.Stderr, "[flaky] rejected:", r.Reason)
+		return 86
+	}
+	if mode == "list" {
+		send(&agent.Tests{Tests: []agent.TestDescriptor{{ID: "p.A#a", Class: "p.A", Method: "a", Engine: "junit4"}}})
+		return 0
+	}
+	f, err := os.Open(orderFile)
+	if err != nil {
+		panic(err)
+	}
+	var order []string
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		if line := strings.TrimSpace(sc.Text()); line != "" && !strings.HasPrefix(line, "#") {
+			order = append(order, line)
+		}
+	}
+	send(&agent.RunStart{Count: len(order)})
+	for i, test := range order {
+		send(&agent.TestStart{Test: test, Index: i})
+		method := test[strings.IndexByte(test, '#')+1:]
+		switch {
+		case method == "hang":
+			time.Sleep(time.Hour)
+		case method == "exit":
+			send(&agent.Exit{Status: 3, Test: test, Class: className(test), Stack: "at java.lang.System.exit(System.java:1)"})
+			return 3
+		case method == "oom":
+			fmt.Fprintln(os.Stderr, "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space")
+			return 1
+		case method == "segv":
+			fmt.Println("# A fatal error has been detected by the Java Runtime Environment")
+			syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			time.Sleep(time.Hour)
+		case method == "child":
+			// A child that inherits stdout and would outlive the JVM.
+			cmd := exec.Command("sleep", "3600")
+			cmd.Stdout = os.Stdout
+			if err := cmd.Start(); err != nil {
+				panic(err)
+			}
+		case method == "noisy":
+			for j := 0; j < 10000; j++ {
+				fmt.Printf("noise line %d\n", j)
+			}
+		}
+		send(&agent.TestEnd{Test: test, Index: i, Outcome: "pass", TimeMs: 1})
+	}
+	send(&agent.RunEnd{Count: len(order)})
+	conn.Close()
+	return 0
+}
+
+func fakeLauncher(t *testing.T, scenario string, opts Options) *Launcher {
+	t.Helper()
+	t.Setenv(fakeEnv, scenario)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := New(Env{Java: exe, Classpath: []string{"/nonexistent/test-classes"}}, agent.Jars{Agent: "/x/agent.jar", Runner: "/x/runner.jar"}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func outcomes(r *Result) string {
+	var parts []string
+	for _, tr := range r.Tests {
+		parts = append(parts, tr.Test+"="+string(tr.Outcome))
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestRunWithFakeJVM(t *testing.T) {
+	tests := []struct {
+		name     string
+		order    []string
+		opts     Options
+		want     string
+		wantMsg  string // in the message of the test that did not pass
+		timedOut bool
+		exit     Exit
+		maxTime  time.Duration
+	}{
+		{
+			name:  "clean run",
+			order: []string{"p.A#a", "p.B#b"},
+			want:  "p.A#a=pass p.B#b=pass",
+		},
+		{
+			name:     "test timeout",
+			order:    []string{"p.A#a", "p.A#hang", "p.A#c"},
+			opts:     Options{TestTimeout: 500 * time.Millisecond},
+			want:     "p.A#a=pass p.A#hang=timeout p.A#c=not-run",
+			wantMsg:  "timed out after 500ms",
+			timedOut: true,
+			exit:     Exit{Status: -1, Signal: "SIGKILL"},
+			maxTime:  5 * time.Second,
+		},
+		{
+			name:     "run timeout",
+			order:    []string{"p.A#a", "p.A#hang"},
+			opts:     Options{RunTimeout: 700 * time.Millisecond},
+			want:     "p.A#a=pass p.A#hang=timeout",
+			wantMsg:  "the run timed out after 700ms",
+			timedOut: true,
+			exit:     Exit{Status: -1, Signal: "SIGKILL"},
+			maxTime:  5 * time.Second,
+		},
+		{
+			name:    "System.exit",
+			order:   []string{"p.A#a", "p.A#exit", "p.B#b"},
+			want:    "p.A#a=pass p.A#exit=crash p.B#b=not-run",
+			wantMsg: "System.exit(3) was called",
+			exit:    Exit{Status: 3, SystemExit: true, Stack: "at java.lang.System.exit(System.java:1)"},
+		},
+		{
+			name:    "JVM dies with output",
+			order:   []string{"p.A#oom", "p.B#b"},
+			want:    "p.A#oom=crash p.B#b=not-run",
+			wantMsg: "the JVM died (exit status 1); output tail:\nfake JVM starting",
+			exit:    Exit{Status: 1},
+		},
+		{
+			name:    "JVM killed by a signal",
+			order:   []string{"p.A#segv"},
+			want:    "p.A#segv=crash",
+			wantMsg: "killed by SIGKILL",
+			exit:    Exit{Status: -1, Signal: "SIGKILL"},
+		},
+		{
+			name:    "stray child holding the output does not block",
+			order:   []string{"p.A#child", "p.A#b"},
+			want:    "p.A#child=pass p.A#b=pass",
+			maxTime: 5 * time.Second,
+		},
+		{
+			name:  "output is bounded",
+			order: []string{"p.A#noisy"},
+			opts:  Options{OutputLimit: 1000},
+			want:  "p.A#noisy=pass",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := fakeLauncher(t, "run", tt.opts)
+			began := time.Now()
+			r, err := l.Run(context.Background(), tt.order)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := outcomes(r); got != tt.want {
+				t.Errorf("outcomes = %s, want %s\noutput:\n%s", got, tt.want, r.Output)
+			}
+			if tt.wantMsg != "" {
+				found := false
+				for _, tr := range r.Tests {
+					found = found || strings.Contains(tr.Message, tt.wantMsg)
+				}
+				if !found {
+					t.Errorf("no message contains %q: %+v", tt.wantMsg, r.Tests)
+				}
+			}
+			if r.TimedOut != tt.timedOut {
+				t.Errorf("TimedOut = %v, want %v", r.TimedOut, tt.timedOut)
+			}
+			if r.Exit != tt.exit {
+				t.Errorf("Exit = %+v, want %+v", r.Exit, tt.exit)
+			}
+			if tt.maxTime > 0 && time.Since(began) > tt.maxTime {
+				t.Errorf("took %s, want under %s", time.Since(began), tt.maxTime)
+			}
+			if len(r.Output) > max(tt.opts.OutputLimit, DefaultOutputLimit)+100 {
+				t.Errorf("output of %d bytes exceeds the limit", len(r.Output))
+			}
+			if !strings.Contains(r.Output, "fake JVM starting") {
+				t.Errorf("output lacks the head: %q", r.Output)
+			}
+			if r.Duration <= 0 || !slices.Equal(r.Order, tt.order) {
+				t.Errorf("Duration %s, Order %v", r.Duration, r.Order)
+			}
+		})
+	}
+}
+
+func TestRunInfrastructureErrors(t *testing.T) {
+	tests := []struct {
+		scenario string
+		opts     Options
+		wantErr  []string
+	}{
+		{"no-connect", Options{}, []string{"never connected", "exit status 1", "Could not find or load main class"}},
+		{"wrong-token", Options{}, []string{"never connected", "exit status 86", "[flaky] rejected: unknown token"}},
+		{"hang-before-connect", Options{RunTimeout: 500 * time.Millisecond}, []string{"never connected", "the run timed out after 500ms"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario, func(t *testing.T) {
+			l := fakeLauncher(t, tt.scenario, tt.opts)
+			_, err := l.Run(context.Background(), []string{"p.A#a"})
+			if !errors.Is(err, errNotConnected) {
+				t.Fatalf("err = %v, want errNotConnected", err)
+			}
+			for _, s := range tt.wantErr {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q lacks %q", err, s)
+				}
+			}
+		})
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	l := fakeLauncher(t, "run", Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	began := time.Now()
+	_, err := l.Run(ctx, []string{"p.A#hang"})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want the context's error", err)
+	}
+	if d := time.Since(began); d > 5*time.Second {
+		t.Errorf("cancelled run took %s", d)
+	}
+}
+
+func TestRunAllKeepsInputOrder(t *testing.T) {
+	l := fakeLauncher(t, "run", Options{Workers: 3})
+	var orders [][]string
+	for i := 0; i < 7; i++ {
+		orders = append(orders, []string{fmt.Sprintf("p.C%d#a", i), fmt.Sprintf("p.C%d#b", i)})
+	}
+	results, err := l.RunAll(context.Background(), orders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range results {
+		want := fmt.Sprintf("p.C%d#a=pass p.C%d#b=pass", i, i)
+		if got := outcomes(r); got != want {
+			t.Errorf("result %d = %s, want %s", i, got, want)
+		}
+	}
+}
+
+func TestRunAllStopsOnError(t *testing.T) {
+	l := fakeLauncher(t, "no-connect", Options{Workers: 2})
+	_, err := l.RunAll(context.Background(), [][]string{{"p.A#a"}, {"p.A#b"}, {"p.A#c"}})
+	if !errors.Is(err, errNotConnected) {
+		t.Errorf("err = %v, want errNotConnected", err)
+	}
+}
+
+func TestList(t *testing.T) {
+	l := fakeLauncher(t, "run", Options{})
+	got, err := l.List(context.Background(), Selection{TestClassesDir: "/x", Includes: []string{"**/*IT.java"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []TestInfo{{ID: "p.A#a", Class: "p.A", Method: "a", Engine: "junit4"}}; !slices.Equal(got, want) {
+		t.Errorf("List = %+v, want %+v", got, want)
+	}
+}
+
+func TestCommand(t *testing.T) {
+	l := &Launcher{
+		env: Env{
+			JVMArgs:  []string{"-Xmx256m", "--add-opens=java.base/java.lang=ALL-UNNAMED"},
+			SysProps: map[string]string{"b": "2", "a": "x y"},
+		},
+		jars:   agent.Jars{Agent: "/c/flaky-agent.jar", Runner: "/c/flaky-runner.jar"},
+		cpArgs: []string{"-cp", "/p/test-classes:/c/flaky-runner.jar"},
+	}
+	got := l.command(4321, "tok", []string{"run", "--order", "/tmp/o.txt"})
+	want := []string{
+		"-Xmx256m", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+		"-Da=x y", "-Db=2",
+		"-javaagent:/c/flaky-agent.jar=port=4321,token=tok",
+		"-cp", "/p/test-classes:/c/flaky-runner.jar",
+		"dev.flaky.runner.Main", "run", "--order", "/tmp/o.txt",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("command:\n got %q\nwant %q", got, want)
+	}
+}

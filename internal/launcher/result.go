@@ -1,0 +1,265 @@
+package launcher
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/flakyhq/flaky/agent"
+)
+
+// Outcome is what happened to one test.
+type Outcome string
+
+// Outcomes of a TestResult. The first five come from the runner; the driver
+// decides the last three.
+const (
+	Pass       Outcome = "pass"
+	Fail       Outcome = "fail"       // an assertion failed
+	Error      Outcome = "error"      // any other throwable
+	Skipped    Outcome = "skipped"    // @Ignore, @Disabled
+	Assumption Outcome = "assumption" // an assumption failed
+	Timeout    Outcome = "timeout"    // flaky killed the JVM while the test ran
+	Crash      Outcome = "crash"      // the JVM ended while the test ran
+	NotRun     Outcome = "not-run"    // the test got no result
+)
+
+// TestResult is the outcome of one test of a run.
+type TestResult struct {
+	Test        string  `json:"test"`
+	Outcome     Outcome `json:"outcome"`
+	TimeMs      int64   `json:"timeMs"`
+	FailureType string  `json:"failureType,omitempty"`
+	Message     string  `json:"message,omitempty"`
+	Stack       string  `json:"stack,omitempty"`
+}
+
+// Exit describes how the test JVM ended.
+type Exit struct {
+	Status     int    // exit status; -1 when killed by a signal
+	Signal     string // e.g. "SIGKILL"; empty unless killed by a signal
+	SystemExit bool   // System.exit was called before the run ended
+	Stack      string // the thread that called System.exit, when known
+}
+
+// Result is the outcome of running one order in one JVM.
+type Result struct {
+	Order []string
+	// Tests has one entry per executed test in execution order, then one
+	// not-run entry for every order entry that got no result.
+	Tests       []TestResult
+	ClassErrors []agent.ClassError
+	Exit        Exit
+	TimedOut    bool   // the driver killed the JVM (run or test timeout)
+	Output      string // the JVM's stdout and stderr, head and tail when long
+	Duration    time.Duration
+}
+
+// ending says why and how a run's JVM stopped; it is the input to assembler.finish.
+type ending struct {
+	killed string // why the driver killed the JVM (a timeout); empty otherwise
+	status int
+	signal string
+	output string
+}
+
+// running is a test that started and has not ended.
+type running struct {
+	test  string
+	index int
+	start time.Time
+}
+
+// assembler turns a run's events into per-test results.
+type assembler struct {
+	order       []string
+	covered     []bool
+	last        int // highest order index that got a result, -1 before any
+	tests       []TestResult
+	classErrors []agent.ClassError
+	current     *running
+	class       string // class whose fixtures are active (class-start seen, class-end not)
+	classStart  time.Time
+	exit        *agent.Exit
+	started     bool // run-start seen
+	ended       bool // run-end seen
+	progress    time.Time
+}
+
+func newAssembler(order []string) *assembler {
+	return &assembler{order: order, covered: make([]bool, len(order)), last: -1}
+}
+
+// handle applies one event received at now.
+func (a *assembler) handle(m agent.Message, now time.Time) {
+	switch m := m.(type) {
+	case *agent.RunStart:
+		a.started = true
+		a.progress = now
+	case *agent.ClassStart:
+		a.class, a.classStart = m.Class, now
+		a.progress = now
+	case *agent.ClassEnd:
+		a.class = ""
+		a.progress = now
+	case *agent.TestStart:
+		a.current = &running{test: m.Test, index: m.Index, start: now}
+		a.progress = now
+	case *agent.TestEnd:
+		if a.current != nil && a.current.test == m.Test {
+			a.current = nil
+		}
+		a.cover(m.Test, m.Index)
+		a.tests = append(a.tests, TestResult{
+			Test: m.Test, Outcome: Outcome(m.Outcome), TimeMs: m.TimeMs,
+			FailureType: m.FailureType, Message: m.Message, Stack: m.Stack,
+		})
+		a.progress = now
+	case *agent.ClassError:
+		a.classErrors = append(a.classErrors, *m)
+	case *agent.RunEnd:
+		a.ended = true
+		a.current = nil
+	case *agent.Exit:
+		a.exit = m
+	}
+}
+
+// deadline returns when the run counts as stuck: timeout after the latest
+// progress while the run is executing. It is zero when no deadline applies.
+func (a *assembler) deadline(timeout time.Duration) time.Time {
+	if timeout <= 0 || !a.started || a.ended {
+		return time.Time{}
+	}
+	return a.progress.Add(timeout)
+}
+
+// matches reports whether a result for test answers the order entry:
+// the same id, or an invocation "entry[i]" of a test template.
+func matches(entry, test string) bool {
+	return entry == test || strings.HasPrefix(test, entry+"[")
+}
+
+// cover marks the order entry a result for test at index belongs to and
+// returns its index, or -1 when the test answers no entry.
+func (a *assembler) cover(test string, index int) int {
+	i := -1
+	if index >= 0 && index < len(a.order) && matches(a.order[index], test) {
+		i = index
+	} else {
+		for j, entry := range a.order {
+			if !a.covered[j] && matches(entry, test) {
+				i = j
+				break
+			}
+		}
+	}
+	if i >= 0 {
+		a.covered[i] = true
+		a.last = max(a.last, i)
+	}
+	return i
+}
+
+// victim finds the test the JVM was busy with when it stopped early: the
+// running test, the test the exit event names, or the next test of the class
+// whose fixtures were running. fixture reports the last case.
+func (a *assembler) victim() (test string, index int, start time.Time, fixture bool) {
+	switch {
+	case a.current != nil:
+		return a.current.test, a.current.index, a.current.start, false
+	case a.exit != nil && a.exit.Test != "":
+		return a.exit.Test, -1, time.Time{}, false
+	case a.class != "":
+		for j := a.last + 1; j < len(a.order); j++ {
+			if a.covered[j] {
+				continue
+			}
+			if className(a.order[j]) == a.class {
+				return a.order[j], j, a.classStart, true
+			}
+			break
+		}
+	}
+	return "", -1, time.Time{}, false
+}
+
+// className returns the class part of a test id.
+func className(id string) string {
+	if i := strings.IndexByte(id, '#'); i >= 0 {
+		return id[:i]
+	}
+	return id
+}
+
+// finish completes the results once the JVM is gone.
+func (a *assembler) finish(e ending, now time.Time) ([]TestResult, Exit) {
+	exit := Exit{Status: e.status, Signal: e.signal}
+	if a.exit != nil {
+		exit.SystemExit = true
+		exit.Stack = a.exit.Stack
+	}
+	tests := a.tests
+	if !a.ended {
+		if test, index, start, fixture := a.victim(); test != "" {
+			a.cover(test, index)
+			r := TestResult{Test: test}
+			if !start.IsZero() {
+				r.TimeMs = now.Sub(start).Milliseconds()
+			}
+			if e.killed != "" {
+				r.Outcome = Timeout
+				r.Message = e.killed
+			} else {
+				r.Outcome = Crash
+				r.Message, r.Stack = a.crashReport(e)
+			}
+			if fixture {
+				r.Message = fmt.Sprintf("in the class fixtures of %s: %s", className(test), r.Message)
+			}
+			tests = append(tests, r)
+		}
+	}
+	for i, entry := range a.order {
+		if !a.covered[i] {
+			tests = append(tests, TestResult{Test: entry, Outcome: NotRun})
+		}
+	}
+	return tests, exit
+}
+
+// crashReport explains a JVM that ended before run-end.
+func (a *assembler) crashReport(e ending) (message, stack string) {
+	if a.exit != nil {
+		status := a.exit.Status
+		if status < 0 && e.signal == "" {
+			status = e.status // the agent could not tell; the process can
+		}
+		return fmt.Sprintf("System.exit(%d) was called", status), a.exit.Stack
+	}
+	how := fmt.Sprintf("exit status %d", e.status)
+	if e.signal != "" {
+		how = "killed by " + e.signal
+	}
+	message = "the JVM died (" + how + ")"
+	if tail := tailLines(e.output, crashTailLines); tail != "" {
+		message += "; output tail:\n" + tail
+	}
+	return message, ""
+}
+
+// crashTailLines is how many output lines a crash message quotes.
+const crashTailLines = 20
+
+// tailLines returns the last n non-empty-trailing lines of s.
+func tailLines(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

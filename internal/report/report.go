@@ -1,0 +1,119 @@
+// Package report defines flaky's versioned report (target/flaky/report.json)
+// and reads and writes it. Fields are only ever added, never renamed.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Version is the report format version this package writes.
+const Version = 1
+
+// Kind names what sort of flaky test a finding is.
+type Kind string
+
+// Finding kinds.
+const (
+	ODVictim  Kind = "od-victim"  // passes alone, fails after some tests
+	ODBrittle Kind = "od-brittle" // fails alone, passes after some tests
+	NIO       Kind = "nio"        // non-idempotent outcome: passes once, fails when rerun in the same JVM
+	NOD       Kind = "nod"        // flips in the same order: not order-dependent
+	API       Kind = "api"        // fails when a nondeterministic JDK API is perturbed
+)
+
+// Report is one module's report.
+type Report struct {
+	Version  int       `json:"version"`
+	Module   string    `json:"module"`
+	Findings []Finding `json:"findings"`
+	Runs     int       `json:"runs"`
+	Stats    Stats     `json:"stats"`
+}
+
+// Finding is one flaky test and why flaky thinks so.
+type Finding struct {
+	Test      string     `json:"test"`
+	Kind      Kind       `json:"kind"`
+	Evidence  []Evidence `json:"evidence"`
+	Reproduce string     `json:"reproduce"`
+	Message   string     `json:"message,omitempty"`
+	Polluters [][]string `json:"polluters,omitempty"`
+	Setters   [][]string `json:"setters,omitempty"`
+	Cleaners  [][]string `json:"cleaners,omitempty"`
+}
+
+// Evidence is one run of an order and the outcome the finding's test had in it.
+type Evidence struct {
+	Order   []string `json:"order"`
+	Outcome string   `json:"outcome"`
+	Message string   `json:"message,omitempty"`
+}
+
+// Stats summarises the work behind a report.
+type Stats struct {
+	Tests      int   `json:"tests"`
+	Orders     int   `json:"orders"`
+	DurationMs int64 `json:"durationMs"`
+}
+
+// Sort orders findings by kind, then test id, so reports diff cleanly.
+func (r *Report) Sort() {
+	sort.SliceStable(r.Findings, func(i, j int) bool {
+		a, b := r.Findings[i], r.Findings[j]
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Test < b.Test
+	})
+}
+
+// Write stores the report as indented JSON at path, atomically.
+func Write(path string, r *Report) error {
+	r.Version = Version
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding report: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*.json")
+	if err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing report: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return nil
+}
+
+// Read loads a report and refuses versions newer than this package knows.
+func Read(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading report: %w", err)
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("parsing report %s: %w", path, err)
+	}
+	if r.Version < 1 || r.Version > Version {
+		return nil, fmt.Errorf("report %s has version %d; this flaky reads version %d", path, r.Version, Version)
+	}
+	return &r, nil
+}

@@ -1,0 +1,142 @@
+package dev.flaky.agent;
+
+import com.google.gson.JsonObject;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.lang.instrument.Instrumentation;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Agent entry point. Options are {@code key=value} pairs separated by commas; {@code port} and {@code token} name
+ * the driver to connect to, unknown keys are ignored. Without {@code port} the agent stays unconnected.
+ */
+public final class Agent {
+    /** Exit status of a JVM whose agent could not connect to the driver. */
+    static final int FAILURE_STATUS = 86;
+
+    private static final int PROTOCOL = 1;
+    private static final int HANDSHAKE_TIMEOUT_MS = 10_000;
+
+    private Agent() {
+    }
+
+    /** Called before {@code main} when the JVM starts with {@code -javaagent}. */
+    public static void premain(String args, Instrumentation inst) {
+        start(args);
+    }
+
+    /** Called when the agent is attached to a running JVM. */
+    public static void agentmain(String args, Instrumentation inst) {
+        start(args);
+    }
+
+    private static synchronized void start(String args) {
+        if (Channel.connected()) {
+            return;
+        }
+        Map<String, String> options = parseOptions(args);
+        String port = options.get("port");
+        if (port == null || port.isEmpty()) {
+            return;
+        }
+        int portNumber;
+        try {
+            portNumber = Integer.parseInt(port);
+        } catch (NumberFormatException e) {
+            fail("invalid port option " + port);
+            return;
+        }
+        connect(portNumber, options.getOrDefault("token", ""));
+    }
+
+    /** Splits {@code key=value,key=value}; a pair without {@code =} gets an empty value. */
+    static Map<String, String> parseOptions(String args) {
+        Map<String, String> options = new HashMap<>();
+        if (args == null) {
+            return options;
+        }
+        for (String pair : args.split(",")) {
+            if (pair.isEmpty()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            if (eq < 0) {
+                options.put(pair.trim(), "");
+            } else {
+                options.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+            }
+        }
+        return options;
+    }
+
+    /** Connects and performs the handshake; halts the JVM with {@link #FAILURE_STATUS} when either fails. */
+    private static void connect(int port, String token) {
+        String where = "127.0.0.1:" + port;
+        Socket socket = new Socket();
+        try {
+            socket.setTcpNoDelay(true);
+            socket.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port), HANDSHAKE_TIMEOUT_MS);
+            socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
+            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
+            DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+            Frames.write(out, hello(token));
+            out.flush();
+            JsonObject answer = Frames.read(in);
+            String type = Frames.string(answer, "type");
+            if ("reject".equals(type)) {
+                fail("the flaky driver at " + where + " rejected this JVM: " + Frames.string(answer, "reason"));
+            } else if (!"welcome".equals(type)) {
+                fail("unexpected answer \"" + type + "\" from the flaky driver at " + where);
+            }
+            socket.setSoTimeout(0);
+            Channel.open(socket, in, out);
+        } catch (IOException e) {
+            fail("cannot connect to the flaky driver at " + where + ": " + e);
+        }
+    }
+
+    private static Map<String, Object> hello(String token) {
+        Map<String, Object> hello = new LinkedHashMap<>();
+        hello.put("type", "hello");
+        hello.put("protocol", PROTOCOL);
+        hello.put("token", token);
+        hello.put("pid", pid());
+        hello.put("javaVersion", System.getProperty("java.version"));
+        String version = Agent.class.getPackage().getImplementationVersion();
+        hello.put("agentVersion", version == null ? "dev" : version);
+        return hello;
+    }
+
+    /** Returns this JVM's process id: ProcessHandle on Java 9+, the runtime MXBean's name on Java 8. */
+    private static long pid() {
+        try {
+            Class<?> handle = Class.forName("java.lang.ProcessHandle");
+            Object current = handle.getMethod("current").invoke(null);
+            return (Long) handle.getMethod("pid").invoke(current);
+        } catch (ReflectiveOperationException e) {
+            String name = ManagementFactory.getRuntimeMXBean().getName();
+            try {
+                return Long.parseLong(name.substring(0, name.indexOf('@')));
+            } catch (RuntimeException notANumber) {
+                return -1;
+            }
+        }
+    }
+
+    /** Prints one {@code [flaky]} line to standard error and halts the JVM with {@link #FAILURE_STATUS}. */
+    static void fail(String message) {
+        System.err.println("[flaky] " + message);
+        System.err.flush();
+        Runtime.getRuntime().halt(FAILURE_STATUS);
+    }
+}

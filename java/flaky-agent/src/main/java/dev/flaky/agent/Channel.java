@@ -1,0 +1,148 @@
+package dev.flaky.agent;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The JVM's connection to the flaky driver. The runner sends its events through {@link #send}; every event is
+ * written as one frame and flushed at once, so the driver knows the running test even if the JVM dies. The channel
+ * watches the events that pass to know the current test and class for the {@code exit} event that a shutdown hook
+ * sends when the JVM exits before {@code run-end}.
+ */
+public final class Channel {
+    private static final Object LOCK = new Object();
+
+    private static volatile Socket socket;
+
+    // Guarded by LOCK.
+    private static DataOutputStream out;
+    private static String currentTest = "";
+    private static String currentClass = "";
+    private static boolean finished;
+
+    private Channel() {
+    }
+
+    /** Reports whether the agent is connected to a driver; when not, {@link #send} drops events. */
+    public static boolean connected() {
+        synchronized (LOCK) {
+            return out != null;
+        }
+    }
+
+    /**
+     * Sends one event (a JSON object with a string member {@code type}) to the driver. Thread-safe. When the
+     * connection breaks the JVM is halted with status 86, since its results could no longer be delivered.
+     *
+     * @throws IllegalArgumentException when the event does not fit in one frame (16 MiB)
+     */
+    public static void send(Map<String, Object> event) {
+        synchronized (LOCK) {
+            observe(event);
+            if (out == null) {
+                return;
+            }
+            try {
+                Frames.write(out, event);
+                out.flush();
+            } catch (IOException e) {
+                Agent.fail("lost the connection to the flaky driver: " + e.getMessage());
+            }
+        }
+    }
+
+    /** Flushes buffered frames; events are flushed as they are sent, so this only guards the last write. */
+    public static void flush() {
+        synchronized (LOCK) {
+            if (out == null) {
+                return;
+            }
+            try {
+                out.flush();
+            } catch (IOException e) {
+                Agent.fail("lost the connection to the flaky driver: " + e.getMessage());
+            }
+        }
+    }
+
+    /** Takes over a connection whose handshake succeeded: starts the command reader and the exit hook. */
+    static void open(Socket connected, DataInputStream in, DataOutputStream output) {
+        socket = connected;
+        synchronized (LOCK) {
+            out = output;
+        }
+        Thread reader = new Thread(() -> readCommands(in), "flaky-channel-reader");
+        reader.setDaemon(true);
+        reader.start();
+        Runtime.getRuntime().addShutdownHook(new Thread(Channel::reportExit, "flaky-exit-reporter"));
+    }
+
+    /** Tracks the running test and class, and whether the runner has finished, from the events that pass. */
+    private static void observe(Map<String, Object> event) {
+        Object type = event.get("type");
+        if ("test-start".equals(type)) {
+            currentTest = String.valueOf(event.get("test"));
+        } else if ("test-end".equals(type)) {
+            currentTest = "";
+        } else if ("class-start".equals(type)) {
+            currentClass = String.valueOf(event.get("class"));
+        } else if ("class-end".equals(type)) {
+            currentClass = "";
+        } else if ("run-end".equals(type) || "tests".equals(type)) {
+            finished = true;
+        }
+    }
+
+    /**
+     * Reads driver commands until the connection closes. Protocol version 1 defines none after the handshake, so
+     * every command is ignored; unknown types must be ignored anyway.
+     */
+    private static void readCommands(DataInputStream in) {
+        try {
+            while (true) {
+                Frames.read(in);
+            }
+        } catch (IOException e) {
+            // The driver closed the connection or sent an invalid frame: stop reading. A protocol error closes
+            // the connection; writes then fail and report it.
+            if (!(e instanceof java.io.EOFException)) {
+                closeQuietly();
+            }
+        }
+    }
+
+    private static void closeQuietly() {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // Closing after a protocol error; nothing else to do.
+        }
+    }
+
+    /** Shutdown hook: sends the {@code exit} event unless the runner finished normally. */
+    private static void reportExit() {
+        synchronized (LOCK) {
+            if (finished || out == null) {
+                return;
+            }
+            Map<String, Object> event = new LinkedHashMap<>();
+            event.put("type", "exit");
+            // Java offers no way to read the exit status from a shutdown hook; the driver has the process's.
+            event.put("status", -1);
+            event.put("test", currentTest);
+            event.put("class", currentClass);
+            event.put("stack", ExitStack.find());
+            finished = true;
+            try {
+                Frames.write(out, event);
+                out.flush();
+            } catch (IOException e) {
+                // The JVM is going down anyway; the driver sees the process exit.
+            }
+        }
+    }
+}

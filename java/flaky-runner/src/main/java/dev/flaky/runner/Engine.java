@@ -1,0 +1,19 @@
+package dev.flaky.runner;
+
+import java.util.List;
+
+/** A way to list and run test classes: JUnit 4 directly, or Jupiter through the JUnit Platform launcher. */
+public interface Engine {
+    /** Reports whether this engine runs {@code testClass}. */
+    boolean handles(Class<?> testClass);
+
+    /** Lists the tests of {@code testClasses} in the engine's default order; classes without tests add none. */
+    List<ListedTest> list(List<Class<?>> testClasses, Events events);
+
+    /**
+     * Runs {@code entries}, consecutive order entries naming methods of {@code testClass}, in that order with
+     * class fixtures run once (more often only where the engine cannot keep the order in one execution), and
+     * reports a {@code test-end} for every entry.
+     */
+    void run(Class<?> testClass, List<OrderEntry> entries, Events events);
+}

@@ -1,0 +1,52 @@
+package dev.flaky.runner;
+
+/**
+ * The engines whose JUnit is on the class path. Engine classes are loaded reflectively, only after their JUnit
+ * is found, so a class path without JUnit 4 or without the JUnit Platform never loads code that needs it.
+ */
+final class Engines {
+    /** JUnit 4 (which also runs JUnit 3), or null. */
+    final Engine junit4;
+    /** Jupiter through the JUnit Platform launcher, or null. */
+    final Engine jupiter;
+
+    private Engines(Engine junit4, Engine jupiter) {
+        this.junit4 = junit4;
+        this.jupiter = jupiter;
+    }
+
+    /** Finds the engines whose JUnit is present; an engine that fails to start is logged and left out. */
+    static Engines load(Events events) {
+        Engine junit4 = null;
+        if (Classes.present("org.junit.runner.Request", "org.junit.runner.notification.RunListener")) {
+            junit4 = create("dev.flaky.runner.junit4.Junit4Engine", events);
+        }
+        Engine jupiter = null;
+        if (Classes.present("org.junit.platform.launcher.core.LauncherFactory",
+                "org.junit.platform.engine.UniqueId", "org.junit.platform.commons.JUnitException",
+                "org.junit.jupiter.engine.JupiterTestEngine", "org.junit.jupiter.api.MethodOrderer")) {
+            jupiter = create("dev.flaky.runner.jupiter.JupiterEngine", events);
+        }
+        return new Engines(junit4, jupiter);
+    }
+
+    /** Returns the engine that runs {@code testClass}: JUnit 4 for JUnit 4/3 classes, Jupiter otherwise. */
+    Engine forClass(Class<?> testClass) {
+        if (junit4 != null && junit4.handles(testClass)) {
+            return junit4;
+        }
+        if (jupiter != null && jupiter.handles(testClass)) {
+            return jupiter;
+        }
+        return null;
+    }
+
+    private static Engine create(String className, Events events) {
+        try {
+            return (Engine) Class.forName(className).getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException | LinkageError e) {
+            events.log("warn", "cannot start " + className + ": " + e);
+            return null;
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package dev.flaky.runner;
+
+/** What a {@code test-end} or {@code class-error} event says about a failure, skip reason or missing test. */
+public final class Failure {
+    /** {@code failureType} of a test id the runner cannot find. */
+    public static final String TEST_NOT_FOUND = "flaky.TestNotFound";
+
+    private static final int MAX_MESSAGE = 64 * 1024;
+
+    final String type;
+    final String message;
+    final String stack;
+
+    private Failure(String type, String message, String stack) {
+        this.type = type;
+        this.message = message;
+        this.stack = stack;
+    }
+
+    /** Describes a throwable, with its stack trimmed to the frames that matter for {@code testClass}. */
+    public static Failure of(Throwable t, Class<?> testClass) {
+        return new Failure(t.getClass().getName(), cap(t.getMessage()), StackTraces.trim(t, testClass));
+    }
+
+    /** A bare message, such as the reason a test was skipped (null for none). */
+    public static Failure reason(String message) {
+        return new Failure(null, cap(message), null);
+    }
+
+    /** A test the runner cannot find or run. */
+    public static Failure notFound(String message) {
+        return new Failure(TEST_NOT_FOUND, message, null);
+    }
+
+    private static String cap(String s) {
+        if (s == null || s.length() <= MAX_MESSAGE) {
+            return s;
+        }
+        return s.substring(0, MAX_MESSAGE) + "... (" + (s.length() - MAX_MESSAGE) + " more characters)";
+    }
+}

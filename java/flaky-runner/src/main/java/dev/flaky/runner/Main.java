@@ -1,0 +1,154 @@
+package dev.flaky.runner;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Command line of the runner:
+ * <pre>
+ * Main list --test-classes DIR [--include PATTERN]... [--exclude PATTERN]...
+ * Main run --order FILE
+ * </pre>
+ * Both report through {@link Events} and exit the JVM with status 0 when done (2 for bad arguments).
+ */
+public final class Main {
+    private static final int USAGE_STATUS = 2;
+    private static final int FAILURE_STATUS = 1;
+
+    private Main() {
+    }
+
+    /** Runs the {@code list} or {@code run} command; see the class comment. */
+    public static void main(String[] args) {
+        if (args.length == 0 || !("list".equals(args[0]) || "run".equals(args[0]))) {
+            usage("expected a command, list or run");
+        }
+        Map<String, List<String>> options = parseOptions(args);
+        Events events = Events.open();
+        int status = 0;
+        try {
+            if ("list".equals(args[0])) {
+                list(options, events);
+            } else {
+                run(options, events);
+            }
+        } catch (Throwable t) {
+            StringWriter trace = new StringWriter();
+            t.printStackTrace(new PrintWriter(trace));
+            events.log("error", "flaky runner failed: " + trace);
+            status = FAILURE_STATUS;
+        }
+        events.flush();
+        System.out.flush();
+        System.err.flush();
+        // Exit explicitly so stray non-daemon threads started by tests cannot keep the JVM alive.
+        System.exit(status);
+    }
+
+    private static void list(Map<String, List<String>> options, Events events) throws Exception {
+        Path dir = Paths.get(single(options, "--test-classes"));
+        List<ClassPattern> includes = patterns(options.get("--include"), ClassScanner.DEFAULT_INCLUDES);
+        List<ClassPattern> excludes = patterns(options.get("--exclude"), ClassScanner.DEFAULT_EXCLUDES);
+        Engines engines = Engines.load(events);
+
+        List<Class<?>> junit4Classes = new ArrayList<>();
+        List<Class<?>> jupiterClasses = new ArrayList<>();
+        for (String name : ClassScanner.scan(dir, includes, excludes)) {
+            Class<?> c;
+            try {
+                c = Classes.load(name);
+            } catch (ClassNotFoundException | LinkageError e) {
+                events.log("warn", "cannot load test class " + name + ": " + e);
+                continue;
+            }
+            Engine engine = engines.forClass(c);
+            if (engine == null) {
+                continue;
+            }
+            (engine == engines.junit4 ? junit4Classes : jupiterClasses).add(c);
+        }
+        List<ListedTest> tests = new ArrayList<>();
+        if (!junit4Classes.isEmpty()) {
+            tests.addAll(engines.junit4.list(junit4Classes, events));
+        }
+        if (!jupiterClasses.isEmpty()) {
+            tests.addAll(engines.jupiter.list(jupiterClasses, events));
+        }
+        // Stable: keeps each engine's method order within a class.
+        tests.sort(Comparator.comparing(t -> t.listedClass));
+        Map<String, ListedTest> unique = new LinkedHashMap<>();
+        for (ListedTest t : tests) {
+            unique.putIfAbsent(t.id, t);
+        }
+        events.tests(new ArrayList<>(unique.values()));
+    }
+
+    private static void run(Map<String, List<String>> options, Events events) throws Exception {
+        List<OrderEntry> order = OrderFile.read(Paths.get(single(options, "--order")));
+        Engines engines = Engines.load(events);
+        events.runStart(order.size());
+        for (List<OrderEntry> run : OrderFile.classRuns(order)) {
+            String className = run.get(0).className;
+            Class<?> c;
+            try {
+                c = Classes.load(className);
+            } catch (ClassNotFoundException | LinkageError e) {
+                for (OrderEntry entry : run) {
+                    events.notFound(entry, "cannot load test class " + className + ": " + e);
+                }
+                continue;
+            }
+            Engine engine = engines.forClass(c);
+            if (engine == null) {
+                for (OrderEntry entry : run) {
+                    events.notFound(entry, "no JUnit engine on the class path runs " + className);
+                }
+                continue;
+            }
+            engine.run(c, run, events);
+        }
+        events.runEnd();
+    }
+
+    private static Map<String, List<String>> parseOptions(String[] args) {
+        Map<String, List<String>> options = new LinkedHashMap<>();
+        for (int i = 1; i < args.length; i++) {
+            String name = args[i];
+            if (!name.startsWith("--") || i + 1 >= args.length) {
+                usage("expected --option value, got " + name);
+            }
+            options.computeIfAbsent(name, k -> new ArrayList<>()).add(args[++i]);
+        }
+        return options;
+    }
+
+    private static String single(Map<String, List<String>> options, String name) {
+        List<String> values = options.get(name);
+        if (values == null || values.size() != 1) {
+            usage("expected exactly one " + name);
+        }
+        return values.get(0);
+    }
+
+    private static List<ClassPattern> patterns(List<String> given, List<String> defaults) {
+        List<ClassPattern> patterns = new ArrayList<>();
+        for (String option : given != null ? given : defaults) {
+            patterns.addAll(ClassPattern.parseAll(option));
+        }
+        return patterns;
+    }
+
+    private static void usage(String problem) {
+        System.err.println("flaky runner: " + problem);
+        System.err.println("usage: Main list --test-classes DIR [--include PATTERN]... [--exclude PATTERN]...");
+        System.err.println("       Main run --order FILE");
+        System.exit(USAGE_STATUS);
+    }
+}

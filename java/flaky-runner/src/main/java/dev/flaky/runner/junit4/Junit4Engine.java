@@ -1,0 +1,227 @@
+package dev.flaky.runner.junit4;
+
+import dev.flaky.runner.Engine;
+import dev.flaky.runner.Events;
+import dev.flaky.runner.Failure;
+import dev.flaky.runner.ListedTest;
+import dev.flaky.runner.OrderEntry;
+import junit.framework.TestCase;
+import junit.framework.TestSuite;
+import org.junit.Ignore;
+import org.junit.internal.runners.JUnit38ClassRunner;
+import org.junit.runner.Description;
+import org.junit.runner.Request;
+import org.junit.runner.RunWith;
+import org.junit.runner.Runner;
+import org.junit.runner.notification.RunNotifier;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** {@link Engine} for JUnit 4 classes ({@code @RunWith}, {@code @org.junit.Test} methods) and JUnit 3 classes. */
+public final class Junit4Engine implements Engine {
+    private static final String ERROR_RUNNER = "org.junit.internal.runners.ErrorReportingRunner";
+
+    @Override
+    public boolean handles(Class<?> c) {
+        try {
+            if (junit.framework.Test.class.isAssignableFrom(c) || c.isAnnotationPresent(RunWith.class)) {
+                return true;
+            }
+            for (Method m : c.getMethods()) {
+                if (m.isAnnotationPresent(org.junit.Test.class)) {
+                    return true;
+                }
+                if ("suite".equals(m.getName()) && m.getParameterCount() == 0 && Modifier.isStatic(m.getModifiers())
+                        && junit.framework.Test.class.isAssignableFrom(m.getReturnType())) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (LinkageError e) {
+            return false;
+        }
+    }
+
+    @Override
+    public List<ListedTest> list(List<Class<?>> classes, Events events) {
+        List<ListedTest> tests = new ArrayList<>();
+        for (Class<?> c : classes) {
+            if (c.isInterface() || Modifier.isAbstract(c.getModifiers())) {
+                continue;
+            }
+            String engine = junit.framework.Test.class.isAssignableFrom(c) ? "junit3" : "junit4";
+            for (Description leaf : leaves(describe(c))) {
+                tests.add(new ListedTest(leaf.getClassName(), leaf.getMethodName(), engine, c.getName()));
+            }
+        }
+        return tests;
+    }
+
+    @Override
+    public void run(Class<?> c, List<OrderEntry> entries, Events events) {
+        Runner analysis = new NoIgnoreBuilder().safeRunnerForClass(c);
+        Description tree = analysis.getDescription();
+        if (ERROR_RUNNER.equals(analysis.getClass().getName())) {
+            // The class is broken (initializationError): every requested method gets the class's error.
+            execute(c, entries, tree, Request.aClass(c), events);
+            return;
+        }
+        Set<String> known = new HashSet<>();
+        for (Description leaf : leaves(tree)) {
+            known.add(Junit4Listener.id(leaf));
+        }
+        List<OrderEntry> found = new ArrayList<>();
+        for (OrderEntry e : entries) {
+            if (known.contains(e.id)) {
+                found.add(e);
+            } else {
+                events.notFound(e, "JUnit 4 finds no test " + e.method + " in " + c.getName());
+            }
+        }
+        for (List<OrderEntry> segment : segments(tree, found)) {
+            execute(c, segment, tree, request(c, segment), events);
+        }
+    }
+
+    /**
+     * A request for the segment's tests in its order: JUnit 4's default request with a filter and a sorter, or for
+     * a plain JUnit 3 {@code TestCase} (whose runner cannot sort) a suite built in the requested order.
+     */
+    private static Request request(Class<?> c, List<OrderEntry> segment) {
+        if (isPlainTestCase(c)) {
+            TestSuite suite = new TestSuite(c.getName());
+            for (OrderEntry e : segment) {
+                suite.addTest(TestSuite.createTest(c, e.method));
+            }
+            return Request.runner(new JUnit38ClassRunner(suite));
+        }
+        Map<String, Integer> position = positions(segment);
+        return Request.aClass(c)
+                .filterWith(new RequestedFilter(position.keySet()))
+                .sortWith(new RequestedOrder(position));
+    }
+
+    /** A {@code TestCase} that JUnit 4's default builder runs as a JUnit 3 class (no @Ignore, @RunWith, suite()). */
+    private static boolean isPlainTestCase(Class<?> c) {
+        if (!TestCase.class.isAssignableFrom(c) || c.isAnnotationPresent(Ignore.class)
+                || c.isAnnotationPresent(RunWith.class)) {
+            return false;
+        }
+        try {
+            c.getMethod("suite");
+            return false;
+        } catch (NoSuchMethodException e) {
+            return true;
+        }
+    }
+
+    private static void execute(Class<?> c, List<OrderEntry> segment, Description tree, Request request,
+                                Events events) {
+        Junit4Listener listener = new Junit4Listener(c, segment, tree, events);
+        RunNotifier notifier = new RunNotifier();
+        notifier.addListener(listener);
+        events.classStart(c.getName());
+        try {
+            request.getRunner().run(notifier);
+        } catch (RuntimeException | LinkageError e) {
+            listener.fixtureFailure(tree, Failure.of(e, c), false);
+        }
+        listener.finish();
+        events.classEnd(c.getName());
+    }
+
+    /** Describes {@code c} as JUnit 4 would, but with the tests of an {@code @Ignore}d class still listed. */
+    private static Description describe(Class<?> c) {
+        return new NoIgnoreBuilder().safeRunnerForClass(c).getDescription();
+    }
+
+    /** Returns the test leaves of a description tree in its order. */
+    static List<Description> leaves(Description d) {
+        List<Description> leaves = new ArrayList<>();
+        collectLeaves(d, leaves);
+        return leaves;
+    }
+
+    private static void collectLeaves(Description d, List<Description> leaves) {
+        if (d.isTest()) {
+            if (d.getMethodName() != null) {
+                leaves.add(d);
+            }
+            return;
+        }
+        for (Description child : d.getChildren()) {
+            collectLeaves(child, leaves);
+        }
+    }
+
+    /**
+     * Splits found entries into segments that one filtered, sorted request runs in exactly the requested order:
+     * a segment ends before a repeated id, or where the description tree (e.g. the parameter sets of
+     * {@code Parameterized}) cannot put the next id in place.
+     */
+    static List<List<OrderEntry>> segments(Description tree, List<OrderEntry> entries) {
+        List<List<OrderEntry>> segments = new ArrayList<>();
+        List<OrderEntry> current = new ArrayList<>();
+        for (OrderEntry e : entries) {
+            List<OrderEntry> candidate = new ArrayList<>(current);
+            candidate.add(e);
+            if (!current.isEmpty() && !achievable(tree, candidate)) {
+                segments.add(current);
+                candidate = new ArrayList<>();
+                candidate.add(e);
+            }
+            current = candidate;
+        }
+        if (!current.isEmpty()) {
+            segments.add(current);
+        }
+        return segments;
+    }
+
+    private static boolean achievable(Description tree, List<OrderEntry> candidate) {
+        Map<String, Integer> position = new HashMap<>();
+        for (OrderEntry e : candidate) {
+            if (position.put(e.id, position.size()) != null) {
+                return false;
+            }
+        }
+        List<String> predicted = new ArrayList<>();
+        predict(tree, new RequestedOrder(position), position, predicted);
+        List<String> wanted = new ArrayList<>();
+        for (OrderEntry e : candidate) {
+            wanted.add(e.id);
+        }
+        return predicted.equals(wanted);
+    }
+
+    /** Appends the requested leaves of {@code d} in the order a sorter with {@code order} runs them. */
+    private static void predict(Description d, RequestedOrder order, Map<String, Integer> position,
+                                List<String> out) {
+        if (d.isTest()) {
+            if (d.getMethodName() != null && position.containsKey(Junit4Listener.id(d))) {
+                out.add(Junit4Listener.id(d));
+            }
+            return;
+        }
+        List<Description> children = new ArrayList<>(d.getChildren());
+        children.sort(order);
+        for (Description child : children) {
+            predict(child, order, position, out);
+        }
+    }
+
+    private static Map<String, Integer> positions(List<OrderEntry> segment) {
+        Map<String, Integer> position = new HashMap<>();
+        for (OrderEntry e : segment) {
+            position.put(e.id, position.size());
+        }
+        return position;
+    }
+}

@@ -1,0 +1,53 @@
+package dev.flaky.runner.junit4;
+
+import dev.flaky.runner.OrderEntry;
+import org.junit.Test;
+import org.junit.runner.Description;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.Assert.assertEquals;
+
+public class Junit4EngineTest {
+    private static List<OrderEntry> entries(String... ids) {
+        List<OrderEntry> entries = new ArrayList<>();
+        for (String id : ids) {
+            entries.add(new OrderEntry(entries.size(), id));
+        }
+        return entries;
+    }
+
+    /** A Parameterized-like tree: suites [0] and [1], each with a[i] and b[i]. */
+    private static Description parameterizedTree() {
+        Description root = Description.createSuiteDescription("p.C");
+        for (int i = 0; i < 2; i++) {
+            Description set = Description.createSuiteDescription("[" + i + "]");
+            set.addChild(Description.createTestDescription("p.C", "a[" + i + "]"));
+            set.addChild(Description.createTestDescription("p.C", "b[" + i + "]"));
+            root.addChild(set);
+        }
+        return root;
+    }
+
+    private static List<Integer> sizes(List<List<OrderEntry>> segments) {
+        List<Integer> sizes = new ArrayList<>();
+        for (List<OrderEntry> s : segments) {
+            sizes.add(s.size());
+        }
+        return sizes;
+    }
+
+    @Test
+    public void keepsOneSegmentWhenTheTreeAllowsTheOrder() {
+        List<OrderEntry> order = entries("p.C#b[1]", "p.C#a[1]", "p.C#b[0]");
+        assertEquals(Arrays.asList(3), sizes(Junit4Engine.segments(parameterizedTree(), order)));
+    }
+
+    @Test
+    public void splitsWhereParameterSetsWouldReorderOrAnIdRepeats() {
+        List<OrderEntry> order = entries("p.C#a[0]", "p.C#a[1]", "p.C#b[0]", "p.C#b[0]");
+        assertEquals(Arrays.asList(2, 1, 1), sizes(Junit4Engine.segments(parameterizedTree(), order)));
+    }
+}

@@ -1,0 +1,65 @@
+package mvn
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// mavenTailLines is how much of Maven's output a failure quotes.
+const mavenTailLines = 40
+
+// maven runs Maven goals in a module directory.
+type maven struct {
+	cmd string // executable
+	dir string // module directory
+	log func(string, ...any)
+}
+
+// findMaven picks the Maven command: explicit, else a Maven wrapper in the
+// module directory or an ancestor that is part of the same build (has a
+// pom.xml), else mvn on PATH.
+func findMaven(explicit, moduleDir string) string {
+	if explicit != "" {
+		return explicit
+	}
+	for dir := moduleDir; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "pom.xml")); err != nil {
+			break
+		}
+		w := filepath.Join(dir, "mvnw")
+		if fi, err := os.Stat(w); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return w
+		}
+		if filepath.Dir(dir) == dir {
+			break
+		}
+	}
+	return "mvn"
+}
+
+// run executes Maven in batch and quiet mode, without colours, with args;
+// a failure carries the tail of Maven's output.
+func (m *maven) run(ctx context.Context, args ...string) error {
+	args = append([]string{"-B", "-q", "-Dstyle.color=never"}, args...)
+	m.log("running %s %s", m.cmd, strings.Join(args, " "))
+	cmd := exec.CommandContext(ctx, m.cmd, args...)
+	cmd.Dir = m.dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		tail := strings.TrimRight(out.String(), "\n")
+		if lines := strings.Split(tail, "\n"); len(lines) > mavenTailLines {
+			tail = strings.Join(lines[len(lines)-mavenTailLines:], "\n")
+		}
+		if tail == "" {
+			tail = "(no output)"
+		}
+		return fmt.Errorf("%s %s failed in %s: %w\n%s", m.cmd, strings.Join(args, " "), m.dir, err, tail)
+	}
+	return nil
+}

@@ -1,0 +1,268 @@
+package mvn
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/vifraa/gopom"
+)
+
+// pomFile is one pom of a module's parent chain as found on disk.
+type pomFile struct {
+	path    string
+	content []byte
+	project *gopom.Project
+	plugins pluginSections
+}
+
+// pluginSections holds a pom's plugin declarations with their raw
+// configuration. gopom flattens <configuration> to one level, which loses
+// <includes>, <excludes> and <systemPropertyVariables>, so plugins are
+// decoded a second time with these types.
+type pluginSections struct {
+	Plugins []plugin `xml:"build>plugins>plugin"`
+	Managed []plugin `xml:"build>pluginManagement>plugins>plugin"`
+}
+
+type plugin struct {
+	ArtifactID    string         `xml:"artifactId"`
+	Configuration surefireConfig `xml:"configuration"`
+}
+
+// surefireConfig is the part of Surefire's configuration flaky honours.
+type surefireConfig struct {
+	Includes                *[]string         `xml:"includes>include"`
+	Excludes                *[]string         `xml:"excludes>exclude"`
+	ArgLine                 *string           `xml:"argLine"`
+	SystemPropertyVariables *gopom.Properties `xml:"systemPropertyVariables"`
+}
+
+// loadPomChain reads the module's pom and the parent poms reachable on disk
+// through <relativePath> (default ../pom.xml) whose coordinates match.
+// Missing parents are reported through warn.
+func loadPomChain(moduleDir string, warn func(string, ...any)) ([]*pomFile, error) {
+	path := filepath.Join(moduleDir, "pom.xml")
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no pom.xml in %s", moduleDir)
+	}
+	var chain []*pomFile
+	for path != "" {
+		p, err := readPom(path)
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, p)
+		path = ""
+		parent := p.project.Parent
+		if parent == nil {
+			break
+		}
+		rel := "../pom.xml"
+		if parent.RelativePath != nil {
+			rel = strings.TrimSpace(*parent.RelativePath)
+		}
+		coords := str(parent.GroupID) + ":" + str(parent.ArtifactID)
+		if rel == "" {
+			warn("parent %s is not read from disk (empty relativePath); its properties and plugin configuration are ignored", coords)
+			break
+		}
+		candidate := filepath.Join(filepath.Dir(p.path), rel)
+		if fi, err := os.Stat(candidate); err == nil && fi.IsDir() {
+			candidate = filepath.Join(candidate, "pom.xml")
+		}
+		pp, err := readPom(candidate)
+		if err != nil || groupID(pp.project)+":"+str(pp.project.ArtifactID) != coords {
+			warn("parent %s is not on disk; its properties and plugin configuration are ignored", coords)
+			break
+		}
+		path = candidate
+	}
+	return chain, nil
+}
+
+func readPom(path string) (*pomFile, error) {
+	content, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	project, err := gopom.ParseFromReader(bytes.NewReader(content))
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	var plugins pluginSections
+	if err := xml.Unmarshal(content, &plugins); err != nil {
+		return nil, fmt.Errorf("parse plugins of %s: %w", path, err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", path, err)
+	}
+	return &pomFile{path: abs, content: content, project: project, plugins: plugins}, nil
+}
+
+func str(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return strings.TrimSpace(*s)
+}
+
+// groupID returns the project's groupId, inherited from its parent when absent.
+func groupID(p *gopom.Project) string {
+	if g := str(p.GroupID); g != "" || p.Parent == nil {
+		return g
+	}
+	return str(p.Parent.GroupID)
+}
+
+// properties collects the chain's <properties> (children override parents)
+// and the project.* values flaky can know without Maven; buildDirs adds the
+// project.build.* ones.
+func properties(chain []*pomFile) map[string]string {
+	props := map[string]string{}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if pp := chain[i].project.Properties; pp != nil {
+			for k, v := range pp.Entries {
+				props[k] = strings.TrimSpace(v)
+			}
+		}
+	}
+	module := chain[0].project
+	dir := filepath.Dir(chain[0].path)
+	version := str(module.Version)
+	if version == "" && module.Parent != nil {
+		version = str(module.Parent.Version)
+	}
+	builtins := map[string]string{
+		"basedir":            dir,
+		"project.basedir":    dir,
+		"project.groupId":    groupID(module),
+		"project.artifactId": str(module.ArtifactID),
+		"project.version":    version,
+	}
+	if module.Parent != nil {
+		builtins["project.parent.groupId"] = str(module.Parent.GroupID)
+		builtins["project.parent.artifactId"] = str(module.Parent.ArtifactID)
+		builtins["project.parent.version"] = str(module.Parent.Version)
+	}
+	for k, v := range builtins {
+		props[k] = v
+	}
+	return props
+}
+
+// buildDirs resolves the module's build directory, classes and test classes
+// directories (the first of the chain's <build> settings, else Maven's
+// defaults) and records them as project.build.* properties.
+func buildDirs(chain []*pomFile, in *interpolator) (target, classes, testClasses string) {
+	setting := func(get func(*gopom.Build) *string, def string) string {
+		v := def
+		for _, p := range chain {
+			if b := p.project.Build; b != nil && str(get(b)) != "" {
+				v = str(get(b))
+				break
+			}
+		}
+		v = in.expand(v)
+		if !filepath.IsAbs(v) {
+			v = filepath.Join(filepath.Dir(chain[0].path), v)
+		}
+		return filepath.Clean(v)
+	}
+	target = setting(func(b *gopom.Build) *string { return b.Directory }, "target")
+	in.props["project.build.directory"] = target
+	classes = setting(func(b *gopom.Build) *string { return b.OutputDirectory }, "${project.build.directory}/classes")
+	in.props["project.build.outputDirectory"] = classes
+	testClasses = setting(func(b *gopom.Build) *string { return b.TestOutputDirectory }, "${project.build.directory}/test-classes")
+	in.props["project.build.testOutputDirectory"] = testClasses
+	return target, classes, testClasses
+}
+
+var propertyRef = regexp.MustCompile(`\$\{([^}]+)\}`)
+
+// interpolator expands ${name} from pom properties and ${env.NAME} from the
+// environment, and remembers the names it could not expand.
+type interpolator struct {
+	props   map[string]string
+	unknown map[string]bool
+}
+
+func newInterpolator(props map[string]string) *interpolator {
+	return &interpolator{props: props, unknown: map[string]bool{}}
+}
+
+// expand replaces known references in s, recursively up to a fixed depth;
+// unknown references stay as they are.
+func (in *interpolator) expand(s string) string {
+	for depth := 0; depth < 10 && strings.Contains(s, "${"); depth++ {
+		next := propertyRef.ReplaceAllStringFunc(s, func(ref string) string {
+			name := ref[2 : len(ref)-1]
+			if v, ok := in.lookup(name); ok {
+				return v
+			}
+			in.unknown[name] = true
+			return ref
+		})
+		if next == s {
+			break
+		}
+		s = next
+	}
+	return s
+}
+
+func (in *interpolator) lookup(name string) (string, bool) {
+	if v, ok := in.props[name]; ok {
+		return v, true
+	}
+	if env, ok := strings.CutPrefix(name, "env."); ok {
+		return os.LookupEnv(env)
+	}
+	return "", false
+}
+
+// unknownNames returns the references expand could not resolve, sorted.
+func (in *interpolator) unknownNames() []string {
+	names := make([]string, 0, len(in.unknown))
+	for n := range in.unknown {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// surefire merges the Surefire configuration of the chain: for each setting
+// the module's <plugins> win over its <pluginManagement>, and both over the
+// parents'.
+func surefire(chain []*pomFile) surefireConfig {
+	var merged surefireConfig
+	for _, p := range chain {
+		for _, section := range [][]plugin{p.plugins.Plugins, p.plugins.Managed} {
+			for _, pl := range section {
+				if strings.TrimSpace(pl.ArtifactID) != "maven-surefire-plugin" {
+					continue
+				}
+				c := pl.Configuration
+				if merged.Includes == nil {
+					merged.Includes = c.Includes
+				}
+				if merged.Excludes == nil {
+					merged.Excludes = c.Excludes
+				}
+				if merged.ArgLine == nil {
+					merged.ArgLine = c.ArgLine
+				}
+				if merged.SystemPropertyVariables == nil {
+					merged.SystemPropertyVariables = c.SystemPropertyVariables
+				}
+			}
+		}
+	}
+	return merged
+}

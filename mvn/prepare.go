@@ -1,0 +1,313 @@
+// Package mvn prepares a Maven module for flaky: it reads the pom's Surefire
+// configuration, runs Maven to compile the tests and resolve the test
+// classpath (cached per pom), and returns what the launcher needs.
+package mvn
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/kballard/go-shellquote"
+)
+
+// PrepareOptions tune Prepare.
+type PrepareOptions struct {
+	// Mvn is the Maven command; empty means a ./mvnw of the build, else mvn.
+	Mvn string
+	// Log receives progress notes and warnings; nil discards them.
+	Log io.Writer
+}
+
+// TestSetup is what running a module's tests outside Maven needs.
+type TestSetup struct {
+	ModuleDir      string
+	TestClassesDir string
+	ClassesDir     string
+	// Classpath is test classes, classes, then the test-scope dependencies
+	// in Maven's order (plus the JUnit Platform launcher when missing).
+	Classpath []string
+	// Includes and Excludes are Surefire's patterns; empty means its defaults.
+	Includes []string
+	Excludes []string
+	// ArgLine is Surefire's argLine split into JVM arguments.
+	ArgLine []string
+	// SysProps are Surefire's systemPropertyVariables plus basedir.
+	SysProps map[string]string
+}
+
+// Prepare reads moduleDir's pom, compiles the tests when target/test-classes
+// is missing or older than the sources, and resolves the test classpath.
+func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestSetup, error) {
+	logf := func(format string, args ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, "flaky: "+format+"\n", args...)
+		}
+	}
+	dir, err := filepath.Abs(moduleDir)
+	if err != nil {
+		return nil, fmt.Errorf("resolve module dir: %w", err)
+	}
+	chain, err := loadPomChain(dir, logf)
+	if err != nil {
+		return nil, err
+	}
+	in := newInterpolator(properties(chain))
+	target, classes, testClasses := buildDirs(chain, in)
+	setup, err := surefireSetup(chain, in, logf)
+	if err != nil {
+		return nil, err
+	}
+	if names := in.unknownNames(); len(names) > 0 {
+		logf("pom: unknown properties left as they are: ${%s}", strings.Join(names, "}, ${"))
+	}
+	setup.ModuleDir, setup.ClassesDir, setup.TestClassesDir = dir, classes, testClasses
+
+	cache := filepath.Join(target, "flaky", "cache")
+	m := &maven{cmd: findMaven(opts.Mvn, dir), dir: dir, log: logf}
+	deps, err := compileAndResolve(ctx, m, chain, cache, testClasses)
+	if err != nil {
+		return nil, err
+	}
+	if deps, err = withPlatformLauncher(ctx, m, deps, cache); err != nil {
+		return nil, err
+	}
+	setup.Classpath = append([]string{testClasses, classes}, deps...)
+	return setup, nil
+}
+
+// surefireSetup turns the chain's Surefire configuration into the patterns,
+// JVM arguments and system properties of a TestSetup.
+func surefireSetup(chain []*pomFile, in *interpolator, logf func(string, ...any)) (*TestSetup, error) {
+	cfg := surefire(chain)
+	setup := &TestSetup{
+		Includes: patterns(cfg.Includes, in),
+		Excludes: patterns(cfg.Excludes, in),
+		SysProps: map[string]string{"basedir": filepath.Dir(chain[0].path)},
+	}
+	argLine, ok := in.props["argLine"]
+	if cfg.ArgLine != nil {
+		argLine, ok = *cfg.ArgLine, true
+	}
+	if ok {
+		argLine = lateReplace(in.expand(argLine), in.props, logf)
+		args, err := shellquote.Split(argLine)
+		if err != nil {
+			return nil, fmt.Errorf("split Surefire argLine %q: %w", argLine, err)
+		}
+		setup.ArgLine = args
+	}
+	if spv := cfg.SystemPropertyVariables; spv != nil {
+		for k, v := range spv.Entries {
+			setup.SysProps[k] = in.expand(strings.TrimSpace(v))
+		}
+	}
+	return setup, nil
+}
+
+func patterns(list *[]string, in *interpolator) []string {
+	if list == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range *list {
+		if p = strings.TrimSpace(in.expand(p)); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+var lateRef = regexp.MustCompile(`@\{([^}]+)\}`)
+
+// lateReplace expands Surefire's late references @{name} from the pom's
+// properties and drops the ones only other plugins (such as JaCoCo) would set.
+func lateReplace(argLine string, props map[string]string, logf func(string, ...any)) string {
+	return lateRef.ReplaceAllStringFunc(argLine, func(ref string) string {
+		name := ref[2 : len(ref)-1]
+		if v, ok := props[name]; ok {
+			return v
+		}
+		logf("argLine: @{%s} is set by another plugin at build time; left out", name)
+		return ""
+	})
+}
+
+// compileAndResolve runs test-compile when needed and
+// dependency:build-classpath when the classpath of this pom is not cached,
+// in one Maven invocation, and returns the dependency classpath.
+func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, testClasses string) ([]string, error) {
+	stamp := filepath.Join(cache, "test-compile.stamp")
+	compile, err := needsCompile(filepath.Dir(chain[0].path), testClasses, stamp)
+	if err != nil {
+		return nil, err
+	}
+	cpFile := filepath.Join(cache, "classpath-"+pomKey(chain)+".txt")
+	_, statErr := os.Stat(cpFile)
+	resolve := statErr != nil
+	if !compile && !resolve {
+		return readClasspath(cpFile)
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return nil, fmt.Errorf("create cache dir: %w", err)
+	}
+	var goals []string
+	if compile {
+		goals = append(goals, "test-compile")
+	}
+	tmp := cpFile + ".tmp"
+	if resolve {
+		goals = append(goals, "dependency:build-classpath", "-Dmdep.outputFile="+tmp, "-Dmdep.includeScope=test")
+	}
+	if err := m.run(ctx, goals...); err != nil {
+		return nil, err
+	}
+	if compile {
+		if err := os.WriteFile(stamp, nil, 0o644); err != nil {
+			return nil, fmt.Errorf("write compile stamp: %w", err)
+		}
+	}
+	if resolve {
+		if err := os.Rename(tmp, cpFile); err != nil {
+			return nil, fmt.Errorf("cache classpath: %w", err)
+		}
+		removeStale(cache, "classpath-*.txt", cpFile)
+	}
+	return readClasspath(cpFile)
+}
+
+// removeStale deletes the files matching pattern in dir except keep:
+// classpaths cached for earlier versions of the pom.
+func removeStale(dir, pattern, keep string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, pattern))
+	for _, m := range matches {
+		if m != keep {
+			os.Remove(m)
+		}
+	}
+}
+
+// needsCompile reports whether the module's tests must be compiled: nothing
+// was compiled yet, or a file under src/ or the pom is newer than both the
+// newest compiled test file and flaky's last test-compile.
+func needsCompile(moduleDir, testClasses, stamp string) (bool, error) {
+	built, err := newest(testClasses)
+	if err != nil {
+		return false, err
+	}
+	if fi, err := os.Stat(stamp); err == nil && fi.ModTime().After(built) {
+		built = fi.ModTime()
+	}
+	if built.IsZero() {
+		return true, nil
+	}
+	src, err := newest(filepath.Join(moduleDir, "src"))
+	if err != nil {
+		return false, err
+	}
+	pom, err := newest(filepath.Join(moduleDir, "pom.xml"))
+	if err != nil {
+		return false, err
+	}
+	return src.After(built) || pom.After(built), nil
+}
+
+// newest returns the latest modification time of path or anything below
+// it; zero when path does not exist.
+func newest(path string) (time.Time, error) {
+	var latest time.Time
+	err := filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.ModTime().After(latest) {
+			latest = info.ModTime()
+		}
+		return nil
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("scan %s: %w", path, err)
+	}
+	return latest, nil
+}
+
+// pomKey hashes the poms of the chain, naming one cached classpath.
+func pomKey(chain []*pomFile) string {
+	h := sha256.New()
+	for _, p := range chain {
+		fmt.Fprintf(h, "%s\x00%d\x00", p.path, len(p.content))
+		h.Write(p.content)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+func readClasspath(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read cached classpath: %w", err)
+	}
+	var entries []string
+	for _, e := range strings.Split(strings.TrimSpace(string(data)), string(os.PathListSeparator)) {
+		if e = strings.TrimSpace(e); e != "" {
+			entries = append(entries, e)
+		}
+	}
+	return entries, nil
+}
+
+var platformEngineJar = regexp.MustCompile(`^junit-platform-engine-(.+)\.jar$`)
+
+// withPlatformLauncher adds junit-platform-launcher-<V>.jar when the
+// classpath has the JUnit Platform engine <V> but no launcher, as Surefire
+// does. It takes the jar from the local repository next to the engine jar,
+// else fetches it once into cache with Maven.
+func withPlatformLauncher(ctx context.Context, m *maven, deps []string, cache string) ([]string, error) {
+	var engine, version string
+	for _, p := range deps {
+		base := filepath.Base(p)
+		if strings.HasPrefix(base, "junit-platform-launcher-") && strings.HasSuffix(base, ".jar") {
+			return deps, nil
+		}
+		if g := platformEngineJar.FindStringSubmatch(base); g != nil && engine == "" {
+			engine, version = p, g[1]
+		}
+	}
+	if engine == "" {
+		return deps, nil
+	}
+	name := "junit-platform-launcher-" + version + ".jar"
+	// <repo>/org/junit/platform/junit-platform-engine/<V>/junit-platform-engine-<V>.jar
+	sibling := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(engine))), "junit-platform-launcher", version, name)
+	cached := filepath.Join(cache, name)
+	for _, candidate := range []string{sibling, cached} {
+		if _, err := os.Stat(candidate); err == nil {
+			return append(deps, candidate), nil
+		}
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return nil, fmt.Errorf("create cache dir: %w", err)
+	}
+	if err := m.run(ctx, "dependency:copy", "-Dartifact=org.junit.platform:junit-platform-launcher:"+version, "-DoutputDirectory="+cache); err != nil {
+		return nil, fmt.Errorf("fetch the JUnit Platform launcher: %w", err)
+	}
+	if _, err := os.Stat(cached); err != nil {
+		return nil, fmt.Errorf("fetch the JUnit Platform launcher: %s missing after dependency:copy", cached)
+	}
+	return append(deps, cached), nil
+}

@@ -1,0 +1,281 @@
+package mvn
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeMaven is a shell script standing in for mvn: it records its arguments,
+// writes $FAKE_CP as the build-classpath output, creates the jar that
+// dependency:copy would copy, and fails when $FAKE_MVN_FAIL is set.
+const fakeMaven = `#!/bin/sh
+echo "$*" >> "$FAKE_MVN_LOG"
+if [ -n "$FAKE_MVN_FAIL" ]; then
+  i=0; while [ $i -lt 60 ]; do echo "[INFO] noise $i"; i=$((i+1)); done
+  echo "[ERROR] COMPILATION ERROR: Foo.java cannot find symbol"
+  exit 1
+fi
+for a in "$@"; do
+  case "$a" in
+    -Dmdep.outputFile=*) printf '%s' "$FAKE_CP" > "${a#-Dmdep.outputFile=}" ;;
+    -Dartifact=*) artifact="${a#-Dartifact=}" ;;
+    -DoutputDirectory=*) out="${a#-DoutputDirectory=}" ;;
+  esac
+done
+if [ -n "$out" ]; then
+  v="${artifact##*:}"
+  touch "$out/junit-platform-launcher-$v.jar"
+fi
+`
+
+type fakeMvn struct {
+	path, log string
+}
+
+func newFakeMvn(t *testing.T, classpath string) *fakeMvn {
+	t.Helper()
+	dir := t.TempDir()
+	f := &fakeMvn{path: filepath.Join(dir, "mvn"), log: filepath.Join(dir, "calls.log")}
+	if err := os.WriteFile(f.path, []byte(fakeMaven), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FAKE_MVN_LOG", f.log)
+	t.Setenv("FAKE_CP", classpath)
+	t.Setenv("FAKE_MVN_FAIL", "")
+	return f
+}
+
+// calls returns and forgets the recorded invocations.
+func (f *fakeMvn) calls(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(f.log)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(f.log)
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+const simplePom = `<project><modelVersion>4.0.0</modelVersion>
+  <groupId>g</groupId><artifactId>a</artifactId><version>1</version></project>`
+
+func TestPrepareCompilesAndCaches(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"pom.xml":                    simplePom,
+		"src/test/java/p/ATest.java": "class ATest {}",
+	})
+	fake := newFakeMvn(t, "/m2/junit-4.13.2.jar:/m2/hamcrest-core-1.3.jar")
+	ctx := context.Background()
+	prepare := func() *TestSetup {
+		t.Helper()
+		var log strings.Builder
+		s, err := Prepare(ctx, dir, PrepareOptions{Mvn: fake.path, Log: &log})
+		if err != nil {
+			t.Fatalf("Prepare: %v\n%s", err, log.String())
+		}
+		return s
+	}
+
+	setup := prepare()
+	want := &TestSetup{
+		ModuleDir:      dir,
+		TestClassesDir: filepath.Join(dir, "target/test-classes"),
+		ClassesDir:     filepath.Join(dir, "target/classes"),
+		Classpath: []string{
+			filepath.Join(dir, "target/test-classes"), filepath.Join(dir, "target/classes"),
+			"/m2/junit-4.13.2.jar", "/m2/hamcrest-core-1.3.jar",
+		},
+		SysProps: map[string]string{"basedir": dir},
+	}
+	if !reflect.DeepEqual(setup, want) {
+		t.Errorf("setup = %+v\nwant %+v", setup, want)
+	}
+	calls := fake.calls(t)
+	if len(calls) != 1 || !strings.HasPrefix(calls[0], "-B -q -Dstyle.color=never test-compile dependency:build-classpath -Dmdep.outputFile=") ||
+		!strings.HasSuffix(calls[0], " -Dmdep.includeScope=test") {
+		t.Fatalf("first Prepare ran %q, want one test-compile + build-classpath", calls)
+	}
+
+	// Nothing changed: no Maven at all.
+	prepare()
+	if calls := fake.calls(t); calls != nil {
+		t.Errorf("second Prepare ran Maven: %q", calls)
+	}
+
+	// A newer test source: compile only.
+	later := time.Now().Add(2 * time.Second)
+	src := filepath.Join(dir, "src/test/java/p/ATest.java")
+	if err := os.Chtimes(src, later, later); err != nil {
+		t.Fatal(err)
+	}
+	prepare()
+	if calls := fake.calls(t); len(calls) != 1 || calls[0] != "-B -q -Dstyle.color=never test-compile" {
+		t.Errorf("after a source change Maven ran %q, want test-compile only", calls)
+	}
+
+	// Changed pom: resolve again (and compile, the pom being newer).
+	writeFiles(t, dir, map[string]string{"pom.xml": strings.Replace(simplePom, "<version>1</version>", "<version>2</version>", 1)})
+	later = later.Add(2 * time.Second)
+	os.Chtimes(filepath.Join(dir, "pom.xml"), later, later)
+	t.Setenv("FAKE_CP", "/m2/junit-4.13.2.jar")
+	setup = prepare()
+	if calls := fake.calls(t); len(calls) != 1 || !strings.Contains(calls[0], "test-compile dependency:build-classpath") {
+		t.Errorf("after a pom change Maven ran %q", calls)
+	}
+	if got := setup.Classpath[2:]; !reflect.DeepEqual(got, []string{"/m2/junit-4.13.2.jar"}) {
+		t.Errorf("classpath after pom change = %q", got)
+	}
+	if cached, _ := filepath.Glob(filepath.Join(dir, "target/flaky/cache/classpath-*.txt")); len(cached) != 1 {
+		t.Errorf("cached classpaths after a pom change: %q, want only the current one", cached)
+	}
+}
+
+func TestPrepareExistingTestClassesSkipCompile(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"pom.xml":                    simplePom,
+		"src/test/java/p/ATest.java": "class ATest {}",
+	})
+	later := time.Now().Add(2 * time.Second)
+	writeFiles(t, dir, map[string]string{"target/test-classes/p/ATest.class": "x"})
+	os.Chtimes(filepath.Join(dir, "target/test-classes/p/ATest.class"), later, later)
+	fake := newFakeMvn(t, "")
+	if _, err := Prepare(context.Background(), dir, PrepareOptions{Mvn: fake.path}); err != nil {
+		t.Fatal(err)
+	}
+	if calls := fake.calls(t); len(calls) != 1 || strings.Contains(calls[0], "test-compile") {
+		t.Errorf("Maven ran %q, want build-classpath only", calls)
+	}
+}
+
+func TestPrepareMavenFailure(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"pom.xml": simplePom})
+	fake := newFakeMvn(t, "")
+	t.Setenv("FAKE_MVN_FAIL", "1")
+	_, err := Prepare(context.Background(), dir, PrepareOptions{Mvn: fake.path})
+	if err == nil {
+		t.Fatal("Prepare succeeded although Maven failed")
+	}
+	for _, want := range []string{"failed in " + dir, "exit status 1", "COMPILATION ERROR: Foo.java", "noise 59"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "noise 0\n") {
+		t.Errorf("error quotes all of Maven's output, want the tail:\n%v", err)
+	}
+}
+
+func TestPrepareNoPom(t *testing.T) {
+	_, err := Prepare(context.Background(), t.TempDir(), PrepareOptions{Mvn: "/nonexistent/mvn"})
+	if err == nil || !strings.Contains(err.Error(), "no pom.xml in") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestWithPlatformLauncher(t *testing.T) {
+	repo := t.TempDir()
+	engine := func(v string) string {
+		return filepath.Join(repo, "org/junit/platform/junit-platform-engine", v, "junit-platform-engine-"+v+".jar")
+	}
+	launcherIn := func(v string) string {
+		return filepath.Join(repo, "org/junit/platform/junit-platform-launcher", v, "junit-platform-launcher-"+v+".jar")
+	}
+	writeFiles(t, repo, map[string]string{
+		"org/junit/platform/junit-platform-launcher/1.14.4/junit-platform-launcher-1.14.4.jar": "jar",
+	})
+	tests := []struct {
+		name      string
+		deps      []string
+		wantAdded string // "" for unchanged; "cache" for the fetched jar
+		wantMaven bool
+	}{
+		{name: "no platform", deps: []string{"/m2/junit-4.13.2.jar"}},
+		{name: "launcher present", deps: []string{engine("6.1.3"), "/m2/junit-platform-launcher-6.1.3.jar"}},
+		{name: "launcher in the local repository", deps: []string{"/m2/opentest4j-1.3.0.jar", engine("1.14.4")}, wantAdded: launcherIn("1.14.4")},
+		{name: "launcher fetched", deps: []string{engine("6.1.3")}, wantAdded: "cache", wantMaven: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fake := newFakeMvn(t, "")
+			cache := filepath.Join(t.TempDir(), "cache")
+			m := &maven{cmd: fake.path, dir: t.TempDir(), log: func(string, ...any) {}}
+			got, err := withPlatformLauncher(context.Background(), m, tt.deps, cache)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tt.deps
+			switch tt.wantAdded {
+			case "":
+			case "cache":
+				want = append(append([]string(nil), tt.deps...), filepath.Join(cache, "junit-platform-launcher-6.1.3.jar"))
+			default:
+				want = append(append([]string(nil), tt.deps...), tt.wantAdded)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("classpath = %q, want %q", got, want)
+			}
+			calls := fake.calls(t)
+			if tt.wantMaven != (len(calls) == 1) {
+				t.Errorf("Maven calls %q (want a call: %v)", calls, tt.wantMaven)
+			}
+			if tt.wantMaven && !strings.Contains(calls[0], "dependency:copy -Dartifact=org.junit.platform:junit-platform-launcher:6.1.3 -DoutputDirectory="+cache) {
+				t.Errorf("Maven call %q", calls[0])
+			}
+			if tt.wantMaven {
+				// Fetched once: the second time it comes from the cache.
+				if _, err := withPlatformLauncher(context.Background(), m, tt.deps, cache); err != nil {
+					t.Fatal(err)
+				}
+				if calls := fake.calls(t); calls != nil {
+					t.Errorf("second call ran Maven again: %q", calls)
+				}
+			}
+		})
+	}
+}
+
+func TestFindMaven(t *testing.T) {
+	tests := []struct {
+		name     string
+		files    map[string]string
+		wrappers []string // paths made executable
+		module   string
+		explicit string
+		want     string // relative to the root, or a bare command
+	}{
+		{name: "plain mvn", files: map[string]string{"pom.xml": ""}, want: "mvn"},
+		{name: "explicit", files: map[string]string{"pom.xml": ""}, explicit: "/opt/mvn/bin/mvn", want: "/opt/mvn/bin/mvn"},
+		{name: "wrapper in module", files: map[string]string{"pom.xml": "", "mvnw": ""}, wrappers: []string{"mvnw"}, want: "mvnw"},
+		{name: "wrapper of the reactor", files: map[string]string{"pom.xml": "", "mvnw": "", "core/pom.xml": ""}, wrappers: []string{"mvnw"}, module: "core", want: "mvnw"},
+		{name: "wrapper not executable", files: map[string]string{"pom.xml": "", "mvnw": ""}, want: "mvn"},
+		{name: "wrapper outside the build", files: map[string]string{"mvnw": "", "mod/pom.xml": ""}, wrappers: []string{"mvnw"}, module: "mod", want: "mvn"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeFiles(t, root, tt.files)
+			for _, w := range tt.wrappers {
+				os.Chmod(filepath.Join(root, w), 0o755)
+			}
+			got := findMaven(tt.explicit, filepath.Join(root, tt.module))
+			want := tt.want
+			if strings.Contains(want, "mvnw") {
+				want = filepath.Join(root, want)
+			}
+			if got != want {
+				t.Errorf("findMaven = %q, want %q", got, want)
+			}
+		})
+	}
+}
