@@ -332,4 +332,3 @@ func TestOtherJDK(t *testing.T) {
 		})
 	}
 }
-

@@ -48,9 +48,11 @@ type Finding struct {
 
 // Evidence is one run of an order and the outcome the finding's test had in it.
 type Evidence struct {
-	Order   []string `json:"order"`
-	Outcome string   `json:"outcome"`
-	Message string   `json:"message,omitempty"`
+	Run       string   `json:"run,omitempty"`       // which run: "surefire", "rerun 2", ...
+	Order     []string `json:"order,omitempty"`     // the order, when short enough to show
+	OrderFile string   `json:"orderFile,omitempty"` // the order file, when the order is long
+	Outcome   string   `json:"outcome"`
+	Message   string   `json:"message,omitempty"`
 }
 
 // Stats summarises the work behind a report.

@@ -1,0 +1,147 @@
+// Package gate compares a run's flaky findings with the project's committed
+// baseline of accepted flaky tests (.flaky/baseline.json) and decides
+// whether the build passes.
+package gate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// BaselineVersion is the baseline format version this package writes.
+const BaselineVersion = 1
+
+// BaselinePath is where a project keeps its baseline, relative to its root.
+const BaselinePath = ".flaky/baseline.json"
+
+// Baseline lists the flaky tests a project has accepted.
+type Baseline struct {
+	Version  int        `json:"version"`
+	Accepted []Accepted `json:"accepted"`
+}
+
+// Accepted is one accepted flaky test.
+type Accepted struct {
+	Test   string      `json:"test"`
+	Kind   report.Kind `json:"kind"`
+	Module string      `json:"module,omitempty"`
+}
+
+// LoadBaseline reads root/.flaky/baseline.json; a missing file is an empty baseline.
+func LoadBaseline(root string) (*Baseline, error) {
+	path := filepath.Join(root, BaselinePath)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Baseline{Version: BaselineVersion}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading baseline: %w", err)
+	}
+	var b Baseline
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("parsing baseline %s: %w", path, err)
+	}
+	if b.Version != BaselineVersion {
+		return nil, fmt.Errorf("baseline %s has version %d; this flaky reads version %d", path, b.Version, BaselineVersion)
+	}
+	return &b, nil
+}
+
+// Save writes the baseline to root/.flaky/baseline.json atomically, sorted.
+func (b *Baseline) Save(root string) error {
+	b.Version = BaselineVersion
+	sort.Slice(b.Accepted, func(i, j int) bool {
+		if b.Accepted[i].Module != b.Accepted[j].Module {
+			return b.Accepted[i].Module < b.Accepted[j].Module
+		}
+		return b.Accepted[i].Test < b.Accepted[j].Test
+	})
+	if b.Accepted == nil {
+		b.Accepted = []Accepted{}
+	}
+	data, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding baseline: %w", err)
+	}
+	path := filepath.Join(root, BaselinePath)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("writing baseline: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".baseline-*.json")
+	if err != nil {
+		return fmt.Errorf("writing baseline: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing baseline: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing baseline: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing baseline: %w", err)
+	}
+	return nil
+}
+
+// Accept adds the findings of a module's report that the baseline lacks and
+// returns how many it added.
+func (b *Baseline) Accept(r *report.Report) int {
+	added := 0
+	for _, f := range r.Findings {
+		if b.has(r.Module, f.Test) {
+			continue
+		}
+		b.Accepted = append(b.Accepted, Accepted{Test: f.Test, Kind: f.Kind, Module: r.Module})
+		added++
+	}
+	return added
+}
+
+func (b *Baseline) has(module, test string) bool {
+	for _, a := range b.Accepted {
+		if a.Test == test && (a.Module == "" || a.Module == module) {
+			return true
+		}
+	}
+	return false
+}
+
+// Verdict is the gate's decision for one module.
+type Verdict struct {
+	New           []report.Finding // flaky tests the baseline does not accept
+	Known         []report.Finding // flaky tests the baseline accepts
+	PossiblyFixed []Accepted       // accepted tests of this module that ran and were not found flaky
+}
+
+// Pass reports whether the build may pass: no new flaky test.
+func (v Verdict) Pass() bool { return len(v.New) == 0 }
+
+// Check compares a module's report with the baseline. ran tells whether a
+// test was exercised in this run (only those can be called possibly fixed).
+func Check(b *Baseline, r *report.Report, ran func(test string) bool) Verdict {
+	var v Verdict
+	found := map[string]bool{}
+	for _, f := range r.Findings {
+		found[f.Test] = true
+		if b.has(r.Module, f.Test) {
+			v.Known = append(v.Known, f)
+		} else {
+			v.New = append(v.New, f)
+		}
+	}
+	for _, a := range b.Accepted {
+		if (a.Module == "" || a.Module == r.Module) && !found[a.Test] && ran(a.Test) {
+			v.PossiblyFixed = append(v.PossiblyFixed, a)
+		}
+	}
+	return v
+}

@@ -1,0 +1,71 @@
+package gate
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+func TestCheck(t *testing.T) {
+	rep := &report.Report{Module: "core", Findings: []report.Finding{
+		{Test: "p.A#v", Kind: report.ODVictim},
+		{Test: "p.B#n", Kind: report.NOD},
+	}}
+	ranAll := func(string) bool { return true }
+	tests := []struct {
+		name       string
+		accepted   []Accepted
+		ran        func(string) bool
+		wantNew    int
+		wantKnown  int
+		wantFixed  int
+		wantPasses bool
+	}{
+		{"empty baseline", nil, ranAll, 2, 0, 0, false},
+		{"all accepted", []Accepted{{Test: "p.A#v", Module: "core"}, {Test: "p.B#n"}}, ranAll, 0, 2, 0, true},
+		{"other module's acceptance does not count", []Accepted{{Test: "p.A#v", Module: "web"}, {Test: "p.B#n", Module: "core"}}, ranAll, 1, 1, 0, false},
+		{"accepted and gone", []Accepted{{Test: "p.A#v"}, {Test: "p.B#n"}, {Test: "p.C#gone", Module: "core"}}, ranAll, 0, 2, 1, true},
+		{"accepted but not run", []Accepted{{Test: "p.A#v"}, {Test: "p.B#n"}, {Test: "p.C#gone"}}, func(string) bool { return false }, 0, 2, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Check(&Baseline{Version: 1, Accepted: tt.accepted}, rep, tt.ran)
+			if len(v.New) != tt.wantNew || len(v.Known) != tt.wantKnown || len(v.PossiblyFixed) != tt.wantFixed || v.Pass() != tt.wantPasses {
+				t.Errorf("got new=%d known=%d fixed=%d pass=%v", len(v.New), len(v.Known), len(v.PossiblyFixed), v.Pass())
+			}
+		})
+	}
+}
+
+func TestBaselineRoundTrip(t *testing.T) {
+	root := t.TempDir()
+	b, err := LoadBaseline(root)
+	if err != nil || len(b.Accepted) != 0 {
+		t.Fatalf("missing baseline: %v %v", b, err)
+	}
+	rep := &report.Report{Module: "m", Findings: []report.Finding{{Test: "p.B#x", Kind: report.NOD}, {Test: "p.A#y", Kind: report.ODVictim}}}
+	if n := b.Accept(rep); n != 2 {
+		t.Fatalf("Accept added %d", n)
+	}
+	if n := b.Accept(rep); n != 0 {
+		t.Fatalf("second Accept added %d", n)
+	}
+	if err := b.Save(root); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadBaseline(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Accepted) != 2 || got.Accepted[0].Test != "p.A#y" {
+		t.Errorf("loaded %+v", got.Accepted)
+	}
+	if err := os.WriteFile(filepath.Join(root, BaselinePath), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadBaseline(root); err == nil {
+		t.Error("malformed baseline accepted")
+	}
+}

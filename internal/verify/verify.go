@@ -1,0 +1,299 @@
+// Package verify is the driver behind the verify phase of `mvn -Pflaky verify`:
+// it reads what the flaky Surefire provider recorded about the module's fork,
+// replicates that environment in JVMs it launches itself, runs the configured
+// analyses, writes the module's reports and applies the gate.
+package verify
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/gate"
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/surefire"
+)
+
+// DefaultReruns is how often the recorded order is rerun when Config.Reruns is 0.
+const DefaultReruns = 3
+
+// Config says what to verify and how.
+type Config struct {
+	ModuleDir string // the module's base directory
+	BuildDir  string // its build directory (target)
+	Root      string // the project root, where .flaky/baseline.json lives
+	Module    string // the module's name in reports; default: its path relative to Root
+	Gate      bool   // fail on flaky tests the baseline does not accept
+	Reruns    int    // reruns of the recorded order; 0 means DefaultReruns
+	Java      string // java executable; default: the one the fork used
+	Workers   int    // parallel JVMs; 0 means one per core
+	Out       io.Writer
+}
+
+// Result is what Run found and decided.
+type Result struct {
+	Report   *report.Report
+	Verdict  gate.Verdict
+	Failing  []string // tests that failed in every run: real failures, not flaky ones
+	Pass     bool     // the build may pass
+	Warnings []string
+}
+
+// runOutcome is one test's outcome in one run.
+type runOutcome struct {
+	run     string
+	outcome string
+	message string
+	ftype   string
+	stack   string
+}
+
+// Run verifies one module.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	start := time.Now()
+	if cfg.Reruns <= 0 {
+		cfg.Reruns = DefaultReruns
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	if cfg.Root == "" {
+		cfg.Root = cfg.ModuleDir
+	}
+	if cfg.Module == "" {
+		cfg.Module = moduleName(cfg.Root, cfg.ModuleDir)
+	}
+	records, err := surefire.ReadForkRecords(cfg.BuildDir)
+	if err != nil {
+		return nil, err
+	}
+	jars, err := agent.Extract()
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Report: &report.Report{Module: cfg.Module}}
+	orderDir := filepath.Join(cfg.BuildDir, "flaky", "orders")
+	outcomes := map[string][]runOutcome{}
+	var testOrder []string
+	var cases []surefire.FlakyCase
+	for _, rec := range records {
+		if !rec.AgentAttached {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the flaky agent was not attached to the Surefire fork (%s): does the module set its own <argLine>? Add @{argLine} to it.", filepath.Base(rec.File)))
+		}
+		order := rec.TestIDs()
+		if len(order) == 0 {
+			continue
+		}
+		orderFile, err := writeOrder(orderDir, order)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range rec.Tests {
+			if _, seen := outcomes[t.Test]; !seen {
+				testOrder = append(testOrder, t.Test)
+			}
+			outcomes[t.Test] = append(outcomes[t.Test], runOutcome{run: "surefire", outcome: t.Outcome, message: t.Message})
+		}
+		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcher.Options{Workers: cfg.Workers})
+		if err != nil {
+			return nil, err
+		}
+		orders := make([][]string, cfg.Reruns)
+		for i := range orders {
+			orders[i] = order
+		}
+		results, err := l.RunAll(ctx, orders)
+		l.Close()
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range results {
+			for _, t := range r.Tests {
+				outcomes[t.Test] = append(outcomes[t.Test], runOutcome{
+					run: fmt.Sprintf("rerun %d", i+1), outcome: string(t.Outcome),
+					message: t.Message, ftype: t.FailureType, stack: t.Stack,
+				})
+			}
+		}
+		res.Report.Runs += 1 + len(results)
+		res.Report.Stats.Orders += 1 + len(results)
+		for _, test := range order {
+			f, c, failing := classify(test, outcomes[test], orderFile, cfg)
+			if f != nil {
+				res.Report.Findings = append(res.Report.Findings, *f)
+			}
+			if c != nil {
+				cases = append(cases, *c)
+			}
+			if failing {
+				res.Failing = append(res.Failing, test)
+			}
+		}
+	}
+	res.Report.Stats.Tests = len(testOrder)
+	res.Report.Stats.DurationMs = time.Since(start).Milliseconds()
+	res.Report.Sort()
+
+	flakyDir := filepath.Join(cfg.BuildDir, "flaky")
+	if err := report.Write(filepath.Join(flakyDir, "report.json"), res.Report); err != nil {
+		return nil, err
+	}
+	if err := surefire.WriteFlakyReports(filepath.Join(flakyDir, "surefire"), cases); err != nil {
+		return nil, err
+	}
+	baseline, err := gate.LoadBaseline(cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	res.Verdict = gate.Check(baseline, res.Report, func(test string) bool { _, ok := outcomes[test]; return ok })
+	res.Pass = len(res.Failing) == 0 && (!cfg.Gate || res.Verdict.Pass())
+	printSummary(cfg, res)
+	return res, nil
+}
+
+// classify turns one test's outcomes over all runs of the same order into a
+// finding (it both passed and failed: not order-dependent, so NOD), a
+// Surefire-format case, and whether it failed in every run.
+func classify(test string, runs []runOutcome, orderFile string, cfg Config) (*report.Finding, *surefire.FlakyCase, bool) {
+	var passed, failed []runOutcome
+	for _, r := range runs {
+		switch r.outcome {
+		case "pass":
+			passed = append(passed, r)
+		case "skipped", "assumption", "not-run":
+		default:
+			failed = append(failed, r)
+		}
+	}
+	if len(failed) == 0 {
+		return nil, nil, false
+	}
+	class, method := splitID(test)
+	c := &surefire.FlakyCase{Class: class, Name: method}
+	problems := make([]surefire.Problem, len(failed))
+	for i, r := range failed {
+		problems[i] = surefire.Problem{Error: r.outcome != "fail", Message: r.message, Type: r.ftype, Stack: r.stack}
+	}
+	if len(passed) == 0 {
+		c.Failed, c.Failure, c.Reruns = true, problems[0], problems[1:]
+		return nil, c, true
+	}
+	c.Flaky = problems
+	f := &report.Finding{
+		Test:      test,
+		Kind:      report.NOD,
+		Message:   failed[0].message,
+		Reproduce: reproduce(cfg, orderFile),
+	}
+	for _, r := range runs {
+		f.Evidence = append(f.Evidence, report.Evidence{Run: r.run, OrderFile: orderFile, Outcome: r.outcome, Message: r.message})
+	}
+	return f, c, false
+}
+
+// reproduce is the plain-Maven command that reruns an order of the module.
+func reproduce(cfg Config, orderFile string) string {
+	cmd := "mvn -Pflaky test -Dflaky.testFailureIgnore=false -Dflaky.order=" + orderFile
+	if rel := moduleName(cfg.Root, cfg.ModuleDir); rel != "." {
+		cmd = "mvn -Pflaky test -pl " + rel + " -Dflaky.testFailureIgnore=false -Dflaky.order=" + orderFile
+	}
+	return cmd
+}
+
+func moduleName(root, moduleDir string) string {
+	rel, err := filepath.Rel(root, moduleDir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return filepath.Base(moduleDir)
+	}
+	return filepath.ToSlash(rel)
+}
+
+func splitID(id string) (class, method string) {
+	if i := strings.IndexByte(id, '#'); i >= 0 {
+		return id[:i], id[i+1:]
+	}
+	return id, ""
+}
+
+// envOf turns a fork record into the environment for flaky's own JVMs.
+func envOf(rec *surefire.ForkRecord, java string) launcher.Env {
+	if java == "" {
+		java = rec.Java
+	}
+	env := make([]string, 0, len(rec.Environment))
+	for k, v := range rec.Environment {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	return launcher.Env{
+		Java:      java,
+		Classpath: rec.Classpath,
+		JVMArgs:   rec.JVMArgs,
+		SysProps:  rec.SystemProperties,
+		Env:       env,
+		Dir:       rec.WorkingDirectory,
+	}
+}
+
+// writeOrder stores an order as an order file named by its content hash.
+func writeOrder(dir string, order []string) (string, error) {
+	content := strings.Join(order, "\n") + "\n"
+	sum := sha256.Sum256([]byte(content))
+	path := filepath.Join(dir, "order-"+hex.EncodeToString(sum[:6])+".txt")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("writing order file: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		return "", fmt.Errorf("writing order file: %w", err)
+	}
+	return path, nil
+}
+
+func printSummary(cfg Config, res *Result) {
+	w := cfg.Out
+	fmt.Fprintf(w, "[flaky] module %s: %d tests, %d runs, %d flaky\n", cfg.Module, res.Report.Stats.Tests, res.Report.Runs, len(res.Report.Findings))
+	for _, warn := range res.Warnings {
+		fmt.Fprintf(w, "[flaky] WARNING %s\n", warn)
+	}
+	for _, f := range res.Verdict.New {
+		fmt.Fprintf(w, "[flaky] NEW   %-10s %s\n", f.Kind, f.Test)
+		if f.Message != "" {
+			fmt.Fprintf(w, "[flaky]         %s\n", firstLine(f.Message))
+		}
+		fmt.Fprintf(w, "[flaky]         reproduce: %s\n", f.Reproduce)
+	}
+	for _, f := range res.Verdict.Known {
+		fmt.Fprintf(w, "[flaky] known %-10s %s (in %s)\n", f.Kind, f.Test, gate.BaselinePath)
+	}
+	for _, a := range res.Verdict.PossiblyFixed {
+		fmt.Fprintf(w, "[flaky] possibly fixed: %s (accepted as %s, not flaky in this run)\n", a.Test, a.Kind)
+	}
+	for _, t := range res.Failing {
+		fmt.Fprintf(w, "[flaky] FAILS in every run: %s\n", t)
+	}
+	switch {
+	case len(res.Failing) > 0:
+		fmt.Fprintf(w, "[flaky] %d test(s) fail in every run: fix them (they are not flaky)\n", len(res.Failing))
+	case !res.Pass:
+		fmt.Fprintf(w, "[flaky] %d new flaky test(s) not in %s: fix them, or accept them with `flaky baseline accept`\n", len(res.Verdict.New), gate.BaselinePath)
+	case !cfg.Gate && len(res.Verdict.New) > 0:
+		fmt.Fprintf(w, "[flaky] gate is off: not failing the build\n")
+	}
+	fmt.Fprintf(w, "[flaky] report: %s\n", filepath.Join(cfg.BuildDir, "flaky", "report.json"))
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,83 @@
+package surefire
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// ForkRecordVersion is the fork record format this package reads.
+const ForkRecordVersion = 1
+
+// ForkRecord is what the flaky Surefire provider records about the fork it
+// ran in (target/flaky/fork.json): enough to launch the module's tests the
+// way Surefire really runs them, and the outcomes of that run.
+type ForkRecord struct {
+	Version              int               `json:"version"`
+	SurefireVersion      string            `json:"surefireVersion"`
+	ProviderAPI          string            `json:"providerApi"`
+	Java                 string            `json:"java"`
+	JavaVersion          string            `json:"javaVersion"`
+	JVMArgs              []string          `json:"jvmArgs"`
+	AgentAttached        bool              `json:"agentAttached"`
+	SystemProperties     map[string]string `json:"systemProperties"`
+	Environment          map[string]string `json:"environment"`
+	WorkingDirectory     string            `json:"workingDirectory"`
+	Classpath            []string          `json:"classpath"`
+	TestClassesDirectory string            `json:"testClassesDirectory"`
+	TestClasses          []string          `json:"testClasses"`
+	Order                string            `json:"order"`
+	Seed                 int64             `json:"seed"`
+	Tests                []ForkTest        `json:"tests"`
+	File                 string            `json:"-"` // the file it was read from
+}
+
+// ForkTest is one test's outcome in the fork's run.
+type ForkTest struct {
+	Test    string `json:"test"`
+	Outcome string `json:"outcome"`
+	TimeMs  int64  `json:"timeMs"`
+	Message string `json:"message,omitempty"`
+}
+
+// TestIDs returns the ids of the fork's tests in executed order.
+func (r *ForkRecord) TestIDs() []string {
+	ids := make([]string, len(r.Tests))
+	for i, t := range r.Tests {
+		ids[i] = t.Test
+	}
+	return ids
+}
+
+// ReadForkRecords reads the fork records in buildDir/flaky: fork.json, or
+// fork-<n>.json when the module ran in several forks.
+func ReadForkRecords(buildDir string) ([]*ForkRecord, error) {
+	dir := filepath.Join(buildDir, "flaky")
+	files, err := filepath.Glob(filepath.Join(dir, "fork*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("listing fork records: %w", err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no fork record in %s: did the flaky Surefire provider run (mvn -Pflaky verify)?", dir)
+	}
+	sort.Strings(files)
+	records := make([]*ForkRecord, 0, len(files))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("reading fork record: %w", err)
+		}
+		var r ForkRecord
+		if err := json.Unmarshal(data, &r); err != nil {
+			return nil, fmt.Errorf("parsing fork record %s: %w", f, err)
+		}
+		if r.Version != ForkRecordVersion {
+			return nil, fmt.Errorf("fork record %s has version %d; this flaky reads version %d (is the profile current? run flaky init --check)", f, r.Version, ForkRecordVersion)
+		}
+		r.File = f
+		records = append(records, &r)
+	}
+	return records, nil
+}
