@@ -13,18 +13,43 @@ import (
 	"sync"
 )
 
-//go:embed jars/flaky-agent.jar jars/flaky-runner.jar
+//go:embed jars/flaky-agent.jar jars/flaky-runner.jar jars/flaky-surefire-provider.jar
 var jarFS embed.FS
 
 const (
-	agentJar  = "flaky-agent.jar"
-	runnerJar = "flaky-runner.jar"
+	agentJar    = "flaky-agent.jar"
+	runnerJar   = "flaky-runner.jar"
+	providerJar = "flaky-surefire-provider.jar"
 )
 
 // Jars holds the paths of the extracted jars.
 type Jars struct {
-	Agent  string // the -javaagent jar
-	Runner string // the jar with dev.flaky.runner.Main
+	Agent    string // the -javaagent jar
+	Runner   string // the jar with dev.flaky.runner.Main
+	Provider string // the Surefire provider jar
+}
+
+// JarContents holds the embedded jars themselves.
+type JarContents struct {
+	Agent    []byte
+	Runner   []byte
+	Provider []byte
+}
+
+// Contents returns the embedded jars.
+func Contents() (JarContents, error) {
+	var c JarContents
+	for _, j := range []struct {
+		name string
+		dst  *[]byte
+	}{{agentJar, &c.Agent}, {runnerJar, &c.Runner}, {providerJar, &c.Provider}} {
+		data, err := jarFS.ReadFile("jars/" + j.name)
+		if err != nil {
+			return JarContents{}, fmt.Errorf("read embedded %s: %w", j.name, err)
+		}
+		*j.dst = data
+	}
+	return c, nil
 }
 
 var extracted struct {
@@ -46,28 +71,27 @@ func Extract() (Jars, error) {
 }
 
 func extract() (Jars, error) {
-	agent, err := jarFS.ReadFile("jars/" + agentJar)
+	c, err := Contents()
 	if err != nil {
-		return Jars{}, fmt.Errorf("read embedded agent jar: %w", err)
-	}
-	runner, err := jarFS.ReadFile("jars/" + runnerJar)
-	if err != nil {
-		return Jars{}, fmt.Errorf("read embedded runner jar: %w", err)
+		return Jars{}, err
 	}
 	base, err := cacheBase()
 	if err != nil {
 		return Jars{}, err
 	}
-	dir := filepath.Join(base, "jars-"+contentKey(agent, runner))
+	dir := filepath.Join(base, "jars-"+contentKey(c.Agent, c.Runner, c.Provider))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Jars{}, fmt.Errorf("create jar cache dir: %w", err)
 	}
-	jars := Jars{Agent: filepath.Join(dir, agentJar), Runner: filepath.Join(dir, runnerJar)}
-	if err := writeOnce(jars.Agent, agent); err != nil {
-		return Jars{}, err
+	jars := Jars{
+		Agent:    filepath.Join(dir, agentJar),
+		Runner:   filepath.Join(dir, runnerJar),
+		Provider: filepath.Join(dir, providerJar),
 	}
-	if err := writeOnce(jars.Runner, runner); err != nil {
-		return Jars{}, err
+	for path, data := range map[string][]byte{jars.Agent: c.Agent, jars.Runner: c.Runner, jars.Provider: c.Provider} {
+		if err := writeOnce(path, data); err != nil {
+			return Jars{}, err
+		}
 	}
 	return jars, nil
 }

@@ -31,7 +31,7 @@ func TestExtractConcurrent(t *testing.T) {
 			t.Fatalf("paths differ: %v vs %v", results[i], results[0])
 		}
 	}
-	for path, name := range map[string]string{results[0].Agent: agentJar, results[0].Runner: runnerJar} {
+	for path, name := range map[string]string{results[0].Agent: agentJar, results[0].Runner: runnerJar, results[0].Provider: providerJar} {
 		want, _ := jarFS.ReadFile("jars/" + name)
 		got, err := os.ReadFile(path)
 		if err != nil {
@@ -45,8 +45,8 @@ func TestExtractConcurrent(t *testing.T) {
 		}
 	}
 	entries, _ := os.ReadDir(filepath.Dir(results[0].Agent))
-	if len(entries) != 2 {
-		t.Errorf("cache dir holds %d entries, want only the 2 jars (temp files left?)", len(entries))
+	if len(entries) != 3 {
+		t.Errorf("cache dir holds %d entries, want only the 3 jars (temp files left?)", len(entries))
 	}
 }
 

@@ -1,8 +1,6 @@
 package mvn
 
 import (
-	"bytes"
-	"encoding/xml"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -91,12 +89,12 @@ func readPom(path string) (*pomFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	project, err := gopom.ParseFromReader(bytes.NewReader(content))
-	if err != nil {
+	project := &gopom.Project{}
+	if err := decodePom(content, project); err != nil {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
 	var plugins pluginSections
-	if err := xml.Unmarshal(content, &plugins); err != nil {
+	if err := decodePom(content, &plugins); err != nil {
 		return nil, fmt.Errorf("parse plugins of %s: %w", path, err)
 	}
 	abs, err := filepath.Abs(path)

@@ -31,8 +31,12 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "test JVMs to run at once"},
 		},
 		Commands: []*cli.Command{
+			initCommand(),
+			installArtifactsCommand(),
 			listTestsCommand(),
 			runOrderCommand(),
+			verifyCommand(),
+			baselineCommand(),
 			versionCommand(),
 		},
 		Action: func(c *cli.Context) error {

@@ -18,7 +18,8 @@ import java.util.Map;
 
 /**
  * Agent entry point. Options are {@code key=value} pairs separated by commas; {@code port} and {@code token} name
- * the driver to connect to, unknown keys are ignored. Without {@code port} the agent stays unconnected.
+ * the driver to connect to, unknown keys are ignored. Without {@code port}, or with an empty one (the flaky Maven
+ * profile passes {@code port=,token=} when no driver listens), the agent stays unconnected.
  */
 public final class Agent {
     /** Exit status of a JVM whose agent could not connect to the driver. */

@@ -81,7 +81,7 @@ public final class Channel {
         Runtime.getRuntime().addShutdownHook(new Thread(Channel::reportExit, "flaky-exit-reporter"));
     }
 
-    /** Tracks the running test and class, and whether the runner has finished, from the events that pass. */
+    /** Tracks the running test and class, and whether the runner has finished its order, from the events that pass. */
     private static void observe(Map<String, Object> event) {
         Object type = event.get("type");
         if ("test-start".equals(type)) {
@@ -92,6 +92,9 @@ public final class Channel {
             currentClass = String.valueOf(event.get("class"));
         } else if ("class-end".equals(type)) {
             currentClass = "";
+        } else if ("run-start".equals(type)) {
+            // A JVM may run several orders (the Surefire provider runs one per class when forks are per class).
+            finished = false;
         } else if ("run-end".equals(type) || "tests".equals(type)) {
             finished = true;
         }

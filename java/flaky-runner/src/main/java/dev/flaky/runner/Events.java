@@ -5,22 +5,38 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Builds the protocol's JVM-to-driver events (see agent/PROTOCOL.md) and hands them to a sink. */
+/**
+ * Builds the protocol's JVM-to-driver events (see agent/PROTOCOL.md) and hands them to a sink, and to an in-process
+ * {@link RunnerListener}.
+ */
 public final class Events {
     private final EventSink sink;
+    private final RunnerListener listener;
     private int testEnds;
 
-    Events(EventSink sink) {
+    /** Sends events to {@code sink} (none when null) and to {@code listener}. */
+    Events(EventSink sink, RunnerListener listener) {
         this.sink = sink;
+        this.listener = listener;
     }
 
     /** Opens the agent's channel when the agent is present and connected, standard output otherwise. */
     static Events open() {
-        EventSink sink = null;
-        if (Classes.present("dev.flaky.agent.Channel")) {
-            sink = ChannelSink.openIfConnected();
-        }
-        return new Events(sink != null ? sink : new StdoutSink());
+        EventSink sink = channel();
+        return new Events(sink != null ? sink : new StdoutSink(), RunnerListener.NONE);
+    }
+
+    /**
+     * Events for a runner embedded in another program: they go to {@code listener}, and to the driver as well when
+     * the agent is connected (never to standard output, which belongs to the embedding program).
+     */
+    static Events embedded(RunnerListener listener) {
+        return new Events(channel(), listener);
+    }
+
+    /** The agent's channel when the agent is present and connected, else null. */
+    private static EventSink channel() {
+        return Classes.present("dev.flaky.agent.Channel") ? ChannelSink.openIfConnected() : null;
     }
 
     /** {@code tests}: the answer to {@code list}. */
@@ -36,35 +52,39 @@ public final class Events {
         }
         Map<String, Object> e = event("tests");
         e.put("tests", list);
-        sink.send(e);
+        send(e);
     }
 
     /** {@code run-start}. */
     void runStart(int count) {
         Map<String, Object> e = event("run-start");
         e.put("count", count);
-        sink.send(e);
+        send(e);
+        listener.runStart(count);
     }
 
     /** {@code run-end}, with the number of {@code test-end} events sent. */
     void runEnd() {
         Map<String, Object> e = event("run-end");
         e.put("count", testEnds);
-        sink.send(e);
+        send(e);
+        listener.runEnd(testEnds);
     }
 
     /** {@code class-start}: class fixtures of a run of methods of {@code className} are about to run. */
     public void classStart(String className) {
         Map<String, Object> e = event("class-start");
         e.put("class", className);
-        sink.send(e);
+        send(e);
+        listener.classStart(className);
     }
 
     /** {@code class-end}: that run of methods is over. */
     public void classEnd(String className) {
         Map<String, Object> e = event("class-end");
         e.put("class", className);
-        sink.send(e);
+        send(e);
+        listener.classEnd(className);
     }
 
     /** {@code test-start}. */
@@ -72,7 +92,8 @@ public final class Events {
         Map<String, Object> e = event("test-start");
         e.put("test", test);
         e.put("index", index);
-        sink.send(e);
+        send(e);
+        listener.testStart(test, index);
     }
 
     /** {@code test-end}; {@code failure} may be null. */
@@ -88,7 +109,8 @@ public final class Events {
             putIfPresent(e, "stack", failure.stack);
         }
         testEnds++;
-        sink.send(e);
+        send(e);
+        listener.testEnd(test, index, outcome, timeMs, failure);
     }
 
     /** Reports an order entry the runner cannot find as a {@code test-end} error {@code flaky.TestNotFound}. */
@@ -103,7 +125,8 @@ public final class Events {
         putIfPresent(e, "failureType", failure.type);
         putIfPresent(e, "message", failure.message);
         putIfPresent(e, "stack", failure.stack);
-        sink.send(e);
+        send(e);
+        listener.classError(className, failure);
     }
 
     /** {@code log}: a diagnostic with level {@code info}, {@code warn} or {@code error}. */
@@ -111,12 +134,21 @@ public final class Events {
         Map<String, Object> e = event("log");
         e.put("level", level);
         e.put("message", message);
-        sink.send(e);
+        send(e);
+        listener.log(level, message);
     }
 
     /** Flushes the sink. */
     void flush() {
-        sink.flush();
+        if (sink != null) {
+            sink.flush();
+        }
+    }
+
+    private void send(Map<String, Object> event) {
+        if (sink != null) {
+            sink.send(event);
+        }
     }
 
     private static Map<String, Object> event(String type) {

@@ -10,26 +10,48 @@ public final class Failure {
     final String type;
     final String message;
     final String stack;
+    private final Throwable throwable;
 
-    private Failure(String type, String message, String stack) {
+    private Failure(String type, String message, String stack, Throwable throwable) {
         this.type = type;
         this.message = message;
         this.stack = stack;
+        this.throwable = throwable;
     }
 
     /** Describes a throwable, with its stack trimmed to the frames that matter for {@code testClass}. */
     public static Failure of(Throwable t, Class<?> testClass) {
-        return new Failure(t.getClass().getName(), cap(t.getMessage()), StackTraces.trim(t, testClass));
+        return new Failure(t.getClass().getName(), cap(t.getMessage()), StackTraces.trim(t, testClass), t);
     }
 
     /** A bare message, such as the reason a test was skipped (null for none). */
     public static Failure reason(String message) {
-        return new Failure(null, cap(message), null);
+        return new Failure(null, cap(message), null, null);
     }
 
     /** A test the runner cannot find or run. */
     public static Failure notFound(String message) {
-        return new Failure(TEST_NOT_FOUND, message, null);
+        return new Failure(TEST_NOT_FOUND, message, null, null);
+    }
+
+    /** The {@code failureType}: the throwable's class name, {@link #TEST_NOT_FOUND}, or null for a bare reason. */
+    public String type() {
+        return type;
+    }
+
+    /** The message (capped at 64 KiB), or null. */
+    public String message() {
+        return message;
+    }
+
+    /** The trimmed stack trace, or null when there is no throwable. */
+    public String stack() {
+        return stack;
+    }
+
+    /** The throwable itself, or null; available in process only, never sent to the driver. */
+    public Throwable throwable() {
+        return throwable;
     }
 
     private static String cap(String s) {

@@ -2,11 +2,16 @@ package dev.flaky.runner;
 
 /** One entry of a {@code tests} event. */
 public final class ListedTest {
-    final String id;
-    final String className;
-    final String method;
-    final String engine;
-    final String listedClass;
+    /** The test id, {@code pkg.Class#method}. */
+    public final String id;
+    /** The class that declares the test, e.g. {@code pkg.Outer$Inner} for a nested Jupiter class. */
+    public final String className;
+    /** The method name (for JUnit 4 {@code Parameterized}, the name JUnit gives, e.g. {@code test[0]}). */
+    public final String method;
+    /** {@code junit4}, {@code junit3} or {@code jupiter}. */
+    public final String engine;
+    /** The class of the test-classes directory the test was found through, which decides its place in the list. */
+    public final String listedClass;
 
     /**
      * Creates an entry for test {@code className#method} run by {@code engine}; {@code listedClass} is the class

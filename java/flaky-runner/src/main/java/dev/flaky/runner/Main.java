@@ -56,65 +56,15 @@ public final class Main {
         Path dir = Paths.get(single(options, "--test-classes"));
         List<ClassPattern> includes = patterns(options.get("--include"), ClassScanner.DEFAULT_INCLUDES);
         List<ClassPattern> excludes = patterns(options.get("--exclude"), ClassScanner.DEFAULT_EXCLUDES);
-        Engines engines = Engines.load(events);
-
-        List<Class<?>> junit4Classes = new ArrayList<>();
-        List<Class<?>> jupiterClasses = new ArrayList<>();
-        for (String name : ClassScanner.scan(dir, includes, excludes)) {
-            Class<?> c;
-            try {
-                c = Classes.load(name);
-            } catch (ClassNotFoundException | LinkageError e) {
-                events.log("warn", "cannot load test class " + name + ": " + e);
-                continue;
-            }
-            Engine engine = engines.forClass(c);
-            if (engine == null) {
-                continue;
-            }
-            (engine == engines.junit4 ? junit4Classes : jupiterClasses).add(c);
-        }
-        List<ListedTest> tests = new ArrayList<>();
-        if (!junit4Classes.isEmpty()) {
-            tests.addAll(engines.junit4.list(junit4Classes, events));
-        }
-        if (!jupiterClasses.isEmpty()) {
-            tests.addAll(engines.jupiter.list(jupiterClasses, events));
-        }
+        List<ListedTest> tests = TestRunner.with(events).list(ClassScanner.scan(dir, includes, excludes));
         // Stable: keeps each engine's method order within a class.
         tests.sort(Comparator.comparing(t -> t.listedClass));
-        Map<String, ListedTest> unique = new LinkedHashMap<>();
-        for (ListedTest t : tests) {
-            unique.putIfAbsent(t.id, t);
-        }
-        events.tests(new ArrayList<>(unique.values()));
+        events.tests(tests);
     }
 
     private static void run(Map<String, List<String>> options, Events events) throws Exception {
         List<OrderEntry> order = OrderFile.read(Paths.get(single(options, "--order")));
-        Engines engines = Engines.load(events);
-        events.runStart(order.size());
-        for (List<OrderEntry> run : OrderFile.classRuns(order)) {
-            String className = run.get(0).className;
-            Class<?> c;
-            try {
-                c = Classes.load(className);
-            } catch (ClassNotFoundException | LinkageError e) {
-                for (OrderEntry entry : run) {
-                    events.notFound(entry, "cannot load test class " + className + ": " + e);
-                }
-                continue;
-            }
-            Engine engine = engines.forClass(c);
-            if (engine == null) {
-                for (OrderEntry entry : run) {
-                    events.notFound(entry, "no JUnit engine on the class path runs " + className);
-                }
-                continue;
-            }
-            engine.run(c, run, events);
-        }
-        events.runEnd();
+        TestRunner.with(events).run(order);
     }
 
     private static Map<String, List<String>> parseOptions(String[] args) {

@@ -1,0 +1,170 @@
+package mvn
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// BackupSuffix names the copy of pom.xml kept before flaky rewrites it.
+const BackupSuffix = ".flaky-backup"
+
+// pomStyle is how a file is laid out: its line ending and indentation unit.
+type pomStyle struct {
+	eol  string
+	unit string
+}
+
+// detectStyle finds the file's line ending (that of its first line) and
+// indentation unit (what a child element's line adds to its parent's),
+// defaulting to "\n" and two spaces.
+func detectStyle(content []byte, root *xmlNode) pomStyle {
+	s := pomStyle{eol: "\n", unit: "  "}
+	if i := bytes.IndexAny(content, "\r\n"); i >= 0 && content[i] == '\r' {
+		s.eol = "\r"
+		if i+1 < len(content) && content[i+1] == '\n' {
+			s.eol = "\r\n"
+		}
+	}
+	if u := indentUnit(content, root); u != "" {
+		s.unit = u
+	}
+	return s
+}
+
+// indentUnit returns the indentation a child line adds to its parent's line,
+// looking at the root's children first, then breadth first; "" if unknown.
+func indentUnit(content []byte, root *xmlNode) string {
+	queue := []*xmlNode{root}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		parent, ok := lineIndent(content, n.start)
+		for _, c := range n.children {
+			if ci, cok := lineIndent(content, c.start); ok && cok && len(ci) > len(parent) && ci[:len(parent)] == parent {
+				return ci[len(parent):]
+			}
+		}
+		queue = append(queue, n.children...)
+	}
+	return ""
+}
+
+// lineIndent returns the spaces and tabs before offset off on its line, and
+// whether only those precede it there.
+func lineIndent(content []byte, off int) (string, bool) {
+	i := off
+	for i > 0 && (content[i-1] == ' ' || content[i-1] == '\t') {
+		i--
+	}
+	if i > 0 && content[i-1] != '\n' && content[i-1] != '\r' {
+		return "", false
+	}
+	return string(content[i:off]), true
+}
+
+// childIndent is the indentation of n's children: that of its first child
+// that starts a line, else n's own plus one unit.
+func childIndent(content []byte, n *xmlNode, style pomStyle) string {
+	for _, c := range n.children {
+		if ci, ok := lineIndent(content, c.start); ok {
+			return ci
+		}
+	}
+	own, _ := lineIndent(content, n.start)
+	return own + style.unit
+}
+
+// elementIndent is the indentation of element n: its line's if it starts
+// one, else what its parent's children get.
+func elementIndent(content []byte, parent, n *xmlNode, style pomStyle) string {
+	if ci, ok := lineIndent(content, n.start); ok {
+		return ci
+	}
+	return childIndent(content, parent, style)
+}
+
+// appendPoint is where content appended to element n goes: right after the
+// last non-whitespace byte before n's end tag.
+func appendPoint(content []byte, n *xmlNode) int {
+	i := n.innerEnd
+	for i > n.innerStart && isXMLSpace(content[i-1]) {
+		i--
+	}
+	return i
+}
+
+// cutStart is where removing element n begins: at the last line break of
+// the whitespace before it (so its line goes with it), else at the start of
+// that whitespace.
+func cutStart(content []byte, n *xmlNode) int {
+	i := n.start
+	for i > 0 && isXMLSpace(content[i-1]) {
+		i--
+	}
+	ws := content[i:n.start]
+	if j := bytes.LastIndexAny(ws, "\r\n"); j >= 0 {
+		if ws[j] == '\n' && j > 0 && ws[j-1] == '\r' {
+			j--
+		}
+		return i + j
+	}
+	return i
+}
+
+func isXMLSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\r' || b == '\n'
+}
+
+// splice returns content with content[from:to] replaced by insert.
+func splice(content []byte, from, to int, insert []byte) []byte {
+	out := make([]byte, 0, len(content)-(to-from)+len(insert))
+	out = append(out, content[:from]...)
+	out = append(out, insert...)
+	return append(out, content[to:]...)
+}
+
+// writePom replaces the file at path by content: it first saves old as
+// path+BackupSuffix, then writes content to a temporary file in the same
+// directory and renames it over path, keeping the file's permissions.
+func writePom(path string, old, content []byte) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := writeAtomic(path+BackupSuffix, old, fi.Mode().Perm()); err != nil {
+		return fmt.Errorf("back up %s: %w", path, err)
+	}
+	if err := writeAtomic(path, content, fi.Mode().Perm()); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory and a rename, so readers see the old or the new file, never a
+// part; concurrent writers of the same data are safe.
+func writeAtomic(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
