@@ -20,10 +20,10 @@ type maven struct {
 	log func(string, ...any)
 }
 
-// findMaven picks the Maven command: explicit, else a Maven wrapper in the
+// FindMaven picks the Maven command: explicit, else a Maven wrapper in the
 // module directory or an ancestor that is part of the same build (has a
 // pom.xml), else mvn on PATH.
-func findMaven(explicit, moduleDir string) string {
+func FindMaven(explicit, moduleDir string) string {
 	if explicit != "" {
 		return explicit
 	}

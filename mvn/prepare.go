@@ -73,7 +73,7 @@ func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestS
 	setup.ModuleDir, setup.ClassesDir, setup.TestClassesDir = dir, classes, testClasses
 
 	cache := filepath.Join(target, "flaky", "cache")
-	m := &maven{cmd: findMaven(opts.Mvn, dir), dir: dir, log: logf}
+	m := &maven{cmd: FindMaven(opts.Mvn, dir), dir: dir, log: logf}
 	deps, err := compileAndResolve(ctx, m, chain, cache, testClasses)
 	if err != nil {
 		return nil, err

@@ -268,13 +268,13 @@ func TestFindMaven(t *testing.T) {
 			for _, w := range tt.wrappers {
 				os.Chmod(filepath.Join(root, w), 0o755)
 			}
-			got := findMaven(tt.explicit, filepath.Join(root, tt.module))
+			got := FindMaven(tt.explicit, filepath.Join(root, tt.module))
 			want := tt.want
 			if strings.Contains(want, "mvnw") {
 				want = filepath.Join(root, want)
 			}
 			if got != want {
-				t.Errorf("findMaven = %q, want %q", got, want)
+				t.Errorf("FindMaven = %q, want %q", got, want)
 			}
 		})
 	}

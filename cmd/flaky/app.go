@@ -36,6 +36,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			listTestsCommand(),
 			runOrderCommand(),
 			verifyCommand(),
+			runCommand(),
 			baselineCommand(),
 			versionCommand(),
 		},

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/flakyhq/flaky/agent"
+)
+
+const jupiterPom = `<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>org.example</groupId>
+  <artifactId>app</artifactId>
+  <version>1.0</version>
+  <dependencies>
+    <dependency>
+      <groupId>org.junit.jupiter</groupId>
+      <artifactId>junit-jupiter</artifactId>
+      <version>JUPITER</version>
+      <scope>test</scope>
+    </dependency>
+  </dependencies>
+</project>
+`
+
+// projectDir writes a pom.xml with content into a new directory.
+func projectDir(t *testing.T, content string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "pom.xml"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestInitCommand(t *testing.T) {
+	original := strings.Replace(jupiterPom, "JUPITER", "5.14.4", 1)
+	dir := projectDir(t, original)
+	pom := filepath.Join(dir, "pom.xml")
+	steps := []struct {
+		name       string
+		args       []string
+		edit       func(string) string // applied to the pom before the step
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{name: "check absent", args: []string{"init", "--check", dir}, wantCode: 1, wantStderr: "has no flaky profile: run flaky init"},
+		{name: "init", args: []string{"init", dir}, wantStdout: "added the flaky profile to " + pom},
+		{name: "check current", args: []string{"init", "--check", dir}, wantStdout: "present and current"},
+		{name: "init again", args: []string{"init", dir}, wantStdout: "is up to date"},
+		{
+			name: "check stale",
+			args: []string{"init", "--check", dir},
+			edit: func(s string) string {
+				return strings.Replace(s, "<flaky.version>0.0.0-dev<", "<flaky.version>0.0.9<", 1)
+			},
+			wantCode:   1,
+			wantStderr: "present but stale (written by flaky 0.0.9; flaky 0.0.0-dev writes a different one): run flaky init",
+		},
+		{name: "update", args: []string{"init", dir}, wantStdout: "updated the flaky profile in " + pom + " (written by flaky 0.0.9;"},
+		{
+			name:       "new JUnit version makes it stale",
+			args:       []string{"init", "--check", dir},
+			edit:       func(s string) string { return strings.Replace(s, "5.14.4", "6.1.3", 1) },
+			wantCode:   1,
+			wantStderr: "present but stale",
+		},
+		{name: "remove", args: []string{"init", "--remove", dir}, edit: func(s string) string { return strings.Replace(s, "6.1.3", "5.14.4", 1) }, wantStdout: "removed the flaky profile from " + pom},
+		{name: "remove again", args: []string{"init", "--remove", dir}, wantStdout: "has no flaky profile; nothing to remove"},
+	}
+	for _, st := range steps {
+		if st.edit != nil {
+			content, _ := os.ReadFile(pom)
+			if err := os.WriteFile(pom, []byte(st.edit(string(content))), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, stdout, stderr := runApp(st.args...)
+		if code != st.wantCode || !strings.Contains(stdout, st.wantStdout) || !strings.Contains(stderr, st.wantStderr) {
+			t.Errorf("%s: exit %d (want %d)\nstdout: %s(want %q)\nstderr: %s(want %q)", st.name, code, st.wantCode, stdout, st.wantStdout, stderr, st.wantStderr)
+		}
+	}
+	if got, _ := os.ReadFile(pom); string(got) != original {
+		t.Errorf("pom after remove:\n%s", got)
+	}
+}
+
+func TestInitCommandErrors(t *testing.T) {
+	noVersion := projectDir(t, strings.Replace(jupiterPom, "<version>JUPITER</version>\n", "", 1))
+	malformed := projectDir(t, "<project>\n  <build>\n</project>\n")
+	tests := []struct {
+		name       string
+		args       []string
+		wantStderr string
+	}{
+		{"two directories", []string{"init", "a", "b"}, "at most one directory"},
+		{"check and remove", []string{"init", "--check", "--remove", "."}, "exclude each other"},
+		{"no pom", []string{"init", t.TempDir()}, "no pom.xml in"},
+		{"malformed", []string{"init", malformed}, "cannot be parsed, so flaky leaves it alone"},
+		{"malformed check", []string{"init", "--check", malformed}, "cannot be parsed"},
+		{"malformed remove", []string{"init", "--remove", malformed}, "cannot be parsed"},
+		{"platform version unknown", []string{"init", noVersion}, "pass --junit-platform-version"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := runApp(tt.args...)
+			if code != 2 || !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.wantStderr)
+			}
+		})
+	}
+	if code, _, stderr := runApp("init", "--junit-platform-version", "1.14.4", noVersion); code != 0 {
+		t.Errorf("with --junit-platform-version: exit %d: %s", code, stderr)
+	}
+	if content, _ := os.ReadFile(filepath.Join(noVersion, "pom.xml")); !bytes.Contains(content, []byte("<flaky.junit.platform.version>1.14.4<")) {
+		t.Errorf("pom lacks the given platform version:\n%s", content)
+	}
+}
+
+func TestInstallArtifactsCommand(t *testing.T) {
+	repo := t.TempDir()
+	code, stdout, stderr := runApp("install-artifacts", "--repo", repo)
+	if code != 0 || stdout != "flaky: installed dev.flaky:flaky-surefire-provider:0.0.0-dev, dev.flaky:flaky-agent:0.0.0-dev in "+repo+"\n" {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	jars, err := agent.Contents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a, want := range map[string][]byte{"flaky-surefire-provider": jars.Provider, "flaky-agent": jars.Agent} {
+		got, err := os.ReadFile(filepath.Join(repo, "dev", "flaky", a, "0.0.0-dev", a+"-0.0.0-dev.jar"))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s jar differs from the embedded one (%v)", a, err)
+		}
+	}
+	if code, stdout, stderr := runApp("install-artifacts", "--repo", repo); code != 0 || stdout != "" || stderr != "" {
+		t.Errorf("up to date: exit %d, stdout %q, stderr %q; want 0 and no output", code, stdout, stderr)
+	}
+	if code, _, stderr := runApp("install-artifacts"); code != 2 || !strings.Contains(stderr, `"repo" not set`) {
+		t.Errorf("without --repo: exit %d, %q", code, stderr)
+	}
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/buildinfo"
+	"github.com/flakyhq/flaky/mvn"
+)
+
+// runCommand runs `mvn -Pflaky verify` on a project and shows live progress
+// from the Surefire forks' agents.
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run mvn -Pflaky verify on a project (./mvnw when present) with live progress",
+		ArgsUsage: "[DIR] [-- MAVEN ARGS...]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "init", Usage: "add or update the flaky profile first when it is absent or stale"},
+			&cli.StringFlag{Name: "junit-platform-version", Usage: "with --init: the JUnit Platform version, when the poms do not tell"},
+		},
+		Action: runProject,
+	}
+}
+
+func runProject(c *cli.Context) error {
+	dir := "."
+	args := c.Args().Slice()
+	if len(args) > 0 && args[0] != "--" {
+		dir, args = args[0], args[1:]
+	}
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	opts := mvn.ProfileOptions{Version: buildinfo.MavenVersion(), JUnitPlatformVersion: c.String("junit-platform-version"), Log: c.App.ErrWriter}
+	check, err := mvn.CheckProfile(dir, opts)
+	if err != nil {
+		return err
+	}
+	if check.Status != mvn.ProfileCurrent {
+		if !c.Bool("init") {
+			return &exitStatus{code: exitError, msg: fmt.Sprintf("%s: the flaky profile is %s; run `flaky init %s` or `flaky run --init`", check.Pom, check.Status, dir)}
+		}
+		if _, err := mvn.InitProfile(dir, opts); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.ErrWriter, "flaky: added the flaky profile to %s\n", check.Pom)
+	}
+
+	server, err := agent.NewServer()
+	if err != nil {
+		return err
+	}
+	defer server.Close()
+	run, err := server.Register()
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("locating the flaky binary: %w", err)
+	}
+	mavenArgs := append([]string{"-Pflaky", "verify",
+		"-Dflaky.port=" + strconv.Itoa(server.Port()),
+		"-Dflaky.token=" + run.Token,
+		"-Dflaky.bin=" + self,
+	}, args...)
+	cmd := exec.CommandContext(c.Context, mvn.FindMaven(c.String("mvn"), dir), mavenArgs...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = c.App.Writer, c.App.ErrWriter
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		showProgress(c.App.ErrWriter, run.Events())
+	}()
+	err = cmd.Run()
+	run.Close()
+	wg.Wait()
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		return &exitStatus{code: exitTestsFailed, msg: fmt.Sprintf("mvn -Pflaky verify failed (exit status %d)", exitErr.ExitCode())}
+	}
+	if err != nil {
+		return fmt.Errorf("running Maven: %w", err)
+	}
+	return nil
+}
+
+// showProgress prints one line per finished test the forks report.
+func showProgress(w io.Writer, events <-chan agent.Event) {
+	done, failed := 0, 0
+	for ev := range events {
+		switch m := ev.Message.(type) {
+		case *agent.RunStart:
+			fmt.Fprintf(w, "[flaky] fork %d: running %d tests\n", ev.Conn, m.Count)
+		case *agent.TestEnd:
+			done++
+			if m.Outcome == "fail" || m.Outcome == "error" {
+				failed++
+				fmt.Fprintf(w, "[flaky] %-5s %s\n", m.Outcome, m.Test)
+			}
+		case *agent.RunEnd:
+			fmt.Fprintf(w, "[flaky] fork %d: %d tests done, %d failed so far\n", ev.Conn, done, failed)
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package dev.flaky.surefire.api3;
+
+import dev.flaky.runner.RunnerListener;
+import dev.flaky.runner.TestRunner;
+import dev.flaky.surefire.ForkRun;
+import dev.flaky.surefire.Listing;
+import dev.flaky.surefire.SurefireVersion;
+import org.apache.maven.surefire.api.provider.AbstractProvider;
+import org.apache.maven.surefire.api.provider.CommandChainReader;
+import org.apache.maven.surefire.api.provider.ProviderParameters;
+import org.apache.maven.surefire.api.report.ConsoleOutputCapture;
+import org.apache.maven.surefire.api.report.OutputReportEntry;
+import org.apache.maven.surefire.api.report.ReporterException;
+import org.apache.maven.surefire.api.report.ReporterFactory;
+import org.apache.maven.surefire.api.suite.RunResult;
+import org.apache.maven.surefire.api.testset.DirectoryScannerParameters;
+import org.apache.maven.surefire.api.testset.TestListResolver;
+import org.apache.maven.surefire.api.testset.TestSetFailedException;
+import org.apache.maven.surefire.api.util.TestsToRun;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BiPredicate;
+
+/**
+ * Surefire 3.x provider that runs the module's tests through the flaky runner, in the order {@code -Dflaky.order}
+ * or {@code -Dflaky.shuffle} choose (else Surefire's classes in its order, methods in JUnit's), reports them like
+ * Surefire's JUnit providers and writes the fork record for the flaky driver.
+ */
+public class FlakyProvider extends AbstractProvider {
+    private final ProviderParameters parameters;
+    private final CommandChainReader commands;
+
+    /** Called by Surefire with the fork's parameters. */
+    public FlakyProvider(ProviderParameters parameters) {
+        this.parameters = parameters;
+        // Like Surefire's providers: no command reader in the Maven process (getSuites, forkCount=0).
+        this.commands = parameters.isInsideFork() ? parameters.getCommandReader() : null;
+    }
+
+    /** The test classes (those with tests), in Surefire's run order; Surefire calls this to spread them on forks. */
+    @Override
+    public Iterable<Class<?>> getSuites() {
+        RunnerListener console = new RunnerListener() {
+            @Override
+            public void log(String level, String message) {
+                // Runs in the Maven process, where 3.x gives providers no logger.
+                System.err.println("[WARNING] flaky: " + message);
+            }
+        };
+        return scan(new Listing(TestRunner.embedded(console)));
+    }
+
+    @Override
+    public RunResult invoke(Object forkTestSet) throws TestSetFailedException, ReporterException {
+        ReporterFactory factory = parameters.getReporterFactory();
+        final RunResult result;
+        try {
+            SurefireReporter reporter = new SurefireReporter(factory.createTestReportListener());
+            ForkRun<OutputReportEntry> run;
+            try {
+                run = new ForkRun<>(reporter, SurefireVersion.of(ProviderParameters.class), "3",
+                        parameters.getTestClassLoader(), testClassesDirectory());
+            } catch (IllegalArgumentException e) {
+                throw new TestSetFailedException("flaky: " + e.getMessage(), e);
+            }
+            ConsoleOutputCapture.startCapture(run::output);
+            try {
+                execute(run, forkTestSet);
+            } catch (IOException e) {
+                throw new TestSetFailedException("flaky: " + e, e);
+            } finally {
+                try {
+                    run.writeRecord();
+                } catch (IOException e) {
+                    reporter.log("error", "flaky: cannot write the fork record: " + e);
+                }
+            }
+        } finally {
+            // Also after a failure, so that Surefire gets the results reported so far.
+            result = factory.close();
+        }
+        return result;
+    }
+
+    private void execute(ForkRun<OutputReportEntry> run, Object forkTestSet)
+            throws IOException, TestSetFailedException {
+        BiPredicate<String, String> methodFilter = methodFilter();
+        if (commands != null) {
+            commands.awaitStarted();
+        }
+        if (forkTestSet == null) {
+            run.runAll(names(scan(run.listing())), methodFilter);
+        } else if (forkTestSet instanceof Class) {
+            run.runClass(((Class<?>) forkTestSet).getName(), methodFilter);
+        } else if (forkTestSet instanceof TestsToRun) {
+            TestsToRun tests = (TestsToRun) forkTestSet;
+            if (tests.allowEagerReading()) {
+                run.runAll(names(tests), methodFilter);
+            } else {
+                // Classes arrive one by one from Surefire, which spreads them over several forks.
+                if (commands != null) {
+                    commands.addShutdownListener(command -> tests.markTestSetFinished());
+                }
+                for (Class<?> c : tests) {
+                    run.runClass(c.getName(), methodFilter);
+                }
+            }
+        } else {
+            throw new TestSetFailedException("flaky: unexpected test set from Surefire: " + forkTestSet);
+        }
+    }
+
+    /** Surefire's test classes (includes, excludes, -Dtest) that have tests, in its run order. */
+    private TestsToRun scan(Listing listing) {
+        TestsToRun scanned = parameters.getScanResult().applyFilter(c -> true, parameters.getTestClassLoader());
+        Set<String> withTests = new HashSet<>(listing.withTests(names(scanned)));
+        Set<Class<?>> classes = new LinkedHashSet<>();
+        for (Class<?> c : scanned) {
+            if (withTests.contains(c.getName())) {
+                classes.add(c);
+            }
+        }
+        return parameters.getRunOrderCalculator().orderTestClasses(new TestsToRun(classes));
+    }
+
+    /** Surefire's {@code -Dtest} method patterns, if any, as a (class, method) filter. */
+    private BiPredicate<String, String> methodFilter() {
+        TestListResolver resolver = parameters.getTestRequest() == null
+                ? null : parameters.getTestRequest().getTestListResolver();
+        if (resolver == null || !resolver.hasMethodPatterns()) {
+            return (className, method) -> true;
+        }
+        return (className, method) -> {
+            String file = TestListResolver.toClassFileName(className);
+            int bracket = method.indexOf('[');
+            return resolver.shouldRun(file, method) || bracket > 0 && resolver.shouldRun(file, method.substring(0, bracket));
+        };
+    }
+
+    private String testClassesDirectory() {
+        DirectoryScannerParameters scanner = parameters.getDirectoryScannerParameters();
+        return scanner == null || scanner.getTestClassesDirectory() == null
+                ? null : scanner.getTestClassesDirectory().getAbsolutePath();
+    }
+
+    private static List<String> names(Iterable<Class<?>> classes) {
+        List<String> names = new ArrayList<>();
+        for (Class<?> c : classes) {
+            names.add(c.getName());
+        }
+        return names;
+    }
+}

@@ -1,0 +1,216 @@
+package dev.flaky.surefire;
+
+import dev.flaky.runner.Json;
+
+import java.io.File;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.security.CodeSource;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/**
+ * The fork record ({@code flaky/fork.json}, or {@code flaky/fork-<pid>.json} for per-class forks): how this
+ * Surefire fork was launched (java, JVM arguments, the system properties Surefire set, environment, working
+ * directory, the real test class path) and which tests it ran in which order with which outcomes, so that the flaky
+ * driver can launch the same tests itself.
+ */
+final class ForkRecord {
+    /** Version of the record format. */
+    static final int VERSION = 1;
+
+    /** System properties that belong to the JVM rather than to Surefire's configuration. */
+    private static final String[] JVM_PROPERTY_PREFIXES = {"java.", "sun.", "os.", "user.", "file.", "jdk."};
+    private static final String[] JVM_PROPERTIES = {
+        "line.separator", "path.separator", "native.encoding", "stdout.encoding", "stderr.encoding", "awt.toolkit",
+    };
+    private static final String LAUNCHER_CLASS = "org.junit.platform.launcher.core.LauncherFactory";
+
+    private final Map<String, Object> fields = new LinkedHashMap<>();
+    private final List<Map<String, Object>> tests = new ArrayList<>();
+    private final List<String> testClasses = new ArrayList<>();
+    private OrderChoice order;
+
+    private ForkRecord() {
+    }
+
+    /**
+     * Records this JVM as it is now, before any test ran: {@code properties} is a copy of the system properties,
+     * {@code testLoader} the loader of the test classes (to find the JUnit Platform launcher).
+     */
+    static ForkRecord snapshot(String surefireVersion, String providerApi, Properties properties,
+                               ClassLoader testLoader, String testClassesDirectory) {
+        ForkRecord r = new ForkRecord();
+        r.fields.put("version", VERSION);
+        r.fields.put("surefireVersion", surefireVersion);
+        r.fields.put("providerApi", providerApi);
+        r.fields.put("java", Paths.get(properties.getProperty("java.home"), "bin", "java").toString());
+        r.fields.put("javaVersion", properties.getProperty("java.version"));
+        r.fields.put("jvmArgs", jvmArgs(ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        r.fields.put("agentAttached", agentAttached());
+        r.fields.put("systemProperties", surefireProperties(properties));
+        r.fields.put("environment", new TreeMap<>(System.getenv()));
+        r.fields.put("workingDirectory", properties.getProperty("user.dir"));
+        r.fields.put("classpath", classpath(properties, testLoader));
+        r.fields.put("testClassesDirectory", testClassesDirectory);
+        return r;
+    }
+
+    /** Adds Surefire's test classes that ran in this fork, in its order. */
+    void testClasses(List<String> classes) {
+        for (String c : classes) {
+            if (!testClasses.contains(c)) {
+                testClasses.add(c);
+            }
+        }
+    }
+
+    /** Records the order's kind and, for a shuffle, its seed. */
+    void order(OrderChoice choice) {
+        this.order = choice;
+    }
+
+    /** Records a finished test, in executed order. */
+    void test(String test, String outcome, long timeMs, String message) {
+        Map<String, Object> t = new LinkedHashMap<>();
+        t.put("test", test);
+        t.put("outcome", outcome);
+        t.put("timeMs", timeMs);
+        if (message != null) {
+            t.put("message", message);
+        }
+        tests.add(t);
+    }
+
+    /** Writes the record to {@code file} atomically (a temporary file in the same directory, then a move). */
+    void write(Path file) throws IOException {
+        Path dir = file.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Path tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp");
+        Map<String, Object> json = new LinkedHashMap<>(fields);
+        json.put("testClasses", testClasses);
+        json.put("order", order == null ? OrderChoice.DEFAULT : order.kind);
+        if (order != null && OrderChoice.SHUFFLE.equals(order.kind)) {
+            json.put("seed", order.seed);
+        }
+        json.put("tests", tests);
+        try {
+            Files.write(tmp, (Json.pretty(json) + "\n").getBytes(StandardCharsets.UTF_8));
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** The JVM arguments without the flaky agent, which the driver attaches itself. */
+    static List<String> jvmArgs(List<String> inputArguments) {
+        List<String> args = new ArrayList<>();
+        for (String arg : inputArguments) {
+            if (!isFlakyAgent(arg)) {
+                args.add(arg);
+            }
+        }
+        return args;
+    }
+
+    private static boolean isFlakyAgent(String arg) {
+        if (!arg.startsWith("-javaagent:")) {
+            return false;
+        }
+        String jar = arg.substring("-javaagent:".length());
+        int options = jar.indexOf('=');
+        if (options >= 0) {
+            jar = jar.substring(0, options);
+        }
+        return new File(jar).getName().startsWith("flaky-agent");
+    }
+
+    /** Reports whether the flaky agent is attached to this JVM (its jar is on the system class path then). */
+    private static boolean agentAttached() {
+        try {
+            Class.forName("dev.flaky.agent.Agent", false, ClassLoader.getSystemClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** The system properties Surefire set for the tests: all but the JVM's own, Surefire's internal and flaky's. */
+    static Map<String, String> surefireProperties(Properties properties) {
+        Map<String, String> result = new TreeMap<>();
+        for (String key : properties.stringPropertyNames()) {
+            if (!isJvmOwn(key) && !key.startsWith("surefire.") && !key.startsWith("flaky.")) {
+                result.put(key, properties.getProperty(key));
+            }
+        }
+        return result;
+    }
+
+    private static boolean isJvmOwn(String key) {
+        for (String prefix : JVM_PROPERTY_PREFIXES) {
+            if (key.startsWith(prefix)) {
+                return true;
+            }
+        }
+        for (String name : JVM_PROPERTIES) {
+            if (key.equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The real test class path: Surefire's {@code surefire.test.class.path} (set in every fork that uses a class
+     * path, also behind a manifest-only jar), else {@code java.class.path}; without Surefire's and flaky's own
+     * jars; plus the JUnit Platform launcher when the fork has it, since the driver must use it too.
+     */
+    static List<String> classpath(Properties properties, ClassLoader testLoader) {
+        String path = properties.getProperty("surefire.test.class.path");
+        if (path == null || path.isEmpty()) {
+            path = properties.getProperty("java.class.path", "");
+        }
+        List<String> entries = new ArrayList<>();
+        for (String entry : path.split(File.pathSeparator)) {
+            if (!entry.isEmpty() && !isSurefireOrFlaky(entry) && !entries.contains(entry)) {
+                entries.add(entry);
+            }
+        }
+        String launcher = codeSource(LAUNCHER_CLASS, testLoader);
+        if (launcher != null && !entries.contains(launcher)) {
+            entries.add(launcher);
+        }
+        return Collections.unmodifiableList(entries);
+    }
+
+    private static boolean isSurefireOrFlaky(String entry) {
+        String normalized = entry.replace('\\', '/');
+        String name = normalized.substring(normalized.lastIndexOf('/') + 1);
+        return normalized.contains("/org/apache/maven/surefire/") || name.startsWith("surefirebooter")
+                || name.startsWith("flaky-surefire-provider") || name.startsWith("flaky-agent");
+    }
+
+    /** The jar or directory {@code className} is loaded from, or null when it is not there. */
+    private static String codeSource(String className, ClassLoader loader) {
+        try {
+            CodeSource source = Class.forName(className, false, loader).getProtectionDomain().getCodeSource();
+            if (source == null || source.getLocation() == null) {
+                return null;
+            }
+            return Paths.get(source.getLocation().toURI()).toString();
+        } catch (ClassNotFoundException | LinkageError | URISyntaxException | RuntimeException e) {
+            return null;
+        }
+    }
+}
