@@ -55,8 +55,9 @@ public final class Events {
         send(e);
     }
 
-    /** {@code run-start}. */
+    /** {@code run-start}; counting {@code test-end} events starts again. */
     void runStart(int count) {
+        testEnds = 0;
         Map<String, Object> e = event("run-start");
         e.put("count", count);
         send(e);

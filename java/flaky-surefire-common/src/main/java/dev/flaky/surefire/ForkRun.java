@@ -36,6 +36,7 @@ public final class ForkRun<O> {
     private final ForkRecord record;
     private final TestRunner runner;
     private final Listing listing;
+    private final EngineOrder engineOrder;
     private volatile ClassReports<O> reports;
     private boolean perClass;
 
@@ -56,6 +57,7 @@ public final class ForkRun<O> {
         record.order(choice);
         this.runner = TestRunner.embedded(new Forwarding());
         this.listing = new Listing(runner);
+        this.engineOrder = EngineOrder.of(testLoader);
     }
 
     /** The listing of test classes this run uses. */
@@ -65,13 +67,14 @@ public final class ForkRun<O> {
 
     /**
      * Runs Surefire's classes (given in its order) in one fork: the chosen order, which may interleave methods of
-     * different classes. {@code methodFilter} (class name, method name) applies Surefire's {@code -Dtest} method
+     * different classes. The default order is Surefire's: its classes in its order, methods in JUnit's, and when JUnit 4
+     * classes run through the Vintage engine, engine by engine as the JUnit Platform runs them. {@code methodFilter} (class name, method name) applies Surefire's {@code -Dtest} method
      * patterns to the default and shuffled orders; an order file is run exactly.
      */
     public void runAll(List<String> surefireClasses, BiPredicate<String, String> methodFilter) throws IOException {
         List<String> classes = listing.withTests(surefireClasses);
         record.testClasses(classes);
-        List<ListedTest> listed = listing.tests(classes);
+        List<ListedTest> listed = engineOrder.apply(listing.tests(classes));
         TestSets sets = new TestSets(classes, listed);
         List<OrderEntry> order = plan(listed, methodFilter, sets, null);
         reporter.log("info", "flaky: " + choice.describe(order.size()));
