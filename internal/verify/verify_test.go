@@ -1,0 +1,45 @@
+package verify
+
+import (
+	"testing"
+
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+func TestClassify(t *testing.T) {
+	cfg := Config{Root: "/p", ModuleDir: "/p/core"}
+	run := func(name, outcome string) runOutcome { return runOutcome{run: name, outcome: outcome, message: outcome + " in " + name} }
+	tests := []struct {
+		name        string
+		runs        []runOutcome
+		wantFinding bool
+		wantCase    bool
+		wantFailing bool
+		wantFlakes  int
+	}{
+		{"always passes", []runOutcome{run("surefire", "pass"), run("rerun 1", "pass")}, false, false, false, 0},
+		{"skipped and passing", []runOutcome{run("surefire", "skipped"), run("rerun 1", "pass")}, false, false, false, 0},
+		{"fails every run", []runOutcome{run("surefire", "fail"), run("rerun 1", "error")}, false, true, true, 0},
+		{"flips", []runOutcome{run("surefire", "pass"), run("rerun 1", "fail"), run("rerun 2", "pass"), run("rerun 3", "crash")}, true, true, false, 2},
+		{"not-run is no evidence", []runOutcome{run("surefire", "pass"), run("rerun 1", "not-run")}, false, false, false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, c, failing := classify("p.ATest#m", tt.runs, "/p/core/target/flaky/orders/o.txt", cfg)
+			if (f != nil) != tt.wantFinding || (c != nil) != tt.wantCase || failing != tt.wantFailing {
+				t.Fatalf("finding=%v case=%v failing=%v", f != nil, c != nil, failing)
+			}
+			if f != nil {
+				if f.Kind != report.NOD || len(f.Evidence) != len(tt.runs) || f.Reproduce != "mvn -Pflaky test -pl core -Dflaky.testFailureIgnore=false -Dflaky.order=/p/core/target/flaky/orders/o.txt" {
+					t.Errorf("finding %+v", f)
+				}
+			}
+			if c != nil && len(c.Flaky) != tt.wantFlakes {
+				t.Errorf("flaky entries %d, want %d", len(c.Flaky), tt.wantFlakes)
+			}
+			if c != nil && (c.Class != "p.ATest" || c.Name != "m") {
+				t.Errorf("case names %s %s", c.Class, c.Name)
+			}
+		})
+	}
+}
