@@ -160,6 +160,20 @@ type Log struct {
 	Message string `json:"message"`
 }
 
+// Perturbation says a perturbed call site (issue 5, API perturbation) was
+// hit for the first time during Test; Test is "pkg.Class" for call sites
+// hit in a class's fixtures or static initialiser, empty outside any test.
+type Perturbation struct {
+	Test     string `json:"test"`
+	Strategy string `json:"strategy"` // e.g. RANDOM_MAX
+	Group    string `json:"group"`    // e.g. RANDOM
+	API      string `json:"api"`      // e.g. java.util.Random#nextInt(int)
+	Class    string `json:"class"`    // the project class that made the call
+	Method   string `json:"method"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+}
+
 // MessageType implements Message.
 func (*Hello) MessageType() string { return "hello" }
 
@@ -199,20 +213,24 @@ func (*Exit) MessageType() string { return "exit" }
 // MessageType implements Message.
 func (*Log) MessageType() string { return "log" }
 
+// MessageType implements Message.
+func (*Perturbation) MessageType() string { return "perturbation" }
+
 var messageTypes = map[string]func() Message{
-	"hello":       func() Message { return new(Hello) },
-	"welcome":     func() Message { return new(Welcome) },
-	"reject":      func() Message { return new(Reject) },
-	"tests":       func() Message { return new(Tests) },
-	"run-start":   func() Message { return new(RunStart) },
-	"class-start": func() Message { return new(ClassStart) },
-	"class-end":   func() Message { return new(ClassEnd) },
-	"test-start":  func() Message { return new(TestStart) },
-	"test-end":    func() Message { return new(TestEnd) },
-	"class-error": func() Message { return new(ClassError) },
-	"run-end":     func() Message { return new(RunEnd) },
-	"exit":        func() Message { return new(Exit) },
-	"log":         func() Message { return new(Log) },
+	"hello":        func() Message { return new(Hello) },
+	"welcome":      func() Message { return new(Welcome) },
+	"reject":       func() Message { return new(Reject) },
+	"tests":        func() Message { return new(Tests) },
+	"run-start":    func() Message { return new(RunStart) },
+	"class-start":  func() Message { return new(ClassStart) },
+	"class-end":    func() Message { return new(ClassEnd) },
+	"test-start":   func() Message { return new(TestStart) },
+	"test-end":     func() Message { return new(TestEnd) },
+	"class-error":  func() Message { return new(ClassError) },
+	"run-end":      func() Message { return new(RunEnd) },
+	"exit":         func() Message { return new(Exit) },
+	"log":          func() Message { return new(Log) },
+	"perturbation": func() Message { return new(Perturbation) },
 }
 
 // Encode returns the JSON object for m with its "type" member set.

@@ -137,6 +137,11 @@ func TestDecode(t *testing.T) {
 		{name: "run-end", payload: `{"type":"run-end","count":2}`, want: &RunEnd{Count: 2}},
 		{name: "exit", payload: `{"type":"exit","status":3,"test":"p.C#m","class":"p.C","stack":"at System.exit"}`, want: &Exit{Status: 3, Test: "p.C#m", Class: "p.C", Stack: "at System.exit"}},
 		{name: "log", payload: `{"type":"log","level":"warn","message":"hi"}`, want: &Log{Level: "warn", Message: "hi"}},
+		{
+			name:    "perturbation",
+			payload: `{"type":"perturbation","test":"f.DiceTest#rolls","strategy":"RANDOM_MAX","group":"RANDOM","api":"java.util.Random#nextInt(int)","class":"f.Dice","method":"roll","file":"Dice.java","line":12}`,
+			want:    &Perturbation{Test: "f.DiceTest#rolls", Strategy: "RANDOM_MAX", Group: "RANDOM", API: "java.util.Random#nextInt(int)", Class: "f.Dice", Method: "roll", File: "Dice.java", Line: 12},
+		},
 		{name: "welcome", payload: `{"type":"welcome","protocol":1}`, want: &Welcome{Protocol: 1}},
 		{name: "reject", payload: `{"type":"reject","reason":"no"}`, want: &Reject{Reason: "no"}},
 		{name: "unknown type ignored", payload: `{"type":"restore-static","field":"x"}`, want: nil},

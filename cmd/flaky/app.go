@@ -35,6 +35,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			installArtifactsCommand(),
 			listTestsCommand(),
 			runOrderCommand(),
+			detectCommand(),
+			chaosCommand(),
 			verifyCommand(),
 			runCommand(),
 			baselineCommand(),

@@ -83,14 +83,16 @@ func runProject(c *cli.Context) error {
 	cmd.Stdout, cmd.Stderr = c.App.Writer, c.App.ErrWriter
 
 	var wg sync.WaitGroup
+	stop := make(chan struct{})
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		showProgress(c.App.ErrWriter, run.Events())
+		showProgress(c.App.ErrWriter, run.Events(), stop)
 	}()
 	err = cmd.Run()
-	run.Close()
+	close(stop)
 	wg.Wait()
+	run.Close()
 	var exitErr *exec.ExitError
 	if errors.As(err, &exitErr) {
 		return &exitStatus{code: exitTestsFailed, msg: fmt.Sprintf("mvn -Pflaky verify failed (exit status %d)", exitErr.ExitCode())}
@@ -101,21 +103,28 @@ func runProject(c *cli.Context) error {
 	return nil
 }
 
-// showProgress prints one line per finished test the forks report.
-func showProgress(w io.Writer, events <-chan agent.Event) {
-	done, failed := 0, 0
-	for ev := range events {
+// showProgress prints the forks' progress until stop is closed (Maven ended);
+// the run's event channel itself stays open.
+func showProgress(w io.Writer, events <-chan agent.Event, stop <-chan struct{}) {
+	done, failed := map[int]int{}, map[int]int{}
+	for {
+		var ev agent.Event
+		select {
+		case ev = <-events:
+		case <-stop:
+			return
+		}
 		switch m := ev.Message.(type) {
 		case *agent.RunStart:
 			fmt.Fprintf(w, "[flaky] fork %d: running %d tests\n", ev.Conn, m.Count)
 		case *agent.TestEnd:
-			done++
+			done[ev.Conn]++
 			if m.Outcome == "fail" || m.Outcome == "error" {
-				failed++
+				failed[ev.Conn]++
 				fmt.Fprintf(w, "[flaky] %-5s %s\n", m.Outcome, m.Test)
 			}
 		case *agent.RunEnd:
-			fmt.Fprintf(w, "[flaky] fork %d: %d tests done, %d failed so far\n", ev.Conn, done, failed)
+			fmt.Fprintf(w, "[flaky] fork %d: %d tests done, %d failed\n", ev.Conn, done[ev.Conn], failed[ev.Conn])
 		}
 	}
 }

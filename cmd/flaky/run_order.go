@@ -15,13 +15,13 @@ func runOrderCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "run-order",
 		Usage: "run the tests of an order file once, in that order, in one JVM",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			moduleFlag,
 			&cli.StringFlag{Name: "order", Required: true, Usage: "file with one test id per line (# comments allowed)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the results as a JSON array"},
 			&cli.DurationFlag{Name: "timeout", Value: launcher.DefaultRunTimeout, Usage: "kill the JVM after this long"},
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill the JVM when one test runs longer than this (0: off)"},
-		},
+		}, runOrderChaosFlags...),
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
@@ -33,19 +33,29 @@ func runOrderCommand() *cli.Command {
 			if err != nil {
 				return usageError("%v", err)
 			}
-			_, l, err := openModule(c, launcher.Options{RunTimeout: c.Duration("timeout"), TestTimeout: c.Duration("test-timeout")})
+			chaosOptions, err := runOrderChaos(c)
+			if err != nil {
+				return err
+			}
+			setup, l, err := openModule(c, launcher.Options{RunTimeout: c.Duration("timeout"), TestTimeout: c.Duration("test-timeout")})
 			if err != nil {
 				return err
 			}
 			defer l.Close()
-			r, err := l.Run(c.Context, order)
+			var agentOptions []string
+			if chaosOptions != nil {
+				if agentOptions, err = chaosOptions(setup); err != nil {
+					return err
+				}
+			}
+			r, err := l.RunWith(c.Context, order, launcher.RunOptions{AgentOptions: agentOptions})
 			if err != nil {
 				return fmt.Errorf("run order: %w", err)
 			}
 			if c.Bool("json") {
 				err = writeJSON(c.App.Writer, r)
-			} else {
-				err = writeText(c.App.Writer, r)
+			} else if err = writeText(c.App.Writer, r); err == nil && agentOptions != nil {
+				err = writePerturbations(c.App.Writer, r)
 			}
 			if err != nil {
 				return err

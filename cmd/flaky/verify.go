@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,8 +23,9 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "root", Usage: "the project root holding .flaky/baseline.json (default: the module)"},
 			&cli.StringFlag{Name: "gate", Usage: "on: fail on flaky tests not in the baseline; off: only report (default on)"},
 			&cli.StringFlag{Name: "reruns", Usage: "reruns of the recorded order (default 3)"},
-			&cli.StringFlag{Name: "rounds", Usage: "reserved for the order-dependence analyses"},
-			&cli.StringFlag{Name: "budget", Usage: "reserved for the order-dependence analyses"},
+			&cli.StringFlag{Name: "rounds", Usage: "exploration orders of the order-dependence analysis; 0 for none (default: enough for pairwise class coverage)"},
+			&cli.StringFlag{Name: "budget", Usage: "wall-clock budget of the order-dependence analysis per fork, e.g. 2m or 90 (seconds); 0 turns it off (default 5m)"},
+			&cli.StringFlag{Name: "chaos", Usage: "API perturbation: off (default), combined or single, optionally :STRATEGY+... (see flaky chaos); its attribution gets the same --budget"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -57,6 +59,32 @@ func verifyCommand() *cli.Command {
 				}
 				cfg.Reruns = n
 			}
+			if r := strings.TrimSpace(c.String("rounds")); r != "" {
+				n, err := strconv.Atoi(r)
+				if err != nil || n < 0 {
+					return usageError("--rounds must be a number, 0 or more, not %q", r)
+				}
+				cfg.Rounds = n
+				if n == 0 {
+					cfg.Rounds = -1
+				}
+			}
+			if b := strings.TrimSpace(c.String("budget")); b != "" {
+				d, err := parseBudget(b)
+				if err != nil {
+					return usageError("--budget: %v", err)
+				}
+				cfg.Budget = d
+				if d == 0 {
+					cfg.Budget = -1
+				}
+			}
+			if cfg.Chaos, err = verify.ParseChaos(c.String("chaos")); err != nil {
+				return usageError("--chaos: %v", err)
+			}
+			if cfg.Budget > 0 {
+				cfg.Chaos.Budget = cfg.Budget
+			}
 			res, err := verify.Run(c.Context, cfg)
 			if err != nil {
 				return fmt.Errorf("verify %s: %w", module, err)
@@ -67,4 +95,16 @@ func verifyCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// parseBudget reads a duration ("90s", "2m") or a number of seconds.
+func parseBudget(s string) (time.Duration, error) {
+	if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("want a duration such as 5m or a number of seconds, not %q", s)
+	}
+	return d, nil
 }

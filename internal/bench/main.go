@@ -1,7 +1,8 @@
 // Command bench measures flaky's launcher against plain Maven Surefire on the
 // fixtures in testdata/: the wall time to run a module's whole suite in N
 // shuffled orders, with flaky's directly launched JVMs versus N runs of
-// `mvn surefire:test -Dsurefire.runOrder=random`. Run it with `make bench`.
+// `mvn surefire:test -Dsurefire.runOrder=random`; and what API perturbation
+// (flaky chaos) costs per strategy. Run it with `make bench`.
 package main
 
 import (
@@ -25,19 +26,33 @@ import (
 
 func main() {
 	orders := flag.Int("orders", 20, "shuffled orders per fixture")
-	fixtures := flag.String("fixtures", "junit4,jupiter5", "comma-separated fixtures under testdata/")
+	fixtures := flag.String("fixtures", "junit4,jupiter5", "comma-separated fixtures under testdata/ (empty: skip the launcher benchmark)")
+	chaosFixture := flag.String("chaos-fixture", "chaos", "fixture for the API perturbation overhead benchmark (empty: skip it)")
+	chaosRuns := flag.Int("chaos-runs", 3, "runs per strategy in the API perturbation benchmark")
 	flag.Parse()
-	if err := run(*orders, strings.Split(*fixtures, ",")); err != nil {
+	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(orders int, fixtures []string) error {
+func run(orders int, fixtures []string, chaosFixture string, chaosRuns int) error {
 	jars, err := agent.Extract()
 	if err != nil {
 		return err
 	}
+	if len(fixtures) > 0 && fixtures[0] != "" {
+		if err := benchLauncher(orders, fixtures, jars); err != nil {
+			return err
+		}
+	}
+	if chaosFixture != "" {
+		return benchChaos(chaosFixture, chaosRuns, jars)
+	}
+	return nil
+}
+
+func benchLauncher(orders int, fixtures []string, jars agent.Jars) error {
 	fmt.Printf("%-10s %6s %7s %14s %14s %14s %8s\n", "fixture", "tests", "orders", "flaky", "flaky(1 jvm)", "surefire", "ratio")
 	for _, name := range fixtures {
 		r, err := benchFixture(name, orders, jars)

@@ -50,6 +50,19 @@ type Options struct {
 	Workers int
 }
 
+// RunOptions tune one run of RunWith.
+type RunOptions struct {
+	// AgentOptions are extra key=value agent options for this run's JVM,
+	// after port and token (see PROTOCOL.md); they must not contain commas.
+	AgentOptions []string
+}
+
+// Job is one order for RunJobs and the options to run it with.
+type Job struct {
+	Order []string
+	RunOptions
+}
+
 // TestInfo is one test found by List.
 type TestInfo struct {
 	ID     string `json:"id"`
@@ -121,6 +134,14 @@ func (l *Launcher) Close() error {
 
 // Run executes order in one fresh JVM.
 func (l *Launcher) Run(ctx context.Context, order []string) (*Result, error) {
+	return l.RunWith(ctx, order, RunOptions{})
+}
+
+// RunWith executes order in one fresh JVM with opts.
+func (l *Launcher) RunWith(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
+	if err := checkAgentOptions(opts.AgentOptions); err != nil {
+		return nil, err
+	}
 	f, err := os.CreateTemp(l.tmp, "order-*.txt")
 	if err != nil {
 		return nil, fmt.Errorf("write order file: %w", err)
@@ -136,8 +157,9 @@ func (l *Launcher) Run(ctx context.Context, order []string) (*Result, error) {
 
 	asm := newAssembler(order)
 	w := &watch{
-		handle:   asm.handle,
-		deadline: func() time.Time { return asm.deadline(l.opts.TestTimeout) },
+		handle:       asm.handle,
+		deadline:     func() time.Time { return asm.deadline(l.opts.TestTimeout) },
+		agentOptions: opts.AgentOptions,
 	}
 	p, err := l.launch(ctx, []string{"run", "--order", f.Name()}, w)
 	if err != nil {
@@ -145,13 +167,14 @@ func (l *Launcher) Run(ctx context.Context, order []string) (*Result, error) {
 	}
 	tests, exit := asm.finish(ending{killed: p.killed, status: p.status, signal: p.signal, output: p.output}, p.end)
 	return &Result{
-		Order:       order,
-		Tests:       tests,
-		ClassErrors: asm.classErrors,
-		Exit:        exit,
-		TimedOut:    p.killed != "",
-		Output:      p.output,
-		Duration:    p.end.Sub(p.start),
+		Order:         order,
+		Tests:         tests,
+		ClassErrors:   asm.classErrors,
+		Perturbations: asm.perturbations,
+		Exit:          exit,
+		TimedOut:      p.killed != "",
+		Output:        p.output,
+		Duration:      p.end.Sub(p.start),
 	}, nil
 }
 
@@ -159,15 +182,24 @@ func (l *Launcher) Run(ctx context.Context, order []string) (*Result, error) {
 // and returns the results in the order of orders. The first error cancels
 // the runs still going.
 func (l *Launcher) RunAll(ctx context.Context, orders [][]string) ([]*Result, error) {
-	results := make([]*Result, len(orders))
+	jobs := make([]Job, len(orders))
+	for i, order := range orders {
+		jobs[i] = Job{Order: order}
+	}
+	return l.RunJobs(ctx, jobs)
+}
+
+// RunJobs is RunAll for orders that each have their own RunOptions.
+func (l *Launcher) RunJobs(ctx context.Context, jobs []Job) ([]*Result, error) {
+	results := make([]*Result, len(jobs))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(l.opts.Workers)
-	for i, order := range orders {
+	for i, job := range jobs {
 		g.Go(func() error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r, err := l.Run(ctx, order)
+			r, err := l.RunWith(ctx, job.Order, job.RunOptions)
 			if err != nil {
 				return fmt.Errorf("order %d: %w", i, err)
 			}
@@ -214,8 +246,20 @@ func (l *Launcher) List(ctx context.Context, sel Selection) ([]TestInfo, error) 
 	return tests, nil
 }
 
-// command returns the java arguments for one runner invocation.
-func (l *Launcher) command(port int, token string, mainArgs []string) []string {
+// checkAgentOptions rejects agent options that would not survive the
+// comma-separated -javaagent option string.
+func checkAgentOptions(options []string) error {
+	for _, o := range options {
+		if k, _, ok := strings.Cut(o, "="); !ok || k == "" || strings.Contains(o, ",") {
+			return fmt.Errorf("agent option %q: want key=value without commas", o)
+		}
+	}
+	return nil
+}
+
+// command returns the java arguments for one runner invocation; agentOptions
+// follow port and token in the -javaagent option string.
+func (l *Launcher) command(port int, token string, agentOptions, mainArgs []string) []string {
 	args := append([]string(nil), l.env.JVMArgs...)
 	keys := make([]string, 0, len(l.env.SysProps))
 	for k := range l.env.SysProps {
@@ -225,7 +269,11 @@ func (l *Launcher) command(port int, token string, mainArgs []string) []string {
 	for _, k := range keys {
 		args = append(args, "-D"+k+"="+l.env.SysProps[k])
 	}
-	args = append(args, fmt.Sprintf("-javaagent:%s=port=%d,token=%s", l.jars.Agent, port, token))
+	javaagent := fmt.Sprintf("-javaagent:%s=port=%d,token=%s", l.jars.Agent, port, token)
+	for _, o := range agentOptions {
+		javaagent += "," + o
+	}
+	args = append(args, javaagent)
 	args = append(args, l.cpArgs...)
 	args = append(args, runnerMain)
 	return append(args, mainArgs...)

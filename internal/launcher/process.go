@@ -23,8 +23,9 @@ const (
 
 // watch connects one runner invocation to launch.
 type watch struct {
-	handle   func(m agent.Message, now time.Time) // every message but the hello
-	deadline func() time.Time                     // when to kill for the test timeout; zero for never
+	handle       func(m agent.Message, now time.Time) // every message but the hello
+	deadline     func() time.Time                     // when to kill for the test timeout; zero for never
+	agentOptions []string                             // extra agent options after port and token
 }
 
 // launched is what launch saw of one JVM.
@@ -61,7 +62,7 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (*la
 	}
 	defer run.Close()
 
-	cmd := exec.Command(l.env.Java, l.command(l.server.Port(), run.Token, mainArgs)...)
+	cmd := exec.Command(l.env.Java, l.command(l.server.Port(), run.Token, w.agentOptions, mainArgs)...)
 	cmd.Dir = l.env.Dir
 	cmd.Env = append(os.Environ(), l.env.Env...)
 	ownProcessGroup(cmd)

@@ -35,7 +35,7 @@ func fakeJVM(scenario string, args []string) int {
 		fmt.Fprintln(os.Stderr, `openjdk version "17.0.15" 2025-04-15`)
 		return 0
 	}
-	var port, token, orderFile, mode string
+	var port, token, chaos, orderFile, mode string
 	for i, a := range args {
 		if opts, ok := strings.CutPrefix(a, "-javaagent:"); ok {
 			_, opts, _ = strings.Cut(opts, "=")
@@ -46,6 +46,8 @@ func fakeJVM(scenario string, args []string) int {
 					port = v
 				case "token":
 					token = v
+				case "chaos":
+					chaos = v
 				}
 			}
 		}
@@ -127,7 +129,12 @@ func fakeJVM(scenario string, args []string) int {
 				fmt.Printf("noise line %d\n", j)
 			}
 		}
-		send(&agent.TestEnd{Test: test, Index: i, Outcome: "pass", TimeMs: 1})
+		outcome := "pass"
+		if method == "perturbed" && chaos != "" {
+			send(&agent.Perturbation{Test: test, Strategy: chaos, Group: "RANDOM", API: "java.util.Random#nextInt(int)", Class: className(test), Method: method, File: "A.java", Line: 7})
+			outcome = "fail"
+		}
+		send(&agent.TestEnd{Test: test, Index: i, Outcome: outcome, TimeMs: 1})
 	}
 	send(&agent.RunEnd{Count: len(order)})
 	conn.Close()
@@ -355,15 +362,56 @@ func TestCommand(t *testing.T) {
 		jars:   agent.Jars{Agent: "/c/flaky-agent.jar", Runner: "/c/flaky-runner.jar"},
 		cpArgs: []string{"-cp", "/p/test-classes:/c/flaky-runner.jar"},
 	}
-	got := l.command(4321, "tok", []string{"run", "--order", "/tmp/o.txt"})
+	got := l.command(4321, "tok", []string{"chaos=RANDOM_MAX+LOCALE", "chaos.seed=3"}, []string{"run", "--order", "/tmp/o.txt"})
 	want := []string{
 		"-Xmx256m", "--add-opens=java.base/java.lang=ALL-UNNAMED",
 		"-Da=x y", "-Db=2",
-		"-javaagent:/c/flaky-agent.jar=port=4321,token=tok",
+		"-javaagent:/c/flaky-agent.jar=port=4321,token=tok,chaos=RANDOM_MAX+LOCALE,chaos.seed=3",
 		"-cp", "/p/test-classes:/c/flaky-runner.jar",
 		"dev.flaky.runner.Main", "run", "--order", "/tmp/o.txt",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("command:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestRunJobsAgentOptions(t *testing.T) {
+	l := fakeLauncher(t, "run", Options{Workers: 2})
+	order := []string{"p.A#a", "p.A#perturbed"}
+	res, err := l.RunJobs(context.Background(), []Job{
+		{Order: order},
+		{Order: order, RunOptions: RunOptions{AgentOptions: []string{"chaos=RANDOM_MAX"}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res[0].Tests[1].Outcome; got != Pass || len(res[0].Perturbations) != 0 {
+		t.Errorf("unperturbed run: outcome %s, perturbations %v; want pass and none", got, res[0].Perturbations)
+	}
+	want := []agent.Perturbation{{Test: "p.A#perturbed", Strategy: "RANDOM_MAX", Group: "RANDOM", API: "java.util.Random#nextInt(int)", Class: "p.A", Method: "perturbed", File: "A.java", Line: 7}}
+	if got := res[1].Tests[1].Outcome; got != Fail || !slices.Equal(res[1].Perturbations, want) {
+		t.Errorf("perturbed run: outcome %s, perturbations %+v; want fail and %+v", got, res[1].Perturbations, want)
+	}
+}
+
+func TestCheckAgentOptions(t *testing.T) {
+	tests := []struct {
+		options []string
+		ok      bool
+	}{
+		{nil, true},
+		{[]string{"chaos=RANDOM_MAX+TIME_FAST", "chaos.roots=/a b/classes"}, true},
+		{[]string{"chaos.roots=/a,b"}, false},
+		{[]string{"chaos"}, false},
+		{[]string{"=x"}, false},
+	}
+	for _, tt := range tests {
+		if err := checkAgentOptions(tt.options); (err == nil) != tt.ok {
+			t.Errorf("checkAgentOptions(%q) = %v, want ok %v", tt.options, err, tt.ok)
+		}
+	}
+	l := fakeLauncher(t, "run", Options{})
+	if _, err := l.RunWith(context.Background(), []string{"p.A#a"}, RunOptions{AgentOptions: []string{"a=1,b=2"}}); err == nil {
+		t.Error("RunWith accepted an agent option with a comma")
 	}
 }

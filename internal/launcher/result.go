@@ -49,10 +49,13 @@ type Result struct {
 	// not-run entry for every order entry that got no result.
 	Tests       []TestResult
 	ClassErrors []agent.ClassError
-	Exit        Exit
-	TimedOut    bool   // the driver killed the JVM (run or test timeout)
-	Output      string // the JVM's stdout and stderr, head and tail when long
-	Duration    time.Duration
+	// Perturbations are the perturbed call sites the agent reported, in
+	// the order they arrived (only when perturbation was enabled).
+	Perturbations []agent.Perturbation
+	Exit          Exit
+	TimedOut      bool   // the driver killed the JVM (run or test timeout)
+	Output        string // the JVM's stdout and stderr, head and tail when long
+	Duration      time.Duration
 }
 
 // ending says why and how a run's JVM stopped; it is the input to assembler.finish.
@@ -72,18 +75,19 @@ type running struct {
 
 // assembler turns a run's events into per-test results.
 type assembler struct {
-	order       []string
-	covered     []bool
-	last        int // highest order index that got a result, -1 before any
-	tests       []TestResult
-	classErrors []agent.ClassError
-	current     *running
-	class       string // class whose fixtures are active (class-start seen, class-end not)
-	classStart  time.Time
-	exit        *agent.Exit
-	started     bool // run-start seen
-	ended       bool // run-end seen
-	progress    time.Time
+	order         []string
+	covered       []bool
+	last          int // highest order index that got a result, -1 before any
+	tests         []TestResult
+	classErrors   []agent.ClassError
+	perturbations []agent.Perturbation
+	current       *running
+	class         string // class whose fixtures are active (class-start seen, class-end not)
+	classStart    time.Time
+	exit          *agent.Exit
+	started       bool // run-start seen
+	ended         bool // run-end seen
+	progress      time.Time
 }
 
 func newAssembler(order []string) *assembler {
@@ -117,6 +121,8 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 		a.progress = now
 	case *agent.ClassError:
 		a.classErrors = append(a.classErrors, *m)
+	case *agent.Perturbation:
+		a.perturbations = append(a.perturbations, *m)
 	case *agent.RunEnd:
 		a.ended = true
 		a.current = nil

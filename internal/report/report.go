@@ -44,6 +44,28 @@ type Finding struct {
 	Polluters [][]string `json:"polluters,omitempty"`
 	Setters   [][]string `json:"setters,omitempty"`
 	Cleaners  [][]string `json:"cleaners,omitempty"`
+	// FailingOrder and PassingOrder are the shortest orders found (the test
+	// last) in which the test fails and passes.
+	FailingOrder []string `json:"failingOrder,omitempty"`
+	PassingOrder []string `json:"passingOrder,omitempty"`
+	// ReproduceRunOrder reruns the failure with `flaky run-order`, as
+	// Reproduce does with plain Maven.
+	ReproduceRunOrder string `json:"reproduceRunOrder,omitempty"`
+	// Strategy and Group name the API perturbation that makes an API
+	// finding's test fail (e.g. RANDOM_MAX in group RANDOM).
+	Strategy string `json:"strategy,omitempty"`
+	Group    string `json:"group,omitempty"`
+	// CallSites are the perturbed call sites of that group the test hit.
+	CallSites []CallSite `json:"callSites,omitempty"`
+}
+
+// CallSite is a project line that called a perturbed JDK API.
+type CallSite struct {
+	Class  string `json:"class"`
+	Method string `json:"method"`
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	API    string `json:"api"` // e.g. java.util.Random#nextInt(int)
 }
 
 // Evidence is one run of an order and the outcome the finding's test had in it.
@@ -57,9 +79,43 @@ type Evidence struct {
 
 // Stats summarises the work behind a report.
 type Stats struct {
-	Tests      int   `json:"tests"`
-	Orders     int   `json:"orders"`
-	DurationMs int64 `json:"durationMs"`
+	Tests      int       `json:"tests"`
+	Orders     int       `json:"orders"`
+	DurationMs int64     `json:"durationMs"`
+	Coverage   *Coverage `json:"coverage,omitempty"`
+	// Chaos describes the API perturbation analysis, when one ran.
+	Chaos *ChaosStats `json:"chaos,omitempty"`
+}
+
+// ChaosStats says what the API perturbation analysis ran.
+type ChaosStats struct {
+	Mode            string   `json:"mode"`       // combined or single
+	Strategies      []string `json:"strategies"` // the strategies that ran
+	Runs            int      `json:"runs"`       // JVMs it started
+	BudgetMs        int64    `json:"budgetMs"`
+	BudgetExhausted bool     `json:"budgetExhausted"`
+	// FailUnperturbed failed perturbed but also unperturbed: not reported as api.
+	FailUnperturbed []string `json:"failUnperturbed,omitempty"`
+	// Unconfirmed failed perturbed; their unperturbed outcome is unknown.
+	Unconfirmed []string `json:"unconfirmed,omitempty"`
+	DurationMs  int64    `json:"durationMs"`
+}
+
+// Coverage says how much of the suite's order space the order-dependence
+// analysis explored, and with which seed.
+type Coverage struct {
+	Seed            int64          `json:"seed"`
+	Orders          int            `json:"orders"`               // orders it ran, one JVM each
+	Generators      map[string]int `json:"generators,omitempty"` // orders run per generator or step
+	Rounds          int            `json:"rounds"`               // exploration orders run
+	RoundsPlanned   int            `json:"roundsPlanned"`        // exploration orders planned
+	Pairs           int            `json:"pairs"`                // ordered pairs of distinct tests
+	PairsCovered    int            `json:"pairsCovered"`         // pairs run right after each other
+	TestsAlone      int            `json:"testsAlone"`           // tests run alone
+	BudgetMs        int64          `json:"budgetMs"`
+	BudgetExhausted bool           `json:"budgetExhausted"`
+	Unconfirmed     []string       `json:"unconfirmed,omitempty"` // flipped, not confirmed within the budget
+	DurationMs      int64          `json:"durationMs"`
 }
 
 // Sort orders findings by kind, then test id, so reports diff cleanly.

@@ -19,6 +19,7 @@ import (
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/gate"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/surefire"
 )
@@ -34,9 +35,13 @@ type Config struct {
 	Module    string // the module's name in reports; default: its path relative to Root
 	Gate      bool   // fail on flaky tests the baseline does not accept
 	Reruns    int    // reruns of the recorded order; 0 means DefaultReruns
-	Java      string // java executable; default: the one the fork used
-	Workers   int    // parallel JVMs; 0 means one per core
-	Out       io.Writer
+	Rounds    int    // exploration orders of the order-dependence analysis; 0: its default, negative: none
+	// Budget bounds the order-dependence analysis per fork; 0 means its default, negative turns it off.
+	Budget  time.Duration
+	Java    string // java executable; default: the one the fork used
+	Workers int    // parallel JVMs; 0 means one per core
+	Out     io.Writer
+	Chaos   ChaosConfig // API perturbation (see chaos.go); off by default
 }
 
 // Result is what Run found and decided.
@@ -116,8 +121,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			orders[i] = order
 		}
 		results, err := l.RunAll(ctx, orders)
-		l.Close()
 		if err != nil {
+			l.Close()
 			return nil, err
 		}
 		for i, r := range results {
@@ -141,6 +146,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			if failing {
 				res.Failing = append(res.Failing, test)
 			}
+		}
+		err = detectOrderDependence(ctx, cfg, l, rec, results, res)
+		if err == nil {
+			err = runChaos(ctx, cfg, l, rec, order, results, res)
+		}
+		l.Close()
+		if err != nil {
+			return nil, err
 		}
 	}
 	res.Report.Stats.Tests = len(testOrder)
@@ -206,11 +219,7 @@ func classify(test string, runs []runOutcome, orderFile string, cfg Config) (*re
 
 // reproduce is the plain-Maven command that reruns an order of the module.
 func reproduce(cfg Config, orderFile string) string {
-	cmd := "mvn -Pflaky test -Dflaky.testFailureIgnore=false -Dflaky.order=" + orderFile
-	if rel := moduleName(cfg.Root, cfg.ModuleDir); rel != "." {
-		cmd = "mvn -Pflaky test -pl " + rel + " -Dflaky.testFailureIgnore=false -Dflaky.order=" + orderFile
-	}
-	return cmd
+	return od.MavenReproduce(moduleName(cfg.Root, cfg.ModuleDir), orderFile)
 }
 
 func moduleName(root, moduleDir string) string {

@@ -8,7 +8,9 @@ import (
 
 func TestClassify(t *testing.T) {
 	cfg := Config{Root: "/p", ModuleDir: "/p/core"}
-	run := func(name, outcome string) runOutcome { return runOutcome{run: name, outcome: outcome, message: outcome + " in " + name} }
+	run := func(name, outcome string) runOutcome {
+		return runOutcome{run: name, outcome: outcome, message: outcome + " in " + name}
+	}
 	tests := []struct {
 		name        string
 		runs        []runOutcome

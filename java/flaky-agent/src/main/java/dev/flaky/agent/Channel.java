@@ -23,6 +23,8 @@ public final class Channel {
     private static String currentTest = "";
     private static String currentClass = "";
     private static boolean finished;
+    /** Bumped whenever the running test or class changes; lets the chaos instrumentation report per test cheaply. */
+    private static volatile int testEpoch;
 
     private Channel() {
     }
@@ -81,17 +83,40 @@ public final class Channel {
         Runtime.getRuntime().addShutdownHook(new Thread(Channel::reportExit, "flaky-exit-reporter"));
     }
 
+    /**
+     * Returns a number that changes whenever a test or a class's run of tests starts or ends (used by the chaos
+     * instrumentation to report each call site once per test). Only events passing through {@link #send} move it,
+     * so it stays 0 while the runner prints its events itself (no driver).
+     */
+    public static int testEpoch() {
+        return testEpoch;
+    }
+
+    /**
+     * Returns the running test's id; outside a test (class fixtures) the running class's name; "" when neither is
+     * known.
+     */
+    public static String runningTest() {
+        synchronized (LOCK) {
+            return currentTest.isEmpty() ? currentClass : currentTest;
+        }
+    }
+
     /** Tracks the running test and class, and whether the runner has finished its order, from the events that pass. */
     private static void observe(Map<String, Object> event) {
         Object type = event.get("type");
         if ("test-start".equals(type)) {
             currentTest = String.valueOf(event.get("test"));
+            testEpoch++;
         } else if ("test-end".equals(type)) {
             currentTest = "";
+            testEpoch++;
         } else if ("class-start".equals(type)) {
             currentClass = String.valueOf(event.get("class"));
+            testEpoch++;
         } else if ("class-end".equals(type)) {
             currentClass = "";
+            testEpoch++;
         } else if ("run-start".equals(type)) {
             // A JVM may run several orders (the Surefire provider runs one per class when forks are per class).
             finished = false;

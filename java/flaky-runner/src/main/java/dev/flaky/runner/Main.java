@@ -59,7 +59,8 @@ public final class Main {
         List<ListedTest> tests = TestRunner.with(events).list(ClassScanner.scan(dir, includes, excludes));
         // Stable: keeps each engine's method order within a class.
         tests.sort(Comparator.comparing(t -> t.listedClass));
-        events.tests(tests);
+        // As Surefire runs them: with JUnit 4 on the Vintage engine, engine by engine.
+        events.tests(EngineOrder.of(Classes.loader()).apply(tests));
     }
 
     private static void run(Map<String, List<String>> options, Events events) throws Exception {

@@ -1,7 +1,9 @@
 package dev.flaky.runner;
 
+import org.junit.FixMethodOrder;
 import org.junit.Ignore;
 import org.junit.Test;
+import org.junit.runners.MethodSorters;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,6 +27,18 @@ public class TestRunnerTest {
         @Ignore("off")
         @Test
         public void c() {
+        }
+    }
+
+    /** A class that fixes its own method order, which JUnit 4.13's sorter leaves alone. */
+    @FixMethodOrder(MethodSorters.NAME_ASCENDING)
+    public static class Fixed {
+        @Test
+        public void a() {
+        }
+
+        @Test
+        public void b() {
         }
     }
 
@@ -108,5 +122,17 @@ public class TestRunnerTest {
                 "end Class#m 3 error", "run-end 4"), r.events);
         assertTrue(r.failure instanceof AssertionError);
         assertEquals("b fails", r.failure.getMessage());
+    }
+
+    @Test
+    public void keepsTheRequestedOrderForAFixMethodOrderClass() {
+        Recorder r = new Recorder();
+        String fixed = Fixed.class.getName();
+        TestRunner.embedded(r).run(Arrays.asList(new OrderEntry(0, fixed + "#b"), new OrderEntry(1, fixed + "#a")));
+        assertEquals(Arrays.asList("run-start 2",
+                "class-start TestRunnerTest$Fixed", "start TestRunnerTest$Fixed#b 0", "end TestRunnerTest$Fixed#b 0 pass",
+                "class-end TestRunnerTest$Fixed",
+                "class-start TestRunnerTest$Fixed", "start TestRunnerTest$Fixed#a 1", "end TestRunnerTest$Fixed#a 1 pass",
+                "class-end TestRunnerTest$Fixed", "run-end 2"), r.events);
     }
 }

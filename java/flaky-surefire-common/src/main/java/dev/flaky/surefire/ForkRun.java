@@ -1,5 +1,6 @@
 package dev.flaky.surefire;
 
+import dev.flaky.runner.EngineOrder;
 import dev.flaky.runner.Failure;
 import dev.flaky.runner.ListedTest;
 import dev.flaky.runner.OrderEntry;
@@ -8,6 +9,9 @@ import dev.flaky.runner.TestRunner;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -118,7 +122,8 @@ public final class ForkRun<O> {
 
     /**
      * Writes the fork record to {@code ${flaky.buildDir}/flaky/fork.json}, or {@code fork-<pid>.json} when this
-     * fork ran classes one at a time; without {@code flaky.buildDir} (no flaky profile) it writes nothing.
+     * fork ran classes one at a time, and removes records of earlier runs it replaces; without
+     * {@code flaky.buildDir} (no flaky profile) it writes nothing.
      */
     public void writeRecord() throws IOException {
         String buildDir = properties.getProperty(BUILD_DIR_PROPERTY);
@@ -126,8 +131,24 @@ public final class ForkRun<O> {
             reporter.log("warn", "flaky: -D" + BUILD_DIR_PROPERTY + " is not set, so no fork record is written");
             return;
         }
-        String name = perClass ? "fork-" + pid() + ".json" : "fork.json";
-        record.write(Paths.get(buildDir.trim(), "flaky", name));
+        Path dir = Paths.get(buildDir.trim(), "flaky");
+        removeStaleRecords(dir);
+        record.write(dir.resolve(perClass ? "fork-" + pid() + ".json" : "fork.json"));
+    }
+
+    /**
+     * Removes records of earlier module runs that this one replaces: a single fork replaces every record; a fork of
+     * per-class forks replaces a single fork's {@code fork.json} (its siblings' records are its own run's).
+     */
+    private void removeStaleRecords(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (DirectoryStream<Path> records = Files.newDirectoryStream(dir, perClass ? "fork.json" : "fork-*.json")) {
+            for (Path stale : records) {
+                Files.deleteIfExists(stale);
+            }
+        }
     }
 
     private List<OrderEntry> plan(List<ListedTest> listed, BiPredicate<String, String> methodFilter, TestSets sets,

@@ -7,6 +7,7 @@ import dev.flaky.runner.ListedTest;
 import dev.flaky.runner.OrderEntry;
 import junit.framework.TestCase;
 import junit.framework.TestSuite;
+import org.junit.FixMethodOrder;
 import org.junit.Ignore;
 import org.junit.internal.runners.JUnit38ClassRunner;
 import org.junit.runner.Description;
@@ -14,6 +15,7 @@ import org.junit.runner.Request;
 import org.junit.runner.RunWith;
 import org.junit.runner.Runner;
 import org.junit.runner.notification.RunNotifier;
+import org.junit.runners.ParentRunner;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -27,6 +29,8 @@ import java.util.Set;
 /** {@link Engine} for JUnit 4 classes ({@code @RunWith}, {@code @org.junit.Test} methods) and JUnit 3 classes. */
 public final class Junit4Engine implements Engine {
     private static final String ERROR_RUNNER = "org.junit.internal.runners.ErrorReportingRunner";
+    /** JUnit 4.13 added {@code ParentRunner.shouldNotReorder}: sorting skips {@code @FixMethodOrder} classes. */
+    static final boolean SORTER_RESPECTS_FIX_METHOD_ORDER = declares(ParentRunner.class, "shouldNotReorder");
 
     @Override
     public boolean handles(Class<?> c) {
@@ -164,7 +168,7 @@ public final class Junit4Engine implements Engine {
     /**
      * Splits found entries into segments that one filtered, sorted request runs in exactly the requested order:
      * a segment ends before a repeated id, or where the description tree (e.g. the parameter sets of
-     * {@code Parameterized}) cannot put the next id in place.
+     * {@code Parameterized}, or a class with {@code @FixMethodOrder}) cannot put the next id in place.
      */
     static List<List<OrderEntry>> segments(Description tree, List<OrderEntry> entries) {
         List<List<OrderEntry>> segments = new ArrayList<>();
@@ -193,7 +197,7 @@ public final class Junit4Engine implements Engine {
             }
         }
         List<String> predicted = new ArrayList<>();
-        predict(tree, new RequestedOrder(position), position, predicted);
+        predict(tree, new RequestedOrder(position), position, false, predicted);
         List<String> wanted = new ArrayList<>();
         for (OrderEntry e : candidate) {
             wanted.add(e.id);
@@ -201,8 +205,12 @@ public final class Junit4Engine implements Engine {
         return predicted.equals(wanted);
     }
 
-    /** Appends the requested leaves of {@code d} in the order a sorter with {@code order} runs them. */
-    private static void predict(Description d, RequestedOrder order, Map<String, Integer> position,
+    /**
+     * Appends the requested leaves of {@code d} in the order a sorter with {@code order} runs them. JUnit 4.13 and
+     * later leave a runner whose class has {@code @FixMethodOrder} (and everything below it) unsorted, so there the
+     * order is the declared one and a differing requested order needs several segments.
+     */
+    private static void predict(Description d, RequestedOrder order, Map<String, Integer> position, boolean fixed,
                                 List<String> out) {
         if (d.isTest()) {
             if (d.getMethodName() != null && position.containsKey(Junit4Listener.id(d))) {
@@ -210,10 +218,22 @@ public final class Junit4Engine implements Engine {
             }
             return;
         }
+        boolean keepsOrder = fixed || SORTER_RESPECTS_FIX_METHOD_ORDER && d.getAnnotation(FixMethodOrder.class) != null;
         List<Description> children = new ArrayList<>(d.getChildren());
-        children.sort(order);
+        if (!keepsOrder) {
+            children.sort(order);
+        }
         for (Description child : children) {
-            predict(child, order, position, out);
+            predict(child, order, position, keepsOrder, out);
+        }
+    }
+
+    private static boolean declares(Class<?> c, String method) {
+        try {
+            c.getDeclaredMethod(method);
+            return true;
+        } catch (NoSuchMethodException | LinkageError e) {
+            return false;
         }
     }
 

@@ -1,8 +1,10 @@
 package dev.flaky.runner.junit4;
 
 import dev.flaky.runner.OrderEntry;
+import org.junit.FixMethodOrder;
 import org.junit.Test;
 import org.junit.runner.Description;
+import org.junit.runners.MethodSorters;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,5 +51,20 @@ public class Junit4EngineTest {
     public void splitsWhereParameterSetsWouldReorderOrAnIdRepeats() {
         List<OrderEntry> order = entries("p.C#a[0]", "p.C#a[1]", "p.C#b[0]", "p.C#b[0]");
         assertEquals(Arrays.asList(2, 1, 1), sizes(Junit4Engine.segments(parameterizedTree(), order)));
+    }
+
+    @FixMethodOrder(MethodSorters.NAME_ASCENDING)
+    private static final class Fixed {
+    }
+
+    @Test
+    public void splitsWhereAFixMethodOrderClassWouldKeepItsOwnOrder() {
+        Description fixed = Description.createSuiteDescription("p.F", Fixed.class.getAnnotation(FixMethodOrder.class));
+        for (String m : new String[] {"a", "b", "c"}) {
+            fixed.addChild(Description.createTestDescription("p.F", m));
+        }
+        List<OrderEntry> order = entries("p.F#a", "p.F#c", "p.F#b", "p.F#c");
+        // JUnit 4.13 does not sort a @FixMethodOrder class: a, c fit its order; b must start again, then c fits.
+        assertEquals(Arrays.asList(2, 2), sizes(Junit4Engine.segments(fixed, order)));
     }
 }

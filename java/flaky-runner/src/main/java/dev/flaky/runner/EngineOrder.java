@@ -1,6 +1,4 @@
-package dev.flaky.surefire;
-
-import dev.flaky.runner.ListedTest;
+package dev.flaky.runner;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -16,10 +14,10 @@ import java.util.List;
 /**
  * The order in which the JUnit Platform runs its engines. When JUnit 4 tests run through the Vintage engine,
  * Surefire runs all classes in one launcher request and the platform runs them engine by engine (in the order the
- * engines are found on the class path, usually Jupiter first), so the project's default order is engine by
- * engine, each in Surefire's class order.
+ * engines are found on the class path, usually Jupiter first), so the module's default order is engine by engine,
+ * each in Surefire's class order.
  */
-final class EngineOrder {
+public final class EngineOrder {
     private static final String SERVICES = "META-INF/services/org.junit.platform.engine.TestEngine";
     private static final String JUPITER = "org.junit.jupiter.engine.JupiterTestEngine";
     private static final String VINTAGE = "org.junit.vintage.engine.VintageTestEngine";
@@ -33,7 +31,7 @@ final class EngineOrder {
     }
 
     /** The engine order of the test class path, from the TestEngine service files in class path order. */
-    static EngineOrder of(ClassLoader loader) {
+    public static EngineOrder of(ClassLoader loader) {
         List<String> engines = new ArrayList<>();
         try {
             Enumeration<URL> files = loader.getResources(SERVICES);
@@ -46,8 +44,8 @@ final class EngineOrder {
         return new EngineOrder(engines.indexOf(JUPITER), engines.indexOf(VINTAGE));
     }
 
-    /** Orders {@code tests} (in Surefire's class order) engine by engine when the Vintage engine runs JUnit 4. */
-    List<ListedTest> apply(List<ListedTest> tests) {
+    /** Orders {@code tests} (in class order) engine by engine when the Vintage engine runs JUnit 4 tests. */
+    public List<ListedTest> apply(List<ListedTest> tests) {
         if (vintageRank < 0) {
             return tests;
         }

@@ -1,6 +1,5 @@
-package dev.flaky.surefire;
+package dev.flaky.runner;
 
-import dev.flaky.runner.ListedTest;
 import org.junit.Rule;
 import org.junit.Test;
 import org.junit.rules.TemporaryFolder;

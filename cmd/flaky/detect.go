@@ -1,0 +1,163 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// detectCommand finds a module's order-dependent flaky tests outside Maven's verify phase.
+func detectCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "detect",
+		Usage: "find a module's order-dependent flaky tests (victims, brittles, NIO, NOD) and write target/flaky/report.json; exits 1 when it finds some",
+		Flags: []cli.Flag{
+			moduleFlag,
+			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for -pl in the reproduce commands (default: the module)"},
+			&cli.IntFlag{Name: "rounds", Usage: "exploration orders to run; 0 for none (default: enough to put every pair of classes next to each other, plus a few random orders)"},
+			&cli.DurationFlag{Name: "budget", Value: od.DefaultBudget, Usage: "wall-clock budget; the analysis stops cleanly when it is spent"},
+			&cli.Int64Flag{Name: "seed", Usage: "seed for the generated orders (default: a random one, recorded in the report)"},
+			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
+			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
+		},
+		Action: detect,
+	}
+}
+
+func detect(c *cli.Context) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	if c.Duration("budget") <= 0 || c.Int("confirmations") < 1 || c.Int("rounds") < 0 || c.Duration("test-timeout") < 0 {
+		return usageError("--budget must be positive, --confirmations at least 1, --rounds and --test-timeout not negative")
+	}
+	setup, l, err := openModule(c, launcher.Options{TestTimeout: c.Duration("test-timeout")})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	infos, err := l.List(c.Context, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
+	if err != nil {
+		return fmt.Errorf("list tests: %w", err)
+	}
+	tests := make([]string, len(infos))
+	for i, ti := range infos {
+		tests[i] = ti.ID
+	}
+	cfg := od.Config{
+		Tests:         tests,
+		Seed:          c.Int64("seed"),
+		Rounds:        c.Int("rounds"),
+		Budget:        c.Duration("budget"),
+		Confirmations: c.Int("confirmations"),
+		Workers:       c.Int("workers"),
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(c.App.ErrWriter, "flaky: detect: "+format+"\n", args...)
+		},
+	}
+	if !c.IsSet("seed") {
+		cfg.Seed = rand.Int64()
+	}
+	if c.IsSet("rounds") && cfg.Rounds == 0 {
+		cfg.Rounds = -1
+	}
+	res, err := od.Analyze(c.Context, l, cfg)
+	if err != nil {
+		return fmt.Errorf("detect: %w", err)
+	}
+
+	root := setup.ModuleDir
+	if r := c.String("root"); r != "" {
+		if root, err = filepath.Abs(r); err != nil {
+			return err
+		}
+	}
+	module := relModule(root, setup.ModuleDir)
+	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
+	findings, err := od.ReportFindings(res.Findings, od.ReportOptions{OrderDir: filepath.Join(flakyDir, "orders"), ModuleDir: setup.ModuleDir, Module: module})
+	if err != nil {
+		return err
+	}
+	rep := &report.Report{
+		Module:   module,
+		Findings: findings,
+		Runs:     res.Coverage.Orders,
+		Stats: report.Stats{
+			Tests: len(tests), Orders: res.Coverage.Orders,
+			DurationMs: res.Coverage.Duration.Milliseconds(), Coverage: res.Coverage.Report(),
+		},
+	}
+	rep.Sort()
+	path := filepath.Join(flakyDir, "report.json")
+	if err := report.Write(path, rep); err != nil {
+		return err
+	}
+	printFindings(c.App.Writer, rep, res.Coverage)
+	fmt.Fprintf(c.App.Writer, "report: %s\n", path)
+	if len(findings) > 0 {
+		return &exitStatus{code: exitTestsFailed}
+	}
+	return nil
+}
+
+// relModule is the module's path from the root ("." for the root itself).
+func relModule(root, module string) string {
+	rel, err := filepath.Rel(root, module)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return filepath.Base(module)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// printFindings prints one line per finding, grouped by kind, then the coverage.
+func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
+	for _, kind := range []report.Kind{report.ODVictim, report.ODBrittle, report.NIO, report.NOD} {
+		for _, f := range rep.Findings {
+			if f.Kind != kind {
+				continue
+			}
+			var details []string
+			for _, g := range []struct {
+				name   string
+				groups [][]string
+			}{{"polluters", f.Polluters}, {"setters", f.Setters}, {"cleaners", f.Cleaners}} {
+				if len(g.groups) > 0 {
+					details = append(details, g.name+" "+formatGroups(g.groups))
+				}
+			}
+			if kind == report.NOD || len(details) == 0 {
+				details = append(details, firstLine(f.Message))
+			}
+			fmt.Fprintf(w, "%-10s %s  %s\n", kind, f.Test, strings.Join(details, "; "))
+		}
+	}
+	stop := ""
+	if cov.BudgetExhausted {
+		stop = ", stopped at the budget"
+	}
+	unconfirmed := ""
+	if n := len(cov.Unconfirmed); n > 0 {
+		unconfirmed = fmt.Sprintf(", %d unconfirmed", n)
+	}
+	fmt.Fprintf(w, "%d flaky of %d tests: %d orders (%d exploration, seed %d), %d of %d pairs adjacent, %d tests alone%s%s, %s\n",
+		len(rep.Findings), cov.Tests, cov.Orders, cov.Rounds, cov.Seed, cov.PairsCovered, cov.Pairs, cov.TestsAlone,
+		unconfirmed, stop, cov.Duration.Round(100*time.Millisecond))
+}
+
+// formatGroups prints groups as "[a + b], [c]".
+func formatGroups(groups [][]string) string {
+	parts := make([]string, len(groups))
+	for i, g := range groups {
+		parts[i] = "[" + strings.Join(g, " + ") + "]"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,317 @@
+package e2e
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kballard/go-shellquote"
+
+	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// chaosExpected is testdata/chaos/expected.json: one api finding per latent
+// test, and the tests that must never be reported.
+type chaosExpected struct {
+	Findings []report.Finding `json:"findings"`
+	Fixture  struct {
+		Stable []string `json:"stable"`
+		Seeded []string `json:"seeded"`
+	} `json:"fixture"`
+}
+
+func readChaosExpected(t *testing.T, dir string) chaosExpected {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e chaosExpected
+	if err := json.Unmarshal(data, &e); err != nil {
+		t.Fatalf("parsing %s/expected.json: %v", dir, err)
+	}
+	if len(e.Findings) == 0 || len(e.Fixture.Stable) == 0 || len(e.Fixture.Seeded) == 0 {
+		t.Fatalf("%s/expected.json lists no findings, stable or seeded tests", dir)
+	}
+	return e
+}
+
+// combinedSet is the strategy set a combined run needs to hit every
+// expected finding: per group the expected strategy, else the default.
+func (e chaosExpected) combinedSet(t *testing.T) []chaos.Strategy {
+	t.Helper()
+	byGroup := map[string]string{}
+	for _, s := range chaos.DefaultCombined {
+		byGroup[s.Group] = s.ID
+	}
+	for _, f := range e.Findings {
+		byGroup[f.Group] = f.Strategy
+	}
+	var ids []string
+	for _, id := range byGroup {
+		ids = append(ids, id)
+	}
+	set, err := chaos.Parse(ids...)
+	if err != nil || len(set) != len(byGroup) {
+		t.Fatalf("expected.json: strategies %q: %v (one per group?)", ids, err)
+	}
+	return set
+}
+
+// checkAPIFindings compares reported api findings with the expected ones
+// field by field (the call sites as sets), and checks that no stable or
+// seeded-Random test is reported.
+func checkAPIFindings(t *testing.T, got []report.Finding, e chaosExpected) {
+	t.Helper()
+	byTest := map[string]report.Finding{}
+	for _, f := range got {
+		if f.Kind != report.API {
+			continue
+		}
+		if _, dup := byTest[f.Test]; dup {
+			t.Errorf("%s reported twice", f.Test)
+		}
+		byTest[f.Test] = f
+	}
+	for _, want := range e.Findings {
+		f, ok := byTest[want.Test]
+		if !ok {
+			t.Errorf("%s (%s) not reported", want.Test, want.Strategy)
+			continue
+		}
+		delete(byTest, want.Test)
+		if f.Strategy != want.Strategy || f.Group != want.Group {
+			t.Errorf("%s: strategy %s (group %s), want %s (group %s)\n%s", want.Test, f.Strategy, f.Group, want.Strategy, want.Group, f.Message)
+		}
+		if g, w := sortedSites(f.CallSites), sortedSites(want.CallSites); !slices.Equal(g, w) {
+			t.Errorf("%s: call sites\n got %+v\nwant %+v", want.Test, g, w)
+		}
+		if f.Message == "" || f.ReproduceRunOrder == "" || f.Reproduce == "" || len(f.Evidence) < 2 {
+			t.Errorf("%s: message %q, reproduce %q, %d evidence entries", want.Test, f.Message, f.ReproduceRunOrder, len(f.Evidence))
+		}
+	}
+	for test, f := range byTest {
+		kind := "unexpected"
+		if slices.Contains(e.Fixture.Stable, test) {
+			kind = "stable"
+		} else if slices.Contains(e.Fixture.Seeded, test) {
+			kind = "seeded-Random"
+		}
+		t.Errorf("%s test %s reported with %s: %s", kind, test, f.Strategy, firstLine(f.Message))
+	}
+}
+
+func sortedSites(sites []report.CallSite) []report.CallSite {
+	out := slices.Clone(sites)
+	slices.SortFunc(out, func(a, b report.CallSite) int {
+		return cmp.Or(cmp.Compare(a.Class, b.Class), cmp.Compare(a.Line, b.Line), cmp.Compare(a.API, b.API), cmp.Compare(a.Method, b.Method), cmp.Compare(a.File, b.File))
+	})
+	return out
+}
+
+// TestChaosCombined runs `flaky chaos` in combined mode as a user would:
+// every latent test is reported with its own strategy and call sites, no
+// stable or seeded test is, the report keeps other findings, and the
+// reproduce command fails the test while the same order unperturbed passes.
+func TestChaosCombined(t *testing.T) {
+	needsTools(t)
+	dir := copyFixture(t, "chaos")
+	e := readChaosExpected(t, dir)
+	bin := flakyBin(t)
+
+	// An earlier report of another analysis keeps its findings.
+	other := report.Finding{Test: "fixture.Other#odVictim", Kind: report.ODVictim, Reproduce: "mvn ..."}
+	if err := report.Write(filepath.Join(dir, "target", "flaky", "report.json"), &report.Report{Module: "chaos", Findings: []report.Finding{other}, Runs: 7}); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"chaos", "--module", dir, "--mode", "combined", "--strategy", chaos.Join(e.combinedSet(t))}
+	out, err := exec.Command(bin, args...).Output()
+	if code := exitCode(err); code != 1 {
+		t.Fatalf("flaky %s exited %d (%v), want 1\n%s%s", strings.Join(args, " "), code, err, out, stderrOf(err))
+	}
+	rep, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAPIFindings(t, rep.Findings, e)
+	if !slices.ContainsFunc(rep.Findings, func(f report.Finding) bool { return f.Test == other.Test && f.Kind == report.ODVictim }) {
+		t.Error("the earlier od-victim finding was dropped")
+	}
+	if c := rep.Stats.Chaos; c == nil || c.Mode != "combined" || c.Runs < 2 || rep.Runs != 7+c.Runs {
+		t.Errorf("stats: runs %d, chaos %+v", rep.Runs, rep.Stats.Chaos)
+	}
+	for _, f := range e.Findings {
+		if !strings.Contains(string(out), f.Test) {
+			t.Errorf("output does not name %s:\n%s", f.Test, out)
+		}
+	}
+
+	// The first finding's reproduce command fails it; its order unperturbed passes.
+	var f report.Finding
+	for _, rf := range rep.Findings {
+		if rf.Kind == report.API && rf.Test == e.Findings[0].Test {
+			f = rf
+		}
+	}
+	if f.ReproduceRunOrder == "" {
+		t.Fatal("no reproduce command to check")
+	}
+	words, err := shellquote.Split(f.ReproduceRunOrder)
+	if err != nil || len(words) < 2 || words[0] != "flaky" || !slices.Contains(words, "--chaos") {
+		t.Fatalf("reproduce command %q: %v", f.ReproduceRunOrder, err)
+	}
+	out, err = exec.Command(bin, words[1:]...).Output()
+	if code := exitCode(err); code != 1 || !strings.Contains(string(out), "perturbed call sites "+f.Test+" hit") {
+		t.Errorf("reproduce exited %d, want 1 and the call sites printed:\n%s%s", code, out, stderrOf(err))
+	}
+	i := slices.Index(words, "--chaos")
+	plain := slices.Delete(slices.Clone(words[1:]), i-1, i+1)
+	if out, err := exec.Command(bin, plain...).Output(); err != nil {
+		t.Errorf("the reproduce order without --chaos fails: %v\n%s%s", err, out, stderrOf(err))
+	}
+}
+
+// TestChaosSingle runs single mode through the library: every latent test
+// is attributed to its strategy with its call sites; no stable or seeded
+// test is reported.
+func TestChaosSingle(t *testing.T) {
+	p := fixture(t, "chaos")
+	e := readChaosExpected(t, p.dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	tests := listTests(t, p)
+	res, err := chaos.Run(ctx, p.launcher, chaos.Config{
+		Tests:    tests,
+		Mode:     chaos.Single,
+		Settings: chaos.Settings{Roots: chaos.RootsFor(p.setup.ModuleDir, p.setup.ClassesDir, p.setup.TestClassesDir)},
+		Budget:   10 * time.Minute,
+		Logf:     t.Logf,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.BudgetExhausted || len(res.Strategies) != len(chaos.Strategies) {
+		t.Fatalf("ran %s (budget exhausted: %v), want every strategy", chaos.Join(res.Strategies), res.BudgetExhausted)
+	}
+	findings, err := chaos.ReportFindings(res.Findings, chaos.ReportOptions{OrderDir: t.TempDir(), ModuleDir: p.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAPIFindings(t, findings, e)
+	if len(res.FailUnperturbed) > 0 || len(res.Unconfirmed) > 0 {
+		t.Errorf("fail unperturbed %q, unconfirmed %q; want none", res.FailUnperturbed, res.Unconfirmed)
+	}
+}
+
+// mockitoTests are the fixtures' tests that use Mockito (inline and subclass mock makers).
+var mockitoTests = map[string][]string{
+	"mixed-mockito":    {"fixture.mixed.GreeterJUnit4Test#", "fixture.mixed.GreeterJupiterTest#"},
+	"mockito-subclass": {"fixture.subclass.CheckoutServiceTest#", "fixture.subclass.MockMakerTest#"},
+}
+
+// TestChaosKeepsMockitoWorking runs the Mockito tests of the Mockito
+// fixtures with each strategy's agent attached: they all still pass.
+func TestChaosKeepsMockitoWorking(t *testing.T) {
+	for _, name := range []string{"mixed-mockito", "mockito-subclass"} {
+		t.Run(name, func(t *testing.T) {
+			p := fixture(t, name)
+			var order []string
+			for _, id := range listTests(t, p) {
+				if slices.ContainsFunc(mockitoTests[name], func(prefix string) bool { return strings.HasPrefix(id, prefix) }) {
+					order = append(order, id)
+				}
+			}
+			if len(order) < 3 {
+				t.Fatalf("found only %q as Mockito tests", order)
+			}
+			settings := chaos.Settings{Roots: chaos.RootsFor(p.setup.ModuleDir, p.setup.ClassesDir, p.setup.TestClassesDir)}
+			jobs := []launcher.Job{{Order: order}}
+			for _, s := range chaos.Strategies {
+				opts, err := settings.AgentOptions([]chaos.Strategy{s})
+				if err != nil {
+					t.Fatal(err)
+				}
+				jobs = append(jobs, launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts}})
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			results, err := p.launcher.RunJobs(ctx, jobs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range results[0].Tests {
+				if tr.Outcome != launcher.Pass {
+					t.Fatalf("unperturbed, %s: %s %s", tr.Test, tr.Outcome, firstLine(tr.Message))
+				}
+			}
+			for i, s := range chaos.Strategies {
+				r := results[i+1]
+				for _, tr := range r.Tests {
+					if tr.Outcome != launcher.Pass {
+						t.Errorf("%s: %s %s %s", s.ID, tr.Test, tr.Outcome, firstLine(tr.Message))
+					}
+				}
+				if len(r.Tests) != len(order) {
+					t.Errorf("%s: %d results for %d tests:\n%s", s.ID, len(r.Tests), len(order), describe(r))
+				}
+			}
+		})
+	}
+}
+
+// TestChaosInVerify runs mvn -Pflaky verify with -Dflaky.chaos on the chaos
+// fixture: the build fails on the new api findings, which the report lists.
+func TestChaosInVerify(t *testing.T) {
+	needsTools(t)
+	dir := copyFixture(t, "chaos")
+	e := readChaosExpected(t, dir)
+	flakyInit(t, dir)
+	out, code := mvnRun(t, dir, "-Pflaky", "clean", "verify", "-Dflaky.budget=0",
+		"-Dflaky.chaos=combined:"+chaos.Join(e.combinedSet(t)))
+	if code == 0 {
+		t.Fatalf("mvn -Pflaky verify passed with latent api tests:\n%s", tail(out))
+	}
+	rep, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, tail(out))
+	}
+	checkAPIFindings(t, rep.Findings, e)
+	for _, f := range e.Findings {
+		if !strings.Contains(out, "NEW   api") || !strings.Contains(out, f.Test) {
+			t.Errorf("the build output does not name %s as NEW api:\n%s", f.Test, tail(out))
+			break
+		}
+	}
+}
+
+// listTests lists a prepared fixture's tests in their default order.
+func listTests(t *testing.T, p *prepared) []string {
+	t.Helper()
+	infos, err := p.launcher.List(context.Background(), launcher.Selection{TestClassesDir: p.setup.TestClassesDir, Includes: p.setup.Includes, Excludes: p.setup.Excludes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(infos))
+	for i, ti := range infos {
+		ids[i] = ti.ID
+	}
+	return ids
+}
+
+// stderrOf returns a failed command's captured standard error.
+func stderrOf(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {
+		return fmt.Sprintf("stderr:\n%s", ee.Stderr)
+	}
+	return ""
+}

@@ -1,0 +1,245 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kballard/go-shellquote"
+
+	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/surefire"
+)
+
+// detectFixtures are the fixtures `flaky detect` must get exactly right.
+var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito", "mockito-subclass"}
+
+// detection is one `flaky detect` run on a prepared fixture.
+type detection struct {
+	p       *prepared
+	report  *report.Report
+	stdout  string
+	stderr  string
+	code    int
+	elapsed time.Duration
+}
+
+var (
+	detectionsMu sync.Mutex
+	detections   = map[string]*detectionOnce{}
+)
+
+type detectionOnce struct {
+	once sync.Once
+	d    *detection
+	err  error
+}
+
+// detect runs `flaky detect` with its defaults once per fixture and test binary.
+func detect(t *testing.T, name string) *detection {
+	t.Helper()
+	p := fixture(t, name)
+	bin := flakyBin(t)
+	detectionsMu.Lock()
+	o, ok := detections[name]
+	if !ok {
+		o = &detectionOnce{}
+		detections[name] = o
+	}
+	detectionsMu.Unlock()
+	o.once.Do(func() {
+		d := &detection{p: p}
+		var stdout, stderr bytes.Buffer
+		cmd := exec.Command(bin, "detect", "--module", p.dir)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		d.elapsed = time.Since(start)
+		d.stdout, d.stderr, d.code = stdout.String(), stderr.String(), exitCode(err)
+		if d.code != 0 && d.code != 1 {
+			o.err = fmt.Errorf("flaky detect exited %d: %v\n%s%s", d.code, err, d.stdout, d.stderr)
+			return
+		}
+		d.report, o.err = report.Read(filepath.Join(p.dir, "target", "flaky", "report.json"))
+		o.d = d
+	})
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	return o.d
+}
+
+// groupSet renders groups as a comparable set: each group sorted, then the groups.
+func groupSet(groups [][]string) string {
+	var parts []string
+	for _, g := range groups {
+		parts = append(parts, strings.Join(slices.Sorted(slices.Values(g)), " + "))
+	}
+	slices.Sort(parts)
+	return "[" + strings.Join(parts, " | ") + "]"
+}
+
+// TestDetectFindsExactlyTheExpectedFindings runs `flaky detect` with its
+// defaults on each fixture and compares the report with expected.json field
+// by field: kinds, polluters, setters, cleaners, and nothing more.
+func TestDetectFindsExactlyTheExpectedFindings(t *testing.T) {
+	for _, name := range detectFixtures {
+		t.Run(name, func(t *testing.T) {
+			d := detect(t, name)
+			t.Logf("flaky detect on %s: %s, %d orders\n%s", name, d.elapsed.Round(100*time.Millisecond), d.report.Stats.Orders, d.stdout)
+			want := map[string]finding{}
+			for _, f := range d.p.expected.Findings {
+				want[f.Test+" "+f.Kind] = f
+			}
+			if wantCode := min(len(want), 1); d.code != wantCode {
+				t.Errorf("exit status %d, want %d", d.code, wantCode)
+			}
+			for _, f := range d.report.Findings {
+				w, ok := want[f.Test+" "+string(f.Kind)]
+				if !ok {
+					t.Errorf("unexpected finding: %s %s (%s)", f.Kind, f.Test, f.Message)
+					continue
+				}
+				delete(want, f.Test+" "+string(f.Kind))
+				for _, field := range []struct {
+					name      string
+					got, want [][]string
+				}{{"polluters", f.Polluters, w.Polluters}, {"setters", f.Setters, w.Setters}, {"cleaners", f.Cleaners, w.Cleaners}} {
+					if g, w := groupSet(field.got), groupSet(field.want); g != w {
+						t.Errorf("%s %s: %s %s, want %s", f.Kind, f.Test, field.name, g, w)
+					}
+				}
+				if n := len(f.FailingOrder); n == 0 || f.FailingOrder[n-1] != f.Test {
+					t.Errorf("%s %s: failing order %v does not end with the test", f.Kind, f.Test, f.FailingOrder)
+				}
+				if n := len(f.PassingOrder); n == 0 || f.PassingOrder[n-1] != f.Test {
+					t.Errorf("%s %s: passing order %v does not end with the test", f.Kind, f.Test, f.PassingOrder)
+				}
+				if f.Reproduce == "" || f.ReproduceRunOrder == "" || len(f.Evidence) == 0 || (f.Kind != report.NIO && f.Kind != report.NOD && f.Message == "") {
+					t.Errorf("%s %s: incomplete finding %+v", f.Kind, f.Test, f)
+				}
+			}
+			for _, w := range want {
+				t.Errorf("missing finding: %s %s", w.Kind, w.Test)
+			}
+			cov := d.report.Stats.Coverage
+			if cov == nil || cov.BudgetExhausted || cov.Rounds == 0 || cov.PairsCovered == 0 || cov.TestsAlone == 0 || len(cov.Unconfirmed) > 0 {
+				t.Errorf("coverage %+v", cov)
+			}
+			lines := strings.Split(strings.TrimSpace(d.stdout), "\n")
+			if len(lines) != len(d.report.Findings)+2 {
+				t.Errorf("console: want one line per finding, a summary and the report path:\n%s", d.stdout)
+			}
+		})
+	}
+}
+
+// TestDetectReproduceCommandsReproduce runs every reproduce command of the
+// detect reports as printed: `flaky run-order` with the built binary, and
+// plain Maven in a copy of the fixture with the flaky profile added.
+func TestDetectReproduceCommandsReproduce(t *testing.T) {
+	bin := flakyBin(t)
+	for _, name := range detectFixtures {
+		t.Run(name, func(t *testing.T) {
+			d := detect(t, name)
+			if len(d.report.Findings) == 0 {
+				return
+			}
+			mavenDir := copyFixture(t, name)
+			flakyInit(t, mavenDir)
+			for _, f := range d.report.Findings {
+				t.Run(string(f.Kind)+"/"+f.Test[strings.LastIndexByte(f.Test, '.')+1:], func(t *testing.T) {
+					args, err := shellquote.Split(f.ReproduceRunOrder)
+					if err != nil || len(args) < 2 || args[0] != "flaky" {
+						t.Fatalf("run-order command %q: %v", f.ReproduceRunOrder, err)
+					}
+					out, err := exec.Command(bin, args[1:]...).CombinedOutput()
+					if code := exitCode(err); code != 1 || !failedIn(string(out), f.Test) {
+						t.Errorf("%s exited %d, want 1 with %s failing:\n%s", f.ReproduceRunOrder, code, f.Test, out)
+					}
+
+					args, err = shellquote.Split(f.Reproduce)
+					if err != nil || len(args) < 2 || args[0] != "mvn" {
+						t.Fatalf("maven command %q: %v", f.Reproduce, err)
+					}
+					reports := filepath.Join(mavenDir, "target", "surefire-reports")
+					os.RemoveAll(reports)
+					mout, code := mvnRun(t, mavenDir, args[1:]...)
+					if code == 0 {
+						t.Fatalf("%s passed:\n%s", f.Reproduce, tail(mout))
+					}
+					cases, err := surefire.ReadReports(reports)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !slices.ContainsFunc(cases, func(c surefire.TestCase) bool { return sameTest(c, f.Test) && c.Outcome != surefire.Pass }) {
+						t.Errorf("%s: %s did not fail; Surefire reports %+v\n%s", f.Reproduce, f.Test, cases, tail(mout))
+					}
+				})
+			}
+		})
+	}
+}
+
+// failedIn reports whether run-order's text output shows test failing.
+func failedIn(out, test string) bool {
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 3 && (f[0] == "FAIL" || f[0] == "ERROR") && strings.HasPrefix(f[2], test) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameTest reports whether a Surefire test case is the test id (JUnit
+// Platform names may carry "()" or an invocation suffix).
+func sameTest(c surefire.TestCase, id string) bool {
+	class, method, _ := strings.Cut(id, "#")
+	return c.Class == class && strings.HasPrefix(c.Name, method)
+}
+
+// TestVerifyRunsOrderDependenceAnalysis runs `mvn -Pflaky verify` on a
+// fixture: the verify driver finds the expected order-dependent tests in the
+// recorded fork environment and reports each once.
+func TestVerifyRunsOrderDependenceAnalysis(t *testing.T) {
+	needsTools(t)
+	dir := copyFixture(t, "jupiter6")
+	e := readExpected(t, dir)
+	flakyInit(t, dir)
+	out, code := mvnRun(t, dir, "-Pflaky", "verify", "-Dflaky.gate=off", "-Dflaky.budget=3m")
+	if code != 0 {
+		t.Fatalf("mvn -Pflaky verify with the gate off failed:\n%s", tail(out))
+	}
+	r, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for _, f := range r.Findings {
+		got = append(got, fmt.Sprintf("%s %s polluters=%s setters=%s cleaners=%s", f.Kind, f.Test, groupSet(f.Polluters), groupSet(f.Setters), groupSet(f.Cleaners)))
+	}
+	for _, f := range e.Findings {
+		want = append(want, fmt.Sprintf("%s %s polluters=%s setters=%s cleaners=%s", f.Kind, f.Test, groupSet(f.Polluters), groupSet(f.Setters), groupSet(f.Cleaners)))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		data, _ := json.MarshalIndent(r.Findings, "", " ")
+		t.Errorf("verify findings\n got %q\nwant %q\n%s", got, want, data)
+	}
+	if cov := r.Stats.Coverage; cov == nil || cov.Rounds == 0 || cov.TestsAlone == 0 {
+		t.Errorf("coverage %+v", cov)
+	}
+	if !strings.Contains(out, "order dependence") {
+		t.Errorf("the build output does not show the analysis:\n%s", tail(out))
+	}
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/otiai10/copy"
+
+	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/mvn"
+)
+
+// benchChaos measures what API perturbation costs: it runs the benchmark
+// tests of a fixture unperturbed, with each strategy and in combined mode
+// (every default strategy plus ITERATION_ORDER), runs times each, one JVM
+// at a time, and prints the median times and their ratio to unperturbed.
+// The tests are the fixture's expected.json fixture.bench list (tests that
+// call the APIs often), else its fixture.stable list.
+func benchChaos(name string, runs int, jars agent.Jars) error {
+	dir, err := os.MkdirTemp("", "flaky-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
+		return fmt.Errorf("copying fixture: %w", err)
+	}
+	order, err := benchTests(dir)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Log: io.Discard})
+	if err != nil {
+		return err
+	}
+	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+	l, err := launcher.New(env, jars, launcher.Options{Workers: 1})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	settings := chaos.Settings{Roots: chaos.RootsFor(setup.ModuleDir, setup.ClassesDir, setup.TestClassesDir)}
+
+	type config struct {
+		name       string
+		strategies []chaos.Strategy
+	}
+	configs := []config{{name: "unperturbed"}}
+	for _, s := range chaos.Strategies {
+		configs = append(configs, config{s.ID, []chaos.Strategy{s}})
+	}
+	combined := append(slices.Clone(chaos.DefaultCombined), chaos.Strategies[len(chaos.Strategies)-1])
+	configs = append(configs, config{"combined", combined})
+
+	fmt.Printf("\nchaos overhead: %s, %d tests, median of %d runs per row, one JVM at a time\n", name, len(order), runs)
+	fmt.Printf("%-20s %10s %10s %9s %9s %6s %7s\n", "strategies", "jvm", "tests", "jvm x", "tests x", "sites", "failed")
+	var baseJVM, baseTests time.Duration
+	for i, c := range configs {
+		opts, err := settings.AgentOptions(c.strategies)
+		if err != nil {
+			return err
+		}
+		var jvm, tests []time.Duration
+		sites, failed := 0, 0
+		for range runs {
+			r, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: opts})
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			var inTests time.Duration
+			for _, t := range r.Tests {
+				inTests += time.Duration(t.TimeMs) * time.Millisecond
+				if t.Outcome != launcher.Pass && t.Outcome != launcher.Skipped {
+					failed++
+				}
+			}
+			jvm, tests = append(jvm, r.Duration), append(tests, inTests)
+			sites = len(r.Perturbations)
+		}
+		mj, mt := median(jvm), median(tests)
+		if i == 0 {
+			baseJVM, baseTests = mj, mt
+		}
+		fmt.Printf("%-20s %10s %10s %8.2fx %8.2fx %6d %7d\n", c.name, mj.Round(time.Millisecond), mt.Round(time.Millisecond),
+			ratio(mj, baseJVM), ratio(mt, baseTests), sites, failed)
+	}
+	fmt.Println("jvm = whole JVM (start, instrumentation, tests); tests = time inside the tests; x = ratio to unperturbed;")
+	fmt.Println("sites = perturbed call sites reported per run; failed = test failures over all runs (expected for latent tests)")
+	return nil
+}
+
+// benchTests reads the tests to benchmark from the fixture's expected.json.
+func benchTests(dir string) ([]string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+	if err != nil {
+		return nil, err
+	}
+	var e struct {
+		Fixture struct {
+			Bench  []string `json:"bench"`
+			Stable []string `json:"stable"`
+		} `json:"fixture"`
+	}
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("parsing expected.json: %w", err)
+	}
+	if len(e.Fixture.Bench) > 0 {
+		return e.Fixture.Bench, nil
+	}
+	if len(e.Fixture.Stable) == 0 {
+		return nil, fmt.Errorf("%s/expected.json lists neither fixture.bench nor fixture.stable tests", dir)
+	}
+	return e.Fixture.Stable, nil
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ratio(d, base time.Duration) float64 {
+	if base <= 0 {
+		return 0
+	}
+	return float64(d) / float64(base)
+}

@@ -1,0 +1,538 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// DefaultBudget bounds an analysis when Config.Budget is 0.
+const DefaultBudget = 5 * time.Minute
+
+// Mode says how strategies are applied.
+type Mode string
+
+// The modes.
+const (
+	// Combined runs the suite once with all strategies at once (one per
+	// group), then attributes each failure to the strategy that reproduces it.
+	Combined Mode = "combined"
+	// Single runs the suite once per strategy.
+	Single Mode = "single"
+)
+
+// ParseMode accepts "combined" (also for "") and "single".
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "", Combined:
+		return Combined, nil
+	case Single:
+		return m, nil
+	}
+	return "", fmt.Errorf("mode %q: want combined or single", s)
+}
+
+// Runner runs jobs, each in a fresh JVM, possibly in parallel, and returns
+// their results in the same order; *launcher.Launcher is one.
+type Runner interface {
+	RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launcher.Result, error)
+}
+
+// Config says what to perturb and how much effort to spend.
+type Config struct {
+	// Tests is the suite in the order to run it.
+	Tests []string
+	Mode  Mode
+	// Strategies to apply; nil means DefaultCombined in combined mode and
+	// every strategy in single mode.
+	Strategies []Strategy
+	// Settings say which classes are instrumented and tune the strategies.
+	Settings Settings
+	// Baseline holds unperturbed runs of Tests the caller already made; when
+	// empty, one is run alongside the perturbed runs.
+	Baseline []*launcher.Result
+	// Budget bounds the wall-clock time; the first perturbed run(s) and the
+	// unperturbed one always run, attribution and further single-strategy
+	// runs only while the budget lasts. 0 means DefaultBudget.
+	Budget time.Duration
+	// Workers is how many JVMs the runner runs at once (runs are started in
+	// batches of this size so the budget can stop between them); 0 means
+	// one per core.
+	Workers int
+	// Logf receives progress notes; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// Finding is a test that fails perturbed and passes unperturbed.
+type Finding struct {
+	Test string
+	// Strategies is the strategy the failure is attributed to; several
+	// when only their combination reproduced it, or when the budget ended
+	// before attribution (then Attributed is false).
+	Strategies []Strategy
+	// Attributed says a run with Strategies[0] alone made the test fail.
+	Attributed bool
+	// Order is the order, ending with the test, to reproduce the failure.
+	Order []string
+	// Message is the perturbed failure's message plus flaky's notes.
+	Message string
+	// CallSites are the perturbed call sites of the strategies' groups the
+	// test hit (its own, or else those hit in its class's fixtures).
+	CallSites []report.CallSite
+	Evidence  []Evidence
+}
+
+// Evidence is one run that decided a finding.
+type Evidence struct {
+	Run        string     // "unperturbed", "combined" or a strategy id
+	Strategies []Strategy // nil for the unperturbed run
+	Order      []string   // the order run, ending with the test
+	Outcome    launcher.Outcome
+	Message    string
+}
+
+// Result is an analysis' findings and what it ran.
+type Result struct {
+	Mode       Mode
+	Strategies []Strategy // the strategies that ran
+	Findings   []Finding
+	Runs       int // JVMs started
+	// FailUnperturbed are tests that failed perturbed but also unperturbed:
+	// not reported here (they are broken or flaky anyway).
+	FailUnperturbed []string
+	// Unconfirmed are tests that failed perturbed while their unperturbed
+	// outcome is unknown (the unperturbed run did not get to them).
+	Unconfirmed     []string
+	Budget          time.Duration
+	BudgetExhausted bool
+	Duration        time.Duration
+}
+
+// Run analyses the suite with r.
+func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
+	start := time.Now()
+	if len(cfg.Tests) == 0 {
+		return nil, errors.New("no tests to run")
+	}
+	if cfg.Budget <= 0 {
+		cfg.Budget = DefaultBudget
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.NumCPU()
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	switch {
+	case cfg.Strategies != nil:
+	case cfg.Mode == Single:
+		cfg.Strategies = Strategies
+	default:
+		cfg.Strategies = DefaultCombined
+	}
+	if len(cfg.Strategies) == 0 {
+		return nil, errors.New("no strategies to apply")
+	}
+	a := &analysis{cfg: cfg, runner: r, deadline: start.Add(cfg.Budget),
+		res: &Result{Mode: cfg.Mode, Budget: cfg.Budget}}
+	var err error
+	switch cfg.Mode {
+	case Combined:
+		if err := checkCombinable(cfg.Strategies); err != nil {
+			return nil, err
+		}
+		err = a.combined(ctx)
+	case Single:
+		err = a.single(ctx)
+	default:
+		return nil, fmt.Errorf("unknown mode %q", cfg.Mode)
+	}
+	if err != nil {
+		return nil, err
+	}
+	a.res.Duration = time.Since(start)
+	return a.res, nil
+}
+
+// analysis is one Run in progress.
+type analysis struct {
+	cfg      Config
+	runner   Runner
+	deadline time.Time
+	res      *Result
+	baseline []*launcher.Result
+}
+
+// job builds the job running order with strategies (none: unperturbed).
+func (a *analysis) job(order []string, strategies []Strategy) (launcher.Job, error) {
+	opts, err := a.cfg.Settings.AgentOptions(strategies)
+	if err != nil {
+		return launcher.Job{}, err
+	}
+	return launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts}}, nil
+}
+
+// run runs jobs in batches of Workers; batches after the first mustRun jobs
+// only start while the budget lasts and are cancelled when it ends. Jobs
+// that did not run get nil results.
+func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([]*launcher.Result, error) {
+	results := make([]*launcher.Result, len(jobs))
+	for i := 0; i < len(jobs); {
+		n := min(a.cfg.Workers, len(jobs)-i)
+		bounded := i >= mustRun
+		if !bounded {
+			n = min(n, mustRun-i)
+		}
+		batchCtx, cancel := ctx, context.CancelFunc(func() {})
+		if bounded {
+			if !time.Now().Before(a.deadline) {
+				a.res.BudgetExhausted = true
+				break
+			}
+			batchCtx, cancel = context.WithDeadline(ctx, a.deadline)
+		}
+		batch, err := a.runner.RunJobs(batchCtx, jobs[i:i+n])
+		cancel()
+		if err != nil {
+			if bounded && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+				a.res.BudgetExhausted = true
+				break
+			}
+			return nil, err
+		}
+		a.res.Runs += n
+		copy(results[i:], batch)
+		i += n
+	}
+	return results, nil
+}
+
+// combined runs all strategies at once, then each suspect strategy alone.
+func (a *analysis) combined(ctx context.Context) error {
+	set := a.cfg.Strategies
+	a.res.Strategies = set
+	jobs, err := a.jobs(a.cfg.Tests, [][]Strategy{set})
+	if err != nil {
+		return err
+	}
+	a.cfg.Logf("running %d tests with %s, and unperturbed", len(a.cfg.Tests), Join(set))
+	results, err := a.run(ctx, jobs, len(jobs))
+	if err != nil {
+		return err
+	}
+	perturbed := results[0]
+	a.setBaseline(results[1:])
+
+	cands := a.candidates(perturbed)
+	if len(cands) == 0 {
+		return nil
+	}
+	// Each suspect strategy alone, on the order up to the last test that suspects it.
+	var singles []Strategy
+	var orders [][]string
+	for _, s := range set {
+		last := -1
+		for _, c := range cands {
+			if len(set) > 1 && slices.Contains(c.suspects, s) {
+				last = max(last, c.entry)
+			}
+		}
+		if last >= 0 {
+			singles = append(singles, s)
+			orders = append(orders, a.cfg.Tests[:last+1])
+		}
+	}
+	var singleResults []*launcher.Result
+	if len(singles) > 0 {
+		a.cfg.Logf("%d test(s) fail perturbed and pass unperturbed; attributing them with %s alone", len(cands), Join(singles))
+		jobs = jobs[:0]
+		for i, s := range singles {
+			j, err := a.job(orders[i], []Strategy{s})
+			if err != nil {
+				return err
+			}
+			jobs = append(jobs, j)
+		}
+		if singleResults, err = a.run(ctx, jobs, 0); err != nil {
+			return err
+		}
+	}
+	byStrategy := map[string]*launcher.Result{}
+	for i, s := range singles {
+		byStrategy[s.ID] = singleResults[i]
+	}
+	for _, c := range cands {
+		a.res.Findings = append(a.res.Findings, a.attribute(c, perturbed, byStrategy))
+	}
+	return nil
+}
+
+// jobs returns a job per strategy set, plus the unperturbed one first when
+// the caller gave no baseline.
+func (a *analysis) jobs(order []string, sets [][]Strategy) ([]launcher.Job, error) {
+	var jobs []launcher.Job
+	for _, set := range sets {
+		j, err := a.job(order, set)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, j)
+	}
+	if len(a.cfg.Baseline) == 0 {
+		j, _ := a.job(order, nil)
+		jobs = append(jobs, j)
+	}
+	return jobs, nil
+}
+
+// setBaseline uses the caller's unperturbed runs, else the ones just run.
+func (a *analysis) setBaseline(ran []*launcher.Result) {
+	a.baseline = a.cfg.Baseline
+	if len(a.baseline) == 0 {
+		for _, r := range ran {
+			if r != nil {
+				a.baseline = append(a.baseline, r)
+			}
+		}
+	}
+}
+
+// candidate is a test that failed in a combined run and passed unperturbed.
+type candidate struct {
+	test     string
+	entry    int // its order entry
+	result   launcher.TestResult
+	suspects []Strategy // the set's strategies whose groups it hit; all when it hit none
+}
+
+// candidates returns the tests that failed in the combined run r and
+// passed unperturbed, recording the others in the result.
+func (a *analysis) candidates(r *launcher.Result) []candidate {
+	var out []candidate
+	for _, t := range r.Tests {
+		if !failed(t.Outcome) {
+			continue
+		}
+		entry := entryOf(a.cfg.Tests, t.Test)
+		if entry < 0 || !a.passesUnperturbed(t.Test) {
+			continue
+		}
+		hit := map[string]bool{}
+		for _, p := range sitesHit(r, t.Test, func(string, string) bool { return true }) {
+			hit[p.group] = true
+		}
+		c := candidate{test: t.Test, entry: entry, result: t}
+		for _, s := range a.cfg.Strategies {
+			if hit[s.Group] {
+				c.suspects = append(c.suspects, s)
+			}
+		}
+		if len(c.suspects) == 0 {
+			c.suspects = a.cfg.Strategies
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// passesUnperturbed reports whether test passed in the unperturbed runs; a
+// test that failed there, or that they did not get to, is recorded and
+// reported false.
+func (a *analysis) passesUnperturbed(test string) bool {
+	passed := false
+	for _, r := range a.baseline {
+		t, ok := resultOf(r, test)
+		switch {
+		case !ok:
+		case failed(t.Outcome):
+			a.res.FailUnperturbed = append(a.res.FailUnperturbed, test)
+			return false
+		case t.Outcome == launcher.Pass:
+			passed = true
+		}
+	}
+	if !passed {
+		a.res.Unconfirmed = append(a.res.Unconfirmed, test)
+	}
+	return passed
+}
+
+// attribute decides a combined-mode candidate's finding from the
+// single-strategy runs (nil where the budget did not allow one).
+func (a *analysis) attribute(c candidate, combined *launcher.Result, singles map[string]*launcher.Result) Finding {
+	order := a.cfg.Tests[:c.entry+1]
+	f := Finding{Test: c.test, Order: order}
+	f.Evidence = append(f.Evidence, Evidence{Run: string(Combined), Strategies: a.cfg.Strategies, Order: order, Outcome: c.result.Outcome, Message: c.result.Message})
+	var reproduced []Strategy
+	unknown := false
+	for _, s := range c.suspects {
+		r := singles[s.ID]
+		if len(a.cfg.Strategies) == 1 {
+			r = combined
+		}
+		if r == nil {
+			unknown = true
+			continue
+		}
+		t, _ := resultOf(r, c.test)
+		if len(a.cfg.Strategies) > 1 {
+			f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: order, Outcome: t.Outcome, Message: t.Message})
+		}
+		if failed(t.Outcome) {
+			reproduced = append(reproduced, s)
+			if len(reproduced) == 1 {
+				f.Strategies, f.Attributed, f.Message = []Strategy{s}, true, t.Message
+				f.CallSites = callSites(r, c.test, func(strategy, _ string) bool { return strategy == s.ID })
+			}
+		}
+	}
+	if f.Attributed {
+		if len(f.CallSites) == 0 {
+			group := f.Strategies[0].Group
+			f.CallSites = callSites(combined, c.test, func(_, g string) bool { return g == group })
+		}
+		if len(reproduced) > 1 {
+			f.Message += "\n(" + Join(reproduced[1:]) + " alone make it fail too)"
+		}
+	} else {
+		f.Strategies, f.Message = c.suspects, c.result.Message
+		groups := map[string]bool{}
+		for _, s := range c.suspects {
+			groups[s.Group] = true
+		}
+		f.CallSites = callSites(combined, c.test, func(_, g string) bool { return groups[g] })
+		if unknown {
+			f.Message += "\n(not attributed to a single strategy: the budget ended first)"
+		} else {
+			f.Message += "\n(fails only with " + Join(c.suspects) + " combined: none of them alone made it fail)"
+		}
+	}
+	f.Message += outsideSpecNote(f.Strategies)
+	f.Evidence = append(f.Evidence, a.baselineEvidence(c.test, order)...)
+	return f
+}
+
+// single runs the suite once per strategy.
+func (a *analysis) single(ctx context.Context) error {
+	sets := make([][]Strategy, len(a.cfg.Strategies))
+	for i, s := range a.cfg.Strategies {
+		sets[i] = []Strategy{s}
+	}
+	jobs, err := a.jobs(a.cfg.Tests, sets)
+	if err != nil {
+		return err
+	}
+	// The unperturbed run (last) goes first, so the budget cannot drop it.
+	jobs = append(jobs[len(sets):], jobs[:len(sets)]...)
+	unperturbed := len(jobs) - len(sets)
+	a.cfg.Logf("running %d tests once per strategy (%s), and unperturbed", len(a.cfg.Tests), Join(a.cfg.Strategies))
+	results, err := a.run(ctx, jobs, max(unperturbed, min(a.cfg.Workers, len(jobs))))
+	if err != nil {
+		return err
+	}
+	a.setBaseline(results[:unperturbed])
+	byStrategy := map[string]*launcher.Result{}
+	for i, s := range a.cfg.Strategies {
+		if r := results[unperturbed+i]; r != nil {
+			byStrategy[s.ID] = r
+			a.res.Strategies = append(a.res.Strategies, s)
+		}
+	}
+	// Tests that failed with some strategy, in the order they ran.
+	var failing []string
+	for _, s := range a.res.Strategies {
+		for _, t := range byStrategy[s.ID].Tests {
+			if failed(t.Outcome) && !slices.Contains(failing, t.Test) && entryOf(a.cfg.Tests, t.Test) >= 0 {
+				failing = append(failing, t.Test)
+			}
+		}
+	}
+	for _, test := range failing {
+		if !a.passesUnperturbed(test) {
+			continue
+		}
+		order := a.cfg.Tests[:entryOf(a.cfg.Tests, test)+1]
+		f := Finding{Test: test, Order: order, Attributed: true}
+		var failedWith []Strategy
+		for _, s := range a.res.Strategies {
+			r := byStrategy[s.ID]
+			t, _ := resultOf(r, test)
+			f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: order, Outcome: t.Outcome, Message: t.Message})
+			if !failed(t.Outcome) {
+				continue
+			}
+			failedWith = append(failedWith, s)
+			sites := callSites(r, test, func(strategy, _ string) bool { return strategy == s.ID })
+			// The first strategy that failed it, preferring one whose call sites it hit.
+			if f.Strategies == nil || len(f.CallSites) == 0 && len(sites) > 0 {
+				f.Strategies, f.CallSites, f.Message = []Strategy{s}, sites, t.Message
+			}
+		}
+		if others := slices.DeleteFunc(failedWith, func(s Strategy) bool { return s.ID == f.Strategies[0].ID }); len(others) > 0 {
+			f.Message += "\n(" + Join(others) + " make it fail too)"
+		}
+		f.Message += outsideSpecNote(f.Strategies)
+		f.Evidence = append(f.Evidence, a.baselineEvidence(test, order)...)
+		a.res.Findings = append(a.res.Findings, f)
+	}
+	return nil
+}
+
+// baselineEvidence is the unperturbed runs' evidence for test.
+func (a *analysis) baselineEvidence(test string, order []string) []Evidence {
+	var out []Evidence
+	for _, r := range a.baseline {
+		if t, ok := resultOf(r, test); ok {
+			out = append(out, Evidence{Run: "unperturbed", Order: order, Outcome: t.Outcome, Message: t.Message})
+		}
+	}
+	return out
+}
+
+// outsideSpecNote warns about strategies that break the API's specification.
+func outsideSpecNote(strategies []Strategy) string {
+	var note string
+	for _, s := range strategies {
+		if s.OutsideSpec {
+			note += "\n(" + s.ID + " goes beyond what the API's specification allows: the test may be right to rely on it)"
+		}
+	}
+	return note
+}
+
+// failed reports whether an outcome counts as a failure.
+func failed(o launcher.Outcome) bool {
+	switch o {
+	case launcher.Fail, launcher.Error, launcher.Timeout, launcher.Crash:
+		return true
+	}
+	return false
+}
+
+// resultOf returns test's first result in r.
+func resultOf(r *launcher.Result, test string) (launcher.TestResult, bool) {
+	for _, t := range r.Tests {
+		if t.Test == test {
+			return t, true
+		}
+	}
+	return launcher.TestResult{}, false
+}
+
+// entryOf returns the index of the order entry a result for test answers:
+// the same id, or the test template "X" of an invocation "X[i]"; -1 if none.
+func entryOf(order []string, test string) int {
+	for i, e := range order {
+		if e == test || strings.HasPrefix(test, e+"[") {
+			return i
+		}
+	}
+	return -1
+}

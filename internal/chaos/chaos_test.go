@@ -1,0 +1,308 @@
+package chaos
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// behaviour says how a synthetic test reacts to perturbation.
+type behaviour struct {
+	results []string            // result ids it reports (default: the order entry itself)
+	sites   map[string][]siteAt // group -> call sites it hits while that group is perturbed
+	atClass bool                // its sites are hit in the class fixtures
+	fails   func(on map[string]bool) bool
+}
+
+type siteAt struct {
+	class, method string
+	line          int
+	api           string
+}
+
+// fakeRunner plays a synthetic suite: it reads the chaos agent option of
+// each job, reports the call sites each test hits of the enabled groups and
+// fails the tests whose behaviour says so.
+type fakeRunner struct {
+	suite map[string]behaviour
+	delay time.Duration
+	mu    sync.Mutex
+	jobs  []launcher.Job
+}
+
+func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launcher.Result, error) {
+	f.mu.Lock()
+	f.jobs = append(f.jobs, jobs...)
+	f.mu.Unlock()
+	if f.delay > 0 {
+		select {
+		case <-time.After(f.delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	out := make([]*launcher.Result, len(jobs))
+	for i, j := range jobs {
+		on := map[string]bool{}
+		groups := map[string]string{}
+		for _, o := range j.AgentOptions {
+			if v, ok := strings.CutPrefix(o, "chaos="); ok {
+				for _, id := range strings.Split(v, "+") {
+					on[id] = true
+					s, _ := Parse(id)
+					groups[s[0].Group] = id
+				}
+			}
+		}
+		r := &launcher.Result{Order: j.Order}
+		for _, entry := range j.Order {
+			b := f.suite[entry]
+			ids := b.results
+			if ids == nil {
+				ids = []string{entry}
+			}
+			for _, id := range ids {
+				for _, g := range Groups() {
+					strategy, enabled := groups[g]
+					if !enabled {
+						continue
+					}
+					for _, s := range b.sites[g] {
+						test := id
+						if b.atClass {
+							test = id[:strings.IndexByte(id, '#')]
+						}
+						r.Perturbations = append(r.Perturbations, agent.Perturbation{Test: test, Strategy: strategy, Group: g,
+							API: s.api, Class: s.class, Method: s.method, File: s.class[strings.LastIndexByte(s.class, '.')+1:] + ".java", Line: s.line})
+					}
+				}
+				t := launcher.TestResult{Test: id, Outcome: launcher.Pass}
+				if b.fails != nil && b.fails(on) {
+					t.Outcome, t.Message = launcher.Fail, "failed under "+strings.Join(j.AgentOptions, ",")
+				}
+				r.Tests = append(r.Tests, t)
+			}
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+func anyOf(ids ...string) func(map[string]bool) bool {
+	return func(on map[string]bool) bool {
+		for _, id := range ids {
+			if on[id] {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func allOf(ids ...string) func(map[string]bool) bool {
+	return func(on map[string]bool) bool {
+		for _, id := range ids {
+			if !on[id] {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+var (
+	diceSite   = siteAt{"p.Dice", "roll", 12, "java.util.Random#nextInt(int)"}
+	clockSite  = siteAt{"p.Clock", "elapsed", 30, "java.lang.System#currentTimeMillis()"}
+	clockSite2 = siteAt{"p.Clock", "start", 20, "java.lang.System#nanoTime()"}
+	dateSite   = siteAt{"p.Calendar", "now", 5, "java.util.Date#<init>()"}
+	localeSite = siteAt{"p.LocaleTest", "setUp", 9, "java.util.Locale#getDefault()"}
+	sleepSite  = siteAt{"p.Worker", "await", 40, "java.lang.Thread#sleep(long)"}
+)
+
+// suite is the synthetic module the table tests run.
+var suite = map[string]behaviour{
+	"p.DiceTest#roll":    {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
+	"p.ClockTest#window": {sites: map[string][]siteAt{"TIME": {clockSite2, clockSite, clockSite}}, fails: anyOf("TIME_INCREMENT", "TIME_FAST")},
+	"p.StableTest#a":     {sites: map[string][]siteAt{"RANDOM": {diceSite}, "TIME": {clockSite}}},
+	"p.BrokenTest#x":     {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: func(map[string]bool) bool { return true }},
+	"p.ComboTest#both":   {sites: map[string][]siteAt{"RANDOM": {diceSite}, "DATE": {dateSite}}, fails: allOf("RANDOM_MAX", "DATE_FIXED")},
+	"p.LocaleTest#upper": {sites: map[string][]siteAt{"LOCALE": {localeSite}}, atClass: true, fails: anyOf("LOCALE")},
+	"p.SleepTest#s":      {sites: map[string][]siteAt{"SLEEP": {sleepSite}}, fails: anyOf("SLEEP_DECREASE")},
+	"p.ParamTest#t":      {results: []string{"p.ParamTest#t[1]", "p.ParamTest#t[2]"}, sites: map[string][]siteAt{"DATE": {dateSite}}, fails: anyOf("DATE_FIXED")},
+}
+
+var suiteOrder = []string{"p.DiceTest#roll", "p.ClockTest#window", "p.StableTest#a", "p.BrokenTest#x", "p.ComboTest#both", "p.LocaleTest#upper", "p.SleepTest#s", "p.ParamTest#t"}
+
+func cs(s siteAt) report.CallSite {
+	return report.CallSite{Class: s.class, Method: s.method, File: s.class[strings.LastIndexByte(s.class, '.')+1:] + ".java", Line: s.line, API: s.api}
+}
+
+// summary is the part of a finding the table tests compare.
+type summary struct {
+	test       string
+	strategies string
+	attributed bool
+	sites      []report.CallSite
+}
+
+func summarize(fs []Finding) []summary {
+	out := make([]summary, len(fs))
+	for i, f := range fs {
+		out[i] = summary{f.Test, Join(f.Strategies), f.Attributed, f.CallSites}
+	}
+	slices.SortFunc(out, func(a, b summary) int { return strings.Compare(a.test, b.test) })
+	return out
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name            string
+		cfg             Config
+		delay           time.Duration
+		want            []summary
+		wantRuns        int
+		wantJobs        []string // chaos option of each job, "" for unperturbed, with the order's length
+		wantUnperturbed []string
+		wantExhausted   bool
+		wantMessages    map[string]string // test -> message substring
+	}{
+		{
+			name: "combined attributes each failure to the strategy that reproduces it",
+			cfg:  Config{Mode: Combined},
+			want: []summary{
+				{"p.ClockTest#window", "TIME_INCREMENT", true, []report.CallSite{cs(clockSite2), cs(clockSite)}},
+				{"p.ComboTest#both", "RANDOM_MAX+DATE_FIXED", false, []report.CallSite{cs(dateSite), cs(diceSite)}},
+				{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}},
+				{"p.LocaleTest#upper", "LOCALE", true, []report.CallSite{cs(localeSite)}},
+				{"p.ParamTest#t[1]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
+				{"p.ParamTest#t[2]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
+			},
+			wantRuns: 2 + 4,
+			wantJobs: []string{
+				"chaos=RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY 8", " 8",
+				"chaos=RANDOM_MAX 5", "chaos=TIME_INCREMENT 2", "chaos=DATE_FIXED 8", "chaos=LOCALE 6",
+			},
+			wantUnperturbed: []string{"p.BrokenTest#x"},
+			wantMessages:    map[string]string{"p.ComboTest#both": "fails only with RANDOM_MAX+DATE_FIXED combined"},
+		},
+		{
+			name: "combined with one strategy needs no attribution runs",
+			cfg:  Config{Mode: Combined, Strategies: mustLookup("TIME_FAST")},
+			want: []summary{
+				{"p.ClockTest#window", "TIME_FAST", true, []report.CallSite{cs(clockSite2), cs(clockSite)}},
+			},
+			wantRuns:        2,
+			wantJobs:        []string{"chaos=TIME_FAST 8", " 8"},
+			wantUnperturbed: []string{"p.BrokenTest#x"},
+		},
+		{
+			name:  "combined stops attributing at the budget",
+			cfg:   Config{Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "DATE_FIXED"), Budget: 30 * time.Millisecond},
+			delay: 50 * time.Millisecond,
+			want: []summary{
+				{"p.ComboTest#both", "RANDOM_MAX+DATE_FIXED", false, []report.CallSite{cs(dateSite), cs(diceSite)}},
+				{"p.DiceTest#roll", "RANDOM_MAX", false, []report.CallSite{cs(diceSite)}},
+				{"p.ParamTest#t[1]", "DATE_FIXED", false, []report.CallSite{cs(dateSite)}},
+				{"p.ParamTest#t[2]", "DATE_FIXED", false, []report.CallSite{cs(dateSite)}},
+			},
+			wantRuns:        2,
+			wantJobs:        []string{"chaos=RANDOM_MAX+DATE_FIXED 8", " 8"},
+			wantUnperturbed: []string{"p.BrokenTest#x"},
+			wantExhausted:   true,
+			wantMessages:    map[string]string{"p.DiceTest#roll": "the budget ended first"},
+		},
+		{
+			name: "single runs each strategy and prefers the canonical one",
+			cfg:  Config{Mode: Single, Strategies: mustLookup("TIME_INCREMENT", "TIME_FAST", "SLEEP_DECREASE", "RANDOM_MAX"), Workers: 2},
+			want: []summary{
+				{"p.ClockTest#window", "TIME_INCREMENT", true, []report.CallSite{cs(clockSite2), cs(clockSite)}},
+				{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}},
+				{"p.SleepTest#s", "SLEEP_DECREASE", true, []report.CallSite{cs(sleepSite)}},
+			},
+			wantRuns:        5,
+			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_FAST 8", "chaos=SLEEP_DECREASE 8"},
+			wantUnperturbed: []string{"p.BrokenTest#x"},
+			wantMessages: map[string]string{
+				"p.ClockTest#window": "(TIME_FAST make it fail too)",
+				"p.SleepTest#s":      "SLEEP_DECREASE goes beyond what the API's specification allows",
+			},
+		},
+		{
+			name: "single uses the caller's unperturbed runs",
+			cfg: Config{Mode: Single, Strategies: mustLookup("LOCALE"), Baseline: []*launcher.Result{{Tests: []launcher.TestResult{
+				{Test: "p.LocaleTest#upper", Outcome: launcher.Pass}, {Test: "p.BrokenTest#x", Outcome: launcher.Fail},
+			}}}},
+			want:            []summary{{"p.LocaleTest#upper", "LOCALE", true, []report.CallSite{cs(localeSite)}}},
+			wantRuns:        1,
+			wantJobs:        []string{"chaos=LOCALE 8"},
+			wantUnperturbed: []string{"p.BrokenTest#x"},
+		},
+		{
+			name:            "single stops starting strategies at the budget",
+			cfg:             Config{Mode: Single, Strategies: mustLookup("RANDOM_MAX", "LOCALE", "DATE_FIXED"), Workers: 2, Budget: 30 * time.Millisecond},
+			delay:           50 * time.Millisecond,
+			want:            []summary{{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}},
+			wantRuns:        2,
+			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8"},
+			wantUnperturbed: []string{"p.BrokenTest#x"},
+			wantExhausted:   true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &fakeRunner{suite: suite, delay: tt.delay}
+			cfg := tt.cfg
+			cfg.Tests = suiteOrder
+			res, err := Run(context.Background(), r, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := summarize(res.Findings); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("findings:\n got %+v\nwant %+v", got, tt.want)
+			}
+			if res.Runs != tt.wantRuns {
+				t.Errorf("runs = %d, want %d", res.Runs, tt.wantRuns)
+			}
+			var jobs []string
+			for _, j := range r.jobs {
+				opt := ""
+				if len(j.AgentOptions) > 0 {
+					opt = j.AgentOptions[0]
+				}
+				jobs = append(jobs, opt+" "+strconv.Itoa(len(j.Order)))
+			}
+			if !slices.Equal(jobs, tt.wantJobs) {
+				t.Errorf("jobs:\n got %q\nwant %q", jobs, tt.wantJobs)
+			}
+			if !slices.Equal(res.FailUnperturbed, tt.wantUnperturbed) {
+				t.Errorf("fail unperturbed = %q, want %q", res.FailUnperturbed, tt.wantUnperturbed)
+			}
+			if res.BudgetExhausted != tt.wantExhausted {
+				t.Errorf("budget exhausted = %v, want %v", res.BudgetExhausted, tt.wantExhausted)
+			}
+			for test, sub := range tt.wantMessages {
+				found := false
+				for _, f := range res.Findings {
+					if f.Test == test {
+						found = true
+						if !strings.Contains(f.Message, sub) {
+							t.Errorf("%s: message %q lacks %q", test, f.Message, sub)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("no finding for %s", test)
+				}
+			}
+		})
+	}
+}

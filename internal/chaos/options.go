@@ -1,0 +1,92 @@
+package chaos
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Settings say which classes the agent instruments and how its strategies
+// are tuned; they turn into agent options (see /work/notes/issue5.md).
+type Settings struct {
+	// Roots are class directories: exactly the classes under them are
+	// instrumented (chaos.roots). Relative paths resolve against the test
+	// JVM's working directory.
+	Roots []string
+	// Include and Exclude are class-name patterns (fixture.chaos.*,
+	// com.acme.**) used instead of, or to narrow, Roots.
+	Include []string
+	Exclude []string
+	// Params are strategy parameters as key=value, the key with or without
+	// its "chaos." prefix, e.g. time.increment=3000 or chaos.seed=7.
+	Params []string
+}
+
+// reservedKeys are agent options Settings build themselves.
+var reservedKeys = map[string]bool{"chaos": true, "chaos.roots": true, "chaos.include": true, "chaos.exclude": true}
+
+// AgentOptions returns the agent options that enable strategies with these
+// settings; no strategies means no options (no instrumentation).
+func (s Settings) AgentOptions(strategies []Strategy) ([]string, error) {
+	if len(strategies) == 0 {
+		return nil, nil
+	}
+	opts := []string{"chaos=" + Join(strategies)}
+	for _, list := range []struct {
+		key    string
+		values []string
+	}{{"chaos.roots", s.Roots}, {"chaos.include", s.Include}, {"chaos.exclude", s.Exclude}} {
+		if len(list.values) == 0 {
+			continue
+		}
+		for _, v := range list.values {
+			if v == "" || strings.ContainsAny(v, "+,") {
+				return nil, fmt.Errorf("%s: %q cannot be passed to the agent (empty, or contains '+' or ',')", list.key, v)
+			}
+		}
+		opts = append(opts, list.key+"="+strings.Join(list.values, "+"))
+	}
+	params, err := normalizeParams(s.Params)
+	if err != nil {
+		return nil, err
+	}
+	return append(opts, params...), nil
+}
+
+// normalizeParams checks parameters and gives their keys the chaos. prefix.
+func normalizeParams(params []string) ([]string, error) {
+	out := make([]string, 0, len(params))
+	for _, p := range params {
+		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if !strings.HasPrefix(k, "chaos.") {
+			k = "chaos." + k
+		}
+		switch {
+		case !ok || k == "chaos." || v == "":
+			return nil, fmt.Errorf("strategy parameter %q: want key=value, e.g. time.increment=3000", p)
+		case reservedKeys[k]:
+			return nil, fmt.Errorf("strategy parameter %q: %s is set by flaky itself", p, k)
+		case strings.Contains(p, ","):
+			return nil, fmt.Errorf("strategy parameter %q: commas cannot be passed to the agent", p)
+		}
+		out = append(out, k+"="+v)
+	}
+	return out, nil
+}
+
+// RootsFor returns class directories for Settings.Roots, relative to the
+// test JVM's working directory dir when they lie inside it (shorter, and
+// free of whatever characters the path above the module holds).
+func RootsFor(dir string, classDirs ...string) []string {
+	roots := make([]string, 0, len(classDirs))
+	for _, d := range classDirs {
+		if d == "" {
+			continue
+		}
+		if rel, err := filepath.Rel(dir, d); err == nil && dir != "" && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+			d = filepath.ToSlash(rel)
+		}
+		roots = append(roots, d)
+	}
+	return roots
+}

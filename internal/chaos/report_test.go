@@ -1,0 +1,141 @@
+package chaos
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kballard/go-shellquote"
+
+	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+func TestReportFindings(t *testing.T) {
+	dir := t.TempDir()
+	long := make([]string, maxShownOrder+1)
+	for i := range long {
+		long[i] = "p.T#t" + string(rune('a'+i))
+	}
+	findings := []Finding{
+		{
+			Test: "p.T#tm", Strategies: mustLookup("RANDOM_MAX"), Attributed: true, Order: long, Message: "boom",
+			CallSites: []report.CallSite{cs(diceSite)},
+			Evidence: []Evidence{
+				{Run: "combined", Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Order: long, Outcome: launcher.Fail, Message: "boom"},
+				{Run: "RANDOM_MAX", Strategies: mustLookup("RANDOM_MAX"), Order: long[:2], Outcome: launcher.Fail, Message: "boom"},
+				{Run: "unperturbed", Order: long[:2], Outcome: launcher.Pass},
+			},
+		},
+		{Test: "p.T#tb", Strategies: mustLookup("RANDOM_MAX", "DATE_FIXED"), Order: long[:2]},
+	}
+	settings := Settings{Roots: []string{"target/classes"}, Include: []string{"p.**"}, Params: []string{"seed=3"}}
+	got, err := ReportFindings(findings, ReportOptions{OrderDir: dir, ModuleDir: "/w/my mod", Settings: settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("got %d findings", len(got))
+	}
+	f := got[0]
+	if f.Kind != report.API || f.Strategy != "RANDOM_MAX" || f.Group != "RANDOM" || f.Message != "boom" || !reflect.DeepEqual(f.CallSites, findings[0].CallSites) {
+		t.Errorf("finding = %+v", f)
+	}
+	args, err := shellquote.Split(f.ReproduceRunOrder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orderFile := args[5]
+	want := []string{"flaky", "run-order", "--module", "/w/my mod", "--order", orderFile, "--chaos", "RANDOM_MAX", "--chaos-include", "p.**", "--chaos-param", "seed=3"}
+	if !reflect.DeepEqual(args, want) || filepath.Dir(orderFile) != dir {
+		t.Errorf("reproduce = %q, want %q with the order file in %s", args, want, dir)
+	}
+	if f.Reproduce != f.ReproduceRunOrder {
+		t.Errorf("Reproduce = %q, want the run-order command", f.Reproduce)
+	}
+	if data, err := os.ReadFile(orderFile); err != nil || string(data) != strings.Join(long, "\n")+"\n" {
+		t.Errorf("order file %s: %q, %v", orderFile, data, err)
+	}
+	wantEvidence := []report.Evidence{
+		{Run: "chaos combined RANDOM_MAX+LOCALE", OrderFile: orderFile, Outcome: "fail", Message: "boom"},
+		{Run: "chaos RANDOM_MAX", Order: long[:2], Outcome: "fail", Message: "boom"},
+		{Run: "unperturbed", Order: long[:2], Outcome: "pass"},
+	}
+	if !reflect.DeepEqual(f.Evidence, wantEvidence) {
+		t.Errorf("evidence:\n got %+v\nwant %+v", f.Evidence, wantEvidence)
+	}
+	if g := got[1]; g.Strategy != "RANDOM_MAX+DATE_FIXED" || g.Group != "RANDOM+DATE" {
+		t.Errorf("combination finding: strategy %s, group %s", g.Strategy, g.Group)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	rep := &report.Report{
+		Module: "m",
+		Findings: []report.Finding{
+			{Test: "p.V#v", Kind: report.ODVictim},
+			{Test: "p.Old#api", Kind: report.API},
+		},
+		Runs:  20,
+		Stats: report.Stats{Tests: 5, Orders: 20, DurationMs: 1000, Chaos: &report.ChaosStats{Runs: 4, DurationMs: 400}},
+	}
+	res := &Result{Mode: Single, Strategies: mustLookup("LOCALE", "RANDOM_MAX"), Runs: 3, Budget: time.Minute, Duration: 300 * time.Millisecond, Unconfirmed: []string{"p.U#u"}}
+	stats := Stats(res)
+	Merge(rep, []report.Finding{{Test: "p.New#api", Kind: report.API}}, stats)
+	var tests []string
+	for _, f := range rep.Findings {
+		tests = append(tests, string(f.Kind)+" "+f.Test)
+	}
+	if want := []string{"api p.New#api", "od-victim p.V#v"}; !reflect.DeepEqual(tests, want) {
+		t.Errorf("findings = %q, want %q", tests, want)
+	}
+	if rep.Runs != 19 || rep.Stats.Orders != 19 || rep.Stats.DurationMs != 900 || rep.Stats.Tests != 5 {
+		t.Errorf("runs %d, orders %d, duration %d, tests %d; want 19, 19, 900, 5", rep.Runs, rep.Stats.Orders, rep.Stats.DurationMs, rep.Stats.Tests)
+	}
+	want := &report.ChaosStats{Mode: "single", Strategies: []string{"RANDOM_MAX", "LOCALE"}, Runs: 3, BudgetMs: 60000, Unconfirmed: []string{"p.U#u"}, DurationMs: 300}
+	if !reflect.DeepEqual(rep.Stats.Chaos, want) {
+		t.Errorf("chaos stats = %+v, want %+v", rep.Stats.Chaos, want)
+	}
+}
+
+func TestCallSites(t *testing.T) {
+	p := func(test, strategy, group string, line int) agent.Perturbation {
+		return agent.Perturbation{Test: test, Strategy: strategy, Group: group, API: "api", Class: "p.C", Method: "m", File: "C.java", Line: line}
+	}
+	r := &launcher.Result{Perturbations: []agent.Perturbation{
+		p("p.T", "LOCALE", "LOCALE", 3),           // class fixture
+		p("p.T#a", "RANDOM_MAX", "RANDOM", 9),     // the test's own
+		p("p.T#a", "RANDOM_MAX", "RANDOM", 7),     //
+		p("p.T#b", "RANDOM_MAX", "RANDOM", 5),     // another test
+		p("p.T#a", "RANDOM_MAX", "RANDOM", 9),     // again (a second JVM thread, say)
+		p("p.T", "RANDOM_MAX", "RANDOM", 1),       // fixture: ignored while the test has its own
+		p("", "TIME_INCREMENT", "TIME", 2),        // outside any test
+		p("p.T$Inner#a", "LOCALE", "LOCALE", 11),  // a nested class's test
+		p("p.T$Inner", "RANDOM_MAX", "RANDOM", 4), // a nested class's fixture
+	}}
+	site := func(line int) report.CallSite {
+		return report.CallSite{Class: "p.C", Method: "m", File: "C.java", Line: line, API: "api"}
+	}
+	tests := []struct {
+		test  string
+		group string
+		want  []report.CallSite
+	}{
+		{"p.T#a", "RANDOM", []report.CallSite{site(7), site(9)}},
+		{"p.T#a", "LOCALE", []report.CallSite{site(3)}},
+		{"p.T#a", "TIME", nil},
+		{"p.T#c", "RANDOM", []report.CallSite{site(1)}},
+		{"p.T$Inner#a", "RANDOM", []report.CallSite{site(4)}},
+		{"p.T$Inner#a", "LOCALE", []report.CallSite{site(11)}},
+	}
+	for _, tt := range tests {
+		got := callSites(r, tt.test, func(_, g string) bool { return g == tt.group })
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("callSites(%s, %s) = %+v, want %+v", tt.test, tt.group, got, tt.want)
+		}
+	}
+}

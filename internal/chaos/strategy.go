@@ -1,0 +1,118 @@
+// Package chaos finds tests that rely on what nondeterministic JDK APIs never
+// promised: it runs a module's suite with the flaky agent perturbing those
+// APIs (ChaosAPI's strategies plus iteration-order shuffling), confirms every
+// failure by rerunning the same order unperturbed, attributes failures of
+// combined runs to the single strategy that reproduces them, and names the
+// perturbed call sites each failing test hit.
+package chaos
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Strategy is one way the agent perturbs an API group.
+type Strategy struct {
+	ID    string // as in agent options, events and reports, e.g. RANDOM_MAX
+	Group string // e.g. RANDOM
+	// OutsideSpec says the strategy does what the API's specification does
+	// not allow, so a failure it causes may not be a real problem.
+	OutsideSpec bool
+}
+
+// Strategies are all strategies the agent knows, in canonical order: by
+// group, the group's default (the one combined mode uses) first.
+var Strategies = []Strategy{
+	{ID: "RANDOM_MAX", Group: "RANDOM"},
+	{ID: "TIME_INCREMENT", Group: "TIME"},
+	{ID: "TIME_ROUNDING", Group: "TIME"},
+	{ID: "TIME_FAST", Group: "TIME"},
+	{ID: "TIME_SLOW", Group: "TIME"},
+	{ID: "DATE_FIXED", Group: "DATE"},
+	{ID: "LOCALE", Group: "LOCALE"},
+	{ID: "SLEEP_INCREASE", Group: "SLEEP"},
+	{ID: "SLEEP_DECREASE", Group: "SLEEP", OutsideSpec: true},
+	{ID: "CONCURRENCY_SHRINK", Group: "CONCURRENCY"},
+	{ID: "NETWORK_DELAY", Group: "NETWORK"},
+	{ID: "ITERATION_ORDER", Group: "ITERATION_ORDER"},
+}
+
+// DefaultCombined are the strategies combined mode uses by default: one per
+// group, ChaosAPI's defaults; ITERATION_ORDER only when asked for.
+var DefaultCombined = mustLookup("RANDOM_MAX", "TIME_INCREMENT", "DATE_FIXED", "LOCALE", "SLEEP_INCREASE", "CONCURRENCY_SHRINK", "NETWORK_DELAY")
+
+// Groups are the API groups, in canonical order.
+func Groups() []string {
+	var groups []string
+	for _, s := range Strategies {
+		if !slices.Contains(groups, s.Group) {
+			groups = append(groups, s.Group)
+		}
+	}
+	return groups
+}
+
+// Parse resolves strategy names: strategy ids, '+'-separated lists of them,
+// or group names, which stand for every strategy of the group. Names are
+// case-insensitive. The result is deduplicated and in canonical order.
+func Parse(names ...string) ([]Strategy, error) {
+	want := map[string]bool{}
+	for _, arg := range names {
+		for _, name := range strings.Split(arg, "+") {
+			name = strings.ToUpper(strings.TrimSpace(name))
+			if name == "" {
+				continue
+			}
+			found := false
+			for _, s := range Strategies {
+				if s.ID == name || s.Group == name {
+					want[s.ID], found = true, true
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("unknown strategy %q (strategies: %s; or a group: %s)", name, strings.Join(IDs(Strategies), ", "), strings.Join(Groups(), ", "))
+			}
+		}
+	}
+	var out []Strategy
+	for _, s := range Strategies {
+		if want[s.ID] {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// IDs returns the strategies' ids.
+func IDs(strategies []Strategy) []string {
+	ids := make([]string, len(strategies))
+	for i, s := range strategies {
+		ids[i] = s.ID
+	}
+	return ids
+}
+
+// Join names strategies as the agent's chaos option does: ids joined by '+'.
+func Join(strategies []Strategy) string { return strings.Join(IDs(strategies), "+") }
+
+// checkCombinable reports strategies of the same group, which one run
+// cannot combine (they perturb the same APIs).
+func checkCombinable(strategies []Strategy) error {
+	seen := map[string]string{}
+	for _, s := range strategies {
+		if other, ok := seen[s.Group]; ok {
+			return fmt.Errorf("strategies %s and %s perturb the same APIs (group %s): combined mode takes one strategy per group", other, s.ID, s.Group)
+		}
+		seen[s.Group] = s.ID
+	}
+	return nil
+}
+
+func mustLookup(ids ...string) []Strategy {
+	out, err := Parse(ids...)
+	if err != nil || len(out) != len(ids) {
+		panic(fmt.Sprintf("chaos: bad strategy list %q: %v", ids, err))
+	}
+	return out
+}

@@ -1,0 +1,476 @@
+// Package od finds order-dependent flaky tests: it runs a suite in
+// generated orders (reversed, random, pairwise, each test alone and twice),
+// confirms every test whose outcome changed by rerunning the orders it
+// failed and passed in, classifies it (victim, brittle, non-idempotent, or
+// NOD when it flips in the same order), and minimises its polluters,
+// state-setters and cleaners by delta debugging, within a wall-clock budget.
+package od
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// Defaults for zero Config fields.
+const (
+	DefaultBudget        = 5 * time.Minute
+	DefaultConfirmations = 3
+	DefaultOriginalRuns  = 2
+)
+
+// detectShare is the part of the budget the detection orders may use; the
+// rest is kept for confirming and minimising what they found.
+const detectShare = 0.6
+
+// errBudget ends the analysis when the budget is spent.
+var errBudget = errors.New("budget exhausted")
+
+// Runner runs orders, each in a fresh JVM, possibly in parallel, and
+// returns their results in the same order; *launcher.Launcher is one.
+type Runner interface {
+	RunAll(ctx context.Context, orders [][]string) ([]*launcher.Result, error)
+}
+
+// Config says what to analyse and how much effort to spend.
+type Config struct {
+	// Tests is the suite in its original order.
+	Tests []string
+	// Original holds runs of Tests the caller already made.
+	Original []*launcher.Result
+	// OriginalRuns is how many runs of Tests to have in all, Original
+	// included; 0 means DefaultOriginalRuns.
+	OriginalRuns int
+	// Skip names tests not to report (the caller reported them already).
+	Skip map[string]bool
+	// Seed drives every random choice; it is recorded in the coverage.
+	Seed int64
+	// Rounds is the number of exploration orders; 0 means as many as
+	// pairwise class coverage needs plus a few random ones, negative none.
+	Rounds int
+	// Budget bounds the analysis' wall-clock time; 0 means DefaultBudget.
+	Budget time.Duration
+	// Confirmations is how many runs of an order must agree before a
+	// finding is reported; 0 means DefaultConfirmations.
+	Confirmations int
+	// Workers is how many JVMs the runner runs at once; 0 means one per core.
+	Workers int
+	// Logf receives progress notes; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// Finding is one flaky test the analysis confirmed.
+type Finding struct {
+	Test string
+	Kind report.Kind
+	// Polluters, Setters and Cleaners are groups of tests, each minimal and
+	// in the order they ran.
+	Polluters [][]string
+	Setters   [][]string
+	Cleaners  [][]string
+	// FailingOrder and PassingOrder are the shortest orders (the test
+	// last) in which the test failed and passed.
+	FailingOrder []string
+	PassingOrder []string
+	Message      string
+	Evidence     []Observation
+	// FailRate is the share of the test's runs that failed (NOD findings).
+	FailRate float64
+	// Incomplete says the budget ended before its minimisation did.
+	Incomplete bool
+}
+
+// Observation is what the runs of one order showed for a finding's test.
+type Observation struct {
+	Label   string   // the step or generated order that ran it first
+	Order   []string // the order up to the finding's test
+	Pass    int
+	Fail    int
+	Message string
+}
+
+// Coverage says how much of the suite's order space the analysis explored.
+type Coverage struct {
+	Seed            int64
+	Tests           int            // tests in the suite
+	Orders          int            // orders run (JVMs started) by the analysis
+	Generators      map[string]int // orders run per generator
+	Rounds          int            // exploration orders run
+	RoundsPlanned   int            // exploration orders planned
+	Pairs           int            // ordered pairs of distinct tests
+	PairsCovered    int            // of those, the ones run right after each other
+	TestsAlone      int            // tests run alone
+	Budget          time.Duration
+	BudgetExhausted bool
+	Unconfirmed     []string // tests whose outcome changed but could not be confirmed in the budget
+	Duration        time.Duration
+}
+
+// Result is an analysis' findings and coverage.
+type Result struct {
+	Findings []Finding
+	Coverage Coverage
+}
+
+// analysis is the state of one Analyze call.
+type analysis struct {
+	cfg     Config
+	runner  Runner
+	s       *suite
+	st      *store
+	slots   *semaphore.Weighted // one per JVM the runner may run at once
+	busy    atomic.Int64        // slots taken
+	start   time.Time
+	index   map[string]int
+	targets []string
+
+	mu       sync.Mutex // guards the fields below
+	cov      Coverage
+	pairs    map[[2]int]bool
+	findings map[string]map[report.Kind]*Finding
+	// groups found so far, tried first for later tests.
+	polluterGroups, setterGroups [][]string
+}
+
+// Analyze runs the analysis on cfg.Tests through r.
+func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
+	if cfg.OriginalRuns <= 0 {
+		cfg.OriginalRuns = DefaultOriginalRuns
+	}
+	if cfg.Budget <= 0 {
+		cfg.Budget = DefaultBudget
+	}
+	if cfg.Confirmations <= 0 {
+		cfg.Confirmations = DefaultConfirmations
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.NumCPU()
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	a := &analysis{
+		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests)), st: newStore(),
+		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
+		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
+	}
+	for i, t := range a.s.tests {
+		a.index[t] = i
+	}
+	n := len(a.s.tests)
+	a.cov = Coverage{Seed: cfg.Seed, Tests: n, Generators: map[string]int{}, Budget: cfg.Budget, Pairs: n * (n - 1)}
+	// Runs still going at the budget get a grace period, then are killed.
+	hard, cancel := context.WithDeadline(ctx, a.start.Add(cfg.Budget+max(10*time.Second, cfg.Budget/10)))
+	defer cancel()
+	err := a.analyse(hard)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, err
+	case errors.Is(err, errBudget) || hard.Err() != nil:
+		a.cov.BudgetExhausted = true
+		a.logf("budget of %s spent: reporting what is confirmed", cfg.Budget)
+	default:
+		return nil, err
+	}
+	return a.result(), nil
+}
+
+func (a *analysis) logf(format string, args ...any) {
+	a.cfg.Logf(format, args...)
+}
+
+// analyse runs the phases: original order, detection, confirmation, then
+// the minimisations, all candidates at once.
+func (a *analysis) analyse(ctx context.Context) error {
+	end := a.start.Add(a.cfg.Budget)
+	for _, r := range a.cfg.Original {
+		a.record(plannedOrder{gen: GenOriginal, label: GenOriginal}, r, false)
+	}
+	var reruns []plannedOrder
+	for i := len(a.cfg.Original); i < a.cfg.OriginalRuns; i++ {
+		reruns = append(reruns, plannedOrder{gen: GenOriginal, label: fmt.Sprintf("original run %d", i+1), tests: a.s.tests})
+	}
+	if err := a.run(ctx, end, reruns); err != nil {
+		return err
+	}
+	a.targets = a.analysable()
+	detectEnd := a.start.Add(time.Duration(float64(a.cfg.Budget) * detectShare))
+	if err := a.run(ctx, detectEnd, a.detectionOrders()); errors.Is(err, errBudget) {
+		a.mu.Lock()
+		a.cov.BudgetExhausted = true
+		a.mu.Unlock()
+		a.logf("detection stopped at its share of the budget")
+	} else if err != nil {
+		return err
+	}
+	cands := a.candidates()
+	if len(cands) == 0 {
+		return nil
+	}
+	a.logf("%d candidate(s) after %d orders (%s): confirming", len(cands), a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
+	if err := a.confirm(ctx, end, cands); err != nil {
+		return err
+	}
+	a.logf("confirmed after %d orders (%s): minimising", a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
+	var g errgroup.Group
+	for _, c := range cands {
+		g.Go(func() error { return a.minimise(ctx, end, c) })
+	}
+	return g.Wait()
+}
+
+// analysable returns the tests minus the ones to skip and the ones that
+// were only skipped or aborted (an assumption failed) in the original runs.
+func (a *analysis) analysable() []string {
+	var out []string
+	for _, t := range a.s.tests {
+		if a.cfg.Skip[t] {
+			continue
+		}
+		if o := a.st.get(a.s.tests[:a.index[t]+1]); o.runs() > 0 || o.skipped == 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// detectionOrders interleaves the exploration orders with the isolation
+// runs, so both progress when the budget is short.
+func (a *analysis) detectionOrders() []plannedOrder {
+	rounds := a.cfg.Rounds
+	if rounds == 0 {
+		rounds = autoRounds(a.s)
+	}
+	var explore []plannedOrder
+	ex := newExplorer(a.s, a.cfg.Seed)
+	for len(explore) < rounds {
+		o, ok := ex.next()
+		if !ok {
+			break
+		}
+		explore = append(explore, o)
+	}
+	a.cov.RoundsPlanned = len(explore)
+	var alone []plannedOrder
+	for _, t := range a.targets {
+		alone = append(alone, isolation(t))
+	}
+	a.logf("%d tests: %d exploration orders (seed %d), %d isolation runs, budget %s", len(a.s.tests), len(explore), a.cfg.Seed, len(alone), a.cfg.Budget)
+	return interleave(explore, alone)
+}
+
+// interleave merges two lists, each keeping its order, evenly.
+func interleave(x, y []plannedOrder) []plannedOrder {
+	out := make([]plannedOrder, 0, len(x)+len(y))
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		if j >= len(y) || (i < len(x) && i*len(y) <= j*len(x)) {
+			out = append(out, x[i])
+			i++
+		} else {
+			out = append(out, y[j])
+			j++
+		}
+	}
+	return out
+}
+
+// run runs orders, each in its own JVM as soon as one of the runner's
+// slots is free (shared by everything running at the same time), and stops
+// starting new ones once the deadline has passed (errBudget).
+func (a *analysis) run(ctx context.Context, deadline time.Time, orders []plannedOrder) error {
+	var g errgroup.Group
+	late := false
+	var err error
+	for _, o := range orders {
+		if err = a.slots.Acquire(ctx, 1); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			a.slots.Release(1)
+			late = true
+			break
+		}
+		a.busy.Add(1)
+		g.Go(func() error {
+			defer a.slots.Release(1)
+			defer a.busy.Add(-1)
+			res, err := a.runner.RunAll(ctx, [][]string{o.tests})
+			if err != nil {
+				return fmt.Errorf("run orders: %w", err)
+			}
+			a.record(o, res[0], true)
+			return nil
+		})
+	}
+	if werr := g.Wait(); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return fmt.Errorf("run orders: %w", err)
+	}
+	if late {
+		return errBudget
+	}
+	return nil
+}
+
+// freeSlots is how many more JVMs could start now: how many candidates
+// are worth testing at once when one hit ends the search.
+func (a *analysis) freeSlots() int {
+	return a.cfg.Workers - int(a.busy.Load())
+}
+
+// Steps after detection, as generator names in the coverage.
+const (
+	genConfirm  = "confirm"
+	genMinimise = "minimise"
+)
+
+// record stores a run's outcomes and counts its coverage.
+func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
+	a.st.add(o.label, r)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ours {
+		a.cov.Orders++
+		a.cov.Generators[o.gen]++
+		switch o.gen {
+		case GenOriginal, GenIsolation, genConfirm, genMinimise:
+		default:
+			a.cov.Rounds++
+		}
+	}
+	for i := 1; i < len(r.Order); i++ {
+		x, okx := a.index[r.Order[i-1]]
+		y, oky := a.index[r.Order[i]]
+		if okx && oky && x != y {
+			a.pairs[[2]int{x, y}] = true
+		}
+	}
+}
+
+// ensure runs each order until it has k outcomes for its last test; runs
+// of a longer order count for the orders that are its prefixes.
+func (a *analysis) ensure(ctx context.Context, deadline time.Time, gen string, orders [][]string, k int) error {
+	sorted := slices.Clone(orders)
+	slices.SortStableFunc(sorted, func(x, y []string) int { return len(y) - len(x) })
+	var todo []plannedOrder
+	seen := map[string]bool{}
+	for _, o := range sorted {
+		if key := orderKey(o); seen[key] {
+			continue
+		} else {
+			seen[key] = true
+		}
+		have := a.st.get(o).runs()
+		for _, p := range todo {
+			if len(p.tests) >= len(o) && slices.Equal(p.tests[:len(o)], o) {
+				have++
+			}
+		}
+		for range k - have {
+			todo = append(todo, plannedOrder{gen: gen, label: gen, tests: o})
+		}
+	}
+	return a.run(ctx, deadline, todo)
+}
+
+// candidate is a test whose outcome changed somewhere.
+type candidate struct {
+	test             string
+	failing, passing []string // shortest orders it failed and passed in (order dependence), itself last
+	nio              bool     // its second run in a JVM differed from its first
+	od               verdict
+}
+
+// candidates finds the tests that both passed and failed in different
+// orders, or in a first and a second run in one JVM.
+func (a *analysis) candidates() []*candidate {
+	var out []*candidate
+	for _, t := range a.targets {
+		c := &candidate{test: t}
+		for _, o := range a.st.observed(t, false) {
+			if o.fail > 0 && c.failing == nil {
+				c.failing = o.order
+			}
+			if o.pass > 0 && c.passing == nil {
+				c.passing = o.order
+			}
+		}
+		if c.failing == nil || c.passing == nil {
+			c.failing, c.passing = nil, nil
+		}
+		first, second := a.st.get([]string{t}).tally, a.st.get([]string{t, t}).tally
+		c.nio = first.runs() > 0 && second.runs() > 0 && (first.mixed() || second.mixed() || first.passes() != second.passes())
+		if c.failing != nil || c.nio {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// confirm reruns each candidate's failing and passing orders, and the test
+// alone and twice, until each has k outcomes, then classifies it.
+func (a *analysis) confirm(ctx context.Context, deadline time.Time, cands []*candidate) error {
+	k := a.cfg.Confirmations
+	var orders [][]string
+	for _, c := range cands {
+		orders = append(orders, []string{c.test, c.test})
+		if c.failing != nil {
+			orders = append(orders, c.failing, c.passing)
+		}
+	}
+	err := a.ensure(ctx, deadline, genConfirm, orders, k)
+	for _, c := range cands {
+		alone := a.st.get([]string{c.test}).tally
+		if c.failing != nil {
+			c.od = classifyOD(alone, a.st.get(c.failing).tally, a.st.get(c.passing).tally, k)
+		}
+		if c.nio && classifyNIO(alone, a.st.get([]string{c.test, c.test}).tally, k) == nonIdempotent {
+			a.add(&Finding{
+				Test: c.test, Kind: report.NIO,
+				FailingOrder: []string{c.test, c.test}, PassingOrder: []string{c.test},
+				Message: a.failureMessage(c.test, []string{c.test, c.test}, []string{c.test}),
+			})
+		}
+	}
+	return err
+}
+
+// failureMessage returns the failure message of the first of the orders
+// that failed, else of any run of t that failed.
+func (a *analysis) failureMessage(t string, orders ...[]string) string {
+	for _, o := range orders {
+		if ob := a.st.get(o); ob.fail > 0 {
+			return ob.message
+		}
+	}
+	for _, ob := range a.st.all(t) {
+		if ob.fail > 0 {
+			return ob.message
+		}
+	}
+	return ""
+}
+
+func (a *analysis) add(f *Finding) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.findings[f.Test] == nil {
+		a.findings[f.Test] = map[report.Kind]*Finding{}
+	}
+	a.findings[f.Test][f.Kind] = f
+}

@@ -1,0 +1,252 @@
+package od
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// fakeSuite is a synthetic test suite: each test reads and writes a state
+// shared by the tests of one run (one "JVM") and passes or fails.
+type fakeSuite struct {
+	order []string
+	tests map[string]func(st map[string]int) bool
+
+	mu    sync.Mutex
+	rng   *rand.Rand
+	runs  int
+	delay time.Duration
+}
+
+// RunAll implements Runner.
+func (f *fakeSuite) RunAll(ctx context.Context, orders [][]string) ([]*launcher.Result, error) {
+	out := make([]*launcher.Result, len(orders))
+	for i, order := range orders {
+		if f.delay > 0 {
+			select {
+			case <-time.After(f.delay):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		f.mu.Lock()
+		f.runs++
+		st := map[string]int{}
+		r := &launcher.Result{Order: order}
+		for _, id := range order {
+			o := launcher.Fail
+			if f.tests[id](st) {
+				o = launcher.Pass
+			}
+			r.Tests = append(r.Tests, launcher.TestResult{Test: id, Outcome: o, Message: id + " " + string(o)})
+		}
+		f.mu.Unlock()
+		out[i] = r
+	}
+	return out, nil
+}
+
+// set returns a test that sets key to v and passes.
+func set(key string, v int) func(map[string]int) bool {
+	return func(st map[string]int) bool { st[key] = v; return true }
+}
+
+// newFakeSuite models the fixtures' roles, plus two independent polluters
+// of one victim and a cleaner group of two tests.
+func newFakeSuite() *fakeSuite {
+	f := &fakeSuite{rng: rand.New(rand.NewPCG(1, 2))}
+	f.tests = map[string]func(map[string]int) bool{
+		// victim with a polluter in the same class
+		"p.Currency#pads":     func(map[string]int) bool { return true },
+		"p.Currency#defaults": func(st map[string]int) bool { return st["usd"] == 0 },
+		"p.Currency#switches": set("usd", 1),
+		// victim with a polluter in another class and a cleaner
+		"p.Invoice#total":  func(st map[string]int) bool { return st["discount"] == 0 },
+		"p.Promotion#sale": set("discount", 1),
+		"p.Cache#clear":    set("discount", 0),
+		// victim of two polluters together
+		"p.Health#spare": func(st map[string]int) bool { return st["audit"]+st["export"] < 2 },
+		"p.Audit#write":  set("audit", 1),
+		"p.Export#month": set("export", 1),
+		// brittle and its state-setter
+		"p.Decoder#json":    func(st map[string]int) bool { return st["codecs"] == 1 },
+		"p.Registry#codecs": set("codecs", 1),
+		// non-idempotent outcome
+		"p.Plugin#register": func(st map[string]int) bool { st["pdf"]++; return st["pdf"] == 1 },
+		// not order-dependent: fails 30% of the time
+		"p.Retry#jitter": func(map[string]int) bool { return f.rng.Float64() >= 0.3 },
+		// victim of either of two independent polluters
+		"q.Clock#utc":   func(st map[string]int) bool { return st["tz"] == 0 },
+		"q.Paris#tz":    set("tz", 1),
+		"q.Tokyo#tz":    set("tz", 2),
+		"q.Stable#one":  func(map[string]int) bool { return true },
+		"q.Stable#two":  func(map[string]int) bool { return true },
+		"q.Stable#tree": func(map[string]int) bool { return true },
+		// victim whose cleaner is a group of two tests
+		"r.Mail#empty":   func(st map[string]int) bool { return st["queued"] == 0 },
+		"r.Send#queue":   set("queued", 1),
+		"r.Flush#arm":    set("armed", 1),
+		"r.Flush#drain":  func(st map[string]int) bool { st["queued"] *= 1 - st["armed"]; return true },
+		"r.Stable#alpha": func(map[string]int) bool { return true },
+	}
+	// The original order passes but for the NOD test.
+	f.order = []string{
+		"p.Audit#write", "p.Cache#clear", "p.Currency#pads", "p.Currency#defaults", "p.Currency#switches",
+		"p.Health#spare", "p.Invoice#total", "p.Registry#codecs", "p.Decoder#json", "p.Plugin#register",
+		"p.Promotion#sale", "p.Export#month", "p.Retry#jitter",
+		"q.Clock#utc", "q.Paris#tz", "q.Stable#one", "q.Stable#two", "q.Stable#tree", "q.Tokyo#tz",
+		"r.Mail#empty", "r.Flush#arm", "r.Flush#drain", "r.Send#queue", "r.Stable#alpha",
+	}
+	return f
+}
+
+type want struct {
+	kind                         report.Kind
+	polluters, setters, cleaners [][]string
+}
+
+func TestAnalyzeFindsEveryRole(t *testing.T) {
+	for _, seed := range []int64{1, 2, 3} {
+		f := newFakeSuite()
+		res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wants := map[string]want{
+			"p.Currency#defaults": {kind: report.ODVictim, polluters: [][]string{{"p.Currency#switches"}}},
+			"p.Invoice#total":     {kind: report.ODVictim, polluters: [][]string{{"p.Promotion#sale"}}, cleaners: [][]string{{"p.Cache#clear"}}},
+			"p.Health#spare":      {kind: report.ODVictim, polluters: [][]string{{"p.Audit#write", "p.Export#month"}}},
+			"p.Decoder#json":      {kind: report.ODBrittle, setters: [][]string{{"p.Registry#codecs"}}},
+			"p.Plugin#register":   {kind: report.NIO},
+			"p.Retry#jitter":      {kind: report.NOD},
+			"q.Clock#utc":         {kind: report.ODVictim, polluters: [][]string{{"q.Paris#tz"}, {"q.Tokyo#tz"}}},
+			"r.Mail#empty":        {kind: report.ODVictim, polluters: [][]string{{"r.Send#queue"}}, cleaners: [][]string{{"r.Flush#arm", "r.Flush#drain"}}},
+		}
+		for _, got := range res.Findings {
+			w, ok := wants[got.Test]
+			if !ok || w.kind != got.Kind {
+				t.Errorf("seed %d: unexpected finding %s %s", seed, got.Kind, got.Test)
+				continue
+			}
+			delete(wants, got.Test)
+			for _, c := range []struct {
+				name      string
+				got, want [][]string
+			}{{"polluters", got.Polluters, w.polluters}, {"setters", got.Setters, w.setters}, {"cleaners", got.Cleaners, w.cleaners}} {
+				if !slices.EqualFunc(c.got, c.want, slices.Equal) {
+					t.Errorf("seed %d: %s %s = %v, want %v", seed, got.Test, c.name, c.got, c.want)
+				}
+			}
+			if got.Incomplete {
+				t.Errorf("seed %d: %s incomplete", seed, got.Test)
+			}
+			if len(got.FailingOrder) == 0 || got.FailingOrder[len(got.FailingOrder)-1] != got.Test {
+				t.Errorf("seed %d: %s failing order %v", seed, got.Test, got.FailingOrder)
+			}
+		}
+		for test, w := range wants {
+			t.Errorf("seed %d: missing %s %s", seed, w.kind, test)
+		}
+		cov := res.Coverage
+		t.Logf("seed %d: %d orders: %v", seed, cov.Orders, cov.Generators)
+		if cov.BudgetExhausted || cov.Seed != seed || cov.TestsAlone != len(f.order) || cov.Orders != f.runs || cov.PairsCovered == 0 || cov.Rounds != cov.RoundsPlanned {
+			t.Errorf("seed %d: coverage %+v (runs %d)", seed, cov, f.runs)
+		}
+	}
+}
+
+func TestAnalyzeVictimFailingInTheOriginalOrder(t *testing.T) {
+	f := newFakeSuite()
+	order := []string{"p.Promotion#sale", "p.Invoice#total", "p.Cache#clear"}
+	res, err := Analyze(context.Background(), f, Config{Tests: order, Seed: 4, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Kind != report.ODVictim || !slices.Equal(res.Findings[0].FailingOrder, order[:2]) {
+		t.Fatalf("findings %+v", res.Findings)
+	}
+}
+
+func TestAnalyzeSkipsKnownTests(t *testing.T) {
+	f := newFakeSuite()
+	res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: 5, Workers: 2, Skip: map[string]bool{"p.Retry#jitter": true, "p.Invoice#total": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range res.Findings {
+		if got.Test == "p.Retry#jitter" || got.Test == "p.Invoice#total" {
+			t.Errorf("reported skipped test %s as %s", got.Test, got.Kind)
+		}
+	}
+}
+
+func TestAnalyzeStopsAtTheBudget(t *testing.T) {
+	f := newFakeSuite()
+	f.delay = 20 * time.Millisecond
+	start := time.Now()
+	res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: 6, Workers: 2, Budget: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %s with a budget of 300ms", d)
+	}
+	if !res.Coverage.BudgetExhausted || res.Coverage.Orders == 0 || res.Coverage.Rounds >= res.Coverage.RoundsPlanned {
+		t.Errorf("coverage %+v", res.Coverage)
+	}
+	for _, got := range res.Findings {
+		if got.Kind != report.NOD && got.Test == "p.Retry#jitter" {
+			t.Errorf("NOD test reported as %s", got.Kind)
+		}
+	}
+}
+
+func TestReportFindings(t *testing.T) {
+	dir := t.TempDir()
+	findings := []Finding{
+		{Test: "a.V#t", Kind: report.ODVictim, Polluters: [][]string{{"a.P#p"}}, FailingOrder: []string{"a.P#p", "a.V#t"}, PassingOrder: []string{"a.V#t"},
+			Evidence: []Observation{{Label: "confirm", Order: []string{"a.P#p", "a.V#t"}, Fail: 3, Message: "boom"}}},
+		{Test: "a.N#t", Kind: report.NOD, FailingOrder: []string{"a.N#t"}, PassingOrder: []string{"a.N#t"}, FailRate: 0.3},
+	}
+	got, err := ReportFindings(findings, ReportOptions{OrderDir: filepath.Join(dir, "orders"), ModuleDir: "/p/core", Module: "core"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := got[0]
+	file := strings.TrimPrefix(lastField(v.Reproduce), "-Dflaky.order=")
+	if want := "mvn -Pflaky test -pl core -Dflaky.testFailureIgnore=false -Dflaky.order=" + file; v.Reproduce != want {
+		t.Errorf("reproduce %q, want %q", v.Reproduce, want)
+	}
+	if want := "flaky run-order --module /p/core --order " + file; v.ReproduceRunOrder != want {
+		t.Errorf("run-order reproduce %q, want %q", v.ReproduceRunOrder, want)
+	}
+	if data, err := os.ReadFile(file); err != nil || string(data) != "a.P#p\na.V#t\n" {
+		t.Errorf("order file %q: %v", data, err)
+	}
+	if v.Cleaners == nil || len(v.Evidence) != 1 || v.Evidence[0].Outcome != "fail" {
+		t.Errorf("victim %+v", v)
+	}
+	nod := got[1]
+	file = strings.TrimPrefix(lastField(nod.Reproduce), "-Dflaky.order=")
+	data, _ := os.ReadFile(file)
+	if n := strings.Count(string(data), "a.N#t\n"); n != 20 {
+		t.Errorf("NOD reproduce order repeats the test %d times, want 20 (fails 30%% of runs)", n)
+	}
+	if got := MavenReproduce(".", "/x y/o.txt"); got != `mvn -Pflaky test -Dflaky.testFailureIgnore=false '-Dflaky.order=/x y/o.txt'` {
+		t.Errorf("root reproduce %q", got)
+	}
+}
+
+func lastField(s string) string {
+	f := strings.Fields(s)
+	return f[len(f)-1]
+}

@@ -1,0 +1,301 @@
+package od
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+)
+
+// Generator names, recorded in reports as the source of each order.
+const (
+	GenOriginal       = "original"        // the suite's own order, rerun
+	GenIsolation      = "isolation"       // one test alone, twice in one JVM
+	GenReverseClasses = "reverse-classes" // classes reversed, methods in their order
+	GenReverseMethods = "reverse-methods" // classes in their order, methods reversed
+	GenRandomClasses  = "random-classes"  // classes shuffled, methods shuffled inside each
+	GenRandomMethods  = "random-methods"  // all tests shuffled, classes interleaved
+	GenTuscanClasses  = "tuscan-classes"  // every ordered pair of classes adjacent once
+	GenTuscanPackages = "tuscan-packages" // every ordered pair of tests of a package adjacent once
+	GenTuscanMethods  = "tuscan-methods"  // every ordered pair of tests adjacent once
+)
+
+// randomEvery is how many pairwise orders run between two random ones.
+const randomEvery = 4
+
+// group is a named run of tests: a class or a package.
+type group struct {
+	name  string
+	tests []string
+}
+
+// suite is a test suite in its original order, grouped by class and package.
+type suite struct {
+	tests    []string
+	classes  []group // in order of first appearance, methods in original order
+	packages []group // likewise
+}
+
+func newSuite(tests []string) *suite {
+	return &suite{tests: tests, classes: groupBy(tests, ClassOf), packages: groupBy(tests, packageOf)}
+}
+
+func groupBy(tests []string, key func(string) string) []group {
+	var groups []group
+	index := map[string]int{}
+	for _, t := range tests {
+		k := key(t)
+		i, ok := index[k]
+		if !ok {
+			i = len(groups)
+			index[k] = i
+			groups = append(groups, group{name: k})
+		}
+		groups[i].tests = append(groups[i].tests, t)
+	}
+	return groups
+}
+
+// ClassOf returns the class part of a test id ("pkg.C#m" -> "pkg.C").
+func ClassOf(id string) string {
+	if i := strings.IndexByte(id, '#'); i >= 0 {
+		return id[:i]
+	}
+	return id
+}
+
+// packageOf returns the package of a test id's class ("" for the default package).
+func packageOf(id string) string {
+	c := ClassOf(id)
+	if i := strings.LastIndexByte(c, '.'); i >= 0 {
+		return c[:i]
+	}
+	return ""
+}
+
+// plannedOrder is an order with the generator and label that produced it.
+type plannedOrder struct {
+	gen   string
+	label string
+	tests []string
+}
+
+// explorer yields the exploration orders of a suite: the reversed orders,
+// then pairwise (Tuscan square) orders from the pairs most likely to share
+// static state (classes, then tests of one package) to all pairs of tests,
+// with a random order after every few, then random orders. Orders equal to
+// the original or to an earlier one are skipped. All choices derive from seed.
+type explorer struct {
+	s       *suite
+	seed    uint64
+	seen    map[string]bool
+	pending []plannedOrder
+	stage   int
+	random  int // random orders emitted
+	paired  int // pairwise orders emitted since the last random one
+}
+
+func newExplorer(s *suite, seed int64) *explorer {
+	return &explorer{s: s, seed: uint64(seed), seen: map[string]bool{orderKey(s.tests): true}}
+}
+
+// rng returns the random source for the n-th use of a generator.
+func (e *explorer) rng(gen string, n int) *rand.Rand {
+	h := uint64(14695981039346656037)
+	for _, b := range []byte(gen) {
+		h = (h ^ uint64(b)) * 1099511628211
+	}
+	return rand.New(rand.NewPCG(e.seed, h+uint64(n)))
+}
+
+// maxRepeats is how many repeated orders in a row end the stream: a suite
+// this small has no new orders left.
+const maxRepeats = 64
+
+// next returns the next new order; false when the suite has no new orders.
+func (e *explorer) next() (plannedOrder, bool) {
+	if len(e.s.tests) < 2 {
+		return plannedOrder{}, false
+	}
+	for range maxRepeats {
+		o := e.candidate()
+		if k := orderKey(o.tests); !e.seen[k] {
+			e.seen[k] = true
+			return o, true
+		}
+	}
+	return plannedOrder{}, false
+}
+
+// candidate returns the next order of the stream, possibly a repeat.
+func (e *explorer) candidate() plannedOrder {
+	for len(e.pending) == 0 {
+		switch e.stage {
+		case 0:
+			e.pending = []plannedOrder{reverseClasses(e.s), reverseMethods(e.s)}
+		case 1:
+			e.pending = tuscanClasses(e.s, e.rng(GenTuscanClasses, 0), e.seed)
+		case 2:
+			if len(e.s.packages) > 1 {
+				e.pending = tuscanPackages(e.s, e.rng(GenTuscanPackages, 0), e.seed)
+			}
+		case 3:
+			e.pending = tuscanMethods(e.s, e.rng(GenTuscanMethods, 0), e.seed)
+		default:
+			return e.randomOrder()
+		}
+		e.stage++
+	}
+	if e.stage > 1 && e.paired == randomEvery {
+		return e.randomOrder()
+	}
+	o := e.pending[0]
+	e.pending = e.pending[1:]
+	if o.gen != GenReverseClasses && o.gen != GenReverseMethods {
+		e.paired++
+	}
+	return o
+}
+
+// randomOrder alternates random class orders and random method orders.
+func (e *explorer) randomOrder() plannedOrder {
+	e.paired = 0
+	n := e.random
+	e.random++
+	if n%2 == 0 {
+		return randomClasses(e.s, e.rng(GenRandomClasses, n/2), e.seed, n/2+1)
+	}
+	return randomMethods(e.s, e.rng(GenRandomMethods, n/2), e.seed, n/2+1)
+}
+
+// autoRounds is the default number of exploration orders: the reversed
+// orders, all class-pairwise orders with the random ones between them, and
+// two more random orders.
+func autoRounds(s *suite) int {
+	rows := len(pairRows(len(s.classes)))
+	return 2 + rows + rows/randomEvery + 2
+}
+
+func reverseClasses(s *suite) plannedOrder {
+	var out []string
+	for i := len(s.classes) - 1; i >= 0; i-- {
+		out = append(out, s.classes[i].tests...)
+	}
+	return plannedOrder{gen: GenReverseClasses, label: GenReverseClasses, tests: out}
+}
+
+func reverseMethods(s *suite) plannedOrder {
+	var out []string
+	for _, c := range s.classes {
+		for i := len(c.tests) - 1; i >= 0; i-- {
+			out = append(out, c.tests[i])
+		}
+	}
+	return plannedOrder{gen: GenReverseMethods, label: GenReverseMethods, tests: out}
+}
+
+func randomClasses(s *suite, r *rand.Rand, seed uint64, n int) plannedOrder {
+	classes := slices.Clone(s.classes)
+	r.Shuffle(len(classes), func(i, j int) { classes[i], classes[j] = classes[j], classes[i] })
+	var out []string
+	for _, c := range classes {
+		m := slices.Clone(c.tests)
+		r.Shuffle(len(m), func(i, j int) { m[i], m[j] = m[j], m[i] })
+		out = append(out, m...)
+	}
+	return plannedOrder{gen: GenRandomClasses, label: fmt.Sprintf("%s #%d (seed %d)", GenRandomClasses, n, int64(seed)), tests: out}
+}
+
+func randomMethods(s *suite, r *rand.Rand, seed uint64, n int) plannedOrder {
+	out := slices.Clone(s.tests)
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return plannedOrder{gen: GenRandomMethods, label: fmt.Sprintf("%s #%d (seed %d)", GenRandomMethods, n, int64(seed)), tests: out}
+}
+
+// permuted returns a seeded permutation of items (the symbols of a square).
+func permuted[T any](items []T, r *rand.Rand) []T {
+	out := slices.Clone(items)
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// pairwise returns the Tuscan rows over tests: every ordered pair adjacent once.
+func pairwise(tests []string) [][]string {
+	rows := pairRows(len(tests))
+	out := make([][]string, len(rows))
+	for i, row := range rows {
+		out[i] = make([]string, len(row))
+		for j, v := range row {
+			out[i][j] = tests[v]
+		}
+	}
+	return out
+}
+
+// tuscanClasses keeps each class's methods together: row r orders the
+// classes by row r of a Tuscan square over the classes (every ordered pair
+// of classes adjacent once) and the methods of each class by a row of the
+// class's own square (every ordered pair of its methods adjacent once, when
+// there are at least as many rows as methods).
+func tuscanClasses(s *suite, r *rand.Rand, seed uint64) []plannedOrder {
+	classes := permuted(s.classes, r)
+	methodRows := make([][][]string, len(classes))
+	for i, c := range classes {
+		methodRows[i] = pairwise(permuted(c.tests, r))
+	}
+	rows := pairRows(len(classes))
+	out := make([]plannedOrder, len(rows))
+	for i, row := range rows {
+		var tests []string
+		for _, ci := range row {
+			mr := methodRows[ci]
+			tests = append(tests, mr[i%len(mr)]...)
+		}
+		out[i] = plannedOrder{gen: GenTuscanClasses, label: fmt.Sprintf("%s row %d/%d (seed %d)", GenTuscanClasses, i+1, len(rows), int64(seed)), tests: tests}
+	}
+	return out
+}
+
+// tuscanPackages covers the ordered pairs of tests of the same package (the
+// pairs that static state most plausibly connects): row r concatenates, for
+// each package, row r of the package's Tuscan square.
+func tuscanPackages(s *suite, r *rand.Rand, seed uint64) []plannedOrder {
+	packages := permuted(s.packages, r)
+	rowsOf := make([][][]string, len(packages))
+	n := 0
+	for i, p := range packages {
+		rowsOf[i] = pairwise(permuted(p.tests, r))
+		n = max(n, len(rowsOf[i]))
+	}
+	out := make([]plannedOrder, n)
+	for i := range out {
+		var tests []string
+		for k := range packages {
+			pr := rowsOf[(k+i)%len(packages)]
+			tests = append(tests, pr[i%len(pr)]...)
+		}
+		out[i] = plannedOrder{gen: GenTuscanPackages, label: fmt.Sprintf("%s row %d/%d (seed %d)", GenTuscanPackages, i+1, n, int64(seed)), tests: tests}
+	}
+	return out
+}
+
+// tuscanMethods covers every ordered pair of tests in about n orders.
+func tuscanMethods(s *suite, r *rand.Rand, seed uint64) []plannedOrder {
+	rows := pairwise(permuted(s.tests, r))
+	out := make([]plannedOrder, len(rows))
+	for i, row := range rows {
+		out[i] = plannedOrder{gen: GenTuscanMethods, label: fmt.Sprintf("%s row %d/%d (seed %d)", GenTuscanMethods, i+1, len(rows), int64(seed)), tests: row}
+	}
+	return out
+}
+
+// isolation runs t alone twice in one JVM: its first outcome is its outcome
+// in isolation, its second tells whether its outcome is idempotent.
+func isolation(t string) plannedOrder {
+	return plannedOrder{gen: GenIsolation, label: GenIsolation, tests: []string{t, t}}
+}
+
+// orderKey identifies an order.
+func orderKey(order []string) string {
+	return strings.Join(order, "\n")
+}

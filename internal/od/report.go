@@ -1,0 +1,143 @@
+package od
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/kballard/go-shellquote"
+
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// maxShownOrder is the longest order evidence shows inline; longer ones are
+// written to order files.
+const maxShownOrder = 12
+
+// maxNODRepeats bounds how often a NOD test is repeated in its reproduce order.
+const maxNODRepeats = 50
+
+// ReportOptions says where findings' order files go and how their
+// reproduce commands read.
+type ReportOptions struct {
+	OrderDir  string // where order files are written (target/flaky/orders)
+	ModuleDir string // the module's directory, for flaky run-order
+	Module    string // the module's path from the Maven root; "." or "" for the root itself
+}
+
+// ReportFindings turns findings into report findings, writing the order
+// files their evidence and reproduce commands name.
+func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, error) {
+	out := make([]report.Finding, 0, len(findings))
+	for _, f := range findings {
+		file, err := WriteOrder(opts.OrderDir, reproduceOrder(f))
+		if err != nil {
+			return nil, err
+		}
+		rf := report.Finding{
+			Test:              f.Test,
+			Kind:              f.Kind,
+			Message:           f.Message,
+			Polluters:         f.Polluters,
+			Setters:           f.Setters,
+			Cleaners:          f.Cleaners,
+			FailingOrder:      f.FailingOrder,
+			PassingOrder:      f.PassingOrder,
+			Reproduce:         MavenReproduce(opts.Module, file),
+			ReproduceRunOrder: shellquote.Join("flaky", "run-order", "--module", opts.ModuleDir, "--order", file),
+		}
+		if f.Kind == report.ODVictim && rf.Cleaners == nil {
+			rf.Cleaners = [][]string{}
+		}
+		if f.Incomplete {
+			rf.Message = strings.TrimSpace(rf.Message + " (the budget ended before the minimisation did: the groups may be incomplete)")
+		}
+		for _, o := range f.Evidence {
+			e := report.Evidence{Run: fmt.Sprintf("%s: %d run(s)", o.Label, o.Pass+o.Fail), Outcome: outcomeWord(o), Message: o.Message}
+			if len(o.Order) <= maxShownOrder {
+				e.Order = o.Order
+			} else if e.OrderFile, err = WriteOrder(opts.OrderDir, o.Order); err != nil {
+				return nil, err
+			}
+			rf.Evidence = append(rf.Evidence, e)
+		}
+		out = append(out, rf)
+	}
+	return out, nil
+}
+
+func outcomeWord(o Observation) string {
+	switch {
+	case o.Pass > 0 && o.Fail > 0:
+		return fmt.Sprintf("pass %d, fail %d", o.Pass, o.Fail)
+	case o.Fail > 0:
+		return "fail"
+	}
+	return "pass"
+}
+
+// reproduceOrder is the order a finding's reproduce commands run: its
+// failing order; for a NOD test, which fails only sometimes, with the test
+// repeated so that one run fails with a probability of 99.9% at the rate seen.
+func reproduceOrder(f Finding) []string {
+	out := slices.Clone(f.FailingOrder)
+	if f.Kind != report.NOD {
+		return out
+	}
+	for range repeatsFor(f.FailRate) - 1 {
+		out = append(out, f.Test)
+	}
+	return out
+}
+
+// repeatsFor returns how many runs of a test failing with probability p
+// make at least one failure 99.9% likely, at most maxNODRepeats.
+func repeatsFor(p float64) int {
+	if p >= 1 {
+		return 1
+	}
+	if p <= 0 {
+		return maxNODRepeats
+	}
+	return min(maxNODRepeats, max(1, int(math.Ceil(math.Log(0.001)/math.Log(1-p)))))
+}
+
+// MavenReproduce is the plain-Maven command that runs an order file in a
+// module of the project ("." or "" for the root) through the flaky profile.
+func MavenReproduce(module, orderFile string) string {
+	args := []string{"mvn", "-Pflaky", "test"}
+	if module != "" && module != "." {
+		args = append(args, "-pl", module)
+	}
+	return shellquote.Join(append(args, "-Dflaky.testFailureIgnore=false", "-Dflaky.order="+orderFile)...)
+}
+
+// WriteOrder stores an order as an order file in dir named by its content
+// hash and returns its path.
+func WriteOrder(dir string, order []string) (string, error) {
+	content := strings.Join(order, "\n") + "\n"
+	sum := sha256.Sum256([]byte(content))
+	path := filepath.Join(dir, "order-"+hex.EncodeToString(sum[:6])+".txt")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("writing order file: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		return "", fmt.Errorf("writing order file: %w", err)
+	}
+	return path, nil
+}
+
+// Report converts the coverage to its report form.
+func (c Coverage) Report() *report.Coverage {
+	return &report.Coverage{
+		Seed: c.Seed, Orders: c.Orders, Generators: c.Generators, Rounds: c.Rounds, RoundsPlanned: c.RoundsPlanned,
+		Pairs: c.Pairs, PairsCovered: c.PairsCovered, TestsAlone: c.TestsAlone,
+		BudgetMs: c.Budget.Milliseconds(), BudgetExhausted: c.BudgetExhausted,
+		Unconfirmed: c.Unconfirmed, DurationMs: c.Duration.Milliseconds(),
+	}
+}

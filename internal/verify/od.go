@@ -1,0 +1,95 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/surefire"
+)
+
+// detectOrderDependence runs the order-dependence analysis on one fork's
+// tests, in the fork's environment (l), starting from the fork's own run and
+// the reruns of its order, and adds to res what it finds about the tests
+// res does not report yet (so a NOD test is reported once). A test it
+// explains as flaky no longer counts as failing in every run.
+func detectOrderDependence(ctx context.Context, cfg Config, l *launcher.Launcher, rec *surefire.ForkRecord, reruns []*launcher.Result, res *Result) error {
+	if cfg.Budget < 0 {
+		return nil
+	}
+	skip := map[string]bool{}
+	for _, f := range res.Report.Findings {
+		skip[f.Test] = true
+	}
+	original := append([]*launcher.Result{forkResult(rec)}, reruns...)
+	out, err := od.Analyze(ctx, l, od.Config{
+		Tests:        rec.TestIDs(),
+		Original:     original,
+		OriginalRuns: len(original),
+		Skip:         skip,
+		Seed:         time.Now().UnixNano(),
+		Rounds:       cfg.Rounds,
+		Budget:       cfg.Budget,
+		Workers:      cfg.Workers,
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(cfg.Out, "[flaky] module %s: order dependence: "+format+"\n", append([]any{cfg.Module}, args...)...)
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("order-dependence analysis: %w", err)
+	}
+	findings, err := od.ReportFindings(out.Findings, od.ReportOptions{
+		OrderDir:  filepath.Join(cfg.BuildDir, "flaky", "orders"),
+		ModuleDir: cfg.ModuleDir,
+		Module:    moduleName(cfg.Root, cfg.ModuleDir),
+	})
+	if err != nil {
+		return err
+	}
+	res.Report.Findings = append(res.Report.Findings, findings...)
+	res.Report.Runs += out.Coverage.Orders
+	res.Report.Stats.Orders += out.Coverage.Orders
+	res.Report.Stats.Coverage = mergeCoverage(res.Report.Stats.Coverage, out.Coverage.Report())
+	res.Failing = slices.DeleteFunc(res.Failing, func(t string) bool {
+		return slices.ContainsFunc(findings, func(f report.Finding) bool { return f.Test == t })
+	})
+	return nil
+}
+
+// forkResult turns the fork's recorded run into a launcher result.
+func forkResult(rec *surefire.ForkRecord) *launcher.Result {
+	r := &launcher.Result{Order: rec.TestIDs()}
+	for _, t := range rec.Tests {
+		r.Tests = append(r.Tests, launcher.TestResult{Test: t.Test, Outcome: launcher.Outcome(t.Outcome), TimeMs: t.TimeMs, Message: t.Message})
+	}
+	return r
+}
+
+// mergeCoverage adds the coverage of another fork's analysis to c.
+func mergeCoverage(c, o *report.Coverage) *report.Coverage {
+	if c == nil {
+		return o
+	}
+	c.Orders += o.Orders
+	for g, n := range o.Generators {
+		if c.Generators == nil {
+			c.Generators = map[string]int{}
+		}
+		c.Generators[g] += n
+	}
+	c.Rounds += o.Rounds
+	c.RoundsPlanned += o.RoundsPlanned
+	c.Pairs += o.Pairs
+	c.PairsCovered += o.PairsCovered
+	c.TestsAlone += o.TestsAlone
+	c.BudgetMs += o.BudgetMs
+	c.BudgetExhausted = c.BudgetExhausted || o.BudgetExhausted
+	c.Unconfirmed = append(c.Unconfirmed, o.Unconfirmed...)
+	c.DurationMs += o.DurationMs
+	return c
+}

@@ -1,0 +1,188 @@
+package dev.flaky.agent.chaos;
+
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/** The chaos options of the agent (see agent/PROTOCOL.md): enabled strategies, their parameters, the classes to touch. */
+final class ChaosConfig {
+    /** How RANDOM_MAX picks values: the maximum, the minimum, or a fixed number clamped into each call's range. */
+    enum RandomMode { MAX, MIN, VALUE }
+
+    final Set<Strategy> strategies;
+    final RandomMode randomMode;
+    final double randomValue;
+    final long timeIncrementMs;
+    final long timeGranularityMs;
+    final double timeFast;
+    final double timeSlow;
+    final long dateMillis;
+    final Locale locale;
+    final long sleepMs;
+    final double concurrencyFactor;
+    final double networkFactor;
+    final long resolveDelayMs;
+    final long seed;
+    final List<String> include;
+    final List<String> exclude;
+    final List<String> roots;
+
+    private ChaosConfig(Map<String, String> o) {
+        strategies = parseStrategies(o.get("chaos"));
+        String random = o.getOrDefault("chaos.random", "max");
+        if ("max".equalsIgnoreCase(random)) {
+            randomMode = RandomMode.MAX;
+            randomValue = 0;
+        } else if ("min".equalsIgnoreCase(random)) {
+            randomMode = RandomMode.MIN;
+            randomValue = 0;
+        } else {
+            randomMode = RandomMode.VALUE;
+            randomValue = number(o, "chaos.random", random);
+        }
+        timeIncrementMs = nonNegativeLong(o, "chaos.time.increment", 5000);
+        timeGranularityMs = positiveLong(o, "chaos.time.granularity", 10000);
+        timeFast = factorAtLeastOne(o, "chaos.time.fast", 10);
+        timeSlow = factorAtLeastOne(o, "chaos.time.slow", 10);
+        dateMillis = date(o.getOrDefault("chaos.date", "3000-01-01T00:00:00Z"));
+        locale = locale(o.getOrDefault("chaos.locale", "tr_TR"));
+        sleepMs = nonNegativeLong(o, "chaos.sleep", 2000);
+        concurrencyFactor = shrinkFactor(o, "chaos.concurrency", 0.2);
+        networkFactor = shrinkFactor(o, "chaos.network", 0.01);
+        resolveDelayMs = nonNegativeLong(o, "chaos.resolve", 1000);
+        seed = o.containsKey("chaos.seed") ? (long) number(o, "chaos.seed", o.get("chaos.seed")) : 0x5EEDL;
+        include = list(o.get("chaos.include"));
+        exclude = list(o.get("chaos.exclude"));
+        roots = list(o.get("chaos.roots"));
+    }
+
+    /**
+     * Parses the chaos options of {@code options}; returns null when {@code chaos} is absent or empty.
+     *
+     * @throws IllegalArgumentException on an unknown strategy, two strategies of one group, or a bad parameter
+     */
+    static ChaosConfig parse(Map<String, String> options) {
+        String chaos = options.get("chaos");
+        if (chaos == null || chaos.trim().isEmpty()) {
+            return null;
+        }
+        return new ChaosConfig(options);
+    }
+
+    boolean enabled(Strategy s) {
+        return strategies.contains(s);
+    }
+
+    /** Returns the enabled strategy of {@code group}, or null. */
+    Strategy inGroup(String group) {
+        for (Strategy s : strategies) {
+            if (s.group.equals(group)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    private static Set<Strategy> parseStrategies(String value) {
+        Set<Strategy> set = EnumSet.noneOf(Strategy.class);
+        for (String name : list(value)) {
+            Strategy s;
+            try {
+                s = Strategy.valueOf(name.toUpperCase(Locale.ROOT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("unknown chaos strategy " + name);
+            }
+            for (Strategy other : set) {
+                if (other != s && other.group.equals(s.group)) {
+                    throw new IllegalArgumentException("chaos strategies " + other + " and " + s
+                            + " both perturb " + s.group + "; enable at most one strategy per group");
+                }
+            }
+            set.add(s);
+        }
+        return Collections.unmodifiableSet(set);
+    }
+
+    /** Splits a {@code +}-separated option value, dropping empty parts. */
+    static List<String> list(String value) {
+        List<String> out = new ArrayList<>();
+        if (value == null) {
+            return out;
+        }
+        for (String part : value.split("\\+")) {
+            if (!part.trim().isEmpty()) {
+                out.add(part.trim());
+            }
+        }
+        return out;
+    }
+
+    private static double number(Map<String, String> o, String key, String value) {
+        try {
+            return Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("option " + key + "=" + value + " is not a number");
+        }
+    }
+
+    private static long nonNegativeLong(Map<String, String> o, String key, long dflt) {
+        String v = o.get(key);
+        if (v == null) {
+            return dflt;
+        }
+        double d = number(o, key, v);
+        if (d < 0) {
+            throw new IllegalArgumentException("option " + key + "=" + v + " must not be negative");
+        }
+        return (long) d;
+    }
+
+    private static long positiveLong(Map<String, String> o, String key, long dflt) {
+        long v = nonNegativeLong(o, key, dflt);
+        if (v == 0) {
+            throw new IllegalArgumentException("option " + key + " must be positive");
+        }
+        return v;
+    }
+
+    private static double factorAtLeastOne(Map<String, String> o, String key, double dflt) {
+        String v = o.get(key);
+        double d = v == null ? dflt : number(o, key, v);
+        if (!(d >= 1)) {
+            throw new IllegalArgumentException("option " + key + "=" + v + " must be at least 1");
+        }
+        return d;
+    }
+
+    private static double shrinkFactor(Map<String, String> o, String key, double dflt) {
+        String v = o.get(key);
+        double d = v == null ? dflt : number(o, key, v);
+        if (!(d > 0 && d <= 1)) {
+            throw new IllegalArgumentException("option " + key + "=" + v + " must be in (0, 1]");
+        }
+        return d;
+    }
+
+    private static long date(String value) {
+        try {
+            return Instant.parse(value).toEpochMilli();
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("option chaos.date=" + value + " is no ISO-8601 instant");
+        }
+    }
+
+    /** Accepts {@code tr_TR} (Java's form) and {@code tr-TR} (a language tag). */
+    private static Locale locale(String value) {
+        Locale l = Locale.forLanguageTag(value.replace('_', '-'));
+        if (l.getLanguage().isEmpty()) {
+            throw new IllegalArgumentException("option chaos.locale=" + value + " names no locale");
+        }
+        return l;
+    }
+}

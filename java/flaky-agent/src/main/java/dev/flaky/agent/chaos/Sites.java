@@ -1,0 +1,125 @@
+package dev.flaky.agent.chaos;
+
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import dev.flaky.agent.Channel;
+
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * The registry of substituted call sites. Sites are registered while classes are transformed and get small int ids
+ * that the rewritten code passes to the wrappers; {@link #hit} sends a {@code perturbation} event the first time a
+ * site perturbs something during a test, and costs a volatile read and an array read afterwards.
+ */
+final class Sites {
+    /** One substituted call site. */
+    static final class Site {
+        final Strategy strategy;
+        final String api;
+        final String className;
+        final String method;
+        final String file;
+        final int line;
+
+        Site(Strategy strategy, String api, String className, String method, String file, int line) {
+            this.strategy = strategy;
+            this.api = api;
+            this.className = className;
+            this.method = method;
+            this.file = file;
+            this.line = line;
+        }
+    }
+
+    private static final Object LOCK = new Object();
+    private static final Map<String, Integer> IDS = new HashMap<>();
+    private static Site[] sites = new Site[256];
+    private static int count;
+    /** Per site: 1 + the test epoch in which it was last reported; 0 when never. Replaced (copied) when it grows. */
+    private static volatile AtomicIntegerArray reported = new AtomicIntegerArray(256);
+
+    private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().create();
+    private static PrintWriter stdout;
+
+    private Sites() {
+    }
+
+    /** Registers a call site and returns its id; the same site (class, method, line, API) keeps one id. */
+    static int register(Strategy strategy, String api, String className, String method, String file, int line) {
+        String key = className + '#' + method + ':' + line + ' ' + api;
+        synchronized (LOCK) {
+            Integer known = IDS.get(key);
+            if (known != null) {
+                return known;
+            }
+            if (count == sites.length) {
+                sites = Arrays.copyOf(sites, count * 2);
+                AtomicIntegerArray old = reported;
+                AtomicIntegerArray grown = new AtomicIntegerArray(count * 2);
+                for (int i = 0; i < count; i++) {
+                    grown.set(i, old.get(i));
+                }
+                reported = grown;
+            }
+            int id = count++;
+            sites[id] = new Site(strategy, api, className, method, file, line);
+            IDS.put(key, id);
+            return id;
+        }
+    }
+
+    static Site get(int id) {
+        synchronized (LOCK) {
+            return sites[id];
+        }
+    }
+
+    /** Records that site {@code id} perturbed a call; reports it unless it was already reported during this test. */
+    static void hit(int id) {
+        int mark = Channel.testEpoch() + 1;
+        AtomicIntegerArray r = reported;
+        int seen = r.get(id);
+        if (seen != mark && r.compareAndSet(id, seen, mark)) {
+            report(get(id));
+        }
+    }
+
+    private static void report(Site site) {
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put("type", "perturbation");
+        e.put("test", Channel.runningTest());
+        e.put("strategy", site.strategy.name());
+        e.put("group", site.strategy.group);
+        e.put("api", site.api);
+        e.put("class", site.className);
+        e.put("method", site.method);
+        e.put("file", site.file);
+        e.put("line", site.line);
+        if (Channel.connected()) {
+            Channel.send(e);
+        } else {
+            print(e);
+        }
+    }
+
+    /** Without a driver the runner prints its events as JSON lines on standard output; so do perturbations. */
+    private static void print(Map<String, Object> e) {
+        synchronized (LOCK) {
+            if (stdout == null) {
+                stdout = new PrintWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out),
+                        StandardCharsets.UTF_8));
+            }
+            stdout.println(GSON.toJson(e));
+            stdout.flush();
+        }
+    }
+}
