@@ -292,6 +292,20 @@ func TestChaosInVerify(t *testing.T) {
 			break
 		}
 	}
+
+	// A finding's plain-Maven reproduce command fails the test in the Surefire fork.
+	want := e.Findings[0].Test
+	i := slices.IndexFunc(rep.Findings, func(f report.Finding) bool { return f.Test == want && f.Kind == report.API })
+	if i < 0 {
+		return
+	}
+	words, err := shellquote.Split(rep.Findings[i].Reproduce)
+	if err != nil || len(words) < 3 || words[0] != "mvn" {
+		t.Fatalf("Maven reproduce command %q: %v", rep.Findings[i].Reproduce, err)
+	}
+	if out, code := mvnRun(t, dir, words[1:]...); code == 0 || !strings.Contains(out, strings.Replace(want, "#", ".", 1)+" -- Time elapsed") {
+		t.Errorf("%s passed under its Maven reproduce command (exit %d):\n%s", want, code, tail(out))
+	}
 }
 
 // listTests lists a prepared fixture's tests in their default order.

@@ -188,8 +188,16 @@ func TestVerifyGatesReactor(t *testing.T) {
 	if out, err := exec.Command(flakyBin(t), "baseline", "accept", dir).CombinedOutput(); err != nil {
 		t.Fatalf("baseline accept: %v\n%s", err, out)
 	}
-	if out, code := mvnRun(t, dir, "-Pflaky", "clean", "verify"); code != 0 {
-		t.Fatalf("mvn -Pflaky verify fails after baseline accept:\n%s", tail(out))
+	// flaky run: the same build, with live progress from the forks' agents.
+	cmd := exec.Command(flakyBin(t), "run", dir, "--", "-B", "clean")
+	out2, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("flaky run fails after baseline accept: %v\n%s", err, tail(string(out2)))
+	}
+	for _, want := range []string{"[flaky] fork 1: running 2 tests", "[flaky] fork 2: running 3 tests", "[flaky] known"} {
+		if !strings.Contains(string(out2), want) {
+			t.Errorf("flaky run output lacks %q:\n%s", want, tail(string(out2)))
+		}
 	}
 }
 

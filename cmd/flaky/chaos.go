@@ -36,7 +36,7 @@ func chaosCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "param", Usage: "strategy parameter key=value, e.g. time.increment=3000, locale=de_DE, seed=7 (repeatable)"},
 			&cli.StringSliceFlag{Name: "include", Usage: "instrument the classes matching this class-name pattern (e.g. com.acme.**) instead of the module's own classes (repeatable)"},
 			&cli.StringSliceFlag{Name: "exclude", Usage: "do not instrument the classes matching this class-name pattern (repeatable)"},
-			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
+			&cli.DurationFlag{Name: "test-timeout", Value: 2 * time.Minute, Usage: "kill a JVM when one test runs longer than this (0: off); a perturbed test that hangs counts as failing"},
 		},
 		Action: runChaos,
 	}
@@ -92,9 +92,16 @@ func runChaos(c *cli.Context) error {
 		return fmt.Errorf("chaos: %w", err)
 	}
 
+	root := setup.ModuleDir
+	if r := c.String("root"); r != "" {
+		if root, err = filepath.Abs(r); err != nil {
+			return err
+		}
+	}
+	module := chaosModuleName(root, setup.ModuleDir)
 	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
 	findings, err := chaos.ReportFindings(res.Findings, chaos.ReportOptions{
-		OrderDir: filepath.Join(flakyDir, "orders"), ModuleDir: setup.ModuleDir, Settings: settings,
+		OrderDir: filepath.Join(flakyDir, "orders"), ModuleDir: setup.ModuleDir, Module: module, Settings: settings,
 	})
 	if err != nil {
 		return err
@@ -103,18 +110,9 @@ func runChaos(c *cli.Context) error {
 	rep, err := report.Read(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		rep = &report.Report{Stats: report.Stats{Tests: len(tests)}}
+		rep = &report.Report{Module: module, Stats: report.Stats{Tests: len(tests)}}
 	case err != nil:
 		return fmt.Errorf("%w (move it away to start a new report)", err)
-	}
-	root := setup.ModuleDir
-	if r := c.String("root"); r != "" {
-		if root, err = filepath.Abs(r); err != nil {
-			return err
-		}
-	}
-	if rep.Module == "" {
-		rep.Module = chaosModuleName(root, setup.ModuleDir)
 	}
 	chaos.Merge(rep, findings, chaos.Stats(res))
 	if err := report.Write(path, rep); err != nil {

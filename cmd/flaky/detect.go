@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
@@ -40,7 +41,8 @@ func detect(c *cli.Context) error {
 	if c.Duration("budget") <= 0 || c.Int("confirmations") < 1 || c.Int("rounds") < 0 || c.Duration("test-timeout") < 0 {
 		return usageError("--budget must be positive, --confirmations at least 1, --rounds and --test-timeout not negative")
 	}
-	setup, l, err := openModule(c, launcher.Options{TestTimeout: c.Duration("test-timeout")})
+	opts := launcher.Options{TestTimeout: c.Duration("test-timeout")}
+	setup, l, err := openModule(c, opts)
 	if err != nil {
 		return err
 	}
@@ -49,6 +51,18 @@ func detect(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("list tests: %w", err)
 	}
+	// The analysis runs in JVMs like l's that start faster.
+	jars, err := agent.Extract()
+	if err != nil {
+		return err
+	}
+	opts.Workers = c.Int("workers")
+	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+	runner, err := launcher.New(od.FastStart(env), jars, opts)
+	if err != nil {
+		return err
+	}
+	defer runner.Close()
 	tests := make([]string, len(infos))
 	for i, ti := range infos {
 		tests[i] = ti.ID
@@ -70,7 +84,7 @@ func detect(c *cli.Context) error {
 	if c.IsSet("rounds") && cfg.Rounds == 0 {
 		cfg.Rounds = -1
 	}
-	res, err := od.Analyze(c.Context, l, cfg)
+	res, err := od.Analyze(c.Context, runner, cfg)
 	if err != nil {
 		return fmt.Errorf("detect: %w", err)
 	}

@@ -58,21 +58,28 @@ func benchChaos(name string, runs int, jars agent.Jars) error {
 	for _, s := range chaos.Strategies {
 		configs = append(configs, config{s.ID, []chaos.Strategy{s}})
 	}
-	combined := append(slices.Clone(chaos.DefaultCombined), chaos.Strategies[len(chaos.Strategies)-1])
+	combined, err := chaos.Parse(append(chaos.IDs(chaos.DefaultCombined), "ITERATION_ORDER")...)
+	if err != nil {
+		return err
+	}
 	configs = append(configs, config{"combined", combined})
 
-	fmt.Printf("\nchaos overhead: %s, %d tests, median of %d runs per row, one JVM at a time\n", name, len(order), runs)
-	fmt.Printf("%-20s %10s %10s %9s %9s %6s %7s\n", "strategies", "jvm", "tests", "jvm x", "tests x", "sites", "failed")
-	var baseJVM, baseTests time.Duration
+	type measured struct {
+		opts          []string
+		jvm, tests    []time.Duration
+		sites, failed int
+	}
+	m := make([]measured, len(configs))
 	for i, c := range configs {
-		opts, err := settings.AgentOptions(c.strategies)
-		if err != nil {
+		if m[i].opts, err = settings.AgentOptions(c.strategies); err != nil {
 			return err
 		}
-		var jvm, tests []time.Duration
-		sites, failed := 0, 0
-		for range runs {
-			r, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: opts})
+	}
+	// Round-robin over the configurations, so a change in machine load
+	// shifts every row alike.
+	for range runs {
+		for i, c := range configs {
+			r, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: m[i].opts})
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.name, err)
 			}
@@ -80,18 +87,20 @@ func benchChaos(name string, runs int, jars agent.Jars) error {
 			for _, t := range r.Tests {
 				inTests += time.Duration(t.TimeMs) * time.Millisecond
 				if t.Outcome != launcher.Pass && t.Outcome != launcher.Skipped {
-					failed++
+					m[i].failed++
 				}
 			}
-			jvm, tests = append(jvm, r.Duration), append(tests, inTests)
-			sites = len(r.Perturbations)
+			m[i].jvm, m[i].tests = append(m[i].jvm, r.Duration), append(m[i].tests, inTests)
+			m[i].sites = len(r.Perturbations)
 		}
-		mj, mt := median(jvm), median(tests)
-		if i == 0 {
-			baseJVM, baseTests = mj, mt
-		}
+	}
+	fmt.Printf("\nchaos overhead: %s, %d tests, median of %d runs per row, one JVM at a time\n", name, len(order), runs)
+	fmt.Printf("%-20s %10s %10s %9s %9s %6s %7s\n", "strategies", "jvm", "tests", "jvm x", "tests x", "sites", "failed")
+	baseJVM, baseTests := median(m[0].jvm), median(m[0].tests)
+	for i, c := range configs {
+		mj, mt := median(m[i].jvm), median(m[i].tests)
 		fmt.Printf("%-20s %10s %10s %8.2fx %8.2fx %6d %7d\n", c.name, mj.Round(time.Millisecond), mt.Round(time.Millisecond),
-			ratio(mj, baseJVM), ratio(mt, baseTests), sites, failed)
+			ratio(mj, baseJVM), ratio(mt, baseTests), m[i].sites, m[i].failed)
 	}
 	fmt.Println("jvm = whole JVM (start, instrumentation, tests); tests = time inside the tests; x = ratio to unperturbed;")
 	fmt.Println("sites = perturbed call sites reported per run; failed = test failures over all runs (expected for latent tests)")

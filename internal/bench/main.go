@@ -1,8 +1,10 @@
 // Command bench measures flaky's launcher against plain Maven Surefire on the
 // fixtures in testdata/: the wall time to run a module's whole suite in N
 // shuffled orders, with flaky's directly launched JVMs versus N runs of
-// `mvn surefire:test -Dsurefire.runOrder=random`; and what API perturbation
-// (flaky chaos) costs per strategy. Run it with `make bench`.
+// `mvn surefire:test -Dsurefire.runOrder=random`; what API perturbation
+// (flaky chaos) costs per strategy; and how fast flaky's order-dependence
+// analysis exposes each fixture's known order-dependent tests compared with
+// Surefire's random reruns. Run it with `make bench`.
 package main
 
 import (
@@ -29,8 +31,15 @@ func main() {
 	fixtures := flag.String("fixtures", "junit4,jupiter5", "comma-separated fixtures under testdata/ (empty: skip the launcher benchmark)")
 	chaosFixture := flag.String("chaos-fixture", "chaos", "fixture for the API perturbation overhead benchmark (empty: skip it)")
 	chaosRuns := flag.Int("chaos-runs", 3, "runs per strategy in the API perturbation benchmark")
+	odFixtures := flag.String("od-fixtures", "junit4,jupiter5,jupiter6,mixed-mockito", "fixtures for the order-dependence benchmark (empty: skip it)")
+	odSeed := flag.Int64("od-seed", 1, "seed of flaky's orders in the order-dependence benchmark")
+	odRuns := flag.Int("od-surefire-runs", 15, "most Surefire runOrder=random runs per fixture in the order-dependence benchmark")
 	flag.Parse()
 	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if err := runOD(strings.Split(*odFixtures, ","), *odSeed, *odRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

@@ -214,68 +214,8 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 	return results, nil
 }
 
-// combined runs all strategies at once, then each suspect strategy alone.
-func (a *analysis) combined(ctx context.Context) error {
-	set := a.cfg.Strategies
-	a.res.Strategies = set
-	jobs, err := a.jobs(a.cfg.Tests, [][]Strategy{set})
-	if err != nil {
-		return err
-	}
-	a.cfg.Logf("running %d tests with %s, and unperturbed", len(a.cfg.Tests), Join(set))
-	results, err := a.run(ctx, jobs, len(jobs))
-	if err != nil {
-		return err
-	}
-	perturbed := results[0]
-	a.setBaseline(results[1:])
-
-	cands := a.candidates(perturbed)
-	if len(cands) == 0 {
-		return nil
-	}
-	// Each suspect strategy alone, on the order up to the last test that suspects it.
-	var singles []Strategy
-	var orders [][]string
-	for _, s := range set {
-		last := -1
-		for _, c := range cands {
-			if len(set) > 1 && slices.Contains(c.suspects, s) {
-				last = max(last, c.entry)
-			}
-		}
-		if last >= 0 {
-			singles = append(singles, s)
-			orders = append(orders, a.cfg.Tests[:last+1])
-		}
-	}
-	var singleResults []*launcher.Result
-	if len(singles) > 0 {
-		a.cfg.Logf("%d test(s) fail perturbed and pass unperturbed; attributing them with %s alone", len(cands), Join(singles))
-		jobs = jobs[:0]
-		for i, s := range singles {
-			j, err := a.job(orders[i], []Strategy{s})
-			if err != nil {
-				return err
-			}
-			jobs = append(jobs, j)
-		}
-		if singleResults, err = a.run(ctx, jobs, 0); err != nil {
-			return err
-		}
-	}
-	byStrategy := map[string]*launcher.Result{}
-	for i, s := range singles {
-		byStrategy[s.ID] = singleResults[i]
-	}
-	for _, c := range cands {
-		a.res.Findings = append(a.res.Findings, a.attribute(c, perturbed, byStrategy))
-	}
-	return nil
-}
-
-// jobs returns a job per strategy set, plus the unperturbed one first when
-// the caller gave no baseline.
+// jobs returns a job running order per strategy set, then an unperturbed
+// one when the caller gave no baseline.
 func (a *analysis) jobs(order []string, sets [][]Strategy) ([]launcher.Job, error) {
 	var jobs []launcher.Job
 	for _, set := range sets {
@@ -304,44 +244,6 @@ func (a *analysis) setBaseline(ran []*launcher.Result) {
 	}
 }
 
-// candidate is a test that failed in a combined run and passed unperturbed.
-type candidate struct {
-	test     string
-	entry    int // its order entry
-	result   launcher.TestResult
-	suspects []Strategy // the set's strategies whose groups it hit; all when it hit none
-}
-
-// candidates returns the tests that failed in the combined run r and
-// passed unperturbed, recording the others in the result.
-func (a *analysis) candidates(r *launcher.Result) []candidate {
-	var out []candidate
-	for _, t := range r.Tests {
-		if !failed(t.Outcome) {
-			continue
-		}
-		entry := entryOf(a.cfg.Tests, t.Test)
-		if entry < 0 || !a.passesUnperturbed(t.Test) {
-			continue
-		}
-		hit := map[string]bool{}
-		for _, p := range sitesHit(r, t.Test, func(string, string) bool { return true }) {
-			hit[p.group] = true
-		}
-		c := candidate{test: t.Test, entry: entry, result: t}
-		for _, s := range a.cfg.Strategies {
-			if hit[s.Group] {
-				c.suspects = append(c.suspects, s)
-			}
-		}
-		if len(c.suspects) == 0 {
-			c.suspects = a.cfg.Strategies
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
 // passesUnperturbed reports whether test passed in the unperturbed runs; a
 // test that failed there, or that they did not get to, is recorded and
 // reported false.
@@ -362,61 +264,6 @@ func (a *analysis) passesUnperturbed(test string) bool {
 		a.res.Unconfirmed = append(a.res.Unconfirmed, test)
 	}
 	return passed
-}
-
-// attribute decides a combined-mode candidate's finding from the
-// single-strategy runs (nil where the budget did not allow one).
-func (a *analysis) attribute(c candidate, combined *launcher.Result, singles map[string]*launcher.Result) Finding {
-	order := a.cfg.Tests[:c.entry+1]
-	f := Finding{Test: c.test, Order: order}
-	f.Evidence = append(f.Evidence, Evidence{Run: string(Combined), Strategies: a.cfg.Strategies, Order: order, Outcome: c.result.Outcome, Message: c.result.Message})
-	var reproduced []Strategy
-	unknown := false
-	for _, s := range c.suspects {
-		r := singles[s.ID]
-		if len(a.cfg.Strategies) == 1 {
-			r = combined
-		}
-		if r == nil {
-			unknown = true
-			continue
-		}
-		t, _ := resultOf(r, c.test)
-		if len(a.cfg.Strategies) > 1 {
-			f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: order, Outcome: t.Outcome, Message: t.Message})
-		}
-		if failed(t.Outcome) {
-			reproduced = append(reproduced, s)
-			if len(reproduced) == 1 {
-				f.Strategies, f.Attributed, f.Message = []Strategy{s}, true, t.Message
-				f.CallSites = callSites(r, c.test, func(strategy, _ string) bool { return strategy == s.ID })
-			}
-		}
-	}
-	if f.Attributed {
-		if len(f.CallSites) == 0 {
-			group := f.Strategies[0].Group
-			f.CallSites = callSites(combined, c.test, func(_, g string) bool { return g == group })
-		}
-		if len(reproduced) > 1 {
-			f.Message += "\n(" + Join(reproduced[1:]) + " alone make it fail too)"
-		}
-	} else {
-		f.Strategies, f.Message = c.suspects, c.result.Message
-		groups := map[string]bool{}
-		for _, s := range c.suspects {
-			groups[s.Group] = true
-		}
-		f.CallSites = callSites(combined, c.test, func(_, g string) bool { return groups[g] })
-		if unknown {
-			f.Message += "\n(not attributed to a single strategy: the budget ended first)"
-		} else {
-			f.Message += "\n(fails only with " + Join(c.suspects) + " combined: none of them alone made it fail)"
-		}
-	}
-	f.Message += outsideSpecNote(f.Strategies)
-	f.Evidence = append(f.Evidence, a.baselineEvidence(c.test, order)...)
-	return f
 }
 
 // single runs the suite once per strategy.
@@ -443,6 +290,7 @@ func (a *analysis) single(ctx context.Context) error {
 		if r := results[unperturbed+i]; r != nil {
 			byStrategy[s.ID] = r
 			a.res.Strategies = append(a.res.Strategies, s)
+			a.noteEarlyEnd(s.ID, r)
 		}
 	}
 	// Tests that failed with some strategy, in the order they ran.
@@ -483,6 +331,20 @@ func (a *analysis) single(ctx context.Context) error {
 		a.res.Findings = append(a.res.Findings, f)
 	}
 	return nil
+}
+
+// noteEarlyEnd logs a perturbed run whose JVM ended before all tests ran:
+// the tests it did not get to are not analysed.
+func (a *analysis) noteEarlyEnd(label string, r *launcher.Result) {
+	n := 0
+	for _, t := range r.Tests {
+		if t.Outcome == launcher.NotRun {
+			n++
+		}
+	}
+	if n > 0 {
+		a.cfg.Logf("with %s, the JVM ended early (exit status %d): %d test(s) did not run and are not analysed", label, r.Exit.Status, n)
+	}
 }
 
 // baselineEvidence is the unperturbed runs' evidence for test.

@@ -186,13 +186,16 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[1]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns: 2 + 4,
+			wantRuns: 2 + 4 + 4,
 			wantJobs: []string{
 				"chaos=RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY 8", " 8",
+				// The strategies whose call sites the failing tests hit, each up to the last such test.
 				"chaos=RANDOM_MAX 5", "chaos=TIME_INCREMENT 2", "chaos=DATE_FIXED 8", "chaos=LOCALE 6",
+				// ComboTest (entry 4): none of those reproduced it, so the rest of the set; LOCALE's run reached it already.
+				"chaos=TIME_INCREMENT 5", "chaos=SLEEP_INCREASE 5", "chaos=CONCURRENCY_SHRINK 5", "chaos=NETWORK_DELAY 5",
 			},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
-			wantMessages:    map[string]string{"p.ComboTest#both": "fails only with RANDOM_MAX+DATE_FIXED combined"},
+			wantMessages:    map[string]string{"p.ComboTest#both": "fails only with strategies combined: none of RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY alone made it fail; it hit call sites of RANDOM_MAX+DATE_FIXED"},
 		},
 		{
 			name: "combined with one strategy needs no attribution runs",
@@ -304,5 +307,41 @@ func TestRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCombinedTriesOtherStrategies attributes a failure to a strategy whose
+// call sites the test did not report, once those it did report fail to
+// reproduce it.
+func TestCombinedTriesOtherStrategies(t *testing.T) {
+	r := &fakeRunner{suite: map[string]behaviour{
+		"p.A#hidden": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("LOCALE")},
+		"p.A#dice":   {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
+	}}
+	res, err := Run(context.Background(), r, Config{Tests: []string{"p.A#hidden", "p.A#dice"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE", "DATE_FIXED")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []summary{
+		{"p.A#dice", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}},
+		{"p.A#hidden", "LOCALE", true, nil},
+	}
+	if got := summarize(res.Findings); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
+	}
+	var jobs []string
+	for _, j := range r.jobs {
+		jobs = append(jobs, strings.Join(j.AgentOptions, ",")+" "+strconv.Itoa(len(j.Order)))
+	}
+	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1"}
+	if !slices.Equal(jobs, wantJobs) {
+		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
+	}
+	var runs []string
+	for _, e := range res.Findings[0].Evidence { // p.A#hidden, first in the order
+		runs = append(runs, e.Run+" "+string(e.Outcome))
+	}
+	if want := []string{"combined fail", "RANDOM_MAX pass", "DATE_FIXED pass", "LOCALE fail", "unperturbed pass"}; !slices.Equal(runs, want) {
+		t.Errorf("evidence of p.A#hidden: %q, want %q", runs, want)
 	}
 }

@@ -23,6 +23,7 @@ const maxShownOrder = 12
 type ReportOptions struct {
 	OrderDir  string // where order files are written (target/flaky/orders)
 	ModuleDir string // the module's directory, for flaky run-order --module
+	Module    string // the module's path from the Maven root, for mvn -pl; "." or "" for the root
 	// Settings are the ones the analysis ran with; their include and
 	// exclude patterns and parameters are repeated in the reproduce
 	// commands (their roots are run-order's default: the module's classes).
@@ -44,18 +45,19 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 				groups = append(groups, s.Group)
 			}
 		}
-		runOrder := RunOrderCommand(opts.ModuleDir, file, f.Strategies, opts.Settings)
+		mvnCommand, err := MavenCommand(opts.Module, file, f.Strategies, opts.Settings)
+		if err != nil {
+			return nil, err
+		}
 		rf := report.Finding{
-			Test:      f.Test,
-			Kind:      report.API,
-			Strategy:  Join(f.Strategies),
-			Group:     strings.Join(groups, "+"),
-			Message:   f.Message,
-			CallSites: f.CallSites,
-			// Plain Maven cannot pass the strategies to the agent in the
-			// Surefire fork, so the flaky command is the reproduce command.
-			Reproduce:         runOrder,
-			ReproduceRunOrder: runOrder,
+			Test:              f.Test,
+			Kind:              report.API,
+			Strategy:          Join(f.Strategies),
+			Group:             strings.Join(groups, "+"),
+			Message:           f.Message,
+			CallSites:         f.CallSites,
+			Reproduce:         mvnCommand,
+			ReproduceRunOrder: RunOrderCommand(opts.ModuleDir, file, f.Strategies, opts.Settings),
 		}
 		for _, e := range f.Evidence {
 			re := report.Evidence{Run: evidenceRun(e), Outcome: string(e.Outcome), Message: e.Message}
@@ -96,6 +98,25 @@ func RunOrderCommand(moduleDir, orderFile string, strategies []Strategy, setting
 		args = append(args, "--chaos-param", p)
 	}
 	return shellquote.Join(args...)
+}
+
+// MavenCommand is the plain-Maven command that reruns orderFile of the
+// module through the flaky profile with strategies. The profile's Surefire
+// argLine ends the agent's options with token=${flaky.token}, so a
+// flaky.token value starting with a comma adds options: the chaos ones.
+// Relative roots resolve against the fork's working directory, the module.
+func MavenCommand(module, orderFile string, strategies []Strategy, settings Settings) (string, error) {
+	opts, err := settings.AgentOptions(strategies)
+	if err != nil {
+		return "", err
+	}
+	args := []string{"mvn", "-Pflaky", "test"}
+	if module != "" && module != "." {
+		args = append(args, "-pl", module)
+	}
+	token := strings.Join(append([]string{""}, opts...), ",") // an empty token, then the chaos options
+	args = append(args, "-Dflaky.testFailureIgnore=false", "-Dflaky.order="+orderFile, "-Dflaky.token="+token)
+	return shellquote.Join(args...), nil
 }
 
 // Stats summarises a result for the report.

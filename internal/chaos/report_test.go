@@ -34,7 +34,7 @@ func TestReportFindings(t *testing.T) {
 		{Test: "p.T#tb", Strategies: mustLookup("RANDOM_MAX", "DATE_FIXED"), Order: long[:2]},
 	}
 	settings := Settings{Roots: []string{"target/classes"}, Include: []string{"p.**"}, Params: []string{"seed=3"}}
-	got, err := ReportFindings(findings, ReportOptions{OrderDir: dir, ModuleDir: "/w/my mod", Settings: settings})
+	got, err := ReportFindings(findings, ReportOptions{OrderDir: dir, ModuleDir: "/w/my mod", Module: "core", Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +54,13 @@ func TestReportFindings(t *testing.T) {
 	if !reflect.DeepEqual(args, want) || filepath.Dir(orderFile) != dir {
 		t.Errorf("reproduce = %q, want %q with the order file in %s", args, want, dir)
 	}
-	if f.Reproduce != f.ReproduceRunOrder {
-		t.Errorf("Reproduce = %q, want the run-order command", f.Reproduce)
+	if args, err = shellquote.Split(f.Reproduce); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"mvn", "-Pflaky", "test", "-pl", "core", "-Dflaky.testFailureIgnore=false", "-Dflaky.order=" + orderFile,
+		"-Dflaky.token=,chaos=RANDOM_MAX,chaos.roots=target/classes,chaos.include=p.**,chaos.seed=3"}
+	if !reflect.DeepEqual(args, want) {
+		t.Errorf("Maven reproduce = %q, want %q", args, want)
 	}
 	if data, err := os.ReadFile(orderFile); err != nil || string(data) != strings.Join(long, "\n")+"\n" {
 		t.Errorf("order file %s: %q, %v", orderFile, data, err)
@@ -137,5 +142,27 @@ func TestCallSites(t *testing.T) {
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("callSites(%s, %s) = %+v, want %+v", tt.test, tt.group, got, tt.want)
 		}
+	}
+}
+
+func TestMavenCommand(t *testing.T) {
+	tests := []struct {
+		module   string
+		settings Settings
+		want     string
+	}{
+		{".", Settings{Roots: []string{"target/classes", "target/test-classes"}},
+			"mvn -Pflaky test -Dflaky.testFailureIgnore=false -Dflaky.order=/o/order.txt -Dflaky.token=,chaos=LOCALE,chaos.roots=target/classes+target/test-classes"},
+		{"", Settings{Exclude: []string{"a.B"}, Params: []string{"locale=de_DE"}},
+			"mvn -Pflaky test -Dflaky.testFailureIgnore=false -Dflaky.order=/o/order.txt -Dflaky.token=,chaos=LOCALE,chaos.exclude=a.B,chaos.locale=de_DE"},
+		{"web/app", Settings{}, "mvn -Pflaky test -pl web/app -Dflaky.testFailureIgnore=false -Dflaky.order=/o/order.txt -Dflaky.token=,chaos=LOCALE"},
+	}
+	for _, tt := range tests {
+		if got, err := MavenCommand(tt.module, "/o/order.txt", mustLookup("LOCALE"), tt.settings); err != nil || got != tt.want {
+			t.Errorf("MavenCommand(%q, %+v) =\n %s, %v\nwant\n %s", tt.module, tt.settings, got, err, tt.want)
+		}
+	}
+	if _, err := MavenCommand("", "/o/order.txt", mustLookup("LOCALE"), Settings{Params: []string{"bad"}}); err == nil {
+		t.Error("MavenCommand accepted a bad parameter")
 	}
 }

@@ -85,10 +85,21 @@ type Finding struct {
 	PassingOrder []string
 	Message      string
 	Evidence     []Observation
-	// FailRate is the share of the test's runs that failed (NOD findings).
-	FailRate float64
+	// Runs and Fails count all the test's runs with an outcome and the
+	// failed ones (NOD findings).
+	Runs, Fails int
 	// Incomplete says the budget ended before its minimisation did.
 	Incomplete bool
+	// DetectedAfter and DetectedIn say when the test was first seen both
+	// passing and failing: after how many orders run, how long into the analysis.
+	DetectedAfter int
+	DetectedIn    time.Duration
+}
+
+// milestone is when something happened in the analysis.
+type milestone struct {
+	orders  int
+	elapsed time.Duration
 }
 
 // Observation is what the runs of one order showed for a finding's test.
@@ -139,8 +150,11 @@ type analysis struct {
 	cov      Coverage
 	pairs    map[[2]int]bool
 	findings map[string]map[report.Kind]*Finding
+	outcomes map[string]uint8     // per test: 1 when it passed, 2 when it failed
+	flipped  map[string]milestone // when a test was first seen both passing and failing
 	// groups found so far, tried first for later tests.
 	polluterGroups, setterGroups [][]string
+	cleanerGroups                map[string][][]string // by polluter group (orderKey)
 }
 
 // Analyze runs the analysis on cfg.Tests through r.
@@ -164,12 +178,16 @@ func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests)), st: newStore(),
 		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
 		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
+		outcomes: map[string]uint8{}, flipped: map[string]milestone{}, cleanerGroups: map[string][][]string{},
 	}
 	for i, t := range a.s.tests {
 		a.index[t] = i
 	}
 	n := len(a.s.tests)
 	a.cov = Coverage{Seed: cfg.Seed, Tests: n, Generators: map[string]int{}, Budget: cfg.Budget, Pairs: n * (n - 1)}
+	if n == 0 {
+		return a.result(), nil
+	}
 	// Runs still going at the budget get a grace period, then are killed.
 	hard, cancel := context.WithDeadline(ctx, a.start.Add(cfg.Budget+max(10*time.Second, cfg.Budget/10)))
 	defer cancel()
@@ -263,12 +281,22 @@ func (a *analysis) detectionOrders() []plannedOrder {
 		explore = append(explore, o)
 	}
 	a.cov.RoundsPlanned = len(explore)
-	var alone []plannedOrder
-	for _, t := range a.targets {
-		alone = append(alone, isolation(t))
+	// A test that runs first in an order runs alone: isolate only the others.
+	first := map[string]bool{a.s.tests[0]: true}
+	for _, o := range explore {
+		first[o.tests[0]] = true
 	}
-	a.logf("%d tests: %d exploration orders (seed %d), %d isolation runs, budget %s", len(a.s.tests), len(explore), a.cfg.Seed, len(alone), a.cfg.Budget)
-	return interleave(explore, alone)
+	var more []plannedOrder
+	if len(a.targets) > 0 {
+		more = append(more, twice(GenTwice, a.targets), twice(GenTwice+" reversed", reversed(a.targets)))
+	}
+	for _, t := range a.targets {
+		if !first[t] {
+			more = append(more, isolation(t))
+		}
+	}
+	a.logf("%d tests: %d exploration orders (seed %d), %d isolation and twice-in-a-row runs, budget %s", len(a.s.tests), len(explore), a.cfg.Seed, len(more), a.cfg.Budget)
+	return interleave(explore, more)
 }
 
 // interleave merges two lists, each keeping its order, evenly.
@@ -289,13 +317,13 @@ func interleave(x, y []plannedOrder) []plannedOrder {
 
 // run runs orders, each in its own JVM as soon as one of the runner's
 // slots is free (shared by everything running at the same time), and stops
-// starting new ones once the deadline has passed (errBudget).
+// starting new ones once the deadline has passed (errBudget) or a run failed.
 func (a *analysis) run(ctx context.Context, deadline time.Time, orders []plannedOrder) error {
-	var g errgroup.Group
+	g, gctx := errgroup.WithContext(ctx)
 	late := false
 	var err error
 	for _, o := range orders {
-		if err = a.slots.Acquire(ctx, 1); err != nil {
+		if err = a.slots.Acquire(gctx, 1); err != nil {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -307,7 +335,7 @@ func (a *analysis) run(ctx context.Context, deadline time.Time, orders []planned
 		g.Go(func() error {
 			defer a.slots.Release(1)
 			defer a.busy.Add(-1)
-			res, err := a.runner.RunAll(ctx, [][]string{o.tests})
+			res, err := a.runner.RunAll(gctx, [][]string{o.tests})
 			if err != nil {
 				return fmt.Errorf("run orders: %w", err)
 			}
@@ -341,16 +369,28 @@ const (
 
 // record stores a run's outcomes and counts its coverage.
 func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
-	a.st.add(o.label, r)
+	outcomes := a.st.add(o.label, r)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if ours {
 		a.cov.Orders++
 		a.cov.Generators[o.gen]++
 		switch o.gen {
-		case GenOriginal, GenIsolation, genConfirm, genMinimise:
+		case GenOriginal, GenIsolation, GenTwice, genConfirm, genMinimise:
 		default:
 			a.cov.Rounds++
+		}
+	}
+	for i, p := range outcomes {
+		t := r.Order[i]
+		switch severity(p.outcome) {
+		case 3:
+			a.outcomes[t] |= 2
+		case 2:
+			a.outcomes[t] |= 1
+		}
+		if _, ok := a.flipped[t]; !ok && a.outcomes[t] == 3 {
+			a.flipped[t] = milestone{orders: a.cov.Orders, elapsed: time.Since(a.start)}
 		}
 	}
 	for i := 1; i < len(r.Order); i++ {
@@ -362,12 +402,17 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 	}
 }
 
-// ensure runs each order until it has k outcomes for its last test; runs
-// of a longer order count for the orders that are its prefixes.
+// ensure runs each order until it has k outcomes for its last test.
 func (a *analysis) ensure(ctx context.Context, deadline time.Time, gen string, orders [][]string, k int) error {
+	return a.run(ctx, deadline, a.plan(nil, gen, orders, k))
+}
+
+// plan adds to todo the runs each order needs to have k outcomes for its
+// last test; runs of a longer order, done or planned, count for the orders
+// that are its prefixes.
+func (a *analysis) plan(todo []plannedOrder, gen string, orders [][]string, k int) []plannedOrder {
 	sorted := slices.Clone(orders)
 	slices.SortStableFunc(sorted, func(x, y []string) int { return len(y) - len(x) })
-	var todo []plannedOrder
 	seen := map[string]bool{}
 	for _, o := range sorted {
 		if key := orderKey(o); seen[key] {
@@ -385,7 +430,7 @@ func (a *analysis) ensure(ctx context.Context, deadline time.Time, gen string, o
 			todo = append(todo, plannedOrder{gen: gen, label: gen, tests: o})
 		}
 	}
-	return a.run(ctx, deadline, todo)
+	return todo
 }
 
 // candidate is a test whose outcome changed somewhere.
@@ -413,8 +458,7 @@ func (a *analysis) candidates() []*candidate {
 		if c.failing == nil || c.passing == nil {
 			c.failing, c.passing = nil, nil
 		}
-		first, second := a.st.get([]string{t}).tally, a.st.get([]string{t, t}).tally
-		c.nio = first.runs() > 0 && second.runs() > 0 && (first.mixed() || second.mixed() || first.passes() != second.passes())
+		c.nio = a.changesWhenRepeated(t)
 		if c.failing != nil || c.nio {
 			out = append(out, c)
 		}
@@ -422,29 +466,52 @@ func (a *analysis) candidates() []*candidate {
 	return out
 }
 
-// confirm reruns each candidate's failing and passing orders, and the test
-// alone and twice, until each has k outcomes, then classifies it.
-func (a *analysis) confirm(ctx context.Context, deadline time.Time, cands []*candidate) error {
-	k := a.cfg.Confirmations
-	var orders [][]string
-	for _, c := range cands {
-		orders = append(orders, []string{c.test, c.test})
-		if c.failing != nil {
-			orders = append(orders, c.failing, c.passing)
+// changesWhenRepeated reports whether a run of t right after itself had a
+// different outcome than that first run.
+func (a *analysis) changesWhenRepeated(t string) bool {
+	for _, o := range a.st.observed(t, true) {
+		n := len(o.order)
+		if n < 2 || o.order[n-2] != t {
+			continue
+		}
+		if first := a.st.get(o.order[:n-1]).tally; first.runs() > 0 && (o.mixed() || first.mixed() || first.passes() != o.passes()) {
+			return true
 		}
 	}
-	err := a.ensure(ctx, deadline, genConfirm, orders, k)
+	return false
+}
+
+// confirm reruns each candidate alone and twice in a row until each has k
+// outcomes, and its failing and passing orders until each has two (the
+// shortest failing or passing order found by minimisation gets k later),
+// then classifies it.
+func (a *analysis) confirm(ctx context.Context, deadline time.Time, cands []*candidate) error {
+	k, pre := a.cfg.Confirmations, min(a.cfg.Confirmations, 2)
+	var alone, prefixes [][]string
+	for _, c := range cands {
+		if c.nio {
+			alone = append(alone, []string{c.test, c.test})
+		} else {
+			alone = append(alone, []string{c.test})
+		}
+		if c.failing != nil {
+			prefixes = append(prefixes, c.failing, c.passing)
+		}
+	}
+	err := a.run(ctx, deadline, a.plan(a.plan(nil, genConfirm, alone, k), genConfirm, prefixes, pre))
 	for _, c := range cands {
 		alone := a.st.get([]string{c.test}).tally
 		if c.failing != nil {
-			c.od = classifyOD(alone, a.st.get(c.failing).tally, a.st.get(c.passing).tally, k)
+			c.od = classifyOD(alone, a.st.get(c.failing).tally, a.st.get(c.passing).tally, k, pre)
 		}
 		if c.nio && classifyNIO(alone, a.st.get([]string{c.test, c.test}).tally, k) == nonIdempotent {
-			a.add(&Finding{
-				Test: c.test, Kind: report.NIO,
-				FailingOrder: []string{c.test, c.test}, PassingOrder: []string{c.test},
-				Message: a.failureMessage(c.test, []string{c.test, c.test}, []string{c.test}),
-			})
+			once, twice := []string{c.test}, []string{c.test, c.test}
+			f := &Finding{Test: c.test, Kind: report.NIO, FailingOrder: twice, PassingOrder: once}
+			if alone.fails() {
+				f.FailingOrder, f.PassingOrder = once, twice
+			}
+			f.Message = a.failureMessage(c.test, f.FailingOrder)
+			a.add(f)
 		}
 	}
 	return err

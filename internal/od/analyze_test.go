@@ -60,8 +60,9 @@ func set(key string, v int) func(map[string]int) bool {
 	return func(st map[string]int) bool { st[key] = v; return true }
 }
 
-// newFakeSuite models the fixtures' roles, plus two independent polluters
-// of one victim and a cleaner group of two tests.
+// newFakeSuite models the fixtures' roles, plus two victims sharing a
+// polluter and a cleaner, two independent polluters of one victim and a
+// cleaner group of two tests.
 func newFakeSuite() *fakeSuite {
 	f := &fakeSuite{rng: rand.New(rand.NewPCG(1, 2))}
 	f.tests = map[string]func(map[string]int) bool{
@@ -71,6 +72,7 @@ func newFakeSuite() *fakeSuite {
 		"p.Currency#switches": set("usd", 1),
 		// victim with a polluter in another class and a cleaner
 		"p.Invoice#total":  func(st map[string]int) bool { return st["discount"] == 0 },
+		"p.Receipt#total":  func(st map[string]int) bool { return st["discount"] == 0 },
 		"p.Promotion#sale": set("discount", 1),
 		"p.Cache#clear":    set("discount", 0),
 		// victim of two polluters together
@@ -101,7 +103,7 @@ func newFakeSuite() *fakeSuite {
 	// The original order passes but for the NOD test.
 	f.order = []string{
 		"p.Audit#write", "p.Cache#clear", "p.Currency#pads", "p.Currency#defaults", "p.Currency#switches",
-		"p.Health#spare", "p.Invoice#total", "p.Registry#codecs", "p.Decoder#json", "p.Plugin#register",
+		"p.Health#spare", "p.Invoice#total", "p.Receipt#total", "p.Registry#codecs", "p.Decoder#json", "p.Plugin#register",
 		"p.Promotion#sale", "p.Export#month", "p.Retry#jitter",
 		"q.Clock#utc", "q.Paris#tz", "q.Stable#one", "q.Stable#two", "q.Stable#tree", "q.Tokyo#tz",
 		"r.Mail#empty", "r.Flush#arm", "r.Flush#drain", "r.Send#queue", "r.Stable#alpha",
@@ -124,6 +126,7 @@ func TestAnalyzeFindsEveryRole(t *testing.T) {
 		wants := map[string]want{
 			"p.Currency#defaults": {kind: report.ODVictim, polluters: [][]string{{"p.Currency#switches"}}},
 			"p.Invoice#total":     {kind: report.ODVictim, polluters: [][]string{{"p.Promotion#sale"}}, cleaners: [][]string{{"p.Cache#clear"}}},
+			"p.Receipt#total":     {kind: report.ODVictim, polluters: [][]string{{"p.Promotion#sale"}}, cleaners: [][]string{{"p.Cache#clear"}}},
 			"p.Health#spare":      {kind: report.ODVictim, polluters: [][]string{{"p.Audit#write", "p.Export#month"}}},
 			"p.Decoder#json":      {kind: report.ODBrittle, setters: [][]string{{"p.Registry#codecs"}}},
 			"p.Plugin#register":   {kind: report.NIO},
@@ -145,6 +148,9 @@ func TestAnalyzeFindsEveryRole(t *testing.T) {
 				if !slices.EqualFunc(c.got, c.want, slices.Equal) {
 					t.Errorf("seed %d: %s %s = %v, want %v", seed, got.Test, c.name, c.got, c.want)
 				}
+			}
+			if got.DetectedAfter == 0 || got.DetectedAfter > f.runs {
+				t.Errorf("seed %d: %s detected after %d orders of %d", seed, got.Test, got.DetectedAfter, f.runs)
 			}
 			if got.Incomplete {
 				t.Errorf("seed %d: %s incomplete", seed, got.Test)
@@ -215,7 +221,7 @@ func TestReportFindings(t *testing.T) {
 	findings := []Finding{
 		{Test: "a.V#t", Kind: report.ODVictim, Polluters: [][]string{{"a.P#p"}}, FailingOrder: []string{"a.P#p", "a.V#t"}, PassingOrder: []string{"a.V#t"},
 			Evidence: []Observation{{Label: "confirm", Order: []string{"a.P#p", "a.V#t"}, Fail: 3, Message: "boom"}}},
-		{Test: "a.N#t", Kind: report.NOD, FailingOrder: []string{"a.N#t"}, PassingOrder: []string{"a.N#t"}, FailRate: 0.3},
+		{Test: "a.N#t", Kind: report.NOD, FailingOrder: []string{"a.N#t"}, PassingOrder: []string{"a.N#t"}, Runs: 100, Fails: 40},
 	}
 	got, err := ReportFindings(findings, ReportOptions{OrderDir: filepath.Join(dir, "orders"), ModuleDir: "/p/core", Module: "core"})
 	if err != nil {
@@ -232,14 +238,21 @@ func TestReportFindings(t *testing.T) {
 	if data, err := os.ReadFile(file); err != nil || string(data) != "a.P#p\na.V#t\n" {
 		t.Errorf("order file %q: %v", data, err)
 	}
-	if v.Cleaners == nil || len(v.Evidence) != 1 || v.Evidence[0].Outcome != "fail" {
+	if len(v.Evidence) != 1 || v.Evidence[0].Outcome != "fail" || v.Evidence[0].Run != "confirm: 3 run(s)" {
 		t.Errorf("victim %+v", v)
 	}
 	nod := got[1]
 	file = strings.TrimPrefix(lastField(nod.Reproduce), "-Dflaky.order=")
 	data, _ := os.ReadFile(file)
-	if n := strings.Count(string(data), "a.N#t\n"); n != 20 {
-		t.Errorf("NOD reproduce order repeats the test %d times, want 20 (fails 30%% of runs)", n)
+	if n := strings.Count(string(data), "a.N#t\n"); n != 19 {
+		t.Errorf("NOD reproduce order repeats the test %d times, want 19 (fails in 40 of 100 runs: at least 31%% with 95%% confidence)", n)
+	}
+	for _, c := range []struct {
+		fails, runs, want int
+	}{{0, 0, maxNODRepeats}, {3, 3, 12}, {1, 1000, maxNODRepeats}, {30, 100, 28}} {
+		if got := repeatsFor(wilsonLower(c.fails, c.runs)); got != c.want {
+			t.Errorf("%d of %d runs failed: %d repeats, want %d", c.fails, c.runs, got, c.want)
+		}
 	}
 	if got := MavenReproduce(".", "/x y/o.txt"); got != `mvn -Pflaky test -Dflaky.testFailureIgnore=false '-Dflaky.order=/x y/o.txt'` {
 		t.Errorf("root reproduce %q", got)

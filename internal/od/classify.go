@@ -21,15 +21,15 @@ const (
 )
 
 // classifyOD decides an order-dependence candidate from k or more runs of
-// it alone, after its failing prefix and after its passing prefix. A test
-// whose outcome differs between runs of the same order is NOD whatever else
-// was seen; otherwise both prefixes must have reproduced, and its outcome
-// alone says victim (passes) or brittle (fails).
-func classifyOD(alone, failing, passing tally, k int) verdict {
+// it alone and pre or more runs after its failing prefix and after its
+// passing prefix. A test whose outcome differs between runs of the same
+// order is NOD whatever else was seen; otherwise both prefixes must have
+// reproduced, and its outcome alone says victim (passes) or brittle (fails).
+func classifyOD(alone, failing, passing tally, k, pre int) verdict {
 	switch {
 	case alone.mixed() || failing.mixed() || passing.mixed():
 		return notOrderDependent
-	case alone.runs() < k || failing.runs() < k || passing.runs() < k:
+	case alone.runs() < k || failing.runs() < pre || passing.runs() < pre:
 		return undecided
 	case !failing.fails() || !passing.passes():
 		return stable

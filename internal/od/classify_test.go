@@ -22,8 +22,11 @@ func TestClassifyOD(t *testing.T) {
 		{"no outcome", tally{}, f, p, undecided},
 		{"failing order passes now", p, p, p, stable},
 	}
+	if got := classifyOD(p, tally{fail: 2}, tally{pass: 2}, k, 2); got != victim {
+		t.Errorf("prefixes need 2 runs: got %v, want victim", got)
+	}
 	for _, c := range cases {
-		if got := classifyOD(c.alone, c.failing, c.passing, k); got != c.want {
+		if got := classifyOD(c.alone, c.failing, c.passing, k, k); got != c.want {
 			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
 	}

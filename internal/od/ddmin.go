@@ -1,6 +1,9 @@
 package od
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // oracle tells for each candidate (a subsequence of the tests being
 // minimised) whether it still shows the effect; it may run the candidates
@@ -13,8 +16,13 @@ type oracle func(ctx context.Context, candidates [][]string) ([]bool, error)
 // finding groups of tests that only act together. Each granularity's
 // subsets are tested, then its complements, wave() at a time, until one
 // shows the effect.
+//
+// When neither half shows the effect, the effect needs tests from both (a
+// group of two or more), and a short list is first cut down to the tests
+// whose removal alone loses the effect, all such removals tested at once.
 func ddmin(ctx context.Context, items []string, test oracle, wave func() int) ([]string, error) {
 	n := 2
+	cut := false
 	for len(items) >= 2 {
 		subsets := split(items, n)
 		found, err := first(ctx, test, subsets, wave)
@@ -24,6 +32,17 @@ func ddmin(ctx context.Context, items []string, test oracle, wave func() int) ([
 		if found >= 0 {
 			items, n = subsets[found], 2
 			continue
+		}
+		if n == 2 && !cut && len(items) <= maxCut {
+			cut = true
+			needed, err := necessary(ctx, items, test)
+			if err != nil {
+				return nil, err
+			}
+			if needed != nil {
+				items = needed
+				continue
+			}
 		}
 		if n > 2 {
 			complements := make([][]string, len(subsets))
@@ -45,6 +64,36 @@ func ddmin(ctx context.Context, items []string, test oracle, wave func() int) ([
 		n = min(2*n, len(items))
 	}
 	return items, nil
+}
+
+// maxCut is the longest list ddmin cuts down by single removals.
+const maxCut = 12
+
+// necessary returns the items whose removal alone loses the effect, when
+// they still show it together; nil otherwise.
+func necessary(ctx context.Context, items []string, test oracle) ([]string, error) {
+	without := make([][]string, len(items))
+	for i := range items {
+		without[i] = append(slices.Clone(items[:i]), items[i+1:]...)
+	}
+	res, err := test(ctx, without)
+	if err != nil {
+		return nil, err
+	}
+	var needed []string
+	for i, ok := range res {
+		if !ok {
+			needed = append(needed, items[i])
+		}
+	}
+	if len(needed) == 0 || len(needed) == len(items) {
+		return nil, nil
+	}
+	res, err = test(ctx, [][]string{needed})
+	if err != nil || !res[0] {
+		return nil, err
+	}
+	return needed, nil
 }
 
 // first returns the index of the first candidate showing the effect, or

@@ -38,6 +38,7 @@ func TestDDMin(t *testing.T) {
 		{"pair adjacent", [][]string{{"e", "f"}}, [][]string{{"e", "f"}}},
 		{"triple", [][]string{{"a", "f", "k"}}, [][]string{{"a", "f", "k"}}},
 		{"two independent groups", [][]string{{"c"}, {"h", "i"}}, [][]string{{"c"}, {"h", "i"}}},
+		{"two groups across the halves", [][]string{{"a", "k"}, {"b", "j"}}, [][]string{{"a", "k"}, {"b", "j"}}},
 		{"everything", [][]string{items}, [][]string{items}},
 	}
 	for _, c := range cases {

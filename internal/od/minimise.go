@@ -90,11 +90,11 @@ func (a *analysis) effect(deadline time.Time, t string, before []string, fail bo
 // groups finds every independent minimal group of tests after which t
 // fails (polluters, fail true) or passes (state-setters), by delta
 // debugging: first over the prefix of from, then over whatever still shows
-// the effect once the groups found so far are taken out of it: the rest of
-// that prefix, the other prefixes t was seen failing (passing) after that
-// no group explains, and the rest of the suite (these checks run in
-// parallel). Each group is confirmed by k runs. Groups found for other
-// tests and contained in from's prefix are tried first.
+// the effect once the groups found so far are taken out of it: the other
+// prefixes t was seen failing (passing) after that no group explains, and
+// the rest of the suite (these checks run in parallel). Each group is
+// confirmed by k runs. Groups found for other tests and contained in from's
+// prefix are tried first.
 func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, from []string, fail bool) ([][]string, error) {
 	test := a.effect(deadline, t, nil, fail)
 	var groups [][]string
@@ -156,11 +156,22 @@ func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, fro
 		}
 	}
 	if !overlaps(prefix, used) {
-		if err := minimise(prefix); err != nil {
+		// A single group is in every prefix t showed the effect after: try those tests first.
+		items := prefix
+		if common := a.common(t, prefix, fail); len(common) > 0 && len(common) < len(prefix) {
+			ok, err := test(ctx, [][]string{common})
+			if err != nil {
+				return groups, err
+			}
+			if ok[0] {
+				items = common
+			}
+		}
+		if err := minimise(items); err != nil {
 			return groups, err
 		}
 	}
-	sources := [][]string{prefix}
+	var sources [][]string
 	for _, o := range a.st.observed(t, false) {
 		if p := o.order[:len(o.order)-1]; (fail && o.fails() || !fail && o.passes()) && !explained(p, groups) {
 			sources = append(sources, p)
@@ -189,11 +200,35 @@ func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, fro
 	}
 }
 
+// common returns the tests of prefix (in its order) that ran before t in
+// every order after which t failed (fail) or passed.
+func (a *analysis) common(t string, prefix []string, fail bool) []string {
+	count := map[string]int{}
+	n := 0
+	for _, o := range a.st.observed(t, false) {
+		if (fail && !o.fails()) || (!fail && !o.passes()) {
+			continue
+		}
+		n++
+		for _, x := range o.order[:len(o.order)-1] {
+			count[x]++
+		}
+	}
+	var out []string
+	for _, x := range prefix {
+		if count[x] == n {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // cleaners finds the minimal groups of tests that, run between polluter
-// group g and victim t, make t pass: the tests seen between them in passing
-// orders first, then all others (polluters of t excepted) in a chunk per
-// worker, all run in parallel, each passing chunk minimised by delta
-// debugging for as long as what is left of it still passes.
+// group g and victim t, make t pass: the cleaners found for g and other
+// victims first, then the tests seen between g and t in passing orders,
+// then all tests (polluters of t excepted), each list run at once and, when
+// it passes, minimised by delta debugging for as long as what is left of it
+// (without the cleaners found so far) still passes.
 func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g []string, polluters [][]string) ([][]string, error) {
 	exclude := map[string]bool{t: true}
 	for _, p := range polluters {
@@ -201,6 +236,14 @@ func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g
 			exclude[x] = true
 		}
 	}
+	var chunks [][]string
+	a.mu.Lock()
+	for _, c := range a.cleanerGroups[orderKey(g)] {
+		if !overlaps(c, exclude) {
+			chunks = append(chunks, c)
+		}
+	}
+	a.mu.Unlock()
 	var between []string
 	inBetween := map[string]bool{}
 	for _, o := range a.st.observed(t, false) {
@@ -215,13 +258,14 @@ func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g
 			}
 		}
 	}
-	others := without(without(a.s.tests, exclude), inBetween)
-	var chunks [][]string
+	// In the suite's order, so that a group of cleaners runs as it does there.
+	slices.SortFunc(between, func(x, y string) int { return a.index[x] - a.index[y] })
 	if len(between) > 0 {
 		chunks = append(chunks, between)
 	}
-	if len(others) > 0 {
-		chunks = append(chunks, split(others, min(len(others), a.cfg.Workers))...)
+	// All of them, for groups of cleaners that were not all seen in between.
+	if all := without(a.s.tests, exclude); len(all) > len(between) {
+		chunks = append(chunks, all)
 	}
 	test := a.effect(deadline, t, g, false)
 	passed, err := test(ctx, chunks)
@@ -229,8 +273,17 @@ func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g
 		return nil, err
 	}
 	var groups [][]string
-	for i, rest := range chunks {
-		for ok := passed[i]; ok && len(rest) > 0; {
+	found := map[string]bool{}
+	for i, chunk := range chunks {
+		rest, ok := without(chunk, found), passed[i]
+		if len(rest) > 0 && len(rest) < len(chunk) {
+			res, err := test(ctx, [][]string{rest})
+			if err != nil {
+				return groups, err
+			}
+			ok = res[0]
+		}
+		for ok && len(rest) > 0 {
 			c, err := ddmin(ctx, rest, test, a.freeSlots)
 			if err != nil {
 				return groups, err
@@ -244,8 +297,14 @@ func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g
 				return groups, errFlipped
 			case tl.passes():
 				groups = append(groups, c)
+				a.mu.Lock()
+				a.cleanerGroups[orderKey(g)] = appendNew(a.cleanerGroups[orderKey(g)], c)
+				a.mu.Unlock()
 			}
-			if rest = without(rest, toSet(c)); len(rest) > 0 {
+			for _, x := range c {
+				found[x] = true
+			}
+			if rest = without(rest, found); len(rest) > 0 {
 				res, err := test(ctx, [][]string{rest})
 				if err != nil {
 					return groups, err

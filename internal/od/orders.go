@@ -10,7 +10,8 @@ import (
 // Generator names, recorded in reports as the source of each order.
 const (
 	GenOriginal       = "original"        // the suite's own order, rerun
-	GenIsolation      = "isolation"       // one test alone, twice in one JVM
+	GenIsolation      = "isolation"       // one test alone
+	GenTwice          = "twice"           // every test twice in a row, all in one JVM
 	GenReverseClasses = "reverse-classes" // classes reversed, methods in their order
 	GenReverseMethods = "reverse-methods" // classes in their order, methods reversed
 	GenRandomClasses  = "random-classes"  // classes shuffled, methods shuffled inside each
@@ -289,10 +290,19 @@ func tuscanMethods(s *suite, r *rand.Rand, seed uint64) []plannedOrder {
 	return out
 }
 
-// isolation runs t alone twice in one JVM: its first outcome is its outcome
-// in isolation, its second tells whether its outcome is idempotent.
+// isolation runs t alone.
 func isolation(t string) plannedOrder {
-	return plannedOrder{gen: GenIsolation, label: GenIsolation, tests: []string{t, t}}
+	return plannedOrder{gen: GenIsolation, label: GenIsolation, tests: []string{t}}
+}
+
+// twice runs each test twice in a row, all in one JVM: a test whose second
+// run's outcome differs from its first is not idempotent.
+func twice(label string, tests []string) plannedOrder {
+	out := make([]string, 0, 2*len(tests))
+	for _, t := range tests {
+		out = append(out, t, t)
+	}
+	return plannedOrder{gen: GenTwice, label: label, tests: out}
 }
 
 // orderKey identifies an order.

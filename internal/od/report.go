@@ -51,9 +51,6 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 			Reproduce:         MavenReproduce(opts.Module, file),
 			ReproduceRunOrder: shellquote.Join("flaky", "run-order", "--module", opts.ModuleDir, "--order", file),
 		}
-		if f.Kind == report.ODVictim && rf.Cleaners == nil {
-			rf.Cleaners = [][]string{}
-		}
 		if f.Incomplete {
 			rf.Message = strings.TrimSpace(rf.Message + " (the budget ended before the minimisation did: the groups may be incomplete)")
 		}
@@ -83,16 +80,28 @@ func outcomeWord(o Observation) string {
 
 // reproduceOrder is the order a finding's reproduce commands run: its
 // failing order; for a NOD test, which fails only sometimes, with the test
-// repeated so that one run fails with a probability of 99.9% at the rate seen.
+// repeated so that one of its runs fails with a probability of 99.9% when it
+// fails as often as seen (the lower bound of a 95% confidence interval).
 func reproduceOrder(f Finding) []string {
 	out := slices.Clone(f.FailingOrder)
 	if f.Kind != report.NOD {
 		return out
 	}
-	for range repeatsFor(f.FailRate) - 1 {
+	for range repeatsFor(wilsonLower(f.Fails, f.Runs)) - 1 {
 		out = append(out, f.Test)
 	}
 	return out
+}
+
+// wilsonLower is the lower bound of the 95% Wilson score interval of a
+// failure rate seen as fails out of runs.
+func wilsonLower(fails, runs int) float64 {
+	if runs == 0 {
+		return 0
+	}
+	const z = 1.96
+	n, p := float64(runs), float64(fails)/float64(runs)
+	return (p + z*z/(2*n) - z*math.Sqrt(p*(1-p)/n+z*z/(4*n*n))) / (1 + z*z/n)
 }
 
 // repeatsFor returns how many runs of a test failing with probability p

@@ -31,8 +31,9 @@ func (a *analysis) result() *Result {
 		}
 		a.findings[t] = map[report.Kind]*Finding{report.NOD: {
 			Test: t, Kind: report.NOD, FailingOrder: flip.order, PassingOrder: flip.order,
-			Message:  fmt.Sprintf("%s (passed %d and failed %d times in the same order)", firstLine(flip.message), flip.pass, flip.fail),
-			FailRate: float64(fail) / float64(pass+fail),
+			Message: fmt.Sprintf("%s (passed %d and failed %d times in the same order)", firstLine(flip.message), flip.pass, flip.fail),
+			Runs:    pass + fail,
+			Fails:   fail,
 		}}
 	}
 	res := &Result{Coverage: a.cov}
@@ -40,6 +41,7 @@ func (a *analysis) result() *Result {
 		for _, kind := range []report.Kind{report.NOD, report.ODVictim, report.ODBrittle, report.NIO} {
 			if f := a.findings[t][kind]; f != nil {
 				f.Evidence = a.evidence(f)
+				f.DetectedAfter, f.DetectedIn = a.flipped[t].orders, a.flipped[t].elapsed
 				f.Polluters, f.Setters, f.Cleaners = sortedGroups(f.Polluters), sortedGroups(f.Setters), sortedGroups(f.Cleaners)
 				res.Findings = append(res.Findings, *f)
 			}
@@ -56,11 +58,8 @@ func (a *analysis) result() *Result {
 		if pass && fail {
 			res.Coverage.Unconfirmed = append(res.Coverage.Unconfirmed, t)
 		}
-		if a.st.get([]string{t}).runs() > 0 {
-			res.Coverage.TestsAlone++
-		}
 	}
-	for t := range a.findings {
+	for _, t := range a.s.tests {
 		if a.st.get([]string{t}).runs() > 0 {
 			res.Coverage.TestsAlone++
 		}
@@ -74,20 +73,24 @@ func (a *analysis) result() *Result {
 // and the generated order that first showed the flip.
 func (a *analysis) evidence(f *Finding) []Observation {
 	var out []Observation
-	add := func(o obs) {
+	add := func(label string, o obs) {
 		if o.runs() == 0 || slices.ContainsFunc(out, func(x Observation) bool { return slices.Equal(x.Order, o.order) }) {
 			return
 		}
-		out = append(out, Observation{Label: o.label, Order: o.order, Pass: o.pass, Fail: o.fail, Message: o.message})
+		out = append(out, Observation{Label: label, Order: o.order, Pass: o.pass, Fail: o.fail, Message: o.message})
 	}
-	add(a.st.get(f.FailingOrder))
-	add(a.st.get(f.PassingOrder))
+	if f.Kind == report.NOD {
+		add("same order", a.st.get(f.FailingOrder))
+		return out
+	}
+	add("failing order", a.st.get(f.FailingOrder))
+	add("passing order", a.st.get(f.PassingOrder))
 	for _, o := range a.st.observed(f.Test, false) {
 		if o.label == genConfirm || o.label == genMinimise || len(o.order) < 2 {
 			continue
 		}
 		if (f.Kind == report.ODVictim && o.fail > 0) || (f.Kind == report.ODBrittle && o.pass > 0) {
-			add(o)
+			add("found by "+o.label, o)
 			break
 		}
 	}

@@ -68,8 +68,9 @@ func newStore() *store {
 	return &store{byTest: map[string][]*node{}}
 }
 
-// add records a run of r.Order labelled label.
-func (s *store) add(label string, r *launcher.Result) {
+// add records a run of r.Order labelled label and returns the outcome of
+// each of its entries.
+func (s *store) add(label string, r *launcher.Result) []positionResult {
 	outcomes := positionOutcomes(r.Order, r.Tests)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -91,6 +92,7 @@ func (s *store) add(label string, r *launcher.Result) {
 			}
 		}
 	}
+	return outcomes
 }
 
 func (s *store) child(n *node, t string) *node {

@@ -74,7 +74,8 @@ func runChaos(ctx context.Context, cfg Config, l *launcher.Launcher, rec *surefi
 		})
 	})
 	findings, err := chaos.ReportFindings(out.Findings, chaos.ReportOptions{
-		OrderDir: filepath.Join(cfg.BuildDir, "flaky", "orders"), ModuleDir: cfg.ModuleDir, Settings: settings,
+		OrderDir: filepath.Join(cfg.BuildDir, "flaky", "orders"), ModuleDir: cfg.ModuleDir,
+		Module: moduleName(cfg.Root, cfg.ModuleDir), Settings: settings,
 	})
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
@@ -14,14 +15,24 @@ import (
 )
 
 // detectOrderDependence runs the order-dependence analysis on one fork's
-// tests, in the fork's environment (l), starting from the fork's own run and
-// the reruns of its order, and adds to res what it finds about the tests
-// res does not report yet (so a NOD test is reported once). A test it
-// explains as flaky no longer counts as failing in every run.
-func detectOrderDependence(ctx context.Context, cfg Config, l *launcher.Launcher, rec *surefire.ForkRecord, reruns []*launcher.Result, res *Result) error {
+// tests in JVMs like the fork's (its recorded environment, started with
+// od.FastStart), starting from the fork's own run and the reruns of its
+// order, and adds to res what it finds about the tests res does not report
+// yet (so a NOD test is reported once). A test it explains as flaky no
+// longer counts as failing in every run.
+func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRecord, reruns []*launcher.Result, res *Result) error {
 	if cfg.Budget < 0 {
 		return nil
 	}
+	jars, err := agent.Extract()
+	if err != nil {
+		return err
+	}
+	l, err := launcher.New(od.FastStart(envOf(rec, cfg.Java)), jars, launcher.Options{Workers: cfg.Workers})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
 	skip := map[string]bool{}
 	for _, f := range res.Report.Findings {
 		skip[f.Test] = true

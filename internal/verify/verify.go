@@ -147,7 +147,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				res.Failing = append(res.Failing, test)
 			}
 		}
-		err = detectOrderDependence(ctx, cfg, l, rec, results, res)
+		err = detectOrderDependence(ctx, cfg, rec, results, res)
 		if err == nil {
 			err = runChaos(ctx, cfg, l, rec, order, results, res)
 		}

@@ -1,6 +1,7 @@
 package dev.flaky.agent;
 
 import com.google.gson.JsonObject;
+import dev.flaky.agent.chaos.Chaos;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -19,7 +20,8 @@ import java.util.Map;
 /**
  * Agent entry point. Options are {@code key=value} pairs separated by commas; {@code port} and {@code token} name
  * the driver to connect to, unknown keys are ignored. Without {@code port}, or with an empty one (the flaky Maven
- * profile passes {@code port=,token=} when no driver listens), the agent stays unconnected.
+ * profile passes {@code port=,token=} when no driver listens), the agent stays unconnected. {@code chaos} and the
+ * {@code chaos.*} options install the API perturbation of {@link dev.flaky.agent.chaos}.
  */
 public final class Agent {
     /** Exit status of a JVM whose agent could not connect to the driver. */
@@ -33,19 +35,29 @@ public final class Agent {
 
     /** Called before {@code main} when the JVM starts with {@code -javaagent}. */
     public static void premain(String args, Instrumentation inst) {
-        start(args);
+        start(args, inst);
     }
 
-    /** Called when the agent is attached to a running JVM. */
+    /** Called when the agent is attached to a running JVM (chaos then reaches only classes loaded afterwards). */
     public static void agentmain(String args, Instrumentation inst) {
-        start(args);
+        start(args, inst);
     }
 
-    private static synchronized void start(String args) {
+    private static synchronized void start(String args, Instrumentation inst) {
         if (Channel.connected()) {
             return;
         }
         Map<String, String> options = parseOptions(args);
+        connect(options);
+        try {
+            Chaos.install(options, inst);
+        } catch (IllegalArgumentException e) {
+            fail("invalid chaos options: " + e.getMessage());
+        }
+    }
+
+    /** Connects to the driver that the {@code port} and {@code token} options name, if any. */
+    private static void connect(Map<String, String> options) {
         String port = options.get("port");
         if (port == null || port.isEmpty()) {
             return;
@@ -57,7 +69,7 @@ public final class Agent {
             fail("invalid port option " + port);
             return;
         }
-        connect(portNumber, options.getOrDefault("token", ""));
+        handshake(portNumber, options.getOrDefault("token", ""));
     }
 
     /** Splits {@code key=value,key=value}; a pair without {@code =} gets an empty value. */
@@ -81,7 +93,7 @@ public final class Agent {
     }
 
     /** Connects and performs the handshake; halts the JVM with {@link #FAILURE_STATUS} when either fails. */
-    private static void connect(int port, String token) {
+    private static void handshake(int port, String token) {
         String where = "127.0.0.1:" + port;
         Socket socket = new Socket();
         try {

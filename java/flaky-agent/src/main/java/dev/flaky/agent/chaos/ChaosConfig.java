@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-/** The chaos options of the agent (see agent/PROTOCOL.md): enabled strategies, their parameters, the classes to touch. */
+/** The agent's chaos options (see agent/PROTOCOL.md): enabled strategies, their parameters, the classes to touch. */
 final class ChaosConfig {
     /** How RANDOM_MAX picks values: the maximum, the minimum, or a fixed number clamped into each call's range. */
     enum RandomMode { MAX, MIN, VALUE }
@@ -44,7 +44,7 @@ final class ChaosConfig {
             randomValue = 0;
         } else {
             randomMode = RandomMode.VALUE;
-            randomValue = number(o, "chaos.random", random);
+            randomValue = number("chaos.random", random);
         }
         timeIncrementMs = nonNegativeLong(o, "chaos.time.increment", 5000);
         timeGranularityMs = positiveLong(o, "chaos.time.granularity", 10000);
@@ -56,7 +56,7 @@ final class ChaosConfig {
         concurrencyFactor = shrinkFactor(o, "chaos.concurrency", 0.2);
         networkFactor = shrinkFactor(o, "chaos.network", 0.01);
         resolveDelayMs = nonNegativeLong(o, "chaos.resolve", 1000);
-        seed = o.containsKey("chaos.seed") ? (long) number(o, "chaos.seed", o.get("chaos.seed")) : 0x5EEDL;
+        seed = o.containsKey("chaos.seed") ? seed(o.get("chaos.seed")) : Shuffler.DEFAULT_SEED;
         include = list(o.get("chaos.include"));
         exclude = list(o.get("chaos.exclude"));
         roots = list(o.get("chaos.roots"));
@@ -123,7 +123,7 @@ final class ChaosConfig {
         return out;
     }
 
-    private static double number(Map<String, String> o, String key, String value) {
+    private static double number(String key, String value) {
         try {
             return Double.parseDouble(value);
         } catch (NumberFormatException e) {
@@ -136,7 +136,7 @@ final class ChaosConfig {
         if (v == null) {
             return dflt;
         }
-        double d = number(o, key, v);
+        double d = number(key, v);
         if (d < 0) {
             throw new IllegalArgumentException("option " + key + "=" + v + " must not be negative");
         }
@@ -153,7 +153,7 @@ final class ChaosConfig {
 
     private static double factorAtLeastOne(Map<String, String> o, String key, double dflt) {
         String v = o.get(key);
-        double d = v == null ? dflt : number(o, key, v);
+        double d = v == null ? dflt : number(key, v);
         if (!(d >= 1)) {
             throw new IllegalArgumentException("option " + key + "=" + v + " must be at least 1");
         }
@@ -162,11 +162,19 @@ final class ChaosConfig {
 
     private static double shrinkFactor(Map<String, String> o, String key, double dflt) {
         String v = o.get(key);
-        double d = v == null ? dflt : number(o, key, v);
+        double d = v == null ? dflt : number(key, v);
         if (!(d > 0 && d <= 1)) {
             throw new IllegalArgumentException("option " + key + "=" + v + " must be in (0, 1]");
         }
         return d;
+    }
+
+    private static long seed(String value) {
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("option chaos.seed=" + value + " is not a whole number");
+        }
     }
 
     private static long date(String value) {

@@ -17,6 +17,10 @@ import java.util.regex.Pattern;
  * neither roots nor includes, a class is the project's when it was loaded from a class directory (not a jar).
  */
 final class ClassSelection {
+    /** Name markers of classes that mocking and proxy libraries generate at run time: nobody's source. */
+    private static final String[] GENERATED = {"$MockitoMock$", "$ByteBuddy$", "$$EnhancerBy", "$$FastClassBy",
+        "$$Lambda"};
+
     private final Set<String> rootClasses = new HashSet<>();
     private final List<Pattern> include = new ArrayList<>();
     private final List<Pattern> exclude = new ArrayList<>();
@@ -62,7 +66,12 @@ final class ClassSelection {
 
     /** Classes that mocking and proxy libraries generate at run time are nobody's source. */
     private static boolean generated(String name) {
-        return name.contains("$MockitoMock$") || name.contains("$ByteBuddy$") || name.contains("$$");
+        for (String marker : GENERATED) {
+            if (name.contains(marker)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void scan(File file, int prefix) {

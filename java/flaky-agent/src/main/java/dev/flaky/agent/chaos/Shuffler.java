@@ -16,13 +16,19 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Shuffler {
     private static final Class<?>[] SHUFFLED = shuffledClasses();
-    private static volatile long seed = 0x5EEDL;
+    /** Permutations of small sizes, computed once per size (they depend only on the seed and the size). */
+    private static final int CACHED = 256;
+    private static volatile int[][] cache = new int[CACHED + 1][];
+    /** The seed without a {@code chaos.seed} option. */
+    static final long DEFAULT_SEED = 0x5EEDL;
+    private static volatile long seed = DEFAULT_SEED;
 
     private Shuffler() {
     }
 
     static void seed(long value) {
         seed = value;
+        cache = new int[CACHED + 1][];
     }
 
     /** Reports whether {@code o}'s exact class has an iteration order that is shuffled. */
@@ -45,12 +51,25 @@ final class Shuffler {
         if (n < 2) {
             return a;
         }
-        int[] p = permutation(n);
+        int[] p = cachedPermutation(n);
         T[] out = a.clone();
         for (int i = 0; i < n; i++) {
             out[i] = a[p[i]];
         }
         return out;
+    }
+
+    private static int[] cachedPermutation(int n) {
+        if (n > CACHED) {
+            return permutation(n);
+        }
+        int[][] c = cache;
+        int[] p = c[n];
+        if (p == null) {
+            p = permutation(n);
+            c[n] = p;
+        }
+        return p;
     }
 
     /** A seeded permutation of {@code 0..n-1} (n >= 2) that is not the identity. */

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.Consumer;
 
 /**
  * The registry of substituted call sites. Sites are registered while classes are transformed and get small int ids
@@ -48,7 +49,10 @@ final class Sites {
     private static volatile AtomicIntegerArray reported = new AtomicIntegerArray(256);
 
     private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().create();
+    private static final Object PRINT_LOCK = new Object();
     private static PrintWriter stdout;
+    /** Where {@code perturbation} events go: the driver, or standard output without one (tests replace it). */
+    static volatile Consumer<Map<String, Object>> sink = Sites::deliver;
 
     private Sites() {
     }
@@ -104,6 +108,10 @@ final class Sites {
         e.put("method", site.method);
         e.put("file", site.file);
         e.put("line", site.line);
+        sink.accept(e);
+    }
+
+    private static void deliver(Map<String, Object> e) {
         if (Channel.connected()) {
             Channel.send(e);
         } else {
@@ -113,7 +121,7 @@ final class Sites {
 
     /** Without a driver the runner prints its events as JSON lines on standard output; so do perturbations. */
     private static void print(Map<String, Object> e) {
-        synchronized (LOCK) {
+        synchronized (PRINT_LOCK) {
             if (stdout == null) {
                 stdout = new PrintWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out),
                         StandardCharsets.UTF_8));

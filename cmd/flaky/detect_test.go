@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+func TestDetectUsage(t *testing.T) {
+	noPom := t.TempDir()
+	tests := []struct {
+		name       string
+		args       []string
+		wantStderr string
+	}{
+		{"bad budget", []string{"detect", "--module", noPom, "--budget", "0s"}, "--budget must be positive"},
+		{"bad confirmations", []string{"detect", "--module", noPom, "--confirmations", "0"}, "--confirmations at least 1"},
+		{"negative rounds", []string{"detect", "--module", noPom, "--rounds", "-1"}, "--rounds and --test-timeout not negative"},
+		{"stray argument", []string{"detect", "x"}, "takes no arguments"},
+		{"no pom", []string{"detect", "--module", noPom}, "no pom.xml in " + noPom},
+		{"verify bad rounds", []string{"verify", "--module", noPom, "--rounds", "x"}, "--rounds must be a number"},
+		{"verify bad budget", []string{"verify", "--module", noPom, "--budget", "soon"}, "--budget: want a duration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runApp(tt.args...)
+			if code != exitError || !strings.Contains(stderr, tt.wantStderr) {
+				t.Errorf("exit %d, stderr %q; want %d and %q\nstdout: %s", code, stderr, exitError, tt.wantStderr, stdout)
+			}
+		})
+	}
+}
+
+func TestParseBudget(t *testing.T) {
+	cases := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"90", 90 * time.Second, true}, {"2m", 2 * time.Minute, true}, {"0", 0, true},
+		{"1m30s", 90 * time.Second, true}, {"-5s", 0, false}, {"soon", 0, false},
+	}
+	for _, c := range cases {
+		got, err := parseBudget(c.in)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("parseBudget(%q) = %v, %v; want %v, ok %v", c.in, got, err, c.want, c.ok)
+		}
+	}
+}
+
+func TestPrintFindingsGroupsByKind(t *testing.T) {
+	rep := &report.Report{Findings: []report.Finding{
+		{Test: "p.N#t", Kind: report.NOD, Message: "boom\nstack"},
+		{Test: "p.B#t", Kind: report.ODBrittle, Setters: [][]string{{"p.S#s"}}},
+		{Test: "p.V#t", Kind: report.ODVictim, Polluters: [][]string{{"p.A#a", "p.B#b"}}, Cleaners: [][]string{{"p.C#c"}}},
+		{Test: "p.I#t", Kind: report.NIO, Message: "again"},
+	}}
+	var out bytes.Buffer
+	printFindings(&out, rep, od.Coverage{Tests: 9, Orders: 40, Rounds: 12, Seed: 7, Pairs: 72, PairsCovered: 50, TestsAlone: 9, Duration: 3 * time.Second})
+	want := "od-victim  p.V#t  polluters [p.A#a + p.B#b]; cleaners [p.C#c]\n" +
+		"od-brittle p.B#t  setters [p.S#s]\n" +
+		"nio        p.I#t  again\n" +
+		"nod        p.N#t  boom\n" +
+		"4 flaky of 9 tests: 40 orders (12 exploration, seed 7), 50 of 72 pairs adjacent, 9 tests alone, 3s\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+func TestRelModule(t *testing.T) {
+	for _, c := range []struct{ root, module, want string }{
+		{"/p", "/p", "."}, {"/p", "/p/core", "core"}, {"/p", "/q/web", "web"},
+	} {
+		if got := relModule(c.root, c.module); got != c.want {
+			t.Errorf("relModule(%q, %q) = %q, want %q", c.root, c.module, got, c.want)
+		}
+	}
+}

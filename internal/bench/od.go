@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/otiai10/copy"
+
+	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/mvn"
+	"github.com/flakyhq/flaky/surefire"
+)
+
+// odFigures is what the order-dependence benchmark measured on one fixture.
+type odFigures struct {
+	known int // known OD tests (victims and brittles in expected.json)
+	// flaky: orders run and time until every known OD test was first seen
+	// both failing and passing, and the whole analysis (confirmed, minimised).
+	foundOrders, orders int
+	found, total        time.Duration
+	exact               bool // the findings equal expected.json's (tests and kinds)
+	// Surefire: runs with runOrder=random until every known OD test failed once.
+	surefireRuns, surefireFound int
+	surefire                    time.Duration
+}
+
+// runOD runs the order-dependence benchmark on the fixtures, if any.
+func runOD(fixtures []string, seed int64, surefireRuns int) error {
+	if len(fixtures) == 0 || fixtures[0] == "" {
+		return nil
+	}
+	jars, err := agent.Extract()
+	if err != nil {
+		return err
+	}
+	return benchOD(fixtures, seed, surefireRuns, jars)
+}
+
+// benchOD compares flaky's order-dependence analysis (default settings,
+// the given seed) with what a user has today, Surefire reruns with
+// -Dsurefire.runOrder=random (seeds 0, 1, ...): orders run and wall time
+// until every known order-dependent test of each fixture is exposed.
+func benchOD(fixtures []string, seed int64, surefireCap int, jars agent.Jars) error {
+	fmt.Printf("\norder-dependent tests found: flaky detect (seed %d) vs mvn surefire:test -Dsurefire.runOrder=random (at most %d runs)\n", seed, surefireCap)
+	fmt.Printf("%-16s %5s | %13s %9s | %13s %9s %6s | %14s %9s\n", "fixture", "known", "flaky orders", "time", "all orders", "time", "exact", "surefire runs", "time")
+	for _, name := range fixtures {
+		f, err := benchODFixture(name, seed, surefireCap, jars)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		found := fmt.Sprint(f.surefireRuns)
+		if f.surefireFound < f.known {
+			found = fmt.Sprintf(">%d (%d/%d)", f.surefireRuns, f.surefireFound, f.known)
+		}
+		fmt.Printf("%-16s %5d | %13d %9s | %13d %9s %6v | %14s %9s\n", name, f.known,
+			f.foundOrders, f.found.Round(100*time.Millisecond), f.orders, f.total.Round(100*time.Millisecond), f.exact,
+			found, f.surefire.Round(100*time.Millisecond))
+	}
+	fmt.Println("flaky orders/time: until every known victim and brittle flipped; all orders/time: the whole analysis with confirmation and minimisation")
+	return nil
+}
+
+func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (odFigures, error) {
+	var f odFigures
+	dir, err := os.MkdirTemp("", "flaky-bench-")
+	if err != nil {
+		return f, err
+	}
+	defer os.RemoveAll(dir)
+	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
+		return f, fmt.Errorf("copying fixture: %w", err)
+	}
+	expected, err := expectedFindings(dir)
+	if err != nil {
+		return f, err
+	}
+	known := map[string]bool{}
+	for _, e := range expected {
+		if e.Kind == report.ODVictim || e.Kind == report.ODBrittle {
+			known[e.Test] = true
+		}
+	}
+	f.known = len(known)
+	ctx := context.Background()
+	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Log: io.Discard})
+	if err != nil {
+		return f, err
+	}
+	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{})
+	if err != nil {
+		return f, err
+	}
+	defer l.Close()
+	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
+	if err != nil {
+		return f, err
+	}
+	tests := make([]string, len(infos))
+	for i, ti := range infos {
+		tests[i] = ti.ID
+	}
+	res, err := od.Analyze(ctx, l, od.Config{Tests: tests, Seed: seed})
+	if err != nil {
+		return f, err
+	}
+	f.orders, f.total = res.Coverage.Orders, res.Coverage.Duration
+	got := map[string]bool{}
+	for _, finding := range res.Findings {
+		got[finding.Test+" "+string(finding.Kind)] = true
+		if known[finding.Test] {
+			f.foundOrders = max(f.foundOrders, finding.DetectedAfter)
+			f.found = max(f.found, finding.DetectedIn)
+		}
+	}
+	f.exact = len(got) == len(expected)
+	for _, e := range expected {
+		f.exact = f.exact && got[e.Test+" "+string(e.Kind)]
+	}
+
+	failed := map[string]bool{}
+	reports := filepath.Join(dir, "target", "surefire-reports")
+	start := time.Now()
+	for f.surefireRuns < surefireCap && len(failed) < len(known) {
+		os.RemoveAll(reports)
+		cmd := exec.Command("mvn", "-B", "-q", "surefire:test", "-Dsurefire.runOrder=random",
+			fmt.Sprintf("-Dsurefire.runOrder.random.seed=%d", f.surefireRuns), "-Dmaven.test.failure.ignore=true")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return f, fmt.Errorf("mvn surefire:test: %w\n%s", err, out)
+		}
+		f.surefireRuns++
+		cases, err := surefire.ReadReports(reports)
+		if err != nil {
+			return f, err
+		}
+		for _, c := range cases {
+			id := c.Class + "#" + strings.TrimSuffix(c.Name, "()")
+			if known[id] && (c.Outcome == surefire.Fail || c.Outcome == surefire.Error) {
+				failed[id] = true
+			}
+		}
+	}
+	f.surefire, f.surefireFound = time.Since(start), len(failed)
+	return f, nil
+}
+
+// expectedFindings reads the findings of a fixture's expected.json.
+func expectedFindings(dir string) ([]report.Finding, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+	if err != nil {
+		return nil, err
+	}
+	var e struct {
+		Findings []report.Finding `json:"findings"`
+	}
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("parsing expected.json: %w", err)
+	}
+	return e.Findings, nil
+}

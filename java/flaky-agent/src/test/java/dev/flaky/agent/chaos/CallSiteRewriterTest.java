@@ -1,0 +1,234 @@
+package dev.flaky.agent.chaos;
+
+import net.bytebuddy.dynamic.loading.ByteArrayClassLoader;
+import net.bytebuddy.pool.TypePool;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.function.Consumer;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+/** Rewrites {@link Sample} with every strategy's targets and calls the rewritten copy. */
+public class CallSiteRewriterTest {
+    private static final List<Map<String, Object>> EVENTS = Collections.synchronizedList(new ArrayList<>());
+    private static Consumer<Map<String, Object>> previousSink;
+    private static Class<?> sample;
+
+    @BeforeClass
+    public static void rewrite() throws Exception {
+        Map<String, String> options = new HashMap<>();
+        options.put("chaos", "RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+ITERATION_ORDER+CONCURRENCY_SHRINK");
+        ChaosConfig config = ChaosConfig.parse(options);
+        Api.configure(config);
+        previousSink = Sites.sink;
+        Sites.sink = EVENTS::add;
+        String name = Sample.class.getName();
+        byte[] original;
+        try (InputStream in = Sample.class.getResourceAsStream("Sample.class")) {
+            original = readAll(in);
+        }
+        byte[] rewritten = CallSiteRewriter.rewrite(original, Targets.of(config),
+                () -> TypePool.Default.of(CallSiteRewriterTest.class.getClassLoader()));
+        assertNull("rewritten twice", CallSiteRewriter.rewrite(rewritten, Targets.of(config), () -> null));
+        sample = new ByteArrayClassLoader.ChildFirst(CallSiteRewriterTest.class.getClassLoader(),
+                Collections.singletonMap(name, rewritten)).loadClass(name);
+    }
+
+    private static byte[] readAll(InputStream in) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] buffer = new byte[8192];
+        for (int n; (n = in.read(buffer)) > 0; ) {
+            out.write(buffer, 0, n);
+        }
+        return out.toByteArray();
+    }
+
+    @Test
+    public void classesWithoutTargetsAreLeftAlone() throws IOException {
+        try (InputStream in = Strategy.class.getResourceAsStream("ChaosConfig.class")) {
+            Map<String, String> options = new HashMap<>();
+            options.put("chaos", "DATE_FIXED");
+            assertNull(CallSiteRewriter.rewrite(readAll(in), Targets.of(ChaosConfig.parse(options)), () -> null));
+        }
+    }
+
+    @AfterClass
+    public static void restore() {
+        Sites.sink = previousSink;
+    }
+
+    private static Object call(String name, Object... args) throws Exception {
+        for (Method m : sample.getMethods()) {
+            if (m.getName().equals(name) && m.getParameterCount() == args.length) {
+                return m.invoke(null, args);
+            }
+        }
+        throw new NoSuchMethodException(name);
+    }
+
+    private static Map<String, Object> event(String method) {
+        synchronized (EVENTS) {
+            for (Map<String, Object> e : EVENTS) {
+                if (method.equals(e.get("method"))) {
+                    return e;
+                }
+            }
+        }
+        throw new AssertionError("no perturbation event for " + method + " in " + EVENTS);
+    }
+
+    @Test
+    public void boundedRandomReturnsTheLargestValueAndNamesTheCallSite() throws Exception {
+        assertEquals(5, call("roll", new Random(), 6));
+        Map<String, Object> e = event("roll");
+        assertEquals("perturbation", e.get("type"));
+        assertEquals("RANDOM_MAX", e.get("strategy"));
+        assertEquals("RANDOM", e.get("group"));
+        assertEquals("java.util.Random#nextInt(int)", e.get("api"));
+        assertEquals(Sample.class.getName(), e.get("class"));
+        assertEquals("Sample.java", e.get("file"));
+        try {
+            call("roll", new Random(), 0);
+            fail("nextInt(0) must still throw");
+        } catch (InvocationTargetException expected) {
+            int line = -1;
+            for (StackTraceElement frame : expected.getCause().getStackTrace()) {
+                if (frame.getClassName().equals(Sample.class.getName())) {
+                    line = frame.getLineNumber();
+                    break;
+                }
+            }
+            assertEquals(line, e.get("line"));
+        }
+    }
+
+    @Test
+    public void seededRandomsAreNeverPerturbed() throws Exception {
+        assertEquals(new Random(42).nextInt(100), call("seededRoll"));
+        Random reseeded = new Random();
+        reseeded.setSeed(42);
+        assertEquals(reseeded.nextInt(100), call("reseededRoll"));
+    }
+
+    @Test
+    public void methodReferencesAreCallSitesToo() throws Exception {
+        assertEquals(5, call("rollByReference", new Random()));
+        assertEquals("java.util.Random#nextInt(int)", event("rollByReference").get("api"));
+        assertEquals(5000L * 1_000_000L, call("elapsedByReference"));
+        assertEquals("java.lang.System#nanoTime()", event("elapsedByReference").get("api"));
+        assertEquals(new Date(32503680000000L), call("nowByReference"));
+    }
+
+    @Test
+    public void timeAdvancesByTheIncrementPerCall() throws Exception {
+        assertEquals(5000L, call("elapsedMillis"));
+    }
+
+    @Test
+    public void newDateIsTheFixedMomentButDateOfMillisIsUntouched() throws Exception {
+        assertEquals(new Date(32503680000000L), call("now"));
+        assertEquals("java.util.Date#<init>()", event("now").get("api"));
+        assertEquals(new Date(7), call("now", 7L));
+    }
+
+    @Test
+    public void hashMapKeysAreShuffledLinkedHashMapKeysAreNot() throws Exception {
+        String[] keys = {"red", "green", "blue", "cyan", "magenta"};
+        Map<String, Integer> hash = new HashMap<>();
+        for (String k : keys) {
+            hash.put(k, 1);
+        }
+        String real = String.join(",", hash.keySet());
+        Object shuffled = call("joinedKeys", hash);
+        assertNotEquals(real, shuffled);
+        assertEquals(shuffled, call("joinedKeys", hash));
+        @SuppressWarnings("unchecked")
+        List<String> copied = (List<String>) call("copiedKeys", hash);
+        assertEquals(shuffled, String.join(",", copied));
+        assertEquals("java.util.Map#keySet()", event("joinedKeys").get("api"));
+        assertEquals(shuffled, call("lambdaJoin", hash));
+        assertEquals("lambdaJoin", event("lambdaJoin").get("method"));
+        Map<?, ?> linked = (Map<?, ?>) call("linkedHashMap", (Object) keys);
+        assertEquals(String.join(",", keys), call("joinedKeys", linked));
+        assertTrue(Arrays.asList(keys).containsAll((List<?>) call("copiedKeys", hash)));
+        Set<String> set = new HashSet<>(Arrays.asList(keys));
+        assertNotEquals(String.join("", set), call("iterated", set));
+        assertEquals("java.util.Set#iterator()", event("iterated").get("api"));
+        Set<String> linkedSet = new LinkedHashSet<>(Arrays.asList(keys));
+        assertEquals(String.join("", keys), call("iterated", linkedSet));
+    }
+
+    /** Fields a, b, c, d: declared in this order, which getDeclaredFields happens to keep. */
+    static final class Fields {
+        int a;
+        int b;
+        int c;
+        int d;
+    }
+
+    @Test
+    public void reflectionArraysAreShuffledCopies() throws Exception {
+        StringBuilder real = new StringBuilder();
+        for (java.lang.reflect.Field f : Fields.class.getDeclaredFields()) {
+            real.append(f.getName());
+        }
+        Object shuffled = call("declaredFieldNames", Fields.class);
+        assertNotEquals(real.toString(), shuffled);
+        assertEquals(real.length(), ((String) shuffled).length());
+    }
+
+    @Test
+    public void timeoutsShrinkToAFifth() throws Exception {
+        Thread sleeper = new Thread(() -> {
+            try {
+                Thread.sleep(5000);
+            } catch (InterruptedException e) {
+                // Interrupted at the end of the test.
+            }
+        });
+        sleeper.setDaemon(true);
+        sleeper.start();
+        Object[][] calls = {
+            {"poll", new LinkedBlockingQueue<>(), 1000L},
+            {"get", new CompletableFuture<>(), 1000L},
+            {"tryAcquire", new Semaphore(0), 1000L},
+            {"waitOn", new Object(), 1000L},
+            {"join", sleeper, 1000L},
+        };
+        for (Object[] c : calls) {
+            long start = System.nanoTime();
+            call((String) c[0], c[1], c[2]);
+            long millis = (System.nanoTime() - start) / 1_000_000L;
+            // About 200 ms; Object.wait may also wake up spuriously, earlier.
+            boolean early = millis < 150 && !"waitOn".equals(c[0]);
+            assertTrue(c[0] + " waited " + millis + " ms", !early && millis < 900);
+            assertTrue(String.valueOf(event((String) c[0]).get("strategy")).equals("CONCURRENCY_SHRINK"));
+        }
+        sleeper.interrupt();
+    }
+}

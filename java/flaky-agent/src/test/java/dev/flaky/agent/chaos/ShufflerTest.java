@@ -1,0 +1,87 @@
+package dev.flaky.agent.chaos;
+
+import org.junit.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertTrue;
+
+public class ShufflerTest {
+    @Test
+    public void permutationsAreSeededAndNeverTheIdentity() {
+        for (int n = 2; n < 300; n++) {
+            int[] p = Shuffler.permutation(n);
+            assertTrue(Arrays.equals(p, Shuffler.permutation(n)));
+            boolean identity = true;
+            boolean[] seen = new boolean[n];
+            for (int i = 0; i < n; i++) {
+                identity &= p[i] == i;
+                assertFalse(seen[p[i]]);
+                seen[p[i]] = true;
+            }
+            assertFalse("identity for " + n, identity);
+        }
+    }
+
+    @Test
+    public void onlyExactHashClassesAndTheirViewsAreShuffled() {
+        Map<String, Integer> hash = new HashMap<>();
+        Map<String, Integer> concurrent = new ConcurrentHashMap<>();
+        Object[] shuffled = {hash, hash.keySet(), hash.values(), hash.entrySet(), new HashSet<>(), concurrent,
+            concurrent.keySet(), concurrent.values(), concurrent.entrySet()};
+        for (Object o : shuffled) {
+            assertTrue(o.getClass().getName(), Shuffler.shuffles(o));
+        }
+        Map<String, Integer> linked = new LinkedHashMap<>();
+        Object[] kept = {linked, linked.keySet(), new LinkedHashSet<>(), new TreeMap<>(), new ArrayList<>(),
+            new HashMap<String, Integer>() { }, null};
+        for (Object o : kept) {
+            assertFalse(String.valueOf(o), Shuffler.shuffles(o));
+        }
+    }
+
+    @Test
+    public void keysAndValuesStayAlignedAndWritesGoThrough() {
+        Map<String, Integer> map = new HashMap<>();
+        for (int i = 0; i < 20; i++) {
+            map.put("k" + i, i);
+        }
+        List<String> keys = new ArrayList<>(new ShuffledSet<>(map.keySet()));
+        List<Integer> values = new ArrayList<>(new ShuffledCollection<>(map.values()));
+        assertNotEquals(new ArrayList<>(map.keySet()), keys);
+        for (int i = 0; i < keys.size(); i++) {
+            assertEquals(map.get(keys.get(i)), values.get(i));
+        }
+        Collection<Map.Entry<String, Integer>> entries = new ShuffledSet<>(map.entrySet());
+        for (Iterator<Map.Entry<String, Integer>> it = entries.iterator(); it.hasNext(); ) {
+            Map.Entry<String, Integer> e = it.next();
+            if (e.getValue() % 2 == 0) {
+                it.remove();
+            } else {
+                e.setValue(-e.getValue());
+            }
+        }
+        assertEquals(10, map.size());
+        assertEquals(Integer.valueOf(-1), map.get("k1"));
+        Set<String> set = new ShuffledSet<>(map.keySet());
+        assertEquals(map.keySet(), set);
+        assertEquals(set, map.keySet());
+        assertEquals(map.keySet().hashCode(), set.hashCode());
+        assertEquals(map, new ShuffledMap<>(map));
+    }
+}
