@@ -1,6 +1,7 @@
 package od
 
 import (
+	"cmp"
 	"context"
 	"math/rand/v2"
 	"os"
@@ -148,6 +149,10 @@ func TestAnalyzeFindsEveryRole(t *testing.T) {
 				if !slices.EqualFunc(c.got, c.want, slices.Equal) {
 					t.Errorf("seed %d: %s %s = %v, want %v", seed, got.Test, c.name, c.got, c.want)
 				}
+			}
+			if want := map[report.Kind]string{report.NOD: "same order"}[got.Kind]; len(got.Evidence) == 0 ||
+				!strings.HasPrefix(got.Evidence[0].Label, cmp.Or(want, "failing order")) {
+				t.Errorf("seed %d: %s evidence %+v", seed, got.Test, got.Evidence)
 			}
 			if got.DetectedAfter == 0 || got.DetectedAfter > f.runs {
 				t.Errorf("seed %d: %s detected after %d orders of %d", seed, got.Test, got.DetectedAfter, f.runs)

@@ -1,9 +1,6 @@
 package od
 
-import (
-	"context"
-	"slices"
-)
+import "context"
 
 // oracle tells for each candidate (a subsequence of the tests being
 // minimised) whether it still shows the effect; it may run the candidates
@@ -18,11 +15,10 @@ type oracle func(ctx context.Context, candidates [][]string) ([]bool, error)
 // shows the effect.
 //
 // When neither half shows the effect, the effect needs tests from both (a
-// group of two or more), and a short list is first cut down to the tests
-// whose removal alone loses the effect, all such removals tested at once.
+// group of two or more): each half is minimised with the other kept whole,
+// then the first half's result kept (divide and conquer, as in QuickXplain).
 func ddmin(ctx context.Context, items []string, test oracle, wave func() int) ([]string, error) {
 	n := 2
-	cut := false
 	for len(items) >= 2 {
 		subsets := split(items, n)
 		found, err := first(ctx, test, subsets, wave)
@@ -33,14 +29,18 @@ func ddmin(ctx context.Context, items []string, test oracle, wave func() int) ([
 			items, n = subsets[found], 2
 			continue
 		}
-		if n == 2 && !cut && len(items) <= maxCut {
-			cut = true
-			needed, err := necessary(ctx, items, test)
+		if n == 2 {
+			front, back := subsets[0], subsets[1]
+			front, err := ddmin(ctx, front, around(test, nil, back), wave)
 			if err != nil {
 				return nil, err
 			}
-			if needed != nil {
-				items = needed
+			back, err = ddmin(ctx, back, around(test, front, nil), wave)
+			if err != nil {
+				return nil, err
+			}
+			if len(front)+len(back) < len(items) {
+				items = concat(front, back)
 				continue
 			}
 		}
@@ -66,34 +66,15 @@ func ddmin(ctx context.Context, items []string, test oracle, wave func() int) ([
 	return items, nil
 }
 
-// maxCut is the longest list ddmin cuts down by single removals.
-const maxCut = 12
-
-// necessary returns the items whose removal alone loses the effect, when
-// they still show it together; nil otherwise.
-func necessary(ctx context.Context, items []string, test oracle) ([]string, error) {
-	without := make([][]string, len(items))
-	for i := range items {
-		without[i] = append(slices.Clone(items[:i]), items[i+1:]...)
-	}
-	res, err := test(ctx, without)
-	if err != nil {
-		return nil, err
-	}
-	var needed []string
-	for i, ok := range res {
-		if !ok {
-			needed = append(needed, items[i])
+// around returns the oracle test with before and after kept around each candidate.
+func around(test oracle, before, after []string) oracle {
+	return func(ctx context.Context, cands [][]string) ([]bool, error) {
+		full := make([][]string, len(cands))
+		for i, c := range cands {
+			full[i] = concat(before, c, after)
 		}
+		return test(ctx, full)
 	}
-	if len(needed) == 0 || len(needed) == len(items) {
-		return nil, nil
-	}
-	res, err = test(ctx, [][]string{needed})
-	if err != nil || !res[0] {
-		return nil, err
-	}
-	return needed, nil
 }
 
 // first returns the index of the first candidate showing the effect, or

@@ -77,6 +77,9 @@ func (a *analysis) evidence(f *Finding) []Observation {
 		if o.runs() == 0 || slices.ContainsFunc(out, func(x Observation) bool { return slices.Equal(x.Order, o.order) }) {
 			return
 		}
+		if o.label != genConfirm && o.label != genMinimise {
+			label += ", first run by " + o.label
+		}
 		out = append(out, Observation{Label: label, Order: o.order, Pass: o.pass, Fail: o.fail, Message: o.message})
 	}
 	if f.Kind == report.NOD {
@@ -90,7 +93,7 @@ func (a *analysis) evidence(f *Finding) []Observation {
 			continue
 		}
 		if (f.Kind == report.ODVictim && o.fail > 0) || (f.Kind == report.ODBrittle && o.pass > 0) {
-			add("found by "+o.label, o)
+			add("found", o)
 			break
 		}
 	}
