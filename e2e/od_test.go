@@ -207,12 +207,19 @@ func sameTest(c surefire.TestCase, id string) bool {
 	return c.Class == class && strings.HasPrefix(c.Name, method)
 }
 
-// TestVerifyRunsOrderDependenceAnalysis runs `mvn -Pflaky verify` on a
-// fixture: the verify driver finds the expected order-dependent tests in the
+// TestVerifyRunsOrderDependenceAnalysis runs `mvn -Pflaky verify` on single-module
+// fixtures: the verify driver finds the expected order-dependent tests in the
 // recorded fork environment and reports each once.
 func TestVerifyRunsOrderDependenceAnalysis(t *testing.T) {
+	// jupiter6 runs on Surefire 3.5.4, junit4 on Surefire 2.22.2.
+	for _, name := range []string{"jupiter6", "junit4"} {
+		t.Run(name, func(t *testing.T) { verifyFindsExpected(t, name) })
+	}
+}
+
+func verifyFindsExpected(t *testing.T, name string) {
 	needsTools(t)
-	dir := copyFixture(t, "jupiter6")
+	dir := copyFixture(t, name)
 	e := readExpected(t, dir)
 	flakyInit(t, dir)
 	out, code := mvnRun(t, dir, "-Pflaky", "verify", "-Dflaky.gate=off", "-Dflaky.budget=3m")

@@ -1,22 +1,14 @@
 package chaos
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/kballard/go-shellquote"
 
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/surefire"
 )
-
-// maxShownOrder is the longest order evidence shows inline; longer ones are
-// written to order files.
-const maxShownOrder = 12
 
 // ReportOptions say where findings' order files go and how their reproduce
 // commands read.
@@ -35,7 +27,7 @@ type ReportOptions struct {
 func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, error) {
 	out := make([]report.Finding, 0, len(findings))
 	for _, f := range findings {
-		file, err := writeOrder(opts.OrderDir, f.Order)
+		file, err := surefire.WriteOrderFile(opts.OrderDir, f.Order)
 		if err != nil {
 			return nil, err
 		}
@@ -61,9 +53,7 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 		}
 		for _, e := range f.Evidence {
 			re := report.Evidence{Run: evidenceRun(e), Outcome: string(e.Outcome), Message: e.Message}
-			if len(e.Order) <= maxShownOrder {
-				re.Order = e.Order
-			} else if re.OrderFile, err = writeOrder(opts.OrderDir, e.Order); err != nil {
+			if err := re.SetOrder(e.Order, opts.OrderDir); err != nil {
 				return nil, err
 			}
 			rf.Evidence = append(rf.Evidence, re)
@@ -150,18 +140,4 @@ func Merge(rep *report.Report, findings []report.Finding, stats *report.ChaosSta
 	rep.Stats.DurationMs += stats.DurationMs
 	rep.Stats.Chaos = stats
 	rep.Sort()
-}
-
-// writeOrder stores an order as an order file named by its content hash.
-func writeOrder(dir string, order []string) (string, error) {
-	content := strings.Join(order, "\n") + "\n"
-	sum := sha256.Sum256([]byte(content))
-	path := filepath.Join(dir, "order-"+hex.EncodeToString(sum[:6])+".txt")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("writing order file: %w", err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		return "", fmt.Errorf("writing order file: %w", err)
-	}
-	return path, nil
 }

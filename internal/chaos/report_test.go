@@ -17,7 +17,7 @@ import (
 
 func TestReportFindings(t *testing.T) {
 	dir := t.TempDir()
-	long := make([]string, maxShownOrder+1)
+	long := make([]string, report.MaxShownOrder+1)
 	for i := range long {
 		long[i] = "p.T#t" + string(rune('a'+i))
 	}

@@ -1,23 +1,16 @@
 package od
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/kballard/go-shellquote"
 
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/surefire"
 )
-
-// maxShownOrder is the longest order evidence shows inline; longer ones are
-// written to order files.
-const maxShownOrder = 12
 
 // maxNODRepeats bounds how often a NOD test is repeated in its reproduce order.
 const maxNODRepeats = 50
@@ -35,7 +28,7 @@ type ReportOptions struct {
 func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, error) {
 	out := make([]report.Finding, 0, len(findings))
 	for _, f := range findings {
-		file, err := WriteOrder(opts.OrderDir, reproduceOrder(f))
+		file, err := surefire.WriteOrderFile(opts.OrderDir, reproduceOrder(f))
 		if err != nil {
 			return nil, err
 		}
@@ -56,9 +49,7 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 		}
 		for _, o := range f.Evidence {
 			e := report.Evidence{Run: fmt.Sprintf("%s: %d run(s)", o.Label, o.Pass+o.Fail), Outcome: outcomeWord(o), Message: o.Message}
-			if len(o.Order) <= maxShownOrder {
-				e.Order = o.Order
-			} else if e.OrderFile, err = WriteOrder(opts.OrderDir, o.Order); err != nil {
+			if err := e.SetOrder(o.Order, opts.OrderDir); err != nil {
 				return nil, err
 			}
 			rf.Evidence = append(rf.Evidence, e)
@@ -124,21 +115,6 @@ func MavenReproduce(module, orderFile string) string {
 		args = append(args, "-pl", module)
 	}
 	return shellquote.Join(append(args, "-Dflaky.testFailureIgnore=false", "-Dflaky.order="+orderFile)...)
-}
-
-// WriteOrder stores an order as an order file in dir named by its content
-// hash and returns its path.
-func WriteOrder(dir string, order []string) (string, error) {
-	content := strings.Join(order, "\n") + "\n"
-	sum := sha256.Sum256([]byte(content))
-	path := filepath.Join(dir, "order-"+hex.EncodeToString(sum[:6])+".txt")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("writing order file: %w", err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		return "", fmt.Errorf("writing order file: %w", err)
-	}
-	return path, nil
 }
 
 // Report converts the coverage to its report form.

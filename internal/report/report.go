@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/flakyhq/flaky/surefire"
 )
 
 // Version is the report format version this package writes.
@@ -174,4 +176,20 @@ func Read(path string) (*Report, error) {
 		return nil, fmt.Errorf("report %s has version %d; this flaky reads version %d", path, r.Version, Version)
 	}
 	return &r, nil
+}
+
+// MaxShownOrder is the longest order evidence shows inline; longer ones go
+// to an order file.
+const MaxShownOrder = 12
+
+// SetOrder records the order of an evidence run: inline when short, else as
+// an order file written to orderDir.
+func (e *Evidence) SetOrder(order []string, orderDir string) error {
+	if len(order) <= MaxShownOrder {
+		e.Order = order
+		return nil
+	}
+	file, err := surefire.WriteOrderFile(orderDir, order)
+	e.OrderFile = file
+	return err
 }

@@ -47,3 +47,36 @@ func TestReadRefuses(t *testing.T) {
 		})
 	}
 }
+
+func TestEvidenceSetOrder(t *testing.T) {
+	dir := t.TempDir()
+	long := make([]string, MaxShownOrder+1)
+	for i := range long {
+		long[i] = "p.T#m" + string(rune('a'+i))
+	}
+	tests := []struct {
+		name     string
+		order    []string
+		wantFile bool
+	}{
+		{"short order inline", []string{"p.A#x", "p.B#y"}, false},
+		{"long order in a file", long, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var e Evidence
+			if err := e.SetOrder(tt.order, dir); err != nil {
+				t.Fatal(err)
+			}
+			if (e.OrderFile != "") != tt.wantFile || (e.Order != nil) == tt.wantFile {
+				t.Fatalf("evidence %+v", e)
+			}
+			if tt.wantFile {
+				data, err := os.ReadFile(e.OrderFile)
+				if err != nil || len(data) == 0 || data[len(data)-1] != '\n' {
+					t.Errorf("order file %q: %v", data, err)
+				}
+			}
+		})
+	}
+}

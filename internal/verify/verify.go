@@ -6,11 +6,8 @@ package verify
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -102,7 +99,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if len(order) == 0 {
 			continue
 		}
-		orderFile, err := writeOrder(orderDir, order)
+		orderFile, err := surefire.WriteOrderFile(orderDir, order)
 		if err != nil {
 			return nil, err
 		}
@@ -255,20 +252,6 @@ func envOf(rec *surefire.ForkRecord, java string) launcher.Env {
 		Env:       env,
 		Dir:       rec.WorkingDirectory,
 	}
-}
-
-// writeOrder stores an order as an order file named by its content hash.
-func writeOrder(dir string, order []string) (string, error) {
-	content := strings.Join(order, "\n") + "\n"
-	sum := sha256.Sum256([]byte(content))
-	path := filepath.Join(dir, "order-"+hex.EncodeToString(sum[:6])+".txt")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("writing order file: %w", err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		return "", fmt.Errorf("writing order file: %w", err)
-	}
-	return path, nil
 }
 
 func printSummary(cfg Config, res *Result) {
