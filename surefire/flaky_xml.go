@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/google/renameio/v2"
 )
 
 // Problem is one failed run of a test, as Surefire records failures.
@@ -107,8 +109,9 @@ func WriteFlakyReports(dir string, cases []FlakyCase) error {
 		}
 		content := append([]byte(xml.Header), data...)
 		content = append(content, '\n')
-		if err := writeAtomic(filepath.Join(dir, "TEST-"+class+".xml"), content); err != nil {
-			return err
+		path := filepath.Join(dir, "TEST-"+class+".xml")
+		if err := renameio.WriteFile(path, content, 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
 		}
 	}
 	return nil
@@ -162,27 +165,4 @@ func suiteOf(class string, cases []FlakyCase) xmlOutSuite {
 
 func seconds(s float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", s), "0"), ".")
-}
-
-// writeAtomic writes data to path through a temporary file and a rename.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/google/renameio/v2"
 )
 
 // BaselineVersion is the baseline format version this package writes.
@@ -74,19 +75,7 @@ func (b *Baseline) Save(root string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("writing baseline: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".baseline-*.json")
-	if err != nil {
-		return fmt.Errorf("writing baseline: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing baseline: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing baseline: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := renameio.WriteFile(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("writing baseline: %w", err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/flakyhq/flaky/surefire"
+	"github.com/google/renameio/v2"
 )
 
 // Version is the report format version this package writes.
@@ -144,19 +145,7 @@ func Write(path string, r *Report) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".report-*.json")
-	if err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing report: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := renameio.WriteFile(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
 	return nil
