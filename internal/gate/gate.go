@@ -106,17 +106,32 @@ func (b *Baseline) has(module, test string) bool {
 
 // Verdict is the gate's decision for one module.
 type Verdict struct {
-	New           []report.Finding // flaky tests the baseline does not accept
-	Known         []report.Finding // flaky tests the baseline accepts
-	PossiblyFixed []Accepted       // accepted tests of this module that ran and were not found flaky
+	New   []report.Finding // flaky tests the baseline does not accept
+	Known []report.Finding // flaky tests the baseline accepts
+	// PossiblyFixed are accepted tests of this module that were not found
+	// flaky by analyses that ran to completion and cleared them.
+	PossiblyFixed []Accepted
+	// Unjudged are accepted tests of this module that were not found flaky
+	// but that this run could not clear (the analysis was cut by its budget,
+	// did not run, or left the test unconfirmed), with the reason.
+	Unjudged []Unjudged
+}
+
+// Unjudged is an accepted test the run could not clear, and why.
+type Unjudged struct {
+	Accepted
+	Reason string
 }
 
 // Pass reports whether the build may pass: no new flaky test.
 func (v Verdict) Pass() bool { return len(v.New) == 0 }
 
-// Check compares a module's report with the baseline. ran tells whether a
-// test was exercised in this run (only those can be called possibly fixed).
-func Check(b *Baseline, r *report.Report, ran func(test string) bool) Verdict {
+// Check compares a module's report with the baseline. For an accepted test
+// that was not found flaky, clear says why the run cannot vouch for it
+// ("" when it can: the test ran and the analyses that find its kind ran to
+// completion without leaving it unconfirmed); only those it can vouch for
+// are called possibly fixed.
+func Check(b *Baseline, r *report.Report, clear func(a Accepted) (reason string)) Verdict {
 	var v Verdict
 	found := map[string]bool{}
 	for _, f := range r.Findings {
@@ -128,8 +143,13 @@ func Check(b *Baseline, r *report.Report, ran func(test string) bool) Verdict {
 		}
 	}
 	for _, a := range b.Accepted {
-		if (a.Module == "" || a.Module == r.Module) && !found[a.Test] && ran(a.Test) {
+		if (a.Module != "" && a.Module != r.Module) || found[a.Test] {
+			continue
+		}
+		if reason := clear(a); reason == "" {
 			v.PossiblyFixed = append(v.PossiblyFixed, a)
+		} else {
+			v.Unjudged = append(v.Unjudged, Unjudged{Accepted: a, Reason: reason})
 		}
 	}
 	return v

@@ -13,27 +13,28 @@ func TestCheck(t *testing.T) {
 		{Test: "p.A#v", Kind: report.ODVictim},
 		{Test: "p.B#n", Kind: report.NOD},
 	}}
-	ranAll := func(string) bool { return true }
+	clearAll := func(Accepted) string { return "" }
 	tests := []struct {
-		name       string
-		accepted   []Accepted
-		ran        func(string) bool
-		wantNew    int
-		wantKnown  int
-		wantFixed  int
-		wantPasses bool
+		name        string
+		accepted    []Accepted
+		clear       func(Accepted) string
+		wantNew     int
+		wantKnown   int
+		wantFixed   int
+		wantUnjudge int
+		wantPasses  bool
 	}{
-		{"empty baseline", nil, ranAll, 2, 0, 0, false},
-		{"all accepted", []Accepted{{Test: "p.A#v", Module: "core"}, {Test: "p.B#n"}}, ranAll, 0, 2, 0, true},
-		{"other module's acceptance does not count", []Accepted{{Test: "p.A#v", Module: "web"}, {Test: "p.B#n", Module: "core"}}, ranAll, 1, 1, 0, false},
-		{"accepted and gone", []Accepted{{Test: "p.A#v"}, {Test: "p.B#n"}, {Test: "p.C#gone", Module: "core"}}, ranAll, 0, 2, 1, true},
-		{"accepted but not run", []Accepted{{Test: "p.A#v"}, {Test: "p.B#n"}, {Test: "p.C#gone"}}, func(string) bool { return false }, 0, 2, 0, true},
+		{"empty baseline", nil, clearAll, 2, 0, 0, 0, false},
+		{"all accepted", []Accepted{{Test: "p.A#v", Module: "core"}, {Test: "p.B#n"}}, clearAll, 0, 2, 0, 0, true},
+		{"other module's acceptance does not count", []Accepted{{Test: "p.A#v", Module: "web"}, {Test: "p.B#n", Module: "core"}}, clearAll, 1, 1, 0, 0, false},
+		{"accepted and gone", []Accepted{{Test: "p.A#v"}, {Test: "p.B#n"}, {Test: "p.C#gone", Module: "core"}}, clearAll, 0, 2, 1, 0, true},
+		{"accepted but not cleared", []Accepted{{Test: "p.A#v"}, {Test: "p.B#n"}, {Test: "p.C#gone"}}, func(Accepted) string { return "budget" }, 0, 2, 0, 1, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := Check(&Baseline{Version: 1, Accepted: tt.accepted}, rep, tt.ran)
-			if len(v.New) != tt.wantNew || len(v.Known) != tt.wantKnown || len(v.PossiblyFixed) != tt.wantFixed || v.Pass() != tt.wantPasses {
-				t.Errorf("got new=%d known=%d fixed=%d pass=%v", len(v.New), len(v.Known), len(v.PossiblyFixed), v.Pass())
+			v := Check(&Baseline{Version: 1, Accepted: tt.accepted}, rep, tt.clear)
+			if len(v.New) != tt.wantNew || len(v.Known) != tt.wantKnown || len(v.PossiblyFixed) != tt.wantFixed || len(v.Unjudged) != tt.wantUnjudge || v.Pass() != tt.wantPasses {
+				t.Errorf("got new=%d known=%d fixed=%d unjudged=%d pass=%v", len(v.New), len(v.Known), len(v.PossiblyFixed), len(v.Unjudged), v.Pass())
 			}
 		})
 	}

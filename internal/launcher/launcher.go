@@ -81,6 +81,7 @@ type Selection struct {
 
 // Launcher starts test JVMs for one module environment.
 type Launcher struct {
+	lanes  lanes
 	env    Env
 	jars   agent.Jars
 	opts   Options
@@ -137,8 +138,8 @@ func (l *Launcher) Run(ctx context.Context, order []string) (*Result, error) {
 	return l.RunWith(ctx, order, RunOptions{})
 }
 
-// RunWith executes order in one fresh JVM with opts.
-func (l *Launcher) RunWith(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
+// runOnce executes order in one fresh JVM with opts.
+func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
 	if err := checkAgentOptions(opts.AgentOptions); err != nil {
 		return nil, err
 	}

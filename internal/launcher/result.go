@@ -53,9 +53,14 @@ type Result struct {
 	// the order they arrived (only when perturbation was enabled).
 	Perturbations []agent.Perturbation
 	Exit          Exit
-	TimedOut      bool   // the driver killed the JVM (run or test timeout)
-	Output        string // the JVM's stdout and stderr, head and tail when long
-	Duration      time.Duration
+	TimedOut      bool // the driver killed the JVM (run or test timeout)
+	// Serial says the order ran alone, with no other JVM of the launcher
+	// running, because it holds tests that clashed over a resource; Clashed
+	// names the tests whose clash in a parallel run made it rerun so.
+	Serial   bool
+	Clashed  []string
+	Output   string // the JVM's stdout and stderr, head and tail when long
+	Duration time.Duration
 }
 
 // ending says why and how a run's JVM stopped; it is the input to assembler.finish.

@@ -54,6 +54,11 @@ type Config struct {
 	OriginalRuns int
 	// Skip names tests not to report (the caller reported them already).
 	Skip map[string]bool
+	// Fixtures names the classes with class-level fixtures (@BeforeClass,
+	// @BeforeAll, class rules, a shared test instance): the analysis runs
+	// only orders in which each of them runs in one class-fixture scope, as
+	// under Surefire, so that no finding rests on fixtures run twice.
+	Fixtures map[string]bool
 	// Seed drives every random choice; it is recorded in the coverage.
 	Seed int64
 	// Rounds is the number of exploration orders; 0 means as many as
@@ -175,7 +180,7 @@ func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		cfg.Logf = func(string, ...any) {}
 	}
 	a := &analysis{
-		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests)), st: newStore(),
+		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(),
 		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
 		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
 		outcomes: map[string]uint8{}, flipped: map[string]milestone{}, cleanerGroups: map[string][][]string{},
@@ -243,8 +248,8 @@ func (a *analysis) analyse(ctx context.Context) error {
 	}
 	a.logf("confirmed after %d orders (%s): minimising", a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
 	var g errgroup.Group
-	for _, c := range cands {
-		g.Go(func() error { return a.minimise(ctx, end, c) })
+	for _, cl := range clusters(cands) {
+		g.Go(func() error { return a.minimiseCluster(ctx, end, cl) })
 	}
 	return g.Wait()
 }

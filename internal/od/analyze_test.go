@@ -3,6 +3,7 @@ package od
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -21,6 +22,11 @@ import (
 type fakeSuite struct {
 	order []string
 	tests map[string]func(st map[string]int) bool
+
+	// fixtures are classes with class-level fixtures that break when they
+	// run twice in one JVM (as a static jMock Mockery does): the tests of a
+	// class-fixture scope after the class's first one fail.
+	fixtures map[string]bool
 
 	mu    sync.Mutex
 	rng   *rand.Rand
@@ -43,12 +49,20 @@ func (f *fakeSuite) RunAll(ctx context.Context, orders [][]string) ([]*launcher.
 		f.runs++
 		st := map[string]int{}
 		r := &launcher.Result{Order: order}
-		for _, id := range order {
-			o := launcher.Fail
-			if f.tests[id](st) {
-				o = launcher.Pass
+		scopes := map[string]int{}
+		for j, id := range order {
+			c := ClassOf(id)
+			if j == 0 || ClassOf(order[j-1]) != c {
+				scopes[c]++
 			}
-			r.Tests = append(r.Tests, launcher.TestResult{Test: id, Outcome: o, Message: id + " " + string(o)})
+			o, msg := launcher.Fail, id+" fail"
+			switch {
+			case f.fixtures[c] && scopes[c] > 1:
+				msg = "a mock with name consumer already exists"
+			case f.tests[id](st):
+				o, msg = launcher.Pass, id+" pass"
+			}
+			r.Tests = append(r.Tests, launcher.TestResult{Test: id, Outcome: o, Message: msg})
 		}
 		f.mu.Unlock()
 		out[i] = r
@@ -175,6 +189,60 @@ func TestAnalyzeFindsEveryRole(t *testing.T) {
 	}
 }
 
+// TestAnalyzeKeepsClassFixturesOnce checks that no finding rests on an order
+// that runs a class's class-level fixtures twice: with the class known to
+// have fixtures, only its real victim is reported; without, splitting the
+// class makes false victims (the check can fail).
+func TestAnalyzeKeepsClassFixturesOnce(t *testing.T) {
+	newSuite := func() *fakeSuite {
+		f := &fakeSuite{rng: rand.New(rand.NewPCG(1, 2)), fixtures: map[string]bool{"m.Handler": true}}
+		f.tests = map[string]func(map[string]int) bool{
+			"m.Handler#fragmented": func(st map[string]int) bool { return st["pending"] == 0 },
+			"m.Handler#flush":      set("pending", 1),
+			"m.Handler#single":     func(map[string]int) bool { return true },
+			"m.Other#a":            func(map[string]int) bool { return true },
+			"m.Other#b":            func(map[string]int) bool { return true },
+			"m.Third#c":            func(map[string]int) bool { return true },
+		}
+		f.order = []string{"m.Handler#fragmented", "m.Handler#single", "m.Handler#flush", "m.Other#a", "m.Other#b", "m.Third#c"}
+		return f
+	}
+	for _, seed := range []int64{1, 2, 3} {
+		f := newSuite()
+		res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2, Fixtures: f.fixtures})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Findings) != 1 || res.Findings[0].Test != "m.Handler#fragmented" || res.Findings[0].Kind != report.ODVictim ||
+			!slices.EqualFunc(res.Findings[0].Polluters, [][]string{{"m.Handler#flush"}}, slices.Equal) {
+			t.Errorf("seed %d: findings %+v", seed, res.Findings)
+		}
+	}
+	f := newSuite()
+	res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) < 2 {
+		t.Errorf("without the fixtures known, splitting the class should make false findings; got %+v", res.Findings)
+	}
+}
+
+func TestFeasible(t *testing.T) {
+	s := newSuite([]string{"a.C#1", "a.C#2", "a.C#3", "a.D#1", "a.E#1", "a.E#2"}, map[string]bool{"a.C": true, "a.E": true})
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"a.C#1", "a.D#1", "a.C#2"}, []string{"a.D#1", "a.C#1", "a.C#2"}},
+		{[]string{"a.C#1", "a.E#1", "a.C#2", "a.D#1", "a.E#2"}, []string{"a.C#1", "a.C#2", "a.D#1", "a.E#1", "a.E#2"}},
+		{[]string{"a.E#2", "a.C#1", "a.D#1", "a.E#1", "a.C#3", "a.D#1"}, []string{"a.E#2", "a.E#1", "a.C#1", "a.C#3", "a.D#1", "a.D#1"}},
+		{[]string{"a.D#1", "a.C#1", "a.C#1"}, []string{"a.D#1", "a.C#1", "a.C#1"}},
+		{[]string{"a.C#2"}, []string{"a.C#2"}},
+	} {
+		if got := s.feasible(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("feasible(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
 func TestAnalyzeVictimFailingInTheOriginalOrder(t *testing.T) {
 	f := newFakeSuite()
 	order := []string{"p.Promotion#sale", "p.Invoice#total", "p.Cache#clear"}
@@ -267,4 +335,43 @@ func TestReportFindings(t *testing.T) {
 func lastField(s string) string {
 	f := strings.Fields(s)
 	return f[len(f)-1]
+}
+
+// TestAnalyzeManyVictimsOfOnePolluter checks that victims sharing a polluter
+// and a cleaner all get both, with the group found once and reused.
+func TestAnalyzeManyVictimsOfOnePolluter(t *testing.T) {
+	f := &fakeSuite{rng: rand.New(rand.NewPCG(1, 2)), tests: map[string]func(map[string]int) bool{
+		"h.Conn#custom": set("factory", 1),
+		"h.Conn#reset":  set("factory", 0),
+	}}
+	var victims []string
+	for i := range 24 {
+		id := fmt.Sprintf("h.Http#get%02d", i)
+		victims = append(victims, id)
+		f.tests[id] = func(st map[string]int) bool { return st["factory"] == 0 }
+	}
+	for i := range 12 {
+		id := fmt.Sprintf("h.Other#stable%02d", i)
+		f.tests[id] = func(map[string]int) bool { return true }
+		f.order = append(f.order, id)
+	}
+	f.order = append(append(f.order, victims...), "h.Conn#reset", "h.Conn#custom")
+	res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: 3, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, fd := range res.Findings {
+		if fd.Kind != report.ODVictim || !slices.EqualFunc(fd.Polluters, [][]string{{"h.Conn#custom"}}, slices.Equal) ||
+			!slices.EqualFunc(fd.Cleaners, [][]string{{"h.Conn#reset"}}, slices.Equal) || fd.Incomplete {
+			t.Errorf("finding %s %s polluters %v cleaners %v incomplete %v", fd.Kind, fd.Test, fd.Polluters, fd.Cleaners, fd.Incomplete)
+		}
+		got[fd.Test] = true
+	}
+	for _, v := range victims {
+		if !got[v] {
+			t.Errorf("missing victim %s", v)
+		}
+	}
+	t.Logf("%d orders: %v", res.Coverage.Orders, res.Coverage.Generators)
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/flakyhq/flaky/internal/report"
 )
@@ -14,57 +17,240 @@ import (
 var errFlipped = errors.New("the outcome flipped in the same order")
 
 // minimise finds a confirmed victim's polluters and their cleaners, or a
-// brittle's state-setters. A test found to flip in the same order on the
-// way is left for the NOD sweep.
-func (a *analysis) minimise(ctx context.Context, deadline time.Time, c *candidate) error {
-	err := a.minimiseGroups(ctx, deadline, c)
+// brittle's state-setters. With full false it tries only the groups found
+// for other tests (a follower of a cluster, see minimiseCluster) and
+// reports whether they explained the test; with full true it searches the
+// whole suite. A test found to flip in the same order on the way is left for
+// the NOD sweep.
+func (a *analysis) minimise(ctx context.Context, deadline time.Time, c *candidate, full bool) (bool, error) {
+	f, err := a.minimiseGroups(ctx, deadline, c, full)
 	if errors.Is(err, errFlipped) {
 		a.logf("%s flipped in the same order: not order-dependent", c.test)
-		return nil
+		return true, nil
 	}
-	return err
+	return f != nil && (len(f.Polluters) > 0 || len(f.Setters) > 0), err
 }
 
-func (a *analysis) minimiseGroups(ctx context.Context, deadline time.Time, c *candidate) error {
+func (a *analysis) minimiseGroups(ctx context.Context, deadline time.Time, c *candidate, full bool) (*Finding, error) {
 	t := c.test
 	switch c.od {
 	case victim:
 		f := &Finding{Test: t, Kind: report.ODVictim, PassingOrder: []string{t}, FailingOrder: c.failing, Incomplete: true}
 		a.add(f)
-		a.logf("victim %s: finding its polluters", t)
-		groups, err := a.groups(ctx, deadline, t, c.failing, true)
+		if full {
+			a.logf("victim %s: finding its polluters", t)
+		}
+		groups, err := a.groups(ctx, deadline, t, c.failing, true, full)
 		f.Polluters = groups
 		if len(groups) > 0 {
-			f.FailingOrder = append(slices.Clone(shortest(groups)), t)
+			f.FailingOrder = a.s.feasible(concat(shortest(groups), []string{t}))
 		}
 		f.Message = a.failureMessage(t, f.FailingOrder, c.failing)
 		if err != nil {
-			return err
+			return f, err
 		}
 		for _, g := range groups {
-			cleaners, err := a.cleaners(ctx, deadline, t, g, groups)
+			cleaners, err := a.cleaners(ctx, deadline, t, g, groups, full)
 			f.Cleaners = appendNew(f.Cleaners, cleaners...)
 			if err != nil {
-				return err
+				return f, err
 			}
 		}
 		f.Incomplete = false
+		return f, nil
 	case brittle:
 		f := &Finding{Test: t, Kind: report.ODBrittle, FailingOrder: []string{t}, PassingOrder: c.passing, Incomplete: true}
 		a.add(f)
-		a.logf("brittle %s: finding its state-setters", t)
-		groups, err := a.groups(ctx, deadline, t, c.passing, false)
+		if full {
+			a.logf("brittle %s: finding its state-setters", t)
+		}
+		groups, err := a.groups(ctx, deadline, t, c.passing, false, full)
 		f.Setters = groups
 		if len(groups) > 0 {
-			f.PassingOrder = append(slices.Clone(shortest(groups)), t)
+			f.PassingOrder = a.s.feasible(concat(shortest(groups), []string{t}))
 		}
 		f.Message = a.failureMessage(t, []string{t})
 		if err != nil {
-			return err
+			return f, err
 		}
 		f.Incomplete = false
+		return f, nil
 	}
-	return nil
+	return nil, nil
+}
+
+// clusters groups the confirmed victims and brittles whose failing (for
+// brittles: passing) orders are prefixes of one another: tests that showed
+// their effect in the same run, which one group of polluters (setters)
+// most often explains. Each cluster's first member is the one with the
+// shortest order, its leader.
+func clusters(cands []*candidate) [][]*candidate {
+	var out [][]*candidate
+	sorted := slices.Clone(cands)
+	slices.SortStableFunc(sorted, func(x, y *candidate) int { return len(x.effectOrder()) - len(y.effectOrder()) })
+	for _, c := range sorted {
+		if c.od != victim && c.od != brittle {
+			continue
+		}
+		joined := false
+		for i, cl := range out {
+			lead := cl[0]
+			if lead.od == c.od && isPrefix(lead.effectOrder()[:len(lead.effectOrder())-1], c.effectOrder()) {
+				out[i] = append(out[i], c)
+				joined = true
+				break
+			}
+		}
+		if !joined {
+			out = append(out, []*candidate{c})
+		}
+	}
+	return out
+}
+
+// effectOrder is the order that showed the candidate's effect: its failing
+// order for a victim, its passing order for a brittle.
+func (c *candidate) effectOrder() []string {
+	if c.od == brittle {
+		return c.passing
+	}
+	return c.failing
+}
+
+func isPrefix(prefix, order []string) bool {
+	return len(prefix) <= len(order) && slices.Equal(prefix, order[:len(prefix)])
+}
+
+// minimiseCluster minimises a cluster's leader by a full search, then its
+// followers by trying the groups found so far (one run each, then the
+// confirmations), and settles what the known groups leave open with one run
+// for all the followers at once: every follower after the whole rest of the
+// suite (no other polluter or setter if each keeps its outcome), and, for
+// victims sharing one polluter group, after that group and the rest (no
+// other cleaner if each still fails). Only the followers for which such a
+// run shows more get a full search.
+func (a *analysis) minimiseCluster(ctx context.Context, deadline time.Time, cl []*candidate) error {
+	if _, err := a.minimise(ctx, deadline, cl[0], true); err != nil || len(cl) == 1 {
+		return err
+	}
+	followers := cl[1:]
+	explained := make([]bool, len(followers))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, c := range followers {
+		g.Go(func() error {
+			ok, err := a.minimise(gctx, deadline, c, false)
+			explained[i] = ok
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	var light []*candidate
+	var full []*candidate
+	for i, c := range followers {
+		if explained[i] && a.finding(c) != nil {
+			light = append(light, c)
+		} else {
+			full = append(full, c)
+		}
+	}
+	more, err := a.settle(ctx, deadline, light)
+	if err != nil {
+		return err
+	}
+	full = append(full, more...)
+	if len(full) > 0 {
+		a.logf("%d of %d followers of %s need a search of their own", len(full), len(followers), cl[0].test)
+	}
+	g, gctx = errgroup.WithContext(ctx)
+	for _, c := range full {
+		g.Go(func() error { _, err := a.minimise(gctx, deadline, c, true); return err })
+	}
+	return g.Wait()
+}
+
+// finding returns the finding recorded for a candidate, if any.
+func (a *analysis) finding(c *candidate) *Finding {
+	kind := report.ODVictim
+	if c.od == brittle {
+		kind = report.ODBrittle
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.findings[c.test][kind]
+}
+
+// settle runs the batch checks of minimiseCluster for followers explained by
+// known groups and returns the ones the checks leave open.
+func (a *analysis) settle(ctx context.Context, deadline time.Time, followers []*candidate) ([]*candidate, error) {
+	if len(followers) == 0 {
+		return nil, nil
+	}
+	fail := followers[0].od == victim
+	members := map[string]bool{}
+	tests := make([]string, len(followers))
+	for i, c := range followers {
+		tests[i] = c.test
+		members[c.test] = true
+		f := a.finding(c)
+		for _, grp := range slices.Concat(f.Polluters, f.Setters, f.Cleaners) {
+			for _, x := range grp {
+				members[x] = true
+			}
+		}
+	}
+	open := map[string]bool{}
+	// Polluters (setters): every follower after the rest of the suite.
+	order := a.s.feasible(concat(without(a.s.tests, members), tests))
+	if err := a.ensure(ctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
+		return nil, err
+	}
+	for _, c := range followers {
+		tl := a.st.get(order[:slices.Index(order, c.test)+1]).tally
+		if (fail && !tl.passes()) || (!fail && !tl.fails()) {
+			open[c.test] = true
+		}
+	}
+	// Cleaners: victims sharing one polluter group, after it and the rest.
+	if fail {
+		byGroup := map[string][]*candidate{}
+		var keys []string
+		for _, c := range followers {
+			if f := a.finding(c); !open[c.test] && len(f.Polluters) == 1 {
+				k := orderKey(f.Polluters[0])
+				if byGroup[k] == nil {
+					keys = append(keys, k)
+				}
+				byGroup[k] = append(byGroup[k], c)
+			} else {
+				open[c.test] = true
+			}
+		}
+		for _, k := range keys {
+			grp := strings.Split(k, "\n")
+			var names []string
+			for _, c := range byGroup[k] {
+				names = append(names, c.test)
+			}
+			order := a.s.feasible(concat(grp, without(a.s.tests, members), names))
+			if err := a.ensure(ctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
+				return nil, err
+			}
+			for _, c := range byGroup[k] {
+				if tl := a.st.get(order[:slices.Index(order, c.test)+1]).tally; !tl.fails() {
+					open[c.test] = true
+				}
+			}
+		}
+	}
+	var out []*candidate
+	for _, c := range followers {
+		if open[c.test] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // effect returns the oracle "t fails (or passes) when run after before,
@@ -73,7 +259,7 @@ func (a *analysis) effect(deadline time.Time, t string, before []string, fail bo
 	return func(ctx context.Context, cands [][]string) ([]bool, error) {
 		orders := make([][]string, len(cands))
 		for i, c := range cands {
-			orders[i] = concat(before, c, []string{t})
+			orders[i] = a.s.feasible(concat(before, c, []string{t}))
 		}
 		if err := a.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
 			return nil, err
@@ -95,7 +281,7 @@ func (a *analysis) effect(deadline time.Time, t string, before []string, fail bo
 // the rest of the suite (these checks run in parallel). Each group is
 // confirmed by k runs. Groups found for other tests and contained in from's
 // prefix are tried first.
-func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, from []string, fail bool) ([][]string, error) {
+func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, from []string, fail, full bool) ([][]string, error) {
 	test := a.effect(deadline, t, nil, fail)
 	var groups [][]string
 	used := map[string]bool{t: true}
@@ -108,7 +294,7 @@ func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, fro
 		for _, x := range g {
 			used[x] = true
 		}
-		order := concat(g, []string{t})
+		order := a.s.feasible(concat(g, []string{t}))
 		if err := a.ensure(ctx, deadline, genConfirm, [][]string{order}, a.cfg.Confirmations); err != nil {
 			return err
 		}
@@ -154,6 +340,9 @@ func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, fro
 				}
 			}
 		}
+	}
+	if !full {
+		return groups, nil
 	}
 	if !overlaps(prefix, used) {
 		// A single group is in every prefix t showed the effect after: try those tests first.
@@ -229,7 +418,7 @@ func (a *analysis) common(t string, prefix []string, fail bool) []string {
 // then all tests (polluters of t excepted), each list run at once and, when
 // it passes, minimised by delta debugging for as long as what is left of it
 // (without the cleaners found so far) still passes.
-func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g []string, polluters [][]string) ([][]string, error) {
+func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g []string, polluters [][]string, full bool) ([][]string, error) {
 	exclude := map[string]bool{t: true}
 	for _, p := range polluters {
 		for _, x := range p {
@@ -244,28 +433,32 @@ func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g
 		}
 	}
 	a.mu.Unlock()
-	var between []string
-	inBetween := map[string]bool{}
-	for _, o := range a.st.observed(t, false) {
-		last := lastIndexOfGroup(o.order, g)
-		if !o.passes() || last < 0 {
-			continue
-		}
-		for _, x := range o.order[last+1 : len(o.order)-1] {
-			if !exclude[x] && !inBetween[x] {
-				inBetween[x] = true
-				between = append(between, x)
+	// Beyond the known cleaners: the tests seen between g and t in passing
+	// orders, then all tests, unless only known groups are to be tried.
+	if full {
+		var between []string
+		inBetween := map[string]bool{}
+		for _, o := range a.st.observed(t, false) {
+			last := lastIndexOfGroup(o.order, g)
+			if !o.passes() || last < 0 {
+				continue
+			}
+			for _, x := range o.order[last+1 : len(o.order)-1] {
+				if !exclude[x] && !inBetween[x] {
+					inBetween[x] = true
+					between = append(between, x)
+				}
 			}
 		}
-	}
-	// In the suite's order, so that a group of cleaners runs as it does there.
-	slices.SortFunc(between, func(x, y string) int { return a.index[x] - a.index[y] })
-	if len(between) > 0 {
-		chunks = append(chunks, between)
-	}
-	// All of them, for groups of cleaners that were not all seen in between.
-	if all := without(a.s.tests, exclude); len(all) > len(between) {
-		chunks = append(chunks, all)
+		// In the suite's order, so that a group of cleaners runs as it does there.
+		slices.SortFunc(between, func(x, y string) int { return a.index[x] - a.index[y] })
+		if len(between) > 0 {
+			chunks = append(chunks, between)
+		}
+		// All of them, for groups of cleaners that were not all seen in between.
+		if all := without(a.s.tests, exclude); len(all) > len(between) {
+			chunks = append(chunks, all)
+		}
 	}
 	test := a.effect(deadline, t, g, false)
 	passed, err := test(ctx, chunks)
@@ -288,7 +481,7 @@ func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g
 			if err != nil {
 				return groups, err
 			}
-			order := concat(g, c, []string{t})
+			order := a.s.feasible(concat(g, c, []string{t}))
 			if err := a.ensure(ctx, deadline, genConfirm, [][]string{order}, a.cfg.Confirmations); err != nil {
 				return groups, err
 			}

@@ -35,10 +35,67 @@ type suite struct {
 	tests    []string
 	classes  []group // in order of first appearance, methods in original order
 	packages []group // likewise
+	// fixtures holds the classes with class-level fixtures: their tests
+	// always run contiguously (see feasible).
+	fixtures map[string]bool
 }
 
-func newSuite(tests []string) *suite {
-	return &suite{tests: tests, classes: groupBy(tests, ClassOf), packages: groupBy(tests, packageOf)}
+func newSuite(tests []string, fixtures map[string]bool) *suite {
+	return &suite{tests: tests, classes: groupBy(tests, ClassOf), packages: groupBy(tests, packageOf), fixtures: fixtures}
+}
+
+// feasible returns order rearranged into one that Surefire and the test
+// framework could run: the tests of a class with class-level fixtures run
+// contiguously, in one class-fixture scope (its fixtures once), as they do
+// under Surefire. Each such class's tests move to where the class first
+// runs, except the class of the order's last test, whose tests move to the
+// end, so that the order still ends with its last test. Other tests keep
+// their places, and the tests of one class their relative order. Classes
+// without class-level fixtures may interleave with others.
+func (s *suite) feasible(order []string) []string {
+	if len(s.fixtures) == 0 || len(order) < 2 || s.contiguous(order) {
+		return order
+	}
+	lastClass := ClassOf(order[len(order)-1])
+	blocks := map[string][]string{}
+	for _, t := range order {
+		if c := ClassOf(t); s.fixtures[c] {
+			blocks[c] = append(blocks[c], t)
+		}
+	}
+	out := make([]string, 0, len(order))
+	placed := map[string]bool{lastClass: true}
+	for _, t := range order {
+		c := ClassOf(t)
+		switch {
+		case !s.fixtures[c]:
+			out = append(out, t)
+		case !placed[c]:
+			placed[c] = true
+			out = append(out, blocks[c]...)
+		}
+	}
+	if s.fixtures[lastClass] {
+		out = append(out, blocks[lastClass]...)
+	}
+	return out
+}
+
+// contiguous reports whether every class with class-level fixtures runs in
+// one stretch of order.
+func (s *suite) contiguous(order []string) bool {
+	done := map[string]bool{}
+	for i, t := range order {
+		c := ClassOf(t)
+		if !s.fixtures[c] || (i > 0 && ClassOf(order[i-1]) == c) {
+			continue
+		}
+		if done[c] {
+			return false
+		}
+		done[c] = true
+	}
+	return true
 }
 
 func groupBy(tests []string, key func(string) string) []group {
@@ -120,6 +177,7 @@ func (e *explorer) next() (plannedOrder, bool) {
 	}
 	for range maxRepeats {
 		o := e.candidate()
+		o.tests = e.s.feasible(o.tests)
 		if k := orderKey(o.tests); !e.seen[k] {
 			e.seen[k] = true
 			return o, true

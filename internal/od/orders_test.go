@@ -31,7 +31,7 @@ func explore(s *suite, seed int64, n int) []plannedOrder {
 }
 
 func TestExplorerIsDeterministicBySeed(t *testing.T) {
-	s := newSuite(testSuite(3, 1, 4, 2, 2, 1, 5))
+	s := newSuite(testSuite(3, 1, 4, 2, 2, 1, 5), nil)
 	a, b, c := explore(s, 7, 40), explore(s, 7, 40), explore(s, 8, 40)
 	if len(a) != 40 {
 		t.Fatalf("got %d orders", len(a))
@@ -50,7 +50,7 @@ func TestExplorerIsDeterministicBySeed(t *testing.T) {
 
 func TestExplorerOrdersArePermutationsWithoutRepeats(t *testing.T) {
 	tests := testSuite(3, 1, 4, 2)
-	s := newSuite(tests)
+	s := newSuite(tests, nil)
 	seen := map[string]bool{orderKey(tests): true}
 	for _, o := range explore(s, 1, 60) {
 		if !slices.Equal(slices.Sorted(slices.Values(o.tests)), slices.Sorted(slices.Values(tests))) {
@@ -64,7 +64,7 @@ func TestExplorerOrdersArePermutationsWithoutRepeats(t *testing.T) {
 }
 
 func TestExplorerStream(t *testing.T) {
-	s := newSuite(testSuite(2, 2, 2, 2, 2, 2, 2, 2, 2))
+	s := newSuite(testSuite(2, 2, 2, 2, 2, 2, 2, 2, 2), nil)
 	var gens []string
 	for _, o := range explore(s, 3, 16) {
 		gens = append(gens, o.gen)
@@ -83,7 +83,7 @@ func TestExplorerStream(t *testing.T) {
 
 func TestTinySuitesEndTheStream(t *testing.T) {
 	for _, tests := range [][]string{nil, {"a.A#x"}, {"a.A#x", "a.A#y"}} {
-		got := explore(newSuite(tests), 1, 100)
+		got := explore(newSuite(tests, nil), 1, 100)
 		if len(got) > 1 {
 			t.Errorf("%v: %d orders, want at most the reversed one", tests, len(got))
 		}
@@ -91,7 +91,7 @@ func TestTinySuitesEndTheStream(t *testing.T) {
 }
 
 func TestReversedOrders(t *testing.T) {
-	s := newSuite([]string{"a.A#1", "a.A#2", "a.B#1", "a.C#1", "a.C#2"})
+	s := newSuite([]string{"a.A#1", "a.A#2", "a.B#1", "a.C#1", "a.C#2"}, nil)
 	if got, want := reverseClasses(s).tests, []string{"a.C#1", "a.C#2", "a.B#1", "a.A#1", "a.A#2"}; !slices.Equal(got, want) {
 		t.Errorf("reverse classes %v, want %v", got, want)
 	}
@@ -114,7 +114,7 @@ func adjacentPairs(orders []plannedOrder, key func(string) string) map[[2]string
 }
 
 func TestTuscanClassesKeepClassesTogetherAndCoverClassPairs(t *testing.T) {
-	s := newSuite(testSuite(3, 1, 4, 2, 2))
+	s := newSuite(testSuite(3, 1, 4, 2, 2), nil)
 	rows := tuscanClasses(s, newExplorer(s, 5).rng(GenTuscanClasses, 0), 5)
 	if len(rows) != 6 {
 		t.Fatalf("%d rows for 5 classes, want 6", len(rows))
@@ -150,7 +150,7 @@ func TestTuscanClassesKeepClassesTogetherAndCoverClassPairs(t *testing.T) {
 
 func TestTuscanMethodsAndPackagesCoverTestPairs(t *testing.T) {
 	tests := testSuite(3, 1, 4, 2, 2)
-	s := newSuite(tests)
+	s := newSuite(tests, nil)
 	e := newExplorer(s, 9)
 	all := adjacentPairs(tuscanMethods(s, e.rng(GenTuscanMethods, 0), 9), func(x string) string { return x })
 	if len(all) != len(tests)*(len(tests)-1) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -168,10 +169,44 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Verdict = gate.Check(baseline, res.Report, func(test string) bool { _, ok := outcomes[test]; return ok })
+	res.Verdict = gate.Check(baseline, res.Report, clearer(cfg, res.Report, func(test string) bool { _, ok := outcomes[test]; return ok }))
 	res.Pass = len(res.Failing) == 0 && (!cfg.Gate || res.Verdict.Pass())
 	printSummary(cfg, res)
 	return res, nil
+}
+
+// clearer returns the gate's judge of accepted tests that were not found
+// flaky: the run vouches for one only when it ran and every analysis that
+// finds its kind ran to completion without leaving it unconfirmed.
+func clearer(cfg Config, rep *report.Report, ran func(string) bool) func(gate.Accepted) string {
+	return func(a gate.Accepted) string {
+		if !ran(a.Test) {
+			return "it did not run"
+		}
+		switch a.Kind {
+		case report.ODVictim, report.ODBrittle, report.NIO:
+			cov := rep.Stats.Coverage
+			switch {
+			case cfg.Budget < 0 || cov == nil:
+				return "the order-dependence analysis did not run"
+			case slices.Contains(cov.Unconfirmed, a.Test):
+				return "its outcome changed, but the budget ended before it was confirmed"
+			case cov.BudgetExhausted:
+				return fmt.Sprintf("the order-dependence analysis was cut by its budget (%s)", time.Duration(cov.BudgetMs)*time.Millisecond)
+			}
+		case report.API:
+			ch := rep.Stats.Chaos
+			switch {
+			case ch == nil:
+				return "API perturbation did not run (-Dflaky.chaos)"
+			case slices.Contains(ch.Unconfirmed, a.Test):
+				return "it failed perturbed, but the budget ended before it was confirmed"
+			case ch.BudgetExhausted:
+				return fmt.Sprintf("API perturbation was cut by its budget (%s)", time.Duration(ch.BudgetMs)*time.Millisecond)
+			}
+		}
+		return ""
+	}
 }
 
 // classify turns one test's outcomes over all runs of the same order into a
@@ -256,6 +291,9 @@ func envOf(rec *surefire.ForkRecord, java string) launcher.Env {
 
 func printSummary(cfg Config, res *Result) {
 	w := cfg.Out
+	for _, cut := range budgetCuts(res.Report.Stats) {
+		fmt.Fprintf(w, "[flaky] module %s: %s: results are partial, and no accepted test is called fixed on its account\n", cfg.Module, cut)
+	}
 	fmt.Fprintf(w, "[flaky] module %s: %d tests, %d runs, %d flaky\n", cfg.Module, res.Report.Stats.Tests, res.Report.Runs, len(res.Report.Findings))
 	for _, warn := range res.Warnings {
 		fmt.Fprintf(w, "[flaky] WARNING %s\n", warn)
@@ -273,6 +311,9 @@ func printSummary(cfg Config, res *Result) {
 	for _, a := range res.Verdict.PossiblyFixed {
 		fmt.Fprintf(w, "[flaky] possibly fixed: %s (accepted as %s, not flaky in this run)\n", a.Test, a.Kind)
 	}
+	for _, u := range res.Verdict.Unjudged {
+		fmt.Fprintf(w, "[flaky] not judged: %s (accepted as %s): %s\n", u.Test, u.Kind, u.Reason)
+	}
 	for _, t := range res.Failing {
 		fmt.Fprintf(w, "[flaky] FAILS in every run: %s\n", t)
 	}
@@ -285,6 +326,29 @@ func printSummary(cfg Config, res *Result) {
 		fmt.Fprintf(w, "[flaky] gate is off: not failing the build\n")
 	}
 	fmt.Fprintf(w, "[flaky] report: %s\n", filepath.Join(cfg.BuildDir, "flaky", "report.json"))
+}
+
+// budgetCuts describes the analyses that a budget cut short, with the tests
+// they left unconfirmed.
+func budgetCuts(st report.Stats) []string {
+	var out []string
+	if c := st.Coverage; c != nil && c.BudgetExhausted {
+		out = append(out, "the order-dependence analysis was cut by its budget of "+
+			(time.Duration(c.BudgetMs)*time.Millisecond).String()+unconfirmedList(c.Unconfirmed))
+	}
+	if c := st.Chaos; c != nil && c.BudgetExhausted {
+		out = append(out, "API perturbation was cut by its budget of "+
+			(time.Duration(c.BudgetMs)*time.Millisecond).String()+unconfirmedList(c.Unconfirmed))
+	}
+	return out
+}
+
+// unconfirmedList names unconfirmed tests for a console line.
+func unconfirmedList(tests []string) string {
+	if len(tests) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d unconfirmed: %s)", len(tests), strings.Join(tests, ", "))
 }
 
 func firstLine(s string) string {

@@ -1,8 +1,11 @@
 package verify
 
 import (
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/flakyhq/flaky/internal/gate"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -43,5 +46,41 @@ func TestClassify(t *testing.T) {
 				t.Errorf("case names %s %s", c.Class, c.Name)
 			}
 		})
+	}
+}
+
+// TestClearerNeverCallsACutAnalysisClean checks that an accepted test is
+// called possibly fixed only when the analyses that find its kind ran to
+// completion and did not leave it unconfirmed.
+func TestClearerNeverCallsACutAnalysisClean(t *testing.T) {
+	complete := &report.Coverage{BudgetMs: 60000}
+	cut := &report.Coverage{BudgetMs: 120000, BudgetExhausted: true, Unconfirmed: []string{"p.A#u"}}
+	ran := func(test string) bool { return test != "p.A#gone" }
+	tests := []struct {
+		name   string
+		budget time.Duration
+		stats  report.Stats
+		a      gate.Accepted
+		want   string // a part of the reason; "" when cleared
+	}{
+		{"od complete", 0, report.Stats{Coverage: complete}, gate.Accepted{Test: "p.A#v", Kind: report.ODVictim}, ""},
+		{"od cut", 0, report.Stats{Coverage: cut}, gate.Accepted{Test: "p.A#v", Kind: report.ODVictim}, "cut by its budget (2m0s)"},
+		{"od unconfirmed", 0, report.Stats{Coverage: cut}, gate.Accepted{Test: "p.A#u", Kind: report.NIO}, "before it was confirmed"},
+		{"od off", -1, report.Stats{}, gate.Accepted{Test: "p.A#v", Kind: report.ODBrittle}, "did not run"},
+		{"not run", 0, report.Stats{Coverage: complete}, gate.Accepted{Test: "p.A#gone", Kind: report.NOD}, "it did not run"},
+		{"nod needs only the reruns", 0, report.Stats{Coverage: cut}, gate.Accepted{Test: "p.A#v", Kind: report.NOD}, ""},
+		{"api without chaos", 0, report.Stats{Coverage: complete}, gate.Accepted{Test: "p.A#v", Kind: report.API}, "did not run"},
+		{"api cut", 0, report.Stats{Chaos: &report.ChaosStats{BudgetMs: 1000, BudgetExhausted: true}}, gate.Accepted{Test: "p.A#v", Kind: report.API}, "cut by its budget"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := clearer(Config{Budget: tt.budget}, &report.Report{Stats: tt.stats}, ran)(tt.a)
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("reason %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if cuts := budgetCuts(report.Stats{Coverage: cut}); len(cuts) != 1 || !strings.Contains(cuts[0], "p.A#u") {
+		t.Errorf("budget cuts %q", cuts)
 	}
 }

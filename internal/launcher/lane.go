@@ -1,0 +1,109 @@
+package launcher
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"sync"
+)
+
+// clashPattern matches failures caused by another process holding a
+// resource the test needs: a fixed port, a locked file. Such a failure says
+// nothing about the test when other JVMs of the analysis ran at the same time.
+var clashPattern = regexp.MustCompile(`(?i)address already in use|java\.net\.BindException|port \d+ (is )?(already )?in use|` +
+	`OverlappingFileLockException|lock(ed)? (is )?held by another|file is (already )?locked|already locked by`)
+
+// Clashes reports whether a test failed because a resource it needs was
+// taken (address in use, file lock), judging by its failure type, message
+// and stack.
+func Clashes(t TestResult) bool {
+	switch t.Outcome {
+	case Fail, Error, Timeout, Crash:
+	default:
+		return false
+	}
+	return clashPattern.MatchString(t.FailureType) || clashPattern.MatchString(t.Message) || clashPattern.MatchString(t.Stack)
+}
+
+// lanes runs JVMs side by side, except the ones whose order holds a test
+// that clashed with another JVM over a resource: those run in the serial
+// lane, alone.
+type lanes struct {
+	running sync.RWMutex // held shared by every JVM, exclusively by a serial one
+	mu      sync.Mutex
+	serial  map[string]bool
+}
+
+// needsSerial reports whether order holds a test known to clash.
+func (s *lanes) needsSerial(order []string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.ContainsFunc(order, func(t string) bool { return s.serial[t] })
+}
+
+// markSerial puts the tests into the serial lane; it reports whether any was new.
+func (s *lanes) markSerial(tests []string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.serial == nil {
+		s.serial = map[string]bool{}
+	}
+	added := false
+	for _, t := range tests {
+		added = added || !s.serial[t]
+		s.serial[t] = true
+	}
+	return added
+}
+
+// Serial returns the tests that run in the serial lane, sorted.
+func (l *Launcher) Serial() []string {
+	l.lanes.mu.Lock()
+	defer l.lanes.mu.Unlock()
+	out := make([]string, 0, len(l.lanes.serial))
+	for t := range l.lanes.serial {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RunWith executes order in one fresh JVM with opts. A run in which a test
+// failed over a resource clash (a port or file lock taken) while other JVMs
+// ran is not trusted: its tests join the serial lane and the order runs
+// again alone, and that run is the result (Result.Serial says so).
+func (l *Launcher) RunWith(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
+	if l.lanes.needsSerial(order) {
+		return l.runSerial(ctx, order, opts, nil)
+	}
+	l.lanes.running.RLock()
+	r, err := l.runOnce(ctx, order, opts)
+	l.lanes.running.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	var clashed []string
+	for _, t := range r.Tests {
+		if Clashes(t) {
+			clashed = append(clashed, t.Test)
+		}
+	}
+	if len(clashed) == 0 {
+		return r, nil
+	}
+	l.lanes.markSerial(clashed)
+	return l.runSerial(ctx, order, opts, clashed)
+}
+
+// runSerial runs order with no other JVM of the launcher running.
+func (l *Launcher) runSerial(ctx context.Context, order []string, opts RunOptions, clashed []string) (*Result, error) {
+	l.lanes.running.Lock()
+	defer l.lanes.running.Unlock()
+	r, err := l.runOnce(ctx, order, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.Serial = true
+	r.Clashed = clashed
+	return r, nil
+}
