@@ -25,7 +25,7 @@ func detectCommand() *cli.Command {
 			moduleFlag,
 			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for -pl in the reproduce commands (default: the module)"},
 			&cli.IntFlag{Name: "rounds", Usage: "exploration orders to run; 0 for none (default: enough to put every pair of classes next to each other, plus a few random orders)"},
-			&cli.DurationFlag{Name: "budget", Value: od.DefaultBudget, Usage: "wall-clock budget; the analysis stops cleanly when it is spent"},
+			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget; the analysis stops cleanly when it is spent (default: scaled to the suite's measured run time, at least 5m; the report says what it chose)"},
 			&cli.Int64Flag{Name: "seed", Usage: "seed for the generated orders (default: a random one, recorded in the report)"},
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
@@ -38,7 +38,7 @@ func detect(c *cli.Context) error {
 	if err := noArgs(c); err != nil {
 		return err
 	}
-	if c.Duration("budget") <= 0 || c.Int("confirmations") < 1 || c.Int("rounds") < 0 || c.Duration("test-timeout") < 0 {
+	if c.Duration("budget") < 0 || (c.IsSet("budget") && c.Duration("budget") == 0) || c.Int("confirmations") < 1 || c.Int("rounds") < 0 || c.Duration("test-timeout") < 0 {
 		return usageError("--budget must be positive, --confirmations at least 1, --rounds and --test-timeout not negative")
 	}
 	opts := launcher.Options{TestTimeout: c.Duration("test-timeout")}
@@ -134,6 +134,12 @@ func relModule(root, module string) string {
 
 // printFindings prints one line per finding, grouped by kind, then the coverage.
 func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
+	if cov.BudgetExhausted {
+		fmt.Fprintf(w, "the budget of %s ended the analysis early: below is what it confirmed, and no test is known stable\n", cov.Budget)
+	}
+	if len(cov.Unconfirmed) > 0 {
+		fmt.Fprintf(w, "unconfirmed (their outcome changed, but the budget ended before they were confirmed): %s\n", strings.Join(cov.Unconfirmed, ", "))
+	}
 	for _, kind := range []report.Kind{report.ODVictim, report.ODBrittle, report.NIO, report.NOD} {
 		for _, f := range rep.Findings {
 			if f.Kind != kind {
@@ -156,7 +162,7 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 	}
 	stop := ""
 	if cov.BudgetExhausted {
-		stop = ", stopped at the budget"
+		stop = fmt.Sprintf(", stopped at the budget of %s", cov.Budget)
 	}
 	unconfirmed := ""
 	if n := len(cov.Unconfirmed); n > 0 {

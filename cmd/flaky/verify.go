@@ -24,7 +24,7 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "gate", Usage: "on: fail on flaky tests not in the baseline; off: only report (default on)"},
 			&cli.StringFlag{Name: "reruns", Usage: "reruns of the recorded order (default 3)"},
 			&cli.StringFlag{Name: "rounds", Usage: "exploration orders of the order-dependence analysis; 0 for none (default: enough for pairwise class coverage)"},
-			&cli.StringFlag{Name: "budget", Usage: "wall-clock budget of the order-dependence analysis per fork, e.g. 2m or 90 (seconds); 0 turns it off (default 5m)"},
+			&cli.StringFlag{Name: "budget", Usage: "wall-clock budget of the order-dependence analysis per fork, e.g. 2m or 90 (seconds); 0 turns it off (default: scaled to the suite's measured run time, at least 5m)"},
 			&cli.StringFlag{Name: "chaos", Usage: "API perturbation: off (default), combined or single, optionally :STRATEGY+... (see flaky chaos); its attribution gets the same --budget"},
 		},
 		Action: func(c *cli.Context) error {

@@ -23,9 +23,13 @@ import (
 	"github.com/flakyhq/flaky/internal/report"
 )
 
-// Defaults for zero Config fields.
+// Defaults for zero Config fields. The default budget is scaled to the
+// suite (see autoBudget), within MinAutoBudget and MaxAutoBudget;
+// DefaultBudget is used when the suite's run time is unknown.
 const (
 	DefaultBudget        = 5 * time.Minute
+	MinAutoBudget        = 5 * time.Minute
+	MaxAutoBudget        = time.Hour
 	DefaultConfirmations = 3
 	DefaultOriginalRuns  = 2
 )
@@ -64,7 +68,8 @@ type Config struct {
 	// Rounds is the number of exploration orders; 0 means as many as
 	// pairwise class coverage needs plus a few random ones, negative none.
 	Rounds int
-	// Budget bounds the analysis' wall-clock time; 0 means DefaultBudget.
+	// Budget bounds the analysis' wall-clock time; 0 means one scaled to
+	// the suite from its measured run time (see autoBudget).
 	Budget time.Duration
 	// Confirmations is how many runs of an order must agree before a
 	// finding is reported; 0 means DefaultConfirmations.
@@ -128,6 +133,7 @@ type Coverage struct {
 	PairsCovered    int            // of those, the ones run right after each other
 	TestsAlone      int            // tests run alone
 	Budget          time.Duration
+	BudgetWhy       string // how the budget was chosen when the caller left it to the analysis
 	BudgetExhausted bool
 	Unconfirmed     []string // tests whose outcome changed but could not be confirmed in the budget
 	Duration        time.Duration
@@ -160,15 +166,16 @@ type analysis struct {
 	// groups found so far, tried first for later tests.
 	polluterGroups, setterGroups [][]string
 	cleanerGroups                map[string][][]string // by polluter group (orderKey)
+
+	originals []*launcher.Result // the runs of the original order
+	stop      func()             // kills the runs still going (the hard stop)
+	timer     *time.Timer        // arms stop at the budget plus grace
 }
 
 // Analyze runs the analysis on cfg.Tests through r.
 func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if cfg.OriginalRuns <= 0 {
 		cfg.OriginalRuns = DefaultOriginalRuns
-	}
-	if cfg.Budget <= 0 {
-		cfg.Budget = DefaultBudget
 	}
 	if cfg.Confirmations <= 0 {
 		cfg.Confirmations = DefaultConfirmations
@@ -193,9 +200,17 @@ func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if n == 0 {
 		return a.result(), nil
 	}
-	// Runs still going at the budget get a grace period, then are killed.
-	hard, cancel := context.WithDeadline(ctx, a.start.Add(cfg.Budget+max(10*time.Second, cfg.Budget/10)))
+	hard, cancel := context.WithCancel(ctx)
 	defer cancel()
+	a.stop = cancel
+	defer func() {
+		if a.timer != nil {
+			a.timer.Stop()
+		}
+	}()
+	if cfg.Budget > 0 {
+		a.setBudget(cfg.Budget, "")
+	}
 	err := a.analyse(hard)
 	switch {
 	case err == nil:
@@ -203,11 +218,51 @@ func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		return nil, err
 	case errors.Is(err, errBudget) || hard.Err() != nil:
 		a.cov.BudgetExhausted = true
-		a.logf("budget of %s spent: reporting what is confirmed", cfg.Budget)
+		a.logf("budget of %s spent: reporting what is confirmed", a.cfg.Budget)
 	default:
 		return nil, err
 	}
 	return a.result(), nil
+}
+
+// setBudget fixes the analysis' budget and arms the hard stop: runs still
+// going at the budget get a grace period, then are killed.
+func (a *analysis) setBudget(b time.Duration, why string) {
+	a.cfg.Budget = b
+	a.mu.Lock()
+	a.cov.Budget = b
+	a.cov.BudgetWhy = why
+	a.mu.Unlock()
+	a.timer = time.AfterFunc(time.Until(a.start.Add(b+max(10*time.Second, b/10))), a.stop)
+}
+
+// autoBudget scales the default budget to the suite from the original runs:
+// the detection orders cost about rounds full runs, four for the
+// twice-in-a-row runs and one JVM per test alone, shared by the workers;
+// the budget is three times that (the rest is for confirming and
+// minimising), within MinAutoBudget and MaxAutoBudget. It also says how it
+// got there.
+func (a *analysis) autoBudget(rounds int) (time.Duration, string) {
+	var suite, tests time.Duration
+	for _, r := range a.originals {
+		if r.Duration <= suite {
+			continue
+		}
+		suite, tests = r.Duration, 0
+		for _, t := range r.Tests {
+			tests += time.Duration(t.TimeMs) * time.Millisecond
+		}
+	}
+	if suite == 0 {
+		return DefaultBudget, "the default; the suite's run time is unknown"
+	}
+	n := len(a.s.tests)
+	overhead := max(suite-tests, 300*time.Millisecond)
+	alone := overhead + tests/time.Duration(n)
+	detection := (time.Duration(rounds+4)*suite + time.Duration(len(a.targets))*alone) / time.Duration(a.cfg.Workers)
+	b := min(max(3*detection, MinAutoBudget), MaxAutoBudget).Round(time.Minute)
+	return b, fmt.Sprintf("scaled to the suite: %d tests, %s per run of the suite, ~%s per test alone, ~%s of detection runs on %d workers",
+		n, suite.Round(100*time.Millisecond), alone.Round(100*time.Millisecond), detection.Round(time.Second), a.cfg.Workers)
 }
 
 func (a *analysis) logf(format string, args ...any) {
@@ -217,7 +272,6 @@ func (a *analysis) logf(format string, args ...any) {
 // analyse runs the phases: original order, detection, confirmation, then
 // the minimisations, all candidates at once.
 func (a *analysis) analyse(ctx context.Context) error {
-	end := a.start.Add(a.cfg.Budget)
 	for _, r := range a.cfg.Original {
 		a.record(plannedOrder{gen: GenOriginal, label: GenOriginal}, r, false)
 	}
@@ -225,12 +279,23 @@ func (a *analysis) analyse(ctx context.Context) error {
 	for i := len(a.cfg.Original); i < a.cfg.OriginalRuns; i++ {
 		reruns = append(reruns, plannedOrder{gen: GenOriginal, label: fmt.Sprintf("original run %d", i+1), tests: a.s.tests})
 	}
-	if err := a.run(ctx, end, reruns); err != nil {
+	first := a.start.Add(a.cfg.Budget)
+	if a.cfg.Budget == 0 {
+		first = a.start.Add(MaxAutoBudget)
+	}
+	if err := a.run(ctx, first, reruns); err != nil {
 		return err
 	}
 	a.targets = a.analysable()
+	orders, rounds := a.detectionOrders()
+	if a.cfg.Budget == 0 {
+		b, why := a.autoBudget(rounds)
+		a.setBudget(b, why)
+		a.logf("budget %s (%s)", b, why)
+	}
+	end := a.start.Add(a.cfg.Budget)
 	detectEnd := a.start.Add(time.Duration(float64(a.cfg.Budget) * detectShare))
-	if err := a.run(ctx, detectEnd, a.detectionOrders()); errors.Is(err, errBudget) {
+	if err := a.run(ctx, detectEnd, orders); errors.Is(err, errBudget) {
 		a.mu.Lock()
 		a.cov.BudgetExhausted = true
 		a.mu.Unlock()
@@ -271,7 +336,7 @@ func (a *analysis) analysable() []string {
 
 // detectionOrders interleaves the exploration orders with the isolation
 // runs, so both progress when the budget is short.
-func (a *analysis) detectionOrders() []plannedOrder {
+func (a *analysis) detectionOrders() ([]plannedOrder, int) {
 	rounds := a.cfg.Rounds
 	if rounds == 0 {
 		rounds = autoRounds(a.s)
@@ -300,8 +365,8 @@ func (a *analysis) detectionOrders() []plannedOrder {
 			more = append(more, isolation(t))
 		}
 	}
-	a.logf("%d tests: %d exploration orders (seed %d), %d isolation and twice-in-a-row runs, budget %s", len(a.s.tests), len(explore), a.cfg.Seed, len(more), a.cfg.Budget)
-	return interleave(explore, more)
+	a.logf("%d tests: %d exploration orders (seed %d), %d isolation and twice-in-a-row runs", len(a.s.tests), len(explore), a.cfg.Seed, len(more))
+	return interleave(explore, more), len(explore)
 }
 
 // interleave merges two lists, each keeping its order, evenly.
@@ -377,6 +442,9 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 	outcomes := a.st.add(o.label, r)
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if o.gen == GenOriginal {
+		a.originals = append(a.originals, r)
+	}
 	if ours {
 		a.cov.Orders++
 		a.cov.Generators[o.gen]++

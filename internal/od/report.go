@@ -122,7 +122,7 @@ func (c Coverage) Report() *report.Coverage {
 	return &report.Coverage{
 		Seed: c.Seed, Orders: c.Orders, Generators: c.Generators, Rounds: c.Rounds, RoundsPlanned: c.RoundsPlanned,
 		Pairs: c.Pairs, PairsCovered: c.PairsCovered, TestsAlone: c.TestsAlone,
-		BudgetMs: c.Budget.Milliseconds(), BudgetExhausted: c.BudgetExhausted,
+		BudgetMs: c.Budget.Milliseconds(), BudgetWhy: c.BudgetWhy, BudgetExhausted: c.BudgetExhausted,
 		Unconfirmed: c.Unconfirmed, DurationMs: c.Duration.Milliseconds(),
 	}
 }

@@ -116,6 +116,7 @@ type Coverage struct {
 	PairsCovered    int            `json:"pairsCovered"`         // pairs run right after each other
 	TestsAlone      int            `json:"testsAlone"`           // tests run alone
 	BudgetMs        int64          `json:"budgetMs"`
+	BudgetWhy       string         `json:"budgetWhy,omitempty"` // how the default budget was chosen
 	BudgetExhausted bool           `json:"budgetExhausted"`
 	Unconfirmed     []string       `json:"unconfirmed,omitempty"` // flipped, not confirmed within the budget
 	DurationMs      int64          `json:"durationMs"`
