@@ -20,7 +20,7 @@ import (
 )
 
 // detectFixtures are the fixtures `flaky detect` must get exactly right.
-var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito", "mockito-subclass"}
+var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito", "mockito-subclass", "jmock"}
 
 // detection is one `flaky detect` run on a prepared fixture.
 type detection struct {
@@ -248,5 +248,22 @@ func verifyFindsExpected(t *testing.T, name string) {
 	}
 	if !strings.Contains(out, "order dependence") {
 		t.Errorf("the build output does not show the analysis:\n%s", tail(out))
+	}
+}
+
+// TestDetectRunsClashingTestsAlone checks that a test binding a fixed port,
+// which collides when two of flaky's JVMs run it at once, is not reported
+// (the exact findings of the jmock fixture say so) because the runs it
+// clashed in were rerun alone, and that the report names it.
+func TestDetectRunsClashingTestsAlone(t *testing.T) {
+	d := detect(t, "jmock")
+	const beacon = "fixture.jmock.BeaconTest#listensOnItsPort"
+	if c := d.report.Stats.Coverage; c == nil || !slices.Contains(c.Serial, beacon) {
+		t.Errorf("the report's coverage does not list %s as run alone after a clash: %+v\n%s", beacon, c, d.stderr)
+	}
+	for _, f := range d.report.Findings {
+		if f.Test == beacon {
+			t.Errorf("%s reported as %s: %s", beacon, f.Kind, f.Message)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,7 +29,8 @@ type odFigures struct {
 	// both failing and passing, and the whole analysis (confirmed, minimised).
 	foundOrders, orders int
 	found, total        time.Duration
-	exact               bool // the findings equal expected.json's (tests and kinds)
+	minimising          time.Duration // confirming and minimising the candidates
+	exact               bool          // the findings equal expected.json's (tests, kinds, groups)
 	// Surefire: runs with runOrder=random until every known OD test failed once.
 	surefireRuns, surefireFound int
 	surefire                    time.Duration
@@ -52,7 +54,7 @@ func runOD(fixtures []string, seed int64, surefireRuns int) error {
 // until every known order-dependent test of each fixture is exposed.
 func benchOD(fixtures []string, seed int64, surefireCap int, jars agent.Jars) error {
 	fmt.Printf("\norder-dependent tests found: flaky detect (seed %d) vs mvn surefire:test -Dsurefire.runOrder=random (at most %d runs)\n", seed, surefireCap)
-	fmt.Printf("%-16s %5s | %13s %9s | %13s %9s %6s | %14s %9s\n", "fixture", "known", "flaky orders", "time", "all orders", "time", "exact", "surefire runs", "time")
+	fmt.Printf("%-16s %5s | %13s %9s | %13s %9s %9s %6s | %14s %9s\n", "fixture", "known", "flaky orders", "time", "all orders", "time", "minimise", "exact", "surefire runs", "time")
 	for _, name := range fixtures {
 		f, err := benchODFixture(name, seed, surefireCap, jars)
 		if err != nil {
@@ -62,11 +64,12 @@ func benchOD(fixtures []string, seed int64, surefireCap int, jars agent.Jars) er
 		if f.surefireFound < f.known {
 			found = fmt.Sprintf(">%d (%d/%d)", f.surefireRuns, f.surefireFound, f.known)
 		}
-		fmt.Printf("%-16s %5d | %13d %9s | %13d %9s %6v | %14s %9s\n", name, f.known,
-			f.foundOrders, f.found.Round(100*time.Millisecond), f.orders, f.total.Round(100*time.Millisecond), f.exact,
+		fmt.Printf("%-16s %5d | %13d %9s | %13d %9s %9s %6v | %14s %9s\n", name, f.known,
+			f.foundOrders, f.found.Round(100*time.Millisecond), f.orders, f.total.Round(100*time.Millisecond), f.minimising.Round(100*time.Millisecond), f.exact,
 			found, f.surefire.Round(100*time.Millisecond))
 	}
-	fmt.Println("flaky orders/time: until every known victim and brittle flipped; all orders/time: the whole analysis with confirmation and minimisation")
+	fmt.Println("flaky orders/time: until every known victim and brittle flipped; all orders/time: the whole analysis with confirmation and minimisation;")
+	fmt.Println("minimise: confirming and minimising (polluters, setters, cleaners); exact: findings equal expected.json's, groups included")
 	return nil
 }
 
@@ -110,14 +113,14 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 	for i, ti := range infos {
 		tests[i] = ti.ID
 	}
-	res, err := od.Analyze(ctx, l, od.Config{Tests: tests, Seed: seed})
+	res, err := od.Analyze(ctx, l, od.Config{Tests: tests, Seed: seed, Fixtures: od.FixtureClasses(infos)})
 	if err != nil {
 		return f, err
 	}
-	f.orders, f.total = res.Coverage.Orders, res.Coverage.Duration
+	f.orders, f.total, f.minimising = res.Coverage.Orders, res.Coverage.Duration, res.Coverage.Minimising
 	got := map[string]bool{}
 	for _, finding := range res.Findings {
-		got[finding.Test+" "+string(finding.Kind)] = true
+		got[findingKey(finding.Test, finding.Kind, finding.Polluters, finding.Setters, finding.Cleaners)] = true
 		if known[finding.Test] {
 			f.foundOrders = max(f.foundOrders, finding.DetectedAfter)
 			f.found = max(f.found, finding.DetectedIn)
@@ -125,7 +128,7 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 	}
 	f.exact = len(got) == len(expected)
 	for _, e := range expected {
-		f.exact = f.exact && got[e.Test+" "+string(e.Kind)]
+		f.exact = f.exact && got[findingKey(e.Test, e.Kind, e.Polluters, e.Setters, e.Cleaners)]
 	}
 
 	failed := map[string]bool{}
@@ -153,6 +156,20 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 	}
 	f.surefire, f.surefireFound = time.Since(start), len(failed)
 	return f, nil
+}
+
+// findingKey identifies a finding with its groups, each sorted.
+func findingKey(test string, kind report.Kind, groups ...[][]string) string {
+	key := test + " " + string(kind)
+	for _, gs := range groups {
+		var parts []string
+		for _, g := range gs {
+			parts = append(parts, strings.Join(slices.Sorted(slices.Values(g)), "+"))
+		}
+		slices.Sort(parts)
+		key += " [" + strings.Join(parts, "|") + "]"
+	}
+	return key
 }
 
 // expectedFindings reads the findings of a fixture's expected.json.

@@ -137,6 +137,11 @@ type Coverage struct {
 	BudgetExhausted bool
 	Unconfirmed     []string // tests whose outcome changed but could not be confirmed in the budget
 	Duration        time.Duration
+	// Minimising is how long confirming and minimising the candidates took.
+	Minimising time.Duration
+	// Serial are the tests that clashed with another JVM over a resource
+	// (a fixed port, a file lock): every order holding them ran alone.
+	Serial []string
 }
 
 // Result is an analysis' findings and coverage.
@@ -308,6 +313,12 @@ func (a *analysis) analyse(ctx context.Context) error {
 		return nil
 	}
 	a.logf("%d candidate(s) after %d orders (%s): confirming", len(cands), a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
+	since := time.Now()
+	defer func() {
+		a.mu.Lock()
+		a.cov.Minimising = time.Since(since)
+		a.mu.Unlock()
+	}()
 	if err := a.confirm(ctx, end, cands); err != nil {
 		return err
 	}
@@ -444,6 +455,12 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 	defer a.mu.Unlock()
 	if o.gen == GenOriginal {
 		a.originals = append(a.originals, r)
+	}
+	for _, t := range r.Clashed {
+		if !slices.Contains(a.cov.Serial, t) {
+			a.cov.Serial = append(a.cov.Serial, t)
+			a.cfg.Logf("%s clashed with another JVM over a resource: it runs alone from now on", t)
+		}
 	}
 	if ours {
 		a.cov.Orders++

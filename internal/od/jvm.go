@@ -23,3 +23,15 @@ func FastStart(env launcher.Env) launcher.Env {
 	env.JVMArgs = append(slices.Clone(env.JVMArgs), fastStart)
 	return env
 }
+
+// FixtureClasses returns the classes of listed tests that have class-level
+// fixtures (Config.Fixtures).
+func FixtureClasses(tests []launcher.TestInfo) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range tests {
+		if t.ClassFixtures {
+			out[ClassOf(t.ID)] = true
+		}
+	}
+	return out
+}

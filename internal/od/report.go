@@ -123,6 +123,6 @@ func (c Coverage) Report() *report.Coverage {
 		Seed: c.Seed, Orders: c.Orders, Generators: c.Generators, Rounds: c.Rounds, RoundsPlanned: c.RoundsPlanned,
 		Pairs: c.Pairs, PairsCovered: c.PairsCovered, TestsAlone: c.TestsAlone,
 		BudgetMs: c.Budget.Milliseconds(), BudgetWhy: c.BudgetWhy, BudgetExhausted: c.BudgetExhausted,
-		Unconfirmed: c.Unconfirmed, DurationMs: c.Duration.Milliseconds(),
+		Unconfirmed: c.Unconfirmed, DurationMs: c.Duration.Milliseconds(), Serial: c.Serial,
 	}
 }

@@ -120,6 +120,9 @@ type Coverage struct {
 	BudgetExhausted bool           `json:"budgetExhausted"`
 	Unconfirmed     []string       `json:"unconfirmed,omitempty"` // flipped, not confirmed within the budget
 	DurationMs      int64          `json:"durationMs"`
+	// Serial are tests that clashed with another JVM over a resource (a
+	// port, a file lock) and from then on ran alone.
+	Serial []string `json:"serial,omitempty"`
 }
 
 // Sort orders findings by kind, then test id, so reports diff cleanly.

@@ -101,6 +101,7 @@ func mergeCoverage(c, o *report.Coverage) *report.Coverage {
 	c.BudgetMs += o.BudgetMs
 	c.BudgetExhausted = c.BudgetExhausted || o.BudgetExhausted
 	c.Unconfirmed = append(c.Unconfirmed, o.Unconfirmed...)
+	c.Serial = append(c.Serial, o.Serial...)
 	c.DurationMs += o.DurationMs
 	return c
 }
