@@ -88,12 +88,15 @@ type Reject struct {
 	Reason string `json:"reason"`
 }
 
-// TestDescriptor is one test of a Tests listing.
+// TestDescriptor is one test of a Tests listing. ClassFixtures tells
+// whether the test's class has class-level fixtures (or a runner whose
+// class-level behaviour is unknown).
 type TestDescriptor struct {
-	ID     string `json:"id"`
-	Class  string `json:"class"`
-	Method string `json:"method"`
-	Engine string `json:"engine"`
+	ID            string `json:"id"`
+	Class         string `json:"class"`
+	Method        string `json:"method"`
+	Engine        string `json:"engine"`
+	ClassFixtures bool   `json:"classFixtures"`
 }
 
 // Tests answers a list invocation of the runner.
@@ -106,7 +109,8 @@ type RunStart struct {
 	Count int `json:"count"`
 }
 
-// ClassStart says the class fixtures of a run of methods of Class are about to run.
+// ClassStart says the class fixtures of a run of methods of Class are about
+// to run: one class-fixture scope begins.
 type ClassStart struct {
 	Class string `json:"class"`
 }

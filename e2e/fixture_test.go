@@ -39,6 +39,8 @@ type expected struct {
 			A2 string `json:"a2"`
 		} `json:"interleave"`
 		DefaultOrder []string `json:"defaultOrder"`
+		// ClassFixtures are the tests whose class has class-level fixtures.
+		ClassFixtures []string `json:"classFixtures"`
 	} `json:"fixture"`
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -12,7 +13,10 @@ func listTestsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "list-tests",
 		Usage: "print the module's tests, one id per line, in their default order",
-		Flags: []cli.Flag{moduleFlag},
+		Flags: []cli.Flag{
+			moduleFlag,
+			&cli.BoolFlag{Name: "json", Usage: "print the tests as a JSON array of {id, class, method, engine, classFixtures}"},
+		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
@@ -29,6 +33,11 @@ func listTestsCommand() *cli.Command {
 			})
 			if err != nil {
 				return fmt.Errorf("list tests: %w", err)
+			}
+			if c.Bool("json") {
+				enc := json.NewEncoder(c.App.Writer)
+				enc.SetIndent("", "  ")
+				return enc.Encode(tests)
 			}
 			for _, t := range tests {
 				if _, err := fmt.Fprintln(c.App.Writer, t.ID); err != nil {

@@ -63,12 +63,16 @@ type Job struct {
 	RunOptions
 }
 
-// TestInfo is one test found by List.
+// TestInfo is one test found by List. ClassFixtures tells whether its class
+// has class-level fixtures (@BeforeClass, @ClassRule, @BeforeAll, a JUnit 3
+// suite(), a per-class test instance, class-level extensions, or a runner
+// whose class-level behaviour is unknown).
 type TestInfo struct {
-	ID     string `json:"id"`
-	Class  string `json:"class"`
-	Method string `json:"method"`
-	Engine string `json:"engine"`
+	ID            string `json:"id"`
+	Class         string `json:"class"`
+	Method        string `json:"method"`
+	Engine        string `json:"engine"`
+	ClassFixtures bool   `json:"classFixtures"`
 }
 
 // Selection picks the test classes List looks at; empty Includes and
@@ -171,6 +175,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		Order:         order,
 		Tests:         tests,
 		ClassErrors:   asm.classErrors,
+		ClassScopes:   asm.classScopes,
 		Perturbations: asm.perturbations,
 		Exit:          exit,
 		TimedOut:      p.killed != "",

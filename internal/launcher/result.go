@@ -49,6 +49,12 @@ type Result struct {
 	// not-run entry for every order entry that got no result.
 	Tests       []TestResult
 	ClassErrors []agent.ClassError
+	// ClassScopes counts, per class, the class-fixture scopes the run
+	// opened (class-start events): how often the class's fixtures
+	// (@BeforeClass, @BeforeAll, ...) ran. More than one means the order
+	// split the class, or the framework could not keep it in one scope
+	// (Jupiter repeating a method); Surefire runs each class's fixtures once.
+	ClassScopes map[string]int
 	// Perturbations are the perturbed call sites the agent reported, in
 	// the order they arrived (only when perturbation was enabled).
 	Perturbations []agent.Perturbation
@@ -85,6 +91,7 @@ type assembler struct {
 	last          int // highest order index that got a result, -1 before any
 	tests         []TestResult
 	classErrors   []agent.ClassError
+	classScopes   map[string]int
 	perturbations []agent.Perturbation
 	current       *running
 	class         string // class whose fixtures are active (class-start seen, class-end not)
@@ -96,7 +103,7 @@ type assembler struct {
 }
 
 func newAssembler(order []string) *assembler {
-	return &assembler{order: order, covered: make([]bool, len(order)), last: -1}
+	return &assembler{order: order, covered: make([]bool, len(order)), last: -1, classScopes: map[string]int{}}
 }
 
 // handle applies one event received at now.
@@ -107,6 +114,7 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 		a.progress = now
 	case *agent.ClassStart:
 		a.class, a.classStart = m.Class, now
+		a.classScopes[m.Class]++
 		a.progress = now
 	case *agent.ClassEnd:
 		a.class = ""

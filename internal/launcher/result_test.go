@@ -318,6 +318,22 @@ func TestClassErrorsKept(t *testing.T) {
 	}
 }
 
+func TestClassScopesCounted(t *testing.T) {
+	a := newAssembler([]string{"p.A#a", "p.B#b", "p.A#c", "p.A#c"})
+	for _, m := range []agent.Message{
+		&agent.RunStart{Count: 4},
+		&agent.ClassStart{Class: "p.A"}, &agent.ClassEnd{Class: "p.A"},
+		&agent.ClassStart{Class: "p.B"}, &agent.ClassEnd{Class: "p.B"},
+		&agent.ClassStart{Class: "p.A"}, &agent.ClassEnd{Class: "p.A"},
+		&agent.RunEnd{Count: 0},
+	} {
+		a.handle(m, t0)
+	}
+	if want := map[string]int{"p.A": 2, "p.B": 1}; !reflect.DeepEqual(a.classScopes, want) {
+		t.Errorf("class scopes = %v, want %v", a.classScopes, want)
+	}
+}
+
 func TestDeadline(t *testing.T) {
 	tests := []struct {
 		name    string

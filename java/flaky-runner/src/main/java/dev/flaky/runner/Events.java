@@ -48,6 +48,7 @@ public final class Events {
             m.put("class", t.className);
             m.put("method", t.method);
             m.put("engine", t.engine);
+            m.put("classFixtures", t.classFixtures);
             list.add(m);
         }
         Map<String, Object> e = event("tests");

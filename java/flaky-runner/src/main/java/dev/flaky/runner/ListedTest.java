@@ -12,16 +12,23 @@ public final class ListedTest {
     public final String engine;
     /** The class of the test-classes directory the test was found through, which decides its place in the list. */
     public final String listedClass;
+    /**
+     * Whether the test's class has class-level fixtures ({@code @BeforeClass}, {@code @ClassRule}, {@code @BeforeAll},
+     * a JUnit 3 {@code suite()}, a per-class test instance, ...), or a runner whose class-level behaviour is unknown.
+     */
+    public final boolean classFixtures;
 
     /**
      * Creates an entry for test {@code className#method} run by {@code engine}; {@code listedClass} is the class
-     * of the test-classes directory it was found through, which decides its place in the list.
+     * of the test-classes directory it was found through, which decides its place in the list; {@code classFixtures}
+     * tells whether the test's class has class-level fixtures.
      */
-    public ListedTest(String className, String method, String engine, String listedClass) {
+    public ListedTest(String className, String method, String engine, String listedClass, boolean classFixtures) {
         this.id = className + "#" + method;
         this.className = className;
         this.method = method;
         this.engine = engine;
         this.listedClass = listedClass;
+        this.classFixtures = classFixtures;
     }
 }

@@ -20,10 +20,10 @@ public class EngineOrderTest {
     public TemporaryFolder tmp = new TemporaryFolder();
 
     private final List<ListedTest> tests = Arrays.asList(
-            new ListedTest("p.A", "a", "junit4", "p.A"),
-            new ListedTest("p.B", "b", "jupiter", "p.B"),
-            new ListedTest("p.C", "c", "junit3", "p.C"),
-            new ListedTest("p.D", "d", "jupiter", "p.D"));
+            new ListedTest("p.A", "a", "junit4", "p.A", false),
+            new ListedTest("p.B", "b", "jupiter", "p.B", false),
+            new ListedTest("p.C", "c", "junit3", "p.C", false),
+            new ListedTest("p.D", "d", "jupiter", "p.D", false));
 
     /** A loader whose class path holds one directory per engine, each with its TestEngine service file. */
     private ClassLoader loader(String... engines) throws Exception {

@@ -101,7 +101,7 @@ public class ClassReportsTest {
     @Test
     public void startsTestsThatEndWithoutStartingExceptSkippedOnesAndGroupsNestedClasses() {
         Recorder r = new Recorder();
-        List<ListedTest> listed = Collections.singletonList(new ListedTest("p.A$In", "n", "jupiter", "p.A"));
+        List<ListedTest> listed = Collections.singletonList(new ListedTest("p.A$In", "n", "jupiter", "p.A", false));
         TestSets sets = new TestSets(Collections.singletonList("p.A"), listed);
         ClassReports<String> reports = new ClassReports<>(r, sets, order("p.A$In#n", "p.A#s", "p.Gone#x"), record());
 

@@ -61,8 +61,10 @@ public final class Junit4Engine implements Engine {
                 continue;
             }
             String engine = junit.framework.Test.class.isAssignableFrom(c) ? "junit3" : "junit4";
-            for (Description leaf : leaves(describe(c))) {
-                tests.add(new ListedTest(leaf.getClassName(), leaf.getMethodName(), engine, c.getName()));
+            Runner runner = new NoIgnoreBuilder().safeRunnerForClass(c);
+            boolean fixtures = ClassFixtures.of(c, runner);
+            for (Description leaf : leaves(runner.getDescription())) {
+                tests.add(new ListedTest(leaf.getClassName(), leaf.getMethodName(), engine, c.getName(), fixtures));
             }
         }
         return tests;
@@ -72,7 +74,7 @@ public final class Junit4Engine implements Engine {
     public void run(Class<?> c, List<OrderEntry> entries, Events events) {
         Runner analysis = new NoIgnoreBuilder().safeRunnerForClass(c);
         Description tree = analysis.getDescription();
-        if (ERROR_RUNNER.equals(analysis.getClass().getName())) {
+        if (isErrorRunner(analysis)) {
             // The class is broken (initializationError): every requested method gets the class's error.
             execute(c, entries, tree, Request.aClass(c), events);
             return;
@@ -89,9 +91,52 @@ public final class Junit4Engine implements Engine {
                 events.notFound(e, "JUnit 4 finds no test " + e.method + " in " + c.getName());
             }
         }
+        if (found.isEmpty()) {
+            return;
+        }
+        List<List<OrderEntry>> scopes = scopes(tree, found);
+        Runner ordered = OrderedChildren.runner(c, scopes.get(0));
+        if (ordered != null) {
+            execute(c, scopes.get(0), tree, Request.runner(ordered), events);
+            for (List<OrderEntry> scope : scopes.subList(1, scopes.size())) {
+                execute(c, scope, tree, Request.runner(OrderedChildren.runner(c, scope)), events);
+            }
+            return;
+        }
         for (List<OrderEntry> segment : segments(tree, found)) {
             execute(c, segment, tree, request(c, segment), events);
         }
+    }
+
+    /** Reports whether {@code runner} is JUnit 4's runner for a class it cannot run (an initializationError). */
+    static boolean isErrorRunner(Runner runner) {
+        return ERROR_RUNNER.equals(runner.getClass().getName());
+    }
+
+    /**
+     * Splits found entries of a class run through {@link OrderedChildren} into class-fixture scopes: one, unless the
+     * class has {@code @FixMethodOrder} on a JUnit whose sorter respects it, where a scope ends before an entry that
+     * the fixed order puts earlier than the one before it (repeats stay in the scope).
+     */
+    static List<List<OrderEntry>> scopes(Description tree, List<OrderEntry> entries) {
+        Map<String, Integer> fixed = new HashMap<>();
+        if (SORTER_RESPECTS_FIX_METHOD_ORDER && tree.getAnnotation(FixMethodOrder.class) != null) {
+            for (Description leaf : leaves(tree)) {
+                fixed.putIfAbsent(Junit4Listener.id(leaf), fixed.size());
+            }
+        }
+        List<List<OrderEntry>> scopes = new ArrayList<>();
+        List<OrderEntry> current = new ArrayList<>();
+        for (OrderEntry e : entries) {
+            if (!current.isEmpty() && !fixed.isEmpty()
+                    && fixed.get(e.id) < fixed.get(current.get(current.size() - 1).id)) {
+                scopes.add(current);
+                current = new ArrayList<>();
+            }
+            current.add(e);
+        }
+        scopes.add(current);
+        return scopes;
     }
 
     /**
@@ -141,11 +186,6 @@ public final class Junit4Engine implements Engine {
         events.classEnd(c.getName());
     }
 
-    /** Describes {@code c} as JUnit 4 would, but with the tests of an {@code @Ignore}d class still listed. */
-    private static Description describe(Class<?> c) {
-        return new NoIgnoreBuilder().safeRunnerForClass(c).getDescription();
-    }
-
     /** Returns the test leaves of a description tree in its order. */
     static List<Description> leaves(Description d) {
         List<Description> leaves = new ArrayList<>();
@@ -166,7 +206,8 @@ public final class Junit4Engine implements Engine {
     }
 
     /**
-     * Splits found entries into segments that one filtered, sorted request runs in exactly the requested order:
+     * For classes {@link OrderedChildren} cannot run (JUnit 3, {@code Parameterized}, other runners), splits found
+     * entries into segments that one filtered, sorted request runs in exactly the requested order:
      * a segment ends before a repeated id, or where the description tree (e.g. the parameter sets of
      * {@code Parameterized}, or a class with {@code @FixMethodOrder}) cannot put the next id in place.
      */

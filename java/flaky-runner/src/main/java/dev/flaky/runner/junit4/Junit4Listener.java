@@ -8,10 +8,12 @@ import org.junit.Ignore;
 import org.junit.runner.Description;
 import org.junit.runner.notification.RunListener;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,25 +22,40 @@ import java.util.Set;
  * Turns JUnit 4 notifications for one segment of an order into events. A failure of a suite description (the
  * class, or a parameter set of {@code Parameterized}) before any of its tests started is a class fixture failure
  * and ends each of its requested tests; after tests started it is an {@code @AfterClass} failure, a
- * {@code class-error}.
+ * {@code class-error}. An id requested several times (run repeatedly in one scope) answers its entries in order.
  */
 final class Junit4Listener extends RunListener {
     private final Class<?> testClass;
     private final Description tree;
     private final Events events;
-    private final Map<String, OrderEntry> requested = new LinkedHashMap<>();
-    private final Set<String> started = new HashSet<>();
-    private final Set<String> ended = new HashSet<>();
-    private final Map<String, Long> startNanos = new HashMap<>();
-    private final Map<String, String> outcomes = new HashMap<>();
-    private final Map<String, Failure> failures = new HashMap<>();
+    private final List<OrderEntry> requested;
+    /** Per id, its entries that have not started, in order. */
+    private final Map<String, ArrayDeque<OrderEntry>> waiting = new HashMap<>();
+    /** Per id, the entry that started and has not ended. */
+    private final Map<String, Running> running = new HashMap<>();
+    private final Set<OrderEntry> started = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Set<OrderEntry> ended = Collections.newSetFromMap(new IdentityHashMap<>());
+
+    /** A started entry and what has been recorded for it. */
+    private static final class Running {
+        final OrderEntry entry;
+        final long startNanos;
+        String outcome;
+        Failure failure;
+
+        Running(OrderEntry entry, long startNanos) {
+            this.entry = entry;
+            this.startNanos = startNanos;
+        }
+    }
 
     Junit4Listener(Class<?> testClass, List<OrderEntry> segment, Description tree, Events events) {
         this.testClass = testClass;
         this.tree = tree;
         this.events = events;
+        this.requested = segment;
         for (OrderEntry e : segment) {
-            requested.put(e.id, e);
+            waiting.computeIfAbsent(e.id, k -> new ArrayDeque<>()).add(e);
         }
     }
 
@@ -50,25 +67,24 @@ final class Junit4Listener extends RunListener {
     @Override
     public synchronized void testStarted(Description d) {
         String id = id(d);
-        OrderEntry e = requested.get(id);
-        if (e == null || started.contains(id) || ended.contains(id)) {
+        ArrayDeque<OrderEntry> next = waiting.get(id);
+        if (running.containsKey(id) || next == null || next.isEmpty()) {
             return;
         }
-        started.add(id);
-        startNanos.put(id, System.nanoTime());
+        OrderEntry e = next.poll();
+        started.add(e);
+        running.put(id, new Running(e, System.nanoTime()));
         events.testStart(id, e.index);
     }
 
     @Override
     public synchronized void testFinished(Description d) {
-        String id = id(d);
-        OrderEntry e = requested.get(id);
-        if (e == null || !started.contains(id) || ended.contains(id)) {
+        Running r = running.remove(id(d));
+        if (r == null || ended.contains(r.entry)) {
             return;
         }
-        long timeMs = (System.nanoTime() - startNanos.get(id)) / 1_000_000;
-        String outcome = outcomes.get(id);
-        end(e, outcome == null ? Outcome.PASS : outcome, timeMs, failures.get(id));
+        long timeMs = (System.nanoTime() - r.startNanos) / 1_000_000;
+        end(r.entry, r.outcome == null ? Outcome.PASS : r.outcome, timeMs, r.failure);
     }
 
     @Override
@@ -84,15 +100,15 @@ final class Junit4Listener extends RunListener {
     @Override
     public synchronized void testIgnored(Description d) {
         if (d.isTest() && d.getMethodName() != null) {
-            OrderEntry e = requested.get(id(d));
-            if (e != null && !ended.contains(e.id)) {
-                end(e, Outcome.SKIPPED, 0, Failure.reason(ignoreReason(d.getAnnotation(Ignore.class))));
+            ArrayDeque<OrderEntry> next = waiting.get(id(d));
+            if (next != null && !next.isEmpty()) {
+                end(next.peek(), Outcome.SKIPPED, 0, Failure.reason(ignoreReason(d.getAnnotation(Ignore.class))));
             }
             return;
         }
         Failure reason = Failure.reason(ignoreReason(testClass.getAnnotation(Ignore.class)));
         for (OrderEntry e : under(d)) {
-            if (!ended.contains(e.id)) {
+            if (!ended.contains(e)) {
                 end(e, Outcome.SKIPPED, 0, reason);
             }
         }
@@ -102,11 +118,11 @@ final class Junit4Listener extends RunListener {
         Description d = f.getDescription();
         Failure failure = f.getException() == null
                 ? Failure.reason(f.getMessage()) : Failure.of(f.getException(), testClass);
-        String id = d.getMethodName() == null ? null : id(d);
-        if (id != null && requested.containsKey(id) && started.contains(id) && !ended.contains(id)) {
-            if (!outcomes.containsKey(id)) {
-                outcomes.put(id, outcome);
-                failures.put(id, failure);
+        Running r = d.getMethodName() == null ? null : running.get(id(d));
+        if (r != null) {
+            if (r.outcome == null) {
+                r.outcome = outcome;
+                r.failure = failure;
             }
             return;
         }
@@ -119,12 +135,11 @@ final class Junit4Listener extends RunListener {
      * {@code class-error} (failed assumptions there are dropped, as JUnit does).
      */
     synchronized void fixtureFailure(Description d, Failure failure, boolean assumption) {
-        List<OrderEntry> under = under(d);
         List<OrderEntry> pending = new ArrayList<>();
         boolean anyStarted = false;
-        for (OrderEntry e : under) {
-            anyStarted |= started.contains(e.id);
-            if (!ended.contains(e.id)) {
+        for (OrderEntry e : under(d)) {
+            anyStarted |= started.contains(e);
+            if (!ended.contains(e)) {
                 pending.add(e);
             }
         }
@@ -139,18 +154,19 @@ final class Junit4Listener extends RunListener {
 
     /** Ends the requested tests that got no {@code test-end}, which JUnit 4 did not run. */
     synchronized void finish() {
-        for (OrderEntry e : requested.values()) {
-            if (!ended.contains(e.id)) {
-                events.notFound(e, started.contains(e.id)
+        for (OrderEntry e : requested) {
+            if (!ended.contains(e)) {
+                events.notFound(e, started.contains(e)
                         ? "JUnit 4 started " + e.id + " but never finished it"
                         : "JUnit 4 did not run " + e.id);
-                ended.add(e.id);
+                ended.add(e);
             }
         }
     }
 
     private void end(OrderEntry e, String outcome, long timeMs, Failure failure) {
-        ended.add(e.id);
+        ended.add(e);
+        waiting.get(e.id).remove(e);
         events.testEnd(e.id, e.index, outcome, timeMs, failure);
     }
 
@@ -160,15 +176,15 @@ final class Junit4Listener extends RunListener {
      */
     private List<OrderEntry> under(Description d) {
         Description node = find(tree, d);
-        if (node == null || (node.isTest() && (node.getMethodName() == null || !requested.containsKey(id(node))))) {
-            return new ArrayList<>(requested.values());
+        if (node == null || (node.isTest() && (node.getMethodName() == null || !waiting.containsKey(id(node))))) {
+            return requested;
         }
         Set<String> ids = new HashSet<>();
         for (Description leaf : Junit4Engine.leaves(node)) {
             ids.add(id(leaf));
         }
         List<OrderEntry> under = new ArrayList<>();
-        for (OrderEntry e : requested.values()) {
+        for (OrderEntry e : requested) {
             if (ids.contains(e.id)) {
                 under.add(e);
             }

@@ -1,5 +1,6 @@
 package dev.flaky.runner.jupiter;
 
+import dev.flaky.runner.Classes;
 import dev.flaky.runner.Engine;
 import dev.flaky.runner.Events;
 import dev.flaky.runner.Failure;
@@ -47,24 +48,38 @@ public final class JupiterEngine implements Engine {
         }
         TestPlan plan = launcher.discover(request(selectors).build());
         List<ListedTest> tests = new ArrayList<>();
+        ClassFixtures fixtures = new ClassFixtures();
         for (TestIdentifier root : plan.getRoots()) {
             for (TestIdentifier top : plan.getChildren(root)) {
                 String listedClass = Nodes.className(top);
-                collect(plan, top, listedClass != null ? listedClass : top.getDisplayName(), tests);
+                collect(plan, top, listedClass != null ? listedClass : top.getDisplayName(), fixtures, events, tests);
             }
         }
         return tests;
     }
 
-    private static void collect(TestPlan plan, TestIdentifier node, String listedClass, List<ListedTest> out) {
+    private static void collect(TestPlan plan, TestIdentifier node, String listedClass, ClassFixtures fixtures,
+                                Events events, List<ListedTest> out) {
         if (Nodes.isMethodLevel(node)) {
             String id = Nodes.methodId(node);
             int hash = id.indexOf('#');
-            out.add(new ListedTest(id.substring(0, hash), id.substring(hash + 1), "jupiter", listedClass));
+            String className = id.substring(0, hash);
+            out.add(new ListedTest(className, id.substring(hash + 1), "jupiter", listedClass,
+                    hasClassFixtures(className, fixtures, events)));
             return;
         }
         for (TestIdentifier child : plan.getChildren(node)) {
-            collect(plan, child, listedClass, out);
+            collect(plan, child, listedClass, fixtures, events, out);
+        }
+    }
+
+    /** Whether the class has class fixtures; true (unknown) when it cannot be inspected. */
+    private static boolean hasClassFixtures(String className, ClassFixtures fixtures, Events events) {
+        try {
+            return fixtures.of(Classes.load(className));
+        } catch (ClassNotFoundException | LinkageError | RuntimeException e) {
+            events.log("warn", "cannot inspect the class fixtures of " + className + ": " + e);
+            return true;
         }
     }
 

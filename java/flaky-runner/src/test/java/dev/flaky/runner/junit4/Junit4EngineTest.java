@@ -67,4 +67,18 @@ public class Junit4EngineTest {
         // JUnit 4.13 does not sort a @FixMethodOrder class: a, c fit its order; b must start again, then c fits.
         assertEquals(Arrays.asList(2, 2), sizes(Junit4Engine.segments(fixed, order)));
     }
+
+    @Test
+    public void keepsRepeatsInOneScopeAndSplitsOnlyWhereAFixedOrderGoesBack() {
+        Description fixed = Description.createSuiteDescription("p.F", Fixed.class.getAnnotation(FixMethodOrder.class));
+        Description free = Description.createSuiteDescription("p.F");
+        for (String m : new String[] {"a", "b", "c"}) {
+            fixed.addChild(Description.createTestDescription("p.F", m));
+            free.addChild(Description.createTestDescription("p.F", m));
+        }
+        List<OrderEntry> order = entries("p.F#a", "p.F#a", "p.F#c", "p.F#b", "p.F#b");
+        assertEquals(Arrays.asList(5), sizes(Junit4Engine.scopes(free, order)));
+        List<Integer> expected = Junit4Engine.SORTER_RESPECTS_FIX_METHOD_ORDER ? Arrays.asList(3, 2) : Arrays.asList(5);
+        assertEquals(expected, sizes(Junit4Engine.scopes(fixed, order)));
+    }
 }
