@@ -67,8 +67,11 @@ func detect(c *cli.Context) error {
 	for i, ti := range infos {
 		tests[i] = ti.ID
 	}
+	fixtures, unrepeatable := od.FixtureClasses(infos)
 	cfg := od.Config{
 		Tests:         tests,
+		Fixtures:      fixtures,
+		Unrepeatable:  unrepeatable,
 		Seed:          c.Int64("seed"),
 		Rounds:        c.Int("rounds"),
 		Budget:        c.Duration("budget"),

@@ -113,7 +113,8 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 	for i, ti := range infos {
 		tests[i] = ti.ID
 	}
-	res, err := od.Analyze(ctx, l, od.Config{Tests: tests, Seed: seed, Fixtures: od.FixtureClasses(infos)})
+	fixtures, unrepeatable := od.FixtureClasses(infos)
+	res, err := od.Analyze(ctx, l, od.Config{Tests: tests, Seed: seed, Fixtures: fixtures, Unrepeatable: unrepeatable})
 	if err != nil {
 		return f, err
 	}

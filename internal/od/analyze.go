@@ -63,6 +63,11 @@ type Config struct {
 	// only orders in which each of them runs in one class-fixture scope, as
 	// under Surefire, so that no finding rests on fixtures run twice.
 	Fixtures map[string]bool
+	// Unrepeatable names the classes with class-level fixtures whose
+	// framework cannot run a method twice in one class-fixture scope
+	// (Jupiter): no order repeats their methods, so their tests are not
+	// judged for non-idempotent outcomes.
+	Unrepeatable map[string]bool
 	// Seed drives every random choice; it is recorded in the coverage.
 	Seed int64
 	// Rounds is the number of exploration orders; 0 means as many as
@@ -327,7 +332,10 @@ func (a *analysis) analyse(ctx context.Context) error {
 	for _, cl := range clusters(cands) {
 		g.Go(func() error { return a.minimiseCluster(ctx, end, cl) })
 	}
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	return a.shareCleaners(ctx, end)
 }
 
 // analysable returns the tests minus the ones to skip and the ones that
@@ -368,8 +376,9 @@ func (a *analysis) detectionOrders() ([]plannedOrder, int) {
 		first[o.tests[0]] = true
 	}
 	var more []plannedOrder
-	if len(a.targets) > 0 {
-		more = append(more, twice(GenTwice, a.targets), twice(GenTwice+" reversed", reversed(a.targets)))
+	repeatable := slices.DeleteFunc(slices.Clone(a.targets), func(t string) bool { return a.cfg.Unrepeatable[ClassOf(t)] })
+	if len(repeatable) > 0 {
+		more = append(more, twice(GenTwice, repeatable), twice(GenTwice+" reversed", reversed(repeatable)))
 	}
 	for _, t := range a.targets {
 		if !first[t] {
@@ -448,8 +457,16 @@ const (
 	genMinimise = "minimise"
 )
 
-// record stores a run's outcomes and counts its coverage.
+// record stores a run's outcomes and counts its coverage. Outcomes after a
+// class with class-level fixtures ran them a second time are no evidence
+// (Surefire never does that) and are dropped.
 func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
+	if cut := a.infeasibleFrom(r); cut >= 0 {
+		a.logf("dropping the outcomes from position %d of a %s run: %s ran its class fixtures more than once", cut+1, o.label, ClassOf(r.Order[cut]))
+		trimmed := *r
+		trimmed.Order = r.Order[:cut]
+		r = &trimmed
+	}
 	outcomes := a.st.add(o.label, r)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -490,6 +507,32 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 			a.pairs[[2]int{x, y}] = true
 		}
 	}
+}
+
+// infeasibleFrom returns the position in r's order from which a class with
+// class-level fixtures ran them again, or -1: a second contiguous stretch of
+// the class, or a repeated method when the run reports more scopes for the
+// class than the order has stretches (the framework split it).
+func (a *analysis) infeasibleFrom(r *launcher.Result) int {
+	stretches := map[string]int{}
+	seen := map[string]map[string]bool{}
+	for i, t := range r.Order {
+		c := ClassOf(t)
+		if !a.s.fixtures[c] {
+			continue
+		}
+		if i == 0 || ClassOf(r.Order[i-1]) != c {
+			if stretches[c]++; stretches[c] > 1 {
+				return i
+			}
+			seen[c] = map[string]bool{}
+		}
+		if seen[c][t] && r.ClassScopes[c] > stretches[c] {
+			return i
+		}
+		seen[c][t] = true
+	}
+	return -1
 }
 
 // ensure runs each order until it has k outcomes for its last test.

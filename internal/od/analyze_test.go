@@ -375,3 +375,22 @@ func TestAnalyzeManyVictimsOfOnePolluter(t *testing.T) {
 	}
 	t.Logf("%d orders: %v", res.Coverage.Orders, res.Coverage.Generators)
 }
+
+func TestInfeasibleFrom(t *testing.T) {
+	a := &analysis{s: newSuite([]string{"a.C#1", "a.C#2", "a.D#1"}, map[string]bool{"a.C": true})}
+	for _, c := range []struct {
+		order  []string
+		scopes map[string]int
+		want   int
+	}{
+		{[]string{"a.C#1", "a.C#2", "a.D#1"}, map[string]int{"a.C": 1, "a.D": 1}, -1},
+		{[]string{"a.C#1", "a.D#1", "a.C#2"}, nil, 2},
+		{[]string{"a.D#1", "a.C#1", "a.C#1"}, map[string]int{"a.C": 1, "a.D": 1}, -1}, // repeated in one scope (JUnit 4)
+		{[]string{"a.D#1", "a.C#1", "a.C#1"}, map[string]int{"a.C": 2, "a.D": 1}, 2},  // the framework split it (Jupiter)
+		{[]string{"a.D#1", "a.D#1"}, map[string]int{"a.D": 2}, -1},                    // no class fixtures
+	} {
+		if got := a.infeasibleFrom(&launcher.Result{Order: c.order, ClassScopes: c.scopes}); got != c.want {
+			t.Errorf("infeasibleFrom(%v, %v) = %d, want %d", c.order, c.scopes, got, c.want)
+		}
+	}
+}

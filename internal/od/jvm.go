@@ -25,13 +25,20 @@ func FastStart(env launcher.Env) launcher.Env {
 }
 
 // FixtureClasses returns the classes of listed tests that have class-level
-// fixtures (Config.Fixtures).
-func FixtureClasses(tests []launcher.TestInfo) map[string]bool {
-	out := map[string]bool{}
+// fixtures (Config.Fixtures), and of those the ones whose framework cannot
+// run a method twice in one class-fixture scope (Config.Unrepeatable): only
+// flaky's JUnit 4 runner can.
+func FixtureClasses(tests []launcher.TestInfo) (fixtures, unrepeatable map[string]bool) {
+	fixtures, unrepeatable = map[string]bool{}, map[string]bool{}
 	for _, t := range tests {
-		if t.ClassFixtures {
-			out[ClassOf(t.ID)] = true
+		if !t.ClassFixtures {
+			continue
+		}
+		c := ClassOf(t.ID)
+		fixtures[c] = true
+		if t.Engine != "junit4" {
+			unrepeatable[c] = true
 		}
 	}
-	return out
+	return fixtures, unrepeatable
 }

@@ -508,3 +508,64 @@ func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g
 	}
 	return groups, nil
 }
+
+// shareCleaners tries, for every victim, the cleaners found for other
+// victims of the same polluter group that its own search did not find (the
+// searches ran at the same time, or another test in the searched list
+// masked the cleaner), one run each, and adds those that k runs confirm.
+func (a *analysis) shareCleaners(ctx context.Context, deadline time.Time) error {
+	a.mu.Lock()
+	var victims []*Finding
+	for _, byKind := range a.findings {
+		if f := byKind[report.ODVictim]; f != nil && !f.Incomplete {
+			victims = append(victims, f)
+		}
+	}
+	a.mu.Unlock()
+	slices.SortFunc(victims, func(x, y *Finding) int { return strings.Compare(x.Test, y.Test) })
+	type try struct {
+		f    *Finding
+		p, c []string
+	}
+	var tries []try
+	for _, f := range victims {
+		exclude := map[string]bool{f.Test: true}
+		for _, p := range f.Polluters {
+			for _, x := range p {
+				exclude[x] = true
+			}
+		}
+		for _, p := range f.Polluters {
+			a.mu.Lock()
+			known := slices.Clone(a.cleanerGroups[orderKey(p)])
+			a.mu.Unlock()
+			for _, c := range known {
+				if !overlaps(c, exclude) && !slices.ContainsFunc(f.Cleaners, func(h []string) bool { return slices.Equal(h, c) }) {
+					tries = append(tries, try{f, p, c})
+				}
+			}
+		}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, tr := range tries {
+		g.Go(func() error {
+			order := a.s.feasible(concat(tr.p, tr.c, []string{tr.f.Test}))
+			if err := a.ensure(gctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
+				return err
+			}
+			if !a.st.get(order).passes() {
+				return nil
+			}
+			if err := a.ensure(gctx, deadline, genConfirm, [][]string{order}, a.cfg.Confirmations); err != nil {
+				return err
+			}
+			if a.st.get(order).passes() {
+				a.mu.Lock()
+				tr.f.Cleaners = appendNew(tr.f.Cleaners, tr.c)
+				a.mu.Unlock()
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}

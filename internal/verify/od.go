@@ -38,8 +38,16 @@ func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRe
 		skip[f.Test] = true
 	}
 	original := append([]*launcher.Result{forkResult(rec)}, reruns...)
+	// Which classes have class fixtures: the analysis keeps each of them in one scope.
+	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: rec.TestClassesDirectory})
+	if err != nil {
+		return fmt.Errorf("order-dependence analysis: list the module's tests: %w", err)
+	}
+	fixtures, unrepeatable := od.FixtureClasses(infos)
 	out, err := od.Analyze(ctx, l, od.Config{
 		Tests:        rec.TestIDs(),
+		Fixtures:     fixtures,
+		Unrepeatable: unrepeatable,
 		Original:     original,
 		OriginalRuns: len(original),
 		Skip:         skip,
