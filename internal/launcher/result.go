@@ -83,9 +83,12 @@ type Result struct {
 	// the order they arrived (only when perturbation was enabled).
 	Perturbations []agent.Perturbation
 	Exit          Exit
-	TimedOut      bool   // the driver killed the JVM (run or test timeout)
-	Output        string // the JVM's stdout and stderr, head and tail when long
-	Duration      time.Duration
+	// TmpDir is the JVM's temporary directory when RunOptions.KeepTmp
+	// kept it; the caller removes it.
+	TmpDir   string
+	TimedOut bool   // the driver killed the JVM (run or test timeout)
+	Output   string // the JVM's stdout and stderr, head and tail when long
+	Duration time.Duration
 }
 
 // ending says why and how a run's JVM stopped; it is the input to assembler.finish.
