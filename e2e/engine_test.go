@@ -270,7 +270,7 @@ func surefireOutcome(o launcher.Outcome) surefire.Outcome {
 		return surefire.Pass
 	case launcher.Fail:
 		return surefire.Fail
-	case launcher.Skipped, launcher.Assumption:
+	case launcher.Skipped:
 		return surefire.Skipped
 	default:
 		return surefire.Error

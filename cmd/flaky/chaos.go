@@ -213,7 +213,7 @@ func runOrderChaos(c *cli.Context) (func(*mvn.TestSetup) ([]string, error), erro
 // writePerturbations prints the perturbed call sites each failed test hit.
 func writePerturbations(w io.Writer, r *launcher.Result) error {
 	for _, t := range r.Tests {
-		if t.Outcome == launcher.Pass || t.Outcome == launcher.Skipped || t.Outcome == launcher.Assumption || t.Outcome == launcher.NotRun {
+		if !t.Outcome.Failed() {
 			continue
 		}
 		class, _, _ := strings.Cut(t.Test, "#")

@@ -13,25 +13,17 @@ import (
 
 // jsonResult is one element of run-order --json.
 type jsonResult struct {
-	Test    string `json:"test"`
-	Outcome string `json:"outcome"`
-	TimeMs  int64  `json:"timeMs"`
-	Message string `json:"message"`
-}
-
-// cliOutcome maps launcher outcomes to the CLI's: assumption failures count as skipped.
-func cliOutcome(o launcher.Outcome) string {
-	if o == launcher.Assumption {
-		return string(launcher.Skipped)
-	}
-	return string(o)
+	Test    string           `json:"test"`
+	Outcome launcher.Outcome `json:"outcome"`
+	TimeMs  int64            `json:"timeMs"`
+	Message string           `json:"message"`
 }
 
 // writeJSON prints the results as a JSON array.
 func writeJSON(w io.Writer, r *launcher.Result) error {
 	out := make([]jsonResult, len(r.Tests))
 	for i, t := range r.Tests {
-		out[i] = jsonResult{Test: t.Test, Outcome: cliOutcome(t.Outcome), TimeMs: t.TimeMs, Message: t.Message}
+		out[i] = jsonResult{Test: t.Test, Outcome: t.Outcome, TimeMs: t.TimeMs, Message: t.Message}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -58,8 +50,8 @@ func writeText(w io.Writer, r *launcher.Result) error {
 		width = max(width, len(took[i]))
 	}
 	for i, t := range r.Tests {
-		fmt.Fprintf(w, "%-7s %*s  %s\n", strings.ToUpper(cliOutcome(t.Outcome)), width, took[i], t.Test)
-		if failed(t.Outcome) && t.Message != "" {
+		fmt.Fprintf(w, "%-7s %*s  %s\n", strings.ToUpper(string(t.Outcome)), width, took[i], t.Test)
+		if t.Outcome.Failed() && t.Message != "" {
 			fmt.Fprint(w, indent(t.Message, maxMessageLines))
 		}
 		if t.Outcome == launcher.Crash && t.Stack != "" {
@@ -71,15 +63,6 @@ func writeText(w io.Writer, r *launcher.Result) error {
 	}
 	_, err := fmt.Fprintln(w, summary(r))
 	return err
-}
-
-// failed reports whether an outcome is a failure whose message is worth showing.
-func failed(o launcher.Outcome) bool {
-	switch o {
-	case launcher.Fail, launcher.Error, launcher.Timeout, launcher.Crash:
-		return true
-	}
-	return false
 }
 
 // indent returns the first max lines of msg, each indented, with a note
@@ -106,15 +89,15 @@ func firstLine(s string) string {
 // and notes a JVM that was killed or ended early.
 func summary(r *launcher.Result) string {
 	words := []struct {
-		outcome string
+		outcome launcher.Outcome
 		word    string
 	}{
 		{"pass", "passed"}, {"fail", "failed"}, {"error", "errored"}, {"skipped", "skipped"},
 		{"timeout", "timed out"}, {"crash", "crashed"}, {"not-run", "not run"},
 	}
-	counts := map[string]int{}
+	counts := map[launcher.Outcome]int{}
 	for _, t := range r.Tests {
-		counts[cliOutcome(t.Outcome)]++
+		counts[t.Outcome]++
 	}
 	var parts []string
 	for _, w := range words {

@@ -40,10 +40,10 @@ func TestWriteText(t *testing.T) {
 				"4 tests: 2 passed, 1 failed, 1 not run (1.23s)\n",
 		},
 		{
-			name: "assumption is skipped, crash message multi-line",
+			name: "skipped, crash message multi-line",
 			result: launcher.Result{
 				Tests: []launcher.TestResult{
-					{Test: "a.B#c", Outcome: launcher.Assumption, TimeMs: 1, Message: "assumption failed"},
+					{Test: "a.B#c", Outcome: launcher.Skipped, TimeMs: 1, Message: "assumption failed"},
 					{Test: "a.B#d", Outcome: launcher.Crash, TimeMs: 7, Message: "the JVM died (exit status 1); output tail:\nOutOfMemoryError"},
 				},
 				Exit: launcher.Exit{Status: 1},
@@ -122,7 +122,7 @@ func TestIndentTruncates(t *testing.T) {
 func TestWriteJSON(t *testing.T) {
 	r := &launcher.Result{Tests: []launcher.TestResult{
 		{Test: "a.B#c", Outcome: launcher.Pass, TimeMs: 5},
-		{Test: "a.B#d", Outcome: launcher.Assumption, TimeMs: 1, Message: "nope <html> & co", Stack: "at x"},
+		{Test: "a.B#d", Outcome: launcher.Skipped, TimeMs: 1, Message: "nope <html> & co", Stack: "at x"},
 		{Test: "a.B#e", Outcome: launcher.Timeout, TimeMs: 3000, Message: "timed out"},
 		{Test: "a.B#f", Outcome: launcher.NotRun},
 	}}
@@ -153,7 +153,7 @@ func TestAllPassed(t *testing.T) {
 		outcomes []launcher.Outcome
 		want     bool
 	}{
-		{[]launcher.Outcome{launcher.Pass, launcher.Skipped, launcher.Assumption}, true},
+		{[]launcher.Outcome{launcher.Pass, launcher.Skipped}, true},
 		{[]launcher.Outcome{launcher.Pass, launcher.Fail}, false},
 		{[]launcher.Outcome{launcher.Error}, false},
 		{[]launcher.Outcome{launcher.Timeout}, false},

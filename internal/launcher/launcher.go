@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -48,6 +49,11 @@ type Options struct {
 	OutputLimit int
 	// Workers bounds the JVMs RunAll runs at once; 0 means runtime.NumCPU().
 	Workers int
+	// TmpDir is where each JVM gets its own temporary directory (its
+	// java.io.tmpdir and TMPDIR, unless the module's environment sets
+	// them), removed after the run; empty means the launcher's own
+	// temporary directory, which Close removes.
+	TmpDir string
 }
 
 // RunOptions tune one run of RunWith.
@@ -55,6 +61,9 @@ type RunOptions struct {
 	// AgentOptions are extra key=value agent options for this run's JVM,
 	// after port and token (see PROTOCOL.md); they must not contain commas.
 	AgentOptions []string
+	// KeepTmp keeps the JVM's temporary directory after the run (as
+	// evidence); Result.TmpDir names it and the caller removes it.
+	KeepTmp bool
 }
 
 // Job is one order for RunJobs and the options to run it with.
@@ -114,6 +123,12 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create launcher temp dir: %w", err)
 	}
+	if opts.TmpDir == "" {
+		opts.TmpDir = tmp
+	} else if err := os.MkdirAll(opts.TmpDir, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("create the test JVMs' temp dir: %w", err)
+	}
 	classpath := append(append([]string(nil), env.Classpath...), jars.Runner)
 	cpArgs, err := classpathArgs(classpath, major, tmp)
 	if err != nil {
@@ -165,6 +180,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		handle:       asm.handle,
 		deadline:     func() time.Time { return asm.deadline(l.opts.TestTimeout) },
 		agentOptions: opts.AgentOptions,
+		keepTmp:      opts.KeepTmp,
 	}
 	p, err := l.launch(ctx, []string{"run", "--order", f.Name()}, w)
 	if err != nil {
@@ -178,6 +194,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		ClassScopes:   asm.classScopes,
 		Perturbations: asm.perturbations,
 		Exit:          exit,
+		TmpDir:        p.tmpDir,
 		TimedOut:      p.killed != "",
 		Output:        p.output,
 		Duration:      p.end.Sub(p.start),
@@ -263,9 +280,13 @@ func checkAgentOptions(options []string) error {
 	return nil
 }
 
+// tmpdirProperty is the JVM's temporary directory property.
+const tmpdirProperty = "java.io.tmpdir"
+
 // command returns the java arguments for one runner invocation; agentOptions
-// follow port and token in the -javaagent option string.
-func (l *Launcher) command(port int, token string, agentOptions, mainArgs []string) []string {
+// follow port and token in the -javaagent option string, tmpDir is the JVM's
+// java.io.tmpdir unless the module sets its own.
+func (l *Launcher) command(port int, token string, agentOptions, mainArgs []string, tmpDir string) []string {
 	args := append([]string(nil), l.env.JVMArgs...)
 	keys := make([]string, 0, len(l.env.SysProps))
 	for k := range l.env.SysProps {
@@ -275,6 +296,9 @@ func (l *Launcher) command(port int, token string, agentOptions, mainArgs []stri
 	for _, k := range keys {
 		args = append(args, "-D"+k+"="+l.env.SysProps[k])
 	}
+	if !l.setsTmpdir() {
+		args = append(args, "-D"+tmpdirProperty+"="+tmpDir)
+	}
 	javaagent := fmt.Sprintf("-javaagent:%s=port=%d,token=%s", l.jars.Agent, port, token)
 	for _, o := range agentOptions {
 		javaagent += "," + o
@@ -283,6 +307,15 @@ func (l *Launcher) command(port int, token string, agentOptions, mainArgs []stri
 	args = append(args, l.cpArgs...)
 	args = append(args, runnerMain)
 	return append(args, mainArgs...)
+}
+
+// setsTmpdir reports whether the module's JVM arguments or system
+// properties set java.io.tmpdir themselves.
+func (l *Launcher) setsTmpdir() bool {
+	if _, ok := l.env.SysProps[tmpdirProperty]; ok {
+		return true
+	}
+	return slices.ContainsFunc(l.env.JVMArgs, func(a string) bool { return strings.HasPrefix(a, "-D"+tmpdirProperty+"=") })
 }
 
 // errNotConnected is wrapped by launch errors for a JVM that never said hello.

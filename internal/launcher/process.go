@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
@@ -26,6 +28,7 @@ type watch struct {
 	handle       func(m agent.Message, now time.Time) // every message but the hello
 	deadline     func() time.Time                     // when to kill for the test timeout; zero for never
 	agentOptions []string                             // extra agent options after port and token
+	keepTmp      bool                                 // keep the JVM's temporary directory
 }
 
 // launched is what launch saw of one JVM.
@@ -35,6 +38,7 @@ type launched struct {
 	status     int
 	signal     string
 	output     string
+	tmpDir     string // the JVM's temporary directory, when kept
 }
 
 // describe says how the JVM ended, for error messages.
@@ -52,7 +56,7 @@ func (p *launched) describe() string {
 // launch runs one runner invocation in a new JVM, feeds its messages to w,
 // kills the JVM's process group on timeouts, and returns once the JVM is
 // gone and its connection is drained. A JVM that never connects is an error.
-func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (*launched, error) {
+func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (_ *launched, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -62,9 +66,21 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (*la
 	}
 	defer run.Close()
 
-	cmd := exec.Command(l.env.Java, l.command(l.server.Port(), run.Token, w.agentOptions, mainArgs)...)
+	tmpDir, err := os.MkdirTemp(l.opts.TmpDir, "jvm-")
+	if err != nil {
+		return nil, fmt.Errorf("create the test JVM's temp dir: %w", err)
+	}
+	defer func() {
+		if !w.keepTmp || err != nil {
+			os.RemoveAll(tmpDir)
+		}
+	}()
+	cmd := exec.Command(l.env.Java, l.command(l.server.Port(), run.Token, w.agentOptions, mainArgs, tmpDir)...)
 	cmd.Dir = l.env.Dir
 	cmd.Env = append(os.Environ(), l.env.Env...)
+	if !slices.ContainsFunc(l.env.Env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }) {
+		cmd.Env = append(cmd.Env, "TMPDIR="+tmpDir)
+	}
 	ownProcessGroup(cmd)
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -73,6 +89,9 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (*la
 	defer pr.Close()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	p := &launched{start: time.Now()}
+	if w.keepTmp {
+		p.tmpDir = tmpDir
+	}
 	err = cmd.Start()
 	pw.Close()
 	if err != nil {

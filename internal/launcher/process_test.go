@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -35,8 +36,11 @@ func fakeJVM(scenario string, args []string) int {
 		fmt.Fprintln(os.Stderr, `openjdk version "17.0.15" 2025-04-15`)
 		return 0
 	}
-	var port, token, chaos, orderFile, mode string
+	var port, token, chaos, orderFile, mode, tmpdir string
 	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "-Djava.io.tmpdir="); ok {
+			tmpdir = v
+		}
 		if opts, ok := strings.CutPrefix(a, "-javaagent:"); ok {
 			_, opts, _ = strings.Cut(opts, "=")
 			for _, kv := range strings.Split(opts, ",") {
@@ -129,12 +133,23 @@ func fakeJVM(scenario string, args []string) int {
 				fmt.Printf("noise line %d\n", j)
 			}
 		}
-		outcome := "pass"
+		outcome, message := "pass", ""
+		if method == "tempfiles" {
+			// Like File.createTempFile, and a native tool using TMPDIR.
+			for j, dir := range []string{tmpdir, os.Getenv("TMPDIR")} {
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("t%d.tmp", j)), []byte("x"), 0o644); err != nil {
+					outcome, message = "error", err.Error()
+				}
+			}
+			if message == "" {
+				message = tmpdir + "\n" + os.Getenv("TMPDIR")
+			}
+		}
 		if method == "perturbed" && chaos != "" {
 			send(&agent.Perturbation{Test: test, Strategy: chaos, Group: "RANDOM", API: "java.util.Random#nextInt(int)", Class: className(test), Method: method, File: "A.java", Line: 7})
 			outcome = "fail"
 		}
-		send(&agent.TestEnd{Test: test, Index: i, Outcome: outcome, TimeMs: 1})
+		send(&agent.TestEnd{Test: test, Index: i, Outcome: outcome, TimeMs: 1, Message: message})
 	}
 	send(&agent.RunEnd{Count: len(order)})
 	conn.Close()
@@ -362,16 +377,47 @@ func TestCommand(t *testing.T) {
 		jars:   agent.Jars{Agent: "/c/flaky-agent.jar", Runner: "/c/flaky-runner.jar"},
 		cpArgs: []string{"-cp", "/p/test-classes:/c/flaky-runner.jar"},
 	}
-	got := l.command(4321, "tok", []string{"chaos=RANDOM_MAX+LOCALE", "chaos.seed=3"}, []string{"run", "--order", "/tmp/o.txt"})
+	got := l.command(4321, "tok", []string{"chaos=RANDOM_MAX+LOCALE", "chaos.seed=3"}, []string{"run", "--order", "/tmp/o.txt"}, "/r/jvm-1")
 	want := []string{
 		"-Xmx256m", "--add-opens=java.base/java.lang=ALL-UNNAMED",
-		"-Da=x y", "-Db=2",
+		"-Da=x y", "-Db=2", "-Djava.io.tmpdir=/r/jvm-1",
 		"-javaagent:/c/flaky-agent.jar=port=4321,token=tok,chaos=RANDOM_MAX+LOCALE,chaos.seed=3",
 		"-cp", "/p/test-classes:/c/flaky-runner.jar",
 		"dev.flaky.runner.Main", "run", "--order", "/tmp/o.txt",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("command:\n got %q\nwant %q", got, want)
+	}
+	l.env.SysProps["java.io.tmpdir"] = "/module/tmp"
+	if got := l.command(4321, "tok", nil, nil, "/r/jvm-1"); slices.Contains(got, "-Djava.io.tmpdir=/r/jvm-1") {
+		t.Errorf("overrides the module's java.io.tmpdir: %q", got)
+	}
+}
+
+// TestTempFilesRemoved checks that each JVM gets its own java.io.tmpdir and
+// TMPDIR under Options.TmpDir, removed after the run unless kept.
+func TestTempFilesRemoved(t *testing.T) {
+	root := t.TempDir()
+	l := fakeLauncher(t, "run", Options{TmpDir: root})
+	r, err := l.Run(context.Background(), []string{"p.A#tempfiles"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := strings.Split(r.Tests[0].Message, "\n")
+	if r.Tests[0].Outcome != Pass || len(dirs) != 2 || dirs[0] != dirs[1] || filepath.Dir(dirs[0]) != root {
+		t.Fatalf("the test wrote its temp files to %q (%s), want one directory under %s", dirs, r.Tests[0].Outcome, root)
+	}
+	if left, _ := os.ReadDir(root); len(left) != 0 || r.TmpDir != "" {
+		t.Errorf("left behind %v (TmpDir %q)", left, r.TmpDir)
+	}
+
+	r, err = l.RunWith(context.Background(), []string{"p.A#tempfiles"}, RunOptions{KeepTmp: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, _ := os.ReadDir(r.TmpDir)
+	if r.TmpDir != strings.Split(r.Tests[0].Message, "\n")[0] || len(kept) != 2 {
+		t.Errorf("kept %q with %d files, want the JVM's temp dir with its 2 files", r.TmpDir, len(kept))
 	}
 }
 

@@ -8,21 +8,45 @@ import (
 	"github.com/flakyhq/flaky/agent"
 )
 
-// Outcome is what happened to one test.
+// Outcome is what happened to one test. Its values are flaky's one
+// vocabulary of outcomes: the CLI, report.json evidence, the console and the
+// Surefire-format reports all use them (Surefire maps fail to <failure>,
+// error, timeout and crash to <error>, skipped to <skipped>).
 type Outcome string
 
-// Outcomes of a TestResult. The first five come from the runner; the driver
+// Outcomes of a TestResult. The first four come from the runner; the driver
 // decides the last three.
 const (
-	Pass       Outcome = "pass"
-	Fail       Outcome = "fail"       // an assertion failed
-	Error      Outcome = "error"      // any other throwable
-	Skipped    Outcome = "skipped"    // @Ignore, @Disabled
-	Assumption Outcome = "assumption" // an assumption failed
-	Timeout    Outcome = "timeout"    // flaky killed the JVM while the test ran
-	Crash      Outcome = "crash"      // the JVM ended while the test ran
-	NotRun     Outcome = "not-run"    // the test got no result
+	Pass    Outcome = "pass"
+	Fail    Outcome = "fail"    // an assertion failed
+	Error   Outcome = "error"   // any other throwable
+	Skipped Outcome = "skipped" // @Ignore, @Disabled, or an assumption failed
+	Timeout Outcome = "timeout" // flaky killed the JVM while the test ran
+	Crash   Outcome = "crash"   // the JVM ended while the test ran
+	NotRun  Outcome = "not-run" // the test got no result
 )
+
+// assumption is the runner's outcome for a failed assumption (see
+// agent/PROTOCOL.md), which flaky reports as skipped, as Surefire does.
+const assumption = "assumption"
+
+// ParseOutcome turns an outcome of the runner (a test-end event, a fork
+// record) into flaky's vocabulary: a failed assumption is skipped.
+func ParseOutcome(s string) Outcome {
+	if s == assumption {
+		return Skipped
+	}
+	return Outcome(s)
+}
+
+// Failed reports whether o is a failure: fail, error, timeout or crash.
+func (o Outcome) Failed() bool {
+	switch o {
+	case Fail, Error, Timeout, Crash:
+		return true
+	}
+	return false
+}
 
 // TestResult is the outcome of one test of a run.
 type TestResult struct {
@@ -59,7 +83,10 @@ type Result struct {
 	// the order they arrived (only when perturbation was enabled).
 	Perturbations []agent.Perturbation
 	Exit          Exit
-	TimedOut      bool // the driver killed the JVM (run or test timeout)
+	// TmpDir is the JVM's temporary directory when RunOptions.KeepTmp
+	// kept it; the caller removes it.
+	TmpDir   string
+	TimedOut bool // the driver killed the JVM (run or test timeout)
 	// Serial says the order ran alone, with no other JVM of the launcher
 	// running, because it holds tests that clashed over a resource; Clashed
 	// names the tests whose clash in a parallel run made it rerun so.
@@ -128,7 +155,7 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 		}
 		a.cover(m.Test, m.Index)
 		a.tests = append(a.tests, TestResult{
-			Test: m.Test, Outcome: Outcome(m.Outcome), TimeMs: m.TimeMs,
+			Test: m.Test, Outcome: ParseOutcome(m.Outcome), TimeMs: m.TimeMs,
 			FailureType: m.FailureType, Message: m.Message, Stack: m.Stack,
 		})
 		a.progress = now

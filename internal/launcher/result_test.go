@@ -318,6 +318,21 @@ func TestClassErrorsKept(t *testing.T) {
 	}
 }
 
+func TestParseOutcome(t *testing.T) {
+	for wire, want := range map[string]Outcome{
+		"pass": Pass, "fail": Fail, "error": Error, "skipped": Skipped, "assumption": Skipped,
+	} {
+		if got := ParseOutcome(wire); got != want {
+			t.Errorf("ParseOutcome(%q) = %q, want %q", wire, got, want)
+		}
+	}
+	for o, want := range map[Outcome]bool{Pass: false, Fail: true, Error: true, Skipped: false, Timeout: true, Crash: true, NotRun: false} {
+		if o.Failed() != want {
+			t.Errorf("%s.Failed() = %v", o, !want)
+		}
+	}
+}
+
 func TestClassScopesCounted(t *testing.T) {
 	a := newAssembler([]string{"p.A#a", "p.B#b", "p.A#c", "p.A#c"})
 	for _, m := range []agent.Message{

@@ -123,6 +123,7 @@ type Observation struct {
 	Order   []string // the order up to the finding's test
 	Pass    int
 	Fail    int
+	Failure launcher.Outcome // the first failure's outcome (fail, error, timeout, crash)
 	Message string
 }
 

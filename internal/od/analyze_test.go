@@ -293,7 +293,7 @@ func TestReportFindings(t *testing.T) {
 	dir := t.TempDir()
 	findings := []Finding{
 		{Test: "a.V#t", Kind: report.ODVictim, Polluters: [][]string{{"a.P#p"}}, FailingOrder: []string{"a.P#p", "a.V#t"}, PassingOrder: []string{"a.V#t"},
-			Evidence: []Observation{{Label: "confirm", Order: []string{"a.P#p", "a.V#t"}, Fail: 3, Message: "boom"}}},
+			Evidence: []Observation{{Label: "confirm", Order: []string{"a.P#p", "a.V#t"}, Fail: 3, Failure: launcher.Fail, Message: "boom"}}},
 		{Test: "a.N#t", Kind: report.NOD, FailingOrder: []string{"a.N#t"}, PassingOrder: []string{"a.N#t"}, Runs: 100, Fails: 40},
 	}
 	got, err := ReportFindings(findings, ReportOptions{OrderDir: filepath.Join(dir, "orders"), ModuleDir: "/p/core", Module: "core"})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kballard/go-shellquote"
 
+	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/surefire"
 )
@@ -59,14 +60,16 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 	return out, nil
 }
 
+// outcomeWord says what an observation's runs gave, in launcher's outcome
+// vocabulary: "pass", "error", or "pass 2, error 1".
 func outcomeWord(o Observation) string {
 	switch {
 	case o.Pass > 0 && o.Fail > 0:
-		return fmt.Sprintf("pass %d, fail %d", o.Pass, o.Fail)
+		return fmt.Sprintf("%s %d, %s %d", launcher.Pass, o.Pass, o.Failure, o.Fail)
 	case o.Fail > 0:
-		return "fail"
+		return string(o.Failure)
 	}
-	return "pass"
+	return string(launcher.Pass)
 }
 
 // reproduceOrder is the order a finding's reproduce commands run: its

@@ -80,7 +80,7 @@ func (a *analysis) evidence(f *Finding) []Observation {
 		if o.label != genConfirm && o.label != genMinimise {
 			label += ", first run by " + o.label
 		}
-		out = append(out, Observation{Label: label, Order: o.order, Pass: o.pass, Fail: o.fail, Message: o.message})
+		out = append(out, Observation{Label: label, Order: o.order, Pass: o.pass, Fail: o.fail, Failure: o.failure, Message: o.message})
 	}
 	if f.Kind == report.NOD {
 		add("same order", a.st.get(f.FailingOrder))

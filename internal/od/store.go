@@ -19,9 +19,10 @@ type node struct {
 	depth    int
 	children map[string]*node
 	tally
-	skipped int    // skipped, or an assumption failed
-	message string // the first failure message
-	label   string // the run that first covered this prefix
+	skipped int              // skipped, or an assumption failed
+	message string           // the first failure message
+	failure launcher.Outcome // the first failure's outcome
+	label   string           // the run that first covered this prefix
 }
 
 // order returns the prefix the node stands for, its test last.
@@ -49,11 +50,12 @@ type obs struct {
 	tally
 	skipped int
 	message string
+	failure launcher.Outcome
 	label   string
 }
 
 func (n *node) obs() obs {
-	return obs{order: n.order(), tally: n.tally, skipped: n.skipped, message: n.message, label: n.label}
+	return obs{order: n.order(), tally: n.tally, skipped: n.skipped, message: n.message, failure: n.failure, label: n.label}
 }
 
 // store caches the outcomes of every run in a trie of order prefixes. It
@@ -81,14 +83,14 @@ func (s *store) add(label string, r *launcher.Result) []positionResult {
 			n.label = label
 		}
 		switch outcomes[i].outcome {
-		case launcher.Skipped, launcher.Assumption:
+		case launcher.Skipped:
 			n.skipped++
 		case launcher.Pass:
 			n.pass++
 		case launcher.Fail, launcher.Error, launcher.Timeout, launcher.Crash:
 			n.fail++
-			if n.message == "" {
-				n.message = outcomes[i].message
+			if n.failure == "" {
+				n.message, n.failure = outcomes[i].message, outcomes[i].outcome
 			}
 		}
 	}
@@ -165,7 +167,7 @@ func severity(o launcher.Outcome) int {
 		return 3
 	case launcher.Pass:
 		return 2
-	case launcher.Skipped, launcher.Assumption:
+	case launcher.Skipped:
 		return 1
 	}
 	return 0

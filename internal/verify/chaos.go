@@ -70,7 +70,7 @@ func runChaos(ctx context.Context, cfg Config, l *launcher.Launcher, rec *surefi
 	}
 	out.Findings = slices.DeleteFunc(out.Findings, func(f chaos.Finding) bool {
 		return slices.ContainsFunc(rec.Tests, func(t surefire.ForkTest) bool {
-			return t.Test == f.Test && t.Outcome != "pass" && t.Outcome != "skipped" && t.Outcome != "assumption"
+			return t.Test == f.Test && launcher.ParseOutcome(t.Outcome).Failed()
 		})
 	})
 	findings, err := chaos.ReportFindings(out.Findings, chaos.ReportOptions{

@@ -84,7 +84,7 @@ func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRe
 func forkResult(rec *surefire.ForkRecord) *launcher.Result {
 	r := &launcher.Result{Order: rec.TestIDs()}
 	for _, t := range rec.Tests {
-		r.Tests = append(r.Tests, launcher.TestResult{Test: t.Test, Outcome: launcher.Outcome(t.Outcome), TimeMs: t.TimeMs, Message: t.Message})
+		r.Tests = append(r.Tests, launcher.TestResult{Test: t.Test, Outcome: launcher.ParseOutcome(t.Outcome), TimeMs: t.TimeMs, Message: t.Message})
 	}
 	return r
 }

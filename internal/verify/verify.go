@@ -54,7 +54,7 @@ type Result struct {
 // runOutcome is one test's outcome in one run.
 type runOutcome struct {
 	run     string
-	outcome string
+	outcome launcher.Outcome
 	message string
 	ftype   string
 	stack   string
@@ -108,7 +108,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			if _, seen := outcomes[t.Test]; !seen {
 				testOrder = append(testOrder, t.Test)
 			}
-			outcomes[t.Test] = append(outcomes[t.Test], runOutcome{run: "surefire", outcome: t.Outcome, message: t.Message})
+			outcomes[t.Test] = append(outcomes[t.Test], runOutcome{run: "surefire", outcome: launcher.ParseOutcome(t.Outcome), message: t.Message})
 		}
 		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcher.Options{Workers: cfg.Workers})
 		if err != nil {
@@ -126,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		for i, r := range results {
 			for _, t := range r.Tests {
 				outcomes[t.Test] = append(outcomes[t.Test], runOutcome{
-					run: fmt.Sprintf("rerun %d", i+1), outcome: string(t.Outcome),
+					run: fmt.Sprintf("rerun %d", i+1), outcome: t.Outcome,
 					message: t.Message, ftype: t.FailureType, stack: t.Stack,
 				})
 			}
@@ -215,11 +215,10 @@ func clearer(cfg Config, rep *report.Report, ran func(string) bool) func(gate.Ac
 func classify(test string, runs []runOutcome, orderFile string, cfg Config) (*report.Finding, *surefire.FlakyCase, bool) {
 	var passed, failed []runOutcome
 	for _, r := range runs {
-		switch r.outcome {
-		case "pass":
+		switch {
+		case r.outcome == launcher.Pass:
 			passed = append(passed, r)
-		case "skipped", "assumption", "not-run":
-		default:
+		case r.outcome.Failed():
 			failed = append(failed, r)
 		}
 	}
@@ -230,7 +229,7 @@ func classify(test string, runs []runOutcome, orderFile string, cfg Config) (*re
 	c := &surefire.FlakyCase{Class: class, Name: method}
 	problems := make([]surefire.Problem, len(failed))
 	for i, r := range failed {
-		problems[i] = surefire.Problem{Error: r.outcome != "fail", Message: r.message, Type: r.ftype, Stack: r.stack}
+		problems[i] = surefire.Problem{Error: r.outcome != launcher.Fail, Message: r.message, Type: r.ftype, Stack: r.stack}
 	}
 	if len(passed) == 0 {
 		c.Failed, c.Failure, c.Reruns = true, problems[0], problems[1:]
@@ -244,7 +243,7 @@ func classify(test string, runs []runOutcome, orderFile string, cfg Config) (*re
 		Reproduce: reproduce(cfg, orderFile),
 	}
 	for _, r := range runs {
-		f.Evidence = append(f.Evidence, report.Evidence{Run: r.run, OrderFile: orderFile, Outcome: r.outcome, Message: r.message})
+		f.Evidence = append(f.Evidence, report.Evidence{Run: r.run, OrderFile: orderFile, Outcome: string(r.outcome), Message: r.message})
 	}
 	return f, c, false
 }

@@ -6,13 +6,15 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/gate"
+	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/surefire"
 )
 
 func TestClassify(t *testing.T) {
 	cfg := Config{Root: "/p", ModuleDir: "/p/core"}
-	run := func(name, outcome string) runOutcome {
-		return runOutcome{run: name, outcome: outcome, message: outcome + " in " + name}
+	run := func(name string, outcome launcher.Outcome) runOutcome {
+		return runOutcome{run: name, outcome: outcome, message: string(outcome) + " in " + name}
 	}
 	tests := []struct {
 		name        string
@@ -41,6 +43,24 @@ func TestClassify(t *testing.T) {
 			}
 			if c != nil && len(c.Flaky) != tt.wantFlakes {
 				t.Errorf("flaky entries %d, want %d", len(c.Flaky), tt.wantFlakes)
+			}
+			// One vocabulary: evidence says the run's outcome; Surefire gets <failure> only for fail.
+			for i := 0; f != nil && i < len(f.Evidence); i++ {
+				if got, want := f.Evidence[i].Outcome, string(tt.runs[i].outcome); got != want {
+					t.Errorf("evidence %d outcome %q, want %q", i, got, want)
+				}
+			}
+			if c != nil {
+				problems := append(append([]surefire.Problem(nil), c.Flaky...), c.Reruns...)
+				if c.Failed {
+					problems = append(problems, c.Failure)
+				}
+				for _, p := range problems {
+					wantError := !strings.HasPrefix(p.Message, "fail ")
+					if p.Error != wantError {
+						t.Errorf("%q: Surefire error=%v, want %v", p.Message, p.Error, wantError)
+					}
+				}
 			}
 			if c != nil && (c.Class != "p.ATest" || c.Name != "m") {
 				t.Errorf("case names %s %s", c.Class, c.Name)
