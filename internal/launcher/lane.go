@@ -56,18 +56,6 @@ func (s *lanes) markSerial(tests []string) bool {
 	return added
 }
 
-// Serial returns the tests that run in the serial lane, sorted.
-func (l *Launcher) Serial() []string {
-	l.lanes.mu.Lock()
-	defer l.lanes.mu.Unlock()
-	out := make([]string, 0, len(l.lanes.serial))
-	for t := range l.lanes.serial {
-		out = append(out, t)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // RunWith executes order in one fresh JVM with opts. A run in which a test
 // failed over a resource clash (a port or file lock taken) while other JVMs
 // ran is not trusted: its tests join the serial lane and the order runs
