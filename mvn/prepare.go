@@ -26,6 +26,9 @@ type PrepareOptions struct {
 	Mvn string
 	// Log receives progress notes and warnings; nil discards them.
 	Log io.Writer
+	// Debug receives what only matters when looking into flaky's own
+	// behaviour (such as parent poms not read from disk); nil discards it.
+	Debug io.Writer
 }
 
 // TestSetup is what running a module's tests outside Maven needs.
@@ -48,16 +51,12 @@ type TestSetup struct {
 // Prepare reads moduleDir's pom, compiles the tests when target/test-classes
 // is missing or older than the sources, and resolves the test classpath.
 func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestSetup, error) {
-	logf := func(format string, args ...any) {
-		if opts.Log != nil {
-			fmt.Fprintf(opts.Log, "flaky: "+format+"\n", args...)
-		}
-	}
+	logf, debugf := printer(opts.Log), printer(opts.Debug)
 	dir, err := filepath.Abs(moduleDir)
 	if err != nil {
 		return nil, fmt.Errorf("resolve module dir: %w", err)
 	}
-	chain, err := loadPomChain(dir, logf)
+	chain, err := loadPomChain(dir, debugf)
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +82,16 @@ func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestS
 	}
 	setup.Classpath = append([]string{testClasses, classes}, deps...)
 	return setup, nil
+}
+
+// printer returns a printf to w of lines starting with "flaky: "; nil
+// discards them.
+func printer(w io.Writer) func(string, ...any) {
+	return func(format string, args ...any) {
+		if w != nil {
+			fmt.Fprintf(w, "flaky: "+format+"\n", args...)
+		}
+	}
 }
 
 // surefireSetup turns the chain's Surefire configuration into the patterns,
