@@ -100,6 +100,26 @@ func (s ProfileState) Status() ProfileStatus {
 	return status
 }
 
+// ProfileReaches says whether the module in moduleDir gets a flaky profile
+// from its own pom or a parent pom on disk.
+func ProfileReaches(moduleDir string) (bool, error) {
+	chain, err := loadPomChain(moduleDir, func(string, ...any) {})
+	if err != nil {
+		return false, err
+	}
+	for _, p := range chain {
+		if p.project.Profiles == nil {
+			continue
+		}
+		for _, pr := range *p.project.Profiles {
+			if str(pr.ID) == ProfileID {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
 // CheckProfile reports whether the poms of the project in dir that need the
 // flaky profile have the one InitProfile would write now.
 func CheckProfile(dir string, opts ProfileOptions) (ProfileState, error) {

@@ -106,6 +106,9 @@ func runChaos(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := withInitStep(findings, setup.ModuleDir, root); err != nil {
+		return err
+	}
 	path := filepath.Join(flakyDir, "report.json")
 	rep, err := report.Read(path)
 	switch {

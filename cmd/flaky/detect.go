@@ -101,6 +101,9 @@ func detect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := withInitStep(findings, setup.ModuleDir, root); err != nil {
+		return err
+	}
 	rep := &report.Report{
 		Module:   module,
 		Findings: findings,

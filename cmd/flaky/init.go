@@ -104,7 +104,11 @@ func runInit(c *cli.Context) error {
 // reaches names the modules a pom's profile reaches when it is not only
 // the pom's own module.
 func reaches(check mvn.ProfileCheck) string {
-	if len(check.Modules) == 1 && (check.Modules[0] == "." || filepath.Join(check.Modules[0], "pom.xml") == check.Pom) {
+	if len(check.Modules) == 0 {
+		return ""
+	}
+	own := string(filepath.Separator) + filepath.Join(check.Modules[0], "pom.xml")
+	if len(check.Modules) == 1 && (check.Modules[0] == "." || strings.HasSuffix(check.Pom, own)) {
 		return ""
 	}
 	return " (for modules " + strings.Join(check.Modules, ", ") + ")"
