@@ -33,7 +33,10 @@ type PrepareOptions struct {
 
 // TestSetup is what running a module's tests outside Maven needs.
 type TestSetup struct {
-	ModuleDir      string
+	ModuleDir string
+	// ReactorRoot is the directory of the topmost aggregator on disk whose
+	// <modules> lead to the module; ModuleDir when there is none.
+	ReactorRoot    string
 	TestClassesDir string
 	ClassesDir     string
 	// Classpath is test classes, classes, then the test-scope dependencies
@@ -71,8 +74,20 @@ func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestS
 	}
 	setup.ModuleDir, setup.ClassesDir, setup.TestClassesDir = dir, classes, testClasses
 
+	setup.ReactorRoot = reactorRoot(dir)
+
 	cache := filepath.Join(target, "flaky", "cache")
-	m := &maven{cmd: FindMaven(opts.Mvn, dir), dir: dir, log: logf}
+	m := &maven{cmd: FindMaven(opts.Mvn, setup.ReactorRoot), dir: setup.ReactorRoot, log: logf}
+	if setup.ReactorRoot != dir {
+		// Build from the reactor root, so sibling modules the module
+		// depends on are compiled and resolved from their target/classes
+		// instead of being looked up in a repository.
+		rel, err := filepath.Rel(setup.ReactorRoot, dir)
+		if err != nil {
+			return nil, fmt.Errorf("module path in the reactor: %w", err)
+		}
+		m.project = []string{"-pl", filepath.ToSlash(rel), "-am"}
+	}
 	deps, err := compileAndResolve(ctx, m, chain, cache, testClasses)
 	if err != nil {
 		return nil, err
@@ -151,9 +166,43 @@ func lateReplace(argLine string, props map[string]string, logf func(string, ...a
 	})
 }
 
+// reactorRoot walks up from moduleDir to the nearest directory above with
+// a pom.xml and, when that pom's <modules> (or a profile's) name the
+// directory it came from, goes on from there. It returns the last directory
+// reached: the root of the reactor that builds the module, or moduleDir.
+func reactorRoot(moduleDir string) string {
+	root := moduleDir
+	for up := filepath.Dir(root); up != filepath.Dir(up); up = filepath.Dir(up) {
+		if _, err := os.Stat(filepath.Join(up, "pom.xml")); err != nil {
+			continue
+		}
+		p, err := readPom(filepath.Join(up, "pom.xml"))
+		if err != nil {
+			return root
+		}
+		listed := false
+		for _, m := range moduleNames(p.project) {
+			dir := filepath.Join(up, m)
+			if strings.HasSuffix(m, ".xml") {
+				dir = filepath.Dir(dir)
+			}
+			listed = listed || dir == root
+		}
+		if !listed {
+			return root
+		}
+		root = up
+	}
+	return root
+}
+
 // compileAndResolve runs test-compile when needed and
 // dependency:build-classpath when the classpath of this pom is not cached,
-// in one Maven invocation, and returns the dependency classpath.
+// in one Maven invocation, and returns the dependency classpath. In a
+// reactor (m.project set) resolving always compiles too: Maven resolves a
+// sibling module from its target/classes only when it was compiled in the
+// same invocation; and a sibling whose sources changed since its classes
+// were built makes the module compile again.
 func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, testClasses string) ([]string, error) {
 	stamp := filepath.Join(cache, "test-compile.stamp")
 	compile, err := needsCompile(filepath.Dir(chain[0].path), testClasses, stamp)
@@ -163,9 +212,15 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, t
 	cpFile := filepath.Join(cache, "classpath-"+pomKey(chain)+".txt")
 	_, statErr := os.Stat(cpFile)
 	resolve := statErr != nil
+	if !compile && !resolve && len(m.project) > 0 {
+		if compile, err = siblingsChanged(cpFile, m.dir); err != nil {
+			return nil, err
+		}
+	}
 	if !compile && !resolve {
 		return readClasspath(cpFile)
 	}
+	compile = compile || len(m.project) > 0
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return nil, fmt.Errorf("create cache dir: %w", err)
 	}
@@ -194,6 +249,29 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, t
 	return readClasspath(cpFile)
 }
 
+// siblingsChanged says whether a directory of the cached classpath that
+// lies under root (a sibling module's target/classes) is older than that
+// module's sources.
+func siblingsChanged(cpFile, root string) (bool, error) {
+	entries, err := readClasspath(cpFile)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		if fi, err := os.Stat(e); err != nil || !fi.IsDir() || !within(root, e) {
+			continue
+		}
+		module := filepath.Dir(filepath.Dir(e)) // <module>/target/classes
+		if _, err := os.Stat(filepath.Join(module, "pom.xml")); err != nil {
+			continue
+		}
+		if changed, err := needsCompile(module, e, ""); err != nil || changed {
+			return changed, err
+		}
+	}
+	return false, nil
+}
+
 // removeStale deletes the files matching pattern in dir except keep:
 // classpaths cached for earlier versions of the pom.
 func removeStale(dir, pattern, keep string) {
@@ -207,13 +285,14 @@ func removeStale(dir, pattern, keep string) {
 
 // needsCompile reports whether the module's tests must be compiled: nothing
 // was compiled yet, or a file under src/ or the pom is newer than both the
-// newest compiled test file and flaky's last test-compile.
+// newest compiled test file and flaky's last test-compile (stamp; "" for
+// none).
 func needsCompile(moduleDir, testClasses, stamp string) (bool, error) {
 	built, err := newest(testClasses)
 	if err != nil {
 		return false, err
 	}
-	if fi, err := os.Stat(stamp); err == nil && fi.ModTime().After(built) {
+	if fi, err := os.Stat(stamp); stamp != "" && err == nil && fi.ModTime().After(built) {
 		built = fi.ModTime()
 	}
 	if built.IsZero() {
