@@ -49,6 +49,9 @@ type TestSetup struct {
 	ArgLine []string
 	// SysProps are Surefire's systemPropertyVariables plus basedir.
 	SysProps map[string]string
+	// RunOrder is Surefire's runOrder (its <runOrder>, else the
+	// surefire.runOrder property, else filesystem).
+	RunOrder string
 }
 
 // Prepare reads moduleDir's pom, compiles the tests when target/test-classes
@@ -129,6 +132,13 @@ func surefireSetup(chain []*pomFile, in *interpolator, logf func(string, ...any)
 			return nil, fmt.Errorf("split Surefire argLine %q: %w", argLine, err)
 		}
 		setup.ArgLine = args
+	}
+	setup.RunOrder = "filesystem"
+	if v, ok := in.props["surefire.runOrder"]; ok {
+		setup.RunOrder = in.expand(v)
+	}
+	if cfg.RunOrder != nil {
+		setup.RunOrder = in.expand(strings.TrimSpace(*cfg.RunOrder))
 	}
 	if spv := cfg.SystemPropertyVariables; spv != nil {
 		for k, v := range spv.Entries {

@@ -155,6 +155,7 @@ func TestPrepareCompilesAndCaches(t *testing.T) {
 			"/m2/junit-4.13.2.jar", "/m2/hamcrest-core-1.3.jar",
 		},
 		SysProps: map[string]string{"basedir": dir},
+		RunOrder: "filesystem",
 	}
 	if !reflect.DeepEqual(setup, want) {
 		t.Errorf("setup = %+v\nwant %+v", setup, want)
