@@ -139,6 +139,11 @@ func TestVerifyGatesReactor(t *testing.T) {
 	if !strings.Contains(out, "NEW") || !strings.Contains(out, flakyTest) {
 		t.Errorf("the build output does not name the new flaky test:\n%s", tail(out))
 	}
+	// The gate fails the build with flaky's short message, no stack trace.
+	if !strings.Contains(out, "[ERROR] flaky: the flaky gate failed: the [flaky] lines above name the tests") ||
+		strings.Contains(out, "ExecuteException") || strings.Contains(out, "Command execution failed") || strings.Contains(out, "\tat ") || strings.Contains(out, "    at ") {
+		t.Errorf("the gate's failure is not flaky's short message:\n%s", tail(out))
+	}
 	web, err := report.Read(filepath.Join(dir, "web", "target", "flaky", "report.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -16,8 +16,11 @@ const mavenTailLines = 40
 // maven runs Maven goals in a module directory.
 type maven struct {
 	cmd string // executable
-	dir string // module directory
-	log func(string, ...any)
+	dir string // where Maven runs: the module, or the root of its reactor
+	// project selects the module in a reactor (-pl MODULE -am); empty when
+	// Maven runs in the module itself.
+	project []string
+	log     func(string, ...any)
 }
 
 // FindMaven picks the Maven command: explicit, else a Maven wrapper in the
@@ -45,7 +48,7 @@ func FindMaven(explicit, moduleDir string) string {
 // run executes Maven in batch and quiet mode, without colours, with args;
 // a failure carries the tail of Maven's output.
 func (m *maven) run(ctx context.Context, args ...string) error {
-	args = append([]string{"-B", "-q", "-Dstyle.color=never"}, args...)
+	args = append(append([]string{"-B", "-q", "-Dstyle.color=never"}, m.project...), args...)
 	m.log("running %s %s", m.cmd, strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, m.cmd, args...)
 	cmd.Dir = m.dir

@@ -38,6 +38,7 @@ type surefireConfig struct {
 	Includes                *[]string         `xml:"includes>include"`
 	Excludes                *[]string         `xml:"excludes>exclude"`
 	ArgLine                 *string           `xml:"argLine"`
+	RunOrder                *string           `xml:"runOrder"`
 	SystemPropertyVariables *gopom.Properties `xml:"systemPropertyVariables"`
 }
 
@@ -255,6 +256,9 @@ func surefire(chain []*pomFile) surefireConfig {
 				}
 				if merged.ArgLine == nil {
 					merged.ArgLine = c.ArgLine
+				}
+				if merged.RunOrder == nil {
+					merged.RunOrder = c.RunOrder
 				}
 				if merged.SystemPropertyVariables == nil {
 					merged.SystemPropertyVariables = c.SystemPropertyVariables

@@ -26,11 +26,17 @@ type PrepareOptions struct {
 	Mvn string
 	// Log receives progress notes and warnings; nil discards them.
 	Log io.Writer
+	// Debug receives what only matters when looking into flaky's own
+	// behaviour (such as parent poms not read from disk); nil discards it.
+	Debug io.Writer
 }
 
 // TestSetup is what running a module's tests outside Maven needs.
 type TestSetup struct {
-	ModuleDir      string
+	ModuleDir string
+	// ReactorRoot is the directory of the topmost aggregator on disk whose
+	// <modules> lead to the module; ModuleDir when there is none.
+	ReactorRoot    string
 	TestClassesDir string
 	ClassesDir     string
 	// Classpath is test classes, classes, then the test-scope dependencies
@@ -43,21 +49,20 @@ type TestSetup struct {
 	ArgLine []string
 	// SysProps are Surefire's systemPropertyVariables plus basedir.
 	SysProps map[string]string
+	// RunOrder is Surefire's runOrder (its <runOrder>, else the
+	// surefire.runOrder property, else filesystem).
+	RunOrder string
 }
 
 // Prepare reads moduleDir's pom, compiles the tests when target/test-classes
 // is missing or older than the sources, and resolves the test classpath.
 func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestSetup, error) {
-	logf := func(format string, args ...any) {
-		if opts.Log != nil {
-			fmt.Fprintf(opts.Log, "flaky: "+format+"\n", args...)
-		}
-	}
+	logf, debugf := printer(opts.Log), printer(opts.Debug)
 	dir, err := filepath.Abs(moduleDir)
 	if err != nil {
 		return nil, fmt.Errorf("resolve module dir: %w", err)
 	}
-	chain, err := loadPomChain(dir, logf)
+	chain, err := loadPomChain(dir, debugf)
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +77,20 @@ func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestS
 	}
 	setup.ModuleDir, setup.ClassesDir, setup.TestClassesDir = dir, classes, testClasses
 
+	setup.ReactorRoot = reactorRoot(dir)
+
 	cache := filepath.Join(target, "flaky", "cache")
-	m := &maven{cmd: FindMaven(opts.Mvn, dir), dir: dir, log: logf}
+	m := &maven{cmd: FindMaven(opts.Mvn, setup.ReactorRoot), dir: setup.ReactorRoot, log: logf}
+	if setup.ReactorRoot != dir {
+		// Build from the reactor root, so sibling modules the module
+		// depends on are compiled and resolved from their target/classes
+		// instead of being looked up in a repository.
+		rel, err := filepath.Rel(setup.ReactorRoot, dir)
+		if err != nil {
+			return nil, fmt.Errorf("module path in the reactor: %w", err)
+		}
+		m.project = []string{"-pl", filepath.ToSlash(rel), "-am"}
+	}
 	deps, err := compileAndResolve(ctx, m, chain, cache, testClasses)
 	if err != nil {
 		return nil, err
@@ -83,6 +100,16 @@ func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestS
 	}
 	setup.Classpath = append([]string{testClasses, classes}, deps...)
 	return setup, nil
+}
+
+// printer returns a printf to w of lines starting with "flaky: "; nil
+// discards them.
+func printer(w io.Writer) func(string, ...any) {
+	return func(format string, args ...any) {
+		if w != nil {
+			fmt.Fprintf(w, "flaky: "+format+"\n", args...)
+		}
+	}
 }
 
 // surefireSetup turns the chain's Surefire configuration into the patterns,
@@ -105,6 +132,13 @@ func surefireSetup(chain []*pomFile, in *interpolator, logf func(string, ...any)
 			return nil, fmt.Errorf("split Surefire argLine %q: %w", argLine, err)
 		}
 		setup.ArgLine = args
+	}
+	setup.RunOrder = "filesystem"
+	if v, ok := in.props["surefire.runOrder"]; ok {
+		setup.RunOrder = in.expand(v)
+	}
+	if cfg.RunOrder != nil {
+		setup.RunOrder = in.expand(strings.TrimSpace(*cfg.RunOrder))
 	}
 	if spv := cfg.SystemPropertyVariables; spv != nil {
 		for k, v := range spv.Entries {
@@ -142,9 +176,43 @@ func lateReplace(argLine string, props map[string]string, logf func(string, ...a
 	})
 }
 
+// reactorRoot walks up from moduleDir to the nearest directory above with
+// a pom.xml and, when that pom's <modules> (or a profile's) name the
+// directory it came from, goes on from there. It returns the last directory
+// reached: the root of the reactor that builds the module, or moduleDir.
+func reactorRoot(moduleDir string) string {
+	root := moduleDir
+	for up := filepath.Dir(root); up != filepath.Dir(up); up = filepath.Dir(up) {
+		if _, err := os.Stat(filepath.Join(up, "pom.xml")); err != nil {
+			continue
+		}
+		p, err := readPom(filepath.Join(up, "pom.xml"))
+		if err != nil {
+			return root
+		}
+		listed := false
+		for _, m := range moduleNames(p.project) {
+			dir := filepath.Join(up, m)
+			if strings.HasSuffix(m, ".xml") {
+				dir = filepath.Dir(dir)
+			}
+			listed = listed || dir == root
+		}
+		if !listed {
+			return root
+		}
+		root = up
+	}
+	return root
+}
+
 // compileAndResolve runs test-compile when needed and
 // dependency:build-classpath when the classpath of this pom is not cached,
-// in one Maven invocation, and returns the dependency classpath.
+// in one Maven invocation, and returns the dependency classpath. In a
+// reactor (m.project set) resolving always compiles too: Maven resolves a
+// sibling module from its target/classes only when it was compiled in the
+// same invocation; and a sibling whose sources changed since its classes
+// were built makes the module compile again.
 func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, testClasses string) ([]string, error) {
 	stamp := filepath.Join(cache, "test-compile.stamp")
 	compile, err := needsCompile(filepath.Dir(chain[0].path), testClasses, stamp)
@@ -154,9 +222,15 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, t
 	cpFile := filepath.Join(cache, "classpath-"+pomKey(chain)+".txt")
 	_, statErr := os.Stat(cpFile)
 	resolve := statErr != nil
+	if !compile && !resolve && len(m.project) > 0 {
+		if compile, err = siblingsChanged(cpFile, m.dir); err != nil {
+			return nil, err
+		}
+	}
 	if !compile && !resolve {
 		return readClasspath(cpFile)
 	}
+	compile = compile || len(m.project) > 0
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return nil, fmt.Errorf("create cache dir: %w", err)
 	}
@@ -185,6 +259,29 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, t
 	return readClasspath(cpFile)
 }
 
+// siblingsChanged says whether a directory of the cached classpath that
+// lies under root (a sibling module's target/classes) is older than that
+// module's sources.
+func siblingsChanged(cpFile, root string) (bool, error) {
+	entries, err := readClasspath(cpFile)
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		if fi, err := os.Stat(e); err != nil || !fi.IsDir() || !within(root, e) {
+			continue
+		}
+		module := filepath.Dir(filepath.Dir(e)) // <module>/target/classes
+		if _, err := os.Stat(filepath.Join(module, "pom.xml")); err != nil {
+			continue
+		}
+		if changed, err := needsCompile(module, e, ""); err != nil || changed {
+			return changed, err
+		}
+	}
+	return false, nil
+}
+
 // removeStale deletes the files matching pattern in dir except keep:
 // classpaths cached for earlier versions of the pom.
 func removeStale(dir, pattern, keep string) {
@@ -198,13 +295,14 @@ func removeStale(dir, pattern, keep string) {
 
 // needsCompile reports whether the module's tests must be compiled: nothing
 // was compiled yet, or a file under src/ or the pom is newer than both the
-// newest compiled test file and flaky's last test-compile.
+// newest compiled test file and flaky's last test-compile (stamp; "" for
+// none).
 func needsCompile(moduleDir, testClasses, stamp string) (bool, error) {
 	built, err := newest(testClasses)
 	if err != nil {
 		return false, err
 	}
-	if fi, err := os.Stat(stamp); err == nil && fi.ModTime().After(built) {
+	if fi, err := os.Stat(stamp); stamp != "" && err == nil && fi.ModTime().After(built) {
 		built = fi.ModTime()
 	}
 	if built.IsZero() {

@@ -67,6 +67,65 @@ func (f *fakeMvn) calls(t *testing.T) []string {
 const simplePom = `<project><modelVersion>4.0.0</modelVersion>
   <groupId>g</groupId><artifactId>a</artifactId><version>1</version></project>`
 
+// TestPrepareInReactor prepares a module that depends on a sibling: Maven
+// runs in the reactor root on the module and what it depends on, and
+// compiles again when the sibling's sources change.
+func TestPrepareInReactor(t *testing.T) {
+	root := t.TempDir()
+	module := func(name, deps string) string {
+		return "<project><modelVersion>4.0.0</modelVersion><parent><groupId>g</groupId><artifactId>root</artifactId><version>1</version></parent>" +
+			"<artifactId>" + name + "</artifactId>" + deps + "</project>"
+	}
+	writeFiles(t, root, map[string]string{
+		"pom.xml": "<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId><artifactId>root</artifactId><version>1</version>" +
+			"<packaging>pom</packaging><modules><module>core</module><module>apps/service</module></modules></project>",
+		"core/pom.xml":                               module("core", ""),
+		"core/src/main/java/p/Core.java":             "class Core {}",
+		"core/target/classes/p/Core.class":           "",
+		"apps/service/pom.xml":                       module("service", "<dependencies><dependency><groupId>g</groupId><artifactId>core</artifactId><version>1</version></dependency></dependencies>"),
+		"apps/service/src/test/java/p/ATest.java":    "class ATest {}",
+		"apps/service/target/test-classes/p/A.class": "",
+	})
+	service := filepath.Join(root, "apps", "service")
+	coreClasses := filepath.Join(root, "core", "target", "classes")
+	built := time.Now().Add(time.Second) // the sibling was compiled after its last edit
+	if err := os.Chtimes(filepath.Join(coreClasses, "p", "Core.class"), built, built); err != nil {
+		t.Fatal(err)
+	}
+	fake := newFakeMvn(t, coreClasses+":/m2/junit-4.13.2.jar")
+	prepare := func() *TestSetup {
+		t.Helper()
+		s, err := Prepare(context.Background(), service, PrepareOptions{Mvn: fake.path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	setup := prepare()
+	if setup.ReactorRoot != root {
+		t.Errorf("reactor root %s, want %s", setup.ReactorRoot, root)
+	}
+	calls := fake.calls(t)
+	if len(calls) != 1 || !strings.HasPrefix(calls[0], "-B -q -Dstyle.color=never -pl apps/service -am test-compile dependency:build-classpath ") {
+		t.Fatalf("Maven ran %q, want test-compile and build-classpath of -pl apps/service -am", calls)
+	}
+	if got := setup.Classpath[2:]; !reflect.DeepEqual(got, []string{coreClasses, "/m2/junit-4.13.2.jar"}) {
+		t.Errorf("classpath %q", got)
+	}
+	prepare()
+	if calls := fake.calls(t); calls != nil {
+		t.Errorf("nothing changed, yet Maven ran %q", calls)
+	}
+	later := built.Add(2 * time.Second)
+	if err := os.Chtimes(filepath.Join(root, "core/src/main/java/p/Core.java"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	prepare()
+	if calls := fake.calls(t); len(calls) != 1 || calls[0] != "-B -q -Dstyle.color=never -pl apps/service -am test-compile" {
+		t.Errorf("after a change in the sibling Maven ran %q, want test-compile of -pl apps/service -am", calls)
+	}
+}
+
 func TestPrepareCompilesAndCaches(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{
@@ -88,6 +147,7 @@ func TestPrepareCompilesAndCaches(t *testing.T) {
 	setup := prepare()
 	want := &TestSetup{
 		ModuleDir:      dir,
+		ReactorRoot:    dir,
 		TestClassesDir: filepath.Join(dir, "target/test-classes"),
 		ClassesDir:     filepath.Join(dir, "target/classes"),
 		Classpath: []string{
@@ -95,6 +155,7 @@ func TestPrepareCompilesAndCaches(t *testing.T) {
 			"/m2/junit-4.13.2.jar", "/m2/hamcrest-core-1.3.jar",
 		},
 		SysProps: map[string]string{"basedir": dir},
+		RunOrder: "filesystem",
 	}
 	if !reflect.DeepEqual(setup, want) {
 		t.Errorf("setup = %+v\nwant %+v", setup, want)

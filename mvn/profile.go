@@ -12,12 +12,17 @@ import (
 	"strings"
 )
 
+// GateFile is the file, relative to a module's build directory, that
+// `flaky verify` writes when the module fails the gate; the flaky profile
+// fails the build on it with a short message.
+const GateFile = "flaky/gate-failed"
+
 // ProfileID is the id of the Maven profile `flaky init` adds.
 const ProfileID = "flaky"
 
 // profileFormat is the flaky.profile property: the version of the profile's
 // layout, raised when the layout changes.
-const profileFormat = "2"
+const profileFormat = "3"
 
 // ErrPlatformVersionUnknown means the project uses the JUnit Platform but its
 // version cannot be told from the poms on disk; ProfileOptions.JUnitPlatformVersion
@@ -36,6 +41,10 @@ type ProfileOptions struct {
 	JUnitPlatformVersion string
 	// Log receives warnings about the project; nil discards them.
 	Log io.Writer
+	// LocalRepo is the local Maven repository, where parent poms that are
+	// not on disk are looked up; "" means the one of ~/.m2/settings.xml,
+	// else ~/.m2/repository.
+	LocalRepo string
 }
 
 // ProfileStatus says how a pom's flaky profile compares with what
@@ -61,85 +70,263 @@ func (s ProfileStatus) String() string {
 	return "ProfileStatus(" + strconv.Itoa(int(s)) + ")"
 }
 
-// ProfileCheck describes the flaky profile of a project's root pom.
+// ProfileCheck describes the flaky profile of one pom it belongs in.
 type ProfileCheck struct {
-	Pom    string        // the root pom.xml
+	Pom    string        // the pom.xml
 	Status ProfileStatus // before any change
 	// WrittenBy is the flaky.version of the profile found, if any.
 	WrittenBy string
+	// Modules are the directories, relative to the project root, of the
+	// modules that get the profile from this pom ("." for the root).
+	Modules []string
+	// Note says what the profile does beyond the usual, such as pinning
+	// the Surefire version; "" if nothing.
+	Note string
 }
 
-// CheckProfile reports whether dir's pom.xml has the flaky profile that
-// InitProfile would write now.
-func CheckProfile(dir string, opts ProfileOptions) (ProfileCheck, error) {
-	p, err := openPom(dir)
-	if err != nil {
-		return ProfileCheck{}, err
-	}
-	spec, err := profileFor(p, opts)
-	if err != nil {
-		return ProfileCheck{}, err
-	}
-	check, _ := p.check(spec)
-	return check, nil
+// ProfileState is the flaky profile in every pom of a project it belongs
+// in: the poms the reactor's modules inherit from (see InitProfile).
+type ProfileState struct {
+	Poms []ProfileCheck
 }
 
-// InitProfile adds the flaky profile to dir's pom.xml (into its <profiles>,
-// after the last profile, or in a new <profiles> at the end of <project>), or
-// rewrites a stale flaky profile in place. Everything else in the file stays
-// byte for byte; the indentation and line endings of the file are used. It
-// returns the status found before; a current profile is left alone.
-func InitProfile(dir string, opts ProfileOptions) (ProfileCheck, error) {
-	p, err := openPom(dir)
-	if err != nil {
-		return ProfileCheck{}, err
+// Status is absent when the profile is absent from a pom it belongs in,
+// else stale when one has a stale profile, else current.
+func (s ProfileState) Status() ProfileStatus {
+	status := ProfileCurrent
+	for _, p := range s.Poms {
+		status = min(status, p.Status)
 	}
-	spec, err := profileFor(p, opts)
-	if err != nil {
-		return ProfileCheck{}, err
-	}
-	check, want := p.check(spec)
-	if check.Status == ProfileCurrent {
-		return check, nil
-	}
-	updated, err := p.withProfile(want)
-	if err != nil {
-		return ProfileCheck{}, err
-	}
-	// The edit must give a pom that parses and has exactly this profile.
-	q := &pomDoc{path: p.path, content: updated}
-	if q.root, err = parseTree(updated); err != nil {
-		return ProfileCheck{}, fmt.Errorf("internal error: the edited %s does not parse: %w", p.path, err)
-	}
-	if again, _ := q.check(spec); again.Status != ProfileCurrent {
-		return ProfileCheck{}, fmt.Errorf("internal error: the edited %s lacks the profile", p.path)
-	}
-	return check, writePom(p.path, p.content, updated)
+	return status
 }
 
-// RemoveProfile takes the flaky profile out of dir's pom.xml together with
+// ProfileReaches says whether the module in moduleDir gets a flaky profile
+// from its own pom or a parent pom on disk.
+func ProfileReaches(moduleDir string) (bool, error) {
+	chain, err := loadPomChain(moduleDir, func(string, ...any) {})
+	if err != nil {
+		return false, err
+	}
+	for _, p := range chain {
+		if p.project.Profiles == nil {
+			continue
+		}
+		for _, pr := range *p.project.Profiles {
+			if str(pr.ID) == ProfileID {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// CheckProfile reports whether the poms of the project in dir that need the
+// flaky profile have the one InitProfile would write now.
+func CheckProfile(dir string, opts ProfileOptions) (ProfileState, error) {
+	plans, err := planProfiles(dir, opts)
+	if err != nil {
+		return ProfileState{}, err
+	}
+	var state ProfileState
+	for _, pl := range plans {
+		state.Poms = append(state.Poms, pl.check)
+	}
+	return state, nil
+}
+
+// InitProfile adds the flaky profile to the poms of the project in dir that
+// the reactor's modules inherit it from: for each module that builds code,
+// the topmost pom of its parent chain under dir (the root pom when the
+// modules inherit from it; a module's own pom when its parent is elsewhere).
+// In each, the profile goes into <profiles>, after the last profile, or in a
+// new <profiles> at the end of <project>; a stale flaky profile is
+// rewritten in place. Everything else in the file stays byte for byte; the
+// indentation and line endings of the file are used. It returns the state
+// found before; current profiles are left alone. No pom is written unless
+// every one can be.
+func InitProfile(dir string, opts ProfileOptions) (ProfileState, error) {
+	plans, err := planProfiles(dir, opts)
+	if err != nil {
+		return ProfileState{}, err
+	}
+	var state ProfileState
+	updates := map[*pomDoc][]byte{}
+	for _, pl := range plans {
+		state.Poms = append(state.Poms, pl.check)
+		if pl.check.Status == ProfileCurrent {
+			continue
+		}
+		updated, err := pl.doc.withProfile(pl.text)
+		if err != nil {
+			return ProfileState{}, err
+		}
+		// The edit must give a pom that parses and has exactly this profile.
+		q := &pomDoc{path: pl.doc.path, content: updated}
+		if q.root, err = parseTree(updated); err != nil {
+			return ProfileState{}, fmt.Errorf("internal error: the edited %s does not parse: %w", pl.doc.path, err)
+		}
+		if again, _ := q.check(pl.spec); again.Status != ProfileCurrent {
+			return ProfileState{}, fmt.Errorf("internal error: the edited %s lacks the profile", pl.doc.path)
+		}
+		updates[pl.doc] = updated
+	}
+	for _, pl := range plans {
+		if updated, ok := updates[pl.doc]; ok {
+			if err := writePom(pl.doc.path, pl.doc.content, updated); err != nil {
+				return ProfileState{}, err
+			}
+		}
+	}
+	return state, nil
+}
+
+// RemoveProfile takes the flaky profile out of the project's poms (the root
+// pom, the poms of its modules and their parents under dir) together with
 // its line, and the <profiles> element too when nothing else is left in it,
-// so a pom InitProfile changed gets its bytes back. It returns the pom's
-// path and whether there was a profile to remove.
-func RemoveProfile(dir string) (pom string, removed bool, err error) {
-	p, err := openPom(dir)
+// so a pom InitProfile changed gets its bytes back. It returns the poms it
+// changed.
+func RemoveProfile(dir string) ([]string, error) {
+	root, err := openPom(dir)
 	if err != nil {
-		return "", false, err
+		return nil, err
 	}
+	docs := []*pomDoc{root}
+	if r, err := readReactor(filepath.Dir(root.path), func(string, ...any) {}); err == nil {
+		seen := map[string]bool{root.path: true}
+		for _, chain := range r.modules {
+			for _, p := range chain {
+				if seen[p.path] || !within(filepath.Dir(root.path), p.path) {
+					continue
+				}
+				seen[p.path] = true
+				d, err := openPom(filepath.Dir(p.path))
+				if err != nil {
+					return nil, err
+				}
+				docs = append(docs, d)
+			}
+		}
+	}
+	var removed []string
+	for _, p := range docs {
+		ok, err := p.removeProfile()
+		if err != nil {
+			return removed, err
+		}
+		if ok {
+			removed = append(removed, p.path)
+		}
+	}
+	return removed, nil
+}
+
+// removeProfile takes the flaky profile out of p's file, if it has one.
+func (p *pomDoc) removeProfile() (bool, error) {
 	profiles, profile := p.flakyProfile()
 	if profile == nil {
-		return p.path, false, nil
+		return false, nil
 	}
 	updated := splice(p.content, cutStart(p.content, profile), profile.end, nil)
 	root, err := parseTree(updated)
 	if err != nil {
-		return "", false, fmt.Errorf("internal error: %s does not parse without the profile: %w", p.path, err)
+		return false, fmt.Errorf("internal error: %s does not parse without the profile: %w", p.path, err)
 	}
 	if profiles = root.child("profiles"); profiles != nil && len(profiles.children) == 0 &&
 		len(bytes.TrimFunc(updated[profiles.innerStart:profiles.innerEnd], isXMLSpaceRune)) == 0 {
 		updated = splice(updated, cutStart(updated, profiles), profiles.end, nil)
 	}
-	return p.path, true, writePom(p.path, p.content, updated)
+	return true, writePom(p.path, p.content, updated)
+}
+
+// profilePlan is the profile one pom gets.
+type profilePlan struct {
+	doc   *pomDoc
+	spec  profileSpec
+	check ProfileCheck
+	text  []byte // the profile to write where it belongs
+}
+
+// planProfiles works out which poms of the project in dir get the flaky
+// profile, and what each profile says.
+func planProfiles(dir string, opts ProfileOptions) ([]profilePlan, error) {
+	if opts.Version == "" {
+		return nil, errors.New("no flaky version for the profile")
+	}
+	rootDoc, err := openPom(dir)
+	if err != nil {
+		return nil, err
+	}
+	logf := func(format string, args ...any) {
+		if opts.Log != nil {
+			fmt.Fprintf(opts.Log, "flaky: warning: "+format+"\n", args...)
+		}
+	}
+	rootDir := filepath.Dir(rootDoc.path)
+	r, err := readReactor(rootDir, logf)
+	if err != nil {
+		return nil, err
+	}
+	platform, err := platformFor(r, rootDoc, opts)
+	if err != nil {
+		return nil, err
+	}
+	repo := opts.LocalRepo
+	if repo == "" {
+		repo = localRepository()
+	}
+	var plans []profilePlan
+	for _, t := range profileTargets(r) {
+		doc := rootDoc
+		if t.pom != rootDoc.path {
+			if doc, err = openPom(filepath.Dir(t.pom)); err != nil {
+				return nil, err
+			}
+		}
+		chain, err := loadPomChain(filepath.Dir(doc.path), func(string, ...any) {})
+		if err != nil {
+			return nil, err
+		}
+		pin, note, err := t.surefirePin(repo, rootDir)
+		if err != nil {
+			return nil, err
+		}
+		spec := profileSpec{
+			version:         opts.Version,
+			platformVersion: platform,
+			argLine:         rootArgLine(doc),
+			argLineProperty: !argLineProperty(chain),
+		}
+		if pin {
+			spec.surefireVersion = PinnedSurefire
+		}
+		check, text := doc.check(spec)
+		check.Note = note
+		for _, m := range t.modules {
+			check.Modules = append(check.Modules, relPath(rootDir, filepath.Dir(m[0].path)))
+		}
+		plans = append(plans, profilePlan{doc: doc, spec: spec, check: check, text: text})
+	}
+	r.warn(logf)
+	return plans, nil
+}
+
+// platformFor is the JUnit Platform version the profiles name: the option,
+// else the one the poms give, else the one an earlier init was told (kept in
+// the root pom's profile); "" when the project does not use the platform.
+func platformFor(r *reactor, root *pomDoc, opts ProfileOptions) (string, error) {
+	switch uses, version := r.junitPlatform(); {
+	case opts.JUnitPlatformVersion != "":
+		return opts.JUnitPlatformVersion, nil
+	case !uses:
+		return "", nil
+	case version != "":
+		return version, nil
+	}
+	_, profile := root.flakyProfile()
+	if v := profile.path("properties").value("flaky.junit.platform.version"); v != "" {
+		return v, nil
+	}
+	return "", ErrPlatformVersionUnknown
 }
 
 // pomDoc is a root pom read for editing.
@@ -246,6 +433,7 @@ type profileSpec struct {
 	platformVersion string // flaky.junit.platform.version; "" when the JUnit Platform is not used
 	argLine         string // Surefire's argLine before the agent, as XML text
 	argLineProperty bool   // whether the profile defines an empty argLine property
+	surefireVersion string // the maven-surefire-plugin version the profile pins; "" for none
 }
 
 // render writes the profile starting at "<profile>" and ending after
@@ -273,7 +461,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 		elem(depth+1, "version", version)
 		line(depth, "</dependency>")
 	}
-	execution := func(depth int, id, phase string, args ...string) {
+	execution := func(depth int, id, phase string, successCodes []string, args ...string) {
 		line(depth, "<execution>")
 		elem(depth+1, "id", id)
 		elem(depth+1, "phase", phase)
@@ -282,6 +470,13 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 		line(depth+1, "</goals>")
 		line(depth+1, "<configuration>")
 		elem(depth+2, "executable", "${flaky.bin}")
+		if len(successCodes) > 0 {
+			line(depth+2, "<successCodes>")
+			for _, c := range successCodes {
+				elem(depth+3, "successCode", c)
+			}
+			line(depth+2, "</successCodes>")
+		}
 		line(depth+2, "<arguments>")
 		for _, a := range args {
 			elem(depth+3, "argument", a)
@@ -314,6 +509,9 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	line(3, "<plugin>")
 	elem(4, "groupId", "org.apache.maven.plugins")
 	elem(4, "artifactId", "maven-surefire-plugin")
+	if s.surefireVersion != "" {
+		elem(4, "version", esc(s.surefireVersion))
+	}
 	line(4, "<dependencies>")
 	dependency(5, "dev.flaky", "flaky-surefire-provider", "${flaky.version}")
 	if s.platformVersion != "" {
@@ -335,9 +533,15 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	elem(4, "artifactId", "exec-maven-plugin")
 	elem(4, "version", "3.5.1")
 	line(4, "<executions>")
-	execution(5, "flaky-install-artifacts", "validate",
+	// install-artifacts runs right before the tests, not in validate,
+	// which lifecycle forks (source:jar, javadoc:jar) run again.
+	execution(5, "flaky-install-artifacts", "process-test-classes", nil,
 		"install-artifacts", "--repo", "${settings.localRepository}")
-	execution(5, "flaky-verify", "verify",
+	// The analysis exits 1 when the gate fails and writes GateFile, which
+	// the enforcer execution below turns into a short build failure in
+	// verify (a later phase, so the order holds whatever the project
+	// declares).
+	execution(5, "flaky-verify", "post-integration-test", []string{"0", "1"},
 		"verify",
 		"--module", "${project.basedir}",
 		"--build-dir", "${project.build.directory}",
@@ -349,46 +553,36 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 		"--chaos", "${flaky.chaos}")
 	line(4, "</executions>")
 	line(3, "</plugin>")
+	line(3, "<plugin>")
+	elem(4, "groupId", "org.apache.maven.plugins")
+	elem(4, "artifactId", "maven-enforcer-plugin")
+	elem(4, "version", "3.5.0")
+	line(4, "<executions>")
+	line(5, "<execution>")
+	elem(6, "id", "flaky-gate")
+	elem(6, "phase", "verify")
+	line(6, "<goals>")
+	elem(7, "goal", "enforce")
+	line(6, "</goals>")
+	line(6, "<configuration>")
+	elem(7, "skip", "false")
+	elem(7, "fail", "true")
+	line(7, `<rules combine.self="override">`)
+	line(8, "<requireFilesDontExist>")
+	elem(9, "message", "flaky: the flaky gate failed: the [flaky] lines above name the tests (accept flaky ones with `flaky baseline accept`)")
+	line(9, "<files>")
+	elem(10, "file", "${project.build.directory}/"+GateFile)
+	line(9, "</files>")
+	line(8, "</requireFilesDontExist>")
+	line(7, "</rules>")
+	line(6, "</configuration>")
+	line(5, "</execution>")
+	line(4, "</executions>")
+	line(3, "</plugin>")
 	line(2, "</plugins>")
 	line(1, "</build>")
 	line(0, "</profile>")
 	return b.Bytes()
-}
-
-// profileFor works out the profile for the project whose root pom is p.
-func profileFor(p *pomDoc, opts ProfileOptions) (profileSpec, error) {
-	if opts.Version == "" {
-		return profileSpec{}, errors.New("no flaky version for the profile")
-	}
-	logf := func(format string, args ...any) {
-		if opts.Log != nil {
-			fmt.Fprintf(opts.Log, "flaky: warning: "+format+"\n", args...)
-		}
-	}
-	r, err := readReactor(filepath.Dir(p.path), logf)
-	if err != nil {
-		return profileSpec{}, err
-	}
-	spec := profileSpec{
-		version:         opts.Version,
-		argLine:         rootArgLine(p),
-		argLineProperty: !r.argLineProperty(),
-	}
-	switch uses, version := r.junitPlatform(); {
-	case opts.JUnitPlatformVersion != "":
-		spec.platformVersion = opts.JUnitPlatformVersion
-	case !uses:
-	case version != "":
-		spec.platformVersion = version
-	default:
-		// Keep what an earlier init was told.
-		_, profile := p.flakyProfile()
-		if spec.platformVersion = profile.path("properties").value("flaky.junit.platform.version"); spec.platformVersion == "" {
-			return profileSpec{}, ErrPlatformVersionUnknown
-		}
-	}
-	r.warn(logf)
-	return spec, nil
 }
 
 // rootArgLine is the profile's Surefire argLine before the agent:

@@ -17,6 +17,10 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 const testVersion = "1.2.3"
 
+// noRepo is a local repository that does not exist, so tests do not depend
+// on the machine's.
+const noRepo = "/nonexistent/flaky-test-repository"
+
 // copyFixture copies testdata/init/name to a temporary directory.
 func copyFixture(t *testing.T, name string) string {
 	t.Helper()
@@ -87,7 +91,7 @@ func TestInitProfile(t *testing.T) {
 		},
 		{
 			name: "tabs",
-			want: []string{"\n\t<profiles>\n\t\t<profile>\n\t\t\t<id>flaky</id>\n\t\t\t<properties>\n\t\t\t\t<flaky.profile>2</flaky.profile>",
+			want: []string{"\n\t<profiles>\n\t\t<profile>\n\t\t\t<id>flaky</id>\n\t\t\t<properties>\n\t\t\t\t<flaky.profile>3</flaky.profile>",
 				"<flaky.junit.platform.version>1.14.4</flaky.junit.platform.version>", "junit-platform-launcher"},
 		},
 		{
@@ -146,14 +150,14 @@ func TestInitProfile(t *testing.T) {
 			}
 			before := readTree(t, dir)
 			var log bytes.Buffer
-			opts := ProfileOptions{Version: testVersion, JUnitPlatformVersion: tt.platform, Log: &log}
+			opts := ProfileOptions{LocalRepo: noRepo, Version: testVersion, JUnitPlatformVersion: tt.platform, Log: &log}
 
-			check, err := InitProfile(dir, opts)
+			state, err := InitProfile(dir, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if check.Status != ProfileAbsent {
-				t.Errorf("status before = %v, want absent", check.Status)
+			if state.Status() != ProfileAbsent {
+				t.Errorf("status before = %v, want absent", state.Status())
 			}
 			after := readTree(t, dir)
 			for name, content := range before {
@@ -203,28 +207,28 @@ func TestInitProfile(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if again.Status != ProfileCurrent || again.WrittenBy != testVersion {
+			if again.Status() != ProfileCurrent || again.Poms[0].WrittenBy != testVersion {
 				t.Errorf("second run found %+v, want current, written by %s", again, testVersion)
 			}
 			if got, _ := os.ReadFile(pom); !bytes.Equal(got, after["pom.xml"]) {
 				t.Error("second run changed the pom")
 			}
-			if c, err := CheckProfile(dir, opts); err != nil || c.Status != ProfileCurrent {
+			if c, err := CheckProfile(dir, opts); err != nil || c.Status() != ProfileCurrent {
 				t.Errorf("CheckProfile = %+v, %v; want current", c, err)
 			}
 
 			// Removing gives the original bytes back.
-			if _, removed, err := RemoveProfile(dir); err != nil || !removed {
+			if removed, err := RemoveProfile(dir); err != nil || len(removed) != 1 {
 				t.Fatalf("RemoveProfile = %v, %v", removed, err)
 			}
 			if got, _ := os.ReadFile(pom); !bytes.Equal(got, before["pom.xml"]) {
 				t.Errorf("after remove the pom differs from the original:\n%s", got)
 			}
-			if c, err := CheckProfile(dir, opts); err != nil || c.Status != ProfileAbsent {
+			if c, err := CheckProfile(dir, opts); err != nil || c.Status() != ProfileAbsent {
 				t.Errorf("CheckProfile after remove = %+v, %v; want absent", c, err)
 			}
-			if _, removed, err := RemoveProfile(dir); err != nil || removed {
-				t.Errorf("second RemoveProfile = %v, %v; want false, nil", removed, err)
+			if removed, err := RemoveProfile(dir); err != nil || len(removed) != 0 {
+				t.Errorf("second RemoveProfile = %v, %v; want none, nil", removed, err)
 			}
 		})
 	}
@@ -232,15 +236,15 @@ func TestInitProfile(t *testing.T) {
 
 func TestInitProfileStale(t *testing.T) {
 	dir := copyFixture(t, "jupiter-bom")
-	if _, err := InitProfile(dir, ProfileOptions{Version: "1.0.0"}); err != nil {
+	if _, err := InitProfile(dir, ProfileOptions{LocalRepo: noRepo, Version: "1.0.0"}); err != nil {
 		t.Fatal(err)
 	}
-	opts := ProfileOptions{Version: "1.1.0"}
+	opts := ProfileOptions{LocalRepo: noRepo, Version: "1.1.0"}
 	check, err := CheckProfile(dir, opts)
-	if err != nil || check.Status != ProfileStale || check.WrittenBy != "1.0.0" {
+	if err != nil || check.Status() != ProfileStale || check.Poms[0].WrittenBy != "1.0.0" {
 		t.Fatalf("CheckProfile = %+v, %v; want stale, written by 1.0.0", check, err)
 	}
-	if check, err = InitProfile(dir, opts); err != nil || check.Status != ProfileStale {
+	if check, err = InitProfile(dir, opts); err != nil || check.Status() != ProfileStale {
 		t.Fatalf("InitProfile = %+v, %v; want stale before", check, err)
 	}
 	updated, _ := os.ReadFile(filepath.Join(dir, "pom.xml"))
@@ -252,7 +256,7 @@ func TestInitProfileStale(t *testing.T) {
 	if want, _ := os.ReadFile(filepath.Join(fresh, "pom.xml")); !bytes.Equal(updated, want) {
 		t.Errorf("updating a stale profile differs from a fresh init:\n%s", updated)
 	}
-	if check, err := CheckProfile(dir, opts); err != nil || check.Status != ProfileCurrent {
+	if check, err := CheckProfile(dir, opts); err != nil || check.Status() != ProfileCurrent {
 		t.Errorf("after update: %+v, %v; want current", check, err)
 	}
 }
@@ -261,18 +265,18 @@ func TestInitProfilePlatformVersionUnknown(t *testing.T) {
 	dir := copyFixture(t, "external-parent")
 	pom := filepath.Join(dir, "pom.xml")
 	before, _ := os.ReadFile(pom)
-	if _, err := InitProfile(dir, ProfileOptions{Version: testVersion}); !errors.Is(err, ErrPlatformVersionUnknown) {
+	if _, err := InitProfile(dir, ProfileOptions{LocalRepo: noRepo, Version: testVersion}); !errors.Is(err, ErrPlatformVersionUnknown) {
 		t.Fatalf("err = %v, want ErrPlatformVersionUnknown", err)
 	}
 	if got, _ := os.ReadFile(pom); !bytes.Equal(got, before) {
 		t.Error("pom changed")
 	}
-	if _, err := InitProfile(dir, ProfileOptions{Version: testVersion, JUnitPlatformVersion: "1.12.2"}); err != nil {
+	if _, err := InitProfile(dir, ProfileOptions{LocalRepo: noRepo, Version: testVersion, JUnitPlatformVersion: "1.12.2"}); err != nil {
 		t.Fatal(err)
 	}
 	// Later runs keep the version the profile names.
-	check, err := CheckProfile(dir, ProfileOptions{Version: testVersion})
-	if err != nil || check.Status != ProfileCurrent {
+	check, err := CheckProfile(dir, ProfileOptions{LocalRepo: noRepo, Version: testVersion})
+	if err != nil || check.Status() != ProfileCurrent {
 		t.Errorf("CheckProfile without the version = %+v, %v; want current", check, err)
 	}
 }
@@ -303,14 +307,14 @@ func TestInitProfileRefuses(t *testing.T) {
 				}
 			}
 			before, _ := os.ReadFile(pom)
-			_, err := InitProfile(dir, ProfileOptions{Version: testVersion})
+			_, err := InitProfile(dir, ProfileOptions{LocalRepo: noRepo, Version: testVersion})
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("InitProfile error = %v, want one containing %q", err, tt.wantErr)
 			}
-			if c, err := CheckProfile(dir, ProfileOptions{Version: testVersion}); (err == nil) != tt.checkPasses || err == nil && c.Status != ProfileAbsent {
+			if c, err := CheckProfile(dir, ProfileOptions{LocalRepo: noRepo, Version: testVersion}); (err == nil) != tt.checkPasses || err == nil && c.Status() != ProfileAbsent {
 				t.Errorf("CheckProfile = %+v, %v", c, err)
 			}
-			if _, _, err := RemoveProfile(dir); err == nil && tt.content == nil {
+			if _, err := RemoveProfile(dir); err == nil && tt.content == nil {
 				t.Error("RemoveProfile accepted it")
 			}
 			if got, _ := os.ReadFile(pom); !bytes.Equal(got, before) {
@@ -325,7 +329,7 @@ func TestInitProfileRefuses(t *testing.T) {
 
 func TestInitProfileNoPom(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := InitProfile(dir, ProfileOptions{Version: testVersion}); err == nil || !strings.Contains(err.Error(), "no pom.xml in "+dir) {
+	if _, err := InitProfile(dir, ProfileOptions{LocalRepo: noRepo, Version: testVersion}); err == nil || !strings.Contains(err.Error(), "no pom.xml in "+dir) {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -339,7 +343,7 @@ func TestInitProfileSymlinkedPom(t *testing.T) {
 	if err := os.Symlink("real-pom.xml", filepath.Join(dir, "pom.xml")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := InitProfile(dir, ProfileOptions{Version: testVersion}); err != nil {
+	if _, err := InitProfile(dir, ProfileOptions{LocalRepo: noRepo, Version: testVersion}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(filepath.Join(dir, "pom.xml")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -353,7 +357,7 @@ func TestInitProfileSymlinkedPom(t *testing.T) {
 func TestRemoveProfileKeepsOtherContent(t *testing.T) {
 	// A profile added by hand after flaky's stays, and so does <profiles>.
 	dir := copyFixture(t, "junit4")
-	if _, err := InitProfile(dir, ProfileOptions{Version: testVersion}); err != nil {
+	if _, err := InitProfile(dir, ProfileOptions{LocalRepo: noRepo, Version: testVersion}); err != nil {
 		t.Fatal(err)
 	}
 	pom := filepath.Join(dir, "pom.xml")
@@ -362,7 +366,7 @@ func TestRemoveProfileKeepsOtherContent(t *testing.T) {
 	if err := os.WriteFile(pom, content, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := RemoveProfile(dir); err != nil {
+	if _, err := RemoveProfile(dir); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(pom)

@@ -40,7 +40,7 @@ func readReactor(dir string, logf func(string, ...any)) (*reactor, error) {
 			seen[mdir] = true
 			chain, err := loadPomChain(mdir, quiet)
 			if err != nil {
-				r.skipped = append(r.skipped, "module "+m+": "+err.Error())
+				r.skipped = append(r.skipped, "the flaky profile cannot reach module "+m+", whose pom cannot be read: "+err.Error())
 				continue
 			}
 			r.modules = append(r.modules, chain)
@@ -77,10 +77,10 @@ func (r *reactor) chains() [][]*pomFile {
 	return append([][]*pomFile{r.root}, r.modules...)
 }
 
-// argLineProperty says whether the root pom or a parent on disk defines the
-// argLine property.
-func (r *reactor) argLineProperty() bool {
-	for _, p := range r.root {
+// argLineProperty says whether a pom of the chain defines the argLine
+// property.
+func argLineProperty(chain []*pomFile) bool {
+	for _, p := range chain {
 		if props := p.project.Properties; props != nil {
 			if _, ok := props.Entries["argLine"]; ok {
 				return true
@@ -158,8 +158,8 @@ func jupiterToPlatform(v string) string {
 
 // warn reports what may keep the profile from working: modules configuring
 // their own Surefire argLine (which replaces the profile's, agent included),
-// a Surefire version left to Maven's default, modules that could not be
-// read, and a root pom that is itself a module of an aggregator on disk.
+// modules that could not be read, and a root pom that is itself a module of
+// an aggregator on disk.
 func (r *reactor) warn(logf func(string, ...any)) {
 	rootDir := filepath.Dir(r.root[0].path)
 	for _, s := range r.skipped {
@@ -170,16 +170,6 @@ func (r *reactor) warn(logf func(string, ...any)) {
 			rel, _ := filepath.Rel(rootDir, filepath.Dir(p.path))
 			logf("module %s sets its own Surefire <argLine>, which replaces the flaky profile's: the flaky agent is not attached there (flaky verify reports it)", rel)
 		}
-	}
-	pinned, external := false, false
-	for _, chain := range r.chains() {
-		external = external || chain[len(chain)-1].project.Parent != nil
-		for _, p := range chain {
-			pinned = pinned || surefireVersion(p.project) != ""
-		}
-	}
-	if !pinned && !external {
-		logf("no pom sets a maven-surefire-plugin version, so Maven uses its built-in default, which may be older than the flaky provider supports (Surefire 2.22.x or 3.x)")
 	}
 	if len(r.root) > 1 {
 		parent := r.root[1]
@@ -201,25 +191,4 @@ func ownArgLine(p *pomFile) bool {
 		}
 	}
 	return false
-}
-
-// surefireVersion is the maven-surefire-plugin version the project's build
-// or plugin management sets, "" if none.
-func surefireVersion(p *gopom.Project) string {
-	if p.Build == nil {
-		return ""
-	}
-	var all []gopom.Plugin
-	if p.Build.Plugins != nil {
-		all = append(all, *p.Build.Plugins...)
-	}
-	if pm := p.Build.PluginManagement; pm != nil && pm.Plugins != nil {
-		all = append(all, *pm.Plugins...)
-	}
-	for _, pl := range all {
-		if isSurefire(str(pl.GroupID), str(pl.ArtifactID)) && str(pl.Version) != "" {
-			return str(pl.Version)
-		}
-	}
-	return ""
 }

@@ -29,6 +29,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "java", Usage: "java executable (default: $JAVA_HOME/bin/java, else java on PATH)"},
 			&cli.StringFlag{Name: "mvn", Usage: "Maven command (default: the build's ./mvnw, else mvn)"},
 			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "test JVMs to run at once"},
+			&cli.BoolFlag{Name: "debug", Aliases: []string{"v"}, EnvVars: []string{"FLAKY_DEBUG"}, Usage: "also print debug notes (parents not read, artifacts installed, Maven commands)"},
 		},
 		Commands: []*cli.Command{
 			initCommand(),
@@ -85,6 +86,14 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "flaky:", msg)
 	}
 	return code
+}
+
+// debugLog is where debug notes go: stderr with --debug, else nowhere.
+func debugLog(c *cli.Context) io.Writer {
+	if c.Bool("debug") {
+		return c.App.ErrWriter
+	}
+	return io.Discard
 }
 
 // javaPath returns the --java flag, else $JAVA_HOME/bin/java, else java.

@@ -29,7 +29,7 @@ func chaosCommand() *cli.Command {
 			"(default: all). A test is reported only when it passes in an unperturbed run of the same order.",
 		Flags: []cli.Flag{
 			moduleFlag,
-			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for the module name in the report (default: the module)"},
+			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for the module name in the report (default: the root of the reactor on disk that builds the module)"},
 			&cli.StringSliceFlag{Name: "strategy", Usage: "strategy or group to apply (repeatable, or joined with +)"},
 			&cli.StringFlag{Name: "mode", Value: string(chaos.Combined), Usage: "combined or single"},
 			&cli.DurationFlag{Name: "budget", Value: chaos.DefaultBudget, Usage: "wall-clock budget for attribution and single-strategy runs beyond the first batch"},
@@ -92,7 +92,7 @@ func runChaos(c *cli.Context) error {
 		return fmt.Errorf("chaos: %w", err)
 	}
 
-	root := setup.ModuleDir
+	root := setup.ReactorRoot
 	if r := c.String("root"); r != "" {
 		if root, err = filepath.Abs(r); err != nil {
 			return err
@@ -104,6 +104,9 @@ func runChaos(c *cli.Context) error {
 		OrderDir: filepath.Join(flakyDir, "orders"), ModuleDir: setup.ModuleDir, Module: module, Settings: settings,
 	})
 	if err != nil {
+		return err
+	}
+	if err := withInitStep(findings, setup.ModuleDir, root); err != nil {
 		return err
 	}
 	path := filepath.Join(flakyDir, "report.json")

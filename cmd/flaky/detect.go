@@ -23,7 +23,7 @@ func detectCommand() *cli.Command {
 		Usage: "find a module's order-dependent flaky tests (victims, brittles, NIO, NOD) and write target/flaky/report.json; exits 1 when it finds some",
 		Flags: []cli.Flag{
 			moduleFlag,
-			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for -pl in the reproduce commands (default: the module)"},
+			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for -pl in the reproduce commands (default: the root of the reactor on disk that builds the module)"},
 			&cli.IntFlag{Name: "rounds", Usage: "exploration orders to run; 0 for none (default: enough to put every pair of classes next to each other, plus a few random orders)"},
 			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget; the analysis stops cleanly when it is spent (default: scaled to the suite's measured run time, at least 5m; the report says what it chose)"},
 			&cli.Int64Flag{Name: "seed", Usage: "seed for the generated orders (default: a random one, recorded in the report)"},
@@ -92,7 +92,7 @@ func detect(c *cli.Context) error {
 		return fmt.Errorf("detect: %w", err)
 	}
 
-	root := setup.ModuleDir
+	root := setup.ReactorRoot
 	if r := c.String("root"); r != "" {
 		if root, err = filepath.Abs(r); err != nil {
 			return err
@@ -102,6 +102,9 @@ func detect(c *cli.Context) error {
 	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
 	findings, err := od.ReportFindings(res.Findings, od.ReportOptions{OrderDir: filepath.Join(flakyDir, "orders"), ModuleDir: setup.ModuleDir, Module: module})
 	if err != nil {
+		return err
+	}
+	if err := withInitStep(findings, setup.ModuleDir, root); err != nil {
 		return err
 	}
 	rep := &report.Report{

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -40,48 +42,76 @@ func runInit(c *cli.Context) error {
 	}
 	out := c.App.Writer
 	if c.Bool("remove") {
-		pom, removed, err := mvn.RemoveProfile(dir)
+		removed, err := mvn.RemoveProfile(dir)
 		if err != nil {
 			return err
 		}
-		if removed {
+		for _, pom := range removed {
 			fmt.Fprintf(out, "removed the flaky profile from %s (previous version: %s%s)\n", pom, pom, mvn.BackupSuffix)
-		} else {
-			fmt.Fprintf(out, "%s has no flaky profile; nothing to remove\n", pom)
+		}
+		if len(removed) == 0 {
+			fmt.Fprintf(out, "no pom of the project in %s has a flaky profile; nothing to remove\n", dir)
 		}
 		return nil
 	}
 	opts := mvn.ProfileOptions{Version: buildinfo.MavenVersion(), JUnitPlatformVersion: c.String("junit-platform-version")}
 	if c.Bool("check") {
-		check, err := mvn.CheckProfile(dir, opts)
+		state, err := mvn.CheckProfile(dir, opts)
 		if err != nil {
 			return profileError(err)
 		}
-		switch check.Status {
-		case mvn.ProfileCurrent:
-			fmt.Fprintf(out, "the flaky profile in %s is present and current\n", check.Pom)
-			return nil
-		case mvn.ProfileStale:
-			return &exitStatus{code: 1, msg: fmt.Sprintf("the flaky profile in %s is present but stale (%s; flaky %s writes a different one): run flaky init to update it",
-				check.Pom, writtenBy(check), opts.Version)}
-		default:
-			return &exitStatus{code: 1, msg: fmt.Sprintf("%s has no flaky profile: run flaky init to add it", check.Pom)}
+		var problems []string
+		for _, check := range state.Poms {
+			switch check.Status {
+			case mvn.ProfileCurrent:
+				fmt.Fprintf(out, "the flaky profile in %s is present and current\n", check.Pom)
+			case mvn.ProfileStale:
+				problems = append(problems, fmt.Sprintf("the flaky profile in %s is present but stale (%s; flaky %s writes a different one)",
+					check.Pom, writtenBy(check), opts.Version))
+			default:
+				problems = append(problems, fmt.Sprintf("%s has no flaky profile%s", check.Pom, reaches(check)))
+			}
 		}
+		if len(problems) > 0 {
+			return &exitStatus{code: 1, msg: strings.Join(problems, "\n") + "\nrun flaky init to add or update it"}
+		}
+		return nil
 	}
 	opts.Log = c.App.ErrWriter
-	check, err := mvn.InitProfile(dir, opts)
+	state, err := mvn.InitProfile(dir, opts)
 	if err != nil {
 		return profileError(err)
 	}
-	switch check.Status {
-	case mvn.ProfileCurrent:
-		fmt.Fprintf(out, "the flaky profile in %s is up to date\n", check.Pom)
-	case mvn.ProfileStale:
-		fmt.Fprintf(out, "updated the flaky profile in %s (%s; previous version: %s%s)\n", check.Pom, writtenBy(check), check.Pom, mvn.BackupSuffix)
-	default:
-		fmt.Fprintf(out, "added the flaky profile to %s (previous version: %s%s); run mvn -Pflaky verify\n", check.Pom, check.Pom, mvn.BackupSuffix)
+	for _, check := range state.Poms {
+		if check.Note != "" {
+			fmt.Fprintf(out, "%s: %s\n", check.Pom, check.Note)
+		}
+		switch check.Status {
+		case mvn.ProfileCurrent:
+			fmt.Fprintf(out, "the flaky profile in %s is up to date\n", check.Pom)
+		case mvn.ProfileStale:
+			fmt.Fprintf(out, "updated the flaky profile in %s (%s; previous version: %s%s)\n", check.Pom, writtenBy(check), check.Pom, mvn.BackupSuffix)
+		default:
+			fmt.Fprintf(out, "added the flaky profile to %s%s (previous version: %s%s)\n", check.Pom, reaches(check), check.Pom, mvn.BackupSuffix)
+		}
+	}
+	if state.Status() != mvn.ProfileCurrent {
+		fmt.Fprintln(out, "run mvn -Pflaky verify")
 	}
 	return nil
+}
+
+// reaches names the modules a pom's profile reaches when it is not only
+// the pom's own module.
+func reaches(check mvn.ProfileCheck) string {
+	if len(check.Modules) == 0 {
+		return ""
+	}
+	own := string(filepath.Separator) + filepath.Join(check.Modules[0], "pom.xml")
+	if len(check.Modules) == 1 && (check.Modules[0] == "." || strings.HasSuffix(check.Pom, own)) {
+		return ""
+	}
+	return " (for modules " + strings.Join(check.Modules, ", ") + ")"
 }
 
 // writtenBy describes who wrote the profile found.

@@ -49,7 +49,7 @@ func TestInitCommand(t *testing.T) {
 		wantStdout string
 		wantStderr string
 	}{
-		{name: "check absent", args: []string{"init", "--check", dir}, wantCode: 1, wantStderr: "has no flaky profile: run flaky init"},
+		{name: "check absent", args: []string{"init", "--check", dir}, wantCode: 1, wantStderr: "has no flaky profile\nrun flaky init"},
 		{name: "init", args: []string{"init", dir}, wantStdout: "added the flaky profile to " + pom},
 		{name: "check current", args: []string{"init", "--check", dir}, wantStdout: "present and current"},
 		{name: "init again", args: []string{"init", dir}, wantStdout: "is up to date"},
@@ -60,7 +60,7 @@ func TestInitCommand(t *testing.T) {
 				return strings.Replace(s, "<flaky.version>0.0.0-dev<", "<flaky.version>0.0.9<", 1)
 			},
 			wantCode:   1,
-			wantStderr: "present but stale (written by flaky 0.0.9; flaky 0.0.0-dev writes a different one): run flaky init",
+			wantStderr: "present but stale (written by flaky 0.0.9; flaky 0.0.0-dev writes a different one)\nrun flaky init",
 		},
 		{name: "update", args: []string{"init", dir}, wantStdout: "updated the flaky profile in " + pom + " (written by flaky 0.0.9;"},
 		{
@@ -71,7 +71,7 @@ func TestInitCommand(t *testing.T) {
 			wantStderr: "present but stale",
 		},
 		{name: "remove", args: []string{"init", "--remove", dir}, edit: func(s string) string { return strings.Replace(s, "6.1.3", "5.14.4", 1) }, wantStdout: "removed the flaky profile from " + pom},
-		{name: "remove again", args: []string{"init", "--remove", dir}, wantStdout: "has no flaky profile; nothing to remove"},
+		{name: "remove again", args: []string{"init", "--remove", dir}, wantStdout: "has a flaky profile; nothing to remove"},
 	}
 	for _, st := range steps {
 		if st.edit != nil {
@@ -124,8 +124,9 @@ func TestInitCommandErrors(t *testing.T) {
 
 func TestInstallArtifactsCommand(t *testing.T) {
 	repo := t.TempDir()
-	code, stdout, stderr := runApp("install-artifacts", "--repo", repo)
-	if code != 0 || stdout != "flaky: installed dev.flaky:flaky-surefire-provider:0.0.0-dev, dev.flaky:flaky-agent:0.0.0-dev in "+repo+"\n" {
+	// What it installed is a debug note.
+	code, stdout, stderr := runApp("--debug", "install-artifacts", "--repo", repo)
+	if code != 0 || stdout != "" || stderr != "flaky: installed dev.flaky:flaky-surefire-provider:0.0.0-dev, dev.flaky:flaky-agent:0.0.0-dev in "+repo+"\n" {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	jars, err := agent.Contents()
@@ -138,7 +139,7 @@ func TestInstallArtifactsCommand(t *testing.T) {
 			t.Errorf("%s jar differs from the embedded one (%v)", a, err)
 		}
 	}
-	if code, stdout, stderr := runApp("install-artifacts", "--repo", repo); code != 0 || stdout != "" || stderr != "" {
+	if code, stdout, stderr := runApp("--debug", "install-artifacts", "--repo", repo); code != 0 || stdout != "" || stderr != "" {
 		t.Errorf("up to date: exit %d, stdout %q, stderr %q; want 0 and no output", code, stdout, stderr)
 	}
 	if code, _, stderr := runApp("install-artifacts"); code != 2 || !strings.Contains(stderr, `"repo" not set`) {

@@ -35,7 +35,7 @@ func installArtifactsCommand() *cli.Command {
 				return err
 			}
 			if len(wrote) > 0 {
-				fmt.Fprintf(c.App.Writer, "flaky: installed %s in %s\n", strings.Join(wrote, ", "), repo)
+				fmt.Fprintf(debugLog(c), "flaky: installed %s in %s\n", strings.Join(wrote, ", "), repo)
 			}
 			return nil
 		},

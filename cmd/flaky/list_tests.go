@@ -3,16 +3,23 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/mvn"
+	"github.com/flakyhq/flaky/surefire"
 )
 
 func listTestsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "list-tests",
-		Usage: "print the module's tests, one id per line, in their default order",
+		Usage: "print the module's tests, one id per line, in their default order (Surefire's class order; stderr says which)",
 		Flags: []cli.Flag{
 			moduleFlag,
 			&cli.BoolFlag{Name: "json", Usage: "print the tests as a JSON array of {id, class, method, engine, classFixtures}"},
@@ -34,6 +41,12 @@ func listTestsCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("list tests: %w", err)
 			}
+			classes, how, err := defaultClassOrder(setup, time.Now())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.ErrWriter, "flaky: default order: classes in %s\n", how)
+			tests = inClassOrder(tests, classes)
 			if c.Bool("json") {
 				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")
@@ -47,4 +60,72 @@ func listTestsCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// defaultClassOrder is the order the module's Surefire runs its test
+// classes in: that of the recorded fork (target/flaky/fork.json) when there
+// is one, followed by classes it did not run in Surefire's order; else
+// Surefire's order from its runOrder. It says which.
+func defaultClassOrder(setup *mvn.TestSetup, now time.Time) ([]string, string, error) {
+	scanned, how, err := mvn.SurefireClassOrder(setup.TestClassesDir, setup.RunOrder, now)
+	if err != nil {
+		return nil, "", err
+	}
+	records, err := surefire.ReadForkRecords(filepath.Dir(setup.TestClassesDir))
+	if err != nil {
+		return scanned, how + " (the recorded fork is unreadable: " + err.Error() + ")", nil
+	}
+	if len(records) == 0 {
+		return scanned, how, nil
+	}
+	var classes []string
+	for _, r := range records {
+		names := r.TestClasses
+		if len(names) == 0 {
+			for _, t := range r.Tests {
+				names = append(names, topClass(t.Test))
+			}
+		}
+		for _, n := range names {
+			if !slices.Contains(classes, n) {
+				classes = append(classes, n)
+			}
+		}
+	}
+	desc := "the order of the recorded Surefire fork (" + records[0].File + ")"
+	for _, n := range scanned {
+		if !slices.Contains(classes, n) {
+			classes = append(classes, n)
+			desc = "the order of the recorded Surefire fork (" + records[0].File + "), then classes it did not run in " + how
+		}
+	}
+	return classes, desc, nil
+}
+
+// inClassOrder orders tests by the position of their top-level class in
+// classes, keeping the order of the tests of one class (and of tests whose
+// class is not listed, at the end).
+func inClassOrder(tests []launcher.TestInfo, classes []string) []launcher.TestInfo {
+	rank := make(map[string]int, len(classes))
+	for i, c := range classes {
+		if _, ok := rank[c]; !ok {
+			rank[c] = i
+		}
+	}
+	pos := func(t launcher.TestInfo) int {
+		if r, ok := rank[topClass(t.ID)]; ok {
+			return r
+		}
+		return len(classes)
+	}
+	out := slices.Clone(tests)
+	sort.SliceStable(out, func(i, j int) bool { return pos(out[i]) < pos(out[j]) })
+	return out
+}
+
+// topClass is the top-level class of a test id or class name.
+func topClass(id string) string {
+	class, _, _ := strings.Cut(id, "#")
+	class, _, _ = strings.Cut(class, "$")
+	return class
 }

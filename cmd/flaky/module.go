@@ -21,7 +21,7 @@ func openModule(c *cli.Context, opts launcher.Options) (*mvn.TestSetup, *launche
 		return nil, nil, usageError("--workers must be at least 1, not %d", workers)
 	}
 	opts.Workers = workers
-	setup, err := mvn.Prepare(c.Context, c.String("module"), mvn.PrepareOptions{Mvn: c.String("mvn"), Log: c.App.ErrWriter})
+	setup, err := mvn.Prepare(c.Context, c.String("module"), mvn.PrepareOptions{Mvn: c.String("mvn"), Log: c.App.ErrWriter, Debug: debugLog(c)})
 	if err != nil {
 		return nil, nil, fmt.Errorf("prepare module: %w", err)
 	}

@@ -46,18 +46,22 @@ func runProject(c *cli.Context) error {
 		return err
 	}
 	opts := mvn.ProfileOptions{Version: buildinfo.MavenVersion(), JUnitPlatformVersion: c.String("junit-platform-version"), Log: c.App.ErrWriter}
-	check, err := mvn.CheckProfile(dir, opts)
+	state, err := mvn.CheckProfile(dir, opts)
 	if err != nil {
 		return err
 	}
-	if check.Status != mvn.ProfileCurrent {
+	if status := state.Status(); status != mvn.ProfileCurrent {
 		if !c.Bool("init") {
-			return &exitStatus{code: exitError, msg: fmt.Sprintf("%s: the flaky profile is %s; run `flaky init %s` or `flaky run --init`", check.Pom, check.Status, dir)}
+			return &exitStatus{code: exitError, msg: fmt.Sprintf("%s: the flaky profile is %s; run `flaky init %s` or `flaky run --init`", dir, status, dir)}
 		}
 		if _, err := mvn.InitProfile(dir, opts); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.App.ErrWriter, "flaky: added the flaky profile to %s\n", check.Pom)
+		for _, check := range state.Poms {
+			if check.Status != mvn.ProfileCurrent {
+				fmt.Fprintf(c.App.ErrWriter, "flaky: added the flaky profile to %s\n", check.Pom)
+			}
+		}
 	}
 
 	server, err := agent.NewServer()

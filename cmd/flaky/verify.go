@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/verify"
+	"github.com/flakyhq/flaky/mvn"
 )
 
 // verifyCommand is what the flaky profile runs in each module's verify phase.
@@ -85,11 +89,23 @@ func verifyCommand() *cli.Command {
 			if cfg.Budget > 0 {
 				cfg.Chaos.Budget = cfg.Budget
 			}
+			gateFile := filepath.Join(cfg.BuildDir, filepath.FromSlash(mvn.GateFile))
+			if err := os.Remove(gateFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove the previous gate verdict: %w", err)
+			}
 			res, err := verify.Run(c.Context, cfg)
 			if err != nil {
 				return fmt.Errorf("verify %s: %w", module, err)
 			}
 			if !res.Pass {
+				// The flaky profile fails the build on this file.
+				verdict := fmt.Sprintf("flaky verify failed the gate in %s; see %s\n", module, filepath.Join(cfg.BuildDir, "flaky", "report.json"))
+				if err := os.MkdirAll(filepath.Dir(gateFile), 0o755); err != nil {
+					return fmt.Errorf("write the gate verdict: %w", err)
+				}
+				if err := os.WriteFile(gateFile, []byte(verdict), 0o644); err != nil {
+					return fmt.Errorf("write the gate verdict: %w", err)
+				}
 				return &exitStatus{code: exitTestsFailed}
 			}
 			return nil

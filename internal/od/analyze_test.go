@@ -302,7 +302,7 @@ func TestReportFindings(t *testing.T) {
 	}
 	v := got[0]
 	file := strings.TrimPrefix(lastField(v.Reproduce), "-Dflaky.order=")
-	if want := "mvn -Pflaky test -pl core -Dflaky.testFailureIgnore=false -Dflaky.order=" + file; v.Reproduce != want {
+	if want := "mvn -Pflaky test -pl core -am -Dtest=a.P,a.V -Dsurefire.failIfNoSpecifiedTests=false -Dflaky.testFailureIgnore=false -Dflaky.order=" + file; v.Reproduce != want {
 		t.Errorf("reproduce %q, want %q", v.Reproduce, want)
 	}
 	if want := "flaky run-order --module /p/core --order " + file; v.ReproduceRunOrder != want {
@@ -327,8 +327,19 @@ func TestReportFindings(t *testing.T) {
 			t.Errorf("%d of %d runs failed: %d repeats, want %d", c.fails, c.runs, got, c.want)
 		}
 	}
-	if got := MavenReproduce(".", "/x y/o.txt"); got != `mvn -Pflaky test -Dflaky.testFailureIgnore=false '-Dflaky.order=/x y/o.txt'` {
-		t.Errorf("root reproduce %q", got)
+	for _, c := range []struct {
+		module string
+		tests  []string
+		want   string
+	}{
+		{".", []string{"a.B#c"}, `mvn -Pflaky test -Dflaky.testFailureIgnore=false '-Dflaky.order=/x y/o.txt'`},
+		{"core", nil, `mvn -Pflaky test -pl core -Dflaky.testFailureIgnore=false '-Dflaky.order=/x y/o.txt'`},
+		{"apps/core", []string{"a.B#c", "a.C$N#d", "a.B#e", "a.C#f"},
+			`mvn -Pflaky test -pl apps/core -am -Dtest=a.B,a.C -Dsurefire.failIfNoSpecifiedTests=false -Dflaky.testFailureIgnore=false '-Dflaky.order=/x y/o.txt'`},
+	} {
+		if got := MavenReproduce(c.module, "/x y/o.txt", c.tests...); got != c.want {
+			t.Errorf("MavenReproduce(%q, %q) = %s\nwant %s", c.module, c.tests, got, c.want)
+		}
 	}
 }
 

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"github.com/kballard/go-shellquote"
+
+	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/mvn"
+)
+
+// withInitStep makes the plain-Maven reproduce commands of findings work
+// when the module does not get the flaky profile yet: without it
+// `mvn -Pflaky test -Dflaky.order=…` runs the whole suite and passes, so
+// each command first goes to the project root and runs `flaky init` there.
+func withInitStep(findings []report.Finding, moduleDir, root string) error {
+	reaches, err := mvn.ProfileReaches(moduleDir)
+	if err != nil || reaches {
+		return err
+	}
+	for i := range findings {
+		if findings[i].Reproduce != "" {
+			findings[i].Reproduce = shellquote.Join("cd", root) + " && flaky init && " + findings[i].Reproduce
+		}
+	}
+	return nil
+}
