@@ -329,11 +329,7 @@ func (a *analysis) analyse(ctx context.Context) error {
 		return err
 	}
 	a.logf("confirmed after %d orders (%s): minimising", a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
-	var g errgroup.Group
-	for _, cl := range clusters(cands) {
-		g.Go(func() error { return a.minimiseCluster(ctx, end, cl) })
-	}
-	if err := g.Wait(); err != nil {
+	if err := a.minimiseClusters(ctx, end, clusters(cands)); err != nil {
 		return err
 	}
 	return a.shareCleaners(ctx, end)

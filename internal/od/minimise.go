@@ -121,19 +121,36 @@ func isPrefix(prefix, order []string) bool {
 	return len(prefix) <= len(order) && slices.Equal(prefix, order[:len(prefix)])
 }
 
-// minimiseCluster minimises a cluster's leader by a full search, then its
-// followers by trying the groups found so far (one run each, then the
-// confirmations), and settles what the known groups leave open with one run
-// for all the followers at once: every follower after the whole rest of the
-// suite (no other polluter or setter if each keeps its outcome), and, for
-// victims sharing one polluter group, after that group and the rest (no
-// other cleaner if each still fails). Only the followers for which such a
-// run shows more get a full search.
-func (a *analysis) minimiseCluster(ctx context.Context, deadline time.Time, cl []*candidate) error {
-	if _, err := a.minimise(ctx, deadline, cl[0], true); err != nil || len(cl) == 1 {
-		return err
+// minimiseClusters minimises the clusters' leaders one at a time, each
+// first trying the groups found for the leaders before it (one run each,
+// then the confirmations) and searching the whole suite only when they do
+// not explain it (a leader's delta debugging already runs as many JVMs at
+// once as the workers allow); then every follower tries the known groups, at
+// once; and settles what the known groups leave open with one run per kind
+// for all the tests they explained: each after the whole rest of the suite
+// (no other polluter or setter if each keeps its outcome) and, for victims
+// sharing one polluter group, after that group and the rest (no other
+// cleaner if each still fails). Only the tests for which such a run shows
+// more get a full search.
+func (a *analysis) minimiseClusters(ctx context.Context, deadline time.Time, cls [][]*candidate) error {
+	var light []*candidate
+	for _, cl := range cls {
+		ok, err := a.minimise(ctx, deadline, cl[0], false)
+		if err != nil {
+			return err
+		}
+		if ok {
+			light = append(light, cl[0])
+			continue
+		}
+		if _, err := a.minimise(ctx, deadline, cl[0], true); err != nil {
+			return err
+		}
 	}
-	followers := cl[1:]
+	var followers []*candidate
+	for _, cl := range cls {
+		followers = append(followers, cl[1:]...)
+	}
 	explained := make([]bool, len(followers))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, c := range followers {
@@ -146,7 +163,6 @@ func (a *analysis) minimiseCluster(ctx context.Context, deadline time.Time, cl [
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	var light []*candidate
 	var full []*candidate
 	for i, c := range followers {
 		if explained[i] && a.finding(c) != nil {
@@ -155,13 +171,15 @@ func (a *analysis) minimiseCluster(ctx context.Context, deadline time.Time, cl [
 			full = append(full, c)
 		}
 	}
-	more, err := a.settle(ctx, deadline, light)
-	if err != nil {
-		return err
+	for _, kind := range []verdict{victim, brittle} {
+		more, err := a.settle(ctx, deadline, slices.DeleteFunc(slices.Clone(light), func(c *candidate) bool { return c.od != kind }))
+		if err != nil {
+			return err
+		}
+		full = append(full, more...)
 	}
-	full = append(full, more...)
 	if len(full) > 0 {
-		a.logf("%d of %d followers of %s need a search of their own", len(full), len(followers), cl[0].test)
+		a.logf("%d of %d tests explained by known groups need a search of their own", len(full), len(followers)+len(cls))
 	}
 	g, gctx = errgroup.WithContext(ctx)
 	for _, c := range full {
@@ -181,8 +199,8 @@ func (a *analysis) finding(c *candidate) *Finding {
 	return a.findings[c.test][kind]
 }
 
-// settle runs the batch checks of minimiseCluster for followers explained by
-// known groups and returns the ones the checks leave open.
+// settle runs the batch checks of minimiseClusters for tests of one kind
+// explained by known groups and returns the ones the checks leave open.
 func (a *analysis) settle(ctx context.Context, deadline time.Time, followers []*candidate) ([]*candidate, error) {
 	if len(followers) == 0 {
 		return nil, nil
