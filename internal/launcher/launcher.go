@@ -179,6 +179,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		Perturbations: asm.perturbations,
 		Exit:          exit,
 		TimedOut:      p.killed != "",
+		Notes:         append(p.notes, asm.notes...),
 		Output:        p.output,
 		Duration:      p.end.Sub(p.start),
 	}, nil
@@ -264,8 +265,9 @@ func checkAgentOptions(options []string) error {
 }
 
 // command returns the java arguments for one runner invocation; agentOptions
-// follow port and token in the -javaagent option string.
-func (l *Launcher) command(port int, token string, agentOptions, mainArgs []string) []string {
+// follow the port in the -javaagent option string. The token is not among
+// them: the command line is visible to every local user.
+func (l *Launcher) command(port int, agentOptions, mainArgs []string) []string {
 	args := append([]string(nil), l.env.JVMArgs...)
 	keys := make([]string, 0, len(l.env.SysProps))
 	for k := range l.env.SysProps {
@@ -275,7 +277,7 @@ func (l *Launcher) command(port int, token string, agentOptions, mainArgs []stri
 	for _, k := range keys {
 		args = append(args, "-D"+k+"="+l.env.SysProps[k])
 	}
-	javaagent := fmt.Sprintf("-javaagent:%s=port=%d,token=%s", l.jars.Agent, port, token)
+	javaagent := fmt.Sprintf("-javaagent:%s=port=%d", l.jars.Agent, port)
 	for _, o := range agentOptions {
 		javaagent += "," + o
 	}

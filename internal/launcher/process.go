@@ -35,6 +35,7 @@ type launched struct {
 	status     int
 	signal     string
 	output     string
+	notes      []string // what the driver did or refused that the user should know
 }
 
 // describe says how the JVM ended, for error messages.
@@ -56,15 +57,16 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (*la
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	run, err := l.server.Register()
+	run, err := l.server.RegisterProcess()
 	if err != nil {
 		return nil, err
 	}
 	defer run.Close()
 
-	cmd := exec.Command(l.env.Java, l.command(l.server.Port(), run.Token, w.agentOptions, mainArgs)...)
+	cmd := exec.Command(l.env.Java, l.command(l.server.Port(), w.agentOptions, mainArgs)...)
 	cmd.Dir = l.env.Dir
-	cmd.Env = append(os.Environ(), l.env.Env...)
+	// The token travels in the environment, which only the JVM's owner can read.
+	cmd.Env = append(append(os.Environ(), l.env.Env...), agent.TokenEnv+"="+run.Token)
 	ownProcessGroup(cmd)
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -78,6 +80,7 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (*la
 	if err != nil {
 		return nil, fmt.Errorf("start test JVM: %w", err)
 	}
+	run.SetProcess(cmd.Process.Pid)
 	out := newHeadTail(l.opts.OutputLimit)
 	copied := make(chan struct{})
 	go func() {
@@ -119,6 +122,8 @@ loop:
 		select {
 		case ev := <-run.Events():
 			switch _, hello := ev.Message.(*agent.Hello); {
+			case ev.Refused != "":
+				p.notes = append(p.notes, ev.Refused)
 			case ev.Closed:
 				open--
 			case hello:

@@ -22,6 +22,10 @@ import (
 // real agent and runner would, and misbehaves as the scenario says.
 const fakeEnv = "FLAKY_FAKE_JVM"
 
+// leakEnv names a file where the fake JVM writes its pid and token, then
+// waits for FILE.done: a stand-in for another local user who learns them.
+const leakEnv = "FLAKY_FAKE_LEAK"
+
 func TestMain(m *testing.M) {
 	if scenario := os.Getenv(fakeEnv); scenario != "" {
 		os.Exit(fakeJVM(scenario, os.Args[1:]))
@@ -35,7 +39,8 @@ func fakeJVM(scenario string, args []string) int {
 		fmt.Fprintln(os.Stderr, `openjdk version "17.0.15" 2025-04-15`)
 		return 0
 	}
-	var port, token, chaos, orderFile, mode string
+	var port, chaos, orderFile, mode string
+	token := os.Getenv(agent.TokenEnv)
 	for i, a := range args {
 		if opts, ok := strings.CutPrefix(a, "-javaagent:"); ok {
 			_, opts, _ = strings.Cut(opts, "=")
@@ -44,7 +49,7 @@ func fakeJVM(scenario string, args []string) int {
 				switch k {
 				case "port":
 					port = v
-				case "token":
+				case "token": // how drivers before the token moved to the environment passed it
 					token = v
 				case "chaos":
 					chaos = v
@@ -100,7 +105,22 @@ func fakeJVM(scenario string, args []string) int {
 			order = append(order, line)
 		}
 	}
+	if leak := os.Getenv(leakEnv); leak != "" {
+		// Tell the test who this JVM is and wait until its thief has tried.
+		os.WriteFile(leak+".tmp", []byte(fmt.Sprintf("%d\n%s\n", os.Getpid(), token)), 0o600)
+		os.Rename(leak+".tmp", leak)
+		for i := 0; i < 100; i++ {
+			if _, err := os.Stat(leak + ".done"); err == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 	send(&agent.RunStart{Count: len(order)})
+	if scenario == "inject" {
+		// The JVM's own connection reports a test that is not in the order.
+		send(&agent.TestEnd{Test: "evil.Injected#test", Index: 0, Outcome: "pass"})
+	}
 	for i, test := range order {
 		send(&agent.TestStart{Test: test, Index: i})
 		method := test[strings.IndexByte(test, '#')+1:]
@@ -135,6 +155,9 @@ func fakeJVM(scenario string, args []string) int {
 			outcome = "fail"
 		}
 		send(&agent.TestEnd{Test: test, Index: i, Outcome: outcome, TimeMs: 1})
+		if scenario == "inject" {
+			send(&agent.TestEnd{Test: test, Index: i, Outcome: "fail", TimeMs: 1})
+		}
 	}
 	send(&agent.RunEnd{Count: len(order)})
 	conn.Close()
@@ -362,11 +385,11 @@ func TestCommand(t *testing.T) {
 		jars:   agent.Jars{Agent: "/c/flaky-agent.jar", Runner: "/c/flaky-runner.jar"},
 		cpArgs: []string{"-cp", "/p/test-classes:/c/flaky-runner.jar"},
 	}
-	got := l.command(4321, "tok", []string{"chaos=RANDOM_MAX+LOCALE", "chaos.seed=3"}, []string{"run", "--order", "/tmp/o.txt"})
+	got := l.command(4321, []string{"chaos=RANDOM_MAX+LOCALE", "chaos.seed=3"}, []string{"run", "--order", "/tmp/o.txt"})
 	want := []string{
 		"-Xmx256m", "--add-opens=java.base/java.lang=ALL-UNNAMED",
 		"-Da=x y", "-Db=2",
-		"-javaagent:/c/flaky-agent.jar=port=4321,token=tok,chaos=RANDOM_MAX+LOCALE,chaos.seed=3",
+		"-javaagent:/c/flaky-agent.jar=port=4321,chaos=RANDOM_MAX+LOCALE,chaos.seed=3",
 		"-cp", "/p/test-classes:/c/flaky-runner.jar",
 		"dev.flaky.runner.Main", "run", "--order", "/tmp/o.txt",
 	}
