@@ -111,9 +111,9 @@ func (s *Server) register(single bool) (*Run, error) {
 		return nil, fmt.Errorf("generate token: %w", err)
 	}
 	r := &Run{
-		Token:  hex.EncodeToString(b[:]),
-		server: s,
-		events: make(chan Event, 256),
+		Token:    hex.EncodeToString(b[:]),
+		server:   s,
+		events:   make(chan Event, 256),
 		done:     make(chan struct{}),
 		conns:    map[net.Conn]struct{}{},
 		single:   single,

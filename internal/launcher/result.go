@@ -59,7 +59,7 @@ type Result struct {
 	// the order they arrived (only when perturbation was enabled).
 	Perturbations []agent.Perturbation
 	Exit          Exit
-	TimedOut bool // the driver killed the JVM (run or test timeout)
+	TimedOut      bool // the driver killed the JVM (run or test timeout)
 	// Serial says the order ran alone, with no other JVM of the launcher
 	// running, because it holds tests that clashed over a resource; Clashed
 	// names the tests whose clash in a parallel run made it rerun so.
