@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // ProtocolVersion is the protocol version this driver speaks (see PROTOCOL.md).
@@ -303,4 +304,14 @@ func WriteMessage(w io.Writer, m Message) error {
 		return err
 	}
 	return WriteFrame(w, payload)
+}
+
+// listItemEscaper escapes the characters that separate agent options (',')
+// and the items of list options ('+'), and the escape character itself.
+var listItemEscaper = strings.NewReplacer("%", "%25", ",", "%2C", "+", "%2B")
+
+// EscapeListItem escapes one item of a list agent option (a path or a
+// pattern) so that it survives the option syntax; the agent decodes %XX.
+func EscapeListItem(item string) string {
+	return listItemEscaper.Replace(item)
 }

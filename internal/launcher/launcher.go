@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,9 +112,14 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "flaky-launch-")
+	removeStaleTemp(os.TempDir())
+	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", tempPrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("create launcher temp dir: %w", err)
+	}
+	if jars.Agent, err = optionSafe(jars.Agent, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
 	}
 	classpath := append(append([]string(nil), env.Classpath...), jars.Runner)
 	cpArgs, err := classpathArgs(classpath, major, tmp)
@@ -164,6 +171,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 	w := &watch{
 		handle:       asm.handle,
 		deadline:     func() time.Time { return asm.deadline(l.opts.TestTimeout) },
+		ended:        func() bool { return asm.ended },
 		agentOptions: opts.AgentOptions,
 	}
 	p, err := l.launch(ctx, []string{"run", "--order", f.Name()}, w)
@@ -238,6 +246,7 @@ func (l *Launcher) List(ctx context.Context, sel Selection) ([]TestInfo, error) 
 			}
 		},
 		deadline: func() time.Time { return time.Time{} },
+		ended:    func() bool { return listed != nil },
 	}
 	p, err := l.launch(ctx, args, w)
 	if err != nil {
@@ -251,6 +260,42 @@ func (l *Launcher) List(ctx context.Context, sel Selection) ([]TestInfo, error) 
 		tests[i] = TestInfo(t)
 	}
 	return tests, nil
+}
+
+// tempPrefix starts the name of a launcher's temporary directory, which
+// continues with the pid of the driver that owns it.
+const tempPrefix = "flaky-launch-"
+
+// removeStaleTemp removes the temporary directories in dir that launchers of
+// drivers that are no longer running left behind (a driver that was killed
+// cannot clean up).
+func removeStaleTemp(dir string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*-*"))
+	for _, m := range matches {
+		pidPart, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(m), tempPrefix), "-")
+		pid, err := strconv.Atoi(pidPart)
+		if err != nil || pid <= 0 || pid == os.Getpid() || alive(pid) {
+			continue
+		}
+		_ = os.RemoveAll(m)
+	}
+}
+
+// optionSafe returns a path to the agent jar that -javaagent can take: the
+// JVM ends the jar path at the first '=', so a jar whose path holds one is
+// linked into the launcher's temporary directory.
+func optionSafe(jar, tmp string) (string, error) {
+	if !strings.Contains(jar, "=") {
+		return jar, nil
+	}
+	link := filepath.Join(tmp, filepath.Base(jar))
+	if strings.Contains(link, "=") {
+		return "", fmt.Errorf("the agent jar %s and the temporary directory %s both contain '=', which -javaagent cannot take; set FLAKY_CACHE_DIR or TMPDIR to a path without one", jar, tmp)
+	}
+	if err := os.Symlink(jar, link); err != nil {
+		return "", fmt.Errorf("link the agent jar: %w", err)
+	}
+	return link, nil
 }
 
 // checkAgentOptions rejects agent options that would not survive the

@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
@@ -19,12 +22,22 @@ const (
 	closeGrace = 5 * time.Second
 	// outputGrace bounds the wait for the output pipe to drain.
 	outputGrace = 2 * time.Second
+	// exitGrace is how long a JVM may take to exit after the runner reported
+	// the end of its order before the driver kills it.
+	exitGrace = 2 * time.Second
+	// markerEnv marks the environment of a test JVM and everything it starts,
+	// so the processes it leaves behind can be found and ended.
+	markerEnv = "FLAKY_JVM"
 )
+
+// jvmSeq numbers the JVMs this process launches, for markerEnv.
+var jvmSeq atomic.Int64
 
 // watch connects one runner invocation to launch.
 type watch struct {
 	handle       func(m agent.Message, now time.Time) // every message but the hello
 	deadline     func() time.Time                     // when to kill for the test timeout; zero for never
+	ended        func() bool                          // the runner reported the end of its work; nil for never
 	agentOptions []string                             // extra agent options after port and token
 }
 
@@ -57,6 +70,10 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (*la
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The parent-death signal follows the thread that started the JVM: keep
+	// it until the JVM is gone.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	run, err := l.server.RegisterProcess()
 	if err != nil {
 		return nil, err
@@ -66,7 +83,8 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (*la
 	cmd := exec.Command(l.env.Java, l.command(l.server.Port(), w.agentOptions, mainArgs)...)
 	cmd.Dir = l.env.Dir
 	// The token travels in the environment, which only the JVM's owner can read.
-	cmd.Env = append(append(os.Environ(), l.env.Env...), agent.TokenEnv+"="+run.Token)
+	marker := fmt.Sprintf("%s=%d-%d", markerEnv, os.Getpid(), jvmSeq.Add(1))
+	cmd.Env = append(append(os.Environ(), l.env.Env...), agent.TokenEnv+"="+run.Token, marker)
 	ownProcessGroup(cmd)
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -105,7 +123,7 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (*la
 	var testDeadline time.Time
 
 	exited, connected, open := false, false, 0
-	var grace <-chan time.Time
+	var grace, lingering <-chan time.Time
 	done := ctx.Done()
 	var ctxErr error
 	kill := func(reason string) {
@@ -134,6 +152,9 @@ loop:
 				}
 			default:
 				w.handle(ev.Message, time.Now())
+				if lingering == nil && !exited && w.ended != nil && w.ended() {
+					lingering = time.After(exitGrace)
+				}
 			}
 			if d := w.deadline(); !d.Equal(testDeadline) {
 				testDeadline = d
@@ -146,6 +167,9 @@ loop:
 			exited, waited = true, nil
 			p.end = time.Now()
 			killGroup(cmd.Process) // stray children
+			if killed := killMarked(marker); len(killed) > 0 {
+				p.notes = append(p.notes, fmt.Sprintf("killed %d process(es) the test JVM left running: %s", len(killed), strings.Join(killed, ", ")))
+			}
 			if connected {
 				grace = time.After(closeGrace)
 			} else {
@@ -153,6 +177,12 @@ loop:
 			}
 		case <-grace:
 			break loop
+		case <-lingering:
+			lingering = nil
+			if !exited {
+				p.notes = append(p.notes, fmt.Sprintf("the JVM did not exit within %s after its last test (a shutdown hook or a non-daemon thread?); flaky killed it and kept its results", exitGrace))
+				killGroup(cmd.Process)
+			}
 		case <-runTimeout:
 			runTimeout = nil
 			kill(fmt.Sprintf("the run timed out after %s", l.opts.RunTimeout))

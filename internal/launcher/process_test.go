@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,6 +29,9 @@ const leakEnv = "FLAKY_FAKE_LEAK"
 
 func TestMain(m *testing.M) {
 	if scenario := os.Getenv(fakeEnv); scenario != "" {
+		if order := os.Getenv(fakeDriverEnv); order != "" {
+			os.Exit(fakeDriver(scenario, strings.Split(order, " ")))
+		}
 		os.Exit(fakeJVM(scenario, os.Args[1:]))
 	}
 	os.Exit(m.Run())
@@ -64,6 +68,10 @@ func fakeJVM(scenario string, args []string) int {
 		}
 	}
 	fmt.Println("fake JVM starting", scenario)
+	if f := os.Getenv(pidFileEnv); f != "" {
+		os.WriteFile(f+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o600)
+		os.Rename(f+".tmp", f)
+	}
 	switch scenario {
 	case "no-connect":
 		fmt.Fprintln(os.Stderr, "Error: Could not find or load main class dev.flaky.runner.Main")
@@ -144,6 +152,14 @@ func fakeJVM(scenario string, args []string) int {
 			if err := cmd.Start(); err != nil {
 				panic(err)
 			}
+		case method == "setsid":
+			// A daemon in its own session, out of the JVM's process group.
+			cmd := exec.Command("sleep", "3600")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if err := cmd.Start(); err != nil {
+				panic(err)
+			}
+			os.WriteFile(os.Getenv(pidFileEnv)+".daemon", []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
 		case method == "noisy":
 			for j := 0; j < 10000; j++ {
 				fmt.Printf("noise line %d\n", j)
@@ -160,6 +176,10 @@ func fakeJVM(scenario string, args []string) int {
 		}
 	}
 	send(&agent.RunEnd{Count: len(order)})
+	if scenario == "linger" {
+		// A shutdown hook that never returns, or a non-daemon thread.
+		time.Sleep(time.Hour)
+	}
 	conn.Close()
 	return 0
 }
