@@ -88,3 +88,16 @@ func TestResultsOutsideTheOrderIgnored(t *testing.T) {
 		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(r.Notes, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// When the JVM ends abnormally, the runner's own log events are shown.
+func TestRunnerLogsKeptOnAbnormalEnd(t *testing.T) {
+	l := fakeLauncher(t, "runner-fails", Options{})
+	r, err := l.Run(context.Background(), []string{"p.A#a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "runner error: flaky runner failed: java.nio.charset.MalformedInputException: Input length = 1\n\tat Main.run"
+	if len(r.Notes) != 1 || r.Notes[0] != want {
+		t.Errorf("notes %q, want %q", r.Notes, want)
+	}
+}

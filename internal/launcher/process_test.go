@@ -103,6 +103,11 @@ func fakeJVM(scenario string, args []string) int {
 		send(&agent.Tests{Tests: []agent.TestDescriptor{{ID: "p.A#a", Class: "p.A", Method: "a", Engine: "junit4"}}})
 		return 0
 	}
+	if scenario == "runner-fails" {
+		send(&agent.Log{Level: "error", Message: "flaky runner failed: java.nio.charset.MalformedInputException: Input length = 1\n\tat Main.run\n"})
+		send(&agent.Exit{Status: -1})
+		return 1
+	}
 	f, err := os.Open(orderFile)
 	if err != nil {
 		panic(err)

@@ -93,6 +93,7 @@ type assembler struct {
 	covered       []bool
 	seen          map[position]bool // results accepted, by order position and test id
 	notes         []string
+	logs          []agent.Log // the runner's and agent's diagnostics, the first maxLogs
 	last          int // highest order index that got a result, -1 before any
 	tests         []TestResult
 	classErrors   []agent.ClassError
@@ -155,8 +156,15 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 		a.current = nil
 	case *agent.Exit:
 		a.exit = m
+	case *agent.Log:
+		if len(a.logs) < maxLogs {
+			a.logs = append(a.logs, *m)
+		}
 	}
 }
+
+// maxLogs bounds the log events a run keeps.
+const maxLogs = 20
 
 // deadline returns when the run counts as stuck: timeout after the latest
 // progress while the run is executing. It is zero when no deadline applies.
@@ -242,6 +250,10 @@ func (a *assembler) finish(e ending, now time.Time) ([]TestResult, Exit) {
 	}
 	tests := a.tests
 	if !a.ended {
+		// The JVM ended abnormally: what the runner said may be why.
+		for _, l := range a.logs {
+			a.notes = append(a.notes, fmt.Sprintf("runner %s: %s", l.Level, strings.TrimRight(l.Message, "\n")))
+		}
 		if test, index, start, fixture := a.victim(); test != "" && a.cover(test, index) >= 0 {
 			r := TestResult{Test: test}
 			if !start.IsZero() {
