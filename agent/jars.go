@@ -119,10 +119,14 @@ func contentKey(contents ...[]byte) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// writeOnce atomically creates path with data unless a file of that size exists.
+// writeOnce atomically creates path with data unless a regular file with
+// exactly that content exists; a file that differs (replaced, truncated,
+// corrupted) is written again.
 func writeOnce(path string, data []byte) error {
-	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
-		return nil
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
+		if have, err := os.ReadFile(path); err == nil && sha256.Sum256(have) == sha256.Sum256(data) {
+			return nil
+		}
 	}
 	if err := renameio.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("extract %s: %w", filepath.Base(path), err)

@@ -86,3 +86,24 @@ func TestContentKey(t *testing.T) {
 		})
 	}
 }
+
+// A same-size replacement of an extracted jar (tampering, corruption) is not
+// trusted: its content hash differs, so it is extracted again.
+func TestExtractReplacesSameSizeTampering(t *testing.T) {
+	t.Setenv("FLAKY_CACHE_DIR", t.TempDir())
+	jars, err := extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := jarFS.ReadFile("jars/" + agentJar)
+	evil := bytes.Repeat([]byte{'E'}, len(want))
+	if err := os.WriteFile(jars.Agent, evil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := extract(); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(jars.Agent); !bytes.Equal(got, want) {
+		t.Error("a same-size replacement of the agent jar was kept")
+	}
+}

@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // ProtocolVersion is the protocol version this driver speaks (see PROTOCOL.md).
@@ -15,14 +17,25 @@ const ProtocolVersion = 1
 const MaxFrameSize = 16 << 20
 
 // ErrFrameTooLarge is returned for a frame whose declared length exceeds MaxFrameSize.
-var ErrFrameTooLarge = errors.New("frame larger than 16 MiB")
+var ErrFrameTooLarge = errors.New("frame too large")
 
 // ErrEmptyFrame is returned for a frame whose declared length is zero.
 var ErrEmptyFrame = errors.New("empty frame")
 
-// ReadFrame reads one length-prefixed frame and returns its payload.
-// It returns io.EOF when r ends cleanly before a frame starts.
+// MaxHelloSize is the largest first frame (the hello) the driver reads from a
+// connection that has not authenticated yet.
+const MaxHelloSize = 4 << 10
+
+// ReadFrame reads one length-prefixed frame of at most MaxFrameSize bytes and
+// returns its payload. It returns io.EOF when r ends cleanly before a frame starts.
 func ReadFrame(r io.Reader) ([]byte, error) {
+	return readFrame(r, MaxFrameSize)
+}
+
+// readFrame reads one frame of at most limit bytes. The payload buffer grows
+// with the bytes that actually arrive, so a declared length costs nothing
+// until the peer sends the data.
+func readFrame(r io.Reader, limit uint32) ([]byte, error) {
 	var header [4]byte
 	if _, err := io.ReadFull(r, header[:]); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -34,17 +47,17 @@ func ReadFrame(r io.Reader) ([]byte, error) {
 	switch {
 	case n == 0:
 		return nil, ErrEmptyFrame
-	case n > MaxFrameSize:
-		return nil, fmt.Errorf("%w: %d bytes", ErrFrameTooLarge, n)
+	case n > limit:
+		return nil, fmt.Errorf("%w: %d bytes (limit %d)", ErrFrameTooLarge, n, limit)
 	}
-	payload := make([]byte, n)
-	if _, err := io.ReadFull(r, payload); err != nil {
+	var payload bytes.Buffer
+	if _, err := io.CopyN(&payload, r, int64(n)); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return nil, fmt.Errorf("read frame payload: %w", err)
 	}
-	return payload, nil
+	return payload.Bytes(), nil
 }
 
 // WriteFrame writes payload as one length-prefixed frame.
@@ -291,4 +304,14 @@ func WriteMessage(w io.Writer, m Message) error {
 		return err
 	}
 	return WriteFrame(w, payload)
+}
+
+// listItemEscaper escapes the characters that separate agent options (',')
+// and the items of list options ('+'), and the escape character itself.
+var listItemEscaper = strings.NewReplacer("%", "%25", ",", "%2C", "+", "%2B")
+
+// EscapeListItem escapes one item of a list agent option (a path or a
+// pattern) so that it survives the option syntax; the agent decodes %XX.
+func EscapeListItem(item string) string {
+	return listItemEscaper.Replace(item)
 }

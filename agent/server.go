@@ -11,8 +11,18 @@ import (
 	"time"
 )
 
-// handshakeTimeout bounds the wait for a new connection's hello frame.
-const handshakeTimeout = 10 * time.Second
+// TokenEnv is the environment variable that gives a launched JVM's agent its
+// token; the environment, unlike the command line, only the owner can read.
+const TokenEnv = "FLAKY_AGENT_TOKEN"
+
+const (
+	// helloTimeout bounds the wait for a new connection's hello frame; the
+	// agent sends it right after connecting.
+	helloTimeout = 3 * time.Second
+	// maxPending caps the connections that have not completed the handshake;
+	// more are closed at once.
+	maxPending = 32
+)
 
 // Server accepts JVM connections on a loopback port, authenticates them by
 // token and delivers each connection's messages to the Run that owns the token.
@@ -20,10 +30,11 @@ type Server struct {
 	ln net.Listener
 	wg sync.WaitGroup
 
-	mu     sync.Mutex
-	runs   map[string]*Run
-	conns  map[net.Conn]struct{}
-	closed bool
+	mu      sync.Mutex
+	runs    map[string]*Run
+	conns   map[net.Conn]struct{}
+	pending int
+	closed  bool
 }
 
 // Event is one message from a JVM connection of a Run, or the end of that connection.
@@ -36,6 +47,9 @@ type Event struct {
 	// Closed reports that the connection ended; Err says why unless it ended cleanly.
 	Closed bool
 	Err    error
+	// Refused, when set, says why a connection that presented the run's
+	// token was refused (Conn and Message are then unset).
+	Refused string
 }
 
 // Run is one registration on a Server: JVMs that present its Token are
@@ -48,9 +62,16 @@ type Run struct {
 	done   chan struct{}
 	once   sync.Once
 
-	mu    sync.Mutex
-	next  int
-	conns map[net.Conn]struct{}
+	// single runs accept one connection, from the process SetProcess names.
+	single   bool
+	pidKnown chan struct{}
+	pidOnce  sync.Once
+	pid      int
+
+	mu      sync.Mutex
+	next    int
+	claimed bool
+	conns   map[net.Conn]struct{}
 }
 
 // NewServer listens on 127.0.0.1 on a free port and starts accepting connections.
@@ -70,18 +91,33 @@ func (s *Server) Port() int {
 	return s.ln.Addr().(*net.TCPAddr).Port
 }
 
-// Register creates a Run with a fresh random token.
+// Register creates a Run with a fresh random token that any number of
+// connections may present (the Surefire forks of one Maven build).
 func (s *Server) Register() (*Run, error) {
+	return s.register(false)
+}
+
+// RegisterProcess creates a Run for one launched JVM: it accepts a single
+// connection, and only once SetProcess has named the process, from that
+// process or a member of its process group where the platform can tell
+// (Linux). Further hellos with its token are refused and reported on Events.
+func (s *Server) RegisterProcess() (*Run, error) {
+	return s.register(true)
+}
+
+func (s *Server) register(single bool) (*Run, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, fmt.Errorf("generate token: %w", err)
 	}
 	r := &Run{
-		Token:  hex.EncodeToString(b[:]),
-		server: s,
-		events: make(chan Event, 256),
-		done:   make(chan struct{}),
-		conns:  map[net.Conn]struct{}{},
+		Token:    hex.EncodeToString(b[:]),
+		server:   s,
+		events:   make(chan Event, 256),
+		done:     make(chan struct{}),
+		conns:    map[net.Conn]struct{}{},
+		single:   single,
+		pidKnown: make(chan struct{}),
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -111,6 +147,15 @@ func (s *Server) Close() error {
 	err := s.ln.Close()
 	s.wg.Wait()
 	return err
+}
+
+// SetProcess names the process whose connection a RegisterProcess run
+// accepts: the launched JVM, which leads its own process group.
+func (r *Run) SetProcess(pid int) {
+	r.pidOnce.Do(func() {
+		r.pid = pid
+		close(r.pidKnown)
+	})
 }
 
 // Events returns the channel the run's messages arrive on.
@@ -147,6 +192,12 @@ func (s *Server) accept() {
 			conn.Close()
 			return
 		}
+		if s.pending >= maxPending {
+			s.mu.Unlock()
+			conn.Close()
+			continue
+		}
+		s.pending++
 		s.conns[conn] = struct{}{}
 		s.wg.Add(1)
 		s.mu.Unlock()
@@ -168,6 +219,9 @@ func (s *Server) forget(conn net.Conn) {
 // serve runs the handshake on conn and then forwards its messages to the run.
 func (s *Server) serve(conn net.Conn) {
 	run, hello := s.handshake(conn)
+	s.mu.Lock()
+	s.pending--
+	s.mu.Unlock()
 	if run == nil {
 		return
 	}
@@ -198,11 +252,17 @@ func (s *Server) serve(conn net.Conn) {
 }
 
 // handshake reads the hello and answers it; it returns the run on welcome.
+// The hello must arrive within helloTimeout and fit in MaxHelloSize.
 func (s *Server) handshake(conn net.Conn) (*Run, *Hello) {
-	if err := conn.SetReadDeadline(time.Now().Add(handshakeTimeout)); err != nil {
+	deadline := time.Now().Add(helloTimeout)
+	if err := conn.SetReadDeadline(deadline); err != nil {
 		return nil, nil
 	}
-	m, err := ReadMessage(conn)
+	payload, err := readFrame(conn, MaxHelloSize)
+	if err != nil {
+		return nil, nil
+	}
+	m, err := Decode(payload)
 	if err != nil {
 		return nil, nil
 	}
@@ -223,6 +283,11 @@ func (s *Server) handshake(conn net.Conn) (*Run, *Hello) {
 			"unsupported protocol version %d (driver speaks %d)", hello.Protocol, ProtocolVersion)})
 		return nil, nil
 	}
+	if reason := run.claim(conn, hello, deadline); reason != "" {
+		_ = WriteMessage(conn, &Reject{Reason: reason})
+		run.notify(Event{Refused: fmt.Sprintf("refused a connection from %s (claimed pid %d): %s", conn.RemoteAddr(), hello.PID, reason)})
+		return nil, nil
+	}
 	if err := WriteMessage(conn, &Welcome{Protocol: ProtocolVersion}); err != nil {
 		return nil, nil
 	}
@@ -230,6 +295,32 @@ func (s *Server) handshake(conn net.Conn) (*Run, *Hello) {
 		return nil, nil
 	}
 	return run, hello
+}
+
+// claim decides whether conn may join a single-connection run: it must be
+// the first, and come from the launched process. It returns the reason for
+// a refusal, or "".
+func (r *Run) claim(conn net.Conn, hello *Hello, deadline time.Time) string {
+	if !r.single {
+		return ""
+	}
+	select {
+	case <-r.pidKnown:
+	case <-r.done:
+		return "the run is over"
+	case <-time.After(time.Until(deadline)):
+		return "the driver does not know the launched process yet"
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.claimed {
+		return "another connection already presented this token"
+	}
+	if err := checkPeer(conn, r.pid, hello.PID); err != nil {
+		return err.Error()
+	}
+	r.claimed = true
+	return ""
 }
 
 // attach records conn as one of the run's connections and numbers it.
@@ -264,5 +355,14 @@ func (r *Run) deliver(ev Event) bool {
 		return true
 	case <-r.done:
 		return false
+	}
+}
+
+// notify hands ev to the run's reader unless its buffer is full.
+func (r *Run) notify(ev Event) {
+	select {
+	case <-r.done:
+	case r.events <- ev:
+	default:
 	}
 }

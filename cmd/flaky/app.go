@@ -9,6 +9,8 @@ import (
 	"runtime"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/flakyhq/flaky/internal/console"
 )
 
 // Exit statuses.
@@ -18,13 +20,15 @@ const (
 	exitError       = 2 // usage or infrastructure error
 )
 
-// newApp builds the command line interface writing to stdout and stderr.
+// newApp builds the command line interface writing to stdout and stderr;
+// both escape control characters, since much of what flaky prints comes from
+// the tests it runs.
 func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:      "flaky",
 		Usage:     "find and explain flaky tests in Java Maven projects",
-		Writer:    stdout,
-		ErrWriter: stderr,
+		Writer:    console.NewWriter(stdout),
+		ErrWriter: console.NewWriter(stderr),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "java", Usage: "java executable (default: $JAVA_HOME/bin/java, else java on PATH)"},
 			&cli.StringFlag{Name: "mvn", Usage: "Maven command (default: the build's ./mvnw, else mvn)"},

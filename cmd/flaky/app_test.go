@@ -17,8 +17,9 @@ import (
 // runApp runs the CLI in-process and returns its exit status and output.
 func runApp(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
-	err := newApp(&out, &errOut).RunContext(context.Background(), append([]string{"flaky"}, args...))
-	code = exitCode(err, &errOut)
+	app := newApp(&out, &errOut)
+	err := app.RunContext(context.Background(), append([]string{"flaky"}, args...))
+	code = exitCode(err, app.ErrWriter)
 	return code, out.String(), errOut.String()
 }
 
@@ -123,5 +124,27 @@ func TestExitCode(t *testing.T) {
 				t.Errorf("stderr = %q, want %q", stderr.String(), tt.wantStderr)
 			}
 		})
+	}
+}
+
+// An order file that is not valid UTF-8 is refused before anything runs.
+func TestRunOrderInvalidUTF8(t *testing.T) {
+	order := filepath.Join(t.TempDir(), "order.txt")
+	if err := os.WriteFile(order, []byte("a.B#c\na.B#\xff\xfed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runApp("run-order", "--module", t.TempDir(), "--order", order)
+	if want := "line 2: not valid UTF-8"; code != exitError || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitError, want)
+	}
+}
+
+// Control characters in what flaky prints (here a module path in an error)
+// reach the terminal escaped.
+func TestOutputEscapesControlCharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "evil\x1b[2J\x00name")
+	code, _, stderr := runApp("list-tests", "--module", dir)
+	if code != exitError || strings.ContainsAny(stderr, "\x1b\x00") || !strings.Contains(stderr, `evil\u001b[2J\u0000name`) {
+		t.Errorf("exit %d, stderr %q; want the path escaped", code, stderr)
 	}
 }

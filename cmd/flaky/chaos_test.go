@@ -36,7 +36,7 @@ func TestChaosUsage(t *testing.T) {
 		{"run-order bad chaos", []string{"run-order", "--module", noPom, "--order", order, "--chaos", "NOPE"}, `--chaos: unknown strategy "NOPE"`},
 		{"run-order param without chaos", []string{"run-order", "--module", noPom, "--order", order, "--chaos-param", "seed=1"}, "--chaos-param needs --chaos"},
 		{"run-order empty chaos", []string{"run-order", "--module", noPom, "--order", order, "--chaos", "+"}, "--chaos names no strategy"},
-		{"run-order bad pattern", []string{"run-order", "--module", noPom, "--order", order, "--chaos", "LOCALE", "--chaos-include", "a+b"}, "contains '+' or ','"},
+		{"run-order bad pattern", []string{"run-order", "--module", noPom, "--order", order, "--chaos", "LOCALE", "--chaos-include", ""}, "an empty value cannot be passed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

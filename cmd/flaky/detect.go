@@ -91,6 +91,9 @@ func detect(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("detect: %w", err)
 	}
+	if err := ranOrders(len(tests), res.Coverage); err != nil {
+		return err
+	}
 
 	root := setup.ReactorRoot
 	if r := c.String("root"); r != "" {
@@ -186,4 +189,17 @@ func formatGroups(groups [][]string) string {
 		parts[i] = "[" + strings.Join(g, " + ") + "]"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// ranOrders refuses to report an analysis that completed none of its orders
+// as clean: "0 flaky" would only mean that nothing ran.
+func ranOrders(tests int, cov od.Coverage) error {
+	if tests == 0 || cov.Orders > 0 {
+		return nil
+	}
+	why := "no order completed"
+	if cov.BudgetExhausted {
+		why += fmt.Sprintf(" within the budget of %s (raise --budget, or check for tests that hang)", cov.Budget)
+	}
+	return &exitStatus{code: exitError, msg: fmt.Sprintf("detect: %s; no result for the %d tests", why, tests)}
 }

@@ -10,7 +10,8 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newApp(os.Stdout, os.Stderr).RunContext(ctx, os.Args)
+	app := newApp(os.Stdout, os.Stderr)
+	err := app.RunContext(ctx, os.Args)
 	stop()
-	os.Exit(exitCode(err, os.Stderr))
+	os.Exit(exitCode(err, app.ErrWriter))
 }

@@ -61,8 +61,16 @@ func writeText(w io.Writer, r *launcher.Result) error {
 	for _, ce := range r.ClassErrors {
 		fmt.Fprintf(w, "CLASS ERROR in %s: %s\n", ce.Class, firstLine(ce.Message))
 	}
+	writeNotes(w, r)
 	_, err := fmt.Fprintln(w, summary(r))
 	return err
+}
+
+// writeNotes prints what the driver ignored, refused or cleaned up.
+func writeNotes(w io.Writer, r *launcher.Result) {
+	for _, n := range r.Notes {
+		fmt.Fprint(w, "note: "+strings.TrimPrefix(indent(n, maxMessageLines), "        "))
+	}
 }
 
 // indent returns the first max lines of msg, each indented, with a note

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -168,36 +166,5 @@ func TestAllPassed(t *testing.T) {
 		if got := allPassed(r); got != tt.want {
 			t.Errorf("allPassed(%v) = %v, want %v", tt.outcomes, got, tt.want)
 		}
-	}
-}
-
-func TestReadOrder(t *testing.T) {
-	tests := []struct {
-		name    string
-		content string
-		want    []string
-		wantErr string
-	}{
-		{name: "plain", content: "a.B#c\na.B#d\n", want: []string{"a.B#c", "a.B#d"}},
-		{name: "comments, blanks, spaces, CRLF", content: "# header\n\n  a.B#c  \r\n#a.B#x\na.B#d", want: []string{"a.B#c", "a.B#d"}},
-		{name: "empty", content: "# nothing\n\n", wantErr: "names no tests"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "order.txt")
-			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			got, err := readOrder(path)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Errorf("err = %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil || !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("readOrder = %q, %v; want %q", got, err, tt.want)
-			}
-		})
 	}
 }

@@ -79,11 +79,13 @@ func runProject(c *cli.Context) error {
 	}
 	mavenArgs := append([]string{"-Pflaky", "verify",
 		"-Dflaky.port=" + strconv.Itoa(server.Port()),
-		"-Dflaky.token=" + run.Token,
 		"-Dflaky.bin=" + self,
 	}, args...)
 	cmd := exec.CommandContext(c.Context, mvn.FindMaven(c.String("mvn"), dir), mavenArgs...)
 	cmd.Dir = dir
+	// The forks inherit Maven's environment; the agent reads its token there
+	// (the profile's token property stays empty, off every command line).
+	cmd.Env = append(os.Environ(), agent.TokenEnv+"="+run.Token)
 	cmd.Stdout, cmd.Stderr = c.App.Writer, c.App.ErrWriter
 
 	var wg sync.WaitGroup

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/surefire"
 )
 
 func runOrderCommand() *cli.Command {
@@ -29,7 +27,7 @@ func runOrderCommand() *cli.Command {
 			if c.Duration("timeout") <= 0 || c.Duration("test-timeout") < 0 {
 				return usageError("--timeout must be positive and --test-timeout not negative")
 			}
-			order, err := readOrder(c.String("order"))
+			order, err := surefire.ReadOrderFile(c.String("order"))
 			if err != nil {
 				return usageError("%v", err)
 			}
@@ -53,6 +51,7 @@ func runOrderCommand() *cli.Command {
 				return fmt.Errorf("run order: %w", err)
 			}
 			if c.Bool("json") {
+				writeNotes(c.App.ErrWriter, r)
 				err = writeJSON(c.App.Writer, r)
 			} else if err = writeText(c.App.Writer, r); err == nil && agentOptions != nil {
 				err = writePerturbations(c.App.Writer, r)
@@ -66,32 +65,6 @@ func runOrderCommand() *cli.Command {
 			return nil
 		},
 	}
-}
-
-// readOrder reads an order file: one test id per line; blank lines and
-// lines starting with # are ignored.
-func readOrder(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read order: %w", err)
-	}
-	defer f.Close()
-	var order []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line != "" && !strings.HasPrefix(line, "#") {
-			order = append(order, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read order %s: %w", path, err)
-	}
-	if len(order) == 0 {
-		return nil, fmt.Errorf("order file %s names no tests", path)
-	}
-	return order, nil
 }
 
 // allPassed reports whether every test passed or was skipped.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/flakyhq/flaky/agent"
 )
 
 // Settings say which classes the agent instruments and how its strategies
@@ -39,12 +41,14 @@ func (s Settings) AgentOptions(strategies []Strategy) ([]string, error) {
 		if len(list.values) == 0 {
 			continue
 		}
-		for _, v := range list.values {
-			if v == "" || strings.ContainsAny(v, "+,") {
-				return nil, fmt.Errorf("%s: %q cannot be passed to the agent (empty, or contains '+' or ',')", list.key, v)
+		escaped := make([]string, len(list.values))
+		for i, v := range list.values {
+			if v == "" {
+				return nil, fmt.Errorf("%s: an empty value cannot be passed to the agent", list.key)
 			}
+			escaped[i] = agent.EscapeListItem(v)
 		}
-		opts = append(opts, list.key+"="+strings.Join(list.values, "+"))
+		opts = append(opts, list.key+"="+strings.Join(escaped, "+"))
 	}
 	params, err := normalizeParams(s.Params)
 	if err != nil {

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -119,7 +121,8 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp("", "flaky-launch-")
+	removeStaleTemp(os.TempDir())
+	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", tempPrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("create launcher temp dir: %w", err)
 	}
@@ -128,6 +131,10 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 	} else if err := os.MkdirAll(opts.TmpDir, 0o755); err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("create the test JVMs' temp dir: %w", err)
+	}
+	if jars.Agent, err = optionSafe(jars.Agent, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
 	}
 	classpath := append(append([]string(nil), env.Classpath...), jars.Runner)
 	cpArgs, err := classpathArgs(classpath, major, tmp)
@@ -179,6 +186,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 	w := &watch{
 		handle:       asm.handle,
 		deadline:     func() time.Time { return asm.deadline(l.opts.TestTimeout) },
+		ended:        func() bool { return asm.ended },
 		agentOptions: opts.AgentOptions,
 		keepTmp:      opts.KeepTmp,
 	}
@@ -196,6 +204,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		Exit:          exit,
 		TmpDir:        p.tmpDir,
 		TimedOut:      p.killed != "",
+		Notes:         append(p.notes, asm.notes...),
 		Output:        p.output,
 		Duration:      p.end.Sub(p.start),
 	}, nil
@@ -254,6 +263,7 @@ func (l *Launcher) List(ctx context.Context, sel Selection) ([]TestInfo, error) 
 			}
 		},
 		deadline: func() time.Time { return time.Time{} },
+		ended:    func() bool { return listed != nil },
 	}
 	p, err := l.launch(ctx, args, w)
 	if err != nil {
@@ -267,6 +277,42 @@ func (l *Launcher) List(ctx context.Context, sel Selection) ([]TestInfo, error) 
 		tests[i] = TestInfo(t)
 	}
 	return tests, nil
+}
+
+// tempPrefix starts the name of a launcher's temporary directory, which
+// continues with the pid of the driver that owns it.
+const tempPrefix = "flaky-launch-"
+
+// removeStaleTemp removes the temporary directories in dir that launchers of
+// drivers that are no longer running left behind (a driver that was killed
+// cannot clean up).
+func removeStaleTemp(dir string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*-*"))
+	for _, m := range matches {
+		pidPart, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(m), tempPrefix), "-")
+		pid, err := strconv.Atoi(pidPart)
+		if err != nil || pid <= 0 || pid == os.Getpid() || alive(pid) {
+			continue
+		}
+		_ = os.RemoveAll(m)
+	}
+}
+
+// optionSafe returns a path to the agent jar that -javaagent can take: the
+// JVM ends the jar path at the first '=', so a jar whose path holds one is
+// linked into the launcher's temporary directory.
+func optionSafe(jar, tmp string) (string, error) {
+	if !strings.Contains(jar, "=") {
+		return jar, nil
+	}
+	link := filepath.Join(tmp, filepath.Base(jar))
+	if strings.Contains(link, "=") {
+		return "", fmt.Errorf("the agent jar %s and the temporary directory %s both contain '=', which -javaagent cannot take; set FLAKY_CACHE_DIR or TMPDIR to a path without one", jar, tmp)
+	}
+	if err := os.Symlink(jar, link); err != nil {
+		return "", fmt.Errorf("link the agent jar: %w", err)
+	}
+	return link, nil
 }
 
 // checkAgentOptions rejects agent options that would not survive the
@@ -284,9 +330,10 @@ func checkAgentOptions(options []string) error {
 const tmpdirProperty = "java.io.tmpdir"
 
 // command returns the java arguments for one runner invocation; agentOptions
-// follow port and token in the -javaagent option string, tmpDir is the JVM's
+// follow the port in the -javaagent option string. The token is not among
+// them: the command line is visible to every local user. tmpDir is the JVM's
 // java.io.tmpdir unless the module sets its own.
-func (l *Launcher) command(port int, token string, agentOptions, mainArgs []string, tmpDir string) []string {
+func (l *Launcher) command(port int, agentOptions, mainArgs []string, tmpDir string) []string {
 	args := append([]string(nil), l.env.JVMArgs...)
 	keys := make([]string, 0, len(l.env.SysProps))
 	for k := range l.env.SysProps {
@@ -299,7 +346,7 @@ func (l *Launcher) command(port int, token string, agentOptions, mainArgs []stri
 	if !l.setsTmpdir() {
 		args = append(args, "-D"+tmpdirProperty+"="+tmpDir)
 	}
-	javaagent := fmt.Sprintf("-javaagent:%s=port=%d,token=%s", l.jars.Agent, port, token)
+	javaagent := fmt.Sprintf("-javaagent:%s=port=%d", l.jars.Agent, port)
 	for _, o := range agentOptions {
 		javaagent += "," + o
 	}

@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
@@ -21,12 +23,22 @@ const (
 	closeGrace = 5 * time.Second
 	// outputGrace bounds the wait for the output pipe to drain.
 	outputGrace = 2 * time.Second
+	// exitGrace is how long a JVM may take to exit after the runner reported
+	// the end of its order before the driver kills it.
+	exitGrace = 2 * time.Second
+	// markerEnv marks the environment of a test JVM and everything it starts,
+	// so the processes it leaves behind can be found and ended.
+	markerEnv = "FLAKY_JVM"
 )
+
+// jvmSeq numbers the JVMs this process launches, for markerEnv.
+var jvmSeq atomic.Int64
 
 // watch connects one runner invocation to launch.
 type watch struct {
 	handle       func(m agent.Message, now time.Time) // every message but the hello
 	deadline     func() time.Time                     // when to kill for the test timeout; zero for never
+	ended        func() bool                          // the runner reported the end of its work; nil for never
 	agentOptions []string                             // extra agent options after port and token
 	keepTmp      bool                                 // keep the JVM's temporary directory
 }
@@ -38,7 +50,8 @@ type launched struct {
 	status     int
 	signal     string
 	output     string
-	tmpDir     string // the JVM's temporary directory, when kept
+	tmpDir     string   // the JVM's temporary directory, when kept
+	notes      []string // what the driver did or refused that the user should know
 }
 
 // describe says how the JVM ended, for error messages.
@@ -60,7 +73,11 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (_ *
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	run, err := l.server.Register()
+	// The parent-death signal follows the thread that started the JVM: keep
+	// it until the JVM is gone.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	run, err := l.server.RegisterProcess()
 	if err != nil {
 		return nil, err
 	}
@@ -75,9 +92,11 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (_ *
 			os.RemoveAll(tmpDir)
 		}
 	}()
-	cmd := exec.Command(l.env.Java, l.command(l.server.Port(), run.Token, w.agentOptions, mainArgs, tmpDir)...)
+	cmd := exec.Command(l.env.Java, l.command(l.server.Port(), w.agentOptions, mainArgs, tmpDir)...)
 	cmd.Dir = l.env.Dir
-	cmd.Env = append(os.Environ(), l.env.Env...)
+	// The token travels in the environment, which only the JVM's owner can read.
+	marker := fmt.Sprintf("%s=%d-%d", markerEnv, os.Getpid(), jvmSeq.Add(1))
+	cmd.Env = append(append(os.Environ(), l.env.Env...), agent.TokenEnv+"="+run.Token, marker)
 	if !slices.ContainsFunc(l.env.Env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }) {
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmpDir)
 	}
@@ -97,6 +116,7 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (_ *
 	if err != nil {
 		return nil, fmt.Errorf("start test JVM: %w", err)
 	}
+	run.SetProcess(cmd.Process.Pid)
 	out := newHeadTail(l.opts.OutputLimit)
 	copied := make(chan struct{})
 	go func() {
@@ -121,7 +141,7 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (_ *
 	var testDeadline time.Time
 
 	exited, connected, open := false, false, 0
-	var grace <-chan time.Time
+	var grace, lingering <-chan time.Time
 	done := ctx.Done()
 	var ctxErr error
 	kill := func(reason string) {
@@ -138,6 +158,8 @@ loop:
 		select {
 		case ev := <-run.Events():
 			switch _, hello := ev.Message.(*agent.Hello); {
+			case ev.Refused != "":
+				p.notes = append(p.notes, ev.Refused)
 			case ev.Closed:
 				open--
 			case hello:
@@ -148,6 +170,9 @@ loop:
 				}
 			default:
 				w.handle(ev.Message, time.Now())
+				if lingering == nil && !exited && w.ended != nil && w.ended() {
+					lingering = time.After(exitGrace)
+				}
 			}
 			if d := w.deadline(); !d.Equal(testDeadline) {
 				testDeadline = d
@@ -160,6 +185,9 @@ loop:
 			exited, waited = true, nil
 			p.end = time.Now()
 			killGroup(cmd.Process) // stray children
+			if killed := killMarked(marker); len(killed) > 0 {
+				p.notes = append(p.notes, fmt.Sprintf("killed %d process(es) the test JVM left running: %s", len(killed), strings.Join(killed, ", ")))
+			}
 			if connected {
 				grace = time.After(closeGrace)
 			} else {
@@ -167,6 +195,12 @@ loop:
 			}
 		case <-grace:
 			break loop
+		case <-lingering:
+			lingering = nil
+			if !exited {
+				p.notes = append(p.notes, fmt.Sprintf("the JVM did not exit within %s after its last test (a shutdown hook or a non-daemon thread?); flaky killed it and kept its results", exitGrace))
+				killGroup(cmd.Process)
+			}
 		case <-runTimeout:
 			runTimeout = nil
 			kill(fmt.Sprintf("the run timed out after %s", l.opts.RunTimeout))

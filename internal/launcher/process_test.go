@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,8 +24,15 @@ import (
 // real agent and runner would, and misbehaves as the scenario says.
 const fakeEnv = "FLAKY_FAKE_JVM"
 
+// leakEnv names a file where the fake JVM writes its pid and token, then
+// waits for FILE.done: a stand-in for another local user who learns them.
+const leakEnv = "FLAKY_FAKE_LEAK"
+
 func TestMain(m *testing.M) {
 	if scenario := os.Getenv(fakeEnv); scenario != "" {
+		if order := os.Getenv(fakeDriverEnv); order != "" {
+			os.Exit(fakeDriver(scenario, strings.Split(order, " ")))
+		}
 		os.Exit(fakeJVM(scenario, os.Args[1:]))
 	}
 	os.Exit(m.Run())
@@ -36,7 +44,8 @@ func fakeJVM(scenario string, args []string) int {
 		fmt.Fprintln(os.Stderr, `openjdk version "17.0.15" 2025-04-15`)
 		return 0
 	}
-	var port, token, chaos, orderFile, mode, tmpdir string
+	var port, chaos, orderFile, mode, tmpdir string
+	token := os.Getenv(agent.TokenEnv)
 	for i, a := range args {
 		if v, ok := strings.CutPrefix(a, "-Djava.io.tmpdir="); ok {
 			tmpdir = v
@@ -48,7 +57,7 @@ func fakeJVM(scenario string, args []string) int {
 				switch k {
 				case "port":
 					port = v
-				case "token":
+				case "token": // how drivers before the token moved to the environment passed it
 					token = v
 				case "chaos":
 					chaos = v
@@ -63,6 +72,10 @@ func fakeJVM(scenario string, args []string) int {
 		}
 	}
 	fmt.Println("fake JVM starting", scenario)
+	if f := os.Getenv(pidFileEnv); f != "" {
+		os.WriteFile(f+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o600)
+		os.Rename(f+".tmp", f)
+	}
 	switch scenario {
 	case "no-connect":
 		fmt.Fprintln(os.Stderr, "Error: Could not find or load main class dev.flaky.runner.Main")
@@ -94,6 +107,11 @@ func fakeJVM(scenario string, args []string) int {
 		send(&agent.Tests{Tests: []agent.TestDescriptor{{ID: "p.A#a", Class: "p.A", Method: "a", Engine: "junit4"}}})
 		return 0
 	}
+	if scenario == "runner-fails" {
+		send(&agent.Log{Level: "error", Message: "flaky runner failed: java.nio.charset.MalformedInputException: Input length = 1\n\tat Main.run\n"})
+		send(&agent.Exit{Status: -1})
+		return 1
+	}
 	f, err := os.Open(orderFile)
 	if err != nil {
 		panic(err)
@@ -104,7 +122,22 @@ func fakeJVM(scenario string, args []string) int {
 			order = append(order, line)
 		}
 	}
+	if leak := os.Getenv(leakEnv); leak != "" {
+		// Tell the test who this JVM is and wait until its thief has tried.
+		os.WriteFile(leak+".tmp", []byte(fmt.Sprintf("%d\n%s\n", os.Getpid(), token)), 0o600)
+		os.Rename(leak+".tmp", leak)
+		for i := 0; i < 100; i++ {
+			if _, err := os.Stat(leak + ".done"); err == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 	send(&agent.RunStart{Count: len(order)})
+	if scenario == "inject" {
+		// The JVM's own connection reports a test that is not in the order.
+		send(&agent.TestEnd{Test: "evil.Injected#test", Index: 0, Outcome: "pass"})
+	}
 	for i, test := range order {
 		send(&agent.TestStart{Test: test, Index: i})
 		method := test[strings.IndexByte(test, '#')+1:]
@@ -128,6 +161,14 @@ func fakeJVM(scenario string, args []string) int {
 			if err := cmd.Start(); err != nil {
 				panic(err)
 			}
+		case method == "setsid":
+			// A daemon in its own session, out of the JVM's process group.
+			cmd := exec.Command("sleep", "3600")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if err := cmd.Start(); err != nil {
+				panic(err)
+			}
+			os.WriteFile(os.Getenv(pidFileEnv)+".daemon", []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
 		case method == "noisy":
 			for j := 0; j < 10000; j++ {
 				fmt.Printf("noise line %d\n", j)
@@ -150,8 +191,15 @@ func fakeJVM(scenario string, args []string) int {
 			outcome = "fail"
 		}
 		send(&agent.TestEnd{Test: test, Index: i, Outcome: outcome, TimeMs: 1, Message: message})
+		if scenario == "inject" {
+			send(&agent.TestEnd{Test: test, Index: i, Outcome: "fail", TimeMs: 1})
+		}
 	}
 	send(&agent.RunEnd{Count: len(order)})
+	if scenario == "linger" {
+		// A shutdown hook that never returns, or a non-daemon thread.
+		time.Sleep(time.Hour)
+	}
 	conn.Close()
 	return 0
 }
@@ -377,11 +425,11 @@ func TestCommand(t *testing.T) {
 		jars:   agent.Jars{Agent: "/c/flaky-agent.jar", Runner: "/c/flaky-runner.jar"},
 		cpArgs: []string{"-cp", "/p/test-classes:/c/flaky-runner.jar"},
 	}
-	got := l.command(4321, "tok", []string{"chaos=RANDOM_MAX+LOCALE", "chaos.seed=3"}, []string{"run", "--order", "/tmp/o.txt"}, "/r/jvm-1")
+	got := l.command(4321, []string{"chaos=RANDOM_MAX+LOCALE", "chaos.seed=3"}, []string{"run", "--order", "/tmp/o.txt"}, "/r/jvm-1")
 	want := []string{
 		"-Xmx256m", "--add-opens=java.base/java.lang=ALL-UNNAMED",
 		"-Da=x y", "-Db=2", "-Djava.io.tmpdir=/r/jvm-1",
-		"-javaagent:/c/flaky-agent.jar=port=4321,token=tok,chaos=RANDOM_MAX+LOCALE,chaos.seed=3",
+		"-javaagent:/c/flaky-agent.jar=port=4321,chaos=RANDOM_MAX+LOCALE,chaos.seed=3",
 		"-cp", "/p/test-classes:/c/flaky-runner.jar",
 		"dev.flaky.runner.Main", "run", "--order", "/tmp/o.txt",
 	}
@@ -389,7 +437,7 @@ func TestCommand(t *testing.T) {
 		t.Errorf("command:\n got %q\nwant %q", got, want)
 	}
 	l.env.SysProps["java.io.tmpdir"] = "/module/tmp"
-	if got := l.command(4321, "tok", nil, nil, "/r/jvm-1"); slices.Contains(got, "-Djava.io.tmpdir=/r/jvm-1") {
+	if got := l.command(4321, nil, nil, "/r/jvm-1"); slices.Contains(got, "-Djava.io.tmpdir=/r/jvm-1") {
 		t.Errorf("overrides the module's java.io.tmpdir: %q", got)
 	}
 }

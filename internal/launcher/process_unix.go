@@ -11,9 +11,17 @@ import (
 )
 
 // ownProcessGroup makes the command the leader of a new process group so
-// that killGroup reaches every process it starts.
+// that killGroup reaches every process it starts, and ends it with its parent
+// where the platform allows.
 func ownProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
+}
+
+// alive reports whether a process with this pid exists (of any user).
+func alive(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || err == unix.EPERM
 }
 
 // killGroup kills the process group led by p.

@@ -90,8 +90,11 @@ type Result struct {
 	// Serial says the order ran alone, with no other JVM of the launcher
 	// running, because it holds tests that clashed over a resource; Clashed
 	// names the tests whose clash in a parallel run made it rerun so.
-	Serial   bool
-	Clashed  []string
+	Serial  bool
+	Clashed []string
+	// Notes say what the driver ignored, refused or cleaned up during the
+	// run (a result for a test not in the order, a second connection, ...).
+	Notes    []string
 	Output   string // the JVM's stdout and stderr, head and tail when long
 	Duration time.Duration
 }
@@ -115,7 +118,10 @@ type running struct {
 type assembler struct {
 	order         []string
 	covered       []bool
-	last          int // highest order index that got a result, -1 before any
+	seen          map[position]bool // results accepted, by order position and test id
+	notes         []string
+	logs          []agent.Log // the runner's and agent's diagnostics, the first maxLogs
+	last          int         // highest order index that got a result, -1 before any
 	tests         []TestResult
 	classErrors   []agent.ClassError
 	classScopes   map[string]int
@@ -129,8 +135,15 @@ type assembler struct {
 	progress      time.Time
 }
 
+// position is one result's place: an order index and the test id (a test
+// template's entry gets one result per invocation id).
+type position struct {
+	index int
+	test  string
+}
+
 func newAssembler(order []string) *assembler {
-	return &assembler{order: order, covered: make([]bool, len(order)), last: -1, classScopes: map[string]int{}}
+	return &assembler{order: order, covered: make([]bool, len(order)), seen: map[position]bool{}, last: -1, classScopes: map[string]int{}}
 }
 
 // handle applies one event received at now.
@@ -153,7 +166,9 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 		if a.current != nil && a.current.test == m.Test {
 			a.current = nil
 		}
-		a.cover(m.Test, m.Index)
+		if a.cover(m.Test, m.Index) < 0 {
+			return
+		}
 		a.tests = append(a.tests, TestResult{
 			Test: m.Test, Outcome: ParseOutcome(m.Outcome), TimeMs: m.TimeMs,
 			FailureType: m.FailureType, Message: m.Message, Stack: m.Stack,
@@ -168,8 +183,15 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 		a.current = nil
 	case *agent.Exit:
 		a.exit = m
+	case *agent.Log:
+		if len(a.logs) < maxLogs {
+			a.logs = append(a.logs, *m)
+		}
 	}
 }
+
+// maxLogs bounds the log events a run keeps.
+const maxLogs = 20
 
 // deadline returns when the run counts as stuck: timeout after the latest
 // progress while the run is executing. It is zero when no deadline applies.
@@ -186,24 +208,32 @@ func matches(entry, test string) bool {
 	return entry == test || strings.HasPrefix(test, entry+"[")
 }
 
-// cover marks the order entry a result for test at index belongs to and
-// returns its index, or -1 when the test answers no entry.
+// cover finds the order entry a result for test at index answers, marks it
+// and returns its index. It returns -1, and notes why, for a test that is in
+// no entry of the order and for a second result at one position: such
+// results are ignored.
 func (a *assembler) cover(test string, index int) int {
 	i := -1
 	if index >= 0 && index < len(a.order) && matches(a.order[index], test) {
 		i = index
 	} else {
 		for j, entry := range a.order {
-			if !a.covered[j] && matches(entry, test) {
+			if matches(entry, test) && (i < 0 || !a.covered[j] && a.covered[i]) {
 				i = j
-				break
 			}
 		}
 	}
-	if i >= 0 {
-		a.covered[i] = true
-		a.last = max(a.last, i)
+	switch {
+	case i < 0:
+		a.notes = append(a.notes, fmt.Sprintf("ignored a result for %q, which is not in the order", test))
+		return -1
+	case a.seen[position{i, test}]:
+		a.notes = append(a.notes, fmt.Sprintf("ignored a second result for %q at position %d of the order", test, i))
+		return -1
 	}
+	a.seen[position{i, test}] = true
+	a.covered[i] = true
+	a.last = max(a.last, i)
 	return i
 }
 
@@ -247,8 +277,11 @@ func (a *assembler) finish(e ending, now time.Time) ([]TestResult, Exit) {
 	}
 	tests := a.tests
 	if !a.ended {
-		if test, index, start, fixture := a.victim(); test != "" {
-			a.cover(test, index)
+		// The JVM ended abnormally: what the runner said may be why.
+		for _, l := range a.logs {
+			a.notes = append(a.notes, fmt.Sprintf("runner %s: %s", l.Level, strings.TrimRight(l.Message, "\n")))
+		}
+		if test, index, start, fixture := a.victim(); test != "" && a.cover(test, index) >= 0 {
 			r := TestResult{Test: test}
 			if !start.IsZero() {
 				r.TimeMs = now.Sub(start).Milliseconds()

@@ -19,13 +19,17 @@ import java.util.Map;
 
 /**
  * Agent entry point. Options are {@code key=value} pairs separated by commas; {@code port} and {@code token} name
- * the driver to connect to, unknown keys are ignored. Without {@code port}, or with an empty one (the flaky Maven
+ * the driver to connect to, unknown keys are ignored. Without a {@code token} option the token comes from the
+ * environment variable {@value #TOKEN_ENV}, which, unlike the command line, only the JVM's owner can read. Without {@code port}, or with an empty one (the flaky Maven
  * profile passes {@code port=,token=} when no driver listens), the agent stays unconnected. {@code chaos} and the
  * {@code chaos.*} options install the API perturbation of {@link dev.flaky.agent.chaos}.
  */
 public final class Agent {
     /** Exit status of a JVM whose agent could not connect to the driver. */
     static final int FAILURE_STATUS = 86;
+
+    /** The environment variable that holds the token when no {@code token} option is given. */
+    static final String TOKEN_ENV = "FLAKY_AGENT_TOKEN";
 
     private static final int PROTOCOL = 1;
     private static final int HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -69,7 +73,12 @@ public final class Agent {
             fail("invalid port option " + port);
             return;
         }
-        handshake(portNumber, options.getOrDefault("token", ""));
+        String token = options.getOrDefault("token", "");
+        if (token.isEmpty()) {
+            String fromEnv = System.getenv(TOKEN_ENV);
+            token = fromEnv == null ? "" : fromEnv;
+        }
+        handshake(portNumber, token);
     }
 
     /** Splits {@code key=value,key=value}; a pair without {@code =} gets an empty value. */

@@ -16,6 +16,7 @@ import java.util.Map;
 public final class Channel {
     private static final Object LOCK = new Object();
 
+    /** The driver connection; held so that it stays reachable (and open) for the JVM's lifetime. */
     private static volatile Socket socket;
 
     // Guarded by LOCK.
@@ -127,28 +128,22 @@ public final class Channel {
 
     /**
      * Reads driver commands until the connection closes. Protocol version 1 defines none after the handshake, so
-     * every command is ignored; unknown types must be ignored anyway.
+     * every command is ignored; unknown types must be ignored anyway. When the connection ends (the driver closed
+     * it, died, or sent an invalid frame) the JVM is halted: its results could no longer be delivered, and a test
+     * JVM must not outlive its driver.
      */
     private static void readCommands(DataInputStream in) {
+        String why;
         try {
             while (true) {
                 Frames.read(in);
             }
+        } catch (java.io.EOFException e) {
+            why = "the flaky driver closed the connection";
         } catch (IOException e) {
-            // The driver closed the connection or sent an invalid frame: stop reading. A protocol error closes
-            // the connection; writes then fail and report it.
-            if (!(e instanceof java.io.EOFException)) {
-                closeQuietly();
-            }
+            why = "lost the connection to the flaky driver: " + e.getMessage();
         }
-    }
-
-    private static void closeQuietly() {
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // Closing after a protocol error; nothing else to do.
-        }
+        Agent.fail(why + "; ending this JVM");
     }
 
     /** Shutdown hook: sends the {@code exit} event unless the runner finished normally. */

@@ -21,7 +21,51 @@ public final class Failure {
 
     /** Describes a throwable, with its stack trimmed to the frames that matter for {@code testClass}. */
     public static Failure of(Throwable t, Class<?> testClass) {
-        return new Failure(t.getClass().getName(), cap(t.getMessage()), StackTraces.trim(t, testClass), t);
+        return new Failure(t.getClass().getName(), cap(describe(t)), StackTraces.trim(t, testClass), t);
+    }
+
+    /**
+     * Returns the throwable's message; for one without a message, and for linkage errors (a static initialiser
+     * that threw: {@code ExceptionInInitializerError}, then {@code NoClassDefFoundError}), followed by its root
+     * cause's type and message and the first frame of project code that the cause passed through.
+     */
+    static String describe(Throwable t) {
+        String own = t.getMessage();
+        boolean hasOwn = own != null && !own.isEmpty();
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root == t || hasOwn && !(t instanceof LinkageError)) {
+            return own;
+        }
+        StringBuilder b = new StringBuilder();
+        if (hasOwn) {
+            b.append(own).append("; ");
+        }
+        b.append("caused by ").append(root.getClass().getName());
+        if (root.getMessage() != null && !root.getMessage().isEmpty()) {
+            b.append(": ").append(root.getMessage());
+        }
+        for (StackTraceElement frame : root.getStackTrace()) {
+            if (isProjectFrame(frame.getClassName())) {
+                b.append(" (at ").append(frame).append(')');
+                break;
+            }
+        }
+        return b.toString();
+    }
+
+    private static final String[] NOT_PROJECT = {
+        "java.", "javax.", "jdk.", "sun.", "com.sun.", "org.junit.", "junit.", "org.opentest4j."};
+
+    private static boolean isProjectFrame(String className) {
+        for (String prefix : NOT_PROJECT) {
+            if (className.startsWith(prefix)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A bare message, such as the reason a test was skipped (null for none). */

@@ -1,0 +1,216 @@
+package agent
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+func registerProcess(t *testing.T, s *Server, pid int) *Run {
+	t.Helper()
+	r, err := s.RegisterProcess()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	r.SetProcess(pid)
+	return r
+}
+
+// nextEvent returns the run's next event or fails after a while.
+func nextEvent(t *testing.T, r *Run) Event {
+	t.Helper()
+	select {
+	case ev := <-r.Events():
+		return ev
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event")
+		return Event{}
+	}
+}
+
+// A process run welcomes one connection; a second client that presents the
+// same token is refused, and the refusal is reported to the run.
+func TestProcessRunRefusesSecondConnection(t *testing.T) {
+	s := newServer(t)
+	r := registerProcess(t, s, os.Getpid())
+	first := dial(t, s)
+	first.send(&Hello{Protocol: ProtocolVersion, Token: r.Token, PID: int64(os.Getpid())})
+	if _, ok := first.reply().(*Welcome); !ok {
+		t.Fatal("the launched process was not welcomed")
+	}
+	if ev := nextEvent(t, r); ev.Conn != 1 {
+		t.Fatalf("first event %+v, want the hello of connection 1", ev)
+	}
+	second := dial(t, s)
+	second.send(&Hello{Protocol: ProtocolVersion, Token: r.Token, PID: int64(os.Getpid())})
+	if rej, ok := second.reply().(*Reject); !ok || !strings.Contains(rej.Reason, "already") {
+		t.Fatalf("second hello answered %#v, want a reject", rej)
+	}
+	if !second.closedByServer() {
+		t.Fatal("the second connection stayed open")
+	}
+	if ev := nextEvent(t, r); !strings.Contains(ev.Refused, "already presented this token") {
+		t.Fatalf("event %+v, want the refusal", ev)
+	}
+	// The second client's result never reaches the run.
+	second.send(&TestEnd{Test: "evil.Injected#test", Outcome: "pass"})
+	first.send(&RunEnd{})
+	if ev := nextEvent(t, r); ev.Message == nil || ev.Message.MessageType() != "run-end" {
+		t.Fatalf("event %+v, want the first connection's run-end", ev)
+	}
+}
+
+// A client that is not the launched process is refused even with the token
+// (it stole it): on Linux the server maps the connection to its process.
+func TestProcessRunRefusesOtherProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("peer process checks need /proc")
+	}
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	s := newServer(t)
+	r := registerProcess(t, s, other.Process.Pid)
+	c := dial(t, s)
+	c.send(&Hello{Protocol: ProtocolVersion, Token: r.Token, PID: int64(other.Process.Pid)})
+	if rej, ok := c.reply().(*Reject); !ok || !strings.Contains(rej.Reason, "not the JVM") {
+		t.Fatalf("answer %#v, want a reject naming the process", rej)
+	}
+	if ev := nextEvent(t, r); !strings.Contains(ev.Refused, "not the JVM") {
+		t.Fatalf("event %+v, want the refusal", ev)
+	}
+}
+
+// A process run waits for SetProcess before it welcomes anyone.
+func TestProcessRunWaitsForProcess(t *testing.T) {
+	s := newServer(t)
+	r, err := s.RegisterProcess()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c := dial(t, s)
+	c.send(&Hello{Protocol: ProtocolVersion, Token: r.Token, PID: int64(os.Getpid())})
+	time.Sleep(200 * time.Millisecond)
+	r.SetProcess(os.Getpid())
+	if _, ok := c.reply().(*Welcome); !ok {
+		t.Fatal("not welcomed after SetProcess")
+	}
+}
+
+func frameHeader(n uint32) []byte {
+	return binary.BigEndian.AppendUint32(nil, n)
+}
+
+// Connections that announce huge first frames and never send them cost the
+// driver nothing: no allocation by declared length, a small cap on the
+// hello, and a short deadline.
+func TestHandshakeFloodBounded(t *testing.T) {
+	s := newServer(t)
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const n = 16 // under maxPending, so every connection reaches the handshake
+	conns := make([]net.Conn, n)
+	for i := range conns {
+		c, err := net.Dial("tcp", s.ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		// Half announce 16 MiB first frames, half a 4 KiB hello, each with
+		// one byte of it: the server must not allocate by the declared length.
+		size := uint32(MaxFrameSize)
+		if i%2 == 1 {
+			size = MaxHelloSize
+		}
+		c.Write(append(frameHeader(size), '{'))
+		conns[i] = c
+	}
+	time.Sleep(500 * time.Millisecond)
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 8<<20 {
+		t.Errorf("heap grew by %d bytes for %d idle handshakes", grown, n)
+	}
+	// Each is closed by the hello deadline.
+	start := time.Now()
+	for _, c := range conns {
+		c.SetReadDeadline(time.Now().Add(helloTimeout + 3*time.Second))
+		if _, err := io.ReadAll(c); errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("connection not closed by the server: %v", err)
+		}
+	}
+	if d := time.Since(start); d > helloTimeout+2*time.Second {
+		t.Errorf("idle handshakes were closed after %s", d)
+	}
+}
+
+// A first frame larger than a hello is refused without reading it.
+func TestHandshakeOversizedHello(t *testing.T) {
+	s := newServer(t)
+	f := dial(t, s)
+	f.sendRaw(frameHeader(MaxFrameSize))
+	if !f.closedByServer() {
+		t.Fatal("a 16 MiB first frame was accepted")
+	}
+}
+
+// More pending connections than maxPending are closed at once.
+func TestHandshakePendingCapped(t *testing.T) {
+	s := newServer(t)
+	var conns []net.Conn
+	for range maxPending {
+		c, err := net.Dial("tcp", s.ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns = append(conns, c)
+	}
+	// Let the server account for them.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s.mu.Lock()
+		p := s.pending
+		s.mu.Unlock()
+		if p == maxPending || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	extra, err := net.Dial("tcp", s.ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	extra.SetReadDeadline(time.Now().Add(time.Second))
+	if _, err := extra.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Fatalf("connection over the cap: read %v, want EOF", err)
+	}
+}
+
+// ReadFrame allocates what arrives, not what the header declares.
+func TestReadFrameAllocatesIncrementally(t *testing.T) {
+	r := io.MultiReader(strings.NewReader(string(frameHeader(MaxFrameSize))), strings.NewReader("{}"))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadFrame(r)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v, want unexpected EOF", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("allocated %d bytes for a 2-byte truncated frame", got)
+	}
+}

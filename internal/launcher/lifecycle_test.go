@@ -1,0 +1,182 @@
+package launcher
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/flakyhq/flaky/agent"
+)
+
+// pidFileEnv names a file where the fake JVM writes its pid (and the
+// "setsid" test writes its daemon's pid to FILE.daemon).
+const pidFileEnv = "FLAKY_FAKE_PIDFILE"
+
+// fakeDriverEnv makes the test binary a driver that runs the order it holds
+// (space-separated) in a fake JVM, as flaky would.
+const fakeDriverEnv = "FLAKY_FAKE_DRIVER"
+
+func fakeDriver(scenario string, order []string) int {
+	exe, err := os.Executable()
+	if err != nil {
+		return 2
+	}
+	os.Unsetenv(fakeDriverEnv)
+	l, err := New(Env{Java: exe}, agent.Jars{Agent: "/x/agent.jar", Runner: "/x/runner.jar"}, Options{})
+	if err != nil {
+		return 2
+	}
+	defer l.Close()
+	if _, err := l.Run(context.Background(), order); err != nil {
+		return 2
+	}
+	return 0
+}
+
+// gone reports whether pid has ended (a zombie counts as ended).
+func gone(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return syscall.Kill(pid, 0) != nil
+	}
+	_, rest, _ := strings.Cut(string(stat), ") ")
+	return strings.HasPrefix(rest, "Z")
+}
+
+func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); !cond(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, limit)
+		}
+	}
+}
+
+func readPid(t *testing.T, file string) int {
+	t.Helper()
+	var pid int
+	waitFor(t, "pid file "+filepath.Base(file), 10*time.Second, func() bool {
+		data, err := os.ReadFile(file)
+		pid, _ = strconv.Atoi(string(data))
+		return err == nil && pid > 0
+	})
+	return pid
+}
+
+// A JVM that does not exit after reporting the end of its order is killed
+// after a short grace period; its results are kept and the kill is noted.
+func TestLingeringJVMKilledAfterRunEnd(t *testing.T) {
+	l := fakeLauncher(t, "linger", Options{RunTimeout: 30 * time.Second})
+	start := time.Now()
+	r, err := l.Run(context.Background(), []string{"p.A#a", "p.B#b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > exitGrace+5*time.Second {
+		t.Errorf("the run took %s, want about the exit grace of %s", d, exitGrace)
+	}
+	if got := outcomes(r); got != "p.A#a=pass p.B#b=pass" || r.TimedOut {
+		t.Errorf("outcomes %q (timed out %v), want both passed and no timeout", got, r.TimedOut)
+	}
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "did not exit within 2s after its last test") {
+		t.Errorf("notes %q, want the kill explained", r.Notes)
+	}
+}
+
+// A process a test starts in its own session (setsid) does not survive the
+// JVM: the driver finds it by its environment, kills it and says so.
+func TestSetsidDescendantKilled(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("needs /proc")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	t.Setenv(pidFileEnv, pidFile)
+	l := fakeLauncher(t, "run", Options{})
+	r, err := l.Run(context.Background(), []string{"p.A#setsid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	daemon := readPid(t, pidFile+".daemon")
+	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGKILL) })
+	waitFor(t, "the setsid daemon to end", 5*time.Second, func() bool { return gone(daemon) })
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], strconv.Itoa(daemon)+" (sleep)") {
+		t.Errorf("notes %q, want the killed daemon named", r.Notes)
+	}
+}
+
+// When the driver is killed (SIGKILL, no cleanup), its test JVM ends too,
+// and the next launcher removes the dead driver's temporary directory.
+func TestDriverKilledEndsJVMAndTempDirRemoved(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	t.Setenv(pidFileEnv, pidFile)
+	t.Setenv(fakeEnv, "run")
+	t.Setenv(fakeDriverEnv, "p.A#hang")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	driver := exec.Command(exe)
+	if err := driver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	jvm := readPid(t, pidFile)
+	t.Cleanup(func() { syscall.Kill(jvm, syscall.SIGKILL) })
+	stale, _ := filepath.Glob(filepath.Join(tmp, tempPrefix+"*"))
+	driver.Process.Kill()
+	driver.Wait()
+	waitFor(t, "the JVM of the killed driver to end", 5*time.Second, func() bool { return gone(jvm) })
+	if len(stale) != 1 || !strings.Contains(stale[0], tempPrefix+strconv.Itoa(driver.Process.Pid)+"-") {
+		t.Fatalf("launcher temp dirs %q, want one named after the driver's pid", stale)
+	}
+
+	t.Setenv(fakeDriverEnv, "")
+	l := fakeLauncher(t, "run", Options{})
+	if _, err := os.Stat(stale[0]); !os.IsNotExist(err) {
+		t.Errorf("the killed driver's temp dir %s is still there (%v)", stale[0], err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, tempPrefix+"*")); len(left) != 1 || left[0] != l.tmp {
+		t.Errorf("temp dirs %q, want only the new launcher's %s", left, l.tmp)
+	}
+}
+
+// An agent jar whose path holds '=' (a cache directory named so) is linked
+// to a path that -javaagent can take; the JVM would otherwise cut the jar
+// path at the '=' and fail to open it.
+func TestAgentJarPathWithEquals(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cache=x,y")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	jar := filepath.Join(dir, "flaky-agent.jar")
+	if err := os.WriteFile(jar, []byte("jar"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(fakeEnv, "run")
+	exe, _ := os.Executable()
+	l, err := New(Env{Java: exe}, agent.Jars{Agent: jar, Runner: "/x/runner.jar"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var javaagent string
+	for _, a := range l.command(1, []string{"chaos=LOCALE"}, nil, "/tmp") {
+		if v, ok := strings.CutPrefix(a, "-javaagent:"); ok {
+			javaagent = v
+		}
+	}
+	path, opts, _ := strings.Cut(javaagent, "=")
+	if data, err := os.ReadFile(path); err != nil || string(data) != "jar" {
+		t.Errorf("-javaagent:%s: the JVM would open %q (%v)", javaagent, path, err)
+	}
+	if opts != "port=1,chaos=LOCALE" {
+		t.Errorf("agent options %q", opts)
+	}
+}

@@ -1,0 +1,13 @@
+//go:build unix && !linux
+
+package launcher
+
+import "syscall"
+
+// dieWithParent does nothing where there is no parent-death signal; the
+// agent ends the JVM when its connection to the driver closes.
+func dieWithParent(*syscall.SysProcAttr) {}
+
+// killMarked finds no processes without /proc; killing the JVM's process
+// group remains.
+func killMarked(string) []string { return nil }

@@ -1,0 +1,48 @@
+package launcher
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// dieWithParent has the kernel kill the JVM when the thread that started it
+// ends (launch keeps that thread locked until the JVM is gone), so a JVM
+// does not outlive a driver that was killed.
+func dieWithParent(attr *syscall.SysProcAttr) {
+	attr.Pdeathsig = syscall.SIGKILL
+}
+
+// killMarked kills every process of this user whose environment holds
+// marker (KEY=VALUE): the processes a test JVM started, also those that left
+// its process group (setsid). It returns "pid (command)" for each.
+func killMarked(marker string) []string {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := []byte(marker + "\x00")
+	var killed []string
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.HasPrefix(env, want) && !bytes.Contains(env, append([]byte{0}, want...)) {
+			continue
+		}
+		if unix.Kill(pid, unix.SIGKILL) != nil {
+			continue
+		}
+		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
+		killed = append(killed, fmt.Sprintf("%d (%s)", pid, strings.TrimSpace(string(comm))))
+	}
+	return killed
+}
