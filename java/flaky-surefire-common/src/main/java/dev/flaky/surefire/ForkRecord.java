@@ -45,6 +45,8 @@ final class ForkRecord {
     private static final String LOCALE_ENVIRONMENT_PREFIX = "LC_";
     /** The JVM's command line: Surefire's booter main class (or jar) and its arguments. */
     private static final String COMMAND_PROPERTY = "sun.java.command";
+    /** How many ancestors to look through for the JVM that forked this one. */
+    private static final int MAX_ANCESTORS = 4;
 
     private final Map<String, Object> fields = new LinkedHashMap<>();
     private final List<Map<String, Object>> tests = new ArrayList<>();
@@ -202,8 +204,8 @@ final class ForkRecord {
     }
 
     /**
-     * The environment to record: the variables that differ from {@code parent} (the Maven process that forked this
-     * JVM: Surefire's {@code environmentVariables}), and those that shape a JVM ({@code JAVA_HOME}, {@code PATH},
+     * The environment to record: the variables that differ from {@code parent} (the environment of the Maven process
+     * that forked this JVM: the differences are Surefire's {@code environmentVariables}), and those that shape a JVM ({@code JAVA_HOME}, {@code PATH},
      * {@code HOME}, {@code USER}, {@code TZ}, {@code LANG}, {@code LANGUAGE}, {@code LC_*}); just the latter when the
      * parent's environment is unknown (null).
      */
@@ -219,24 +221,41 @@ final class ForkRecord {
         return result;
     }
 
-    /** The environment of this JVM's parent process where the system shows it ({@code /proc}), else null. */
+    /**
+     * The environment of the JVM that started this one (Maven, through a shell that Surefire runs the fork with):
+     * the nearest ancestor process running {@code java}, where the system shows processes ({@code /proc}); else null.
+     */
     private static Map<String, String> parentEnvironment() {
         try {
-            String stat = new String(Files.readAllBytes(Paths.get("/proc/self/stat")), StandardCharsets.UTF_8);
-            // pid (comm) state ppid ...; comm may contain spaces and parentheses.
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            byte[] environ = Files.readAllBytes(Paths.get("/proc", fields[1], "environ"));
-            Map<String, String> env = new TreeMap<>();
-            for (String entry : new String(environ, StandardCharsets.UTF_8).split("\0")) {
-                int eq = entry.indexOf('=');
-                if (eq > 0) {
-                    env.put(entry.substring(0, eq), entry.substring(eq + 1));
+            Path pid = Paths.get("/proc/self");
+            for (int i = 0; i < MAX_ANCESTORS; i++) {
+                pid = Paths.get("/proc", parentPid(pid));
+                Path exe = pid.resolve("exe").toRealPath();
+                if ("java".equals(exe.getFileName().toString())) {
+                    return environ(pid.resolve("environ"));
                 }
             }
-            return env;
+            return null;
         } catch (IOException | RuntimeException e) {
             return null;
         }
+    }
+
+    /** The parent's pid from {@code /proc/<pid>/stat}: "pid (comm) state ppid ...", comm may hold spaces. */
+    private static String parentPid(Path proc) throws IOException {
+        String stat = new String(Files.readAllBytes(proc.resolve("stat")), StandardCharsets.UTF_8);
+        return stat.substring(stat.lastIndexOf(')') + 2).split(" ")[1];
+    }
+
+    private static Map<String, String> environ(Path file) throws IOException {
+        Map<String, String> env = new TreeMap<>();
+        for (String entry : new String(Files.readAllBytes(file), StandardCharsets.UTF_8).split("\0")) {
+            int eq = entry.indexOf('=');
+            if (eq > 0) {
+                env.put(entry.substring(0, eq), entry.substring(eq + 1));
+            }
+        }
+        return env;
     }
 
     private static boolean isJvmOwn(String key) {
