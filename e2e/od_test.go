@@ -209,7 +209,9 @@ func sameTest(c surefire.TestCase, id string) bool {
 
 // TestVerifyRunsOrderDependenceAnalysis runs `mvn -Pflaky verify` on single-module
 // fixtures: the verify driver finds the expected order-dependent tests in the
-// recorded fork environment and reports each once.
+// recorded fork environment and reports each once, also in the Surefire-format
+// reports; the fork record has the pom's system properties and environment
+// variables and none of the build's other variables.
 func TestVerifyRunsOrderDependenceAnalysis(t *testing.T) {
 	// jupiter6 runs on Surefire 3.5.4, junit4 on Surefire 2.22.2.
 	for _, name := range []string{"jupiter6", "junit4"} {
@@ -222,6 +224,8 @@ func verifyFindsExpected(t *testing.T, name string) {
 	dir := copyFixture(t, name)
 	e := readExpected(t, dir)
 	flakyInit(t, dir)
+	const secret = "do-not-record-this-token"
+	t.Setenv("FLAKY_E2E_CI_TOKEN", secret)
 	out, code := mvnRun(t, dir, "-Pflaky", "verify", "-Dflaky.gate=off", "-Dflaky.budget=3m")
 	if code != 0 {
 		t.Fatalf("mvn -Pflaky verify with the gate off failed:\n%s", tail(out))
@@ -248,6 +252,37 @@ func verifyFindsExpected(t *testing.T, name string) {
 	}
 	if !strings.Contains(out, "order dependence") {
 		t.Errorf("the build output does not show the analysis:\n%s", tail(out))
+	}
+
+	// Every finding is a flaky test in the Surefire-format reports.
+	cases, err := surefire.ReadReports(filepath.Join(dir, "target", "flaky", "surefire"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range r.Findings {
+		if !slices.ContainsFunc(cases, func(c surefire.TestCase) bool { return c.ID() == f.Test && c.Flakes > 0 }) {
+			t.Errorf("%s %s is not a flaky test in target/flaky/surefire: %+v", f.Kind, f.Test, cases)
+		}
+	}
+
+	// The fork record: the pom's system properties (also JVM-namespace ones) and
+	// environment variables, not the rest of the build's environment.
+	records, err := surefire.ReadForkRecords(filepath.Join(dir, "target"))
+	if err != nil || len(records) != 1 {
+		t.Fatalf("fork records %v, %v", records, err)
+	}
+	rec := records[0]
+	if rec.SystemProperties["fixture.greeting"] != "hello" || rec.SystemProperties["java.awt.headless"] != "true" {
+		t.Errorf("system properties %v lack the pom's systemPropertyVariables", rec.SystemProperties)
+	}
+	if _, ok := rec.SystemProperties["java.io.tmpdir"]; ok {
+		t.Errorf("system properties %v have the JVM's own java.io.tmpdir", rec.SystemProperties)
+	}
+	if rec.Environment["FIXTURE_REGION"] != "eu-west" {
+		t.Errorf("environment %v lacks the pom's environmentVariables", rec.Environment)
+	}
+	if data, _ := os.ReadFile(rec.File); strings.Contains(string(data), secret) {
+		t.Errorf("%s records the build's environment (a secret)", rec.File)
 	}
 }
 

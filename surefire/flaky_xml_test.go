@@ -63,6 +63,11 @@ func TestWriteFlakyReports(t *testing.T) {
 	if always.Failure == nil || len(always.RerunFailure) != 1 {
 		t.Errorf("failed case: %+v", always)
 	}
+	// flaky's own reader counts the flaky runs.
+	read, err := ReadReport(filepath.Join(dir, "TEST-p.VictimTest.xml"))
+	if err != nil || len(read) != 2 || read[0].Flakes != 2 || read[1].Flakes != 0 || read[1].Outcome != Fail {
+		t.Errorf("read back %+v, %v", read, err)
+	}
 
 	// Writing again replaces the old reports.
 	if err := WriteFlakyReports(dir, cases[2:]); err != nil {

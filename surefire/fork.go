@@ -15,14 +15,21 @@ const ForkRecordVersion = 1
 // ran in (target/flaky/fork.json): enough to launch the module's tests the
 // way Surefire really runs them, and the outcomes of that run.
 type ForkRecord struct {
-	Version              int               `json:"version"`
-	SurefireVersion      string            `json:"surefireVersion"`
-	ProviderAPI          string            `json:"providerApi"`
-	Java                 string            `json:"java"`
-	JavaVersion          string            `json:"javaVersion"`
-	JVMArgs              []string          `json:"jvmArgs"`
-	AgentAttached        bool              `json:"agentAttached"`
-	SystemProperties     map[string]string `json:"systemProperties"`
+	Version         int      `json:"version"`
+	SurefireVersion string   `json:"surefireVersion"`
+	ProviderAPI     string   `json:"providerApi"`
+	Java            string   `json:"java"`
+	JavaVersion     string   `json:"javaVersion"`
+	JVMArgs         []string `json:"jvmArgs"`
+	AgentAttached   bool     `json:"agentAttached"`
+	// SystemProperties are the system properties Surefire set for the fork
+	// (systemPropertyVariables, systemProperties, systemPropertiesFile,
+	// Maven's user properties, basedir, ...), all of them.
+	SystemProperties map[string]string `json:"systemProperties"`
+	// Environment holds only the variables Surefire set for the fork
+	// (environmentVariables) and those that shape a JVM (JAVA_HOME, PATH,
+	// HOME, USER, TZ, LANG, LANGUAGE, LC_*); never the rest of the build's
+	// environment, which the driver's JVMs inherit from flaky itself.
 	Environment          map[string]string `json:"environment"`
 	WorkingDirectory     string            `json:"workingDirectory"`
 	Classpath            []string          `json:"classpath"`

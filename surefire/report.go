@@ -30,6 +30,9 @@ type TestCase struct {
 	Message string  // the failure, error or skip message
 	Type    string  // the failure or error type
 	File    string  // the report file it came from
+	// Flakes counts the failed runs of a test that also passed: its
+	// <flakyFailure> and <flakyError> elements.
+	Flakes int
 }
 
 // ID is the test id flaky uses for this test case: Class#Name.
@@ -46,11 +49,13 @@ type xmlProblem struct {
 }
 
 type xmlTestCase struct {
-	Name      string      `xml:"name,attr"`
-	ClassName string      `xml:"classname,attr"`
-	Failure   *xmlProblem `xml:"failure"`
-	Error     *xmlProblem `xml:"error"`
-	Skipped   *xmlProblem `xml:"skipped"`
+	Name      string       `xml:"name,attr"`
+	ClassName string       `xml:"classname,attr"`
+	Failure   *xmlProblem  `xml:"failure"`
+	Error     *xmlProblem  `xml:"error"`
+	Skipped   *xmlProblem  `xml:"skipped"`
+	FlakyFail []xmlProblem `xml:"flakyFailure"`
+	FlakyErr  []xmlProblem `xml:"flakyError"`
 }
 
 // ReadReports parses every TEST-*.xml file in dir (a surefire-reports directory)
@@ -87,7 +92,7 @@ func ReadReport(file string) ([]TestCase, error) {
 	}
 	cases := make([]TestCase, 0, len(suite.Cases))
 	for _, c := range suite.Cases {
-		tc := TestCase{Class: c.ClassName, Name: strings.TrimSpace(c.Name), Outcome: Pass, File: file}
+		tc := TestCase{Class: c.ClassName, Name: strings.TrimSpace(c.Name), Outcome: Pass, File: file, Flakes: len(c.FlakyFail) + len(c.FlakyErr)}
 		switch {
 		case c.Error != nil:
 			tc.Outcome, tc.Message, tc.Type = Error, c.Error.Message, c.Error.Type

@@ -162,7 +162,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := report.Write(filepath.Join(flakyDir, "report.json"), res.Report); err != nil {
 		return nil, err
 	}
-	if err := surefire.WriteFlakyReports(filepath.Join(flakyDir, "surefire"), cases); err != nil {
+	if err := surefire.WriteFlakyReports(filepath.Join(flakyDir, "surefire"), findingCases(cases, res.Report.Findings)); err != nil {
 		return nil, err
 	}
 	baseline, err := gate.LoadBaseline(cfg.Root)
@@ -268,7 +268,9 @@ func splitID(id string) (class, method string) {
 	return id, ""
 }
 
-// envOf turns a fork record into the environment for flaky's own JVMs.
+// envOf turns a fork record into the environment for flaky's own JVMs: they
+// inherit flaky's environment (the build's, as the fork did) plus the
+// recorded variables, and get the recorded system properties.
 func envOf(rec *surefire.ForkRecord, java string) launcher.Env {
 	if java == "" {
 		java = rec.Java

@@ -37,10 +37,50 @@ public class ForkRecordTest {
         }
         p.setProperty("basedir", "/m");
         p.setProperty("my.prop", "v");
-        Map<String, String> kept = ForkRecord.surefireProperties(p);
+        Map<String, String> kept = ForkRecord.surefireProperties(p, null);
         assertEquals(2, kept.size());
         assertEquals("/m", kept.get("basedir"));
         assertEquals("v", kept.get("my.prop"));
+    }
+
+    @Test
+    public void keepsEveryPropertyOfSurefiresEffectivePropertiesFile() throws Exception {
+        File dir = tmp.newFolder("target dir", "surefire");
+        Properties effective = new Properties();
+        effective.setProperty("basedir", "/m");
+        effective.setProperty("user.timezone", "UTC");
+        effective.setProperty("java.awt.headless", "true");
+        effective.setProperty("surefire.real.class.path", "x");
+        try (java.io.OutputStream out = Files.newOutputStream(new File(dir, "surefire_7tmp").toPath())) {
+            effective.store(out, null);
+        }
+        String command = dir + "/surefirebooter-2025.jar " + dir + " 2025-11-23T13-10-43_123-jvmRun1 surefire3tmp "
+                + "surefire_7tmp";
+        Properties loaded = ForkRecord.effectiveSystemProperties(command);
+        assertEquals(effective, loaded);
+        assertEquals(null, ForkRecord.effectiveSystemProperties("org.example.Main a b c d"));
+
+        Properties fork = new Properties();
+        fork.putAll(effective);
+        fork.setProperty("java.home", "/jdk");
+        fork.setProperty("java.io.tmpdir", "/tmp");
+        fork.setProperty("user.timezone", "Europe/Paris"); // a test may change it later; the fork's value counts
+        Map<String, String> kept = ForkRecord.surefireProperties(fork, loaded);
+        assertEquals("{basedir=/m, java.awt.headless=true, user.timezone=Europe/Paris}", kept.toString());
+    }
+
+    @Test
+    public void recordsOnlyTheEnvironmentSurefireSetAndWhatShapesTheJvm() {
+        Map<String, String> parent = new java.util.TreeMap<>();
+        parent.put("CI_TOKEN", "secret");
+        parent.put("PATH", "/bin");
+        parent.put("REGION", "us");
+        Map<String, String> fork = new java.util.TreeMap<>(parent);
+        fork.put("REGION", "eu");
+        fork.put("FIXTURE", "on");
+        fork.put("LC_ALL", "C");
+        assertEquals("{FIXTURE=on, LC_ALL=C, PATH=/bin, REGION=eu}", ForkRecord.environment(fork, parent).toString());
+        assertEquals("{LC_ALL=C, PATH=/bin}", ForkRecord.environment(fork, null).toString());
     }
 
     @Test
