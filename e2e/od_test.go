@@ -20,7 +20,7 @@ import (
 )
 
 // detectFixtures are the fixtures `flaky detect` must get exactly right.
-var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito", "mockito-subclass", "jmock"}
+var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito", "mockito-subclass", "jmock", "classfixtures"}
 
 // detection is one `flaky detect` run on a prepared fixture.
 type detection struct {
