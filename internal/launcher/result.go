@@ -94,7 +94,7 @@ type assembler struct {
 	seen          map[position]bool // results accepted, by order position and test id
 	notes         []string
 	logs          []agent.Log // the runner's and agent's diagnostics, the first maxLogs
-	last          int // highest order index that got a result, -1 before any
+	last          int         // highest order index that got a result, -1 before any
 	tests         []TestResult
 	classErrors   []agent.ClassError
 	classScopes   map[string]int
