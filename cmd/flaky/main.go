@@ -3,15 +3,45 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
+// stopGrace is how long flaky may take to stop and clean up after the first
+// SIGINT or SIGTERM before it exits regardless.
+const stopGrace = time.Second
+
+// exitInterrupted is the exit status when the grace after a signal ran out.
+const exitInterrupted = 130
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	app := newApp(os.Stdout, os.Stderr)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopOnSignal(cancel, app.ErrWriter)
 	err := app.RunContext(ctx, os.Args)
-	stop()
+	cancel()
 	os.Exit(exitCode(err, app.ErrWriter))
+}
+
+// stopOnSignal cancels the commands' context on the first SIGINT or SIGTERM
+// and restores the default handling, so that a second signal ends flaky at
+// once; a command that has not returned within stopGrace is ended then.
+// Test JVMs end with flaky (their agent loses its connection) and the next
+// run removes temporary directories left behind.
+func stopOnSignal(cancel context.CancelFunc, stderr io.Writer) {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-signals
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		fmt.Fprintf(stderr, "flaky: %s: stopping (a second signal ends flaky at once)\n", sig)
+		cancel()
+		time.Sleep(stopGrace)
+		fmt.Fprintf(stderr, "flaky: not stopped %s after %s; exiting\n", stopGrace, sig)
+		os.Exit(exitInterrupted)
+	}()
 }
