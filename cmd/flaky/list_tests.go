@@ -41,7 +41,7 @@ func listTestsCommand() *cli.Command {
 			if err != nil {
 				return fmt.Errorf("list tests: %w", err)
 			}
-			classes, how, err := defaultClassOrder(setup, time.Now())
+			classes, how, err := defaultClassOrder(setup, tests, time.Now())
 			if err != nil {
 				return err
 			}
@@ -64,9 +64,9 @@ func listTestsCommand() *cli.Command {
 
 // defaultClassOrder is the order the module's Surefire runs its test
 // classes in: that of the recorded fork (target/flaky/fork.json) when there
-// is one, followed by classes it did not run in Surefire's order; else
-// Surefire's order from its runOrder. It says which.
-func defaultClassOrder(setup *mvn.TestSetup, now time.Time) ([]string, string, error) {
+// is one, followed by classes of tests it did not run in Surefire's order;
+// else Surefire's order from its runOrder. It says which.
+func defaultClassOrder(setup *mvn.TestSetup, tests []launcher.TestInfo, now time.Time) ([]string, string, error) {
 	scanned, how, err := mvn.SurefireClassOrder(setup.TestClassesDir, setup.RunOrder, now)
 	if err != nil {
 		return nil, "", err
@@ -93,10 +93,16 @@ func defaultClassOrder(setup *mvn.TestSetup, now time.Time) ([]string, string, e
 		}
 	}
 	desc := "the order of the recorded Surefire fork (" + records[0].File + ")"
+	recorded := len(classes)
 	for _, n := range scanned {
 		if !slices.Contains(classes, n) {
 			classes = append(classes, n)
-			desc = "the order of the recorded Surefire fork (" + records[0].File + "), then classes it did not run in " + how
+		}
+	}
+	for _, t := range tests {
+		if !slices.Contains(classes[:recorded], topClass(t.ID)) {
+			desc += ", then classes it did not run in " + how
+			break
 		}
 	}
 	return classes, desc, nil

@@ -27,7 +27,7 @@ func TestDefaultClassOrder(t *testing.T) {
 		return strings.Join(s, " ")
 	}
 	setup := &mvn.TestSetup{TestClassesDir: testClasses, RunOrder: "reversealphabetical"}
-	classes, how, err := defaultClassOrder(setup, time.Now())
+	classes, how, err := defaultClassOrder(setup, tests, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestDefaultClassOrder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(target, "flaky", "fork.json"), []byte(record), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	classes, how, err = defaultClassOrder(setup, time.Now())
+	classes, how, err = defaultClassOrder(setup, tests, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,5 +53,9 @@ func TestDefaultClassOrder(t *testing.T) {
 	}
 	if got := ids(inClassOrder(tests, classes)); got != "p.BTest#b p.ATest#a1 p.ATest#a2 p.CTest$Inner#c p.CTest#c" {
 		t.Errorf("recorded order: %s", got)
+	}
+	// All listed tests ran in the fork: its order alone.
+	if _, how, _ := defaultClassOrder(setup, tests[:3], time.Now()); how != "the order of the recorded Surefire fork ("+filepath.Join(target, "flaky", "fork.json")+")" {
+		t.Errorf("how %q", how)
 	}
 }
