@@ -36,6 +36,9 @@ type ProfileOptions struct {
 	JUnitPlatformVersion string
 	// Log receives warnings about the project; nil discards them.
 	Log io.Writer
+	// Force replaces a profile with id flaky that flaky did not write, and
+	// writes a read-only pom.
+	Force bool
 }
 
 // ProfileStatus says how a pom's flaky profile compares with what
@@ -67,6 +70,8 @@ type ProfileCheck struct {
 	Status ProfileStatus // before any change
 	// WrittenBy is the flaky.version of the profile found, if any.
 	WrittenBy string
+	// Backup is the copy of the pom's previous content, when it was rewritten.
+	Backup string
 }
 
 // CheckProfile reports whether dir's pom.xml has the flaky profile that
@@ -102,6 +107,9 @@ func InitProfile(dir string, opts ProfileOptions) (ProfileCheck, error) {
 	if check.Status == ProfileCurrent {
 		return check, nil
 	}
+	if err := p.foreignProfile(opts.Force); err != nil {
+		return ProfileCheck{}, err
+	}
 	updated, err := p.withProfile(want)
 	if err != nil {
 		return ProfileCheck{}, err
@@ -114,32 +122,49 @@ func InitProfile(dir string, opts ProfileOptions) (ProfileCheck, error) {
 	if again, _ := q.check(spec); again.Status != ProfileCurrent {
 		return ProfileCheck{}, fmt.Errorf("internal error: the edited %s lacks the profile", p.path)
 	}
-	return check, writePom(p.path, p.content, updated)
+	check.Backup, err = writePom(p.path, p.content, updated, opts.Force)
+	return check, err
+}
+
+// foreignProfile refuses a profile with id flaky that lacks the flaky.profile
+// property flaky writes: the user's own, which flaky must not replace or
+// remove unless forced.
+func (p *pomDoc) foreignProfile(force bool) error {
+	_, profile := p.flakyProfile()
+	if profile == nil || force || profile.path("properties", "flaky.profile") != nil {
+		return nil
+	}
+	return fmt.Errorf("%s has a profile with id %q that flaky did not write (it has no flaky.profile property); rename it, or pass --force to let flaky replace or remove it", p.path, ProfileID)
 }
 
 // RemoveProfile takes the flaky profile out of dir's pom.xml together with
 // its line, and the <profiles> element too when nothing else is left in it,
 // so a pom InitProfile changed gets its bytes back. It returns the pom's
-// path and whether there was a profile to remove.
-func RemoveProfile(dir string) (pom string, removed bool, err error) {
+// path, the backup of its previous content ("" when there was no profile to
+// remove). force is ProfileOptions.Force.
+func RemoveProfile(dir string, force bool) (pom, backup string, err error) {
 	p, err := openPom(dir)
 	if err != nil {
-		return "", false, err
+		return "", "", err
 	}
 	profiles, profile := p.flakyProfile()
 	if profile == nil {
-		return p.path, false, nil
+		return p.path, "", nil
+	}
+	if err := p.foreignProfile(force); err != nil {
+		return "", "", err
 	}
 	updated := splice(p.content, cutStart(p.content, profile), profile.end, nil)
 	root, err := parseTree(updated)
 	if err != nil {
-		return "", false, fmt.Errorf("internal error: %s does not parse without the profile: %w", p.path, err)
+		return "", "", fmt.Errorf("internal error: %s does not parse without the profile: %w", p.path, err)
 	}
 	if profiles = root.child("profiles"); profiles != nil && len(profiles.children) == 0 &&
 		len(bytes.TrimFunc(updated[profiles.innerStart:profiles.innerEnd], isXMLSpaceRune)) == 0 {
 		updated = splice(updated, cutStart(updated, profiles), profiles.end, nil)
 	}
-	return p.path, true, writePom(p.path, p.content, updated)
+	backup, err = writePom(p.path, p.content, updated, force)
+	return p.path, backup, err
 }
 
 // pomDoc is a root pom read for editing.
@@ -192,7 +217,7 @@ func (p *pomDoc) flakyProfile() (profiles, profile *xmlNode) {
 // check compares the pom's flaky profile with spec's and returns the result
 // and the profile text to write where the profile belongs.
 func (p *pomDoc) check(spec profileSpec) (ProfileCheck, []byte) {
-	style := detectStyle(p.content, p.root)
+	style := p.insertionStyle()
 	check := ProfileCheck{Pom: p.path, Status: ProfileAbsent}
 	profiles, profile := p.flakyProfile()
 	if profile == nil {
@@ -215,7 +240,7 @@ func (p *pomDoc) check(spec profileSpec) (ProfileCheck, []byte) {
 // profile, or added as the last profile, or in a new <profiles> element at
 // the end of <project>.
 func (p *pomDoc) withProfile(text []byte) ([]byte, error) {
-	style := detectStyle(p.content, p.root)
+	style := p.insertionStyle()
 	profiles, profile := p.flakyProfile()
 	switch {
 	case profile != nil:
@@ -236,6 +261,22 @@ func (p *pomDoc) withProfile(text []byte) ([]byte, error) {
 		at := appendPoint(p.content, profiles)
 		return splice(p.content, at, at, insert), nil
 	}
+}
+
+// insertionStyle is the file's style with the line ending of the place
+// where the profile goes, since a file may mix line endings.
+func (p *pomDoc) insertionStyle() pomStyle {
+	style := detectStyle(p.content, p.root)
+	profiles, profile := p.flakyProfile()
+	at := appendPoint(p.content, p.root)
+	switch {
+	case profile != nil:
+		at = profile.start
+	case profiles != nil:
+		at = appendPoint(p.content, profiles)
+	}
+	style.eol = eolAt(p.content, at, style.eol)
+	return style
 }
 
 func isXMLSpaceRune(r rune) bool { return r < 0x80 && isXMLSpace(byte(r)) }

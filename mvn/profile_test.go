@@ -214,8 +214,8 @@ func TestInitProfile(t *testing.T) {
 			}
 
 			// Removing gives the original bytes back.
-			if _, removed, err := RemoveProfile(dir); err != nil || !removed {
-				t.Fatalf("RemoveProfile = %v, %v", removed, err)
+			if _, backup, err := RemoveProfile(dir, false); err != nil || backup == "" {
+				t.Fatalf("RemoveProfile = %q, %v", backup, err)
 			}
 			if got, _ := os.ReadFile(pom); !bytes.Equal(got, before["pom.xml"]) {
 				t.Errorf("after remove the pom differs from the original:\n%s", got)
@@ -223,8 +223,8 @@ func TestInitProfile(t *testing.T) {
 			if c, err := CheckProfile(dir, opts); err != nil || c.Status != ProfileAbsent {
 				t.Errorf("CheckProfile after remove = %+v, %v; want absent", c, err)
 			}
-			if _, removed, err := RemoveProfile(dir); err != nil || removed {
-				t.Errorf("second RemoveProfile = %v, %v; want false, nil", removed, err)
+			if _, backup, err := RemoveProfile(dir, false); err != nil || backup != "" {
+				t.Errorf("second RemoveProfile = %q, %v; want no backup, nil", backup, err)
 			}
 		})
 	}
@@ -310,7 +310,7 @@ func TestInitProfileRefuses(t *testing.T) {
 			if c, err := CheckProfile(dir, ProfileOptions{Version: testVersion}); (err == nil) != tt.checkPasses || err == nil && c.Status != ProfileAbsent {
 				t.Errorf("CheckProfile = %+v, %v", c, err)
 			}
-			if _, _, err := RemoveProfile(dir); err == nil && tt.content == nil {
+			if _, _, err := RemoveProfile(dir, false); err == nil && tt.content == nil {
 				t.Error("RemoveProfile accepted it")
 			}
 			if got, _ := os.ReadFile(pom); !bytes.Equal(got, before) {
@@ -362,7 +362,7 @@ func TestRemoveProfileKeepsOtherContent(t *testing.T) {
 	if err := os.WriteFile(pom, content, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := RemoveProfile(dir); err != nil {
+	if _, _, err := RemoveProfile(dir, false); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(pom)

@@ -21,6 +21,7 @@ func initCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "check", Usage: "only check that the profile is present and what this flaky writes"},
 			&cli.BoolFlag{Name: "remove", Usage: "take the flaky profile out of the pom again"},
+			&cli.BoolFlag{Name: "force", Usage: "replace or remove a flaky profile that flaky did not write, and write a read-only pom"},
 			&cli.StringFlag{Name: "junit-platform-version", Usage: "JUnit Platform version of the launcher the profile adds, when the poms on disk do not tell (e.g. 1.14.4 for Jupiter 5.14.4)"},
 		},
 		Action: runInit,
@@ -40,18 +41,18 @@ func runInit(c *cli.Context) error {
 	}
 	out := c.App.Writer
 	if c.Bool("remove") {
-		pom, removed, err := mvn.RemoveProfile(dir)
+		pom, backup, err := mvn.RemoveProfile(dir, c.Bool("force"))
 		if err != nil {
 			return err
 		}
-		if removed {
-			fmt.Fprintf(out, "removed the flaky profile from %s (previous version: %s%s)\n", pom, pom, mvn.BackupSuffix)
+		if backup != "" {
+			fmt.Fprintf(out, "removed the flaky profile from %s (previous version: %s)\n", pom, backup)
 		} else {
 			fmt.Fprintf(out, "%s has no flaky profile; nothing to remove\n", pom)
 		}
 		return nil
 	}
-	opts := mvn.ProfileOptions{Version: buildinfo.MavenVersion(), JUnitPlatformVersion: c.String("junit-platform-version")}
+	opts := mvn.ProfileOptions{Version: buildinfo.MavenVersion(), JUnitPlatformVersion: c.String("junit-platform-version"), Force: c.Bool("force")}
 	if c.Bool("check") {
 		check, err := mvn.CheckProfile(dir, opts)
 		if err != nil {
@@ -77,9 +78,9 @@ func runInit(c *cli.Context) error {
 	case mvn.ProfileCurrent:
 		fmt.Fprintf(out, "the flaky profile in %s is up to date\n", check.Pom)
 	case mvn.ProfileStale:
-		fmt.Fprintf(out, "updated the flaky profile in %s (%s; previous version: %s%s)\n", check.Pom, writtenBy(check), check.Pom, mvn.BackupSuffix)
+		fmt.Fprintf(out, "updated the flaky profile in %s (%s; previous version: %s)\n", check.Pom, writtenBy(check), check.Backup)
 	default:
-		fmt.Fprintf(out, "added the flaky profile to %s (previous version: %s%s); run mvn -Pflaky verify\n", check.Pom, check.Pom, mvn.BackupSuffix)
+		fmt.Fprintf(out, "added the flaky profile to %s (previous version: %s); run mvn -Pflaky verify\n", check.Pom, check.Backup)
 	}
 	return nil
 }
