@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/console"
 	"github.com/flakyhq/flaky/internal/buildinfo"
 	"github.com/flakyhq/flaky/mvn"
 )
@@ -82,7 +83,7 @@ func runProject(c *cli.Context) error {
 	// The forks inherit Maven's environment; the agent reads its token there
 	// (the profile's token property stays empty, off every command line).
 	cmd.Env = append(os.Environ(), agent.TokenEnv+"="+run.Token)
-	cmd.Stdout, cmd.Stderr = c.App.Writer, c.App.ErrWriter
+	cmd.Stdout, cmd.Stderr = console.Unwrap(c.App.Writer), console.Unwrap(c.App.ErrWriter) // Maven's own output, colors and all
 
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
