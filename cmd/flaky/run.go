@@ -13,8 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/console"
 	"github.com/flakyhq/flaky/internal/buildinfo"
+	"github.com/flakyhq/flaky/internal/console"
 	"github.com/flakyhq/flaky/mvn"
 )
 
