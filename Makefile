@@ -4,7 +4,7 @@ MVN     ?= mvn
 JARS    := agent/jars/flaky-agent.jar agent/jars/flaky-runner.jar agent/jars/flaky-surefire-provider.jar
 JAVA_SRC := $(shell find java \( -name '*.java' -o -name pom.xml \) -not -path '*/target/*' 2>/dev/null)
 
-.PHONY: all build java test unit e2e bench demo lint clean
+.PHONY: all build java test unit fuzz e2e bench demo lint clean
 
 all: build
 
@@ -30,8 +30,17 @@ lint:
 unit: build
 	$(GO) test -short ./...
 
-## test: everything: lint, unit tests and the end-to-end tests on testdata/ with real Maven and JVMs.
-test: build lint
+## fuzz: each fuzz target for FUZZTIME (corpora in */testdata/fuzz/).
+FUZZTIME ?= 10s
+FUZZ_TARGETS := agent:FuzzReadMessage surefire:FuzzReadOrder mvn:FuzzInitProfile
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $$t ($(FUZZTIME))"; \
+		$(GO) test ./$${t%%:*} -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
+
+## test: everything: lint, unit tests, fuzzing for a bounded time and the end-to-end tests on testdata/ with real Maven and JVMs.
+test: build lint fuzz
 	$(GO) test -count=1 -timeout 30m ./...
 
 ## bench: benchmarks that need real JVMs (see README, Performance).

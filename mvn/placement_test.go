@@ -119,6 +119,9 @@ func TestInitProfilePlacement(t *testing.T) {
 				if !bytes.Contains(content, []byte("<id>flaky</id>")) {
 					t.Errorf("%s lacks the profile", rel)
 				}
+				if c.Backup != c.Pom+BackupSuffix {
+					t.Errorf("backup of %s: %q, want %s", rel, c.Backup, c.Pom+BackupSuffix)
+				}
 			}
 			if strings.Join(got, " ") != strings.Join(tt.wantPoms, " ") {
 				t.Errorf("profile poms %v, want %v", got, tt.wantPoms)
@@ -139,9 +142,14 @@ func TestInitProfilePlacement(t *testing.T) {
 			if c, err := CheckProfile(dir, opts); err != nil || c.Status() != ProfileCurrent {
 				t.Errorf("CheckProfile = %+v, %v; want current", c, err)
 			}
-			removed, err := RemoveProfile(dir)
+			removed, err := RemoveProfile(dir, false)
 			if err != nil || len(removed) != len(tt.wantPoms) {
-				t.Errorf("RemoveProfile = %v, %v", removed, err)
+				t.Errorf("RemoveProfile = %+v, %v", removed, err)
+			}
+			for _, r := range removed {
+				if r.Backup != r.Pom+BackupSuffix+".1" {
+					t.Errorf("backup of %s after remove: %q, want the next numbered one", r.Pom, r.Backup)
+				}
 			}
 			for name, content := range tt.files {
 				if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != content {

@@ -42,20 +42,34 @@ type surefireConfig struct {
 	SystemPropertyVariables *gopom.Properties `xml:"systemPropertyVariables"`
 }
 
+// maxParentDepth bounds a chain of parent poms; real projects have a few.
+const maxParentDepth = 32
+
 // loadPomChain reads the module's pom and the parent poms reachable on disk
 // through <relativePath> (default ../pom.xml) whose coordinates match.
-// Missing parents are reported through warn.
+// Missing parents are reported through warn. A chain that comes back to a
+// pom it holds (a parent cycle), or is longer than maxParentDepth, is an
+// error that names the chain.
 func loadPomChain(moduleDir string, warn func(string, ...any)) ([]*pomFile, error) {
 	path := filepath.Join(moduleDir, "pom.xml")
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("no pom.xml in %s", moduleDir)
 	}
 	var chain []*pomFile
+	seen := map[string]bool{}
 	for path != "" {
 		p, err := readPom(path)
 		if err != nil {
 			return nil, err
 		}
+		if seen[p.path] || len(chain) == maxParentDepth {
+			why := "the parent chain is a cycle"
+			if !seen[p.path] {
+				why = fmt.Sprintf("the parent chain is longer than %d poms", maxParentDepth)
+			}
+			return nil, fmt.Errorf("%s: %s", why, chainNames(append(chain, p)))
+		}
+		seen[p.path] = true
 		chain = append(chain, p)
 		path = ""
 		parent := p.project.Parent
@@ -83,6 +97,15 @@ func loadPomChain(moduleDir string, warn func(string, ...any)) ([]*pomFile, erro
 		path = candidate
 	}
 	return chain, nil
+}
+
+// chainNames lists a parent chain as "path (group:artifact) -> ...".
+func chainNames(chain []*pomFile) string {
+	names := make([]string, len(chain))
+	for i, p := range chain {
+		names[i] = fmt.Sprintf("%s (%s:%s)", p.path, groupID(p.project), str(p.project.ArtifactID))
+	}
+	return strings.Join(names, " -> ")
 }
 
 func readPom(path string) (*pomFile, error) {

@@ -2,9 +2,12 @@ package mvn
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // BackupSuffix names the copy of pom.xml kept before flaky rewrites it.
@@ -125,21 +128,114 @@ func splice(content []byte, from, to int, insert []byte) []byte {
 	return append(out, content[to:]...)
 }
 
-// writePom replaces the file at path by content: it first saves old as
-// path+BackupSuffix, then writes content to a temporary file in the same
-// directory and renames it over path, keeping the file's permissions.
-func writePom(path string, old, content []byte) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+// eolAt returns the line ending of the line break nearest before off (else
+// after it), or fallback when content has none.
+func eolAt(content []byte, off int, fallback string) string {
+	i := bytes.LastIndexAny(content[:off], "\r\n")
+	if i < 0 {
+		if j := bytes.IndexAny(content[off:], "\r\n"); j >= 0 {
+			i = off + j
+		}
 	}
-	if err := writeAtomic(path+BackupSuffix, old, fi.Mode().Perm()); err != nil {
-		return fmt.Errorf("back up %s: %w", path, err)
+	switch {
+	case i < 0:
+		return fallback
+	case content[i] == '\n' && i > 0 && content[i-1] == '\r', content[i] == '\r' && i+1 < len(content) && content[i+1] == '\n':
+		return "\r\n"
+	case content[i] == '\r':
+		return "\r"
+	}
+	return "\n"
+}
+
+// writePom replaces the file at path by content: it first saves old in a
+// new backup file (path+BackupSuffix, else with .1, .2, ... appended: a
+// backup is never overwritten), then writes content to a temporary file in
+// the same directory and renames it over path, keeping the file's
+// permissions. A read-only pom is refused unless force. It returns the backup.
+func writePom(path string, old, content []byte, force bool) (string, error) {
+	fi, err := writable(path, force)
+	if err != nil {
+		return "", err
+	}
+	backup, err := writeBackup(path, old, fi.Mode().Perm()|0o200)
+	if err != nil {
+		return "", fmt.Errorf("back up %s: %w", path, err)
 	}
 	if err := writeAtomic(path, content, fi.Mode().Perm()); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return "", fmt.Errorf("write %s: %w", path, err)
 	}
-	return nil
+	return backup, nil
+}
+
+// writable stats the pom at path and refuses it when it is read-only,
+// unless force.
+func writable(path string, force bool) (os.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	if fi.Mode().Perm()&0o200 == 0 && !force {
+		return nil, fmt.Errorf("%s is read-only (mode %04o); flaky leaves it alone: make it writable, or pass --force", path, fi.Mode().Perm())
+	}
+	return fi, nil
+}
+
+// pomEdit is new content for the pom at path, which holds old.
+type pomEdit struct {
+	path         string
+	old, content []byte
+}
+
+// writePoms writes each edit with writePom once every pom has been found
+// writable (see writable), so a refusal changes none. It returns the
+// backups of the poms written, by pom path, also on an error.
+func writePoms(edits []pomEdit, force bool) (map[string]string, error) {
+	for _, e := range edits {
+		if _, err := writable(e.path, force); err != nil {
+			return nil, err
+		}
+	}
+	backups := map[string]string{}
+	for _, e := range edits {
+		backup, err := writePom(e.path, e.old, e.content, force)
+		if err != nil {
+			return backups, err
+		}
+		backups[e.path] = backup
+	}
+	return backups, nil
+}
+
+// writeBackup writes data to the first of path+BackupSuffix, then with .1,
+// .2, ... appended, that does not exist yet, and returns its name.
+func writeBackup(path string, data []byte, perm os.FileMode) (string, error) {
+	for n := 0; n < 10000; n++ {
+		name := path + BackupSuffix
+		if n > 0 {
+			name += "." + strconv.Itoa(n)
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(data)
+		if syncErr := f.Sync(); err == nil {
+			err = syncErr
+		}
+		if closeErr := f.Close(); err == nil {
+			err = closeErr
+		}
+		if err != nil {
+			os.Remove(name)
+			return "", err
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("too many backups of %s", path)
 }
 
 // writeAtomic writes data to path through a temporary file in the same

@@ -45,6 +45,9 @@ type ProfileOptions struct {
 	// not on disk are looked up; "" means the one of ~/.m2/settings.xml,
 	// else ~/.m2/repository.
 	LocalRepo string
+	// Force replaces or removes a profile with id flaky that flaky did not
+	// write, and writes read-only poms.
+	Force bool
 }
 
 // ProfileStatus says how a pom's flaky profile compares with what
@@ -82,6 +85,9 @@ type ProfileCheck struct {
 	// Note says what the profile does beyond the usual, such as pinning
 	// the Surefire version; "" if nothing.
 	Note string
+	// Backup is the copy of the pom's previous content, when InitProfile
+	// rewrote it; "" otherwise.
+	Backup string
 }
 
 // ProfileState is the flaky profile in every pom of a project it belongs
@@ -98,6 +104,17 @@ func (s ProfileState) Status() ProfileStatus {
 		status = min(status, p.Status)
 	}
 	return status
+}
+
+// foreignProfile refuses a profile with id flaky that lacks the flaky.profile
+// property flaky writes: the user's own, which flaky must not replace or
+// remove unless forced.
+func (p *pomDoc) foreignProfile(force bool) error {
+	_, profile := p.flakyProfile()
+	if profile == nil || force || profile.path("properties", "flaky.profile") != nil {
+		return nil
+	}
+	return fmt.Errorf("%s has a profile with id %q that flaky did not write (it has no flaky.profile property); rename it, or pass --force to let flaky replace or remove it", p.path, ProfileID)
 }
 
 // ProfileReaches says whether the module in moduleDir gets a flaky profile
@@ -141,20 +158,25 @@ func CheckProfile(dir string, opts ProfileOptions) (ProfileState, error) {
 // In each, the profile goes into <profiles>, after the last profile, or in a
 // new <profiles> at the end of <project>; a stale flaky profile is
 // rewritten in place. Everything else in the file stays byte for byte; the
-// indentation and line endings of the file are used. It returns the state
-// found before; current profiles are left alone. No pom is written unless
-// every one can be.
+// indentation of the file and the line ending of the place the profile goes
+// are used. It returns the state found before, with the backup of each pom
+// it wrote; current profiles are left alone. A flaky profile that flaky did
+// not write, and a read-only pom, are refused unless opts.Force. No pom is
+// written unless every one can be.
 func InitProfile(dir string, opts ProfileOptions) (ProfileState, error) {
 	plans, err := planProfiles(dir, opts)
 	if err != nil {
 		return ProfileState{}, err
 	}
 	var state ProfileState
-	updates := map[*pomDoc][]byte{}
+	var edits []pomEdit
 	for _, pl := range plans {
 		state.Poms = append(state.Poms, pl.check)
 		if pl.check.Status == ProfileCurrent {
 			continue
+		}
+		if err := pl.doc.foreignProfile(opts.Force); err != nil {
+			return ProfileState{}, err
 		}
 		updated, err := pl.doc.withProfile(pl.text)
 		if err != nil {
@@ -168,24 +190,29 @@ func InitProfile(dir string, opts ProfileOptions) (ProfileState, error) {
 		if again, _ := q.check(pl.spec); again.Status != ProfileCurrent {
 			return ProfileState{}, fmt.Errorf("internal error: the edited %s lacks the profile", pl.doc.path)
 		}
-		updates[pl.doc] = updated
+		edits = append(edits, pomEdit{path: pl.doc.path, old: pl.doc.content, content: updated})
 	}
-	for _, pl := range plans {
-		if updated, ok := updates[pl.doc]; ok {
-			if err := writePom(pl.doc.path, pl.doc.content, updated); err != nil {
-				return ProfileState{}, err
-			}
-		}
+	backups, err := writePoms(edits, opts.Force)
+	for i := range state.Poms {
+		state.Poms[i].Backup = backups[state.Poms[i].Pom]
 	}
-	return state, nil
+	return state, err
+}
+
+// RemovedProfile is a pom RemoveProfile took the flaky profile out of.
+type RemovedProfile struct {
+	Pom    string // the pom's path
+	Backup string // the copy of its previous content
 }
 
 // RemoveProfile takes the flaky profile out of the project's poms (the root
 // pom, the poms of its modules and their parents under dir) together with
 // its line, and the <profiles> element too when nothing else is left in it,
-// so a pom InitProfile changed gets its bytes back. It returns the poms it
-// changed.
-func RemoveProfile(dir string) ([]string, error) {
+// so a pom InitProfile changed gets its bytes back. A flaky profile that
+// flaky did not write, and a read-only pom, are refused unless force (see
+// ProfileOptions.Force); no pom is written unless every one can be. It
+// returns the poms it changed, each with its backup.
+func RemoveProfile(dir string, force bool) ([]RemovedProfile, error) {
 	root, err := openPom(dir)
 	if err != nil {
 		return nil, err
@@ -207,35 +234,46 @@ func RemoveProfile(dir string) ([]string, error) {
 			}
 		}
 	}
-	var removed []string
+	var edits []pomEdit
 	for _, p := range docs {
-		ok, err := p.removeProfile()
+		updated, ok, err := p.withoutProfile(force)
 		if err != nil {
-			return removed, err
+			return nil, err
 		}
 		if ok {
-			removed = append(removed, p.path)
+			edits = append(edits, pomEdit{path: p.path, old: p.content, content: updated})
 		}
 	}
-	return removed, nil
+	backups, err := writePoms(edits, force)
+	var removed []RemovedProfile
+	for _, e := range edits {
+		if b, ok := backups[e.path]; ok {
+			removed = append(removed, RemovedProfile{Pom: e.path, Backup: b})
+		}
+	}
+	return removed, err
 }
 
-// removeProfile takes the flaky profile out of p's file, if it has one.
-func (p *pomDoc) removeProfile() (bool, error) {
+// withoutProfile is p's file without its flaky profile, and whether it had
+// one; a profile flaky did not write is refused unless force.
+func (p *pomDoc) withoutProfile(force bool) ([]byte, bool, error) {
 	profiles, profile := p.flakyProfile()
 	if profile == nil {
-		return false, nil
+		return nil, false, nil
+	}
+	if err := p.foreignProfile(force); err != nil {
+		return nil, false, err
 	}
 	updated := splice(p.content, cutStart(p.content, profile), profile.end, nil)
 	root, err := parseTree(updated)
 	if err != nil {
-		return false, fmt.Errorf("internal error: %s does not parse without the profile: %w", p.path, err)
+		return nil, false, fmt.Errorf("internal error: %s does not parse without the profile: %w", p.path, err)
 	}
 	if profiles = root.child("profiles"); profiles != nil && len(profiles.children) == 0 &&
 		len(bytes.TrimFunc(updated[profiles.innerStart:profiles.innerEnd], isXMLSpaceRune)) == 0 {
 		updated = splice(updated, cutStart(updated, profiles), profiles.end, nil)
 	}
-	return true, writePom(p.path, p.content, updated)
+	return updated, true, nil
 }
 
 // profilePlan is the profile one pom gets.
@@ -379,7 +417,7 @@ func (p *pomDoc) flakyProfile() (profiles, profile *xmlNode) {
 // check compares the pom's flaky profile with spec's and returns the result
 // and the profile text to write where the profile belongs.
 func (p *pomDoc) check(spec profileSpec) (ProfileCheck, []byte) {
-	style := detectStyle(p.content, p.root)
+	style := p.insertionStyle()
 	check := ProfileCheck{Pom: p.path, Status: ProfileAbsent}
 	profiles, profile := p.flakyProfile()
 	if profile == nil {
@@ -402,7 +440,7 @@ func (p *pomDoc) check(spec profileSpec) (ProfileCheck, []byte) {
 // profile, or added as the last profile, or in a new <profiles> element at
 // the end of <project>.
 func (p *pomDoc) withProfile(text []byte) ([]byte, error) {
-	style := detectStyle(p.content, p.root)
+	style := p.insertionStyle()
 	profiles, profile := p.flakyProfile()
 	switch {
 	case profile != nil:
@@ -423,6 +461,22 @@ func (p *pomDoc) withProfile(text []byte) ([]byte, error) {
 		at := appendPoint(p.content, profiles)
 		return splice(p.content, at, at, insert), nil
 	}
+}
+
+// insertionStyle is the file's style with the line ending of the place
+// where the profile goes, since a file may mix line endings.
+func (p *pomDoc) insertionStyle() pomStyle {
+	style := detectStyle(p.content, p.root)
+	profiles, profile := p.flakyProfile()
+	at := appendPoint(p.content, p.root)
+	switch {
+	case profile != nil:
+		at = profile.start
+	case profiles != nil:
+		at = appendPoint(p.content, profiles)
+	}
+	style.eol = eolAt(p.content, at, style.eol)
+	return style
 }
 
 func isXMLSpaceRune(r rune) bool { return r < 0x80 && isXMLSpace(byte(r)) }

@@ -165,8 +165,8 @@ func TestInitProfile(t *testing.T) {
 					t.Errorf("%s changed", name)
 				}
 			}
-			if !bytes.Equal(after["pom.xml"+BackupSuffix], before["pom.xml"]) {
-				t.Error("the backup is not the pom as it was")
+			if !bytes.Equal(after["pom.xml"+BackupSuffix], before["pom.xml"]) || state.Poms[0].Backup != pom+BackupSuffix {
+				t.Errorf("the backup %q is not the pom as it was", state.Poms[0].Backup)
 			}
 			if fi, err := os.Stat(pom); err != nil || fi.Mode().Perm() != 0o640 {
 				t.Errorf("pom mode after init: %v, %v; want 0640", fi.Mode(), err)
@@ -218,8 +218,10 @@ func TestInitProfile(t *testing.T) {
 			}
 
 			// Removing gives the original bytes back.
-			if removed, err := RemoveProfile(dir); err != nil || len(removed) != 1 {
-				t.Fatalf("RemoveProfile = %v, %v", removed, err)
+			// Backups are numbered: removing keeps the init's backup.
+			removed, err := RemoveProfile(dir, false)
+			if err != nil || len(removed) != 1 || removed[0].Pom != pom || removed[0].Backup != pom+BackupSuffix+".1" {
+				t.Fatalf("RemoveProfile = %+v, %v; want %s with backup %s.1", removed, err, pom, pom+BackupSuffix)
 			}
 			if got, _ := os.ReadFile(pom); !bytes.Equal(got, before["pom.xml"]) {
 				t.Errorf("after remove the pom differs from the original:\n%s", got)
@@ -227,8 +229,11 @@ func TestInitProfile(t *testing.T) {
 			if c, err := CheckProfile(dir, opts); err != nil || c.Status() != ProfileAbsent {
 				t.Errorf("CheckProfile after remove = %+v, %v; want absent", c, err)
 			}
-			if removed, err := RemoveProfile(dir); err != nil || len(removed) != 0 {
-				t.Errorf("second RemoveProfile = %v, %v; want none, nil", removed, err)
+			if got, _ := os.ReadFile(removed[0].Backup); !bytes.Equal(got, after["pom.xml"]) {
+				t.Error("the remove's backup is not the pom with the profile")
+			}
+			if removed, err := RemoveProfile(dir, false); err != nil || len(removed) != 0 {
+				t.Errorf("second RemoveProfile = %+v, %v; want none, nil", removed, err)
 			}
 		})
 	}
@@ -314,7 +319,7 @@ func TestInitProfileRefuses(t *testing.T) {
 			if c, err := CheckProfile(dir, ProfileOptions{LocalRepo: noRepo, Version: testVersion}); (err == nil) != tt.checkPasses || err == nil && c.Status() != ProfileAbsent {
 				t.Errorf("CheckProfile = %+v, %v", c, err)
 			}
-			if _, err := RemoveProfile(dir); err == nil && tt.content == nil {
+			if _, err := RemoveProfile(dir, false); err == nil && tt.content == nil {
 				t.Error("RemoveProfile accepted it")
 			}
 			if got, _ := os.ReadFile(pom); !bytes.Equal(got, before) {
@@ -366,7 +371,7 @@ func TestRemoveProfileKeepsOtherContent(t *testing.T) {
 	if err := os.WriteFile(pom, content, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := RemoveProfile(dir); err != nil {
+	if _, err := RemoveProfile(dir, false); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(pom)

@@ -102,6 +102,7 @@ type xmlNode struct {
 	// innerStart and innerEnd delimit the content; equal to end for <a/>.
 	innerStart, innerEnd int
 	text                 string // the element's own character data, decoded
+	textBuf              strings.Builder
 	children             []*xmlNode
 }
 
@@ -141,10 +142,13 @@ func parseTree(content []byte) (*xmlNode, error) {
 		case xml.EndElement:
 			n := stack[len(stack)-1]
 			n.innerEnd, n.end = off, int(d.InputOffset())
+			n.text = n.textBuf.String()
+			n.textBuf.Reset()
 			stack = stack[:len(stack)-1]
 		case xml.CharData:
 			if len(stack) > 0 {
-				stack[len(stack)-1].text += string(t)
+				// A builder: an element whose text is split by many comments must not cost quadratic time.
+				stack[len(stack)-1].textBuf.Write(t)
 			}
 		}
 	}

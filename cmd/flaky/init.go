@@ -15,14 +15,17 @@ import (
 func initCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "init",
-		Usage:     "add the flaky Maven profile to a project's root pom.xml (mvn -Pflaky verify then runs flaky)",
+		Usage:     "add the flaky Maven profile to a project's poms (mvn -Pflaky verify then runs flaky)",
 		ArgsUsage: "[DIR]",
-		Description: "Adds the flaky profile to DIR/pom.xml (default: the current directory) and changes nothing else in the file;\n" +
-			"a profile written by another flaky version is updated. The previous file is kept as pom.xml" + mvn.BackupSuffix + ".\n" +
+		Description: "Adds the flaky profile to the poms the modules of the project in DIR (default: the current directory) inherit it from\n" +
+			"(usually just DIR/pom.xml) and changes nothing else in them; a profile written by another flaky version is updated.\n" +
+			"Each pom's previous content is kept in a new backup (pom.xml" + mvn.BackupSuffix + ", then " + mvn.BackupSuffix + ".1, ...; never overwritten).\n" +
+			"A flaky profile flaky did not write, and read-only poms, are refused unless --force.\n" +
 			"Exit status: 0 done (or, with --check, the profile is current), 1 with --check: absent or stale, 2 error.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "check", Usage: "only check that the profile is present and what this flaky writes"},
-			&cli.BoolFlag{Name: "remove", Usage: "take the flaky profile out of the pom again"},
+			&cli.BoolFlag{Name: "remove", Usage: "take the flaky profile out of the poms again"},
+			&cli.BoolFlag{Name: "force", Usage: "replace or remove a flaky profile that flaky did not write, and write a read-only pom"},
 			&cli.StringFlag{Name: "junit-platform-version", Usage: "JUnit Platform version of the launcher the profile adds, when the poms on disk do not tell (e.g. 1.14.4 for Jupiter 5.14.4)"},
 		},
 		Action: runInit,
@@ -42,19 +45,19 @@ func runInit(c *cli.Context) error {
 	}
 	out := c.App.Writer
 	if c.Bool("remove") {
-		removed, err := mvn.RemoveProfile(dir)
+		removed, err := mvn.RemoveProfile(dir, c.Bool("force"))
 		if err != nil {
 			return err
 		}
-		for _, pom := range removed {
-			fmt.Fprintf(out, "removed the flaky profile from %s (previous version: %s%s)\n", pom, pom, mvn.BackupSuffix)
+		for _, r := range removed {
+			fmt.Fprintf(out, "removed the flaky profile from %s (previous version: %s)\n", r.Pom, r.Backup)
 		}
 		if len(removed) == 0 {
 			fmt.Fprintf(out, "no pom of the project in %s has a flaky profile; nothing to remove\n", dir)
 		}
 		return nil
 	}
-	opts := mvn.ProfileOptions{Version: buildinfo.MavenVersion(), JUnitPlatformVersion: c.String("junit-platform-version")}
+	opts := mvn.ProfileOptions{Version: buildinfo.MavenVersion(), JUnitPlatformVersion: c.String("junit-platform-version"), Force: c.Bool("force")}
 	if c.Bool("check") {
 		state, err := mvn.CheckProfile(dir, opts)
 		if err != nil {
@@ -90,9 +93,9 @@ func runInit(c *cli.Context) error {
 		case mvn.ProfileCurrent:
 			fmt.Fprintf(out, "the flaky profile in %s is up to date\n", check.Pom)
 		case mvn.ProfileStale:
-			fmt.Fprintf(out, "updated the flaky profile in %s (%s; previous version: %s%s)\n", check.Pom, writtenBy(check), check.Pom, mvn.BackupSuffix)
+			fmt.Fprintf(out, "updated the flaky profile in %s (%s; previous version: %s)\n", check.Pom, writtenBy(check), check.Backup)
 		default:
-			fmt.Fprintf(out, "added the flaky profile to %s%s (previous version: %s%s)\n", check.Pom, reaches(check), check.Pom, mvn.BackupSuffix)
+			fmt.Fprintf(out, "added the flaky profile to %s%s (previous version: %s)\n", check.Pom, reaches(check), check.Backup)
 		}
 	}
 	if state.Status() != mvn.ProfileCurrent {

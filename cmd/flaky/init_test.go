@@ -50,7 +50,7 @@ func TestInitCommand(t *testing.T) {
 		wantStderr string
 	}{
 		{name: "check absent", args: []string{"init", "--check", dir}, wantCode: 1, wantStderr: "has no flaky profile\nrun flaky init"},
-		{name: "init", args: []string{"init", dir}, wantStdout: "added the flaky profile to " + pom},
+		{name: "init", args: []string{"init", dir}, wantStdout: "added the flaky profile to " + pom + " (previous version: " + pom + ".flaky-backup)"},
 		{name: "check current", args: []string{"init", "--check", dir}, wantStdout: "present and current"},
 		{name: "init again", args: []string{"init", dir}, wantStdout: "is up to date"},
 		{
@@ -62,7 +62,7 @@ func TestInitCommand(t *testing.T) {
 			wantCode:   1,
 			wantStderr: "present but stale (written by flaky 0.0.9; flaky 0.0.0-dev writes a different one)\nrun flaky init",
 		},
-		{name: "update", args: []string{"init", dir}, wantStdout: "updated the flaky profile in " + pom + " (written by flaky 0.0.9;"},
+		{name: "update", args: []string{"init", dir}, wantStdout: "updated the flaky profile in " + pom + " (written by flaky 0.0.9; previous version: " + pom + ".flaky-backup.1)"},
 		{
 			name:       "new JUnit version makes it stale",
 			args:       []string{"init", "--check", dir},
@@ -70,7 +70,7 @@ func TestInitCommand(t *testing.T) {
 			wantCode:   1,
 			wantStderr: "present but stale",
 		},
-		{name: "remove", args: []string{"init", "--remove", dir}, edit: func(s string) string { return strings.Replace(s, "6.1.3", "5.14.4", 1) }, wantStdout: "removed the flaky profile from " + pom},
+		{name: "remove", args: []string{"init", "--remove", dir}, edit: func(s string) string { return strings.Replace(s, "6.1.3", "5.14.4", 1) }, wantStdout: "removed the flaky profile from " + pom + " (previous version: " + pom + ".flaky-backup.2)"},
 		{name: "remove again", args: []string{"init", "--remove", dir}, wantStdout: "has a flaky profile; nothing to remove"},
 	}
 	for _, st := range steps {
@@ -119,6 +119,29 @@ func TestInitCommandErrors(t *testing.T) {
 	}
 	if content, _ := os.ReadFile(filepath.Join(noVersion, "pom.xml")); !bytes.Contains(content, []byte("<flaky.junit.platform.version>1.14.4<")) {
 		t.Errorf("pom lacks the given platform version:\n%s", content)
+	}
+}
+
+// A flaky profile that flaky did not write is refused by init and --remove,
+// and replaced or removed with --force.
+func TestInitCommandForce(t *testing.T) {
+	own := strings.Replace(strings.Replace(jupiterPom, "JUPITER", "5.14.4", 1), "</project>",
+		"  <profiles>\n    <profile>\n      <id>flaky</id>\n    </profile>\n  </profiles>\n</project>", 1)
+	dir := projectDir(t, own)
+	pom := filepath.Join(dir, "pom.xml")
+	for _, args := range [][]string{{"init", dir}, {"init", "--remove", dir}} {
+		if code, _, stderr := runApp(args...); code != 2 || !strings.Contains(stderr, "flaky did not write") || !strings.Contains(stderr, "--force") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a refusal naming --force", args, code, stderr)
+		}
+	}
+	if got, _ := os.ReadFile(pom); string(got) != own {
+		t.Fatal("a refused command changed the pom")
+	}
+	if code, stdout, stderr := runApp("init", "--force", dir); code != 0 || !strings.Contains(stdout, "updated the flaky profile in "+pom) {
+		t.Fatalf("init --force: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if got, _ := os.ReadFile(pom + ".flaky-backup"); string(got) != own {
+		t.Error("the backup does not hold the user's profile")
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/buildinfo"
+	"github.com/flakyhq/flaky/internal/console"
 	"github.com/flakyhq/flaky/mvn"
 )
 
@@ -54,12 +55,13 @@ func runProject(c *cli.Context) error {
 		if !c.Bool("init") {
 			return &exitStatus{code: exitError, msg: fmt.Sprintf("%s: the flaky profile is %s; run `flaky init %s` or `flaky run --init`", dir, status, dir)}
 		}
-		if _, err := mvn.InitProfile(dir, opts); err != nil {
+		state, err := mvn.InitProfile(dir, opts)
+		if err != nil {
 			return err
 		}
 		for _, check := range state.Poms {
-			if check.Status != mvn.ProfileCurrent {
-				fmt.Fprintf(c.App.ErrWriter, "flaky: added the flaky profile to %s\n", check.Pom)
+			if check.Backup != "" {
+				fmt.Fprintf(c.App.ErrWriter, "flaky: added the flaky profile to %s (previous version: %s)\n", check.Pom, check.Backup)
 			}
 		}
 	}
@@ -86,7 +88,7 @@ func runProject(c *cli.Context) error {
 	// The forks inherit Maven's environment; the agent reads its token there
 	// (the profile's token property stays empty, off every command line).
 	cmd.Env = append(os.Environ(), agent.TokenEnv+"="+run.Token)
-	cmd.Stdout, cmd.Stderr = c.App.Writer, c.App.ErrWriter
+	cmd.Stdout, cmd.Stderr = console.Unwrap(c.App.Writer), console.Unwrap(c.App.ErrWriter) // Maven's own output, colors and all
 
 	var wg sync.WaitGroup
 	stop := make(chan struct{})

@@ -84,3 +84,12 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// Unwrap returns the writer a Writer escapes for, else w itself: for output
+// that is not from tests, such as Maven's own, which may color a terminal.
+func Unwrap(w io.Writer) io.Writer {
+	if cw, ok := w.(*Writer); ok {
+		return cw.w
+	}
+	return w
+}

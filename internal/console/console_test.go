@@ -52,3 +52,10 @@ func TestWriterKeepsJSON(t *testing.T) {
 		t.Errorf("decoded %q (%v), want %q", back["message"], err, msg)
 	}
 }
+
+func TestUnwrap(t *testing.T) {
+	var out bytes.Buffer
+	if Unwrap(NewWriter(&out)) != &out || Unwrap(&out) != &out {
+		t.Error("Unwrap did not return the underlying writer")
+	}
+}
