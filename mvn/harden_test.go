@@ -236,13 +236,15 @@ func TestProtectionsEveryPom(t *testing.T) {
 	})
 
 	t.Run("read-only pom", func(t *testing.T) {
+		// init writes lib/pom.xml before pom.xml, --remove the other way
+		// round: the read-only pom is the one written last.
 		dir := writeTree(t, files)
-		lib := filepath.Join(dir, "lib", "pom.xml")
-		if err := os.Chmod(lib, 0o444); err != nil {
+		root, lib := filepath.Join(dir, "pom.xml"), filepath.Join(dir, "lib", "pom.xml")
+		if err := os.Chmod(root, 0o444); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := InitProfile(dir, opts); err == nil || !strings.Contains(err.Error(), lib+" is read-only") {
-			t.Fatalf("InitProfile = %v, want lib/pom.xml refused as read-only", err)
+		if _, err := InitProfile(dir, opts); err == nil || !strings.Contains(err.Error(), root+" is read-only") {
+			t.Fatalf("InitProfile = %v, want pom.xml refused as read-only", err)
 		}
 		unchanged(t, dir, files)
 		forced := opts
@@ -250,10 +252,19 @@ func TestProtectionsEveryPom(t *testing.T) {
 		if _, err := InitProfile(dir, forced); err != nil {
 			t.Fatal(err)
 		}
+		if fi, _ := os.Stat(root); fi.Mode().Perm() != 0o444 {
+			t.Errorf("pom.xml mode %04o, want 0444 kept", fi.Mode().Perm())
+		}
+		if err := os.Chmod(root, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(lib, 0o444); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := RemoveProfile(dir, false); err == nil || !strings.Contains(err.Error(), lib+" is read-only") {
 			t.Fatalf("RemoveProfile = %v, want lib/pom.xml refused as read-only", err)
 		}
-		if got, _ := os.ReadFile(filepath.Join(dir, "pom.xml")); !bytes.Contains(got, []byte("<id>flaky</id>")) {
+		if got, _ := os.ReadFile(root); !bytes.Contains(got, []byte("<id>flaky</id>")) {
 			t.Error("the refused --remove took the profile out of the root pom")
 		}
 		removed, err := RemoveProfile(dir, true)
