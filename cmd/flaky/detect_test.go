@@ -72,6 +72,21 @@ func TestPrintFindingsGroupsByKind(t *testing.T) {
 	}
 }
 
+// A budget-cut analysis says so first and names the unconfirmed tests.
+func TestPrintFindingsSaysTheBudgetCutFirst(t *testing.T) {
+	rep := &report.Report{Findings: []report.Finding{{Test: "p.V#t", Kind: report.ODVictim, Polluters: [][]string{{"p.A#a"}}}}}
+	var out bytes.Buffer
+	printFindings(&out, rep, od.Coverage{Tests: 9, Orders: 40, Rounds: 12, Seed: 7, Pairs: 72, PairsCovered: 50, TestsAlone: 9,
+		Duration: 3 * time.Second, Budget: 2 * time.Minute, BudgetExhausted: true, Unconfirmed: []string{"p.U#one", "p.U#two"}})
+	want := "the budget of 2m0s ended the analysis early: below is what it confirmed, and no test is known stable\n" +
+		"unconfirmed (their outcome changed, but the budget ended before they were confirmed): p.U#one, p.U#two\n" +
+		"od-victim  p.V#t  polluters [p.A#a]\n" +
+		"1 flaky of 9 tests: 40 orders (12 exploration, seed 7), 50 of 72 pairs adjacent, 9 tests alone, 2 unconfirmed, stopped at the budget of 2m0s, 3s\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
 func TestRelModule(t *testing.T) {
 	for _, c := range []struct{ root, module, want string }{
 		{"/p", "/p", "."}, {"/p", "/p/core", "core"}, {"/p", "/q/web", "web"},

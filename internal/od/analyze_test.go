@@ -268,6 +268,38 @@ func TestAnalyzeSkipsKnownTests(t *testing.T) {
 	}
 }
 
+// TestAutoBudget checks that the default budget grows with the suite's
+// measured run time and size, within its bounds, and says how it was chosen.
+func TestAutoBudget(t *testing.T) {
+	suite := func(n int, run time.Duration, testMs int64) *analysis {
+		var tests []string
+		r := &launcher.Result{Duration: run}
+		for i := range n {
+			id := fmt.Sprintf("p.C%d#t", i/5)
+			tests = append(tests, id+fmt.Sprint(i))
+			r.Tests = append(r.Tests, launcher.TestResult{Test: id, TimeMs: testMs})
+		}
+		a := &analysis{cfg: Config{Workers: 2}, s: newSuite(tests, nil), originals: []*launcher.Result{r}}
+		a.targets = tests
+		return a
+	}
+	for _, c := range []struct {
+		name     string
+		a        *analysis
+		min, max time.Duration
+	}{
+		{"small suite: the minimum", suite(10, 2*time.Second, 10), MinAutoBudget, MinAutoBudget},
+		{"163 tests, 3s a run", suite(163, 3*time.Second, 5), 8 * time.Minute, 12 * time.Minute},
+		{"huge suite: the maximum", suite(5000, 10*time.Minute, 100), MaxAutoBudget, MaxAutoBudget},
+		{"unknown run time", &analysis{cfg: Config{Workers: 2}, s: newSuite([]string{"a.B#c"}, nil)}, DefaultBudget, DefaultBudget},
+	} {
+		b, why := c.a.autoBudget(6)
+		if b < c.min || b > c.max || why == "" {
+			t.Errorf("%s: budget %s (%s), want %s..%s", c.name, b, why, c.min, c.max)
+		}
+	}
+}
+
 func TestAnalyzeStopsAtTheBudget(t *testing.T) {
 	f := newFakeSuite()
 	f.delay = 20 * time.Millisecond
