@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 
@@ -109,4 +110,19 @@ func javaPath(c *cli.Context) string {
 		return filepath.Join(home, "bin", "java")
 	}
 	return "java"
+}
+
+// noteOnce returns a launcher note printer that writes each distinct note
+// once to w, after prefix.
+func noteOnce(w io.Writer, prefix string) func(string) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(note string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !seen[note] {
+			seen[note] = true
+			fmt.Fprintln(w, prefix+note)
+		}
+	}
 }

@@ -63,7 +63,7 @@ func runChaos(c *cli.Context) error {
 	if _, err := settings.AgentOptions(chaos.Strategies); err != nil {
 		return usageError("%v", err)
 	}
-	setup, l, err := openModule(c, launcher.Options{TestTimeout: c.Duration("test-timeout")})
+	setup, l, err := openModule(c, launcher.Options{TestTimeout: c.Duration("test-timeout"), Notef: noteOnce(c.App.ErrWriter, "flaky: chaos: note: ")})
 	if err != nil {
 		return err
 	}

@@ -57,6 +57,7 @@ func detect(c *cli.Context) error {
 		return err
 	}
 	opts.Workers = c.Int("workers")
+	opts.Notef = noteOnce(c.App.ErrWriter, "flaky: detect: note: ")
 	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
 	runner, err := launcher.New(od.FastStart(env), jars, opts)
 	if err != nil {

@@ -7,7 +7,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -71,7 +73,9 @@ func TestTokenNotOnCommandLineAndThiefRefused(t *testing.T) {
 // Results for tests that are not in the order, and second results for one
 // position, are ignored and noted, even from the JVM's own connection.
 func TestResultsOutsideTheOrderIgnored(t *testing.T) {
-	l := fakeLauncher(t, "inject", Options{})
+	var mu sync.Mutex
+	var told []string
+	l := fakeLauncher(t, "inject", Options{Notef: func(n string) { mu.Lock(); told = append(told, n); mu.Unlock() }})
 	r, err := l.Run(context.Background(), []string{"p.A#a", "p.B#b"})
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +90,10 @@ func TestResultsOutsideTheOrderIgnored(t *testing.T) {
 	}
 	if strings.Join(r.Notes, "\n") != strings.Join(want, "\n") {
 		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(r.Notes, "\n"), strings.Join(want, "\n"))
+	}
+	// Commands that print no per-run result (detect, chaos, verify) hear them through Notef.
+	if !slices.Equal(told, r.Notes) {
+		t.Errorf("Notef got %q, want the run's notes %q", told, r.Notes)
 	}
 }
 

@@ -51,6 +51,9 @@ type Options struct {
 	OutputLimit int
 	// Workers bounds the JVMs RunAll runs at once; 0 means runtime.NumCPU().
 	Workers int
+	// Notef, when set, receives every note of every run (Result.Notes) as
+	// the run ends, for commands that do not print each run's result.
+	Notef func(note string)
 	// TmpDir is where each JVM gets its own temporary directory (its
 	// java.io.tmpdir and TMPDIR, unless the module's environment sets
 	// them), removed after the run; empty means the launcher's own
@@ -195,6 +198,12 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		return nil, err
 	}
 	tests, exit := asm.finish(ending{killed: p.killed, status: p.status, signal: p.signal, output: p.output}, p.end)
+	notes := append(p.notes, asm.notes...)
+	if l.opts.Notef != nil {
+		for _, n := range notes {
+			l.opts.Notef(n)
+		}
+	}
 	return &Result{
 		Order:         order,
 		Tests:         tests,
@@ -204,7 +213,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		Exit:          exit,
 		TmpDir:        p.tmpDir,
 		TimedOut:      p.killed != "",
-		Notes:         append(p.notes, asm.notes...),
+		Notes:         notes,
 		Output:        p.output,
 		Duration:      p.end.Sub(p.start),
 	}, nil

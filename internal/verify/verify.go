@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
@@ -110,7 +111,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			outcomes[t.Test] = append(outcomes[t.Test], runOutcome{run: "surefire", outcome: launcher.ParseOutcome(t.Outcome), message: t.Message})
 		}
-		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcher.Options{Workers: cfg.Workers})
+		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcher.Options{Workers: cfg.Workers, Notef: notef(cfg)})
 		if err != nil {
 			return nil, err
 		}
@@ -173,6 +174,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Pass = len(res.Failing) == 0 && (!cfg.Gate || res.Verdict.Pass())
 	printSummary(cfg, res)
 	return res, nil
+}
+
+// notef prints each distinct note of the module's runs once.
+func notef(cfg Config) func(string) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(note string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !seen[note] {
+			seen[note] = true
+			fmt.Fprintf(cfg.Out, "[flaky] module %s: note: %s\n", cfg.Module, note)
+		}
+	}
 }
 
 // clearer returns the gate's judge of accepted tests that were not found
