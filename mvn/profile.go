@@ -585,7 +585,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	line(3, "<plugin>")
 	elem(4, "groupId", "org.codehaus.mojo")
 	elem(4, "artifactId", "exec-maven-plugin")
-	elem(4, "version", "3.5.1")
+	elem(4, "version", "3.1.0")
 	line(4, "<executions>")
 	// install-artifacts runs right before the tests, not in validate,
 	// which lifecycle forks (source:jar, javadoc:jar) run again.
@@ -610,7 +610,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	line(3, "<plugin>")
 	elem(4, "groupId", "org.apache.maven.plugins")
 	elem(4, "artifactId", "maven-enforcer-plugin")
-	elem(4, "version", "3.5.0")
+	elem(4, "version", "3.4.1")
 	line(4, "<executions>")
 	line(5, "<execution>")
 	elem(6, "id", "flaky-gate")
