@@ -7,9 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/flakyhq/flaky/internal/launcher"
 
 	"github.com/flakyhq/flaky/internal/console"
 )
@@ -115,14 +116,5 @@ func javaPath(c *cli.Context) string {
 // noteOnce returns a launcher note printer that writes each distinct note
 // once to w, after prefix.
 func noteOnce(w io.Writer, prefix string) func(string) {
-	var mu sync.Mutex
-	seen := map[string]bool{}
-	return func(note string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if !seen[note] {
-			seen[note] = true
-			fmt.Fprintln(w, prefix+note)
-		}
-	}
+	return launcher.Distinct(func(note string) { fmt.Fprintln(w, prefix+note) })
 }

@@ -95,3 +95,18 @@ func (l *Launcher) runSerial(ctx context.Context, order []string, opts RunOption
 	r.Clashed = clashed
 	return r, nil
 }
+
+// Distinct returns an Options.Notef that passes each distinct note to
+// print once, however many runs repeat it.
+func Distinct(print func(note string)) func(string) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(note string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !seen[note] {
+			seen[note] = true
+			print(note)
+		}
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
@@ -178,16 +177,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // notef prints each distinct note of the module's runs once.
 func notef(cfg Config) func(string) {
-	var mu sync.Mutex
-	seen := map[string]bool{}
-	return func(note string) {
-		mu.Lock()
-		defer mu.Unlock()
-		if !seen[note] {
-			seen[note] = true
-			fmt.Fprintf(cfg.Out, "[flaky] module %s: note: %s\n", cfg.Module, note)
-		}
-	}
+	return launcher.Distinct(func(note string) { fmt.Fprintf(cfg.Out, "[flaky] module %s: note: %s\n", cfg.Module, note) })
 }
 
 // clearer returns the gate's judge of accepted tests that were not found
