@@ -280,8 +280,10 @@ func (a *analysis) logf(format string, args ...any) {
 	a.cfg.Logf(format, args...)
 }
 
-// analyse runs the phases: original order, detection, confirmation, then
-// the minimisations, all candidates at once.
+// analyse runs the phases: original order, detection (after fixing the
+// budget when the caller left it open), confirmation, then the
+// minimisations cluster by cluster (minimiseClusters) and the sharing of
+// cleaners between victims of one polluter group.
 func (a *analysis) analyse(ctx context.Context) error {
 	for _, r := range a.cfg.Original {
 		a.record(plannedOrder{gen: GenOriginal, label: GenOriginal}, r, false)

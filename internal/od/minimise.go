@@ -18,7 +18,7 @@ var errFlipped = errors.New("the outcome flipped in the same order")
 
 // minimise finds a confirmed victim's polluters and their cleaners, or a
 // brittle's state-setters. With full false it tries only the groups found
-// for other tests (a follower of a cluster, see minimiseCluster) and
+// for other tests (a cluster's follower, see minimiseClusters) and
 // reports whether they explained the test; with full true it searches the
 // whole suite. A test found to flip in the same order on the way is left for
 // the NOD sweep.
@@ -232,30 +232,36 @@ func (a *analysis) settle(ctx context.Context, deadline time.Time, followers []*
 	}
 	// Cleaners: victims sharing one polluter group, after it and the rest.
 	if fail {
-		byGroup := map[string][]*candidate{}
-		var keys []string
-		for _, c := range followers {
-			if f := a.finding(c); !open[c.test] && len(f.Polluters) == 1 {
-				k := orderKey(f.Polluters[0])
-				if byGroup[k] == nil {
-					keys = append(keys, k)
-				}
-				byGroup[k] = append(byGroup[k], c)
-			} else {
-				open[c.test] = true
-			}
+		type share struct {
+			polluters []string
+			victims   []*candidate
 		}
-		for _, k := range keys {
-			grp := strings.Split(k, "\n")
+		var shares []*share
+		byGroup := map[string]*share{}
+		for _, c := range followers {
+			f := a.finding(c)
+			if open[c.test] || len(f.Polluters) != 1 {
+				open[c.test] = true
+				continue
+			}
+			sh := byGroup[orderKey(f.Polluters[0])]
+			if sh == nil {
+				sh = &share{polluters: f.Polluters[0]}
+				byGroup[orderKey(sh.polluters)] = sh
+				shares = append(shares, sh)
+			}
+			sh.victims = append(sh.victims, c)
+		}
+		for _, sh := range shares {
 			var names []string
-			for _, c := range byGroup[k] {
+			for _, c := range sh.victims {
 				names = append(names, c.test)
 			}
-			order := a.s.feasible(concat(grp, without(a.s.tests, members), names))
+			order := a.s.feasible(concat(sh.polluters, without(a.s.tests, members), names))
 			if err := a.ensure(ctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
 				return nil, err
 			}
-			for _, c := range byGroup[k] {
+			for _, c := range sh.victims {
 				if tl := a.st.get(order[:slices.Index(order, c.test)+1]).tally; !tl.fails() {
 					open[c.test] = true
 				}
@@ -437,12 +443,7 @@ func (a *analysis) common(t string, prefix []string, fail bool) []string {
 // it passes, minimised by delta debugging for as long as what is left of it
 // (without the cleaners found so far) still passes.
 func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g []string, polluters [][]string, full bool) ([][]string, error) {
-	exclude := map[string]bool{t: true}
-	for _, p := range polluters {
-		for _, x := range p {
-			exclude[x] = true
-		}
-	}
+	exclude := notCleaners(t, polluters)
 	var chunks [][]string
 	a.mu.Lock()
 	for _, c := range a.cleanerGroups[orderKey(g)] {
@@ -527,6 +528,18 @@ func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g
 	return groups, nil
 }
 
+// notCleaners is the set of tests that cannot be cleaners of victim t: t
+// itself and its polluters.
+func notCleaners(t string, polluters [][]string) map[string]bool {
+	out := map[string]bool{t: true}
+	for _, p := range polluters {
+		for _, x := range p {
+			out[x] = true
+		}
+	}
+	return out
+}
+
 // shareCleaners tries, for every victim, the cleaners found for other
 // victims of the same polluter group that its own search did not find (the
 // searches ran at the same time, or another test in the searched list
@@ -547,12 +560,7 @@ func (a *analysis) shareCleaners(ctx context.Context, deadline time.Time) error 
 	}
 	var tries []try
 	for _, f := range victims {
-		exclude := map[string]bool{f.Test: true}
-		for _, p := range f.Polluters {
-			for _, x := range p {
-				exclude[x] = true
-			}
-		}
+		exclude := notCleaners(f.Test, f.Polluters)
 		for _, p := range f.Polluters {
 			a.mu.Lock()
 			known := slices.Clone(a.cleanerGroups[orderKey(p)])

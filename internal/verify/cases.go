@@ -54,10 +54,9 @@ func failureOf(outcome string) (launcher.Outcome, bool) {
 // problemOf is one failing run of a finding's test for a Surefire report: its
 // message, and in the run's output what flaky found and how to reproduce it.
 func problemOf(f report.Finding, failure launcher.Outcome, run, message string) surefire.Problem {
-	first, _, _ := strings.Cut(message, "\n")
 	return surefire.Problem{
 		Error:     failure != launcher.Fail,
-		Message:   first,
+		Message:   firstLine(message),
 		Stack:     message,
 		SystemOut: fmt.Sprintf("flaky: %s (%s, %s)\nreproduce: %s\n", f.Kind, run, failure, f.Reproduce),
 	}
