@@ -253,7 +253,7 @@ func (a *analysis) passesUnperturbed(test string) bool {
 		t, ok := resultOf(r, test)
 		switch {
 		case !ok:
-		case failed(t.Outcome):
+		case t.Outcome.Failed():
 			a.res.FailUnperturbed = append(a.res.FailUnperturbed, test)
 			return false
 		case t.Outcome == launcher.Pass:
@@ -297,7 +297,7 @@ func (a *analysis) single(ctx context.Context) error {
 	var failing []string
 	for _, s := range a.res.Strategies {
 		for _, t := range byStrategy[s.ID].Tests {
-			if failed(t.Outcome) && !slices.Contains(failing, t.Test) && entryOf(a.cfg.Tests, t.Test) >= 0 {
+			if t.Outcome.Failed() && !slices.Contains(failing, t.Test) && entryOf(a.cfg.Tests, t.Test) >= 0 {
 				failing = append(failing, t.Test)
 			}
 		}
@@ -313,7 +313,7 @@ func (a *analysis) single(ctx context.Context) error {
 			r := byStrategy[s.ID]
 			t, _ := resultOf(r, test)
 			f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: order, Outcome: t.Outcome, Message: t.Message})
-			if !failed(t.Outcome) {
+			if !t.Outcome.Failed() {
 				continue
 			}
 			failedWith = append(failedWith, s)
@@ -367,15 +367,6 @@ func outsideSpecNote(strategies []Strategy) string {
 		}
 	}
 	return note
-}
-
-// failed reports whether an outcome counts as a failure.
-func failed(o launcher.Outcome) bool {
-	switch o {
-	case launcher.Fail, launcher.Error, launcher.Timeout, launcher.Crash:
-		return true
-	}
-	return false
 }
 
 // resultOf returns test's first result in r.

@@ -134,7 +134,7 @@ func (c *candidate) check(strategies []Strategy, ran map[string]singleRun) bool 
 		}
 		t, _ := resultOf(r.result, c.test)
 		c.evidence = append(c.evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Outcome: t.Outcome, Message: t.Message})
-		if failed(t.Outcome) {
+		if t.Outcome.Failed() {
 			found = true
 			c.reproduced = append(c.reproduced, s)
 			if c.sites == nil {
@@ -151,7 +151,7 @@ func (c *candidate) check(strategies []Strategy, ran map[string]singleRun) bool 
 func (a *analysis) candidates(r *launcher.Result) []*candidate {
 	var out []*candidate
 	for _, t := range r.Tests {
-		if !failed(t.Outcome) {
+		if !t.Outcome.Failed() {
 			continue
 		}
 		entry := entryOf(a.cfg.Tests, t.Test)

@@ -17,12 +17,7 @@ var clashPattern = regexp.MustCompile(`(?i)address already in use|java\.net\.Bin
 // taken (address in use, file lock), judging by its failure type, message
 // and stack.
 func Clashes(t TestResult) bool {
-	switch t.Outcome {
-	case Fail, Error, Timeout, Crash:
-	default:
-		return false
-	}
-	return clashPattern.MatchString(t.FailureType) || clashPattern.MatchString(t.Message) || clashPattern.MatchString(t.Stack)
+	return t.Outcome.Failed() && (clashPattern.MatchString(t.FailureType) || clashPattern.MatchString(t.Message) || clashPattern.MatchString(t.Stack))
 }
 
 // lanes runs JVMs side by side, except the ones whose order holds a test
