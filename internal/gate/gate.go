@@ -154,3 +154,22 @@ func Check(b *Baseline, r *report.Report, clear func(a Accepted) (reason string)
 	}
 	return v
 }
+
+// Record is the verdict in the report's form; enabled says whether the gate
+// may fail the build.
+func (v Verdict) Record(enabled bool) *report.Gate {
+	g := &report.Gate{Enabled: enabled, Pass: v.Pass()}
+	for _, f := range v.New {
+		g.New = append(g.New, f.Key())
+	}
+	for _, f := range v.Known {
+		g.Known = append(g.Known, f.Key())
+	}
+	for _, a := range v.PossiblyFixed {
+		g.PossiblyFixed = append(g.PossiblyFixed, a.Test)
+	}
+	for _, u := range v.Unjudged {
+		g.Unjudged = append(g.Unjudged, report.Unjudged{Test: u.Test, Kind: u.Kind, Reason: u.Reason})
+	}
+	return g
+}

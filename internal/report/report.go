@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/flakyhq/flaky/surefire"
@@ -35,6 +36,41 @@ type Report struct {
 	Findings []Finding `json:"findings"`
 	Runs     int       `json:"runs"`
 	Stats    Stats     `json:"stats"`
+	// Gate is the baseline gate's verdict, when verify applied it.
+	Gate *Gate `json:"gate,omitempty"`
+}
+
+// Gate records what the baseline gate decided about a report's findings.
+type Gate struct {
+	Enabled bool `json:"enabled"` // the gate may fail the build
+	Pass    bool `json:"pass"`    // the build passes it
+	// New are findings the baseline does not accept, as "test kind" keys
+	// (see Key); Known are accepted ones.
+	New   []string `json:"new,omitempty"`
+	Known []string `json:"known,omitempty"`
+	// PossiblyFixed are accepted tests that were judged and not found flaky.
+	PossiblyFixed []string `json:"possiblyFixed,omitempty"`
+	// Unjudged are accepted tests this run could not judge, with the reason.
+	Unjudged []Unjudged `json:"unjudged,omitempty"`
+}
+
+// Unjudged is an accepted flaky test a run could not judge.
+type Unjudged struct {
+	Test   string `json:"test"`
+	Kind   Kind   `json:"kind"`
+	Reason string `json:"reason"`
+}
+
+// Key identifies a finding within a module's report: its test and kind.
+func (f Finding) Key() string { return f.Test + " " + string(f.Kind) }
+
+// IsNew tells whether the gate called the finding new; without a gate
+// verdict every finding is new.
+func (r *Report) IsNew(f Finding) bool {
+	if r.Gate == nil {
+		return true
+	}
+	return slices.Contains(r.Gate.New, f.Key())
 }
 
 // Finding is one flaky test and why flaky thinks so.

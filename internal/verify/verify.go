@@ -158,6 +158,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Report.Stats.DurationMs = time.Since(start).Milliseconds()
 	res.Report.Sort()
 
+	baseline, err := gate.LoadBaseline(cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	res.Verdict = gate.Check(baseline, res.Report, clearer(cfg, res.Report, func(test string) bool { _, ok := outcomes[test]; return ok }))
+	res.Pass = len(res.Failing) == 0 && (!cfg.Gate || res.Verdict.Pass())
+	res.Report.Gate = res.Verdict.Record(cfg.Gate)
+
 	flakyDir := filepath.Join(cfg.BuildDir, "flaky")
 	if err := report.Write(filepath.Join(flakyDir, "report.json"), res.Report); err != nil {
 		return nil, err
@@ -165,12 +173,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := surefire.WriteFlakyReports(filepath.Join(flakyDir, "surefire"), findingCases(cases, res.Report.Findings)); err != nil {
 		return nil, err
 	}
-	baseline, err := gate.LoadBaseline(cfg.Root)
-	if err != nil {
-		return nil, err
-	}
-	res.Verdict = gate.Check(baseline, res.Report, clearer(cfg, res.Report, func(test string) bool { _, ok := outcomes[test]; return ok }))
-	res.Pass = len(res.Failing) == 0 && (!cfg.Gate || res.Verdict.Pass())
 	printSummary(cfg, res)
 	return res, nil
 }

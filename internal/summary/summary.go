@@ -1,0 +1,255 @@
+// Package summary renders flaky's reports as Markdown sized for a
+// pull-request comment or a CI job summary: new flaky tests first, each with
+// its reproduce commands in a collapsible section.
+package summary
+
+import (
+	"fmt"
+	"html"
+	"strings"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/console"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// MaxBytes bounds a summary: GitHub refuses comments over 65,536 characters.
+// Sections that do not fit are left out with a note.
+const MaxBytes = 60000
+
+// maxMessageLines and maxMessageBytes bound one finding's message.
+const (
+	maxMessageLines = 15
+	maxMessageBytes = 2000
+)
+
+// Module is one module's report.
+type Module struct {
+	Name   string
+	Report *report.Report
+}
+
+// Markdown renders the modules' reports as one summary.
+func Markdown(modules []Module) string {
+	var newOnes, known []entry
+	tests, orders := 0, 0
+	var dur time.Duration
+	var cuts, fixed, unjudged []string
+	gateFailed, gated := false, false
+	for _, m := range modules {
+		r := m.Report
+		tests += r.Stats.Tests
+		orders += r.Stats.Orders
+		dur += time.Duration(r.Stats.DurationMs) * time.Millisecond
+		cuts = append(cuts, budgetCuts(m)...)
+		if g := r.Gate; g != nil {
+			gated = gated || g.Enabled
+			gateFailed = gateFailed || (g.Enabled && !g.Pass)
+			for _, t := range g.PossiblyFixed {
+				fixed = append(fixed, code(t)+moduleNote(modules, m))
+			}
+			for _, u := range g.Unjudged {
+				unjudged = append(unjudged, fmt.Sprintf("%s (%s): %s", code(u.Test), u.Kind, text(u.Reason)))
+			}
+		}
+		for _, f := range r.Findings {
+			e := entry{module: m.Name, f: f}
+			if r.IsNew(f) {
+				newOnes = append(newOnes, e)
+			} else {
+				known = append(known, e)
+			}
+		}
+	}
+	var b strings.Builder
+	switch {
+	case len(newOnes) == 0:
+		b.WriteString("## flaky: no new flaky tests\n\n")
+	case gateFailed:
+		fmt.Fprintf(&b, "## flaky: %d new flaky test%s (gate failed)\n\n", len(newOnes), plural(len(newOnes)))
+	default:
+		fmt.Fprintf(&b, "## flaky: %d new flaky test%s\n\n", len(newOnes), plural(len(newOnes)))
+	}
+	for _, c := range cuts {
+		fmt.Fprintf(&b, "> **Partial results:** %s\n\n", text(c))
+	}
+	multi := len(modules) > 1
+	if len(newOnes) > 0 {
+		table(&b, newOnes, multi)
+		b.WriteString("\n")
+	}
+	omitted := 0
+	for _, e := range newOnes {
+		section := details(e, multi)
+		if b.Len()+len(section) > MaxBytes-2000 {
+			omitted++
+			continue
+		}
+		b.WriteString(section)
+	}
+	if len(known) > 0 {
+		where := "the baseline"
+		if gated {
+			where = "`.flaky/baseline.json`"
+		}
+		fmt.Fprintf(&b, "**Known flaky tests** (accepted in %s): ", where)
+		names := make([]string, len(known))
+		for i, e := range known {
+			names[i] = fmt.Sprintf("%s (%s)", code(e.f.Test), e.f.Kind)
+		}
+		b.WriteString(strings.Join(names, ", ") + "\n\n")
+	}
+	if len(fixed) > 0 {
+		b.WriteString("**Possibly fixed** (accepted, not flaky in this run): " + strings.Join(fixed, ", ") + "\n\n")
+	}
+	if len(unjudged) > 0 {
+		b.WriteString("**Not judged:** " + strings.Join(unjudged, "; ") + "\n\n")
+	}
+	if omitted > 0 {
+		fmt.Fprintf(&b, "_%d more finding%s left out to keep this summary short: see `target/flaky/report.json` or `index.html`._\n\n", omitted, plural(omitted))
+	}
+	fmt.Fprintf(&b, "<sub>%d test%s, %d order%s run, %s", tests, plural(tests), orders, plural(orders), dur.Round(time.Second))
+	if multi {
+		fmt.Fprintf(&b, ", %d modules", len(modules))
+	}
+	b.WriteString(" · flaky</sub>\n")
+	return b.String()
+}
+
+type entry struct {
+	module string
+	f      report.Finding
+}
+
+// table writes one row per finding: test, kind, why.
+func table(b *strings.Builder, entries []entry, multi bool) {
+	if multi {
+		b.WriteString("| module | test | kind | why |\n|---|---|---|---|\n")
+	} else {
+		b.WriteString("| test | kind | why |\n|---|---|---|\n")
+	}
+	for _, e := range entries {
+		row := []string{code(e.f.Test), e.f.Kind.Title(), text(report.Describe(e.f))}
+		if multi {
+			row = append([]string{code(e.module)}, row...)
+		}
+		for i := range row {
+			row[i] = strings.ReplaceAll(row[i], "|", `\|`)
+		}
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+}
+
+// details is a finding's collapsible section: message and reproduce commands.
+func details(e entry, multi bool) string {
+	var b strings.Builder
+	title := "<code>" + html.EscapeString(e.f.Test) + "</code>"
+	if multi {
+		title += " in " + html.EscapeString(e.module)
+	}
+	fmt.Fprintf(&b, "<details><summary>%s: %s</summary>\n\n", title, html.EscapeString(e.f.Kind.Title()))
+	if e.f.Message != "" {
+		b.WriteString(fence("text", clip(e.f.Message)))
+	}
+	if e.f.Reproduce != "" {
+		b.WriteString("Reproduce with Maven:\n\n" + fence("sh", e.f.Reproduce))
+	}
+	if e.f.ReproduceRunOrder != "" {
+		b.WriteString("or with flaky:\n\n" + fence("sh", e.f.ReproduceRunOrder))
+	}
+	b.WriteString("</details>\n\n")
+	return b.String()
+}
+
+// budgetCuts lists the analyses of a module that a budget cut short.
+func budgetCuts(m Module) []string {
+	var out []string
+	in := ""
+	if m.Name != "" {
+		in = " in " + m.Name
+	}
+	if c := m.Report.Stats.Coverage; c != nil && c.BudgetExhausted {
+		out = append(out, fmt.Sprintf("the order-dependence analysis%s was cut by its budget of %s (%d unconfirmed)", in, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
+	}
+	if c := m.Report.Stats.Chaos; c != nil && c.BudgetExhausted {
+		out = append(out, fmt.Sprintf("API perturbation%s was cut by its budget of %s (%d unconfirmed)", in, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
+	}
+	return out
+}
+
+func moduleNote(modules []Module, m Module) string {
+	if len(modules) > 1 {
+		return " in " + text(m.Name)
+	}
+	return ""
+}
+
+// clip bounds a message to maxMessageLines lines and maxMessageBytes bytes.
+func clip(s string) string {
+	s = strings.ToValidUTF8(strings.TrimRight(s, "\n"), "\uFFFD")
+	lines := strings.Split(s, "\n")
+	cut := false
+	if len(lines) > maxMessageLines {
+		lines, cut = lines[:maxMessageLines], true
+	}
+	s = strings.Join(lines, "\n")
+	if len(s) > maxMessageBytes {
+		s = strings.ToValidUTF8(s[:maxMessageBytes], "")
+		cut = true
+	}
+	if cut {
+		s += "\n..."
+	}
+	return s
+}
+
+// fence puts s in a fenced code block whose fence is longer than any run of
+// backticks in s, so nothing in s can end it.
+func fence(lang, s string) string {
+	f := strings.Repeat("`", max(3, longestRun(s, '`')+1))
+	return f + lang + "\n" + safe(s) + "\n" + f + "\n\n"
+}
+
+// code is s as inline code that no backtick in s can end.
+func code(s string) string {
+	s = strings.ReplaceAll(safe(s), "\n", " ")
+	f := strings.Repeat("`", longestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return f + " " + s + " " + f
+	}
+	return f + s + f
+}
+
+// text is s as Markdown text: markup and HTML characters escaped, one line.
+func text(s string) string {
+	s = strings.ReplaceAll(safe(s), "\n", " ")
+	return markdownChars.Replace(html.EscapeString(s))
+}
+
+var markdownChars = strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`)
+
+// safe is s with CRLF line ends made LF and terminal control characters
+// escaped.
+func safe(s string) string {
+	return console.Escape(strings.ReplaceAll(s, "\r\n", "\n"))
+}
+
+func longestRun(s string, c byte) int {
+	best, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			best = max(best, run)
+		} else {
+			run = 0
+		}
+	}
+	return best
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
