@@ -20,9 +20,18 @@ import (
 // its combined output and exit status.
 func mvnRun(t *testing.T, dir string, args ...string) (string, int) {
 	t.Helper()
+	return mvnRunEnv(t, dir, nil, args...)
+}
+
+// mvnRunEnv is mvnRun with variables added to Maven's environment.
+func mvnRunEnv(t *testing.T, dir string, env []string, args ...string) (string, int) {
+	t.Helper()
 	bin := flakyBin(t)
 	cmd := exec.Command("mvn", append([]string{"-B", "-Dstyle.color=never", "-Dflaky.bin=" + bin}, args...)...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -131,7 +140,8 @@ func TestVerifyGatesReactor(t *testing.T) {
 		t.Error("flaky ran without -Pflaky")
 	}
 
-	out, code := mvnRun(t, dir, "-Pflaky", "clean", "verify")
+	stepSummary := filepath.Join(t.TempDir(), "step-summary.md")
+	out, code := mvnRunEnv(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + stepSummary}, "-Pflaky", "clean", "verify")
 	if code == 0 {
 		t.Fatalf("mvn -Pflaky verify passed with a new flaky test:\n%s", tail(out))
 	}
@@ -186,6 +196,8 @@ func TestVerifyGatesReactor(t *testing.T) {
 	if len(suite.Cases) != 1 || suite.Cases[0].Name != "quoteServiceAnswers" || len(suite.Cases[0].Flaky) == 0 {
 		t.Errorf("surefire XML: %s", data)
 	}
+
+	checkPublished(t, dir, out, stepSummary, flakyTest)
 
 	if out, code := mvnRun(t, dir, "-Pflaky", "clean", "verify", "-Dflaky.gate=off"); code != 0 {
 		t.Errorf("gate off fails:\n%s", tail(out))

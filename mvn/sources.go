@@ -38,3 +38,35 @@ func SourceRoots(moduleDir string) (test, main string, err error) {
 	main = setting(func(b *gopom.Build) *string { return b.SourceDirectory }, "src/main/java")
 	return test, main, nil
 }
+
+// ReactorModule is a module of a reactor: its directory and build directory.
+type ReactorModule struct {
+	Dir      string // absolute
+	BuildDir string // absolute; target unless its pom says otherwise
+}
+
+// ReactorModules lists the reactor rooted at root (the root itself first,
+// then every module reachable through <modules>, profiles' included) as
+// found on disk; modules whose poms cannot be read are left out.
+func ReactorModules(root string) ([]ReactorModule, error) {
+	dir, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	r, err := readReactor(dir, func(string, ...any) {})
+	if err != nil {
+		return nil, err
+	}
+	var out []ReactorModule
+	for _, chain := range r.chains() {
+		target, _, _ := buildDirs(chain, newInterpolator(properties(chain)))
+		out = append(out, ReactorModule{Dir: filepath.Dir(chain[0].path), BuildDir: target})
+	}
+	return out, nil
+}
+
+// ReactorRoot returns the root of the reactor that builds the module in
+// moduleDir (moduleDir itself when no pom above lists it as a module).
+func ReactorRoot(moduleDir string) string {
+	return reactorRoot(moduleDir)
+}

@@ -46,6 +46,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			verifyCommand(),
 			runCommand(),
 			baselineCommand(),
+			reportCommand(),
 			versionCommand(),
 		},
 		Action: func(c *cli.Context) error {

@@ -118,11 +118,11 @@ func runChaos(c *cli.Context) error {
 		return fmt.Errorf("%w (move it away to start a new report)", err)
 	}
 	chaos.Merge(rep, findings, chaos.Stats(res))
-	if err := report.Write(path, rep); err != nil {
+	if _, err := publishReport(c, rep, root, setup.ModuleDir, flakyDir); err != nil {
 		return err
 	}
 	printChaos(c.App.Writer, findings, res, len(tests))
-	fmt.Fprintf(c.App.Writer, "report: %s\n", path)
+	fmt.Fprintf(c.App.Writer, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
 	if len(findings) > 0 {
 		return &exitStatus{code: exitTestsFailed}
 	}

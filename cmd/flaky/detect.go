@@ -121,12 +121,12 @@ func detect(c *cli.Context) error {
 		},
 	}
 	rep.Sort()
-	path := filepath.Join(flakyDir, "report.json")
-	if err := report.Write(path, rep); err != nil {
+	path, err := publishReport(c, rep, root, setup.ModuleDir, flakyDir)
+	if err != nil {
 		return err
 	}
 	printFindings(c.App.Writer, rep, res.Coverage)
-	fmt.Fprintf(c.App.Writer, "report: %s\n", path)
+	fmt.Fprintf(c.App.Writer, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
 	if len(findings) > 0 {
 		return &exitStatus{code: exitTestsFailed}
 	}

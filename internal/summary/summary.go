@@ -80,6 +80,10 @@ func Markdown(modules []Module) string {
 	}
 	omitted := 0
 	for _, e := range newOnes {
+		if b.Len() > MaxBytes-2000 {
+			omitted++
+			continue
+		}
 		section := details(e, multi)
 		if b.Len()+len(section) > MaxBytes-2000 {
 			omitted++
@@ -128,7 +132,11 @@ func table(b *strings.Builder, entries []entry, multi bool) {
 	} else {
 		b.WriteString("| test | kind | why |\n|---|---|---|\n")
 	}
-	for _, e := range entries {
+	for i, e := range entries {
+		if b.Len() > MaxBytes/2 {
+			fmt.Fprintf(b, "\n_%d more new flaky test%s: see `target/flaky/report.json`._\n", len(entries)-i, plural(len(entries)-i))
+			return
+		}
 		row := []string{code(e.f.Test), e.f.Kind.Title(), text(report.Describe(e.f))}
 		if multi {
 			row = append([]string{code(e.module)}, row...)
@@ -186,17 +194,16 @@ func moduleNote(modules []Module, m Module) string {
 
 // clip bounds a message to maxMessageLines lines and maxMessageBytes bytes.
 func clip(s string) string {
-	s = strings.ToValidUTF8(strings.TrimRight(s, "\n"), "\uFFFD")
-	lines := strings.Split(s, "\n")
 	cut := false
+	if len(s) > maxMessageBytes {
+		s, cut = s[:maxMessageBytes], true
+	}
+	s = strings.ToValidUTF8(strings.TrimRight(s, "\n"), "")
+	lines := strings.Split(s, "\n")
 	if len(lines) > maxMessageLines {
 		lines, cut = lines[:maxMessageLines], true
 	}
 	s = strings.Join(lines, "\n")
-	if len(s) > maxMessageBytes {
-		s = strings.ToValidUTF8(s[:maxMessageBytes], "")
-		cut = true
-	}
 	if cut {
 		s += "\n..."
 	}

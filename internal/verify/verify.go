@@ -15,9 +15,11 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/buildinfo"
 	"github.com/flakyhq/flaky/internal/gate"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/publish"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/surefire"
 )
@@ -167,7 +169,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Report.Gate = res.Verdict.Record(cfg.Gate)
 
 	flakyDir := filepath.Join(cfg.BuildDir, "flaky")
-	if err := report.Write(filepath.Join(flakyDir, "report.json"), res.Report); err != nil {
+	if _, err := publish.Module(res.Report, publish.Options{
+		Root: cfg.Root, ModuleDir: cfg.ModuleDir, FlakyDir: flakyDir, Module: cfg.Module,
+		Version: buildinfo.Version(), CI: cfg.Out,
+	}); err != nil {
 		return nil, err
 	}
 	if err := surefire.WriteFlakyReports(filepath.Join(flakyDir, "surefire"), findingCases(cases, res.Report.Findings)); err != nil {
@@ -333,7 +338,7 @@ func printSummary(cfg Config, res *Result) {
 	case !cfg.Gate && len(res.Verdict.New) > 0:
 		fmt.Fprintf(w, "[flaky] gate is off: not failing the build\n")
 	}
-	fmt.Fprintf(w, "[flaky] report: %s\n", filepath.Join(cfg.BuildDir, "flaky", "report.json"))
+	fmt.Fprintf(w, "[flaky] report: %s (and index.html, summary.md, flaky.sarif)\n", filepath.Join(cfg.BuildDir, "flaky", "report.json"))
 }
 
 // budgetCuts describes the analyses that a budget cut short, with the tests

@@ -1,0 +1,316 @@
+// Package htmlreport renders flaky's reports as one self-contained HTML page
+// (inline CSS and script, no network access needed to open it): a summary,
+// then one section per finding with its evidence chain — each run's order
+// as a timeline with the test, polluters, cleaners and state-setters marked,
+// the perturbed call sites, and the reproduce commands with a copy button.
+// Everything that came from tests is escaped by html/template.
+package htmlreport
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/surefire"
+)
+
+//go:embed page.html
+var pageHTML string
+
+var page = template.Must(template.New("page").Parse(pageHTML))
+
+// maxMessageBytes bounds a message shown on the page.
+const maxMessageBytes = 16 << 10
+
+// maxSteps is the longest order shown step by step; longer ones show the
+// marked steps only.
+const maxSteps = 40
+
+// Module is one module's report and how to find its sources.
+type Module struct {
+	Name   string
+	Report *report.Report
+	// Dir is the module's build directory's flaky directory
+	// (target/flaky), against which order files resolve.
+	FlakyDir string
+	// Locate returns the source file of a class relative to Page.Root
+	// and a line when known; "" when there is none.
+	Locate func(class, file string) (path string, line int)
+}
+
+// Page is what one HTML file shows.
+type Page struct {
+	Title     string
+	Version   string    // flaky's version
+	Generated time.Time // when the page was made
+	Root      string    // the project root, which Locate's paths are relative to
+	OutDir    string    // the directory the page is written to, for links
+	Modules   []Module
+}
+
+// Render writes the page.
+func Render(w io.Writer, p Page) error {
+	if err := page.Execute(w, view(p)); err != nil {
+		return fmt.Errorf("rendering HTML report: %w", err)
+	}
+	return nil
+}
+
+type pageView struct {
+	Title, Version, Generated string
+	Tests, Orders, New        int
+	Duration                  string
+	GateStatus, GateClass     string
+	ByKind                    []kindCount
+	Cuts                      []string
+	Coverage                  []coverageView
+	Baseline                  []string
+	Modules                   []string
+	Findings                  []findingView
+}
+
+type kindCount struct {
+	Kind  report.Kind
+	Title string
+	Count int
+}
+
+type coverageView struct {
+	Module                                             string
+	Orders, Rounds, RoundsPlanned, PairsCovered, Pairs int
+	TestsAlone                                         int
+	Budget                                             string
+	Seed                                               int64
+}
+
+type findingView struct {
+	Test, Module, Title, Why, Message string
+	Kind                              report.Kind
+	New, ShowModule                   bool
+	Source                            string
+	SourceHref                        string
+	Evidence                          []evidenceView
+	CallSites                         []callSiteView
+	Reproduce                         []string
+}
+
+type evidenceView struct {
+	Run, Outcome, OutcomeClass, OrderFile, Message string
+	Steps                                          []stepView
+	More                                           int
+}
+
+type stepView struct {
+	Test, Short, Role string
+}
+
+type callSiteView struct {
+	Where, Href, API string
+}
+
+func view(p Page) pageView {
+	v := pageView{Title: p.Title, Version: p.Version, Generated: p.Generated.UTC().Format("2006-01-02 15:04:05 UTC")}
+	var dur time.Duration
+	counts := map[report.Kind]int{}
+	gated, failed := false, false
+	for _, m := range p.Modules {
+		r := m.Report
+		v.Modules = append(v.Modules, m.Name)
+		v.Tests += r.Stats.Tests
+		v.Orders += r.Stats.Orders
+		dur += time.Duration(r.Stats.DurationMs) * time.Millisecond
+		if c := r.Stats.Coverage; c != nil {
+			v.Coverage = append(v.Coverage, coverageView{Module: m.Name, Orders: c.Orders, Rounds: c.Rounds, RoundsPlanned: c.RoundsPlanned,
+				PairsCovered: c.PairsCovered, Pairs: c.Pairs, TestsAlone: c.TestsAlone, Budget: budget(c.BudgetMs, c.BudgetWhy), Seed: c.Seed})
+			if c.BudgetExhausted {
+				v.Cuts = append(v.Cuts, fmt.Sprintf("the order-dependence analysis of %s was cut by its budget of %s; %d test(s) flipped but were not confirmed",
+					m.Name, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
+			}
+		}
+		if c := r.Stats.Chaos; c != nil && c.BudgetExhausted {
+			v.Cuts = append(v.Cuts, fmt.Sprintf("API perturbation of %s was cut by its budget of %s; %d test(s) failed perturbed but were not confirmed",
+				m.Name, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
+		}
+		if g := r.Gate; g != nil {
+			gated = gated || g.Enabled
+			failed = failed || (g.Enabled && !g.Pass)
+			for _, t := range g.PossiblyFixed {
+				v.Baseline = append(v.Baseline, fmt.Sprintf("possibly fixed: %s (%s; accepted, not flaky in this run)", t, m.Name))
+			}
+			for _, u := range g.Unjudged {
+				v.Baseline = append(v.Baseline, fmt.Sprintf("not judged: %s (%s, accepted as %s): %s", u.Test, m.Name, u.Kind, u.Reason))
+			}
+		}
+		for _, f := range r.Findings {
+			counts[f.Kind]++
+			fv := finding(p, m, f, len(p.Modules) > 1)
+			if fv.New {
+				v.New++
+			}
+			v.Findings = append(v.Findings, fv)
+		}
+	}
+	slices.SortStableFunc(v.Findings, func(a, b findingView) int {
+		switch {
+		case a.New && !b.New:
+			return -1
+		case b.New && !a.New:
+			return 1
+		}
+		return 0
+	})
+	for _, k := range []report.Kind{report.ODVictim, report.ODBrittle, report.NIO, report.NOD, report.API} {
+		if counts[k] > 0 {
+			v.ByKind = append(v.ByKind, kindCount{Kind: k, Title: k.Title(), Count: counts[k]})
+		}
+		delete(counts, k)
+	}
+	for k, n := range counts { // kinds added later
+		v.ByKind = append(v.ByKind, kindCount{Kind: k, Title: k.Title(), Count: n})
+	}
+	v.Duration = dur.Round(time.Second).String()
+	switch {
+	case !gated:
+		v.GateStatus, v.GateClass = "off", ""
+	case failed:
+		v.GateStatus, v.GateClass = "failed", "status-fail"
+	default:
+		v.GateStatus, v.GateClass = "passed", "status-pass"
+	}
+	return v
+}
+
+func budget(ms int64, why string) string {
+	s := (time.Duration(ms) * time.Millisecond).String()
+	if why != "" {
+		s += " (" + why + ")"
+	}
+	return s
+}
+
+func finding(p Page, m Module, f report.Finding, multi bool) findingView {
+	fv := findingView{
+		Test: f.Test, Module: m.Name, Kind: f.Kind, Title: f.Kind.Title(), Why: report.Describe(f),
+		Message: clip(f.Message), New: m.Report.IsNew(f), ShowModule: multi,
+	}
+	class, _, _ := strings.Cut(f.Test, "#")
+	fv.Source, fv.SourceHref = source(p, m, class, "", 0)
+	roles := map[string]string{}
+	for _, g := range f.Polluters {
+		for _, t := range g {
+			roles[t] = "polluter"
+		}
+	}
+	for _, g := range f.Cleaners {
+		for _, t := range g {
+			roles[t] = "cleaner"
+		}
+	}
+	for _, g := range f.Setters {
+		for _, t := range g {
+			roles[t] = "setter"
+		}
+	}
+	roles[f.Test] = "test"
+	for _, e := range f.Evidence {
+		ev := evidenceView{Run: e.Run, Outcome: e.Outcome, OutcomeClass: outcomeClass(e.Outcome), OrderFile: e.OrderFile, Message: clip(e.Message)}
+		if ev.Message == fv.Message {
+			ev.Message = ""
+		}
+		order := e.Order
+		if order == nil && e.OrderFile != "" {
+			path := e.OrderFile
+			if !filepath.IsAbs(path) && m.FlakyDir != "" {
+				path = filepath.Join(m.FlakyDir, "orders", filepath.Base(path))
+			}
+			if o, err := surefire.ReadOrderFile(path); err == nil {
+				order = o
+			}
+		}
+		ev.Steps, ev.More = steps(order, roles)
+		fv.Evidence = append(fv.Evidence, ev)
+	}
+	for _, c := range f.CallSites {
+		where := fmt.Sprintf("%s.%s (%s:%d)", c.Class, c.Method, c.File, c.Line)
+		_, href := source(p, m, c.Class, c.File, c.Line)
+		fv.CallSites = append(fv.CallSites, callSiteView{Where: where, Href: href, API: c.API})
+	}
+	for _, r := range []string{f.Reproduce, f.ReproduceRunOrder} {
+		if r != "" {
+			fv.Reproduce = append(fv.Reproduce, r)
+		}
+	}
+	return fv
+}
+
+// steps turns an order into timeline steps; a long one keeps only the
+// marked steps and says how many it left out.
+func steps(order []string, roles map[string]string) ([]stepView, int) {
+	var out []stepView
+	more := 0
+	for _, t := range order {
+		role := roles[t]
+		if len(order) > maxSteps && role == "" {
+			more++
+			continue
+		}
+		out = append(out, stepView{Test: t, Short: short(t), Role: role})
+	}
+	return out, more
+}
+
+// short is a test id without its package: CartTest#total.
+func short(id string) string {
+	class, method, _ := strings.Cut(id, "#")
+	if i := strings.LastIndexByte(class, '.'); i >= 0 {
+		class = class[i+1:]
+	}
+	if method == "" {
+		return class
+	}
+	return class + "#" + method
+}
+
+func outcomeClass(o string) string {
+	word, _, _ := strings.Cut(o, " ")
+	return strings.TrimSuffix(word, ",")
+}
+
+// source returns a class's source path and a link to it relative to the
+// page's directory.
+func source(p Page, m Module, class, file string, line int) (string, string) {
+	if m.Locate == nil {
+		return "", ""
+	}
+	path, l := m.Locate(class, file)
+	if path == "" {
+		return "", ""
+	}
+	if line == 0 {
+		line = l
+	}
+	href := path
+	if p.OutDir != "" && p.Root != "" && !filepath.IsAbs(path) {
+		if rel, err := filepath.Rel(p.OutDir, filepath.Join(p.Root, filepath.FromSlash(path))); err == nil {
+			href = filepath.ToSlash(rel)
+		}
+	}
+	if line > 0 {
+		path = fmt.Sprintf("%s:%d", path, line)
+	}
+	return path, href
+}
+
+// clip bounds a message shown on the page.
+func clip(s string) string {
+	if len(s) <= maxMessageBytes {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxMessageBytes], "") + fmt.Sprintf("\n… %d more bytes in report.json", len(s)-maxMessageBytes)
+}

@@ -1,0 +1,231 @@
+// Package publish writes a module's report in every format flaky offers —
+// report.json, index.html, summary.md and flaky.sarif, side by side in the
+// module's target/flaky — and the same pages over all modules at the
+// reactor root; on GitHub Actions it also annotates each flaky test and
+// appends the summary to the job summary.
+package publish
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/renameio/v2"
+
+	"github.com/flakyhq/flaky/internal/annotate"
+	"github.com/flakyhq/flaky/internal/htmlreport"
+	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/sarifreport"
+	"github.com/flakyhq/flaky/internal/sources"
+	"github.com/flakyhq/flaky/internal/summary"
+	"github.com/flakyhq/flaky/mvn"
+)
+
+// Format names one output format.
+type Format string
+
+// The formats, with the file each is written to in target/flaky.
+const (
+	JSON     Format = "json"  // report.json
+	HTML     Format = "html"  // index.html
+	Markdown Format = "md"    // summary.md
+	SARIF    Format = "sarif" // flaky.sarif
+)
+
+// Formats are all formats, in the order they are written.
+var Formats = []Format{JSON, HTML, Markdown, SARIF}
+
+// File is the file name a format is written to.
+func (f Format) File() string {
+	switch f {
+	case JSON:
+		return "report.json"
+	case HTML:
+		return "index.html"
+	case Markdown:
+		return "summary.md"
+	case SARIF:
+		return "flaky.sarif"
+	}
+	return ""
+}
+
+// ParseFormat checks a format name.
+func ParseFormat(s string) (Format, error) {
+	f := Format(strings.ToLower(strings.TrimSpace(s)))
+	if f.File() == "" {
+		return "", fmt.Errorf("unknown report format %q (want one of json, html, md, sarif)", s)
+	}
+	return f, nil
+}
+
+// Options says where a module's report goes and what else to publish.
+type Options struct {
+	Root      string // the project (reactor) root; paths in reports are relative to it
+	ModuleDir string // the module's directory
+	FlakyDir  string // the module's target/flaky
+	Module    string // the module's name in reports
+	Version   string // flaky's version
+	// Formats to write; nil means all.
+	Formats []Format
+	// CI is where GitHub Actions annotations go (the job's log); nil
+	// prints none.
+	CI io.Writer
+	// Getenv reads the environment (GITHUB_ACTIONS, GITHUB_STEP_SUMMARY);
+	// nil means os.Getenv.
+	Getenv func(string) string
+	// Now is the time pages say they were generated; zero means now.
+	Now time.Time
+}
+
+// Module writes the module's report in the chosen formats, atomically,
+// then (when the module is part of a larger reactor) the pages over all
+// modules at the root, then the CI annotations and job summary.
+func Module(rep *report.Report, o Options) ([]string, error) {
+	o = defaults(o)
+	finder := sources.New(o.Root, o.ModuleDir)
+	mod := module{name: o.Module, report: rep, flakyDir: o.FlakyDir, locate: locator(finder)}
+	written, err := write(o.FlakyDir, o, []module{mod}, o.Module, true)
+	if err != nil {
+		return written, err
+	}
+	if root, err := filepath.Abs(o.Root); err == nil {
+		if dir, err := filepath.Abs(o.ModuleDir); err == nil && dir != root {
+			more, err := Reactor(o)
+			written = append(written, more...)
+			if err != nil {
+				return written, err
+			}
+		}
+	}
+	if o.CI != nil && annotate.OnGitHub(o.Getenv) {
+		annotate.GitHub(o.CI, []annotate.Module{{Name: mod.name, Report: rep, Locate: mod.locate}})
+		if err := annotate.AppendStepSummary(o.Getenv, summary.Markdown([]summary.Module{{Name: mod.name, Report: rep}})); err != nil {
+			return written, err
+		}
+	}
+	return written, nil
+}
+
+// Reactor writes index.html, summary.md and flaky.sarif over every module
+// of the reactor at o.Root that has a report, into the root's target/flaky.
+func Reactor(o Options) ([]string, error) {
+	o = defaults(o)
+	modules, err := mvn.ReactorModules(o.Root)
+	if err != nil {
+		return nil, err
+	}
+	if len(modules) == 0 {
+		return nil, nil
+	}
+	var mods []module
+	for _, m := range modules {
+		flakyDir := filepath.Join(m.BuildDir, "flaky")
+		rep, err := report.Read(filepath.Join(flakyDir, JSON.File()))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		name := rep.Module
+		if name == "" {
+			name = filepath.Base(m.Dir)
+		}
+		mods = append(mods, module{name: name, report: rep, flakyDir: flakyDir, locate: locator(sources.New(o.Root, m.Dir))})
+	}
+	if len(mods) == 0 {
+		return nil, nil
+	}
+	o.Formats = slices.DeleteFunc(slices.Clone(o.Formats), func(f Format) bool { return f == JSON })
+	return write(filepath.Join(modules[0].BuildDir, "flaky"), o, mods, filepath.Base(o.Root), false)
+}
+
+type module struct {
+	name     string
+	report   *report.Report
+	flakyDir string
+	locate   func(class, file string) (string, int)
+}
+
+func defaults(o Options) Options {
+	if o.Formats == nil {
+		o.Formats = Formats
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	if o.Root == "" {
+		o.Root = o.ModuleDir
+	}
+	return o
+}
+
+func locator(f *sources.Finder) func(class, file string) (string, int) {
+	return func(class, file string) (string, int) { return f.Class(class, file), 0 }
+}
+
+// write renders mods in o.Formats into dir; withJSON also writes the
+// report itself (of the single module).
+func write(dir string, o Options, mods []module, title string, withJSON bool) ([]string, error) {
+	var written []string
+	for _, f := range o.Formats {
+		var data []byte
+		switch f {
+		case JSON:
+			if !withJSON {
+				continue
+			}
+			path := filepath.Join(dir, f.File())
+			if err := report.Write(path, mods[0].report); err != nil {
+				return written, err
+			}
+			written = append(written, path)
+			continue
+		case HTML:
+			var buf bytes.Buffer
+			p := htmlreport.Page{Title: "flaky report: " + title, Version: o.Version, Generated: o.Now, Root: o.Root, OutDir: dir}
+			for _, m := range mods {
+				p.Modules = append(p.Modules, htmlreport.Module{Name: m.name, Report: m.report, FlakyDir: m.flakyDir, Locate: m.locate})
+			}
+			if err := htmlreport.Render(&buf, p); err != nil {
+				return written, err
+			}
+			data = buf.Bytes()
+		case Markdown:
+			var sm []summary.Module
+			for _, m := range mods {
+				sm = append(sm, summary.Module{Name: m.name, Report: m.report})
+			}
+			data = []byte(summary.Markdown(sm))
+		case SARIF:
+			var sm []sarifreport.Module
+			for _, m := range mods {
+				sm = append(sm, sarifreport.Module{Name: m.name, Report: m.report, Locate: m.locate})
+			}
+			var err error
+			if data, err = sarifreport.Encode(o.Version, sm); err != nil {
+				return written, err
+			}
+		}
+		path := filepath.Join(dir, f.File())
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return written, fmt.Errorf("writing %s: %w", f.File(), err)
+		}
+		if err := renameio.WriteFile(path, data, 0o644); err != nil {
+			return written, fmt.Errorf("writing %s: %w", f.File(), err)
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}

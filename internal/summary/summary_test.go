@@ -1,0 +1,103 @@
+package summary
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+func TestMarkdown(t *testing.T) {
+	victim := report.Finding{Test: "com.acme.CartTest#total", Kind: report.ODVictim, Polluters: [][]string{{"com.acme.PriceTest#discount"}},
+		Message: "expected:<3> but was:<4>", Reproduce: "mvn -Pflaky test -Dflaky.order=o.txt", ReproduceRunOrder: "flaky run-order --order o.txt"}
+	known := report.Finding{Test: "com.acme.Other#x", Kind: report.NOD}
+	markup := report.Finding{Test: "com.acme.Html#render", Kind: report.NOD, Message: "<script>alert(1)</script>\n```\nbreak out | of it\x1b[31m"}
+	gated := func(findings ...report.Finding) *report.Report {
+		r := &report.Report{Module: "core", Findings: findings, Gate: &report.Gate{Enabled: true}}
+		for _, f := range findings {
+			if f.Test == known.Test {
+				r.Gate.Known = append(r.Gate.Known, f.Key())
+			} else {
+				r.Gate.New = append(r.Gate.New, f.Key())
+			}
+		}
+		r.Gate.Pass = len(r.Gate.New) == 0
+		return r
+	}
+	tests := []struct {
+		name    string
+		modules []Module
+		want    []string // in this order
+		absent  []string
+	}{
+		{
+			name:    "new first, known after",
+			modules: []Module{{Name: "core", Report: gated(known, victim)}},
+			want: []string{
+				"## flaky: 1 new flaky test (gate failed)",
+				"| `com.acme.CartTest#total` | order-dependent victim | fails after com.acme.PriceTest#discount |",
+				"<details><summary><code>com.acme.CartTest#total</code>: order-dependent victim</summary>",
+				"```sh\nmvn -Pflaky test -Dflaky.order=o.txt\n```",
+				"**Known flaky tests** (accepted in `.flaky/baseline.json`): `com.acme.Other#x` (nod)",
+			},
+		},
+		{
+			name:    "no findings",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{Tests: 7}}}},
+			want:    []string{"## flaky: no new flaky tests", "<sub>7 tests, 0 orders run"},
+			absent:  []string{"| test |", "<details>"},
+		},
+		{
+			name: "budget cut said first",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{
+				Coverage: &report.Coverage{BudgetExhausted: true, BudgetMs: 60000, Unconfirmed: []string{"a#b"}}}}}},
+			want: []string{"> **Partial results:** the order-dependence analysis in core was cut by its budget of 1m0s (1 unconfirmed)"},
+		},
+		{
+			name:    "markup stays text",
+			modules: []Module{{Name: "core", Report: gated(markup)}},
+			want:    []string{"````text\n<script>alert(1)</script>\n```\nbreak out | of it\\u001b[31m\n````"},
+			absent:  []string{"\x1b"},
+		},
+		{
+			name:    "modules named",
+			modules: []Module{{Name: "core", Report: gated(victim)}, {Name: "web", Report: gated(markup)}},
+			want:    []string{"## flaky: 2 new flaky tests (gate failed)", "| module | test | kind | why |", "| `web` | `com.acme.Html#render` |", ", 2 modules"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			md := Markdown(tt.modules)
+			at := 0
+			for _, w := range tt.want {
+				i := strings.Index(md[at:], w)
+				if i < 0 {
+					t.Fatalf("missing (or out of order) %q in:\n%s", w, md)
+				}
+				at += i + len(w)
+			}
+			for _, a := range tt.absent {
+				if strings.Contains(md, a) {
+					t.Errorf("unexpected %q in:\n%s", a, md)
+				}
+			}
+		})
+	}
+}
+
+func TestMarkdownStaysShort(t *testing.T) {
+	rep := &report.Report{Module: "core"}
+	big := strings.Repeat("x", 1<<20)
+	for i := range 3000 {
+		rep.Findings = append(rep.Findings, report.Finding{Test: fmt.Sprintf("com.acme.T#m%d", i), Kind: report.NOD,
+			Message: big, Reproduce: "mvn -Pflaky test"})
+	}
+	md := Markdown([]Module{{Name: "core", Report: rep}})
+	if len(md) > MaxBytes {
+		t.Errorf("summary is %d bytes, more than %d", len(md), MaxBytes)
+	}
+	if !strings.Contains(md, "more findings left out") {
+		t.Errorf("no note about the findings left out")
+	}
+}
