@@ -88,7 +88,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		chromedp.Text("section.finding pre.message", &message),
 		chromedp.Evaluate(`document.querySelectorAll("section.finding").length`, &sections),
 		chromedp.Evaluate(`document.querySelectorAll("section.finding .step.polluter, section.finding .step.test").length`, &steps),
-		chromedp.FullScreenshot(&shot, 90),
+		chromedp.FullScreenshot(&shot, 100),
 		chromedp.SetValue("#kind-filter", "api"),
 		chromedp.Evaluate(`document.getElementById("kind-filter").dispatchEvent(new Event("change")); Array.from(document.querySelectorAll("section.finding")).filter(s => !s.classList.contains("hidden")).map(s => s.dataset.kind).join(",")`, &shownAfterFilter),
 	)
@@ -96,7 +96,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		t.Fatalf("browser: %v", err)
 	}
 	if err := os.MkdirAll(filepath.Join(repoRoot(t), "target"), 0o755); err == nil {
-		_ = os.WriteFile(filepath.Join(repoRoot(t), "target", "html-report.jpg"), shot, 0o644)
+		_ = os.WriteFile(filepath.Join(repoRoot(t), "target", "html-report.png"), shot, 0o644)
 	}
 	if title == "pwned" || !strings.HasPrefix(title, "flaky report") {
 		t.Errorf("page title %q: a script from the test message ran", title)

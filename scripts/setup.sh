@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what flaky's build and tests need on a fresh Debian machine:
-# a JDK (17+), Maven, Go (>= the go.mod version), git and make. Idempotent; needs root for apt-get.
+# a JDK (17+), Maven, Go (>= the go.mod version), git, make and Chromium (the HTML report's browser
+# test). Idempotent; needs root for apt-get.
 set -euo pipefail
 
 need_go="1.24"
@@ -9,6 +10,7 @@ command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
 command -v mvn   >/dev/null 2>&1 || missing+=(maven)
 command -v git   >/dev/null 2>&1 || missing+=(git)
 command -v make  >/dev/null 2>&1 || missing+=(make)
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"

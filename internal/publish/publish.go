@@ -92,7 +92,13 @@ func Module(rep *report.Report, o Options) ([]string, error) {
 	o = defaults(o)
 	finder := sources.New(o.Root, o.ModuleDir)
 	mod := module{name: o.Module, report: rep, flakyDir: o.FlakyDir, locate: locator(finder)}
-	written, err := write(o.FlakyDir, o, []module{mod}, o.Module, true)
+	title := o.Module
+	if title == "" || title == "." {
+		if abs, err := filepath.Abs(o.ModuleDir); err == nil {
+			title = filepath.Base(abs)
+		}
+	}
+	written, err := write(o.FlakyDir, o, []module{mod}, title, true)
 	if err != nil {
 		return written, err
 	}
