@@ -122,6 +122,10 @@ func view(p Page) pageView {
 	for _, m := range p.Modules {
 		r := m.Report
 		v.Modules = append(v.Modules, m.Name)
+		of := ""
+		if len(p.Modules) > 1 {
+			of = " of " + m.Name
+		}
 		v.Tests += r.Stats.Tests
 		v.Orders += r.Stats.Orders
 		dur += time.Duration(r.Stats.DurationMs) * time.Millisecond
@@ -129,13 +133,13 @@ func view(p Page) pageView {
 			v.Coverage = append(v.Coverage, coverageView{Module: m.Name, Orders: c.Orders, Rounds: c.Rounds, RoundsPlanned: c.RoundsPlanned,
 				PairsCovered: c.PairsCovered, Pairs: c.Pairs, TestsAlone: c.TestsAlone, Budget: budget(c.BudgetMs, c.BudgetWhy), Seed: c.Seed})
 			if c.BudgetExhausted {
-				v.Cuts = append(v.Cuts, fmt.Sprintf("the order-dependence analysis of %s was cut by its budget of %s; %d test(s) flipped but were not confirmed",
-					m.Name, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
+				v.Cuts = append(v.Cuts, fmt.Sprintf("the order-dependence analysis%s was cut by its budget of %s; %d test(s) flipped but were not confirmed",
+					of, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
 			}
 		}
 		if c := r.Stats.Chaos; c != nil && c.BudgetExhausted {
-			v.Cuts = append(v.Cuts, fmt.Sprintf("API perturbation of %s was cut by its budget of %s; %d test(s) failed perturbed but were not confirmed",
-				m.Name, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
+			v.Cuts = append(v.Cuts, fmt.Sprintf("API perturbation%s was cut by its budget of %s; %d test(s) failed perturbed but were not confirmed",
+				of, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
 		}
 		if g := r.Gate; g != nil {
 			gated = gated || g.Enabled

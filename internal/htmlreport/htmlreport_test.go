@@ -1,0 +1,68 @@
+package htmlreport
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+func TestRender(t *testing.T) {
+	long := make([]string, 100)
+	for i := range long {
+		long[i] = "p.T#t" + strings.Repeat("x", i%7) + string(rune('a'+i%26))
+	}
+	victim := report.Finding{Test: "p.CartTest#total", Kind: report.ODVictim, Polluters: [][]string{{"p.PriceTest#discount"}},
+		Message:  "<script>alert(1)</script>\x00" + strings.Repeat("y", 1<<20),
+		Evidence: []report.Evidence{{Run: "failing", Order: append(append([]string{}, long...), "p.PriceTest#discount", "p.CartTest#total"), Outcome: "fail"}}}
+	tests := []struct {
+		name    string
+		modules []Module
+		want    []string
+		absent  []string
+	}{
+		{
+			name:    "markup escaped, long message clipped, long order shows marked steps",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Findings: []report.Finding{victim}}}},
+			want: []string{"&lt;script&gt;alert(1)&lt;/script&gt;", "more bytes in report.json", `<span class="step polluter" title="p.PriceTest#discount">PriceTest#discount</span>`,
+				`<span class="step test" title="p.CartTest#total">CartTest#total</span>`, "… 100 more"},
+			absent: []string{"<script>alert(1)", strings.Repeat("y", 20<<10)},
+		},
+		{
+			name:    "no findings",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{Tests: 3}}}},
+			want:    []string{`<p id="no-findings">No flaky tests found.</p>`, "<b>3</b>"},
+			absent:  []string{`class="finding"`},
+		},
+		{
+			name: "gate and modules",
+			modules: []Module{
+				{Name: "core", Report: &report.Report{Module: "core", Findings: []report.Finding{victim}, Gate: &report.Gate{Enabled: true, Known: []string{victim.Key()}, Pass: true,
+					Unjudged: []report.Unjudged{{Test: "p.Old#t", Kind: report.NIO, Reason: "the order-dependence analysis did not run"}}}}},
+				{Name: "web", Report: &report.Report{Module: "web", Gate: &report.Gate{Enabled: true, Pass: true}}},
+			},
+			want: []string{`<b class="status-pass">passed</b>`, `<span class="badge known">known</span>`, `<option value="web">web</option>`,
+				"not judged: p.Old#t (core, accepted as nio): the order-dependence analysis did not run"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := Render(&b, Page{Title: "t", Generated: time.Unix(0, 0), Modules: tt.modules}); err != nil {
+				t.Fatal(err)
+			}
+			page := b.String()
+			for _, w := range tt.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("page lacks %q", w)
+				}
+			}
+			for _, a := range tt.absent {
+				if strings.Contains(page, a) {
+					t.Errorf("page has %q", a)
+				}
+			}
+		})
+	}
+}
