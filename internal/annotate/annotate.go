@@ -27,6 +27,9 @@ type Module struct {
 	Locate func(class, file string) (path string, line int)
 }
 
+// maxLine bounds the failure line quoted in an annotation.
+const maxLine = 500
+
 // OnGitHub tells whether getenv describes a GitHub Actions job.
 func OnGitHub(getenv func(string) string) bool {
 	return getenv("GITHUB_ACTIONS") == "true"
@@ -49,7 +52,11 @@ func GitHub(w io.Writer, modules []Module) {
 			}
 			msg := report.Describe(f)
 			if first, _, _ := strings.Cut(strings.TrimSpace(f.Message), "\n"); first != "" {
-				msg += "\n" + strings.TrimRight(first, "\r")
+				first = strings.TrimRight(first, "\r")
+				if len(first) > maxLine {
+					first = strings.ToValidUTF8(first[:maxLine], "") + "..."
+				}
+				msg += "\n" + first
 			}
 			if f.Reproduce != "" {
 				msg += "\nreproduce: " + f.Reproduce

@@ -142,7 +142,15 @@ func location(m Module, class, file, message string) *sarif.Location {
 	return sarif.NewLocationWithPhysicalLocation(phys).WithMessage(sarif.NewTextMessage(message))
 }
 
+// maxLine bounds the failure line quoted in a result's message.
+const maxLine = 1000
+
+// firstLine is the first line of s, at most maxLine bytes of it.
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	line = strings.TrimRight(line, "\r")
+	if len(line) > maxLine {
+		line = strings.ToValidUTF8(line[:maxLine], "") + "..."
+	}
 	return line
 }
