@@ -1,0 +1,168 @@
+// Package progress shows how far a long analysis (detect, chaos, repair,
+// verify) has come: a progress bar with the orders done and planned, the
+// flaky tests found so far and an estimate of the time left on a terminal,
+// a plain line now and then otherwise, nothing when quiet.
+package progress
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// Update is where an analysis stands.
+type Update struct {
+	Phase    string    // what it does now: "detecting", "confirming", "minimising", ...
+	Done     int       // runs (JVMs) finished so far
+	Planned  int       // runs planned in all, as far as known (at least Done)
+	Findings int       // flaky tests found so far
+	Deadline time.Time // when the budget ends; zero when none
+}
+
+// Func receives updates; analyses call it after every run. nil is allowed
+// and ignored by Report.
+type Func func(Update)
+
+// Report calls f with u when f is not nil.
+func Report(f Func, u Update) {
+	if f != nil {
+		f(u)
+	}
+}
+
+// Mode says how progress is shown.
+type Mode int
+
+// The modes.
+const (
+	Quiet Mode = iota // nothing
+	Lines             // a plain line every interval
+	Bar               // a progress bar redrawn in place
+)
+
+// ModeFor chooses the mode for w: a bar on a terminal, lines otherwise,
+// nothing when quiet.
+func ModeFor(w io.Writer, quiet bool) Mode {
+	switch {
+	case quiet:
+		return Quiet
+	case isTerminal(w):
+		return Bar
+	}
+	return Lines
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// Shower shows updates of one analysis named by a label ("detect").
+type Shower struct {
+	mu       sync.Mutex
+	mode     Mode
+	w        io.Writer
+	label    string
+	interval time.Duration
+	start    time.Time
+	last     time.Time
+	bar      *progressbar.ProgressBar
+	now      func() time.Time
+}
+
+// DefaultInterval is how often Lines mode prints.
+const DefaultInterval = 15 * time.Second
+
+// New returns a Shower writing to w in mode.
+func New(w io.Writer, mode Mode, label string) *Shower {
+	s := &Shower{mode: mode, w: w, label: label, interval: DefaultInterval, now: time.Now}
+	s.start = s.now()
+	s.last = s.start
+	if mode == Bar {
+		s.bar = progressbar.NewOptions(-1,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription(label),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetPredictTime(false),
+			progressbar.OptionThrottle(200*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetWidth(30),
+		)
+	}
+	return s
+}
+
+// Func returns the Shower as a progress Func.
+func (s *Shower) Func() Func { return s.Update }
+
+// Update shows u.
+func (s *Shower) Update(u Update) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch s.mode {
+	case Bar:
+		if u.Planned > 0 {
+			s.bar.ChangeMax(max(u.Planned, u.Done))
+		}
+		s.bar.Describe(s.describe(u))
+		_ = s.bar.Set(u.Done)
+	case Lines:
+		now := s.now()
+		if now.Sub(s.last) < s.interval {
+			return
+		}
+		s.last = now
+		fmt.Fprintf(s.w, "%s: %s\n", s.label, s.describe(u))
+	}
+}
+
+// describe is one update in words: "minimising, 34/120 runs, 2 flaky, about 1m20s left".
+func (s *Shower) describe(u Update) string {
+	d := u.Phase
+	if s.mode == Lines {
+		if u.Planned > 0 {
+			d += fmt.Sprintf(", %d/%d runs", u.Done, max(u.Planned, u.Done))
+		} else {
+			d += fmt.Sprintf(", %d runs", u.Done)
+		}
+	}
+	d += fmt.Sprintf(", %d flaky", u.Findings)
+	if left, ok := s.left(u); ok {
+		d += ", about " + left.Round(time.Second).String() + " left"
+	}
+	return d
+}
+
+// left estimates the time left: the rate so far applied to the runs still
+// planned, never beyond the budget's deadline.
+func (s *Shower) left(u Update) (time.Duration, bool) {
+	now := s.now()
+	var est time.Duration
+	ok := false
+	if u.Done > 0 && u.Planned > u.Done {
+		est = time.Duration(float64(now.Sub(s.start)) / float64(u.Done) * float64(u.Planned-u.Done))
+		ok = true
+	}
+	if !u.Deadline.IsZero() {
+		if budget := u.Deadline.Sub(now); budget > 0 && (!ok || budget < est) {
+			est, ok = budget, true
+		}
+	}
+	return est, ok
+}
+
+// Finish removes the bar (the command's own output follows).
+func (s *Shower) Finish() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bar != nil {
+		_ = s.bar.Finish()
+		_ = s.bar.Clear()
+	}
+}
