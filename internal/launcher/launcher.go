@@ -69,6 +69,14 @@ type RunOptions struct {
 	// KeepTmp keeps the JVM's temporary directory after the run (as
 	// evidence); Result.TmpDir names it and the caller removes it.
 	KeepTmp bool
+	// Resume goes on with the rest of the order in a fresh JVM when a JVM
+	// ends early (a test timed out, the JVM crashed or called
+	// System.exit), and again after each such end, so every test gets a
+	// result. It suits analyses where the tests run before a test do not
+	// matter (API perturbation, unperturbed and repeated runs); never
+	// order-dependence, whose prefixes are the point. Result.Resumed says
+	// which tests ran in which JVM.
+	Resume bool
 }
 
 // Job is one order for RunJobs and the options to run it with.
@@ -216,6 +224,9 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		Notes:         notes,
 		Output:        p.output,
 		Duration:      p.end.Sub(p.start),
+		covered:       asm.covered,
+		resumeAt:      asm.resumeAt(),
+		ending:        asm.ending(p.killed != ""),
 	}, nil
 }
 

@@ -97,6 +97,15 @@ type Result struct {
 	Notes    []string
 	Output   string // the JVM's stdout and stderr, head and tail when long
 	Duration time.Duration
+	// Resumed says where a run with RunOptions.Resume went on in a fresh
+	// JVM after one ended early; Exit, Output and TmpDir are then the last
+	// JVM's (Output keeps the earlier ones' too, bounded), TimedOut says
+	// whether any JVM was killed, Duration adds them up.
+	Resumed []Resumption
+
+	covered  []bool // order entries that got a result
+	resumeAt int    // where a resumed run goes on: after the last entry that got a result, len(Order) when done
+	ending   string // how the last JVM ended early: "timeout", "crash", "System.exit"; empty when it did not
 }
 
 // ending says why and how a run's JVM stopped; it is the input to assembler.finish.
@@ -266,6 +275,30 @@ func className(id string) string {
 		return id[:i]
 	}
 	return id
+}
+
+// resumeAt is the order index a resumed run goes on from: after the last
+// entry that got a result when the JVM ended early having got some done,
+// else len(order).
+func (a *assembler) resumeAt() int {
+	if a.ended || a.last < 0 {
+		return len(a.order)
+	}
+	return a.last + 1
+}
+
+// ending says how a JVM that ended before run-end ended: "timeout" when the
+// driver killed it, "System.exit", or "crash"; empty when it ran to the end.
+func (a *assembler) ending(killed bool) string {
+	switch {
+	case a.ended:
+		return ""
+	case killed:
+		return "timeout"
+	case a.exit != nil:
+		return "System.exit"
+	}
+	return "crash"
 }
 
 // finish completes the results once the JVM is gone.
