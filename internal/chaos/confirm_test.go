@@ -1,0 +1,135 @@
+package chaos
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+)
+
+// Single mode records every strategy that fails a test, counts per
+// strategy, shortens the reproduce order to the test alone when that
+// reproduces it, checks TIME and SLEEP findings with a tenth of the
+// parameter, and leaves out failures of the machinery and the framework.
+func TestSingleConfirmsAndCounts(t *testing.T) {
+	suite := map[string]behaviour{
+		"p.A#first": {},
+		// Fails with TIME_INCREMENT and SLEEP_INCREASE, whatever the setting: robust.
+		"p.A#clock": {fails: anyOf("TIME_INCREMENT", "SLEEP_INCREASE")},
+		// Fails with TIME_INCREMENT only at the full increment: not robust.
+		"p.A#amplified": {fails: func(on map[string]bool) bool { return on["chaos=TIME_INCREMENT"] && !on["chaos.time.increment=500"] }},
+		// Fails with RANDOM_MAX only after the tests before it.
+		"p.B#needsPrefix": {fails: func(on map[string]bool) bool { return on["chaos=RANDOM_MAX"] && !on["alone"] }},
+		// The agent's wrapper threw under RANDOM_MAX: not the test's failure.
+		"p.B#agent": {fails: anyOf("RANDOM_MAX"), ftype: "java.lang.IllegalStateException", message: "bug",
+			stack: "java.lang.IllegalStateException: bug\n\tat dev.flaky.agent.chaos.Wrappers.nextInt(Wrappers.java:10)\n\tat p.B.agent(B.java:3)\n"},
+		// The framework failed outside the test's code under SLEEP_INCREASE.
+		"p.B#framework": {fails: anyOf("SLEEP_INCREASE"), ftype: "org.junit.platform.commons.PreconditionViolationException",
+			stack: "org.junit.platform.commons.PreconditionViolationException\n\tat org.junit.platform.commons.util.Preconditions.condition(Preconditions.java:1)\n"},
+	}
+	order := []string{"p.A#first", "p.A#clock", "p.A#amplified", "p.B#needsPrefix", "p.B#agent", "p.B#framework"}
+	r := &fakeRunner{suite: suite}
+	res, err := Run(context.Background(), r, Config{Tests: order, Mode: Single, Strategies: mustLookup("RANDOM_MAX", "TIME_INCREMENT", "SLEEP_INCREASE"), Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		strategy, failsWith string
+		order               int
+		robust              string
+	}
+	want := map[string]got{
+		"p.A#clock":       {"TIME_INCREMENT", "TIME_INCREMENT+SLEEP_INCREASE", 1, "true"},
+		"p.A#amplified":   {"TIME_INCREMENT", "TIME_INCREMENT", 1, "false"},
+		"p.B#needsPrefix": {"RANDOM_MAX", "RANDOM_MAX", 4, "-"},
+	}
+	if len(res.Findings) != len(want) {
+		t.Errorf("findings: %+v", summarize(res.Findings))
+	}
+	for _, f := range res.Findings {
+		robust := "-"
+		if f.Robust != nil {
+			robust = map[bool]string{true: "true", false: "false"}[*f.Robust]
+		}
+		g := got{Join(f.Strategies), Join(f.FailsWith), len(f.Order), robust}
+		if g != want[f.Test] {
+			t.Errorf("%s: got %+v, want %+v", f.Test, g, want[f.Test])
+		}
+	}
+	if len(res.Machinery) != 2 || !strings.Contains(res.Machinery[0], "p.B#agent under RANDOM_MAX: thrown by the perturbation machinery at dev.flaky.agent") ||
+		!strings.Contains(res.Machinery[1], "p.B#framework under SLEEP_INCREASE: thrown by the test framework") {
+		t.Errorf("machinery = %q", res.Machinery)
+	}
+	var cov []string
+	for _, c := range res.Coverage {
+		cov = append(cov, c.Run+" "+strings.Join([]string{itoa(c.Ran), itoa(c.NotRun), itoa(c.Failed), itoa(c.Findings)}, "/"))
+	}
+	if w := []string{"RANDOM_MAX 6/0/1/1", "TIME_INCREMENT 6/0/2/2", "SLEEP_INCREASE 6/0/1/1"}; !slices.Equal(cov, w) {
+		t.Errorf("coverage (ran/not run/failed/findings) = %q, want %q", cov, w)
+	}
+	if res.Tests != 6 {
+		t.Errorf("tests = %d, want 6", res.Tests)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// A finding's order is the part of the suite its JVM ran: from where the
+// run resumed in a fresh JVM.
+func TestJVMOrder(t *testing.T) {
+	order := []string{"a", "b", "c", "d", "e"}
+	r := &launcher.Result{Resumed: []launcher.Resumption{{At: 2, After: "b", Why: "timeout"}, {At: 4, After: "d", Why: "crash"}}}
+	for entry, want := range map[int]string{1: "a b", 2: "c", 3: "c d", 4: "e"} {
+		if got := strings.Join(jvmOrder(order, r, entry), " "); got != want {
+			t.Errorf("jvmOrder(%d) = %q, want %q", entry, got, want)
+		}
+	}
+}
+
+// A failure's message is never empty: without one, its type and first frame.
+func TestMessageOf(t *testing.T) {
+	for _, c := range []struct {
+		t    launcher.TestResult
+		want string
+	}{
+		{launcher.TestResult{Outcome: launcher.Fail, Message: "boom"}, "boom"},
+		{launcher.TestResult{Outcome: launcher.Error, FailureType: "java.lang.NullPointerException", Stack: "java.lang.NullPointerException\n\tat p.A.run(A.java:3)\n\tat p.ATest.t(ATest.java:9)\n"},
+			"java.lang.NullPointerException at p.A.run(A.java:3) (no message)"},
+		{launcher.TestResult{Outcome: launcher.Pass}, ""},
+	} {
+		if got := messageOf(c.t); got != c.want {
+			t.Errorf("messageOf(%+v) = %q, want %q", c.t, got, c.want)
+		}
+	}
+}
+
+// milder scales a strategy's parameter, the user's value or the default,
+// to a tenth (a factor's excess over 1).
+func TestMilder(t *testing.T) {
+	for _, c := range []struct {
+		id     string
+		params []string
+		want   string
+	}{
+		{"TIME_INCREMENT", nil, "time.increment=500"},
+		{"TIME_INCREMENT", []string{"chaos.time.increment=3000", "seed=7"}, "seed=7 time.increment=300"},
+		{"TIME_FAST", nil, "time.fast=1.9"},
+		{"SLEEP_DECREASE", []string{"sleep=1000"}, "sleep=100"},
+		{"RANDOM_MAX", nil, ""},
+	} {
+		s, param, ok := milder(mustLookup(c.id)[0], Settings{Params: c.params})
+		got := ""
+		if ok {
+			got = strings.Join(s.Params, " ")
+			if !strings.HasSuffix(got, param) {
+				t.Errorf("%s: param %q not last in %q", c.id, param, got)
+			}
+		}
+		if got != c.want {
+			t.Errorf("milder(%s, %q) = %q, want %q", c.id, c.params, got, c.want)
+		}
+	}
+}
