@@ -158,8 +158,8 @@ type Coverage struct {
 	Failed     int        // tests that failed (the machinery's failures left out)
 	Findings   int        // findings the strategy makes fail (combined: that the combined run found)
 	JVMs       int        // JVMs the run took (more than one when one ended early)
-
-	failing, notRun []string // the tests counted in Failed and NotRun
+	// FailedTests and NotRunTests are the tests counted in Failed and NotRun.
+	FailedTests, NotRunTests []string
 }
 
 // Run analyses the suite with r.
@@ -471,7 +471,7 @@ func coverageOf(label string, strategies []Strategy, r *launcher.Result) Coverag
 	for _, t := range r.Tests {
 		if t.Outcome == launcher.NotRun {
 			c.NotRun++
-			c.notRun = append(c.notRun, t.Test)
+			c.NotRunTests = append(c.NotRunTests, t.Test)
 		} else {
 			c.Ran++
 		}
@@ -483,7 +483,7 @@ func coverageOf(label string, strategies []Strategy, r *launcher.Result) Coverag
 func (c *Coverage) count(t launcher.TestResult) {
 	if t.Outcome.Failed() && machinery(t) == "" {
 		c.Failed++
-		c.failing = append(c.failing, t.Test)
+		c.FailedTests = append(c.FailedTests, t.Test)
 	}
 }
 

@@ -159,17 +159,17 @@ func Stats(res *Result) *report.ChaosStats {
 			g = &group{stats: report.StrategyStats{Name: s.Group}, failing: map[string]bool{}, notRun: map[string]bool{}}
 			byName[s.Group] = g
 			groups = append(groups, g)
-			for _, t := range c.notRun {
+			for _, t := range c.NotRunTests {
 				g.notRun[t] = true
 			}
 		}
 		g.stats.Tests = max(g.stats.Tests, c.Ran)
 		for t := range g.notRun {
-			if !slices.Contains(c.notRun, t) {
+			if !slices.Contains(c.NotRunTests, t) {
 				delete(g.notRun, t) // run under another strategy of the group
 			}
 		}
-		for _, t := range c.failing {
+		for _, t := range c.FailedTests {
 			g.failing[t] = true
 		}
 	}
