@@ -110,7 +110,7 @@ func TestPrintChaosPartial(t *testing.T) {
 	}}
 	res := &chaos.Result{Mode: chaos.Single, Strategies: mustParse(t, "TIME_INCREMENT+SLEEP_INCREASE"), Skipped: mustParse(t, "LOCALE"),
 		Findings: []chaos.Finding{{Test: "p.ClockTest#t", FailsWith: mustParse(t, "TIME_INCREMENT+SLEEP_INCREASE")}},
-		Runs: 3, Tests: 10, Budget: 5 * time.Minute, BudgetExhausted: true, Duration: 2 * time.Second,
+		Runs:     3, Tests: 10, Budget: 5 * time.Minute, BudgetExhausted: true, Duration: 2 * time.Second,
 		Coverage: []chaos.Coverage{
 			{Run: "TIME_INCREMENT", Strategies: mustParse(t, "TIME_INCREMENT"), Ran: 10, Failed: 1, Findings: 1, JVMs: 1, FailedTests: []string{"p.ClockTest#t"}},
 			{Run: "SLEEP_INCREASE", Strategies: mustParse(t, "SLEEP_INCREASE"), Ran: 7, NotRun: 3, Failed: 1, Findings: 1, JVMs: 2,

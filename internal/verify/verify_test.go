@@ -32,12 +32,12 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, c, failing := classify("p.ATest#m", tt.runs, "/p/core/target/flaky/orders/o.txt", cfg)
+			f, c, failing := classify("p.ATest#m", tt.runs, []string{"p.BTest#b", "p.ATest#m"}, "/p/core/target/flaky/orders/o.txt", cfg)
 			if (f != nil) != tt.wantFinding || (c != nil) != tt.wantCase || failing != tt.wantFailing {
 				t.Fatalf("finding=%v case=%v failing=%v", f != nil, c != nil, failing)
 			}
 			if f != nil {
-				if f.Kind != report.NOD || len(f.Evidence) != len(tt.runs) || f.Reproduce != "mvn -Pflaky test -pl core -Dflaky.testFailureIgnore=false -Dflaky.order=/p/core/target/flaky/orders/o.txt" {
+				if f.Kind != report.NOD || len(f.Evidence) != len(tt.runs) || f.Reproduce != "mvn -Pflaky test -pl core -am -Dtest=p.BTest,p.ATest -Dsurefire.failIfNoSpecifiedTests=false -Dflaky.testFailureIgnore=false -Dflaky.order=/p/core/target/flaky/orders/o.txt" {
 					t.Errorf("finding %+v", f)
 				}
 			}
