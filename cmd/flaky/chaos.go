@@ -100,8 +100,12 @@ func runChaos(c *cli.Context) error {
 	}
 	module := chaosModuleName(root, setup.ModuleDir)
 	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
+	_, mavenArgs, err := mavenOptions(c)
+	if err != nil {
+		return err
+	}
 	findings, err := chaos.ReportFindings(res.Findings, chaos.ReportOptions{
-		OrderDir: filepath.Join(flakyDir, "orders"), ModuleDir: setup.ModuleDir, Module: module, Settings: settings,
+		OrderDir: filepath.Join(flakyDir, "orders"), ModuleDir: setup.ModuleDir, Module: module, Settings: settings, MavenArgs: mavenArgs.Args(),
 	})
 	if err != nil {
 		return err

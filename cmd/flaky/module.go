@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/kballard/go-shellquote"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,7 +24,11 @@ func openModule(c *cli.Context, opts launcher.Options) (*mvn.TestSetup, *launche
 		return nil, nil, usageError("--workers must be at least 1, not %d", workers)
 	}
 	opts.Workers = workers
-	setup, err := mvn.Prepare(c.Context, c.String("module"), mvn.PrepareOptions{Mvn: c.String("mvn"), Log: c.App.ErrWriter, Debug: debugLog(c)})
+	mvnCmd, mavenArgs, err := mavenOptions(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	setup, err := mvn.Prepare(c.Context, c.String("module"), mvn.PrepareOptions{Mvn: mvnCmd, Log: c.App.ErrWriter, Debug: debugLog(c), Maven: mavenArgs})
 	if err != nil {
 		return nil, nil, fmt.Errorf("prepare module: %w", err)
 	}
@@ -41,6 +48,35 @@ func openModule(c *cli.Context, opts launcher.Options) (*mvn.TestSetup, *launche
 		return nil, nil, err
 	}
 	return setup, l, nil
+}
+
+// mavenOptions returns the Maven command and the profiles and properties
+// of -P, -D and the --mvn command's own -P and -D arguments.
+func mavenOptions(c *cli.Context) (string, mvn.MavenArgs, error) {
+	profiles, props := c.StringSlice("maven-profile"), c.StringSlice("maven-property")
+	cmd := c.String("mvn")
+	if strings.ContainsAny(cmd, " \t") {
+		words, err := shellquote.Split(cmd)
+		if err != nil || len(words) == 0 {
+			return "", mvn.MavenArgs{}, usageError("--mvn %q: %v", cmd, err)
+		}
+		cmd = words[0]
+		for _, w := range words[1:] {
+			switch {
+			case strings.HasPrefix(w, "-P") && len(w) > 2:
+				profiles = append(profiles, w[2:])
+			case strings.HasPrefix(w, "-D") && len(w) > 2:
+				props = append(props, w[2:])
+			default:
+				return "", mvn.MavenArgs{}, usageError("--mvn %q: only -PPROFILE and -DKEY=VALUE may follow the command, not %q", c.String("mvn"), w)
+			}
+		}
+	}
+	args, err := mvn.ParseMavenArgs(profiles, props)
+	if err != nil {
+		return "", mvn.MavenArgs{}, usageError("%v", err)
+	}
+	return cmd, args, nil
 }
 
 // noArgs rejects positional arguments.

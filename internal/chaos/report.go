@@ -21,6 +21,9 @@ type ReportOptions struct {
 	// exclude patterns and parameters are repeated in the reproduce
 	// commands (their roots are run-order's default: the module's classes).
 	Settings Settings
+	// MavenArgs are the Maven profiles and properties (-Pa,b -Dk=v) the
+	// analysis ran with, repeated in the reproduce commands.
+	MavenArgs []string
 }
 
 // ReportFindings turns findings into report findings of kind api, writing
@@ -51,8 +54,8 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 			Robust:            f.Robust,
 			Message:           f.Message,
 			CallSites:         f.CallSites,
-			Reproduce:         mvnCommand,
-			ReproduceRunOrder: RunOrderCommand(opts.ModuleDir, file, f.Strategies, opts.Settings),
+			Reproduce:         withMavenArgs(mvnCommand, "test", opts.MavenArgs),
+			ReproduceRunOrder: withMavenArgs(RunOrderCommand(opts.ModuleDir, file, f.Strategies, opts.Settings), "flaky", opts.MavenArgs),
 		}
 		for _, e := range f.Evidence {
 			re := report.Evidence{Run: evidenceRun(e), Outcome: string(e.Outcome), Message: e.Message}
@@ -67,6 +70,31 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 		out = append(out, rf)
 	}
 	return out, nil
+}
+
+// withMavenArgs inserts Maven arguments into a command after its first
+// word equal to after (flaky's global flags, Maven's goal); each -P and
+// -D becomes two words for flaky.
+func withMavenArgs(command, after string, mavenArgs []string) string {
+	if len(mavenArgs) == 0 {
+		return command
+	}
+	words, err := shellquote.Split(command)
+	if err != nil {
+		return command
+	}
+	i := slices.Index(words, after)
+	if i < 0 {
+		return command
+	}
+	extra := mavenArgs
+	if after == "flaky" {
+		extra = nil
+		for _, a := range mavenArgs {
+			extra = append(extra, a[:2], a[2:])
+		}
+	}
+	return shellquote.Join(slices.Concat(words[:i+1], extra, words[i+1:])...)
 }
 
 // evidenceRun names an evidence run in a report.

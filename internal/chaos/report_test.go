@@ -166,3 +166,13 @@ func TestMavenCommand(t *testing.T) {
 		t.Error("MavenCommand accepted a bad parameter")
 	}
 }
+
+func TestWithMavenArgs(t *testing.T) {
+	args := []string{"-Pmodern-jvm", "-Dx=1"}
+	if got, want := withMavenArgs("mvn -Pflaky test -Dflaky.order=o", "test", args), "mvn -Pflaky test -Pmodern-jvm -Dx=1 -Dflaky.order=o"; got != want {
+		t.Errorf("maven: %s, want %s", got, want)
+	}
+	if got, want := withMavenArgs("flaky run-order --order o", "flaky", args), "flaky -P modern-jvm -D x=1 run-order --order o"; got != want {
+		t.Errorf("flaky: %s, want %s", got, want)
+	}
+}
