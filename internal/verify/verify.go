@@ -48,7 +48,7 @@ type Config struct {
 	// DefaultTestTimeout, negative means none.
 	TestTimeout time.Duration
 	Out         io.Writer
-	Chaos   ChaosConfig // API perturbation (see chaos.go); off by default
+	Chaos       ChaosConfig // API perturbation (see chaos.go); off by default
 }
 
 // Result is what Run found and decided.
