@@ -70,8 +70,11 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 		}
 		r := &launcher.Result{Order: j.Order}
 		for _, entry := range j.Order {
-			b := f.suite[entry]
+			b, ok := f.suite[entry]
 			ids := b.results
+			if base, _, invocation := strings.Cut(entry, "["); !ok && invocation {
+				b, ids = f.suite[base], []string{entry} // one invocation of a parameterized test
+			}
 			if ids == nil {
 				ids = []string{entry}
 			}
@@ -194,15 +197,15 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[1]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns: 2 + 4 + 4 + 3 + 1,
+			wantRuns: 2 + 4 + 4 + 4 + 1,
 			wantJobs: []string{
 				"chaos=RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY 8", " 8",
 				// The strategies whose call sites the failing tests hit, each up to the last such test.
 				"chaos=RANDOM_MAX 5", "chaos=TIME_INCREMENT 2", "chaos=DATE_FIXED 8", "chaos=LOCALE 6",
 				// ComboTest (entry 4): none of those reproduced it, so the rest of the set; LOCALE's run reached it already.
 				"chaos=TIME_INCREMENT 5", "chaos=SLEEP_INCREASE 5", "chaos=CONCURRENCY_SHRINK 5", "chaos=NETWORK_DELAY 5",
-				// Each attributed finding's test alone (ParamTest's two invocations share one run), then TIME's milder rerun.
-				"chaos=TIME_INCREMENT 1", "chaos=LOCALE 1", "chaos=DATE_FIXED 1", "chaos=TIME_INCREMENT 1",
+				// Each attributed finding's test alone (each of ParamTest's invocations alone), then TIME's milder rerun.
+				"chaos=TIME_INCREMENT 1", "chaos=LOCALE 1", "chaos=DATE_FIXED 1", "chaos=DATE_FIXED 1", "chaos=TIME_INCREMENT 1",
 			},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages:    map[string]string{"p.ComboTest#both": "fails only with strategies combined: none of RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY alone made it fail; it hit call sites of RANDOM_MAX+DATE_FIXED"},

@@ -65,13 +65,14 @@ func milder(s Strategy, settings Settings) (Settings, string, bool) {
 }
 
 // confirm reruns, while the budget lasts, each attributed finding's test
-// alone with its strategy, to shorten its reproduce order to the test
-// itself when that is enough; then each TIME and SLEEP finding with a
+// alone with its strategy (an invocation of a parameterized test alone), to
+// shorten its reproduce order to the test itself when that is enough; then each TIME and SLEEP finding with a
 // tenth of its strategy's parameter, recording whether it is robust.
 func (a *analysis) confirm(ctx context.Context) error {
 	if err := a.confirmRound(ctx, "alone", func(f *Finding) ([]string, Settings, string, bool) {
-		entry := a.cfg.Tests[entryOf(a.cfg.Tests, f.Test)]
-		return []string{entry}, a.cfg.Settings, "alone", len(f.Order) > 1
+		// The test's own id: for an invocation of a parameterized test
+		// (ID[2]), the runner runs that invocation alone.
+		return []string{f.Test}, a.cfg.Settings, "alone", len(f.Order) > 1 || f.Order[0] != f.Test
 	}, func(f *Finding, failed bool, order []string) {
 		if failed {
 			f.Order = order

@@ -26,11 +26,13 @@ func TestSingleConfirmsAndCounts(t *testing.T) {
 		// The agent's wrapper threw under RANDOM_MAX: not the test's failure.
 		"p.B#agent": {fails: anyOf("RANDOM_MAX"), ftype: "java.lang.IllegalStateException", message: "bug",
 			stack: "java.lang.IllegalStateException: bug\n\tat dev.flaky.agent.chaos.Wrappers.nextInt(Wrappers.java:10)\n\tat p.B.agent(B.java:3)\n"},
+		// A parameterized test: each invocation reproduces alone.
+		"p.C#param": {results: []string{"p.C#param[1]", "p.C#param[2]"}, fails: anyOf("RANDOM_MAX")},
 		// The framework failed outside the test's code under SLEEP_INCREASE.
 		"p.B#framework": {fails: anyOf("SLEEP_INCREASE"), ftype: "org.junit.platform.commons.PreconditionViolationException",
 			stack: "org.junit.platform.commons.PreconditionViolationException\n\tat org.junit.platform.commons.util.Preconditions.condition(Preconditions.java:1)\n"},
 	}
-	order := []string{"p.A#first", "p.A#clock", "p.A#amplified", "p.B#needsPrefix", "p.B#agent", "p.B#framework"}
+	order := []string{"p.A#first", "p.A#clock", "p.A#amplified", "p.B#needsPrefix", "p.B#agent", "p.B#framework", "p.C#param"}
 	r := &fakeRunner{suite: suite}
 	res, err := Run(context.Background(), r, Config{Tests: order, Mode: Single, Strategies: mustLookup("RANDOM_MAX", "TIME_INCREMENT", "SLEEP_INCREASE"), Workers: 2})
 	if err != nil {
@@ -45,6 +47,8 @@ func TestSingleConfirmsAndCounts(t *testing.T) {
 		"p.A#clock":       {"TIME_INCREMENT", "TIME_INCREMENT+SLEEP_INCREASE", 1, "true"},
 		"p.A#amplified":   {"TIME_INCREMENT", "TIME_INCREMENT", 1, "false"},
 		"p.B#needsPrefix": {"RANDOM_MAX", "RANDOM_MAX", 4, "-"},
+		"p.C#param[1]":    {"RANDOM_MAX", "RANDOM_MAX", 1, "-"},
+		"p.C#param[2]":    {"RANDOM_MAX", "RANDOM_MAX", 1, "-"},
 	}
 	if len(res.Findings) != len(want) {
 		t.Errorf("findings: %+v", summarize(res.Findings))
@@ -58,6 +62,9 @@ func TestSingleConfirmsAndCounts(t *testing.T) {
 		if g != want[f.Test] {
 			t.Errorf("%s: got %+v, want %+v", f.Test, g, want[f.Test])
 		}
+		if g.order == 1 && f.Order[0] != f.Test {
+			t.Errorf("%s: reproduce order %q, want the test alone", f.Test, f.Order)
+		}
 	}
 	if len(res.Machinery) != 2 || !strings.Contains(res.Machinery[0], "p.B#agent under RANDOM_MAX: thrown by the perturbation machinery at dev.flaky.agent") ||
 		!strings.Contains(res.Machinery[1], "p.B#framework under SLEEP_INCREASE: thrown by the test framework") {
@@ -67,11 +74,11 @@ func TestSingleConfirmsAndCounts(t *testing.T) {
 	for _, c := range res.Coverage {
 		cov = append(cov, c.Run+" "+strings.Join([]string{itoa(c.Ran), itoa(c.NotRun), itoa(c.Failed), itoa(c.Findings)}, "/"))
 	}
-	if w := []string{"RANDOM_MAX 6/0/1/1", "TIME_INCREMENT 6/0/2/2", "SLEEP_INCREASE 6/0/1/1"}; !slices.Equal(cov, w) {
+	if w := []string{"RANDOM_MAX 8/0/3/3", "TIME_INCREMENT 8/0/2/2", "SLEEP_INCREASE 8/0/1/1"}; !slices.Equal(cov, w) {
 		t.Errorf("coverage (ran/not run/failed/findings) = %q, want %q", cov, w)
 	}
-	if res.Tests != 6 {
-		t.Errorf("tests = %d, want 6", res.Tests)
+	if res.Tests != 8 { // the parameterized test's invocations count one each
+		t.Errorf("tests = %d, want 8", res.Tests)
 	}
 }
 

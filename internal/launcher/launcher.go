@@ -88,13 +88,15 @@ type Job struct {
 // TestInfo is one test found by List. ClassFixtures tells whether its class
 // has class-level fixtures (@BeforeClass, @ClassRule, @BeforeAll, a JUnit 3
 // suite(), a per-class test instance, class-level extensions, or a runner
-// whose class-level behaviour is unknown).
+// whose class-level behaviour is unknown). Dynamic marks a test template or
+// factory, whose invocations (ID[1], ID[2], ...) are known only when it runs.
 type TestInfo struct {
 	ID            string `json:"id"`
 	Class         string `json:"class"`
 	Method        string `json:"method"`
 	Engine        string `json:"engine"`
 	ClassFixtures bool   `json:"classFixtures"`
+	Dynamic       bool   `json:"dynamic,omitempty"`
 }
 
 // Selection picks the test classes List looks at; empty Includes and
