@@ -516,9 +516,13 @@ func messageOf(t launcher.TestResult) string {
 	return msg + " (no message)"
 }
 
-// noteEarlyEnd logs a perturbed run whose JVM ended before all tests ran:
-// the tests it did not get to are not analysed.
+// noteEarlyEnd logs a perturbed run whose JVMs ended early: where the order
+// went on in a fresh JVM, and the tests no JVM got to, which are not
+// analysed.
 func (a *analysis) noteEarlyEnd(label string, r *launcher.Result) {
+	for _, res := range r.Resumed {
+		a.cfg.Logf("with %s, %s", label, res)
+	}
 	n := 0
 	for _, t := range r.Tests {
 		if t.Outcome == launcher.NotRun {
