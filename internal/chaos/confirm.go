@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,15 +164,4 @@ func (a *analysis) countFindings() {
 		}
 		a.res.Coverage[i].Findings = n
 	}
-}
-
-// Robustness describes a finding's milder rerun for a message.
-func Robustness(f Finding) string {
-	switch {
-	case f.Robust == nil:
-		return ""
-	case *f.Robust:
-		return "robust: it fails with a tenth of the perturbation too"
-	}
-	return fmt.Sprintf("not robust: with a tenth of %s's perturbation it passes", f.Strategies[0].ID)
 }

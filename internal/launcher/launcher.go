@@ -229,7 +229,19 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		covered:       asm.covered,
 		resumeAt:      asm.resumeAt(),
 		ending:        asm.ending(p.killed != ""),
+		victim:        victimOf(tests),
 	}, nil
+}
+
+// victimOf returns the test whose JVM ended while it ran (the one result
+// with a timeout or crash outcome), or "".
+func victimOf(tests []TestResult) string {
+	for _, t := range tests {
+		if t.Outcome == Timeout || t.Outcome == Crash {
+			return t.Test
+		}
+	}
+	return ""
 }
 
 // RunAll runs each order in its own JVM, at most Options.Workers at once,

@@ -106,6 +106,7 @@ type Result struct {
 	covered  []bool // order entries that got a result
 	resumeAt int    // where a resumed run goes on: after the last entry that got a result, len(Order) when done
 	ending   string // how the last JVM ended early: "timeout", "crash", "System.exit"; empty when it did not
+	victim   string // the test the last JVM was running when it ended early, if any
 }
 
 // ending says why and how a run's JVM stopped; it is the input to assembler.finish.

@@ -28,18 +28,6 @@ func (r Resumption) String() string {
 	return fmt.Sprintf("a fresh JVM resumed the order at entry %d after %s ended its JVM (%s)", r.At+1, r.After, r.Why)
 }
 
-// JVMOf returns the index of the JVM (0 for the first) that ran order
-// entry i, given a run's resumptions.
-func JVMOf(resumed []Resumption, i int) int {
-	n := 0
-	for _, r := range resumed {
-		if i >= r.At {
-			n++
-		}
-	}
-	return n
-}
-
 // runResuming runs order once, and, with opts.Resume, runs what is left of
 // it in a fresh JVM whenever a JVM ends before the end of its part, for as
 // long as each JVM gets at least one test done.
@@ -65,13 +53,7 @@ func (l *Launcher) runResuming(ctx context.Context, order []string, opts RunOpti
 
 // resume merges rest, the run of r.Order[at:] in a fresh JVM, into r.
 func (r *Result) resume(at int, rest *Result) {
-	after := ""
-	for _, t := range r.Tests {
-		if t.Outcome == Timeout || t.Outcome == Crash {
-			after = t.Test
-		}
-	}
-	r.Resumed = append(r.Resumed, Resumption{At: at, After: after, Why: r.ending})
+	r.Resumed = append(r.Resumed, Resumption{At: at, After: r.victim, Why: r.ending})
 	var tests []TestResult
 	for _, t := range append(r.Tests, rest.Tests...) {
 		if t.Outcome != NotRun {
@@ -101,7 +83,7 @@ func (r *Result) resume(at int, rest *Result) {
 	r.Duration += rest.Duration
 	r.removeTmp()
 	r.TmpDir = rest.TmpDir
-	r.ending = rest.ending
+	r.ending, r.victim = rest.ending, rest.victim
 	r.resumeAt = len(r.Order)
 	if rest.resumeAt < len(rest.Order) {
 		r.resumeAt = at + rest.resumeAt

@@ -70,13 +70,3 @@ func TestNoResumeByDefault(t *testing.T) {
 		t.Errorf("outcomes = %s, Resumed = %v", got, r.Resumed)
 	}
 }
-
-// JVMOf maps an order index to the JVM that ran it.
-func TestJVMOf(t *testing.T) {
-	resumed := []Resumption{{At: 2}, {At: 5}}
-	for i, want := range []int{0, 0, 1, 1, 1, 2, 2} {
-		if got := JVMOf(resumed, i); got != want {
-			t.Errorf("JVMOf(%d) = %d, want %d", i, got, want)
-		}
-	}
-}
