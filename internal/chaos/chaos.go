@@ -438,7 +438,7 @@ func (a *analysis) single(ctx context.Context) error {
 			r := byStrategy[s.ID]
 			t, _ := resultOf(r, test)
 			order := jvmOrder(a.cfg.Tests, r, entry)
-			msg := messageOf(t)
+			msg := t.Message
 			failed := t.Outcome.Failed() && machinery(t) == ""
 			if t.Outcome.Failed() && !failed {
 				msg += "\n(left out: " + machinery(t) + ")"
@@ -500,22 +500,6 @@ func jvmOrder(order []string, r *launcher.Result, entry int) []string {
 	return order[from : entry+1]
 }
 
-// messageOf is a failure's message; for a failure without one, its type and
-// the first frame of its stack, so that a message is never empty.
-func messageOf(t launcher.TestResult) string {
-	if t.Message != "" || !t.Outcome.Failed() {
-		return t.Message
-	}
-	msg := t.FailureType
-	if msg == "" {
-		msg = string(t.Outcome)
-	}
-	if frames := stackFrames(t.Stack); len(frames) > 0 {
-		msg += " at " + frames[0]
-	}
-	return msg + " (no message)"
-}
-
 // noteEarlyEnd logs a perturbed run whose JVMs ended early: where the order
 // went on in a fresh JVM, and the tests no JVM got to, which are not
 // analysed.
@@ -539,7 +523,7 @@ func (a *analysis) baselineEvidence(test string, order []string) []Evidence {
 	var out []Evidence
 	for _, r := range a.baseline {
 		if t, ok := resultOf(r, test); ok {
-			out = append(out, Evidence{Run: "unperturbed", Order: order, Outcome: t.Outcome, Message: messageOf(t), Resumed: r.Resumed})
+			out = append(out, Evidence{Run: "unperturbed", Order: order, Outcome: t.Outcome, Message: t.Message, Resumed: r.Resumed})
 		}
 	}
 	return out

@@ -157,7 +157,7 @@ func (c *candidate) check(strategies []Strategy, ran map[string]singleRun) bool 
 			continue
 		}
 		t, _ := resultOf(r.result, c.test)
-		msg := messageOf(t)
+		msg := t.Message
 		if why := machinery(t); why != "" {
 			msg += "\n(left out: " + why + ")"
 		}
@@ -221,14 +221,14 @@ func (a *analysis) candidates(r *launcher.Result) []*candidate {
 func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
 	order := jvmOrder(a.cfg.Tests, combined, c.entry)
 	f := Finding{Test: c.test, Order: order, FailsWith: c.reproduced}
-	f.Evidence = append(f.Evidence, Evidence{Run: string(Combined), Strategies: a.cfg.Strategies, Order: order, Outcome: c.result.Outcome, Message: messageOf(c.result), Resumed: combined.Resumed})
+	f.Evidence = append(f.Evidence, Evidence{Run: string(Combined), Strategies: a.cfg.Strategies, Order: order, Outcome: c.result.Outcome, Message: c.result.Message, Resumed: combined.Resumed})
 	f.Evidence = append(f.Evidence, c.evidence...)
 	if len(c.reproduced) > 0 {
 		s := c.reproduced[0]
 		f.Strategies, f.Attributed = []Strategy{s}, true
 		r := c.sites[s.ID]
 		t, _ := resultOf(r, c.test)
-		f.Message = messageOf(t)
+		f.Message = t.Message
 		f.Order = jvmOrder(a.cfg.Tests, r, c.entry)
 		f.CallSites = callSites(r, c.test, func(strategy, _ string) bool { return strategy == s.ID })
 		if len(f.CallSites) == 0 {
@@ -238,7 +238,7 @@ func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
 			f.Message += "\n(" + Join(c.reproduced[1:]) + " alone make it fail too)"
 		}
 	} else {
-		f.Strategies, f.Message = c.suspects, messageOf(c.result)
+		f.Strategies, f.Message = c.suspects, c.result.Message
 		groups := map[string]bool{}
 		for _, s := range c.suspects {
 			groups[s.Group] = true

@@ -143,7 +143,7 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 		}
 		failed := t.Outcome.Failed() && machinery(t) == ""
 		f.Evidence = append(f.Evidence, Evidence{Run: f.Strategies[0].ID, Strategies: f.Strategies, Order: orders[i], Outcome: t.Outcome,
-			Message: messageOf(t), Detail: details[i], Resumed: r.Resumed})
+			Message: t.Message, Detail: details[i], Resumed: r.Resumed})
 		apply(f, failed, orders[i])
 	}
 	return nil

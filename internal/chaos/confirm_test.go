@@ -96,23 +96,6 @@ func TestJVMOrder(t *testing.T) {
 	}
 }
 
-// A failure's message is never empty: without one, its type and first frame.
-func TestMessageOf(t *testing.T) {
-	for _, c := range []struct {
-		t    launcher.TestResult
-		want string
-	}{
-		{launcher.TestResult{Outcome: launcher.Fail, Message: "boom"}, "boom"},
-		{launcher.TestResult{Outcome: launcher.Error, FailureType: "java.lang.NullPointerException", Stack: "java.lang.NullPointerException\n\tat p.A.run(A.java:3)\n\tat p.ATest.t(ATest.java:9)\n"},
-			"java.lang.NullPointerException at p.A.run(A.java:3) (no message)"},
-		{launcher.TestResult{Outcome: launcher.Pass}, ""},
-	} {
-		if got := messageOf(c.t); got != c.want {
-			t.Errorf("messageOf(%+v) = %q, want %q", c.t, got, c.want)
-		}
-	}
-}
-
 // milder scales a strategy's parameter, the user's value or the default,
 // to a tenth (a factor's excess over 1).
 func TestMilder(t *testing.T) {

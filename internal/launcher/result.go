@@ -179,10 +179,12 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 		if a.cover(m.Test, m.Index) < 0 {
 			return
 		}
-		a.tests = append(a.tests, TestResult{
+		r := TestResult{
 			Test: m.Test, Outcome: ParseOutcome(m.Outcome), TimeMs: m.TimeMs,
 			FailureType: m.FailureType, Message: m.Message, Stack: m.Stack,
-		})
+		}
+		r.Message = messageOf(r)
+		a.tests = append(a.tests, r)
 		a.progress = now
 	case *agent.ClassError:
 		a.classErrors = append(a.classErrors, *m)
@@ -198,6 +200,26 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 			a.logs = append(a.logs, *m)
 		}
 	}
+}
+
+// messageOf is a result's message; for a failure without one (a runner
+// that predates describing them), its type and the first frame of its
+// stack, so that a failure's message is never empty.
+func messageOf(t TestResult) string {
+	if t.Message != "" || !t.Outcome.Failed() {
+		return t.Message
+	}
+	msg := t.FailureType
+	if msg == "" {
+		msg = string(t.Outcome)
+	}
+	msg += " (no message)"
+	for _, line := range strings.Split(t.Stack, "\n") {
+		if f, ok := strings.CutPrefix(strings.TrimSpace(line), "at "); ok {
+			return msg + " (at " + f + ")"
+		}
+	}
+	return msg
 }
 
 // maxLogs bounds the log events a run keeps.
