@@ -15,12 +15,16 @@ const flakyPackage = "dev.flaky."
 // the tools that drive them.
 var frameworkPackages = []string{"org.junit.", "junit.", "org.testng.", "org.opentest4j.", "org.apache.maven.surefire.", flakyPackage}
 
+// jdkPackages start the names of the JDK's classes.
+var jdkPackages = []string{"java.", "javax.", "jdk.", "sun.", "com.sun."}
+
 // machinery says why a failure is not the test's own: the perturbation
 // machinery threw it (a dev.flaky exception type, a dev.flaky frame at the
 // top of the stack, a class flaky's instrumentation broke), or the test
-// framework did, outside the test's code (no frame of the test's class in
-// the stack). It returns "" for a failure of the test. Failures without a
-// stack (timeouts, crashes) are the test's.
+// framework did, outside the project's code (a framework frame at the top
+// and no frame of the project's, JDK, framework and flaky aside, anywhere
+// in the stack). It returns "" for a failure of the test. Failures without
+// a stack (timeouts, crashes) are the test's.
 func machinery(t launcher.TestResult) string {
 	if !t.Outcome.Failed() {
 		return ""
@@ -38,12 +42,16 @@ func machinery(t launcher.TestResult) string {
 	if strings.HasPrefix(frames[0], flakyPackage) {
 		return "thrown by the perturbation machinery at " + frames[0]
 	}
-	class := topLevelClass(t.Test)
-	inTest := slices.ContainsFunc(frames, func(f string) bool { return topLevelClass(frameClass(f)) == class })
-	if !inTest && inFramework(frames[0]) {
-		return "thrown by the test framework outside the test's code at " + frames[0]
+	if inFramework(frames[0]) && !slices.ContainsFunc(frames, inProject) {
+		return "thrown by the test framework outside the project's code at " + frames[0]
 	}
 	return ""
+}
+
+// inProject reports whether a frame is of the project's code: neither the
+// JDK's nor a test framework's nor flaky's.
+func inProject(frame string) bool {
+	return !inFramework(frame) && !slices.ContainsFunc(jdkPackages, func(p string) bool { return strings.HasPrefix(frame, p) })
 }
 
 // stackFrames returns the frames ("pkg.Class.method(File.java:1)") of a
@@ -58,21 +66,7 @@ func stackFrames(stack string) []string {
 	return out
 }
 
-// frameClass returns the class of a frame "pkg.Class.method(File.java:1)".
-func frameClass(frame string) string {
-	frame, _, _ = strings.Cut(frame, "(")
-	if i := strings.LastIndexByte(frame, '.'); i >= 0 {
-		return frame[:i]
-	}
-	return frame
-}
 
-// topLevelClass returns the top-level class of a test id or class name.
-func topLevelClass(name string) string {
-	name, _, _ = strings.Cut(name, "#")
-	name, _, _ = strings.Cut(name, "$")
-	return name
-}
 
 // inFramework reports whether a frame is a test framework's or flaky's.
 func inFramework(frame string) bool {
