@@ -66,8 +66,6 @@ func stackFrames(stack string) []string {
 	return out
 }
 
-
-
 // inFramework reports whether a frame is a test framework's or flaky's.
 func inFramework(frame string) bool {
 	return slices.ContainsFunc(frameworkPackages, func(p string) bool { return strings.HasPrefix(frame, p) })
