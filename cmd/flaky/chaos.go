@@ -117,7 +117,11 @@ func runChaos(c *cli.Context) error {
 	rep, err := report.Read(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		rep = &report.Report{Module: module, Stats: report.Stats{Tests: len(tests)}}
+		n := len(tests)
+		if res.Tests > 0 {
+			n = res.Tests // invocations of parameterized tests count one each, as for Surefire
+		}
+		rep = &report.Report{Module: module, Stats: report.Stats{Tests: n}}
 	case err != nil:
 		return fmt.Errorf("%w (move it away to start a new report)", err)
 	}
