@@ -128,8 +128,8 @@ func TestPrintChaosPartial(t *testing.T) {
 		"strategy             group             tests not-run failures findings\n" +
 		"TIME_INCREMENT       TIME                 10       0        1        1\n" +
 		"SLEEP_INCREASE       SLEEP                 7       3        1        1\n" +
-		"TIME                                      10       0        1        1\n" +
-		"SLEEP                                      7       3        1        1\n" +
+		"(all)                TIME                 10       0        1        1\n" +
+		"(all)                SLEEP                 7       3        1        1\n" +
 		"1 api in 10 tests, not all of them analysed under every strategy (see above): single mode, TIME_INCREMENT+SLEEP_INCREASE, 3 runs, stopped at the budget of 5m0s, 2s\n"
 	if b.String() != want {
 		t.Errorf("printed:\n%s\nwant:\n%s", b.String(), want)
