@@ -15,7 +15,7 @@ import (
 
 // DefaultBudget is the least budget an analysis gets when Config.Budget is
 // 0: then the budget is sized from the unperturbed run's duration (see
-// autoBudget), and never below this.
+// analysis.sizeBudget), and never below this.
 const DefaultBudget = 5 * time.Minute
 
 // Mode says how strategies are applied.
@@ -168,7 +168,6 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if len(cfg.Tests) == 0 {
 		return nil, errors.New("no tests to run")
 	}
-	auto := cfg.Budget <= 0
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
 	}
@@ -186,13 +185,11 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		return nil, errors.New("no strategies to apply")
 	}
 	a := &analysis{cfg: cfg, runner: r, start: start, res: &Result{Mode: cfg.Mode, Budget: cfg.Budget}}
-	if auto {
-		a.autoBudget = true
-		if len(cfg.Baseline) > 0 {
-			a.sizeBudget(cfg.Baseline)
-		}
-	} else {
+	switch {
+	case cfg.Budget > 0:
 		a.deadline = start.Add(cfg.Budget)
+	case len(cfg.Baseline) > 0:
+		a.sizeBudget(cfg.Baseline)
 	}
 	var err error
 	switch cfg.Mode {
@@ -219,13 +216,12 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 
 // analysis is one Run in progress.
 type analysis struct {
-	cfg        Config
-	runner     Runner
-	start      time.Time
-	deadline   time.Time // zero until an automatic budget is sized
-	autoBudget bool
-	res        *Result
-	baseline   []*launcher.Result
+	cfg      Config
+	runner   Runner
+	start    time.Time
+	deadline time.Time // zero until an automatic budget is sized
+	res      *Result
+	baseline []*launcher.Result
 }
 
 // job builds the job running order with strategies (none: unperturbed).

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
 )
@@ -120,6 +121,32 @@ func TestMilder(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("milder(%s, %q) = %q, want %q", c.id, c.params, got, c.want)
+		}
+	}
+}
+
+// Without a budget, the analysis sizes one from the unperturbed run: its
+// duration for every round of Workers JVMs the strategies need, twice, plus
+// one, and at least DefaultBudget.
+func TestAutoBudget(t *testing.T) {
+	baseline := func(d time.Duration) []*launcher.Result {
+		return []*launcher.Result{{Duration: d, Tests: []launcher.TestResult{{Test: "p.LocaleTest#upper", Outcome: launcher.Pass}}}}
+	}
+	for _, c := range []struct {
+		baseline []*launcher.Result
+		want     time.Duration
+		why      string
+	}{
+		{baseline(2 * time.Minute), 10 * time.Minute, "the unperturbed run's 2m0s x (2 x 2 round(s) of 1 JVM(s) for 1 strategies + 1)"},
+		{baseline(time.Second), DefaultBudget, "at least 5m0s (the unperturbed run took 1s)"},
+		{nil, DefaultBudget, "at least 5m0s (the unperturbed run took 0s)"}, // measured: the fake runner takes no time
+	} {
+		res, err := Run(context.Background(), &fakeRunner{suite: suite}, Config{Tests: suiteOrder, Mode: Single, Strategies: mustLookup("LOCALE"), Workers: 1, Baseline: c.baseline})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Budget != c.want || res.BudgetWhy != c.why {
+			t.Errorf("budget %s (%s), want %s (%s)", res.Budget, res.BudgetWhy, c.want, c.why)
 		}
 	}
 }
