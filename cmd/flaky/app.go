@@ -33,10 +33,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "java", Usage: "java executable (default: $JAVA_HOME/bin/java, else java on PATH)"},
 			&cli.StringFlag{Name: "mvn", Usage: "Maven command, optionally with -P and -D arguments (default: the build's ./mvnw, else mvn)"},
-			&cli.StringSliceFlag{Name: "maven-profile", Aliases: []string{"P"}, Usage: "Maven profile(s) to activate in every Maven call and in the Surefire configuration flaky reads, e.g. -P modern-jvm (repeatable, or comma-separated)"},
-			&cli.StringSliceFlag{Name: "maven-property", Aliases: []string{"D"}, Usage: "Maven user property key=value for every Maven call and the poms flaky reads (repeatable)"},
 			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "test JVMs to run at once"},
 			&cli.BoolFlag{Name: "debug", Aliases: []string{"v"}, EnvVars: []string{"FLAKY_DEBUG"}, Usage: "also print debug notes (parents not read, artifacts installed, Maven commands)"},
+			mavenProfileFlag(),
+			mavenPropertyFlag(),
 		},
 		Commands: []*cli.Command{
 			initCommand(),

@@ -161,15 +161,17 @@ func TestMavenOptions(t *testing.T) {
 		{[]string{"flaky", "-P", "a,b", "-D", "x=1", "-D", "flag", "x"}, "", "-Pa,b -Dflag=true -Dx=1", ""},
 		{[]string{"flaky", "--mvn", "/opt/mvn -Pmodern-jvm -Dskip=yes", "-P", "ci", "x"}, "/opt/mvn", "-Pci,modern-jvm -Dskip=yes", ""},
 		{[]string{"flaky", "--mvn", "mvn clean", "x"}, "", "", "only -PPROFILE and -DKEY=VALUE may follow"},
+		{[]string{"flaky", "-P", "a", "y", "-P", "b", "-P", "a", "-D", "k=v"}, "", "-Pa,b -Dk=v", ""}, // after the command too
 	} {
 		var gotCmd, got string
 		var gotErr error
 		app := newApp(io.Discard, io.Discard)
-		app.Commands = []*cli.Command{{Name: "x", Action: func(c *cli.Context) error {
+		action := func(c *cli.Context) error {
 			cmd, args, err := mavenOptions(c)
 			gotCmd, got, gotErr = cmd, strings.Join(args.Args(), " "), err
 			return nil
-		}}}
+		}
+		app.Commands = []*cli.Command{{Name: "x", Action: action}, {Name: "y", Flags: []cli.Flag{mavenProfileFlag(), mavenPropertyFlag()}, Action: action}}
 		if err := app.Run(tt.args); err != nil {
 			t.Fatal(err)
 		}

@@ -29,6 +29,8 @@ func chaosCommand() *cli.Command {
 			"(default: all). A test is reported only when it passes in an unperturbed run of the same order.",
 		Flags: []cli.Flag{
 			moduleFlag,
+			mavenProfileFlag(),
+			mavenPropertyFlag(),
 			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for the module name in the report (default: the root of the reactor on disk that builds the module)"},
 			&cli.StringSliceFlag{Name: "strategy", Usage: "strategy or group to apply (repeatable, or joined with +)"},
 			&cli.StringFlag{Name: "mode", Value: string(chaos.Combined), Usage: "combined or single"},

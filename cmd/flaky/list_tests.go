@@ -22,6 +22,8 @@ func listTestsCommand() *cli.Command {
 		Usage: "print the module's tests, one id per line, in their default order (Surefire's class order; stderr says which)",
 		Flags: []cli.Flag{
 			moduleFlag,
+			mavenProfileFlag(),
+			mavenPropertyFlag(),
 			&cli.BoolFlag{Name: "json", Usage: "print the tests as a JSON array of {id, class, method, engine, classFixtures, dynamic}"},
 		},
 		Action: func(c *cli.Context) error {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kballard/go-shellquote"
@@ -15,6 +16,16 @@ import (
 
 // moduleFlag is the --module flag of the commands that work on one module.
 var moduleFlag = &cli.StringFlag{Name: "module", Value: ".", Usage: "Maven module directory (the one with the pom.xml)"}
+
+// mavenProfileFlag and mavenPropertyFlag are -P and -D, accepted before the
+// command (global) and after it by the commands that work on one module.
+func mavenProfileFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "maven-profile", Aliases: []string{"P"}, Usage: "Maven profile(s) to activate in every Maven call and in the Surefire configuration flaky reads, e.g. -P modern-jvm (repeatable, or comma-separated)"}
+}
+
+func mavenPropertyFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "maven-property", Aliases: []string{"D"}, Usage: "Maven user property key=value for every Maven call and the poms flaky reads (repeatable)"}
+}
 
 // openModule prepares the module named by --module and starts a launcher
 // for it; the caller closes the launcher.
@@ -51,9 +62,21 @@ func openModule(c *cli.Context, opts launcher.Options) (*mvn.TestSetup, *launche
 }
 
 // mavenOptions returns the Maven command and the profiles and properties
-// of -P, -D and the --mvn command's own -P and -D arguments.
+// of -P and -D (before and after the command) and of the --mvn command's
+// own -P and -D arguments.
 func mavenOptions(c *cli.Context) (string, mvn.MavenArgs, error) {
-	profiles, props := c.StringSlice("maven-profile"), c.StringSlice("maven-property")
+	// Each context answers with its own flags, or its parent's: gather all,
+	// the global ones first (a property given twice: the later wins).
+	var profiles, props []string
+	lineage := c.Lineage()
+	for i := len(lineage) - 1; i >= 0; i-- {
+		for _, p := range lineage[i].StringSlice("maven-profile") {
+			if !slices.Contains(profiles, p) {
+				profiles = append(profiles, p)
+			}
+		}
+		props = append(props, lineage[i].StringSlice("maven-property")...)
+	}
 	cmd := c.String("mvn")
 	if strings.ContainsAny(cmd, " \t") {
 		words, err := shellquote.Split(cmd)
