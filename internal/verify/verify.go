@@ -75,12 +75,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Reruns <= 0 {
 		cfg.Reruns = DefaultReruns
 	}
-	switch {
-	case cfg.TestTimeout == 0:
-		cfg.TestTimeout = DefaultTestTimeout
-	case cfg.TestTimeout < 0:
-		cfg.TestTimeout = 0
-	}
+
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
@@ -125,7 +120,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			outcomes[t.Test] = append(outcomes[t.Test], runOutcome{run: "surefire", outcome: launcher.ParseOutcome(t.Outcome), message: t.Message})
 		}
-		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcher.Options{Workers: cfg.Workers, Notef: notef(cfg), TestTimeout: cfg.TestTimeout})
+		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcherOptions(cfg))
 		if err != nil {
 			return nil, err
 		}
@@ -190,6 +185,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Pass = len(res.Failing) == 0 && (!cfg.Gate || res.Verdict.Pass())
 	printSummary(cfg, res)
 	return res, nil
+}
+
+// launcherOptions are the options of the module's launchers: every run,
+// reruns, order-dependence analysis and chaos alike, cuts a test at the
+// test timeout (DefaultTestTimeout unless Config.TestTimeout says otherwise).
+func launcherOptions(cfg Config) launcher.Options {
+	opts := launcher.Options{Workers: cfg.Workers, Notef: notef(cfg), TestTimeout: cfg.TestTimeout}
+	switch {
+	case cfg.TestTimeout == 0:
+		opts.TestTimeout = DefaultTestTimeout
+	case cfg.TestTimeout < 0:
+		opts.TestTimeout = 0
+	}
+	return opts
 }
 
 // notef prints each distinct note of the module's runs once.

@@ -104,3 +104,15 @@ func TestClearerNeverCallsACutAnalysisClean(t *testing.T) {
 		t.Errorf("budget cuts %q", cuts)
 	}
 }
+
+// Every run of verify cuts a hanging test at the test timeout (2 minutes
+// unless told otherwise), not at the whole run's timeout.
+func TestLauncherOptionsCutHangingTests(t *testing.T) {
+	for _, c := range []struct {
+		set, want time.Duration
+	}{{0, DefaultTestTimeout}, {30 * time.Second, 30 * time.Second}, {-1, 0}} {
+		if got := launcherOptions(Config{TestTimeout: c.set, Workers: 2}); got.TestTimeout != c.want || got.Workers != 2 {
+			t.Errorf("TestTimeout %s: options %+v, want a test timeout of %s", c.set, got, c.want)
+		}
+	}
+}
