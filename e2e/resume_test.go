@@ -49,7 +49,7 @@ func TestResumeAfterEarlyEnd(t *testing.T) {
 	if len(r.Tests) != len(want) {
 		t.Errorf("%d results, want %d:\n%s", len(r.Tests), len(want), describe(r))
 	}
-	wantResumed := []launcher.Resumption{{At: 2, After: hang, Why: "timeout"}, {At: 4, After: exit, Why: "System.exit"}}
+	wantResumed := []launcher.Resumption{{At: 2, From: stable[1], After: hang, Why: "timeout"}, {At: 4, From: param, After: exit, Why: "System.exit"}}
 	if !slices.Equal(r.Resumed, wantResumed) {
 		t.Errorf("resumed %+v, want %+v", r.Resumed, wantResumed)
 	}

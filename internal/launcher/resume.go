@@ -12,7 +12,8 @@ import (
 // entry At. The JVMs of a run thus ran order[0:Resumed[0].At],
 // order[Resumed[0].At:Resumed[1].At], ... and the rest.
 type Resumption struct {
-	At int `json:"at"` // the order index the fresh JVM started at
+	At   int    `json:"at"`   // the order index the fresh JVM started at
+	From string `json:"from"` // the order entry there
 	// After is the test the previous JVM was running when it ended (its
 	// result says how), empty when it ended between tests.
 	After string `json:"after,omitempty"`
@@ -23,9 +24,9 @@ type Resumption struct {
 // String describes the resumption for a report or console line.
 func (r Resumption) String() string {
 	if r.After == "" {
-		return fmt.Sprintf("a fresh JVM resumed the order at entry %d after the JVM ended early (%s)", r.At+1, r.Why)
+		return fmt.Sprintf("a fresh JVM went on from %s (entry %d) after the JVM ended early (%s)", r.From, r.At+1, r.Why)
 	}
-	return fmt.Sprintf("a fresh JVM resumed the order at entry %d after %s ended its JVM (%s)", r.At+1, r.After, r.Why)
+	return fmt.Sprintf("a fresh JVM went on from %s (entry %d) after %s ended its JVM (%s)", r.From, r.At+1, r.After, r.Why)
 }
 
 // runResuming runs order once, and, with opts.Resume, runs what is left of
@@ -53,7 +54,7 @@ func (l *Launcher) runResuming(ctx context.Context, order []string, opts RunOpti
 
 // resume merges rest, the run of r.Order[at:] in a fresh JVM, into r.
 func (r *Result) resume(at int, rest *Result) {
-	r.Resumed = append(r.Resumed, Resumption{At: at, After: r.victim, Why: r.ending})
+	r.Resumed = append(r.Resumed, Resumption{At: at, From: r.Order[at], After: r.victim, Why: r.ending})
 	var tests []TestResult
 	for _, t := range append(r.Tests, rest.Tests...) {
 		if t.Outcome != NotRun {

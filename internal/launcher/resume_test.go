@@ -27,7 +27,7 @@ func TestResumeAfterEarlyEnd(t *testing.T) {
 			name:    "timeout, then System.exit, then a crash",
 			order:   []string{"p.A#a", "p.A#hang", "p.A#c", "p.B#exit", "p.B#d", "p.C#oom", "p.C#e"},
 			want:    "p.A#a=pass p.A#hang=timeout p.A#c=pass p.B#exit=crash p.B#d=pass p.C#oom=crash p.C#e=pass",
-			resumed: []Resumption{{At: 2, After: "p.A#hang", Why: "timeout"}, {At: 4, After: "p.B#exit", Why: "System.exit"}, {At: 6, After: "p.C#oom", Why: "crash"}},
+			resumed: []Resumption{{At: 2, From: "p.A#c", After: "p.A#hang", Why: "timeout"}, {At: 4, From: "p.B#d", After: "p.B#exit", Why: "System.exit"}, {At: 6, From: "p.C#e", After: "p.C#oom", Why: "crash"}},
 		},
 		{
 			name:    "the last test ends its JVM",
@@ -68,5 +68,12 @@ func TestNoResumeByDefault(t *testing.T) {
 	}
 	if got := outcomes(r); got != "p.A#exit=crash p.A#b=not-run" || r.Resumed != nil {
 		t.Errorf("outcomes = %s, Resumed = %v", got, r.Resumed)
+	}
+}
+
+func TestResumptionString(t *testing.T) {
+	r := Resumption{At: 2, From: "p.A#c", After: "p.A#hang", Why: "timeout"}
+	if got, want := r.String(), "a fresh JVM went on from p.A#c (entry 3) after p.A#hang ended its JVM (timeout)"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
