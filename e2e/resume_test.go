@@ -64,7 +64,7 @@ func TestChaosResumesAfterHang(t *testing.T) {
 	setup := *p.setup
 	setup.SysProps = maps.Clone(setup.SysProps)
 	setup.SysProps["fixture.chaos.hangs"] = "true"
-	l, err := newLauncher(&setup, javaBin(), launcher.Options{TestTimeout: 3 * time.Second, RunTimeout: time.Minute})
+	l, err := newLauncher(&setup, javaBin(), launcher.Options{TestTimeout: 8 * time.Second, RunTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +88,9 @@ func TestChaosResumesAfterHang(t *testing.T) {
 	}
 	if len(res.Coverage) != 1 || res.Coverage[0].NotRun != 0 || res.Coverage[0].Ran != 3 || res.Coverage[0].JVMs != 2 {
 		t.Errorf("coverage %+v, want 3 tests run in 2 JVMs", res.Coverage)
+		for _, f := range res.Findings {
+			t.Logf("%s: %s", f.Test, f.Message)
+		}
 	}
 	i := slices.IndexFunc(res.Findings, func(f chaos.Finding) bool { return f.Test == latent })
 	if i < 0 {
