@@ -65,13 +65,28 @@ func milder(s Strategy, settings Settings) (Settings, string, bool) {
 
 // confirm reruns, while the budget lasts, each attributed finding's test
 // alone with its strategy (an invocation of a parameterized test alone), to
-// shorten its reproduce order to the test itself when that is enough; then each TIME and SLEEP finding with a
-// tenth of its strategy's parameter, recording whether it is robust.
+// shorten its reproduce order to the test itself when that is enough, and,
+// when it is not, the tests of its own class before it; then each TIME and
+// SLEEP finding with a tenth of its strategy's parameter, recording whether
+// it is robust.
 func (a *analysis) confirm(ctx context.Context) error {
+	notAlone := map[string]bool{}
 	if err := a.confirmRound(ctx, "alone", func(f *Finding) ([]string, Settings, string, bool) {
 		// The test's own id: for an invocation of a parameterized test
 		// (ID[2]), the runner runs that invocation alone.
 		return []string{f.Test}, a.cfg.Settings, "alone", len(f.Order) > 1 || f.Order[0] != f.Test
+	}, func(f *Finding, failed bool, order []string) {
+		if failed {
+			f.Order = order
+		} else {
+			notAlone[f.Test] = true
+		}
+	}); err != nil {
+		return err
+	}
+	if err := a.confirmRound(ctx, "after their own class's tests", func(f *Finding) ([]string, Settings, string, bool) {
+		own := ownClass(f.Order, f.Test)
+		return own, a.cfg.Settings, "after its class's tests", notAlone[f.Test] && len(own) > 1 && len(own) < len(f.Order)
 	}, func(f *Finding, failed bool, order []string) {
 		if failed {
 			f.Order = order
@@ -85,6 +100,24 @@ func (a *analysis) confirm(ctx context.Context) error {
 	}, func(f *Finding, failed bool, _ []string) {
 		f.Robust = &failed
 	})
+}
+
+// ownClass returns the entries of order of test's top-level class.
+func ownClass(order []string, test string) []string {
+	var own []string
+	for _, e := range order {
+		if topClass(e) == topClass(test) {
+			own = append(own, e)
+		}
+	}
+	return own
+}
+
+// topClass returns the top-level class of a test id.
+func topClass(id string) string {
+	id, _, _ = strings.Cut(id, "#")
+	id, _, _ = strings.Cut(id, "$")
+	return id
 }
 
 // confirmRound runs, for each attributed finding that plan accepts, its

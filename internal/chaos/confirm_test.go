@@ -24,6 +24,9 @@ func TestSingleConfirmsAndCounts(t *testing.T) {
 		"p.A#amplified": {fails: func(on map[string]bool) bool { return on["chaos=TIME_INCREMENT"] && !on["chaos.time.increment=500"] }},
 		// Fails with RANDOM_MAX only after the tests before it.
 		"p.B#needsPrefix": {fails: func(on map[string]bool) bool { return on["chaos=RANDOM_MAX"] && !on["alone"] }},
+		// Fails with LOCALE only after another test of its class.
+		"p.D#first":    {},
+		"p.D#needsOwn": {fails: func(on map[string]bool) bool { return on["chaos=LOCALE"] && !on["alone"] }},
 		// The agent's wrapper threw under RANDOM_MAX: not the test's failure.
 		"p.B#agent": {fails: anyOf("RANDOM_MAX"), ftype: "java.lang.IllegalStateException", message: "bug",
 			stack: "java.lang.IllegalStateException: bug\n\tat dev.flaky.agent.chaos.Wrappers.nextInt(Wrappers.java:10)\n\tat p.B.agent(B.java:3)\n"},
@@ -33,9 +36,9 @@ func TestSingleConfirmsAndCounts(t *testing.T) {
 		"p.B#framework": {fails: anyOf("SLEEP_INCREASE"), ftype: "org.junit.platform.commons.PreconditionViolationException",
 			stack: "org.junit.platform.commons.PreconditionViolationException\n\tat org.junit.platform.commons.util.Preconditions.condition(Preconditions.java:1)\n"},
 	}
-	order := []string{"p.A#first", "p.A#clock", "p.A#amplified", "p.B#needsPrefix", "p.B#agent", "p.B#framework", "p.C#param"}
+	order := []string{"p.A#first", "p.A#clock", "p.A#amplified", "p.B#needsPrefix", "p.B#agent", "p.B#framework", "p.C#param", "p.D#first", "p.D#needsOwn"}
 	r := &fakeRunner{suite: suite}
-	res, err := Run(context.Background(), r, Config{Tests: order, Mode: Single, Strategies: mustLookup("RANDOM_MAX", "TIME_INCREMENT", "SLEEP_INCREASE"), Workers: 2})
+	res, err := Run(context.Background(), r, Config{Tests: order, Mode: Single, Strategies: mustLookup("RANDOM_MAX", "TIME_INCREMENT", "LOCALE", "SLEEP_INCREASE"), Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +53,7 @@ func TestSingleConfirmsAndCounts(t *testing.T) {
 		"p.B#needsPrefix": {"RANDOM_MAX", "RANDOM_MAX", 4, "-"},
 		"p.C#param[1]":    {"RANDOM_MAX", "RANDOM_MAX", 1, "-"},
 		"p.C#param[2]":    {"RANDOM_MAX", "RANDOM_MAX", 1, "-"},
+		"p.D#needsOwn":    {"LOCALE", "LOCALE", 2, "-"},
 	}
 	if len(res.Findings) != len(want) {
 		t.Errorf("findings: %+v", summarize(res.Findings))
@@ -75,11 +79,11 @@ func TestSingleConfirmsAndCounts(t *testing.T) {
 	for _, c := range res.Coverage {
 		cov = append(cov, c.Run+" "+strings.Join([]string{itoa(c.Ran), itoa(c.NotRun), itoa(c.Failed), itoa(c.Findings)}, "/"))
 	}
-	if w := []string{"RANDOM_MAX 8/0/3/3", "TIME_INCREMENT 8/0/2/2", "SLEEP_INCREASE 8/0/1/1"}; !slices.Equal(cov, w) {
+	if w := []string{"RANDOM_MAX 10/0/3/3", "TIME_INCREMENT 10/0/2/2", "LOCALE 10/0/1/1", "SLEEP_INCREASE 10/0/1/1"}; !slices.Equal(cov, w) {
 		t.Errorf("coverage (ran/not run/failed/findings) = %q, want %q", cov, w)
 	}
-	if res.Tests != 8 { // the parameterized test's invocations count one each
-		t.Errorf("tests = %d, want 8", res.Tests)
+	if res.Tests != 10 { // the parameterized test's invocations count one each
+		t.Errorf("tests = %d, want 10", res.Tests)
 	}
 }
 
