@@ -110,6 +110,10 @@ type TestDescriptor struct {
 	Method        string `json:"method"`
 	Engine        string `json:"engine"`
 	ClassFixtures bool   `json:"classFixtures"`
+	// Dynamic marks a test template (@ParameterizedTest, @RepeatedTest) or
+	// test factory: its invocations (ID[1], ID[2], ...) are known only
+	// when it runs, and Surefire counts each as a test.
+	Dynamic bool `json:"dynamic,omitempty"`
 }
 
 // Tests answers a list invocation of the runner.

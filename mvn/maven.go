@@ -20,7 +20,9 @@ type maven struct {
 	// project selects the module in a reactor (-pl MODULE -am); empty when
 	// Maven runs in the module itself.
 	project []string
-	log     func(string, ...any)
+	// extra are the command's profiles and properties (MavenArgs.Args).
+	extra []string
+	log   func(string, ...any)
 }
 
 // FindMaven picks the Maven command: explicit, else a Maven wrapper in the
@@ -48,7 +50,7 @@ func FindMaven(explicit, moduleDir string) string {
 // run executes Maven in batch and quiet mode, without colours, with args;
 // a failure carries the tail of Maven's output.
 func (m *maven) run(ctx context.Context, args ...string) error {
-	args = append(append([]string{"-B", "-q", "-Dstyle.color=never"}, m.project...), args...)
+	args = append(append(append([]string{"-B", "-q", "-Dstyle.color=never"}, m.extra...), m.project...), args...)
 	m.log("running %s %s", m.cmd, strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, m.cmd, args...)
 	cmd.Dir = m.dir

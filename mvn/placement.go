@@ -86,7 +86,7 @@ func (t *profileTarget) surefireUses(repo string) []surefireUse {
 	uses := make([]surefireUse, 0, len(t.modules))
 	for _, chain := range t.modules {
 		full, complete := withRepoParents(chain, repo)
-		in := newInterpolator(properties(full))
+		in := newInterpolator(properties(full, nil))
 		u := surefireUse{module: chain[0].path, complete: complete}
 		below := true
 		for _, section := range []func(*gopom.Build) *[]gopom.Plugin{

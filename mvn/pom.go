@@ -17,6 +17,9 @@ type pomFile struct {
 	content []byte
 	project *gopom.Project
 	plugins pluginSections
+	// active are the indexes of the profiles Maven would activate with
+	// the command's MavenArgs (see activeProfiles).
+	active []int
 }
 
 // pluginSections holds a pom's plugin declarations with their raw
@@ -24,6 +27,14 @@ type pomFile struct {
 // <includes>, <excludes> and <systemPropertyVariables>, so plugins are
 // decoded a second time with these types.
 type pluginSections struct {
+	Plugins  []plugin         `xml:"build>plugins>plugin"`
+	Managed  []plugin         `xml:"build>pluginManagement>plugins>plugin"`
+	Profiles []profileSection `xml:"profiles>profile"`
+}
+
+// profileSection is a profile's plugin declarations, in the order of the
+// pom's profiles.
+type profileSection struct {
 	Plugins []plugin `xml:"build>plugins>plugin"`
 	Managed []plugin `xml:"build>pluginManagement>plugins>plugin"`
 }
@@ -143,15 +154,23 @@ func groupID(p *gopom.Project) string {
 	return str(p.Parent.GroupID)
 }
 
-// properties collects the chain's <properties> (children override parents)
-// and the project.* values flaky can know without Maven; buildDirs adds the
+// properties collects the chain's <properties> (children override parents,
+// active profiles the pom they are in, user properties everything) and the
+// project.* values flaky can know without Maven; buildDirs adds the
 // project.build.* ones.
-func properties(chain []*pomFile) map[string]string {
+func properties(chain []*pomFile, user map[string]string) map[string]string {
 	props := map[string]string{}
 	for i := len(chain) - 1; i >= 0; i-- {
 		if pp := chain[i].project.Properties; pp != nil {
 			for k, v := range pp.Entries {
 				props[k] = strings.TrimSpace(v)
+			}
+		}
+		for _, j := range chain[i].active {
+			if pp := (*chain[i].project.Profiles)[j].Properties; pp != nil {
+				for k, v := range pp.Entries {
+					props[k] = strings.TrimSpace(v)
+				}
 			}
 		}
 	}
@@ -174,6 +193,9 @@ func properties(chain []*pomFile) map[string]string {
 		builtins["project.parent.version"] = str(module.Parent.Version)
 	}
 	for k, v := range builtins {
+		props[k] = v
+	}
+	for k, v := range user { // user properties win over the poms'
 		props[k] = v
 	}
 	return props
@@ -261,11 +283,24 @@ func (in *interpolator) unknownNames() []string {
 
 // surefire merges the Surefire configuration of the chain: for each setting
 // the module's <plugins> win over its <pluginManagement>, and both over the
-// parents'.
+// parents'; within a pom, its active profiles' sections win over its own.
 func surefire(chain []*pomFile) surefireConfig {
 	var merged surefireConfig
 	for _, p := range chain {
-		for _, section := range [][]plugin{p.plugins.Plugins, p.plugins.Managed} {
+		var sections [][]plugin
+		for _, j := range p.active {
+			if j < len(p.plugins.Profiles) {
+				sections = append(sections, p.plugins.Profiles[j].Plugins)
+			}
+		}
+		sections = append(sections, p.plugins.Plugins)
+		for _, j := range p.active {
+			if j < len(p.plugins.Profiles) {
+				sections = append(sections, p.plugins.Profiles[j].Managed)
+			}
+		}
+		sections = append(sections, p.plugins.Managed)
+		for _, section := range sections {
 			for _, pl := range section {
 				if strings.TrimSpace(pl.ArtifactID) != "maven-surefire-plugin" {
 					continue

@@ -169,7 +169,7 @@ func TestSurefireSetup(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in := newInterpolator(properties(chain))
+			in := newInterpolator(properties(chain, nil))
 			buildDirs(chain, in)
 			setup, err := surefireSetup(chain, in, logf)
 			if err != nil {
@@ -224,7 +224,7 @@ func TestBuildDirs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			target, classes, testClasses := buildDirs(chain, newInterpolator(properties(chain)))
+			target, classes, testClasses := buildDirs(chain, newInterpolator(properties(chain, nil)))
 			got := []string{target, classes, testClasses}
 			want := []string{filepath.Join(dir, tt.wantTarget), filepath.Join(dir, tt.wantC), filepath.Join(dir, tt.wantTest)}
 			if !reflect.DeepEqual(got, want) {

@@ -29,6 +29,9 @@ type PrepareOptions struct {
 	// Debug receives what only matters when looking into flaky's own
 	// behaviour (such as parent poms not read from disk); nil discards it.
 	Debug io.Writer
+	// Maven are the profiles and properties passed to every Maven
+	// invocation and applied to the Surefire configuration read from the poms.
+	Maven MavenArgs
 }
 
 // TestSetup is what running a module's tests outside Maven needs.
@@ -66,7 +69,10 @@ func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestS
 	if err != nil {
 		return nil, err
 	}
-	in := newInterpolator(properties(chain))
+	for _, p := range chain {
+		p.active = activeProfiles(p.project, opts.Maven)
+	}
+	in := newInterpolator(properties(chain, opts.Maven.Properties))
 	target, classes, testClasses := buildDirs(chain, in)
 	setup, err := surefireSetup(chain, in, logf)
 	if err != nil {
@@ -80,7 +86,7 @@ func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestS
 	setup.ReactorRoot = reactorRoot(dir)
 
 	cache := filepath.Join(target, "flaky", "cache")
-	m := &maven{cmd: FindMaven(opts.Mvn, setup.ReactorRoot), dir: setup.ReactorRoot, log: logf}
+	m := &maven{cmd: FindMaven(opts.Mvn, setup.ReactorRoot), dir: setup.ReactorRoot, log: logf, extra: opts.Maven.Args()}
 	if setup.ReactorRoot != dir {
 		// Build from the reactor root, so sibling modules the module
 		// depends on are compiled and resolved from their target/classes
@@ -219,7 +225,7 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, t
 	if err != nil {
 		return nil, err
 	}
-	cpFile := filepath.Join(cache, "classpath-"+pomKey(chain)+".txt")
+	cpFile := filepath.Join(cache, "classpath-"+pomKey(chain, m.extra...)+".txt")
 	_, statErr := os.Stat(cpFile)
 	resolve := statErr != nil
 	if !compile && !resolve && len(m.project) > 0 {
@@ -345,9 +351,13 @@ func newest(path string) (time.Time, error) {
 	return latest, nil
 }
 
-// pomKey hashes the poms of the chain, naming one cached classpath.
-func pomKey(chain []*pomFile) string {
+// pomKey hashes the poms of the chain and the Maven arguments (profiles
+// and properties can change the dependencies), naming one cached classpath.
+func pomKey(chain []*pomFile, args ...string) string {
 	h := sha256.New()
+	for _, a := range args {
+		fmt.Fprintf(h, "%s\x00", a)
+	}
 	for _, p := range chain {
 		fmt.Fprintf(h, "%s\x00%d\x00", p.path, len(p.content))
 		h.Write(p.content)

@@ -340,3 +340,53 @@ func TestFindMaven(t *testing.T) {
 		})
 	}
 }
+
+// Profiles and properties given to Prepare reach every Maven call and the
+// Surefire configuration it reads: a profile named by -P, one a -D property
+// activates, and the pom's active-by-default one only when no other is.
+func TestPrepareWithProfiles(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"pom.xml": `<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId><artifactId>a</artifactId><version>1</version>
+  <properties><opens>--add-opens=java.base/java.io=ALL-UNNAMED</opens></properties>
+  <profiles>
+    <profile><id>legacy-jvm</id><activation><activeByDefault>true</activeByDefault></activation>
+      <build><plugins><plugin><artifactId>maven-surefire-plugin</artifactId><configuration><argLine>-Xmx64m</argLine></configuration></plugin></plugins></build>
+    </profile>
+    <profile><id>modern-jvm</id>
+      <build><plugins><plugin><artifactId>maven-surefire-plugin</artifactId><configuration><argLine>${opens} -Dfrom=${from}</argLine></configuration></plugin></plugins></build>
+    </profile>
+    <profile><id>ci</id><activation><property><name>ci</name></property></activation>
+      <properties><from>ci-profile</from></properties>
+    </profile>
+  </profiles>
+</project>`,
+		"src/test/java/p/ATest.java": "class ATest {}",
+	})
+	fake := newFakeMvn(t, "/m2/junit-4.13.2.jar")
+	for _, tt := range []struct {
+		profiles, props []string
+		wantArgLine     []string
+		wantArgs        string
+	}{
+		{nil, nil, []string{"-Xmx64m"}, "-B -q -Dstyle.color=never test-compile"},
+		{[]string{"modern-jvm"}, []string{"ci"}, []string{"--add-opens=java.base/java.io=ALL-UNNAMED", "-Dfrom=ci-profile"}, "-B -q -Dstyle.color=never -Pmodern-jvm -Dci=true "},
+		{[]string{"modern-jvm"}, []string{"from=cli"}, []string{"--add-opens=java.base/java.io=ALL-UNNAMED", "-Dfrom=cli"}, "-B -q -Dstyle.color=never -Pmodern-jvm -Dfrom=cli "},
+	} {
+		args, err := ParseMavenArgs(tt.profiles, tt.props)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.RemoveAll(filepath.Join(dir, "target"))
+		setup, err := Prepare(context.Background(), dir, PrepareOptions{Mvn: fake.path, Maven: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(setup.ArgLine, tt.wantArgLine) {
+			t.Errorf("-P %q -D %q: argLine = %q, want %q", tt.profiles, tt.props, setup.ArgLine, tt.wantArgLine)
+		}
+		if calls := fake.calls(t); len(calls) != 1 || !strings.HasPrefix(calls[0], tt.wantArgs) {
+			t.Errorf("-P %q -D %q: Maven ran %q, want it to start with %q", tt.profiles, tt.props, calls, tt.wantArgs)
+		}
+	}
+}

@@ -100,7 +100,7 @@ var junitGroups = []string{"org.junit.jupiter", "org.junit.platform", "org.junit
 // <dependencyManagement> or <dependencies>; "" when unknown.
 func (r *reactor) junitPlatform() (uses bool, version string) {
 	for _, chain := range r.chains() {
-		in := newInterpolator(properties(chain))
+		in := newInterpolator(properties(chain, nil))
 		for _, p := range chain {
 			var managed, deps []gopom.Dependency
 			if dm := p.project.DependencyManagement; dm != nil && dm.Dependencies != nil {

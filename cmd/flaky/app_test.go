@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -146,5 +147,42 @@ func TestOutputEscapesControlCharacters(t *testing.T) {
 	code, _, stderr := runApp("list-tests", "--module", dir)
 	if code != exitError || strings.ContainsAny(stderr, "\x1b\x00") || !strings.Contains(stderr, `evil\u001b[2J\u0000name`) {
 		t.Errorf("exit %d, stderr %q; want the path escaped", code, stderr)
+	}
+}
+
+// -P, -D and the --mvn command's own -P and -D arguments all reach Maven.
+func TestMavenOptions(t *testing.T) {
+	for _, tt := range []struct {
+		args    []string
+		wantCmd string
+		want    string
+		wantErr string
+	}{
+		{[]string{"flaky", "-P", "a,b", "-D", "x=1", "-D", "flag", "x"}, "", "-Pa,b -Dflag=true -Dx=1", ""},
+		{[]string{"flaky", "--mvn", "/opt/mvn -Pmodern-jvm -Dskip=yes", "-P", "ci", "x"}, "/opt/mvn", "-Pci,modern-jvm -Dskip=yes", ""},
+		{[]string{"flaky", "--mvn", "mvn clean", "x"}, "", "", "only -PPROFILE and -DKEY=VALUE may follow"},
+		{[]string{"flaky", "-P", "a", "y", "-P", "b", "-P", "a", "-D", "k=v"}, "", "-Pa,b -Dk=v", ""}, // after the command too
+	} {
+		var gotCmd, got string
+		var gotErr error
+		app := newApp(io.Discard, io.Discard)
+		action := func(c *cli.Context) error {
+			cmd, args, err := mavenOptions(c)
+			gotCmd, got, gotErr = cmd, strings.Join(args.Args(), " "), err
+			return nil
+		}
+		app.Commands = []*cli.Command{{Name: "x", Action: action}, {Name: "y", Flags: []cli.Flag{mavenProfileFlag(), mavenPropertyFlag()}, Action: action}}
+		if err := app.Run(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		if tt.wantErr != "" {
+			if gotErr == nil || !strings.Contains(gotErr.Error(), tt.wantErr) {
+				t.Errorf("%q: error %v, want %q", tt.args, gotErr, tt.wantErr)
+			}
+			continue
+		}
+		if gotErr != nil || gotCmd != tt.wantCmd || got != tt.want {
+			t.Errorf("%q: %q %q %v, want %q %q", tt.args, gotCmd, got, gotErr, tt.wantCmd, tt.want)
+		}
 	}
 }

@@ -29,10 +29,12 @@ func chaosCommand() *cli.Command {
 			"(default: all). A test is reported only when it passes in an unperturbed run of the same order.",
 		Flags: []cli.Flag{
 			moduleFlag,
+			mavenProfileFlag(),
+			mavenPropertyFlag(),
 			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for the module name in the report (default: the root of the reactor on disk that builds the module)"},
 			&cli.StringSliceFlag{Name: "strategy", Usage: "strategy or group to apply (repeatable, or joined with +)"},
 			&cli.StringFlag{Name: "mode", Value: string(chaos.Combined), Usage: "combined or single"},
-			&cli.DurationFlag{Name: "budget", Value: chaos.DefaultBudget, Usage: "wall-clock budget for attribution and single-strategy runs beyond the first batch"},
+			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget for attribution, single-strategy runs beyond the first batch and confirmations (default: sized from the unperturbed run's duration and the number of strategies, at least " + chaos.DefaultBudget.String() + ")"},
 			&cli.StringSliceFlag{Name: "param", Usage: "strategy parameter key=value, e.g. time.increment=3000, locale=de_DE, seed=7 (repeatable)"},
 			&cli.StringSliceFlag{Name: "include", Usage: "instrument the classes matching this class-name pattern (e.g. com.acme.**) instead of the module's own classes (repeatable)"},
 			&cli.StringSliceFlag{Name: "exclude", Usage: "do not instrument the classes matching this class-name pattern (repeatable)"},
@@ -56,8 +58,8 @@ func runChaos(c *cli.Context) error {
 			return usageError("--strategy: %v", err)
 		}
 	}
-	if c.Duration("budget") <= 0 || c.Duration("test-timeout") < 0 {
-		return usageError("--budget must be positive and --test-timeout not negative")
+	if c.Duration("budget") < 0 || c.Duration("test-timeout") < 0 {
+		return usageError("--budget and --test-timeout must not be negative")
 	}
 	settings := chaos.Settings{Include: c.StringSlice("include"), Exclude: c.StringSlice("exclude"), Params: c.StringSlice("param")}
 	if _, err := settings.AgentOptions(chaos.Strategies); err != nil {
@@ -100,8 +102,12 @@ func runChaos(c *cli.Context) error {
 	}
 	module := chaosModuleName(root, setup.ModuleDir)
 	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
+	_, mavenArgs, err := mavenOptions(c)
+	if err != nil {
+		return err
+	}
 	findings, err := chaos.ReportFindings(res.Findings, chaos.ReportOptions{
-		OrderDir: filepath.Join(flakyDir, "orders"), ModuleDir: setup.ModuleDir, Module: module, Settings: settings,
+		OrderDir: filepath.Join(flakyDir, "orders"), ModuleDir: setup.ModuleDir, Module: module, Settings: settings, MavenArgs: mavenArgs.Args(),
 	})
 	if err != nil {
 		return err
@@ -113,7 +119,11 @@ func runChaos(c *cli.Context) error {
 	rep, err := report.Read(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		rep = &report.Report{Module: module, Stats: report.Stats{Tests: len(tests)}}
+		n := len(tests)
+		if res.Tests > 0 {
+			n = res.Tests // invocations of parameterized tests count one each, as for Surefire
+		}
+		rep = &report.Report{Module: module, Stats: report.Stats{Tests: n}}
 	case err != nil:
 		return fmt.Errorf("%w (move it away to start a new report)", err)
 	}
@@ -147,11 +157,38 @@ func chaosModuleName(root, module string) string {
 	return filepath.ToSlash(rel)
 }
 
-// printChaos prints each api finding with its call sites and reproduce
-// command, then a summary.
-func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, tests int) {
+// printChaos prints what the analysis left out, then each api finding with
+// its call sites and reproduce command, the per-strategy counts, and a
+// summary that claims the whole suite only when every strategy ran all of it.
+func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, listed int) {
+	tests := listed
+	if res.Tests > 0 {
+		tests = res.Tests
+	}
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(w, "skipped: %s did not run: the budget of %s ended first (raise --budget)\n", chaos.Join(res.Skipped), res.Budget.Round(time.Second))
+	}
+	complete := len(res.Skipped) == 0
+	for _, c := range res.Coverage {
+		if res.Mode == chaos.Combined && c.Run != string(chaos.Combined) {
+			continue // attribution runs only go as far as the failures they attribute
+		}
+		if c.NotRun > 0 {
+			complete = false
+			fmt.Fprintf(w, "not analysed: %d test(s) never ran under %s (%d JVM(s); see the notes above)\n", c.NotRun, c.Run, c.JVMs)
+		}
+	}
+	for _, m := range res.Machinery {
+		fmt.Fprintf(w, "left out: %s\n", m)
+	}
 	for _, f := range findings {
 		fmt.Fprintf(w, "api  %s  %s (%s)\n", f.Test, f.Strategy, f.Group)
+		if len(f.Strategies) > 1 {
+			fmt.Fprintf(w, "       fails with: %s\n", strings.Join(f.Strategies, ", "))
+		}
+		if f.Robust != nil {
+			fmt.Fprintf(w, "       robust: %t (with a tenth of the perturbation)\n", *f.Robust)
+		}
 		for _, s := range f.CallSites {
 			fmt.Fprintf(w, "       at %s.%s(%s:%d) calls %s\n", s.Class, s.Method, s.File, s.Line, s.API)
 		}
@@ -159,6 +196,16 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, tests
 			fmt.Fprintf(w, "       %s\n", firstLine(f.Message))
 		}
 		fmt.Fprintf(w, "       reproduce: %s\n", f.ReproduceRunOrder)
+	}
+	st := chaos.Stats(res)
+	if len(st.PerStrategy) > 0 {
+		fmt.Fprintf(w, "%-20s %-16s %6s %7s %8s %8s\n", "strategy", "group", "tests", "not-run", "failures", "findings")
+		for _, r := range st.PerStrategy {
+			fmt.Fprintf(w, "%-20s %-16s %6d %7d %8d %8d\n", r.Name, r.Group, r.Tests, r.NotRun, r.Failures, r.Findings)
+		}
+		for _, r := range st.PerGroup { // distinct tests over the group's strategies
+			fmt.Fprintf(w, "%-20s %-16s %6d %7d %8d %8d\n", "(all)", r.Name, r.Tests, r.NotRun, r.Failures, r.Findings)
+		}
 	}
 	var notes []string
 	if n := len(res.FailUnperturbed); n > 0 {
@@ -168,13 +215,17 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, tests
 		notes = append(notes, fmt.Sprintf("%d unconfirmed", n))
 	}
 	if res.BudgetExhausted {
-		notes = append(notes, "stopped at the budget")
+		notes = append(notes, fmt.Sprintf("stopped at the budget of %s", res.Budget.Round(time.Second)))
 	}
 	extra := ""
 	if len(notes) > 0 {
 		extra = ", " + strings.Join(notes, ", ")
 	}
-	fmt.Fprintf(w, "%d api of %d tests: %s mode, %s, %d runs%s, %s\n", len(findings), tests, res.Mode,
+	scope := fmt.Sprintf("of %d tests", tests)
+	if !complete {
+		scope = fmt.Sprintf("in %d tests, not all of them analysed under every strategy (see above)", tests)
+	}
+	fmt.Fprintf(w, "%d api %s: %s mode, %s, %d runs%s, %s\n", len(findings), scope, res.Mode,
 		chaos.Join(res.Strategies), res.Runs, extra, res.Duration.Round(100*time.Millisecond))
 }
 

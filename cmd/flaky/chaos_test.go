@@ -29,7 +29,7 @@ func TestChaosUsage(t *testing.T) {
 	}{
 		{"bad mode", []string{"chaos", "--module", noPom, "--mode", "both"}, `--mode: mode "both"`},
 		{"bad strategy", []string{"chaos", "--module", noPom, "--strategy", "RANDOM_MIN"}, `--strategy: unknown strategy "RANDOM_MIN"`},
-		{"bad budget", []string{"chaos", "--module", noPom, "--budget", "0s"}, "--budget must be positive"},
+		{"bad budget", []string{"chaos", "--module", noPom, "--budget", "-1s"}, "--budget and --test-timeout must not be negative"},
 		{"bad param", []string{"chaos", "--module", noPom, "--param", "seed"}, "want key=value"},
 		{"reserved param", []string{"chaos", "--module", noPom, "--param", "roots=/x"}, "set by flaky itself"},
 		{"no pom", []string{"chaos", "--module", noPom}, "no pom.xml in " + noPom},
@@ -97,4 +97,50 @@ func TestWritePerturbations(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("printed:\n%s\nwant:\n%s", b.String(), want)
 	}
+}
+
+// What was left out comes first, every failing strategy and the counts per
+// strategy and group follow, and the summary does not claim the whole
+// suite when a strategy did not run all of it.
+func TestPrintChaosPartial(t *testing.T) {
+	robust := false
+	findings := []report.Finding{{
+		Test: "p.ClockTest#t", Kind: report.API, Strategy: "TIME_INCREMENT", Group: "TIME", Strategies: []string{"TIME_INCREMENT", "SLEEP_INCREASE"},
+		Robust: &robust, Message: "too slow", ReproduceRunOrder: "flaky run-order --order o.txt --chaos TIME_INCREMENT",
+	}}
+	res := &chaos.Result{Mode: chaos.Single, Strategies: mustParse(t, "TIME_INCREMENT+SLEEP_INCREASE"), Skipped: mustParse(t, "LOCALE"),
+		Findings: []chaos.Finding{{Test: "p.ClockTest#t", FailsWith: mustParse(t, "TIME_INCREMENT+SLEEP_INCREASE")}},
+		Runs:     3, Tests: 10, Budget: 5 * time.Minute, BudgetExhausted: true, Duration: 2 * time.Second,
+		Coverage: []chaos.Coverage{
+			{Run: "TIME_INCREMENT", Strategies: mustParse(t, "TIME_INCREMENT"), Ran: 10, Failed: 1, Findings: 1, JVMs: 1, FailedTests: []string{"p.ClockTest#t"}},
+			{Run: "SLEEP_INCREASE", Strategies: mustParse(t, "SLEEP_INCREASE"), Ran: 7, NotRun: 3, Failed: 1, Findings: 1, JVMs: 2,
+				FailedTests: []string{"p.ClockTest#t"}, NotRunTests: []string{"p.A#a", "p.A#b", "p.A#c"}},
+		}}
+	var b bytes.Buffer
+	printChaos(&b, findings, res, 9)
+	want := "skipped: LOCALE did not run: the budget of 5m0s ended first (raise --budget)\n" +
+		"not analysed: 3 test(s) never ran under SLEEP_INCREASE (2 JVM(s); see the notes above)\n" +
+		"api  p.ClockTest#t  TIME_INCREMENT (TIME)\n" +
+		"       fails with: TIME_INCREMENT, SLEEP_INCREASE\n" +
+		"       robust: false (with a tenth of the perturbation)\n" +
+		"       too slow\n" +
+		"       reproduce: flaky run-order --order o.txt --chaos TIME_INCREMENT\n" +
+		"strategy             group             tests not-run failures findings\n" +
+		"TIME_INCREMENT       TIME                 10       0        1        1\n" +
+		"SLEEP_INCREASE       SLEEP                 7       3        1        1\n" +
+		"(all)                TIME                 10       0        1        1\n" +
+		"(all)                SLEEP                 7       3        1        1\n" +
+		"1 api in 10 tests, not all of them analysed under every strategy (see above): single mode, TIME_INCREMENT+SLEEP_INCREASE, 3 runs, stopped at the budget of 5m0s, 2s\n"
+	if b.String() != want {
+		t.Errorf("printed:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func mustParse(t *testing.T, names string) []chaos.Strategy {
+	t.Helper()
+	s, err := chaos.Parse(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

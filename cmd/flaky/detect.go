@@ -23,6 +23,8 @@ func detectCommand() *cli.Command {
 		Usage: "find a module's order-dependent flaky tests (victims, brittles, NIO, NOD) and write target/flaky/report.json; exits 1 when it finds some",
 		Flags: []cli.Flag{
 			moduleFlag,
+			mavenProfileFlag(),
+			mavenPropertyFlag(),
 			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for -pl in the reproduce commands (default: the root of the reactor on disk that builds the module)"},
 			&cli.IntFlag{Name: "rounds", Usage: "exploration orders to run; 0 for none (default: enough to put every pair of classes next to each other, plus a few random orders)"},
 			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget; the analysis stops cleanly when it is spent (default: scaled to the suite's measured run time, at least 5m; the report says what it chose)"},

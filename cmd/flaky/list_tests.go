@@ -22,7 +22,9 @@ func listTestsCommand() *cli.Command {
 		Usage: "print the module's tests, one id per line, in their default order (Surefire's class order; stderr says which)",
 		Flags: []cli.Flag{
 			moduleFlag,
-			&cli.BoolFlag{Name: "json", Usage: "print the tests as a JSON array of {id, class, method, engine, classFixtures}"},
+			mavenProfileFlag(),
+			mavenPropertyFlag(),
+			&cli.BoolFlag{Name: "json", Usage: "print the tests as a JSON array of {id, class, method, engine, classFixtures, dynamic}"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -47,6 +49,15 @@ func listTestsCommand() *cli.Command {
 			}
 			fmt.Fprintf(c.App.ErrWriter, "flaky: default order: classes in %s\n", how)
 			tests = inClassOrder(tests, classes)
+			records, _ := surefire.ReadForkRecords(filepath.Dir(setup.TestClassesDir))
+			var expanded, unknown int
+			tests, expanded, unknown = withInvocations(tests, records)
+			if expanded > 0 {
+				fmt.Fprintf(c.App.ErrWriter, "flaky: %d parameterized or dynamic test(s) listed as the %d invocations the recorded Surefire fork ran\n", expanded, countInvocations(tests))
+			}
+			if unknown > 0 {
+				fmt.Fprintf(c.App.ErrWriter, "flaky: %d parameterized or dynamic test(s) listed once each: their invocations (ID[1], ID[2], ...; Surefire counts each) are known only when they run (run mvn -Pflaky test to record them)\n", unknown)
+			}
 			if c.Bool("json") {
 				enc := json.NewEncoder(c.App.Writer)
 				enc.SetIndent("", "  ")
@@ -106,6 +117,50 @@ func defaultClassOrder(setup *mvn.TestSetup, tests []launcher.TestInfo, now time
 		}
 	}
 	return classes, desc, nil
+}
+
+// withInvocations replaces each dynamic test (a test template or factory)
+// that the recorded Surefire forks ran by the invocations they ran, in
+// their order. It returns the tests, how many dynamic tests it expanded
+// and how many it could not (the forks did not run them).
+func withInvocations(tests []launcher.TestInfo, records []*surefire.ForkRecord) (out []launcher.TestInfo, expanded, unknown int) {
+	for _, t := range tests {
+		if !t.Dynamic {
+			out = append(out, t)
+			continue
+		}
+		var ids []string
+		for _, r := range records {
+			for _, ft := range r.Tests {
+				if strings.HasPrefix(ft.Test, t.ID+"[") && !slices.Contains(ids, ft.Test) {
+					ids = append(ids, ft.Test)
+				}
+			}
+		}
+		if len(ids) == 0 {
+			unknown++
+			out = append(out, t)
+			continue
+		}
+		expanded++
+		for _, id := range ids {
+			inv := t
+			inv.ID, inv.Method, inv.Dynamic = id, t.Method+strings.TrimPrefix(id, t.ID), false
+			out = append(out, inv)
+		}
+	}
+	return out, expanded, unknown
+}
+
+// countInvocations counts the tests whose id names an invocation (ID[i]).
+func countInvocations(tests []launcher.TestInfo) int {
+	n := 0
+	for _, t := range tests {
+		if strings.HasSuffix(t.ID, "]") && strings.Contains(t.ID, "[") {
+			n++
+		}
+	}
+	return n
 }
 
 // inClassOrder orders tests by the position of their top-level class in

@@ -79,11 +79,15 @@ func runProject(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("locating the flaky binary: %w", err)
 	}
+	mvnCmd, extra, err := mavenOptions(c)
+	if err != nil {
+		return err
+	}
 	mavenArgs := append([]string{"-Pflaky", "verify",
 		"-Dflaky.port=" + strconv.Itoa(server.Port()),
 		"-Dflaky.bin=" + self,
-	}, args...)
-	cmd := exec.CommandContext(c.Context, mvn.FindMaven(c.String("mvn"), dir), mavenArgs...)
+	}, append(extra.Args(), args...)...)
+	cmd := exec.CommandContext(c.Context, mvn.FindMaven(mvnCmd, dir), mavenArgs...)
 	cmd.Dir = dir
 	// The forks inherit Maven's environment; the agent reads its token there
 	// (the profile's token property stays empty, off every command line).

@@ -15,6 +15,8 @@ func runOrderCommand() *cli.Command {
 		Usage: "run the tests of an order file once, in that order, in one JVM",
 		Flags: append([]cli.Flag{
 			moduleFlag,
+			mavenProfileFlag(),
+			mavenPropertyFlag(),
 			&cli.StringFlag{Name: "order", Required: true, Usage: "file with one test id per line (# comments allowed)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the results as a JSON array"},
 			&cli.DurationFlag{Name: "timeout", Value: launcher.DefaultRunTimeout, Usage: "kill the JVM after this long"},

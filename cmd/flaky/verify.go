@@ -29,6 +29,7 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "reruns", Usage: "reruns of the recorded order (default 3)"},
 			&cli.StringFlag{Name: "rounds", Usage: "exploration orders of the order-dependence analysis; 0 for none (default: enough for pairwise class coverage)"},
 			&cli.StringFlag{Name: "budget", Usage: "wall-clock budget of the order-dependence analysis per fork, e.g. 2m or 90 (seconds); 0 turns it off (default: scaled to the suite's measured run time, at least 5m)"},
+			&cli.DurationFlag{Name: "test-timeout", Value: verify.DefaultTestTimeout, Usage: "cut a test that runs longer than this and go on with the rest of its order in a fresh JVM (0: off)"},
 			&cli.StringFlag{Name: "chaos", Usage: "API perturbation: off (default), combined or single, optionally :STRATEGY+... (see flaky chaos); its attribution gets the same --budget"},
 		},
 		Action: func(c *cli.Context) error {
@@ -39,7 +40,13 @@ func verifyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg := verify.Config{ModuleDir: module, BuildDir: c.String("build-dir"), Root: c.String("root"), Out: c.App.Writer, Workers: c.Int("workers")}
+			cfg := verify.Config{ModuleDir: module, BuildDir: c.String("build-dir"), Root: c.String("root"), Out: c.App.Writer, Workers: c.Int("workers"), TestTimeout: c.Duration("test-timeout")}
+			switch {
+			case cfg.TestTimeout < 0:
+				return usageError("--test-timeout must not be negative")
+			case cfg.TestTimeout == 0:
+				cfg.TestTimeout = -1 // off
+			}
 			if c.IsSet("java") {
 				cfg.Java = javaPath(c)
 			}

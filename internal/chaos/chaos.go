@@ -13,7 +13,9 @@ import (
 	"github.com/flakyhq/flaky/internal/report"
 )
 
-// DefaultBudget bounds an analysis when Config.Budget is 0.
+// DefaultBudget is the least budget an analysis gets when Config.Budget is
+// 0: then the budget is sized from the unperturbed run's duration (see
+// analysis.sizeBudget), and never below this.
 const DefaultBudget = 5 * time.Minute
 
 // Mode says how strategies are applied.
@@ -59,8 +61,10 @@ type Config struct {
 	// empty, one is run alongside the perturbed runs.
 	Baseline []*launcher.Result
 	// Budget bounds the wall-clock time; the first perturbed run(s) and the
-	// unperturbed one always run, attribution and further single-strategy
-	// runs only while the budget lasts. 0 means DefaultBudget.
+	// unperturbed one always run, attribution, further single-strategy runs
+	// and confirmations only while the budget lasts. 0 sizes it from the
+	// unperturbed run's duration and the number of strategies (at least
+	// DefaultBudget).
 	Budget time.Duration
 	// Workers is how many JVMs the runner runs at once (runs are started in
 	// batches of this size so the budget can stop between them); 0 means
@@ -77,9 +81,19 @@ type Finding struct {
 	// when only their combination reproduced it, or when the budget ended
 	// before attribution (then Attributed is false).
 	Strategies []Strategy
+	// FailsWith are all strategies that made the test fail on their own
+	// (single mode: every strategy whose run failed it; combined mode:
+	// every strategy that reproduced it alone), in canonical order.
+	FailsWith []Strategy
+	// Robust says whether the failure stays with a tenth of the
+	// strategy's parameter (TIME and SLEEP findings only; nil when not
+	// checked or when the budget ended first).
+	Robust *bool
 	// Attributed says a run with Strategies[0] alone made the test fail.
 	Attributed bool
-	// Order is the order, ending with the test, to reproduce the failure.
+	// Order is the order, ending with the test, to reproduce the failure:
+	// the test alone when that reproduces it, else the part of the suite
+	// its JVM ran.
 	Order []string
 	// Message is the perturbed failure's message plus flaky's notes.
 	Message string
@@ -96,6 +110,12 @@ type Evidence struct {
 	Order      []string   // the order run, ending with the test
 	Outcome    launcher.Outcome
 	Message    string
+	// Detail says how the run differed from a plain run of Strategies
+	// ("alone", "milder: time.increment=500"); empty for none.
+	Detail string
+	// Resumed are the points where the run went on in a fresh JVM after
+	// one ended early (see launcher.Resumption).
+	Resumed []launcher.Resumption
 }
 
 // Result is an analysis' findings and what it ran.
@@ -112,7 +132,34 @@ type Result struct {
 	Unconfirmed     []string
 	Budget          time.Duration
 	BudgetExhausted bool
-	Duration        time.Duration
+	// BudgetWhy says how a budget sized from the unperturbed run came about.
+	BudgetWhy string
+	Duration  time.Duration
+	// Tests is how many tests the unperturbed run ran: test template
+	// invocations (a @ParameterizedTest's [1], [2], ...) count one each.
+	Tests int
+	// Coverage says, per perturbed run (each strategy, and the combined
+	// run), how many tests it ran and failed and how many findings came
+	// of it.
+	Coverage []Coverage
+	// Skipped are strategies the budget left out entirely.
+	Skipped []Strategy
+	// Machinery are failures left out because the perturbation machinery
+	// or the test framework threw them, not the test ("test under S: why").
+	Machinery []string
+}
+
+// Coverage is what one perturbed run of the suite did.
+type Coverage struct {
+	Run        string     // a strategy id, or "combined"
+	Strategies []Strategy // the strategies it applied
+	Ran        int        // tests that got a result (invocations count one each)
+	NotRun     int        // order entries that got none
+	Failed     int        // tests that failed (the machinery's failures left out)
+	Findings   int        // findings the strategy makes fail (combined: that the combined run found)
+	JVMs       int        // JVMs the run took (more than one when one ended early)
+	// FailedTests and NotRunTests are the tests counted in Failed and NotRun.
+	FailedTests, NotRunTests []string
 }
 
 // Run analyses the suite with r.
@@ -120,9 +167,6 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	start := time.Now()
 	if len(cfg.Tests) == 0 {
 		return nil, errors.New("no tests to run")
-	}
-	if cfg.Budget <= 0 {
-		cfg.Budget = DefaultBudget
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
@@ -140,8 +184,13 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if len(cfg.Strategies) == 0 {
 		return nil, errors.New("no strategies to apply")
 	}
-	a := &analysis{cfg: cfg, runner: r, deadline: start.Add(cfg.Budget),
-		res: &Result{Mode: cfg.Mode, Budget: cfg.Budget}}
+	a := &analysis{cfg: cfg, runner: r, start: start, res: &Result{Mode: cfg.Mode, Budget: cfg.Budget}}
+	switch {
+	case cfg.Budget > 0:
+		a.deadline = start.Add(cfg.Budget)
+	case len(cfg.Baseline) > 0:
+		a.sizeBudget(cfg.Baseline)
+	}
 	var err error
 	switch cfg.Mode {
 	case Combined:
@@ -157,6 +206,10 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := a.confirm(ctx); err != nil {
+		return nil, err
+	}
+	a.countFindings()
 	a.res.Duration = time.Since(start)
 	return a.res, nil
 }
@@ -165,7 +218,8 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 type analysis struct {
 	cfg      Config
 	runner   Runner
-	deadline time.Time
+	start    time.Time
+	deadline time.Time // zero until an automatic budget is sized
 	res      *Result
 	baseline []*launcher.Result
 }
@@ -176,7 +230,7 @@ func (a *analysis) job(order []string, strategies []Strategy) (launcher.Job, err
 	if err != nil {
 		return launcher.Job{}, err
 	}
-	return launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts}}, nil
+	return launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true}}, nil
 }
 
 // run runs jobs in batches of Workers; batches after the first mustRun jobs
@@ -191,6 +245,9 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 			n = min(n, mustRun-i)
 		}
 		batchCtx, cancel := ctx, context.CancelFunc(func() {})
+		if bounded && a.deadline.IsZero() {
+			a.sizeBudget(unperturbedOf(jobs[:i], results[:i]))
+		}
 		if bounded {
 			if !time.Now().Before(a.deadline) {
 				a.res.BudgetExhausted = true
@@ -214,6 +271,42 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 	return results, nil
 }
 
+// unperturbedOf returns the results of the jobs that perturbed nothing.
+func unperturbedOf(jobs []launcher.Job, results []*launcher.Result) []*launcher.Result {
+	var out []*launcher.Result
+	for i, j := range jobs {
+		if len(j.AgentOptions) == 0 && results[i] != nil {
+			out = append(out, results[i])
+		}
+	}
+	return out
+}
+
+// sizeBudget sets an automatic budget from the unperturbed runs rs (the
+// analysis' baseline when it has one): room for every planned run of the
+// suite twice over, in rounds of Workers JVMs, plus one more for the
+// confirmations, and never less than DefaultBudget.
+func (a *analysis) sizeBudget(rs []*launcher.Result) {
+	if len(a.baseline) > 0 {
+		rs = a.baseline
+	}
+	var per time.Duration
+	for _, r := range rs {
+		per = max(per, r.Duration)
+	}
+	runs := len(a.cfg.Strategies) + 1 // single: one per strategy and the unperturbed one; combined: attribution at most
+	rounds := (runs + a.cfg.Workers - 1) / a.cfg.Workers
+	budget := per * time.Duration(2*rounds+1)
+	a.res.BudgetWhy = fmt.Sprintf("the unperturbed run's %s x (2 x %d round(s) of %d JVM(s) for %d strategies + 1)",
+		per.Round(100*time.Millisecond), rounds, a.cfg.Workers, len(a.cfg.Strategies))
+	if budget < DefaultBudget {
+		budget = DefaultBudget
+		a.res.BudgetWhy = fmt.Sprintf("at least %s (the unperturbed run took %s)", DefaultBudget, per.Round(100*time.Millisecond))
+	}
+	a.res.Budget = budget
+	a.deadline = a.start.Add(budget)
+}
+
 // jobs returns a job running order per strategy set, then an unperturbed
 // one when the caller gave no baseline.
 func (a *analysis) jobs(order []string, sets [][]Strategy) ([]launcher.Job, error) {
@@ -232,7 +325,8 @@ func (a *analysis) jobs(order []string, sets [][]Strategy) ([]launcher.Job, erro
 	return jobs, nil
 }
 
-// setBaseline uses the caller's unperturbed runs, else the ones just run.
+// setBaseline uses the caller's unperturbed runs, else the ones just run,
+// and counts the tests they ran.
 func (a *analysis) setBaseline(ran []*launcher.Result) {
 	a.baseline = a.cfg.Baseline
 	if len(a.baseline) == 0 {
@@ -242,6 +336,20 @@ func (a *analysis) setBaseline(ran []*launcher.Result) {
 			}
 		}
 	}
+	for _, r := range a.baseline {
+		a.res.Tests = max(a.res.Tests, ranCount(r))
+	}
+}
+
+// ranCount counts the tests of r that got a result.
+func ranCount(r *launcher.Result) int {
+	n := 0
+	for _, t := range r.Tests {
+		if t.Outcome != launcher.NotRun {
+			n++
+		}
+	}
+	return n
 }
 
 // passesUnperturbed reports whether test passed in the unperturbed runs; a
@@ -287,55 +395,114 @@ func (a *analysis) single(ctx context.Context) error {
 	a.setBaseline(results[:unperturbed])
 	byStrategy := map[string]*launcher.Result{}
 	for i, s := range a.cfg.Strategies {
-		if r := results[unperturbed+i]; r != nil {
-			byStrategy[s.ID] = r
-			a.res.Strategies = append(a.res.Strategies, s)
-			a.noteEarlyEnd(s.ID, r)
+		r := results[unperturbed+i]
+		if r == nil {
+			a.res.Skipped = append(a.res.Skipped, s)
+			continue
 		}
+		byStrategy[s.ID] = r
+		a.res.Strategies = append(a.res.Strategies, s)
+		a.noteEarlyEnd(s.ID, r)
 	}
 	// Tests that failed with some strategy, in the order they ran.
 	var failing []string
 	for _, s := range a.res.Strategies {
-		for _, t := range byStrategy[s.ID].Tests {
-			if t.Outcome.Failed() && !slices.Contains(failing, t.Test) && entryOf(a.cfg.Tests, t.Test) >= 0 {
+		r := byStrategy[s.ID]
+		cov := coverageOf(s.ID, []Strategy{s}, r)
+		for _, t := range r.Tests {
+			if !t.Outcome.Failed() || entryOf(a.cfg.Tests, t.Test) < 0 {
+				continue
+			}
+			if why := machinery(t); why != "" {
+				a.res.Machinery = append(a.res.Machinery, fmt.Sprintf("%s under %s: %s", t.Test, s.ID, why))
+				continue
+			}
+			cov.count(t)
+			if !slices.Contains(failing, t.Test) {
 				failing = append(failing, t.Test)
 			}
 		}
+		a.res.Coverage = append(a.res.Coverage, cov)
 	}
 	for _, test := range failing {
 		if !a.passesUnperturbed(test) {
 			continue
 		}
-		order := a.cfg.Tests[:entryOf(a.cfg.Tests, test)+1]
-		f := Finding{Test: test, Order: order, Attributed: true}
-		var failedWith []Strategy
+		entry := entryOf(a.cfg.Tests, test)
+		f := Finding{Test: test, Attributed: true}
 		for _, s := range a.res.Strategies {
 			r := byStrategy[s.ID]
 			t, _ := resultOf(r, test)
-			f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: order, Outcome: t.Outcome, Message: t.Message})
-			if !t.Outcome.Failed() {
+			order := jvmOrder(a.cfg.Tests, r, entry)
+			msg := t.Message
+			failed := t.Outcome.Failed() && machinery(t) == ""
+			if t.Outcome.Failed() && !failed {
+				msg += "\n(left out: " + machinery(t) + ")"
+			}
+			f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: order, Outcome: t.Outcome, Message: msg, Resumed: r.Resumed})
+			if !failed {
 				continue
 			}
-			failedWith = append(failedWith, s)
+			f.FailsWith = append(f.FailsWith, s)
 			sites := callSites(r, test, func(strategy, _ string) bool { return strategy == s.ID })
 			// The first strategy that failed it, preferring one whose call sites it hit.
 			if f.Strategies == nil || len(f.CallSites) == 0 && len(sites) > 0 {
-				f.Strategies, f.CallSites, f.Message = []Strategy{s}, sites, t.Message
+				f.Strategies, f.CallSites, f.Message, f.Order = []Strategy{s}, sites, msg, order
 			}
 		}
-		if others := slices.DeleteFunc(failedWith, func(s Strategy) bool { return s.ID == f.Strategies[0].ID }); len(others) > 0 {
+		if others := slices.DeleteFunc(slices.Clone(f.FailsWith), func(s Strategy) bool { return s.ID == f.Strategies[0].ID }); len(others) > 0 {
 			f.Message += "\n(" + Join(others) + " make it fail too)"
 		}
 		f.Message += outsideSpecNote(f.Strategies)
-		f.Evidence = append(f.Evidence, a.baselineEvidence(test, order)...)
+		f.Evidence = append(f.Evidence, a.baselineEvidence(test, a.cfg.Tests[:entry+1])...)
 		a.res.Findings = append(a.res.Findings, f)
 	}
 	return nil
 }
 
-// noteEarlyEnd logs a perturbed run whose JVM ended before all tests ran:
-// the tests it did not get to are not analysed.
+// coverageOf counts what run r of strategies ran; Failed and Findings are
+// the caller's to count.
+func coverageOf(label string, strategies []Strategy, r *launcher.Result) Coverage {
+	c := Coverage{Run: label, Strategies: strategies, JVMs: 1 + len(r.Resumed)}
+	for _, t := range r.Tests {
+		if t.Outcome == launcher.NotRun {
+			c.NotRun++
+			c.NotRunTests = append(c.NotRunTests, t.Test)
+		} else {
+			c.Ran++
+		}
+	}
+	return c
+}
+
+// count counts a failure of the run that is the test's own.
+func (c *Coverage) count(t launcher.TestResult) {
+	if t.Outcome.Failed() && machinery(t) == "" {
+		c.Failed++
+		c.FailedTests = append(c.FailedTests, t.Test)
+	}
+}
+
+// jvmOrder returns the part of order that the JVM of run r which ran
+// entry ran up to it: from where that JVM started (the order's start, or
+// where r resumed in a fresh JVM) to the entry.
+func jvmOrder(order []string, r *launcher.Result, entry int) []string {
+	from := 0
+	for _, res := range r.Resumed {
+		if res.At <= entry {
+			from = res.At
+		}
+	}
+	return order[from : entry+1]
+}
+
+// noteEarlyEnd logs a perturbed run whose JVMs ended early: where the order
+// went on in a fresh JVM, and the tests no JVM got to, which are not
+// analysed.
 func (a *analysis) noteEarlyEnd(label string, r *launcher.Result) {
+	for _, res := range r.Resumed {
+		a.cfg.Logf("with %s, %s", label, res)
+	}
 	n := 0
 	for _, t := range r.Tests {
 		if t.Outcome == launcher.NotRun {
@@ -352,7 +519,7 @@ func (a *analysis) baselineEvidence(test string, order []string) []Evidence {
 	var out []Evidence
 	for _, r := range a.baseline {
 		if t, ok := resultOf(r, test); ok {
-			out = append(out, Evidence{Run: "unperturbed", Order: order, Outcome: t.Outcome, Message: t.Message})
+			out = append(out, Evidence{Run: "unperturbed", Order: order, Outcome: t.Outcome, Message: t.Message, Resumed: r.Resumed})
 		}
 	}
 	return out

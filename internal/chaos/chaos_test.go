@@ -21,6 +21,9 @@ type behaviour struct {
 	sites   map[string][]siteAt // group -> call sites it hits while that group is perturbed
 	atClass bool                // its sites are hit in the class fixtures
 	fails   func(on map[string]bool) bool
+	// ftype, message and stack describe its failure (default: a message
+	// naming the agent options, no type, no stack).
+	ftype, message, stack string
 }
 
 type siteAt struct {
@@ -54,7 +57,9 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 	for i, j := range jobs {
 		on := map[string]bool{}
 		groups := map[string]string{}
+		on["alone"] = len(j.Order) == 1
 		for _, o := range j.AgentOptions {
+			on[o] = true
 			if v, ok := strings.CutPrefix(o, "chaos="); ok {
 				for _, id := range strings.Split(v, "+") {
 					on[id] = true
@@ -65,8 +70,11 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 		}
 		r := &launcher.Result{Order: j.Order}
 		for _, entry := range j.Order {
-			b := f.suite[entry]
+			b, ok := f.suite[entry]
 			ids := b.results
+			if base, _, invocation := strings.Cut(entry, "["); !ok && invocation {
+				b, ids = f.suite[base], []string{entry} // one invocation of a parameterized test
+			}
 			if ids == nil {
 				ids = []string{entry}
 			}
@@ -88,6 +96,9 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 				t := launcher.TestResult{Test: id, Outcome: launcher.Pass}
 				if b.fails != nil && b.fails(on) {
 					t.Outcome, t.Message = launcher.Fail, "failed under "+strings.Join(j.AgentOptions, ",")
+					if b.ftype != "" || b.stack != "" {
+						t.Outcome, t.FailureType, t.Message, t.Stack = launcher.Error, b.ftype, b.message, b.stack
+					}
 				}
 				r.Tests = append(r.Tests, t)
 			}
@@ -186,13 +197,15 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[1]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns: 2 + 4 + 4,
+			wantRuns: 2 + 4 + 4 + 4 + 1,
 			wantJobs: []string{
 				"chaos=RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY 8", " 8",
 				// The strategies whose call sites the failing tests hit, each up to the last such test.
 				"chaos=RANDOM_MAX 5", "chaos=TIME_INCREMENT 2", "chaos=DATE_FIXED 8", "chaos=LOCALE 6",
 				// ComboTest (entry 4): none of those reproduced it, so the rest of the set; LOCALE's run reached it already.
 				"chaos=TIME_INCREMENT 5", "chaos=SLEEP_INCREASE 5", "chaos=CONCURRENCY_SHRINK 5", "chaos=NETWORK_DELAY 5",
+				// Each attributed finding's test alone (each of ParamTest's invocations alone), then TIME's milder rerun.
+				"chaos=TIME_INCREMENT 1", "chaos=LOCALE 1", "chaos=DATE_FIXED 1", "chaos=DATE_FIXED 1", "chaos=TIME_INCREMENT 1",
 			},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages:    map[string]string{"p.ComboTest#both": "fails only with strategies combined: none of RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY alone made it fail; it hit call sites of RANDOM_MAX+DATE_FIXED"},
@@ -203,8 +216,8 @@ func TestRun(t *testing.T) {
 			want: []summary{
 				{"p.ClockTest#window", "TIME_FAST", true, []report.CallSite{cs(clockSite2), cs(clockSite)}},
 			},
-			wantRuns:        2,
-			wantJobs:        []string{"chaos=TIME_FAST 8", " 8"},
+			wantRuns:        4,
+			wantJobs:        []string{"chaos=TIME_FAST 8", " 8", "chaos=TIME_FAST 1", "chaos=TIME_FAST 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 		},
 		{
@@ -231,8 +244,8 @@ func TestRun(t *testing.T) {
 				{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}},
 				{"p.SleepTest#s", "SLEEP_DECREASE", true, []report.CallSite{cs(sleepSite)}},
 			},
-			wantRuns:        5,
-			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_FAST 8", "chaos=SLEEP_DECREASE 8"},
+			wantRuns:        9,
+			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_FAST 8", "chaos=SLEEP_DECREASE 8", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages: map[string]string{
 				"p.ClockTest#window": "(TIME_FAST make it fail too)",
@@ -245,8 +258,8 @@ func TestRun(t *testing.T) {
 				{Test: "p.LocaleTest#upper", Outcome: launcher.Pass}, {Test: "p.BrokenTest#x", Outcome: launcher.Fail},
 			}}}},
 			want:            []summary{{"p.LocaleTest#upper", "LOCALE", true, []report.CallSite{cs(localeSite)}}},
-			wantRuns:        1,
-			wantJobs:        []string{"chaos=LOCALE 8"},
+			wantRuns:        2,
+			wantJobs:        []string{"chaos=LOCALE 8", "chaos=LOCALE 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 		},
 		{
@@ -333,7 +346,7 @@ func TestCombinedTriesOtherStrategies(t *testing.T) {
 	for _, j := range r.jobs {
 		jobs = append(jobs, strings.Join(j.AgentOptions, ",")+" "+strconv.Itoa(len(j.Order)))
 	}
-	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1"}
+	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1", "chaos=RANDOM_MAX 1"}
 	if !slices.Equal(jobs, wantJobs) {
 		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
 	}

@@ -48,12 +48,14 @@ func (a *analysis) combined(ctx context.Context) error {
 	a.noteEarlyEnd(Join(set), perturbed)
 	a.setBaseline(results[1:])
 	cands := a.candidates(perturbed)
+	cov := coverageOf(string(Combined), set, perturbed)
 	if len(set) == 1 {
 		for _, c := range cands {
 			c.reproduced, c.sites = set, map[string]*launcher.Result{set[0].ID: perturbed}
 		}
-	} else {
-		ran := map[string]singleRun{}
+	}
+	ran := map[string]singleRun{}
+	if len(set) > 1 {
 		pending := cands
 		for round := range 2 {
 			if err := a.runSingles(ctx, pending, round, ran); err != nil {
@@ -71,7 +73,29 @@ func (a *analysis) combined(ctx context.Context) error {
 	for _, c := range cands {
 		a.res.Findings = append(a.res.Findings, a.attribute(c, perturbed))
 	}
+	for _, t := range perturbed.Tests {
+		cov.count(t)
+	}
+	cov.Findings = len(cands)
+	a.res.Coverage = append(a.res.Coverage, cov)
+	a.singleCoverage(ran)
 	return nil
+}
+
+// singleCoverage adds the coverage of the attribution runs, one per
+// strategy that ran alone.
+func (a *analysis) singleCoverage(ran map[string]singleRun) {
+	for _, s := range a.cfg.Strategies {
+		r, ok := ran[s.ID]
+		if !ok {
+			continue
+		}
+		cov := coverageOf(s.ID, []Strategy{s}, r.result)
+		for _, t := range r.result.Tests {
+			cov.count(t)
+		}
+		a.res.Coverage = append(a.res.Coverage, cov)
+	}
 }
 
 // round returns the strategies a candidate tries in attribution round i.
@@ -133,8 +157,12 @@ func (c *candidate) check(strategies []Strategy, ran map[string]singleRun) bool 
 			continue
 		}
 		t, _ := resultOf(r.result, c.test)
-		c.evidence = append(c.evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Outcome: t.Outcome, Message: t.Message})
-		if t.Outcome.Failed() {
+		msg := t.Message
+		if why := machinery(t); why != "" {
+			msg += "\n(left out: " + why + ")"
+		}
+		c.evidence = append(c.evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: jvmOrder(r.result.Order, r.result, c.entry), Outcome: t.Outcome, Message: msg, Resumed: r.result.Resumed})
+		if t.Outcome.Failed() && machinery(t) == "" {
 			found = true
 			c.reproduced = append(c.reproduced, s)
 			if c.sites == nil {
@@ -155,7 +183,14 @@ func (a *analysis) candidates(r *launcher.Result) []*candidate {
 			continue
 		}
 		entry := entryOf(a.cfg.Tests, t.Test)
-		if entry < 0 || !a.passesUnperturbed(t.Test) {
+		if entry < 0 {
+			continue
+		}
+		if why := machinery(t); why != "" {
+			a.res.Machinery = append(a.res.Machinery, fmt.Sprintf("%s under %s: %s", t.Test, Join(a.cfg.Strategies), why))
+			continue
+		}
+		if !a.passesUnperturbed(t.Test) {
 			continue
 		}
 		class, _, _ := strings.Cut(t.Test, "#")
@@ -184,19 +219,17 @@ func (a *analysis) candidates(r *launcher.Result) []*candidate {
 // attribute turns a checked candidate into a finding: attributed to the
 // first strategy that reproduced it alone, else to its suspects together.
 func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
-	order := a.cfg.Tests[:c.entry+1]
-	f := Finding{Test: c.test, Order: order}
-	f.Evidence = append(f.Evidence, Evidence{Run: string(Combined), Strategies: a.cfg.Strategies, Order: order, Outcome: c.result.Outcome, Message: c.result.Message})
-	for _, e := range c.evidence {
-		e.Order = order
-		f.Evidence = append(f.Evidence, e)
-	}
+	order := jvmOrder(a.cfg.Tests, combined, c.entry)
+	f := Finding{Test: c.test, Order: order, FailsWith: c.reproduced}
+	f.Evidence = append(f.Evidence, Evidence{Run: string(Combined), Strategies: a.cfg.Strategies, Order: order, Outcome: c.result.Outcome, Message: c.result.Message, Resumed: combined.Resumed})
+	f.Evidence = append(f.Evidence, c.evidence...)
 	if len(c.reproduced) > 0 {
 		s := c.reproduced[0]
 		f.Strategies, f.Attributed = []Strategy{s}, true
 		r := c.sites[s.ID]
 		t, _ := resultOf(r, c.test)
 		f.Message = t.Message
+		f.Order = jvmOrder(a.cfg.Tests, r, c.entry)
 		f.CallSites = callSites(r, c.test, func(strategy, _ string) bool { return strategy == s.ID })
 		if len(f.CallSites) == 0 {
 			f.CallSites = callSites(combined, c.test, func(_, g string) bool { return g == s.Group })
@@ -219,6 +252,6 @@ func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
 		}
 	}
 	f.Message += outsideSpecNote(f.Strategies)
-	f.Evidence = append(f.Evidence, a.baselineEvidence(c.test, order)...)
+	f.Evidence = append(f.Evidence, a.baselineEvidence(c.test, a.cfg.Tests[:c.entry+1])...)
 	return f
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kballard/go-shellquote"
 
+	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/surefire"
 )
@@ -20,6 +21,9 @@ type ReportOptions struct {
 	// exclude patterns and parameters are repeated in the reproduce
 	// commands (their roots are run-order's default: the module's classes).
 	Settings Settings
+	// MavenArgs are the Maven profiles and properties (-Pa,b -Dk=v) the
+	// analysis ran with, repeated in the reproduce commands.
+	MavenArgs []string
 }
 
 // ReportFindings turns findings into report findings of kind api, writing
@@ -37,7 +41,7 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 				groups = append(groups, s.Group)
 			}
 		}
-		mvnCommand, err := MavenCommand(opts.Module, file, f.Strategies, opts.Settings)
+		mvnCommand, err := MavenCommand(opts.Module, file, f.Order, f.Strategies, opts.Settings)
 		if err != nil {
 			return nil, err
 		}
@@ -46,13 +50,18 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 			Kind:              report.API,
 			Strategy:          Join(f.Strategies),
 			Group:             strings.Join(groups, "+"),
+			Strategies:        IDs(f.FailsWith),
+			Robust:            f.Robust,
 			Message:           f.Message,
 			CallSites:         f.CallSites,
-			Reproduce:         mvnCommand,
-			ReproduceRunOrder: RunOrderCommand(opts.ModuleDir, file, f.Strategies, opts.Settings),
+			Reproduce:         withMavenArgs(mvnCommand, "test", opts.MavenArgs),
+			ReproduceRunOrder: withMavenArgs(RunOrderCommand(opts.ModuleDir, file, f.Strategies, opts.Settings), "flaky", opts.MavenArgs),
 		}
 		for _, e := range f.Evidence {
 			re := report.Evidence{Run: evidenceRun(e), Outcome: string(e.Outcome), Message: e.Message}
+			for _, r := range e.Resumed {
+				re.JVMs = append(re.JVMs, r.String())
+			}
 			if err := re.SetOrder(e.Order, opts.OrderDir); err != nil {
 				return nil, err
 			}
@@ -63,15 +72,44 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 	return out, nil
 }
 
+// withMavenArgs inserts Maven arguments into a command after its first
+// word equal to after (flaky's global flags, Maven's goal); each -P and
+// -D becomes two words for flaky.
+func withMavenArgs(command, after string, mavenArgs []string) string {
+	if len(mavenArgs) == 0 {
+		return command
+	}
+	words, err := shellquote.Split(command)
+	if err != nil {
+		return command
+	}
+	i := slices.Index(words, after)
+	if i < 0 {
+		return command
+	}
+	extra := mavenArgs
+	if after == "flaky" {
+		extra = nil
+		for _, a := range mavenArgs {
+			extra = append(extra, a[:2], a[2:])
+		}
+	}
+	return shellquote.Join(slices.Concat(words[:i+1], extra, words[i+1:])...)
+}
+
 // evidenceRun names an evidence run in a report.
 func evidenceRun(e Evidence) string {
+	run := "chaos " + Join(e.Strategies)
 	switch {
 	case len(e.Strategies) == 0:
-		return "unperturbed"
+		run = "unperturbed"
 	case e.Run == string(Combined):
-		return "chaos combined " + Join(e.Strategies)
+		run = "chaos combined " + Join(e.Strategies)
 	}
-	return "chaos " + Join(e.Strategies)
+	if e.Detail != "" {
+		run += " (" + e.Detail + ")"
+	}
+	return run
 }
 
 // RunOrderCommand is the flaky run-order command that reruns orderFile of
@@ -91,36 +129,88 @@ func RunOrderCommand(moduleDir, orderFile string, strategies []Strategy, setting
 }
 
 // MavenCommand is the plain-Maven command that reruns orderFile of the
-// module through the flaky profile with strategies. The profile's Surefire
-// argLine ends the agent's options with token=${flaky.token}, so a
-// flaky.token value starting with a comma adds options: the chaos ones.
-// Relative roots resolve against the fork's working directory, the module.
-func MavenCommand(module, orderFile string, strategies []Strategy, settings Settings) (string, error) {
+// module, whose tests are order, through the flaky profile with
+// strategies. A module's command also builds the sibling modules it
+// depends on (-am) and keeps their tests from running (-Dtest names the
+// order's classes). The profile's Surefire argLine ends the agent's
+// options with token=${flaky.token}, so a flaky.token value starting with
+// a comma adds options: the chaos ones. Relative roots resolve against the
+// fork's working directory, the module.
+func MavenCommand(module, orderFile string, order []string, strategies []Strategy, settings Settings) (string, error) {
 	opts, err := settings.AgentOptions(strategies)
 	if err != nil {
 		return "", err
 	}
-	args := []string{"mvn", "-Pflaky", "test"}
-	if module != "" && module != "." {
-		args = append(args, "-pl", module)
+	cmd, err := shellquote.Split(od.MavenReproduce(module, orderFile, order...))
+	if err != nil {
+		return "", err
 	}
 	token := strings.Join(append([]string{""}, opts...), ",") // an empty token, then the chaos options
-	args = append(args, "-Dflaky.testFailureIgnore=false", "-Dflaky.order="+orderFile, "-Dflaky.token="+token)
-	return shellquote.Join(args...), nil
+	return shellquote.Join(append(cmd, "-Dflaky.token="+token)...), nil
 }
 
 // Stats summarises a result for the report.
 func Stats(res *Result) *report.ChaosStats {
-	return &report.ChaosStats{
+	st := &report.ChaosStats{
 		Mode:            string(res.Mode),
 		Strategies:      IDs(res.Strategies),
 		Runs:            res.Runs,
 		BudgetMs:        res.Budget.Milliseconds(),
 		BudgetExhausted: res.BudgetExhausted,
+		BudgetWhy:       res.BudgetWhy,
 		FailUnperturbed: res.FailUnperturbed,
 		Unconfirmed:     res.Unconfirmed,
 		DurationMs:      res.Duration.Milliseconds(),
+		Tests:           res.Tests,
+		Skipped:         IDs(res.Skipped),
+		Machinery:       res.Machinery,
 	}
+	if len(st.Skipped) == 0 {
+		st.Skipped = nil
+	}
+	type group struct {
+		stats           report.StrategyStats
+		failing, notRun map[string]bool
+	}
+	var groups []*group
+	byName := map[string]*group{}
+	for _, c := range res.Coverage {
+		s := report.StrategyStats{Name: c.Run, Tests: c.Ran, NotRun: c.NotRun, Failures: c.Failed, Findings: c.Findings, JVMs: c.JVMs}
+		if c.Run == string(Combined) {
+			st.PerStrategy = append(st.PerStrategy, s)
+			continue
+		}
+		s.Group = c.Strategies[0].Group
+		st.PerStrategy = append(st.PerStrategy, s)
+		g := byName[s.Group]
+		if g == nil {
+			g = &group{stats: report.StrategyStats{Name: s.Group}, failing: map[string]bool{}, notRun: map[string]bool{}}
+			byName[s.Group] = g
+			groups = append(groups, g)
+			for _, t := range c.NotRunTests {
+				g.notRun[t] = true
+			}
+		}
+		g.stats.Tests = max(g.stats.Tests, c.Ran)
+		for t := range g.notRun {
+			if !slices.Contains(c.NotRunTests, t) {
+				delete(g.notRun, t) // run under another strategy of the group
+			}
+		}
+		for _, t := range c.FailedTests {
+			g.failing[t] = true
+		}
+	}
+	for _, g := range groups {
+		g.stats.NotRun, g.stats.Failures = len(g.notRun), len(g.failing)
+		for _, f := range res.Findings {
+			if slices.ContainsFunc(f.FailsWith, func(s Strategy) bool { return s.Group == g.stats.Name }) {
+				g.stats.Findings++
+			}
+		}
+		st.PerGroup = append(st.PerGroup, g.stats)
+	}
+	return st
 }
 
 // Merge puts an analysis' api findings and stats into rep, replacing the

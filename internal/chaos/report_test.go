@@ -57,7 +57,7 @@ func TestReportFindings(t *testing.T) {
 	if args, err = shellquote.Split(f.Reproduce); err != nil {
 		t.Fatal(err)
 	}
-	want = []string{"mvn", "-Pflaky", "test", "-pl", "core", "-Dflaky.testFailureIgnore=false", "-Dflaky.order=" + orderFile,
+	want = []string{"mvn", "-Pflaky", "test", "-pl", "core", "-am", "-Dtest=p.T", "-Dsurefire.failIfNoSpecifiedTests=false", "-Dflaky.testFailureIgnore=false", "-Dflaky.order=" + orderFile,
 		"-Dflaky.token=,chaos=RANDOM_MAX,chaos.roots=target/classes,chaos.include=p.**,chaos.seed=3"}
 	if !reflect.DeepEqual(args, want) {
 		t.Errorf("Maven reproduce = %q, want %q", args, want)
@@ -155,14 +155,24 @@ func TestMavenCommand(t *testing.T) {
 			"mvn -Pflaky test -Dflaky.testFailureIgnore=false -Dflaky.order=/o/order.txt -Dflaky.token=,chaos=LOCALE,chaos.roots=target/classes+target/test-classes"},
 		{"", Settings{Exclude: []string{"a.B"}, Params: []string{"locale=de_DE"}},
 			"mvn -Pflaky test -Dflaky.testFailureIgnore=false -Dflaky.order=/o/order.txt -Dflaky.token=,chaos=LOCALE,chaos.exclude=a.B,chaos.locale=de_DE"},
-		{"web/app", Settings{}, "mvn -Pflaky test -pl web/app -Dflaky.testFailureIgnore=false -Dflaky.order=/o/order.txt -Dflaky.token=,chaos=LOCALE"},
+		{"web/app", Settings{}, "mvn -Pflaky test -pl web/app -am -Dtest=p.T -Dsurefire.failIfNoSpecifiedTests=false -Dflaky.testFailureIgnore=false -Dflaky.order=/o/order.txt -Dflaky.token=,chaos=LOCALE"},
 	}
 	for _, tt := range tests {
-		if got, err := MavenCommand(tt.module, "/o/order.txt", mustLookup("LOCALE"), tt.settings); err != nil || got != tt.want {
+		if got, err := MavenCommand(tt.module, "/o/order.txt", []string{"p.T#a[1]"}, mustLookup("LOCALE"), tt.settings); err != nil || got != tt.want {
 			t.Errorf("MavenCommand(%q, %+v) =\n %s, %v\nwant\n %s", tt.module, tt.settings, got, err, tt.want)
 		}
 	}
-	if _, err := MavenCommand("", "/o/order.txt", mustLookup("LOCALE"), Settings{Params: []string{"bad"}}); err == nil {
+	if _, err := MavenCommand("", "/o/order.txt", nil, mustLookup("LOCALE"), Settings{Params: []string{"bad"}}); err == nil {
 		t.Error("MavenCommand accepted a bad parameter")
+	}
+}
+
+func TestWithMavenArgs(t *testing.T) {
+	args := []string{"-Pmodern-jvm", "-Dx=1"}
+	if got, want := withMavenArgs("mvn -Pflaky test -Dflaky.order=o", "test", args), "mvn -Pflaky test -Pmodern-jvm -Dx=1 -Dflaky.order=o"; got != want {
+		t.Errorf("maven: %s, want %s", got, want)
+	}
+	if got, want := withMavenArgs("flaky run-order --order o", "flaky", args), "flaky -P modern-jvm -D x=1 run-order --order o"; got != want {
+		t.Errorf("flaky: %s, want %s", got, want)
 	}
 }

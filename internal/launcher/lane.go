@@ -60,7 +60,7 @@ func (l *Launcher) RunWith(ctx context.Context, order []string, opts RunOptions)
 		return l.runSerial(ctx, order, opts, nil)
 	}
 	l.lanes.running.RLock()
-	r, err := l.runOnce(ctx, order, opts)
+	r, err := l.runResuming(ctx, order, opts)
 	l.lanes.running.RUnlock()
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func (l *Launcher) RunWith(ctx context.Context, order []string, opts RunOptions)
 func (l *Launcher) runSerial(ctx context.Context, order []string, opts RunOptions, clashed []string) (*Result, error) {
 	l.lanes.running.Lock()
 	defer l.lanes.running.Unlock()
-	r, err := l.runOnce(ctx, order, opts)
+	r, err := l.runResuming(ctx, order, opts)
 	if err != nil {
 		return nil, err
 	}

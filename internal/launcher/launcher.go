@@ -69,6 +69,14 @@ type RunOptions struct {
 	// KeepTmp keeps the JVM's temporary directory after the run (as
 	// evidence); Result.TmpDir names it and the caller removes it.
 	KeepTmp bool
+	// Resume goes on with the rest of the order in a fresh JVM when a JVM
+	// ends early (a test timed out, the JVM crashed or called
+	// System.exit), and again after each such end, so every test gets a
+	// result. It suits analyses where the tests run before a test do not
+	// matter (API perturbation, unperturbed and repeated runs); never
+	// order-dependence, whose prefixes are the point. Result.Resumed says
+	// which tests ran in which JVM.
+	Resume bool
 }
 
 // Job is one order for RunJobs and the options to run it with.
@@ -80,13 +88,15 @@ type Job struct {
 // TestInfo is one test found by List. ClassFixtures tells whether its class
 // has class-level fixtures (@BeforeClass, @ClassRule, @BeforeAll, a JUnit 3
 // suite(), a per-class test instance, class-level extensions, or a runner
-// whose class-level behaviour is unknown).
+// whose class-level behaviour is unknown). Dynamic marks a test template or
+// factory, whose invocations (ID[1], ID[2], ...) are known only when it runs.
 type TestInfo struct {
 	ID            string `json:"id"`
 	Class         string `json:"class"`
 	Method        string `json:"method"`
 	Engine        string `json:"engine"`
 	ClassFixtures bool   `json:"classFixtures"`
+	Dynamic       bool   `json:"dynamic,omitempty"`
 }
 
 // Selection picks the test classes List looks at; empty Includes and
@@ -216,7 +226,22 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		Notes:         notes,
 		Output:        p.output,
 		Duration:      p.end.Sub(p.start),
+		covered:       asm.covered,
+		resumeAt:      asm.resumeAt(),
+		ending:        asm.ending(p.killed != ""),
+		victim:        victimOf(tests),
 	}, nil
+}
+
+// victimOf returns the test whose JVM ended while it ran (the one result
+// with a timeout or crash outcome), or "".
+func victimOf(tests []TestResult) string {
+	for _, t := range tests {
+		if t.Outcome == Timeout || t.Outcome == Crash {
+			return t.Test
+		}
+	}
+	return ""
 }
 
 // RunAll runs each order in its own JVM, at most Options.Workers at once,

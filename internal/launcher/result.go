@@ -97,6 +97,16 @@ type Result struct {
 	Notes    []string
 	Output   string // the JVM's stdout and stderr, head and tail when long
 	Duration time.Duration
+	// Resumed says where a run with RunOptions.Resume went on in a fresh
+	// JVM after one ended early; Exit, Output and TmpDir are then the last
+	// JVM's (Output keeps the earlier ones' too, bounded), TimedOut says
+	// whether any JVM was killed, Duration adds them up.
+	Resumed []Resumption
+
+	covered  []bool // order entries that got a result
+	resumeAt int    // where a resumed run goes on: after the last entry that got a result, len(Order) when done
+	ending   string // how the last JVM ended early: "timeout", "crash", "System.exit"; empty when it did not
+	victim   string // the test the last JVM was running when it ended early, if any
 }
 
 // ending says why and how a run's JVM stopped; it is the input to assembler.finish.
@@ -169,10 +179,12 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 		if a.cover(m.Test, m.Index) < 0 {
 			return
 		}
-		a.tests = append(a.tests, TestResult{
+		r := TestResult{
 			Test: m.Test, Outcome: ParseOutcome(m.Outcome), TimeMs: m.TimeMs,
 			FailureType: m.FailureType, Message: m.Message, Stack: m.Stack,
-		})
+		}
+		r.Message = messageOf(r)
+		a.tests = append(a.tests, r)
 		a.progress = now
 	case *agent.ClassError:
 		a.classErrors = append(a.classErrors, *m)
@@ -188,6 +200,26 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 			a.logs = append(a.logs, *m)
 		}
 	}
+}
+
+// messageOf is a result's message; for a failure without one (a runner
+// that predates describing them), its type and the first frame of its
+// stack, so that a failure's message is never empty.
+func messageOf(t TestResult) string {
+	if t.Message != "" || !t.Outcome.Failed() {
+		return t.Message
+	}
+	msg := t.FailureType
+	if msg == "" {
+		msg = string(t.Outcome)
+	}
+	msg += " (no message)"
+	for _, line := range strings.Split(t.Stack, "\n") {
+		if f, ok := strings.CutPrefix(strings.TrimSpace(line), "at "); ok {
+			return msg + " (at " + f + ")"
+		}
+	}
+	return msg
 }
 
 // maxLogs bounds the log events a run keeps.
@@ -266,6 +298,30 @@ func className(id string) string {
 		return id[:i]
 	}
 	return id
+}
+
+// resumeAt is the order index a resumed run goes on from: after the last
+// entry that got a result when the JVM ended early having got some done,
+// else len(order).
+func (a *assembler) resumeAt() int {
+	if a.ended || a.last < 0 {
+		return len(a.order)
+	}
+	return a.last + 1
+}
+
+// ending says how a JVM that ended before run-end ended: "timeout" when the
+// driver killed it, "System.exit", or "crash"; empty when it ran to the end.
+func (a *assembler) ending(killed bool) string {
+	switch {
+	case a.ended:
+		return ""
+	case killed:
+		return "timeout"
+	case a.exit != nil:
+		return "System.exit"
+	}
+	return "crash"
 }
 
 // finish completes the results once the JVM is gone.

@@ -50,7 +50,7 @@ func TestAssemble(t *testing.T) {
 			},
 			want: []TestResult{
 				{Test: "p.A#a", Outcome: Pass, TimeMs: 1},
-				{Test: "p.A#b", Outcome: Fail, TimeMs: 1},
+				{Test: "p.A#b", Outcome: Fail, TimeMs: 1, Message: "fail (no message)"},
 			},
 		},
 		{
@@ -79,7 +79,7 @@ func TestAssemble(t *testing.T) {
 			},
 			want: []TestResult{
 				{Test: "p.A#t[1]", Outcome: Pass, TimeMs: 1},
-				{Test: "p.A#t[2]", Outcome: Fail, TimeMs: 1},
+				{Test: "p.A#t[2]", Outcome: Fail, TimeMs: 1, Message: "fail (no message)"},
 				{Test: "p.A#u[2]", Outcome: Pass, TimeMs: 1},
 			},
 		},
@@ -105,7 +105,7 @@ func TestAssemble(t *testing.T) {
 				{5, &agent.RunEnd{Count: 1}},
 			},
 			want: []TestResult{
-				{Test: "p.A#a", Outcome: Fail, TimeMs: 1},
+				{Test: "p.A#a", Outcome: Fail, TimeMs: 1, Message: "fail (no message)"},
 				{Test: "p.A#a", Outcome: NotRun},
 			},
 		},
@@ -391,6 +391,25 @@ func TestTailLines(t *testing.T) {
 	for _, tt := range tests {
 		if got := tailLines(tt.in, tt.n); got != tt.want {
 			t.Errorf("tailLines(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
+
+// A failure's message is never empty: without one, its type and first frame.
+func TestMessageOf(t *testing.T) {
+	for _, c := range []struct {
+		t    TestResult
+		want string
+	}{
+		{TestResult{Outcome: Fail, Message: "boom"}, "boom"},
+		{TestResult{Outcome: Error, FailureType: "java.lang.NullPointerException", Stack: "java.lang.NullPointerException\n\tat p.A.run(A.java:3)\n\tat p.ATest.t(ATest.java:9)\n"},
+			"java.lang.NullPointerException (no message) (at p.A.run(A.java:3))"},
+		{TestResult{Outcome: Fail}, "fail (no message)"},
+		{TestResult{Outcome: Pass}, ""},
+		{TestResult{Outcome: Skipped}, ""},
+	} {
+		if got := messageOf(c.t); got != c.want {
+			t.Errorf("messageOf(%+v) = %q, want %q", c.t, got, c.want)
 		}
 	}
 }

@@ -94,6 +94,13 @@ type Finding struct {
 	// finding's test fail (e.g. RANDOM_MAX in group RANDOM).
 	Strategy string `json:"strategy,omitempty"`
 	Group    string `json:"group,omitempty"`
+	// Strategies are all strategies that made an API finding's test fail
+	// on their own.
+	Strategies []string `json:"strategies,omitempty"`
+	// Robust says whether an API finding of a TIME or SLEEP strategy
+	// still fails with a tenth of the strategy's parameter; absent when
+	// not checked.
+	Robust *bool `json:"robust,omitempty"`
 	// CallSites are the perturbed call sites of that group the test hit.
 	CallSites []CallSite `json:"callSites,omitempty"`
 }
@@ -114,6 +121,9 @@ type Evidence struct {
 	OrderFile string   `json:"orderFile,omitempty"` // the order file, when the order is long
 	Outcome   string   `json:"outcome"`
 	Message   string   `json:"message,omitempty"`
+	// JVMs says where the run went on in a fresh JVM after one ended early
+	// (a test timed out, a crash, System.exit): which tests ran in which JVM.
+	JVMs []string `json:"jvms,omitempty"`
 }
 
 // Stats summarises the work behind a report.
@@ -138,6 +148,31 @@ type ChaosStats struct {
 	// Unconfirmed failed perturbed; their unperturbed outcome is unknown.
 	Unconfirmed []string `json:"unconfirmed,omitempty"`
 	DurationMs  int64    `json:"durationMs"`
+	// BudgetWhy says how a budget sized from the unperturbed run came about.
+	BudgetWhy string `json:"budgetWhy,omitempty"`
+	// Tests is how many tests the unperturbed run ran (each invocation of
+	// a parameterized test counts).
+	Tests int `json:"tests,omitempty"`
+	// PerStrategy and PerGroup count, per perturbed run and per group of
+	// strategies, the tests run and not run, failures and findings.
+	PerStrategy []StrategyStats `json:"perStrategy,omitempty"`
+	PerGroup    []StrategyStats `json:"perGroup,omitempty"`
+	// Skipped are strategies the budget left out entirely.
+	Skipped []string `json:"skipped,omitempty"`
+	// Machinery are failures left out because flaky's perturbation
+	// machinery or the test framework threw them, not the test.
+	Machinery []string `json:"machinery,omitempty"`
+}
+
+// StrategyStats is what one strategy (or "combined", or a group) did.
+type StrategyStats struct {
+	Name     string `json:"name"`            // a strategy id, "combined", or a group
+	Group    string `json:"group,omitempty"` // a strategy's group
+	Tests    int    `json:"tests"`           // tests run (distinct tests for a group)
+	NotRun   int    `json:"notRun"`          // tests never run under it
+	Failures int    `json:"failures"`        // tests that failed (distinct for a group)
+	Findings int    `json:"findings"`        // confirmed findings: failed perturbed, passed unperturbed
+	JVMs     int    `json:"jvms,omitempty"`  // JVMs its run took (more than one: resumed after early ends)
 }
 
 // Coverage says how much of the suite's order space the order-dependence

@@ -19,7 +19,7 @@ import (
 type ChaosConfig struct {
 	Mode       chaos.Mode       // empty: off
 	Strategies []chaos.Strategy // nil: the mode's default
-	Budget     time.Duration    // 0: chaos.DefaultBudget
+	Budget     time.Duration    // 0: sized from the unperturbed runs (at least chaos.DefaultBudget)
 }
 
 // ParseChaos parses the flaky.chaos property: empty or "off", or a mode
@@ -80,15 +80,30 @@ func runChaos(ctx context.Context, cfg Config, l *launcher.Launcher, rec *surefi
 	if err != nil {
 		return err
 	}
+	stats := chaos.Stats(out)
+	if len(stats.Skipped) > 0 {
+		fmt.Fprintf(cfg.Out, "[flaky] chaos: skipped: %s did not run: the budget of %s ended first\n", strings.Join(stats.Skipped, "+"), out.Budget.Round(time.Second))
+	}
+	for _, s := range stats.PerStrategy {
+		if s.NotRun > 0 && (out.Mode == chaos.Single || s.Name == string(chaos.Combined)) {
+			fmt.Fprintf(cfg.Out, "[flaky] chaos: not analysed: %d test(s) never ran under %s\n", s.NotRun, s.Name)
+		}
+	}
+	for _, m := range out.Machinery {
+		fmt.Fprintf(cfg.Out, "[flaky] chaos: left out: %s\n", m)
+	}
 	for _, f := range findings {
 		for _, s := range f.CallSites {
 			fmt.Fprintf(cfg.Out, "[flaky] chaos: %s fails with %s at %s.%s(%s:%d) calling %s\n", f.Test, f.Strategy, s.Class, s.Method, s.File, s.Line, s.API)
 		}
 	}
+	for _, s := range append(stats.PerStrategy, stats.PerGroup...) {
+		fmt.Fprintf(cfg.Out, "[flaky] chaos: %-20s %d tests, %d not run, %d failures, %d findings\n", s.Name, s.Tests, s.NotRun, s.Failures, s.Findings)
+	}
 	res.Report.Findings = append(res.Report.Findings, findings...)
 	res.Report.Runs += out.Runs
 	res.Report.Stats.Orders += out.Runs
-	res.Report.Stats.Chaos = addChaosStats(res.Report.Stats.Chaos, chaos.Stats(out))
+	res.Report.Stats.Chaos = addChaosStats(res.Report.Stats.Chaos, stats)
 	return nil
 }
 
@@ -126,5 +141,33 @@ func addChaosStats(total, s *report.ChaosStats) *report.ChaosStats {
 	total.FailUnperturbed = append(total.FailUnperturbed, s.FailUnperturbed...)
 	total.Unconfirmed = append(total.Unconfirmed, s.Unconfirmed...)
 	total.DurationMs += s.DurationMs
+	total.Tests += s.Tests
+	total.Machinery = append(total.Machinery, s.Machinery...)
+	for _, id := range s.Skipped {
+		if !slices.Contains(total.Skipped, id) {
+			total.Skipped = append(total.Skipped, id)
+		}
+	}
+	total.PerStrategy = addStrategyStats(total.PerStrategy, s.PerStrategy)
+	total.PerGroup = addStrategyStats(total.PerGroup, s.PerGroup)
+	return total
+}
+
+// addStrategyStats adds one fork record's per-strategy (or per-group)
+// counts to the module's, by name.
+func addStrategyStats(total, more []report.StrategyStats) []report.StrategyStats {
+	for _, m := range more {
+		i := slices.IndexFunc(total, func(t report.StrategyStats) bool { return t.Name == m.Name })
+		if i < 0 {
+			total = append(total, m)
+			continue
+		}
+		t := &total[i]
+		t.Tests += m.Tests
+		t.NotRun += m.NotRun
+		t.Failures += m.Failures
+		t.Findings += m.Findings
+		t.JVMs += m.JVMs
+	}
 	return total
 }

@@ -27,6 +27,12 @@ import (
 // DefaultReruns is how often the recorded order is rerun when Config.Reruns is 0.
 const DefaultReruns = 3
 
+// DefaultTestTimeout bounds one test of verify's runs when
+// Config.TestTimeout is 0: a test that hangs (perturbed or not) is cut
+// there, and the rest of the order goes on in a fresh JVM, instead of the
+// whole run waiting for the run timeout.
+const DefaultTestTimeout = 2 * time.Minute
+
 // Config says what to verify and how.
 type Config struct {
 	ModuleDir string // the module's base directory
@@ -40,8 +46,11 @@ type Config struct {
 	Budget  time.Duration
 	Java    string // java executable; default: the one the fork used
 	Workers int    // parallel JVMs; 0 means one per core
-	Out     io.Writer
-	Chaos   ChaosConfig // API perturbation (see chaos.go); off by default
+	// TestTimeout bounds one test of every run; 0 means
+	// DefaultTestTimeout, negative means none.
+	TestTimeout time.Duration
+	Out         io.Writer
+	Chaos       ChaosConfig // API perturbation (see chaos.go); off by default
 }
 
 // Result is what Run found and decided.
@@ -68,6 +77,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Reruns <= 0 {
 		cfg.Reruns = DefaultReruns
 	}
+
 	if cfg.Out == nil {
 		cfg.Out = io.Discard
 	}
@@ -112,15 +122,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			outcomes[t.Test] = append(outcomes[t.Test], runOutcome{run: "surefire", outcome: launcher.ParseOutcome(t.Outcome), message: t.Message})
 		}
-		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcher.Options{Workers: cfg.Workers, Notef: notef(cfg)})
+		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcherOptions(cfg))
 		if err != nil {
 			return nil, err
 		}
-		orders := make([][]string, cfg.Reruns)
-		for i := range orders {
-			orders[i] = order
+		// Reruns of one order: a JVM that ends early (a hang cut at the
+		// test timeout, a crash) does not keep the tests after it from a result.
+		jobs := make([]launcher.Job, cfg.Reruns)
+		for i := range jobs {
+			jobs[i] = launcher.Job{Order: order, RunOptions: launcher.RunOptions{Resume: true}}
 		}
-		results, err := l.RunAll(ctx, orders)
+		results, err := l.RunJobs(ctx, jobs)
 		if err != nil {
 			l.Close()
 			return nil, err
@@ -136,7 +148,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Report.Runs += 1 + len(results)
 		res.Report.Stats.Orders += 1 + len(results)
 		for _, test := range order {
-			f, c, failing := classify(test, outcomes[test], orderFile, cfg)
+			f, c, failing := classify(test, outcomes[test], order, orderFile, cfg)
 			if f != nil {
 				res.Report.Findings = append(res.Report.Findings, *f)
 			}
@@ -182,6 +194,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
+// launcherOptions are the options of the module's launchers: every run,
+// reruns, order-dependence analysis and chaos alike, cuts a test at the
+// test timeout (DefaultTestTimeout unless Config.TestTimeout says otherwise).
+func launcherOptions(cfg Config) launcher.Options {
+	opts := launcher.Options{Workers: cfg.Workers, Notef: notef(cfg), TestTimeout: cfg.TestTimeout}
+	switch {
+	case cfg.TestTimeout == 0:
+		opts.TestTimeout = DefaultTestTimeout
+	case cfg.TestTimeout < 0:
+		opts.TestTimeout = 0
+	}
+	return opts
+}
+
 // notef prints each distinct note of the module's runs once.
 func notef(cfg Config) func(string) {
 	return launcher.Distinct(func(note string) { fmt.Fprintf(cfg.Out, "[flaky] module %s: note: %s\n", cfg.Module, note) })
@@ -224,7 +250,7 @@ func clearer(cfg Config, rep *report.Report, ran func(string) bool) func(gate.Ac
 // classify turns one test's outcomes over all runs of the same order into a
 // finding (it both passed and failed: not order-dependent, so NOD), a
 // Surefire-format case, and whether it failed in every run.
-func classify(test string, runs []runOutcome, orderFile string, cfg Config) (*report.Finding, *surefire.FlakyCase, bool) {
+func classify(test string, runs []runOutcome, order []string, orderFile string, cfg Config) (*report.Finding, *surefire.FlakyCase, bool) {
 	var passed, failed []runOutcome
 	for _, r := range runs {
 		switch {
@@ -252,7 +278,7 @@ func classify(test string, runs []runOutcome, orderFile string, cfg Config) (*re
 		Test:      test,
 		Kind:      report.NOD,
 		Message:   failed[0].message,
-		Reproduce: reproduce(cfg, orderFile),
+		Reproduce: reproduce(cfg, orderFile, order),
 	}
 	for _, r := range runs {
 		f.Evidence = append(f.Evidence, report.Evidence{Run: r.run, OrderFile: orderFile, Outcome: string(r.outcome), Message: r.message})
@@ -260,9 +286,11 @@ func classify(test string, runs []runOutcome, orderFile string, cfg Config) (*re
 	return f, c, false
 }
 
-// reproduce is the plain-Maven command that reruns an order of the module.
-func reproduce(cfg Config, orderFile string) string {
-	return od.MavenReproduce(moduleName(cfg.Root, cfg.ModuleDir), orderFile)
+// reproduce is the plain-Maven command that reruns order, written to
+// orderFile, of the module (a module's command names the order's classes
+// in -Dtest, so the sibling modules -am builds do not run their tests).
+func reproduce(cfg Config, orderFile string, order []string) string {
+	return od.MavenReproduce(moduleName(cfg.Root, cfg.ModuleDir), orderFile, order...)
 }
 
 func moduleName(root, moduleDir string) string {

@@ -32,12 +32,12 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, c, failing := classify("p.ATest#m", tt.runs, "/p/core/target/flaky/orders/o.txt", cfg)
+			f, c, failing := classify("p.ATest#m", tt.runs, []string{"p.BTest#b", "p.ATest#m"}, "/p/core/target/flaky/orders/o.txt", cfg)
 			if (f != nil) != tt.wantFinding || (c != nil) != tt.wantCase || failing != tt.wantFailing {
 				t.Fatalf("finding=%v case=%v failing=%v", f != nil, c != nil, failing)
 			}
 			if f != nil {
-				if f.Kind != report.NOD || len(f.Evidence) != len(tt.runs) || f.Reproduce != "mvn -Pflaky test -pl core -Dflaky.testFailureIgnore=false -Dflaky.order=/p/core/target/flaky/orders/o.txt" {
+				if f.Kind != report.NOD || len(f.Evidence) != len(tt.runs) || f.Reproduce != "mvn -Pflaky test -pl core -am -Dtest=p.BTest,p.ATest -Dsurefire.failIfNoSpecifiedTests=false -Dflaky.testFailureIgnore=false -Dflaky.order=/p/core/target/flaky/orders/o.txt" {
 					t.Errorf("finding %+v", f)
 				}
 			}
@@ -102,5 +102,17 @@ func TestClearerNeverCallsACutAnalysisClean(t *testing.T) {
 	}
 	if cuts := budgetCuts(report.Stats{Coverage: cut}); len(cuts) != 1 || !strings.Contains(cuts[0], "p.A#u") {
 		t.Errorf("budget cuts %q", cuts)
+	}
+}
+
+// Every run of verify cuts a hanging test at the test timeout (2 minutes
+// unless told otherwise), not at the whole run's timeout.
+func TestLauncherOptionsCutHangingTests(t *testing.T) {
+	for _, c := range []struct {
+		set, want time.Duration
+	}{{0, DefaultTestTimeout}, {30 * time.Second, 30 * time.Second}, {-1, 0}} {
+		if got := launcherOptions(Config{TestTimeout: c.set, Workers: 2}); got.TestTimeout != c.want || got.Workers != 2 {
+			t.Errorf("TestTimeout %s: options %+v, want a test timeout of %s", c.set, got, c.want)
+		}
 	}
 }

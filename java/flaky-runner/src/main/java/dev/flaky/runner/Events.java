@@ -49,6 +49,9 @@ public final class Events {
             m.put("method", t.method);
             m.put("engine", t.engine);
             m.put("classFixtures", t.classFixtures);
+            if (t.dynamic) {
+                m.put("dynamic", true);
+            }
             list.add(m);
         }
         Map<String, Object> e = event("tests");

@@ -27,7 +27,9 @@ public final class Failure {
     /**
      * Returns the throwable's message; for one without a message, and for linkage errors (a static initialiser
      * that threw: {@code ExceptionInInitializerError}, then {@code NoClassDefFoundError}), followed by its root
-     * cause's type and message and the first frame of project code that the cause passed through.
+     * cause's type and message and the first frame of project code that the cause passed through. A throwable
+     * without a message and without a cause is described by its type and its first project frame: the message is
+     * never empty.
      */
     static String describe(Throwable t) {
         String own = t.getMessage();
@@ -35,6 +37,11 @@ public final class Failure {
         Throwable root = t;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
+        }
+        if (root == t && !hasOwn) {
+            StringBuilder b = new StringBuilder(t.getClass().getName()).append(" (no message)");
+            appendProjectFrame(b, t);
+            return b.toString();
         }
         if (root == t || hasOwn && !(t instanceof LinkageError)) {
             return own;
@@ -47,17 +54,22 @@ public final class Failure {
         if (root.getMessage() != null && !root.getMessage().isEmpty()) {
             b.append(": ").append(root.getMessage());
         }
-        for (StackTraceElement frame : root.getStackTrace()) {
-            if (isProjectFrame(frame.getClassName())) {
-                b.append(" (at ").append(frame).append(')');
-                break;
-            }
-        }
+        appendProjectFrame(b, root);
         return b.toString();
     }
 
+    /** Appends " (at FRAME)" for the first frame of project code in {@code t}'s stack, if any. */
+    private static void appendProjectFrame(StringBuilder b, Throwable t) {
+        for (StackTraceElement frame : t.getStackTrace()) {
+            if (isProjectFrame(frame.getClassName())) {
+                b.append(" (at ").append(frame).append(')');
+                return;
+            }
+        }
+    }
+
     private static final String[] NOT_PROJECT = {
-        "java.", "javax.", "jdk.", "sun.", "com.sun.", "org.junit.", "junit.", "org.opentest4j."};
+        "java.", "javax.", "jdk.", "sun.", "com.sun.", "org.junit.", "junit.", "org.opentest4j.", "dev.flaky.agent."};
 
     private static boolean isProjectFrame(String className) {
         for (String prefix : NOT_PROJECT) {

@@ -17,6 +17,12 @@ public final class ListedTest {
      * a JUnit 3 {@code suite()}, a per-class test instance, ...), or a runner whose class-level behaviour is unknown.
      */
     public final boolean classFixtures;
+    /**
+     * Whether the test is a Jupiter test template ({@code @ParameterizedTest}, {@code @RepeatedTest}) or test
+     * factory: its invocations ({@code id[1]}, {@code id[2]}, ...), each a test of its own for Surefire, are only
+     * known when it runs.
+     */
+    public final boolean dynamic;
 
     /**
      * Creates an entry for test {@code className#method} run by {@code engine}; {@code listedClass} is the class
@@ -24,6 +30,13 @@ public final class ListedTest {
      * tells whether the test's class has class-level fixtures.
      */
     public ListedTest(String className, String method, String engine, String listedClass, boolean classFixtures) {
+        this(className, method, engine, listedClass, classFixtures, false);
+    }
+
+    /** Like the other constructor; {@code dynamic} tells whether the test is a test template or factory. */
+    public ListedTest(String className, String method, String engine, String listedClass, boolean classFixtures,
+                      boolean dynamic) {
+        this.dynamic = dynamic;
         this.id = className + "#" + method;
         this.className = className;
         this.method = method;

@@ -33,7 +33,13 @@ public class FailureTest {
     @Test
     public void plainMessagesStay() {
         assertEquals("boom", Failure.of(new RuntimeException("boom", new Error("inner")), FailureTest.class).message());
-        assertEquals(null, Failure.of(new RuntimeException(), FailureTest.class).message());
+    }
+
+    @Test
+    public void noMessageNamesTheTypeAndTheFirstProjectFrame() {
+        String message = Failure.of(new NullPointerException(), FailureTest.class).message();
+        assertTrue(message, message.startsWith("java.lang.NullPointerException (no message) (at "
+                + FailureTest.class.getName() + ".noMessageNamesTheTypeAndTheFirstProjectFrame(FailureTest.java:"));
     }
 
     private static Throwable touch() {

@@ -65,7 +65,7 @@ public final class JupiterEngine implements Engine {
             int hash = id.indexOf('#');
             String className = id.substring(0, hash);
             out.add(new ListedTest(className, id.substring(hash + 1), "jupiter", listedClass,
-                    hasClassFixtures(className, fixtures, events)));
+                    hasClassFixtures(className, fixtures, events), !Nodes.METHOD.equals(Nodes.type(node))));
             return;
         }
         for (TestIdentifier child : plan.getChildren(node)) {

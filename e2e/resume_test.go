@@ -1,0 +1,112 @@
+package e2e
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/internal/launcher"
+)
+
+// TestResumeAfterEarlyEnd runs, in real JVMs, an order with a test that
+// hangs and one that calls System.exit, with Resume: each JVM that ends
+// early is followed by a fresh one for the rest of the order, so the tests
+// after them run; the parameterized test, listed once as dynamic, runs as
+// its three invocations.
+func TestResumeAfterEarlyEnd(t *testing.T) {
+	p := fixture(t, "jupiter5")
+	const param = "fixture.jupiter5.ChecksumTest#hasEightHexDigits"
+	infos := list(t, p)
+	for _, ti := range infos {
+		if want := ti.ID == param; ti.Dynamic != want {
+			t.Errorf("%s listed with dynamic=%v, want %v", ti.ID, ti.Dynamic, want)
+		}
+	}
+	l, err := newLauncher(p.setup, javaBin(), launcher.Options{TestTimeout: 3 * time.Second, RunTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	stable := p.expected.Fixture.Stable
+	hang, exit := p.expected.Fixture.Hangs[0], p.expected.Fixture.Exits[0]
+	order := []string{stable[0], hang, stable[1], exit, param}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r, err := l.RunWith(ctx, order, launcher.RunOptions{Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]launcher.Outcome{stable[0]: launcher.Pass, hang: launcher.Timeout, stable[1]: launcher.Pass, exit: launcher.Crash,
+		param + "[1]": launcher.Pass, param + "[2]": launcher.Pass, param + "[3]": launcher.Pass}
+	for id, w := range want {
+		if got := outcomeOf(r, id); got != w {
+			t.Errorf("%s = %q, want %q\n%s", id, got, w, describe(r))
+		}
+	}
+	if len(r.Tests) != len(want) {
+		t.Errorf("%d results, want %d:\n%s", len(r.Tests), len(want), describe(r))
+	}
+	wantResumed := []launcher.Resumption{{At: 2, From: stable[1], After: hang, Why: "timeout"}, {At: 4, From: param, After: exit, Why: "System.exit"}}
+	if !slices.Equal(r.Resumed, wantResumed) {
+		t.Errorf("resumed %+v, want %+v", r.Resumed, wantResumed)
+	}
+}
+
+// TestChaosResumesAfterHang runs RANDOM_MAX on the chaos fixture with a
+// test that hangs under it first: the tests after the hang still run under
+// the strategy in a fresh JVM, the RANDOM finding after it is reported with
+// the test alone as its reproduce order, and nothing counts as never run.
+func TestChaosResumesAfterHang(t *testing.T) {
+	p := fixture(t, "chaos")
+	setup := *p.setup
+	setup.SysProps = maps.Clone(setup.SysProps)
+	setup.SysProps["fixture.chaos.hangs"] = "true"
+	l, err := newLauncher(&setup, javaBin(), launcher.Options{TestTimeout: 8 * time.Second, RunTimeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	const hang, latent, stable = "fixture.chaos.UniformLongTest#drawsBelowTheBound", "fixture.chaos.TicketPoolTest#drawsATicket", "fixture.chaos.StableTest#boundedRandomIndex"
+	randomMax, err := chaos.Parse("RANDOM_MAX")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := chaos.Run(ctx, l, chaos.Config{
+		Tests:      []string{hang, latent, stable},
+		Mode:       chaos.Single,
+		Strategies: randomMax,
+		Settings:   chaos.Settings{Roots: chaos.RootsFor(setup.ModuleDir, setup.ClassesDir, setup.TestClassesDir)},
+		Logf:       t.Logf,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Coverage) != 1 || res.Coverage[0].NotRun != 0 || res.Coverage[0].Ran != 3 || res.Coverage[0].JVMs != 2 {
+		t.Errorf("coverage %+v, want 3 tests run in 2 JVMs", res.Coverage)
+		for _, f := range res.Findings {
+			t.Logf("%s: %s", f.Test, f.Message)
+		}
+	}
+	i := slices.IndexFunc(res.Findings, func(f chaos.Finding) bool { return f.Test == latent })
+	if i < 0 {
+		t.Fatalf("%s not reported after the hang: %+v", latent, res.Findings)
+	}
+	f := res.Findings[i]
+	if chaos.Join(f.Strategies) != "RANDOM_MAX" || !slices.Equal(f.Order, []string{latent}) {
+		t.Errorf("%s: %s, order %q; want RANDOM_MAX and the test alone", latent, chaos.Join(f.Strategies), f.Order)
+	}
+	resumed := slices.ContainsFunc(f.Evidence, func(e chaos.Evidence) bool {
+		return e.Run == "RANDOM_MAX" && e.Detail == "" && len(e.Resumed) == 1 && e.Resumed[0].After == hang && e.Resumed[0].Why == "timeout"
+	})
+	if !resumed {
+		t.Errorf("%s: no evidence of the run resumed after %s: %+v", latent, hang, f.Evidence)
+	}
+	if slices.ContainsFunc(res.Findings, func(f chaos.Finding) bool { return f.Test == stable }) {
+		t.Errorf("%s reported", stable)
+	}
+}

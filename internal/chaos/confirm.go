@@ -1,0 +1,200 @@
+package chaos
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+)
+
+// mildParam is the parameter of a strategy that a milder rerun scales
+// down, with the agent's default for it.
+type mildParam struct {
+	key    string  // without the chaos. prefix
+	dflt   float64 // the agent's default (ChaosConfig)
+	factor bool    // a factor of at least 1: its excess over 1 is scaled
+}
+
+// mildParams are the parameters whose tenth confirms a TIME or SLEEP
+// finding: a failure that stays with a tenth of the perturbation is robust,
+// one that needs the full setting may be the perturbation's own doing
+// (clock amplification, sleeps past a framework's timeout).
+var mildParams = map[string]mildParam{
+	"TIME_INCREMENT": {key: "time.increment", dflt: 5000},
+	"TIME_ROUNDING":  {key: "time.granularity", dflt: 10000},
+	"TIME_FAST":      {key: "time.fast", dflt: 10, factor: true},
+	"TIME_SLOW":      {key: "time.slow", dflt: 10, factor: true},
+	"SLEEP_INCREASE": {key: "sleep", dflt: 2000},
+	"SLEEP_DECREASE": {key: "sleep", dflt: 2000},
+}
+
+// milder returns settings with strategy s's parameter at a tenth of its
+// value (of its excess over 1 for factors), and the parameter set; false
+// when s has no such parameter or its value does not parse.
+func milder(s Strategy, settings Settings) (Settings, string, bool) {
+	p, ok := mildParams[s.ID]
+	if !ok {
+		return settings, "", false
+	}
+	v := p.dflt
+	var params []string
+	for _, kv := range settings.Params {
+		k, val, _ := strings.Cut(strings.TrimSpace(kv), "=")
+		if strings.TrimPrefix(k, "chaos.") != p.key {
+			params = append(params, kv)
+			continue
+		}
+		f, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return settings, "", false
+		}
+		v = f
+	}
+	mild := v / 10
+	if p.factor {
+		mild = 1 + (v-1)/10
+	} else if p.key == "time.granularity" {
+		mild = max(1, float64(int64(mild)))
+	}
+	param := p.key + "=" + strconv.FormatFloat(mild, 'f', -1, 64)
+	settings.Params = append(params, param)
+	return settings, param, true
+}
+
+// confirm reruns, while the budget lasts, each attributed finding's test
+// alone with its strategy (an invocation of a parameterized test alone), to
+// shorten its reproduce order to the test itself when that is enough, and,
+// when it is not, the tests of its own class before it; then each TIME and
+// SLEEP finding with a tenth of its strategy's parameter, recording whether
+// it is robust.
+func (a *analysis) confirm(ctx context.Context) error {
+	notAlone := map[string]bool{}
+	if err := a.confirmRound(ctx, "alone", func(f *Finding) ([]string, Settings, string, bool) {
+		// The test's own id: for an invocation of a parameterized test
+		// (ID[2]), the runner runs that invocation alone.
+		return []string{f.Test}, a.cfg.Settings, "alone", len(f.Order) > 1 || f.Order[0] != f.Test
+	}, func(f *Finding, failed bool, order []string) {
+		if failed {
+			f.Order = order
+		} else {
+			notAlone[f.Test] = true
+		}
+	}); err != nil {
+		return err
+	}
+	if err := a.confirmRound(ctx, "after their own class's tests", func(f *Finding) ([]string, Settings, string, bool) {
+		own := ownClass(f.Order, f.Test)
+		return own, a.cfg.Settings, "after its class's tests", notAlone[f.Test] && len(own) > 1 && len(own) < len(f.Order)
+	}, func(f *Finding, failed bool, order []string) {
+		if failed {
+			f.Order = order
+		}
+	}); err != nil {
+		return err
+	}
+	return a.confirmRound(ctx, "with a tenth of the strategy's parameter", func(f *Finding) ([]string, Settings, string, bool) {
+		settings, param, ok := milder(f.Strategies[0], a.cfg.Settings)
+		return f.Order, settings, "milder: " + param, ok
+	}, func(f *Finding, failed bool, _ []string) {
+		f.Robust = &failed
+	})
+}
+
+// ownClass returns the entries of order of test's top-level class.
+func ownClass(order []string, test string) []string {
+	var own []string
+	for _, e := range order {
+		if topClass(e) == topClass(test) {
+			own = append(own, e)
+		}
+	}
+	return own
+}
+
+// topClass returns the top-level class of a test id.
+func topClass(id string) string {
+	id, _, _ = strings.Cut(id, "#")
+	id, _, _ = strings.Cut(id, "$")
+	return id
+}
+
+// confirmRound runs, for each attributed finding that plan accepts, its
+// strategy on the order with the settings plan returns (one job per
+// distinct order, strategy and detail), then hands each finding whose run
+// got to its test to apply, with whether the test failed there.
+func (a *analysis) confirmRound(ctx context.Context, what string,
+	plan func(f *Finding) (order []string, settings Settings, detail string, ok bool),
+	apply func(f *Finding, failed bool, order []string)) error {
+	var jobs []launcher.Job
+	index := map[string]int{}
+	keys := make([]string, len(a.res.Findings))
+	details := make([]string, len(a.res.Findings))
+	orders := make([][]string, len(a.res.Findings))
+	for i := range a.res.Findings {
+		f := &a.res.Findings[i]
+		if !f.Attributed || len(f.Strategies) != 1 {
+			continue
+		}
+		order, settings, detail, ok := plan(f)
+		if !ok {
+			continue
+		}
+		key := strings.Join(order, "\n") + "\x00" + f.Strategies[0].ID + "\x00" + detail
+		keys[i], details[i], orders[i] = key, detail, order
+		if _, seen := index[key]; seen {
+			continue
+		}
+		opts, err := settings.AgentOptions(f.Strategies)
+		if err != nil {
+			return err
+		}
+		index[key] = len(jobs)
+		jobs = append(jobs, launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true}})
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	a.cfg.Logf("rerunning %d finding(s) %s", len(jobs), what)
+	results, err := a.run(ctx, jobs, 0)
+	if err != nil {
+		return err
+	}
+	for i := range a.res.Findings {
+		f := &a.res.Findings[i]
+		if keys[i] == "" {
+			continue
+		}
+		r := results[index[keys[i]]]
+		if r == nil {
+			continue
+		}
+		t, ok := resultOf(r, f.Test)
+		if !ok {
+			continue
+		}
+		failed := t.Outcome.Failed() && machinery(t) == ""
+		f.Evidence = append(f.Evidence, Evidence{Run: f.Strategies[0].ID, Strategies: f.Strategies, Order: orders[i], Outcome: t.Outcome,
+			Message: t.Message, Detail: details[i], Resumed: r.Resumed})
+		apply(f, failed, orders[i])
+	}
+	return nil
+}
+
+// countFindings fills in the findings of each single strategy's coverage:
+// the findings it makes fail on its own.
+func (a *analysis) countFindings() {
+	for i, c := range a.res.Coverage {
+		if c.Run == string(Combined) {
+			continue
+		}
+		n := 0
+		for _, f := range a.res.Findings {
+			if slices.ContainsFunc(f.FailsWith, func(s Strategy) bool { return s.ID == c.Run }) {
+				n++
+			}
+		}
+		a.res.Coverage[i].Findings = n
+	}
+}

@@ -1,0 +1,156 @@
+package chaos
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+)
+
+// Single mode records every strategy that fails a test, counts per
+// strategy, shortens the reproduce order to the test alone when that
+// reproduces it, checks TIME and SLEEP findings with a tenth of the
+// parameter, and leaves out failures of the machinery and the framework.
+func TestSingleConfirmsAndCounts(t *testing.T) {
+	suite := map[string]behaviour{
+		"p.A#first": {},
+		// Fails with TIME_INCREMENT and SLEEP_INCREASE, whatever the setting: robust.
+		"p.A#clock": {fails: anyOf("TIME_INCREMENT", "SLEEP_INCREASE")},
+		// Fails with TIME_INCREMENT only at the full increment: not robust.
+		"p.A#amplified": {fails: func(on map[string]bool) bool { return on["chaos=TIME_INCREMENT"] && !on["chaos.time.increment=500"] }},
+		// Fails with RANDOM_MAX only after the tests before it.
+		"p.B#needsPrefix": {fails: func(on map[string]bool) bool { return on["chaos=RANDOM_MAX"] && !on["alone"] }},
+		// Fails with LOCALE only after another test of its class.
+		"p.D#first":    {},
+		"p.D#needsOwn": {fails: func(on map[string]bool) bool { return on["chaos=LOCALE"] && !on["alone"] }},
+		// The agent's wrapper threw under RANDOM_MAX: not the test's failure.
+		"p.B#agent": {fails: anyOf("RANDOM_MAX"), ftype: "java.lang.IllegalStateException", message: "bug",
+			stack: "java.lang.IllegalStateException: bug\n\tat dev.flaky.agent.chaos.Wrappers.nextInt(Wrappers.java:10)\n\tat p.B.agent(B.java:3)\n"},
+		// A parameterized test: each invocation reproduces alone.
+		"p.C#param": {results: []string{"p.C#param[1]", "p.C#param[2]"}, fails: anyOf("RANDOM_MAX")},
+		// The framework failed outside the test's code under SLEEP_INCREASE.
+		"p.B#framework": {fails: anyOf("SLEEP_INCREASE"), ftype: "org.junit.platform.commons.PreconditionViolationException",
+			stack: "org.junit.platform.commons.PreconditionViolationException\n\tat org.junit.platform.commons.util.Preconditions.condition(Preconditions.java:1)\n"},
+	}
+	order := []string{"p.A#first", "p.A#clock", "p.A#amplified", "p.B#needsPrefix", "p.B#agent", "p.B#framework", "p.C#param", "p.D#first", "p.D#needsOwn"}
+	r := &fakeRunner{suite: suite}
+	res, err := Run(context.Background(), r, Config{Tests: order, Mode: Single, Strategies: mustLookup("RANDOM_MAX", "TIME_INCREMENT", "LOCALE", "SLEEP_INCREASE"), Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		strategy, failsWith string
+		order               int
+		robust              string
+	}
+	want := map[string]got{
+		"p.A#clock":       {"TIME_INCREMENT", "TIME_INCREMENT+SLEEP_INCREASE", 1, "true"},
+		"p.A#amplified":   {"TIME_INCREMENT", "TIME_INCREMENT", 1, "false"},
+		"p.B#needsPrefix": {"RANDOM_MAX", "RANDOM_MAX", 4, "-"},
+		"p.C#param[1]":    {"RANDOM_MAX", "RANDOM_MAX", 1, "-"},
+		"p.C#param[2]":    {"RANDOM_MAX", "RANDOM_MAX", 1, "-"},
+		"p.D#needsOwn":    {"LOCALE", "LOCALE", 2, "-"},
+	}
+	if len(res.Findings) != len(want) {
+		t.Errorf("findings: %+v", summarize(res.Findings))
+	}
+	for _, f := range res.Findings {
+		robust := "-"
+		if f.Robust != nil {
+			robust = map[bool]string{true: "true", false: "false"}[*f.Robust]
+		}
+		g := got{Join(f.Strategies), Join(f.FailsWith), len(f.Order), robust}
+		if g != want[f.Test] {
+			t.Errorf("%s: got %+v, want %+v", f.Test, g, want[f.Test])
+		}
+		if g.order == 1 && f.Order[0] != f.Test {
+			t.Errorf("%s: reproduce order %q, want the test alone", f.Test, f.Order)
+		}
+	}
+	if len(res.Machinery) != 2 || !strings.Contains(res.Machinery[0], "p.B#agent under RANDOM_MAX: thrown by the perturbation machinery at dev.flaky.agent") ||
+		!strings.Contains(res.Machinery[1], "p.B#framework under SLEEP_INCREASE: thrown by the test framework") {
+		t.Errorf("machinery = %q", res.Machinery)
+	}
+	var cov []string
+	for _, c := range res.Coverage {
+		cov = append(cov, c.Run+" "+strings.Join([]string{itoa(c.Ran), itoa(c.NotRun), itoa(c.Failed), itoa(c.Findings)}, "/"))
+	}
+	if w := []string{"RANDOM_MAX 10/0/3/3", "TIME_INCREMENT 10/0/2/2", "LOCALE 10/0/1/1", "SLEEP_INCREASE 10/0/1/1"}; !slices.Equal(cov, w) {
+		t.Errorf("coverage (ran/not run/failed/findings) = %q, want %q", cov, w)
+	}
+	if res.Tests != 10 { // the parameterized test's invocations count one each
+		t.Errorf("tests = %d, want 10", res.Tests)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// A finding's order is the part of the suite its JVM ran: from where the
+// run resumed in a fresh JVM.
+func TestJVMOrder(t *testing.T) {
+	order := []string{"a", "b", "c", "d", "e"}
+	r := &launcher.Result{Resumed: []launcher.Resumption{{At: 2, After: "b", Why: "timeout"}, {At: 4, After: "d", Why: "crash"}}}
+	for entry, want := range map[int]string{1: "a b", 2: "c", 3: "c d", 4: "e"} {
+		if got := strings.Join(jvmOrder(order, r, entry), " "); got != want {
+			t.Errorf("jvmOrder(%d) = %q, want %q", entry, got, want)
+		}
+	}
+}
+
+// milder scales a strategy's parameter, the user's value or the default,
+// to a tenth (a factor's excess over 1).
+func TestMilder(t *testing.T) {
+	for _, c := range []struct {
+		id     string
+		params []string
+		want   string
+	}{
+		{"TIME_INCREMENT", nil, "time.increment=500"},
+		{"TIME_INCREMENT", []string{"chaos.time.increment=3000", "seed=7"}, "seed=7 time.increment=300"},
+		{"TIME_FAST", nil, "time.fast=1.9"},
+		{"SLEEP_DECREASE", []string{"sleep=1000"}, "sleep=100"},
+		{"RANDOM_MAX", nil, ""},
+	} {
+		s, param, ok := milder(mustLookup(c.id)[0], Settings{Params: c.params})
+		got := ""
+		if ok {
+			got = strings.Join(s.Params, " ")
+			if !strings.HasSuffix(got, param) {
+				t.Errorf("%s: param %q not last in %q", c.id, param, got)
+			}
+		}
+		if got != c.want {
+			t.Errorf("milder(%s, %q) = %q, want %q", c.id, c.params, got, c.want)
+		}
+	}
+}
+
+// Without a budget, the analysis sizes one from the unperturbed run: its
+// duration for every round of Workers JVMs the strategies need, twice, plus
+// one, and at least DefaultBudget.
+func TestAutoBudget(t *testing.T) {
+	baseline := func(d time.Duration) []*launcher.Result {
+		return []*launcher.Result{{Duration: d, Tests: []launcher.TestResult{{Test: "p.LocaleTest#upper", Outcome: launcher.Pass}}}}
+	}
+	for _, c := range []struct {
+		baseline []*launcher.Result
+		want     time.Duration
+		why      string
+	}{
+		{baseline(2 * time.Minute), 10 * time.Minute, "the unperturbed run's 2m0s x (2 x 2 round(s) of 1 JVM(s) for 1 strategies + 1)"},
+		{baseline(time.Second), DefaultBudget, "at least 5m0s (the unperturbed run took 1s)"},
+		{nil, DefaultBudget, "at least 5m0s (the unperturbed run took 0s)"}, // measured: the fake runner takes no time
+	} {
+		res, err := Run(context.Background(), &fakeRunner{suite: suite}, Config{Tests: suiteOrder, Mode: Single, Strategies: mustLookup("LOCALE"), Workers: 1, Baseline: c.baseline})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Budget != c.want || res.BudgetWhy != c.why {
+			t.Errorf("budget %s (%s), want %s (%s)", res.Budget, res.BudgetWhy, c.want, c.why)
+		}
+	}
+}

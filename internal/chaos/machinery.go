@@ -1,0 +1,72 @@
+package chaos
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+)
+
+// flakyPackage starts the names of flaky's own Java classes: the agent and
+// its perturbation wrappers, the runner.
+const flakyPackage = "dev.flaky."
+
+// frameworkPackages start the names of the test frameworks' classes and of
+// the tools that drive them.
+var frameworkPackages = []string{"org.junit.", "junit.", "org.testng.", "org.opentest4j.", "org.apache.maven.surefire.", flakyPackage}
+
+// jdkPackages start the names of the JDK's classes.
+var jdkPackages = []string{"java.", "javax.", "jdk.", "sun.", "com.sun."}
+
+// machinery says why a failure is not the test's own: the perturbation
+// machinery threw it (a dev.flaky exception type, a dev.flaky frame at the
+// top of the stack, a class flaky's instrumentation broke), or the test
+// framework did, outside the project's code (a framework frame at the top
+// and no frame of the project's, JDK, framework and flaky aside, anywhere
+// in the stack). It returns "" for a failure of the test. Failures without
+// a stack (timeouts, crashes) are the test's.
+func machinery(t launcher.TestResult) string {
+	if !t.Outcome.Failed() {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(t.FailureType, flakyPackage) || strings.HasPrefix(t.FailureType, "flaky."):
+		return "an exception of flaky's (" + t.FailureType + ")"
+	case strings.Contains(t.Message, "dev/flaky/") || strings.Contains(t.FailureType, "VerifyError") && strings.Contains(t.Message, flakyPackage):
+		return "flaky's instrumentation broke a class (" + t.FailureType + ")"
+	}
+	frames := stackFrames(t.Stack)
+	if len(frames) == 0 {
+		return ""
+	}
+	if strings.HasPrefix(frames[0], flakyPackage) {
+		return "thrown by the perturbation machinery at " + frames[0]
+	}
+	if inFramework(frames[0]) && !slices.ContainsFunc(frames, inProject) {
+		return "thrown by the test framework outside the project's code at " + frames[0]
+	}
+	return ""
+}
+
+// inProject reports whether a frame is of the project's code: neither the
+// JDK's nor a test framework's nor flaky's.
+func inProject(frame string) bool {
+	return !inFramework(frame) && !slices.ContainsFunc(jdkPackages, func(p string) bool { return strings.HasPrefix(frame, p) })
+}
+
+// stackFrames returns the frames ("pkg.Class.method(File.java:1)") of a
+// stack trace, causes included, top first.
+func stackFrames(stack string) []string {
+	var out []string
+	for _, line := range strings.Split(stack, "\n") {
+		if f, ok := strings.CutPrefix(strings.TrimSpace(line), "at "); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// inFramework reports whether a frame is a test framework's or flaky's.
+func inFramework(frame string) bool {
+	return slices.ContainsFunc(frameworkPackages, func(p string) bool { return strings.HasPrefix(frame, p) })
+}

@@ -1,0 +1,38 @@
+package chaos
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+)
+
+func TestMachinery(t *testing.T) {
+	stack := func(frames ...string) string { return "X\n\tat " + strings.Join(frames, "\n\tat ") + "\n" }
+	for _, c := range []struct {
+		name string
+		t    launcher.TestResult
+		want string // substring of the reason; "" for the test's own failure
+	}{
+		{"assertion in the test", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Fail,
+			Stack: stack("org.junit.jupiter.api.AssertionUtils.fail(AssertionUtils.java:1)", "p.T.a(T.java:3)")}, ""},
+		{"assertion in an inherited test method", launcher.TestResult{Test: "p.ConcreteTest#a", Outcome: launcher.Fail,
+			Stack: stack("org.junit.Assert.fail(Assert.java:1)", "p.AbstractTest.a(AbstractTest.java:3)")}, ""},
+		{"a perturbed connect timing out in the JDK below flaky's wrapper", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Error,
+			Stack: stack("sun.nio.ch.Net.pollConnect(Net.java:1)", "java.net.Socket.connect(Socket.java:2)", "dev.flaky.agent.chaos.Wrappers.connect(Wrappers.java:3)", "p.Client.open(Client.java:4)")}, ""},
+		{"a timeout has no stack", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Timeout, Message: "timed out"}, ""},
+		{"thrown by flaky's wrapper", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Error,
+			Stack: stack("dev.flaky.agent.chaos.Wrappers.nextInt(Wrappers.java:10)", "p.T.a(T.java:3)")}, "thrown by the perturbation machinery"},
+		{"a flaky exception", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Error, FailureType: "dev.flaky.agent.ChaosException"}, "an exception of flaky's"},
+		{"a class the instrumentation broke", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Error, FailureType: "java.lang.NoSuchMethodError",
+			Message: "'int dev/flaky/agent/chaos/Wrappers.nextInt(java.util.Random)'"}, "instrumentation broke a class"},
+		{"the framework outside the project's code", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Error,
+			Stack: stack("org.junit.platform.commons.util.Preconditions.condition(Preconditions.java:1)", "java.util.ArrayList.forEach(ArrayList.java:2)")}, "thrown by the test framework"},
+		{"a pass is no failure", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Pass, FailureType: "dev.flaky.X"}, ""},
+	} {
+		got := machinery(c.t)
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("%s: machinery = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
