@@ -18,7 +18,7 @@ func SourceRoots(moduleDir string) (test, main string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	in := newInterpolator(properties(chain))
+	in := newInterpolator(properties(chain, nil))
 	buildDirs(chain, in)
 	setting := func(get func(*gopom.Build) *string, def string) string {
 		v := def
@@ -59,7 +59,7 @@ func ReactorModules(root string) ([]ReactorModule, error) {
 	}
 	var out []ReactorModule
 	for _, chain := range r.chains() {
-		target, _, _ := buildDirs(chain, newInterpolator(properties(chain)))
+		target, _, _ := buildDirs(chain, newInterpolator(properties(chain, nil)))
 		out = append(out, ReactorModule{Dir: filepath.Dir(chain[0].path), BuildDir: target})
 	}
 	return out, nil
