@@ -112,7 +112,7 @@ func TestEncodeContent(t *testing.T) {
 				} `json:"locations"`
 				RelatedLocations []struct {
 					PhysicalLocation struct {
-						ArtifactLocation struct{ URI string } `json:"artifactLocation"`
+						ArtifactLocation struct{ URI string }     `json:"artifactLocation"`
 						Region           *struct{ StartLine int } `json:"region"`
 					} `json:"physicalLocation"`
 				} `json:"relatedLocations"`
