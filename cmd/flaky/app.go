@@ -44,6 +44,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			detectCommand(),
 			chaosCommand(),
 			verifyCommand(),
+			repairCommand(),
 			runCommand(),
 			baselineCommand(),
 			versionCommand(),

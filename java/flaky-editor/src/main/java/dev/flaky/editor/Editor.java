@@ -54,7 +54,7 @@ final class Editor {
      */
     static JsonObject handle(JsonObject req) {
         String op = str(req, "op");
-        Unit u = op.equals("parse-members") ? null : Unit.parse(str(req, "source"));
+        Unit u = op.equals("parse-members") || op.equals("jdk-classes") ? null : Unit.parse(str(req, "source"));
         JsonObject out = new JsonObject();
         switch (op) {
             case "info":
@@ -82,7 +82,12 @@ final class Editor {
                 out.addProperty("changed", Templates.orderedCollection(u, req.get("line").getAsInt()));
                 break;
             case "parse-members":
-                out.add("members", parseMembers(str(req, "text")));
+                out.add("members", parseMembers(str(req, "text"), out));
+                return out;
+            case "jdk-classes":
+                JsonArray names = new JsonArray();
+                JdkClasses.named(str(req, "simple")).forEach(names::add);
+                out.add("classes", names);
                 return out;
             default:
                 throw new IllegalArgumentException("unknown op " + op);
@@ -346,7 +351,7 @@ final class Editor {
     private static void insertBeforeClose(Unit u, TypeDeclaration<?> type, String text) {
         int close = u.end(type) - 1;
         if (u.blankBefore(close)) {
-            u.insert(u.lineStartOf(close), text.substring(u.sep.length()));
+            u.insert(u.lineStartOf(close), text);
         } else {
             u.insert(close, text + u.indentOf(type));
         }
@@ -369,7 +374,6 @@ final class Editor {
     /** Adds imports (text after "import", e.g. "static org.junit.Assert.assertEquals") not present yet; given names, only those they refer to. */
     private static JsonArray addImports(Unit u, List<String> imports, Set<String> names) {
         JsonArray added = new JsonArray();
-        StringBuilder b = new StringBuilder();
         Set<String> seen = new LinkedHashSet<>();
         for (String text : imports) {
             String t = text.trim();
@@ -386,24 +390,33 @@ final class Editor {
             if (present || (!isStatic && !asterisk && u.imports(simple(name))) || !seen.add(text.trim())) {
                 continue;
             }
-            b.append(u.sep).append("import ").append(text.trim()).append(";");
+            insertImport(u, "import " + text.trim() + ";", isStatic);
             added.add("import " + text.trim());
-        }
-        if (b.length() > 0) {
-            insertImports(u, b.toString());
         }
         return added;
     }
 
-    /** Inserts import lines (each starting with a line break) after the last import, else after the package. */
-    private static void insertImports(Unit u, String lines) {
+    /**
+     * Inserts an import line after the last import of its kind (static or not), else after the last import,
+     * else after the package.
+     */
+    private static void insertImport(Unit u, String line, boolean isStatic) {
         NodeList<ImportDeclaration> imports = u.cu.getImports();
-        if (imports.isNonEmpty()) {
-            u.insert(u.end(imports.get(imports.size() - 1)), lines);
+        ImportDeclaration after = null;
+        for (ImportDeclaration i : imports) {
+            if (i.isStatic() == isStatic) {
+                after = i;
+            }
+        }
+        if (after == null && imports.isNonEmpty()) {
+            after = imports.get(imports.size() - 1);
+        }
+        if (after != null) {
+            u.insert(u.end(after), u.sep + line);
         } else if (u.cu.getPackageDeclaration().isPresent()) {
-            u.insert(u.end(u.cu.getPackageDeclaration().get()), u.sep + lines);
+            u.insert(u.end(u.cu.getPackageDeclaration().get()), u.sep + u.sep + line);
         } else {
-            u.insert(0, lines.substring(u.sep.length()) + u.sep + u.sep);
+            u.insert(0, line + u.sep + u.sep);
         }
     }
 
@@ -497,13 +510,31 @@ final class Editor {
         return i + p.column - 1;
     }
 
-    /** Splits text holding member declarations (methods, fields) into one text per member, with its name and kind. */
-    private static JsonArray parseMembers(String text) {
+    /**
+     * Splits code (an answer: a whole class, or import lines followed by member declarations) into its imports
+     * and one text per method or field, with its name and kind.
+     */
+    private static JsonArray parseMembers(String text, JsonObject out) {
         JavaParser parser = Unit.parser();
-        ParseResult<CompilationUnit> r = parser.parse("class FlakyAnswer {\n" + text + "\n}");
-        CompilationUnit cu = r.getResult().filter(c -> r.isSuccessful())
-                .orElseThrow(() -> new IllegalArgumentException("the members do not parse: " + r.getProblems()));
-        JsonArray out = new JsonArray();
+        ParseResult<CompilationUnit> whole = parser.parse(text);
+        CompilationUnit cu;
+        if (whole.isSuccessful() && whole.getResult().isPresent() && whole.getResult().get().getTypes().isNonEmpty()) {
+            cu = whole.getResult().get();
+        } else {
+            StringBuilder imports = new StringBuilder();
+            StringBuilder rest = new StringBuilder();
+            for (String line : text.split("\r?\n", -1)) {
+                String t = line.trim();
+                (t.startsWith("import ") && t.endsWith(";") ? imports : rest).append(line).append('\n');
+            }
+            ParseResult<CompilationUnit> r = parser.parse(imports + "class FlakyAnswer {\n" + rest + "\n}");
+            cu = r.getResult().filter(c -> r.isSuccessful())
+                    .orElseThrow(() -> new IllegalArgumentException("the answer does not parse as Java members: " + r.getProblems()));
+        }
+        JsonArray imports = new JsonArray();
+        cu.getImports().forEach(i -> imports.add(importText(i)));
+        out.add("imports", imports);
+        JsonArray members = new JsonArray();
         for (BodyDeclaration<?> m : cu.getType(0).getMembers()) {
             JsonObject o = new JsonObject();
             if (m instanceof MethodDeclaration) {
@@ -516,9 +547,9 @@ final class Editor {
                 continue;
             }
             o.addProperty("text", m.toString());
-            out.add(o);
+            members.add(o);
         }
-        return out;
+        return members;
     }
 
     private static String mods(NodeList<Modifier> mods) {
