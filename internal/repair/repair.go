@@ -324,4 +324,3 @@ func ReadStates(path string) (map[string][]State, error) {
 	}
 	return out, nil
 }
-
