@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -132,7 +133,7 @@ func (c *ClassInfo) Lifecycle(annotations ...string) []MethodInfo {
 	var out []MethodInfo
 	for _, m := range c.Methods {
 		for _, a := range m.Annotations {
-			if contains(annotations, a) {
+			if slices.Contains(annotations, a) {
 				out = append(out, m)
 				break
 			}
@@ -229,11 +230,14 @@ func (e *Editor) ParseMembers(text string) ([]Member, error) {
 	return out.Members, err
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// Compile runs javac with args in the editor's JVM; available is false on a
+// JRE, which has no compiler.
+func (e *Editor) Compile(args []string) (exit int, output string, available bool, err error) {
+	var out struct {
+		Exit        int    `json:"exit"`
+		Output      string `json:"output"`
+		Unavailable bool   `json:"unavailable"`
 	}
-	return false
+	err = e.call(map[string]any{"op": "compile", "args": args}, &out)
+	return out.Exit, out.Output, !out.Unavailable, err
 }

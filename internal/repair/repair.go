@@ -83,6 +83,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer sb.Close()
+	sb.ed = ed
 	r := &run{cfg: cfg, src: src, ed: ed, sb: sb, res: &Result{Repairs: map[string]*report.Repair{}, Files: map[string][]byte{}, Originals: map[string][]byte{}}}
 	for _, f := range r.cfg.Report.Findings {
 		if f.Kind == report.NOD {
@@ -137,17 +138,21 @@ type accepted struct {
 }
 
 // orderFindings puts findings with cleaners or setters first, so that a
-// polluter's tear-down made for one victim is tried on its other victims.
+// polluter's tear-down made for one victim is tried on its other victims,
+// then the other order-dependent ones, whose patches may fix a test's NIO
+// finding too.
 func orderFindings(fs []report.Finding) []report.Finding {
 	out := slices.Clone(fs)
 	rank := func(f report.Finding) int {
 		switch {
 		case len(f.Cleaners) > 0 || len(f.Setters) > 0:
 			return 0
+		case f.Kind == report.ODVictim || f.Kind == report.ODBrittle:
+			return 1
 		case f.Kind == report.API:
 			return 2
 		}
-		return 1
+		return 3
 	}
 	slices.SortStableFunc(out, func(a, b report.Finding) int { return rank(a) - rank(b) })
 	return out
@@ -179,18 +184,22 @@ type candidate struct {
 
 // repair finds a validated patch for one finding.
 func (r *run) repair(ctx context.Context, f report.Finding) (*report.Repair, error) {
-	// A patch accepted for another finding may already fix this one.
-	for _, a := range r.accepted {
-		if !sharesPartner(f, a.partner) {
-			continue
-		}
-		ev, fb, err := r.validate(ctx, f, nil)
+	// The patches accepted for other findings may already fix this one.
+	if len(r.accepted) > 0 {
+		fixed, err := r.fixes(ctx, f, nil)
 		if err != nil {
 			return nil, err
 		}
-		if fb == "" {
-			return &report.Repair{Kind: a.rep.Kind, Patch: a.rep.Patch, Files: a.rep.Files, Validated: true,
-				Evidence: append([]string{"fixed by the patch for " + a.test}, ev...)}, nil
+		if fixed {
+			ev, fb, err := r.validate(ctx, f, nil)
+			if err != nil {
+				return nil, err
+			}
+			if fb == "" {
+				a := r.fixedBy(f)
+				return &report.Repair{Kind: a.rep.Kind, Patch: a.rep.Patch, Files: a.rep.Files, Validated: true,
+					Evidence: append([]string{"fixed by the patch for " + a.test}, ev...)}, nil
+			}
 		}
 	}
 	var reasons []string
@@ -233,6 +242,18 @@ func partners(f report.Finding) []string {
 		out = append(out, g...)
 	}
 	return out
+}
+
+// fixedBy names the accepted patch that most likely fixed a finding: the
+// last one made for a shared polluter or setter, or for the same test, else
+// the last one.
+func (r *run) fixedBy(f report.Finding) accepted {
+	for i := len(r.accepted) - 1; i >= 0; i-- {
+		if a := r.accepted[i]; a.test == f.Test || sharesPartner(f, a.partner) {
+			return a
+		}
+	}
+	return r.accepted[len(r.accepted)-1]
 }
 
 func sharesPartner(f report.Finding, partner []string) bool {

@@ -44,6 +44,7 @@ type Sandbox struct {
 	env       launcher.Env
 	l         *launcher.Launcher
 	javac     string
+	ed        *Editor // compiles in its warm JVM when set
 	release   int
 	originals map[string][]byte // rel path -> the module's content, for files patched so far
 	applied   map[string][]byte // rel path -> content now in the sandbox, for patched files
@@ -218,7 +219,20 @@ func (s *Sandbox) javacRun(ctx context.Context, out string, files []string) erro
 	if s.release > 0 {
 		args = append(args, "--release", strconv.Itoa(s.release))
 	}
-	cmd := exec.CommandContext(ctx, s.javac, append(args, files...)...)
+	args = append(args, files...)
+	if s.ed != nil {
+		exit, output, ok, err := s.ed.Compile(args)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if exit == 0 {
+				return nil
+			}
+			return &CompileError{Output: conciseJavac(output, s.Dir)}
+		}
+	}
+	cmd := exec.CommandContext(ctx, s.javac, args...)
 	cmd.Dir = s.Dir
 	output, err := cmd.CombinedOutput()
 	if err == nil {

@@ -54,7 +54,7 @@ final class Editor {
      */
     static JsonObject handle(JsonObject req) {
         String op = str(req, "op");
-        Unit u = op.equals("parse-members") || op.equals("jdk-classes") ? null : Unit.parse(str(req, "source"));
+        Unit u = op.equals("parse-members") || op.equals("jdk-classes") || op.equals("compile") ? null : Unit.parse(str(req, "source"));
         JsonObject out = new JsonObject();
         switch (op) {
             case "info":
@@ -84,6 +84,8 @@ final class Editor {
             case "parse-members":
                 out.add("members", parseMembers(str(req, "text"), out));
                 return out;
+            case "compile":
+                return Compiler.compile(strings(req, "args"));
             case "jdk-classes":
                 JsonArray names = new JsonArray();
                 JdkClasses.named(str(req, "simple")).forEach(names::add);
