@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aymanbagabas/go-udiff"
 	openai "github.com/sashabaranov/go-openai"
@@ -118,10 +119,12 @@ func TestRepairApply(t *testing.T) {
 
 	cmd := exec.Command(bin, "repair", "--module", dir, "--apply")
 	cmd.Env = append(os.Environ(), "FLAKY_LLM_URL="+srv.URL+"/v1", "FLAKY_LLM_MODEL=scripted")
+	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("flaky repair: %v\n%s", err, out)
 	}
+	t.Logf("flaky repair --apply: %s\n%s", time.Since(start).Round(time.Second), out)
 	got, err := report.Read(reportPath)
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +163,7 @@ func TestRepairApply(t *testing.T) {
 	}
 	want := map[string][2]string{
 		"GreeterTest.java":        {"", "import org.junit.Before;\r\n\r\n\t@Before\r\n\tpublic void resetSharedState() {\r\n\t\tConfig.load(\"en\");\r\n\t}\r\n"},
-		"RegistryWriterTest.java": {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        emptyRegistry();\n    }\n\n\n    private static void emptyRegistry() {\n        Registry.clear();\n    }\n"},
+		"RegistryWriterTest.java": {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        emptyRegistry();\n    }\n\n    }\n\n    private static void emptyRegistry() {\n        Registry.clear();\n"},
 		"SwitchModeTest.java":     {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        System.clearProperty(\"fixture.mode\");\n    }\n\n"},
 		"IdTest.java":             {"        assertEquals(1, Ids.next());\n", "import java.util.concurrent.atomic.AtomicLong;\n        AtomicLong before = new AtomicLong(Ids.peek());\n        assertEquals(before.get() + 1, Ids.next());\n"},
 	}
@@ -195,7 +198,9 @@ func TestRepairApply(t *testing.T) {
 	if out, err := exec.Command(bin, "run-order", "--module", dir, "--order", orderFile).CombinedOutput(); err != nil {
 		t.Errorf("flaky run-order after repair: %v\n%s", err, out)
 	}
+	start = time.Now()
 	flakyInit(t, dir)
+	defer func() { t.Logf("run-order and Maven: %s", time.Since(start).Round(time.Second)) }()
 	if out, code := mvnRun(t, dir, "-Pflaky", "test", "-Dflaky.testFailureIgnore=false", "-Dflaky.order="+orderFile); code != 0 {
 		t.Errorf("plain Maven with the failing orders after repair failed:\n%s", tail(out))
 	}

@@ -59,7 +59,10 @@ func (r *run) validate(ctx context.Context, f report.Finding, c *candidate) (evi
 		order   []string
 		options []string
 	}
-	checks := []check{{"failing order", failingOrder(f), nil}, {"alone", []string{f.Test}, nil}}
+	checks := []check{{"failing order", failingOrder(f), nil}}
+	if !slices.Equal(failingOrder(f), []string{f.Test}) {
+		checks = append(checks, check{"alone", []string{f.Test}, nil})
+	}
 	if f.Kind == report.NIO {
 		checks = append(checks, check{"twice in one JVM", []string{f.Test, f.Test}, nil})
 	}
