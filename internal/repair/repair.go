@@ -186,20 +186,14 @@ type candidate struct {
 func (r *run) repair(ctx context.Context, f report.Finding) (*report.Repair, error) {
 	// The patches accepted for other findings may already fix this one.
 	if len(r.accepted) > 0 {
-		fixed, err := r.fixes(ctx, f, nil)
+		ev, fb, err := r.validate(ctx, f, nil)
 		if err != nil {
 			return nil, err
 		}
-		if fixed {
-			ev, fb, err := r.validate(ctx, f, nil)
-			if err != nil {
-				return nil, err
-			}
-			if fb == "" {
-				a := r.fixedBy(f)
-				return &report.Repair{Kind: a.rep.Kind, Patch: a.rep.Patch, Files: a.rep.Files, Validated: true,
-					Evidence: append([]string{"fixed by the patch for " + a.test}, ev...)}, nil
-			}
+		if fb == "" {
+			a := r.fixedBy(f)
+			return &report.Repair{Kind: a.rep.Kind, Patch: a.rep.Patch, Files: a.rep.Files, Validated: true,
+				Evidence: append([]string{"fixed by the patch for " + a.test}, ev...)}, nil
 		}
 	}
 	var reasons []string

@@ -88,7 +88,8 @@ func (r *run) inlined(ctx context.Context, f report.Finding) (*candidate, []stri
 }
 
 // minimalAt tries code at one placement: if all of it fixes the failing
-// order, it is delta-debugged to a minimal set of statements and validated.
+// order, it is delta-debugged to a minimal set of statements (one statement
+// is minimal already) and validated.
 func (r *run) minimalAt(ctx context.Context, f report.Finding, p placement, code Code, kind, donor string) (*candidate, []string, string, error) {
 	build := func(stmts []string) (map[string][]byte, error) {
 		c := code
@@ -102,13 +103,15 @@ func (r *run) minimalAt(ctx context.Context, f report.Finding, p placement, code
 		}
 		return r.fixes(ctx, f, files)
 	}
-	ok, err := oracle(code.Statements)
-	if err != nil || !ok {
-		return nil, nil, "does not fix the failing order", err
-	}
-	minimal, err := ddmin(code.Statements, oracle)
-	if err != nil {
-		return nil, nil, "", err
+	minimal := code.Statements
+	if len(minimal) > 1 {
+		ok, err := oracle(minimal)
+		if err != nil || !ok {
+			return nil, nil, "does not fix the failing order", err
+		}
+		if minimal, err = ddmin(minimal, oracle); err != nil {
+			return nil, nil, "", err
+		}
 	}
 	files, err := build(minimal)
 	if err != nil {

@@ -155,8 +155,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	res.Report.Stats.Tests = len(testOrder)
-	res.Report.Stats.DurationMs = time.Since(start).Milliseconds()
 	res.Report.Sort()
+	if err := proposeRepairs(ctx, cfg, records[0], res); err != nil {
+		return nil, err
+	}
+	res.Report.Stats.DurationMs = time.Since(start).Milliseconds()
 
 	flakyDir := filepath.Join(cfg.BuildDir, "flaky")
 	if err := report.Write(filepath.Join(flakyDir, "report.json"), res.Report); err != nil {
@@ -310,6 +313,9 @@ func printSummary(cfg Config, res *Result) {
 			fmt.Fprintf(w, "[flaky]         %s\n", firstLine(f.Message))
 		}
 		fmt.Fprintf(w, "[flaky]         reproduce: %s\n", f.Reproduce)
+		if f.Repair != nil && f.Repair.Validated {
+			fmt.Fprintf(w, "[flaky]         proposed repair (%s, validated): %s\n", f.Repair.Kind, f.Repair.Patch)
+		}
 	}
 	for _, f := range res.Verdict.Known {
 		fmt.Fprintf(w, "[flaky] known %-10s %s (in %s)\n", f.Kind, f.Test, gate.BaselinePath)
