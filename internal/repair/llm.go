@@ -335,12 +335,12 @@ func (r *run) stitch(ctx context.Context, p *problem, answer string) (*candidate
 		} else {
 			var added []string
 			out, added, err = r.ed.AddMembers(src, inFile, []string{m.Text})
-			if len(added) == 0 {
+			if err == nil && len(added) == 0 {
 				continue
 			}
 		}
 		if err != nil {
-			return nil, nil, "the answer's " + m.Name + " cannot replace the original: " + err.Error(), nil
+			return nil, nil, "the answer's " + m.Name + " cannot go into " + inFile + ": " + err.Error(), nil
 		}
 		if len(members.Imports) > 0 {
 			if out, err = r.ed.AddImports(out, members.Imports); err != nil {

@@ -48,6 +48,7 @@ type Sandbox struct {
 	release   int
 	originals map[string][]byte // rel path -> the module's content, for files patched so far
 	applied   map[string][]byte // rel path -> content now in the sandbox, for patched files
+	dirty     map[string][]byte // sources written whose compilation failed
 }
 
 // CompileError is a candidate patch that does not compile.
@@ -149,7 +150,7 @@ func (s *Sandbox) List(ctx context.Context) ([]launcher.TestInfo, error) {
 // path to new content) and nothing else: files patched before and not now are
 // restored. The changed sources are compiled with javac; a CompileError says
 // the patch does not compile (the sandbox then holds it uncompiled, and the
-// next Apply recompiles).
+// next Apply compiles those sources again).
 func (s *Sandbox) Apply(ctx context.Context, files map[string][]byte) error {
 	changed := map[string][]byte{}
 	for rel := range s.applied {
@@ -170,6 +171,15 @@ func (s *Sandbox) Apply(ctx context.Context, files map[string][]byte) error {
 		}
 		changed[rel] = data
 	}
+	for rel := range s.dirty {
+		if _, ok := changed[rel]; !ok {
+			if data, ok := files[rel]; ok {
+				changed[rel] = data
+			} else {
+				changed[rel] = s.originals[rel]
+			}
+		}
+	}
 	if len(changed) == 0 {
 		return nil
 	}
@@ -183,7 +193,14 @@ func (s *Sandbox) Apply(ctx context.Context, files map[string][]byte) error {
 			s.applied[rel] = data
 		}
 	}
-	return s.compile(ctx, slices.Sorted(maps.Keys(changed)))
+	err := s.compile(ctx, slices.Sorted(maps.Keys(changed)))
+	s.dirty = nil
+	if err != nil {
+		// Their sources are written but their classes are not: the next
+		// Apply compiles them again.
+		s.dirty = changed
+	}
+	return err
 }
 
 // compile compiles the module-relative sources: main sources into the
