@@ -10,15 +10,11 @@ import (
 	"github.com/flakyhq/flaky/surefire"
 )
 
-// repairProperty turns on repair proposals: -Dflaky.repair=true reaches the
-// fork as a Maven user property, which the fork record keeps.
-const repairProperty = "flaky.repair"
-
 // proposeRepairs runs flaky repair on the module's findings when the build
 // asked for it (-Dflaky.repair=true), without applying anything: each
 // finding's report entry gets its validated patch or the reason there is none.
 func proposeRepairs(ctx context.Context, cfg Config, rec *surefire.ForkRecord, res *Result) error {
-	if rec.SystemProperties[repairProperty] != "true" || len(res.Report.Findings) == 0 {
+	if !cfg.Repair || len(res.Report.Findings) == 0 {
 		return nil
 	}
 	java := cfg.Java

@@ -40,6 +40,7 @@ type Config struct {
 	Workers int    // parallel JVMs; 0 means one per core
 	Out     io.Writer
 	Chaos   ChaosConfig // API perturbation (see chaos.go); off by default
+	Repair  bool        // propose validated patches for the findings (see repair.go)
 }
 
 // Result is what Run found and decided.
