@@ -63,11 +63,13 @@ func TestRepairApply(t *testing.T) {
 	e := readExpected(t, dir)
 
 	const (
-		idTest   = "fixture.repair.IdTest#firstIdIsOne"
-		modeTest = "fixture.repair.ModeTest#defaultModeIsSafe"
+		idTest    = "fixture.repair.IdTest#firstIdIsOne"
+		modeTest  = "fixture.repair.ModeTest#defaultModeIsSafe"
+		flagsTest = "fixture.repair.FlagsTest#quietByDefault"
 	)
-	// The report: the expected findings, and the polluted state the
-	// root-cause analysis (issue 9) records for the system property.
+	// The report: the expected findings, and the polluted states the
+	// root-cause analysis (issue 9) records for the system property and the
+	// static field.
 	rep := report.Report{Version: report.Version, Module: "repair"}
 	for _, f := range e.Findings {
 		rep.Findings = append(rep.Findings, report.Finding{Test: f.Test, Kind: report.Kind(f.Kind), Polluters: f.Polluters, Setters: f.Setters, Cleaners: f.Cleaners})
@@ -79,8 +81,11 @@ func TestRepairApply(t *testing.T) {
 	var raw map[string]any
 	json.Unmarshal(data, &raw)
 	for _, f := range raw["findings"].([]any) {
-		if f := f.(map[string]any); f["test"] == modeTest {
+		switch f := f.(map[string]any); f["test"] {
+		case modeTest:
 			f["pollutedState"] = []map[string]any{{"kind": "system-property", "root": "fixture.mode", "path": "", "passing": "", "failing": "fast", "confirmed": true}}
+		case flagsTest:
+			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Flags.verbose", "path": "", "passing": "false", "failing": "true", "confirmed": true}}
 		}
 	}
 	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
@@ -113,7 +118,8 @@ func TestRepairApply(t *testing.T) {
 	order := []string{"fixture.repair.IdUserTest#allocatesId", idTest, idTest,
 		"fixture.repair.RegistryWriterTest#registersPlugin", "fixture.repair.RegistryReaderTest#startsEmpty",
 		"fixture.repair.RegistryReaderTest#listsNoPdf", "fixture.repair.RegistryViewTest#rendersEmpty",
-		"fixture.repair.GreeterTest#greetsInConfiguredLanguage", "fixture.repair.SwitchModeTest#switchesToFast", modeTest}
+		"fixture.repair.GreeterTest#greetsInConfiguredLanguage", "fixture.repair.SwitchModeTest#switchesToFast", modeTest,
+		"fixture.repair.VerboseTest#turnsVerboseOn", flagsTest}
 	orderFile := filepath.Join(dir, "failing-order.txt")
 	os.WriteFile(orderFile, []byte(strings.Join(order, "\n")+"\n"), 0o644)
 
@@ -134,8 +140,9 @@ func TestRepairApply(t *testing.T) {
 		"fixture.repair.RegistryReaderTest#startsEmpty":         report.RepairCleaner,
 		"fixture.repair.RegistryReaderTest#listsNoPdf":          report.RepairCleaner,
 		"fixture.repair.RegistryViewTest#rendersEmpty":          report.RepairCleaner,
-		modeTest: report.RepairReset,
-		idTest:   report.RepairLLM,
+		modeTest:  report.RepairReset,
+		flagsTest: report.RepairReset,
+		idTest:    report.RepairLLM,
 	}
 	for _, f := range got.Findings {
 		r := f.Repair
@@ -165,6 +172,7 @@ func TestRepairApply(t *testing.T) {
 		"GreeterTest.java":        {"", "import org.junit.Before;\r\n\r\n\t@Before\r\n\tpublic void resetSharedState() {\r\n\t\tConfig.load(\"en\");\r\n\t}\r\n"},
 		"RegistryWriterTest.java": {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        emptyRegistry();\n    }\n\n    }\n\n    private static void emptyRegistry() {\n        Registry.clear();\n"},
 		"SwitchModeTest.java":     {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        System.clearProperty(\"fixture.mode\");\n    }\n\n"},
+		"VerboseTest.java":        {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        Flags.setVerbose(false);\n    }\n\n"},
 		"IdTest.java":             {"        assertEquals(1, Ids.next());\n", "import java.util.concurrent.atomic.AtomicLong;\n        AtomicLong before = new AtomicLong(Ids.peek());\n        assertEquals(before.get() + 1, Ids.next());\n"},
 	}
 	for name, w := range want {

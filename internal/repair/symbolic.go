@@ -3,6 +3,8 @@ package repair
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -188,8 +190,11 @@ func anyOf(have, want []string) bool {
 
 // reset is ODRepair's generated reset for a polluted state the root-cause
 // analysis found: the direct restore of a system property, JDK default or
-// file in the polluter's tear-down (else the victim's set-up). Static fields
-// need the reset-method search, which is not built yet.
+// file, and for a static field a call of one of its reset-methods (methods
+// of the field's class that write it or call a mutator on its object) with
+// arguments from the passing value and the type's defaults; in the
+// polluter's tear-down, else the victim's set-up. Each call is first checked
+// on the failing order, then validated.
 func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string, string, error) {
 	states := r.cfg.States[f.Test]
 	if f.Kind != report.ODVictim && f.Kind != report.ODBrittle {
@@ -198,9 +203,10 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 	if len(states) == 0 {
 		return nil, nil, "no polluted state known (the root-cause analysis did not record one)", nil
 	}
-	stmts, why := restores(states)
-	if len(stmts) == 0 {
-		return nil, nil, why, nil
+	direct, why := restores(states)
+	var whys []string
+	if why != "" {
+		whys = append(whys, why)
 	}
 	var places []placement
 	for _, g := range f.Polluters {
@@ -208,21 +214,159 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 		places = append(places, placement{last, "after", "tear-down of polluter " + last})
 	}
 	places = append(places, placement{f.Test, "before", "set-up of " + f.Test})
-	var tried []string
-	for _, p := range places {
-		c, ev, fb, err := r.minimalAt(ctx, f, p, Code{Statements: stmts}, report.RepairReset, "the generated reset")
+	// Each static field's candidate calls; without static fields, the direct
+	// restores alone.
+	alternatives := [][]string{nil}
+	for _, s := range states {
+		if s.Kind != "static-field" {
+			continue
+		}
+		calls, err := r.resetCalls(s, places[0].test)
 		if err != nil {
 			return nil, nil, "", err
 		}
-		if c != nil {
-			return c, ev, "", nil
+		if len(calls) == 0 {
+			whys = append(whys, "static field "+s.Root+": no reset-method found in its class's source")
+			continue
 		}
-		tried = append(tried, "generated reset in the "+p.label+": "+fb)
+		alternatives = calls
+		break
 	}
-	if why != "" {
-		tried = append(tried, why)
+	for _, p := range places {
+		for _, alt := range alternatives {
+			stmts := append(slices.Clone(direct), alt...)
+			if len(stmts) == 0 {
+				continue
+			}
+			if alt != nil {
+				files, err := r.edit(p, Code{Statements: stmts})
+				if err != nil {
+					return nil, nil, "", err
+				}
+				if ok, err := r.fixes(ctx, f, files); err != nil || !ok {
+					if err != nil {
+						return nil, nil, "", err
+					}
+					continue
+				}
+			}
+			c, ev, fb, err := r.minimalAt(ctx, f, p, Code{Statements: stmts}, report.RepairReset, "the generated reset")
+			if err != nil {
+				return nil, nil, "", err
+			}
+			if c != nil {
+				return c, ev, "", nil
+			}
+			whys = append(whys, "generated reset "+strings.Join(stmts, " ")+" in the "+p.label+": "+fb)
+		}
 	}
-	return nil, nil, strings.Join(tried, "; "), nil
+	if len(alternatives) > 1 || alternatives[0] != nil {
+		whys = append(whys, fmt.Sprintf("none of %d reset-method call(s) restores the passing state", len(alternatives)))
+	}
+	return nil, nil, strings.Join(whys, "; "), nil
+}
+
+// maxResetCalls bounds the reset-method calls tried per static field.
+const maxResetCalls = 12
+
+// resetCalls are the candidate reset-method calls for a static field: each
+// static, non-private method of the field's class that writes it, with
+// arguments from the passing value and the parameter types' defaults. The
+// class is named simply when it shares the package of the class the call
+// goes into.
+func (r *run) resetCalls(s State, into string) ([][]string, error) {
+	root := s.Root
+	class, field, ok := strings.Cut(root, "#")
+	if !ok {
+		i := strings.LastIndexByte(root, '.')
+		if i < 0 {
+			return nil, nil
+		}
+		class, field = root[:i], root[i+1:]
+	}
+	rel, inFile, err := r.src.classFile(class)
+	if err != nil {
+		return nil, nil // no source: the bytecode search is not built
+	}
+	src, err := r.src.read(rel)
+	if err != nil {
+		return nil, err
+	}
+	var out struct {
+		Methods []struct {
+			Name    string   `json:"name"`
+			Static  bool     `json:"static"`
+			Private bool     `json:"private"`
+			Params  []string `json:"params"`
+		} `json:"methods"`
+	}
+	if err := r.ed.call(map[string]any{"op": "reset-methods", "source": src, "class": inFile, "field": field}, &out); err != nil {
+		return nil, err
+	}
+	name := strings.ReplaceAll(class, "$", ".")
+	intoClass, _ := splitTest(into)
+	if pkgOf(class) == pkgOf(intoClass) {
+		name = name[len(pkgOf(class)):]
+		name = strings.TrimPrefix(name, ".")
+	}
+	var calls [][]string
+	for _, m := range out.Methods {
+		if !m.Static || m.Private || len(m.Params) > 2 {
+			continue
+		}
+		args := [][]string{nil}
+		for _, p := range m.Params {
+			var next [][]string
+			for _, prefix := range args {
+				for _, v := range argValues(p, s.Passing) {
+					next = append(next, append(slices.Clone(prefix), v))
+				}
+			}
+			args = next
+		}
+		for _, a := range args {
+			calls = append(calls, []string{fmt.Sprintf("%s.%s(%s);", name, m.Name, strings.Join(a, ", "))})
+		}
+	}
+	return calls[:min(len(calls), maxResetCalls)], nil
+}
+
+// pkgOf is a class name's package.
+func pkgOf(class string) string {
+	if i := strings.LastIndexByte(class, '.'); i >= 0 {
+		return class[:i]
+	}
+	return ""
+}
+
+// argValues are the arguments tried for a parameter type: the passing value
+// when it fits the type, then the type's defaults.
+func argValues(typ, passing string) []string {
+	p := strings.TrimSpace(passing)
+	switch typ {
+	case "boolean", "Boolean":
+		if p == "true" {
+			return []string{"true", "false"}
+		}
+		return []string{"false", "true"}
+	case "int", "long", "short", "byte", "Integer", "Long", "Short", "Byte", "double", "float", "Double", "Float":
+		if _, err := strconv.ParseFloat(p, 64); err == nil && p != "" {
+			if p == "0" {
+				return []string{"0"}
+			}
+			if typ == "long" || typ == "Long" {
+				p += "L"
+			}
+			return []string{p, "0"}
+		}
+		return []string{"0"}
+	case "String", "CharSequence", "Object":
+		if absent(p) {
+			return []string{"null", `""`}
+		}
+		return []string{javaString(passing), "null"}
+	}
+	return []string{"null"}
 }
 
 // restores turns polluted states into Java statements that restore their
@@ -258,7 +402,7 @@ func restores(states []State) (stmts []string, why string) {
 				whys = append(whys, "file "+name+" existed before: its content cannot be restored")
 			}
 		case "static-field":
-			whys = append(whys, "static field "+name+": the reset-method search (ODRepair's bytecode analysis) is not built yet")
+			// reset's reset-method search.
 		default:
 			whys = append(whys, "polluted state of kind "+s.Kind+": unknown")
 		}

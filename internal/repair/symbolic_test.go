@@ -25,7 +25,7 @@ func TestRestores(t *testing.T) {
 		{"new file", State{Kind: "file", Root: "/tmp/x y.lock", Passing: "absent", Failing: "exists"}, `new java.io.File("/tmp/x y.lock").delete();`, ""},
 		{"changed file", State{Kind: "file", Root: "data.txt", Passing: "abc", Failing: "abd"}, "", "file data.txt existed before: its content cannot be restored"},
 		{"charset", State{Kind: "jdk-default", Root: "java.nio.charset.Charset#defaultCharset", Passing: "UTF-8"}, "", "JDK default java.nio.charset.Charset#defaultCharset: no direct restore known"},
-		{"static field", State{Kind: "static-field", Root: "fixture.Ids.last", Passing: "0", Failing: "1"}, "", "static field fixture.Ids.last: the reset-method search (ODRepair's bytecode analysis) is not built yet"},
+		{"static field (reset-method search)", State{Kind: "static-field", Root: "fixture.Ids.last", Passing: "0", Failing: "1"}, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,6 +37,27 @@ func TestRestores(t *testing.T) {
 				t.Errorf("why %q, want %q", why, tt.why)
 			}
 		})
+	}
+}
+
+// TestArgValues: the passing value first when it fits the parameter type.
+func TestArgValues(t *testing.T) {
+	tests := []struct {
+		typ, passing string
+		want         []string
+	}{
+		{"boolean", "false", []string{"false", "true"}},
+		{"boolean", "true", []string{"true", "false"}},
+		{"int", "3", []string{"3", "0"}},
+		{"long", "7", []string{"7L", "0"}},
+		{"String", "default", []string{`"default"`, "null"}},
+		{"String", "null", []string{"null", `""`}},
+		{"java.util.Map<String, String>", "{}", []string{"null"}},
+	}
+	for _, tt := range tests {
+		if got := argValues(tt.typ, tt.passing); !slices.Equal(got, tt.want) {
+			t.Errorf("argValues(%q, %q) = %q, want %q", tt.typ, tt.passing, got, tt.want)
+		}
 	}
 }
 

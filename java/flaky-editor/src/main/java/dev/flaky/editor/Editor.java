@@ -75,6 +75,9 @@ final class Editor {
             case "add-imports":
                 out.add("added", addImports(u, strings(req, "imports"), null));
                 break;
+            case "reset-methods":
+                out.add("methods", ResetMethods.find(u.type(str(req, "class")), str(req, "field")));
+                return out;
             case "locale-root":
                 out.addProperty("changed", Templates.localeRoot(u, req.get("line").getAsInt()));
                 break;
