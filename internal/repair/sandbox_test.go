@@ -28,7 +28,9 @@ func TestSandboxApply(t *testing.T) {
 	rel := filepath.Join("src", "test", "java", "p", "A.java")
 	relB := filepath.Join("src", "test", "java", "p", "B.java")
 	os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755)
-	source := func(s string) []byte { return []byte("package p;\npublic class A { public static String s() { return \"" + s + "\"; } }\n") }
+	source := func(s string) []byte {
+		return []byte("package p;\npublic class A { public static String s() { return \"" + s + "\"; } }\n")
+	}
 	os.WriteFile(filepath.Join(dir, rel), source("original"), 0o644)
 	os.WriteFile(filepath.Join(dir, relB), []byte("package p;\nclass B {}\n"), 0o644)
 	classes := filepath.Join(dir, "target", "test-classes")
