@@ -84,6 +84,8 @@ func TestRepairApply(t *testing.T) {
 		switch f := f.(map[string]any); f["test"] {
 		case modeTest:
 			f["pollutedState"] = []map[string]any{{"kind": "system-property", "root": "fixture.mode", "path": "", "passing": "", "failing": "fast", "confirmed": true}}
+		case idTest:
+			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Ids.last", "path": "", "passing": "0", "failing": "1", "confirmed": true}}
 		case flagsTest:
 			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Flags.verbose", "path": "", "passing": "false", "failing": "true", "confirmed": true}}
 		}
@@ -149,6 +151,9 @@ func TestRepairApply(t *testing.T) {
 		if r == nil || !r.Validated || r.Kind != wantKind[f.Test] || r.Patch == "" || len(r.Evidence) == 0 {
 			t.Errorf("%s %s: repair %+v, want a validated %s patch", f.Kind, f.Test, r, wantKind[f.Test])
 			continue
+		}
+		if f.Test == idTest && f.Kind == report.ODVictim && r.Evidence[0] != "not repaired symbolically: no cleaner; none of 1 reset-method call(s) restores the passing state" {
+			t.Errorf("%s: evidence %q, want the reason it was not repaired symbolically first", f.Test, r.Evidence)
 		}
 		if _, err := os.Stat(r.Patch); err != nil {
 			t.Errorf("%s: patch file: %v", f.Test, err)

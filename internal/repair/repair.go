@@ -224,6 +224,7 @@ func (r *run) repair(ctx context.Context, f report.Finding) (*report.Repair, err
 		return nil, err
 	}
 	if c != nil {
+		c.notes = append([]string{reason}, c.notes...)
 		return r.accept(f, c, ev, partners(f))
 	}
 	return &report.Repair{Reason: reason + "; LLM: " + why}, nil
