@@ -74,14 +74,26 @@ func (r *run) validate(ctx context.Context, f report.Finding, c *candidate) (evi
 		checks = append(checks, check{"under " + f.Strategy, []string{f.Test}, opts})
 	}
 	checks = append(checks, check{"default order", r.base.Order, nil})
+	// The failing order first: most candidates that fail, fail there, and
+	// the other checks need not run.
 	jobs := make([]launcher.Job, len(checks))
 	for i, c := range checks {
 		jobs[i] = launcher.Job{Order: c.order, RunOptions: launcher.RunOptions{AgentOptions: c.options}}
 	}
-	results, err := r.sb.l.RunJobs(ctx, jobs)
+	first, err := r.sb.l.RunJobs(ctx, jobs[:1])
 	if err != nil {
 		return nil, "", err
 	}
+	for _, t := range uniq(checks[0].order) {
+		if !passedAll(first[0], t) {
+			return nil, fmt.Sprintf("%s %s: %s %s", checks[0].label, orderText(checks[0].order), t, failureText(first[0], t)), nil
+		}
+	}
+	rest, err := r.sb.l.RunJobs(ctx, jobs[1:])
+	if err != nil {
+		return nil, "", err
+	}
+	results := append(first, rest...)
 	for i, c := range checks {
 		res := results[i]
 		if c.label == "default order" {
