@@ -1,14 +1,14 @@
 # flaky build. `make build` leaves the binary at bin/flaky.
 GO      ?= go
 MVN     ?= mvn
-JARS    := agent/jars/flaky-agent.jar agent/jars/flaky-runner.jar agent/jars/flaky-surefire-provider.jar
+JARS    := agent/jars/flaky-agent.jar agent/jars/flaky-runner.jar agent/jars/flaky-surefire-provider.jar agent/jars/flaky-editor.jar
 JAVA_SRC := $(shell find java \( -name '*.java' -o -name pom.xml \) -not -path '*/target/*' 2>/dev/null)
 
 .PHONY: all build java test unit fuzz e2e bench demo lint clean
 
 all: build
 
-## java: build the Java runner, agent and Surefire provider and copy the jars that the Go binary embeds.
+## java: build the Java runner, agent, Surefire provider and source editor and copy the jars that the Go binary embeds.
 java: $(JARS)
 
 $(JARS) &: $(JAVA_SRC)
@@ -16,6 +16,7 @@ $(JARS) &: $(JAVA_SRC)
 	cp java/flaky-agent/target/flaky-agent.jar agent/jars/flaky-agent.jar
 	cp java/flaky-runner/target/flaky-runner.jar agent/jars/flaky-runner.jar
 	cp java/flaky-surefire-provider/target/flaky-surefire-provider.jar agent/jars/flaky-surefire-provider.jar
+	cp java/flaky-editor/target/flaky-editor.jar agent/jars/flaky-editor.jar
 
 ## build: the flaky binary in bin/flaky (embeds the jars).
 build: $(JARS)

@@ -3,19 +3,26 @@ module github.com/flakyhq/flaky
 go 1.25.0
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.1
+	github.com/chromedp/chromedp v0.14.2
 	github.com/google/renameio/v2 v2.0.0
 	github.com/joshdk/go-junit v1.0.0
 	github.com/kballard/go-shellquote v0.0.0-20180428030007-95032a82bc51
 	github.com/otiai10/copy v1.14.1
+	github.com/owenrumney/go-sarif/v3 v3.3.1
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
+	github.com/sashabaranov/go-openai v1.43.0
+	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/sethvargo/go-githubactions v1.3.0
 	github.com/urfave/cli/v2 v2.27.7
 	github.com/vifraa/gopom v1.0.0
 	golang.org/x/sync v0.18.0
 	golang.org/x/sys v0.46.0
+	golang.org/x/term v0.44.0
 )
 
 require (
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327 // indirect
-	github.com/chromedp/chromedp v0.14.2 // indirect
 	github.com/chromedp/sysutil v1.1.0 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/go-json-experiment/json v0.0.0-20250725192818-e39067aee2d2 // indirect
@@ -24,16 +31,11 @@ require (
 	github.com/gobwas/ws v1.4.0 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/otiai10/mint v1.6.3 // indirect
-	github.com/owenrumney/go-sarif/v3 v3.3.1 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
-	github.com/schollz/progressbar/v3 v3.19.1 // indirect
-	github.com/sethvargo/go-githubactions v1.3.0 // indirect
 	github.com/xeipuuv/gojsonpointer v0.0.0-20180127040702-4e3ac2762d5f // indirect
 	github.com/xeipuuv/gojsonreference v0.0.0-20180127040603-bd5ef7bd5415 // indirect
 	github.com/xeipuuv/gojsonschema v1.2.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
-	golang.org/x/term v0.44.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )

@@ -91,7 +91,7 @@ func TestInitProfile(t *testing.T) {
 		},
 		{
 			name: "tabs",
-			want: []string{"\n\t<profiles>\n\t\t<profile>\n\t\t\t<id>flaky</id>\n\t\t\t<properties>\n\t\t\t\t<flaky.profile>3</flaky.profile>",
+			want: []string{"\n\t<profiles>\n\t\t<profile>\n\t\t\t<id>flaky</id>\n\t\t\t<properties>\n\t\t\t\t<flaky.profile>" + profileFormat + "</flaky.profile>",
 				"<flaky.junit.platform.version>1.14.4</flaky.junit.platform.version>", "junit-platform-launcher"},
 		},
 		{

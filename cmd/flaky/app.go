@@ -46,6 +46,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			detectCommand(),
 			chaosCommand(),
 			verifyCommand(),
+			repairCommand(),
 			runCommand(),
 			baselineCommand(),
 			reportCommand(),

@@ -31,6 +31,7 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "budget", Usage: "wall-clock budget of the order-dependence analysis per fork, e.g. 2m or 90 (seconds); 0 turns it off (default: scaled to the suite's measured run time, at least 5m)"},
 			&cli.DurationFlag{Name: "test-timeout", Value: verify.DefaultTestTimeout, Usage: "cut a test that runs longer than this and go on with the rest of its order in a fresh JVM (0: off)"},
 			&cli.StringFlag{Name: "chaos", Usage: "API perturbation: off (default), combined or single, optionally :STRATEGY+... (see flaky chaos); its attribution gets the same --budget"},
+			&cli.StringFlag{Name: "repair", Usage: "true: propose validated patches for the findings in the report (see flaky repair), without applying them (default false)"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -95,6 +96,13 @@ func verifyCommand() *cli.Command {
 			}
 			if cfg.Budget > 0 {
 				cfg.Chaos.Budget = cfg.Budget
+			}
+			switch r := strings.ToLower(strings.TrimSpace(c.String("repair"))); r {
+			case "true", "on":
+				cfg.Repair = true
+			case "", "false", "off":
+			default:
+				return usageError("--repair must be true or false, not %q", r)
 			}
 			gateFile := filepath.Join(cfg.BuildDir, filepath.FromSlash(mvn.GateFile))
 			if err := os.Remove(gateFile); err != nil && !errors.Is(err, fs.ErrNotExist) {

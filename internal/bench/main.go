@@ -4,7 +4,8 @@
 // `mvn surefire:test -Dsurefire.runOrder=random`; what API perturbation
 // (flaky chaos) costs per strategy; and how fast flaky's order-dependence
 // analysis exposes each fixture's known order-dependent tests compared with
-// Surefire's random reruns. Run it with `make bench`.
+// Surefire's random reruns; and what share of the fixtures' findings flaky
+// repair fixes, how fast. Run it with `make bench`.
 package main
 
 import (
@@ -34,12 +35,17 @@ func main() {
 	odFixtures := flag.String("od-fixtures", "junit4,jupiter5,jupiter6,mixed-mockito,manyvictims", "fixtures for the order-dependence benchmark (empty: skip it)")
 	odSeed := flag.Int64("od-seed", 1, "seed of flaky's orders in the order-dependence benchmark")
 	odRuns := flag.Int("od-surefire-runs", 15, "most Surefire runOrder=random runs per fixture in the order-dependence benchmark")
+	repairFixtures := flag.String("repair-fixtures", "repair,junit4,jupiter5,manyvictims,jmock,chaos", "fixtures for the repair benchmark, their expected.json as the report (empty: skip it)")
 	flag.Parse()
 	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 	if err := runOD(strings.Split(*odFixtures, ","), *odSeed, *odRuns); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if err := runRepair(strings.Split(*repairFixtures, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

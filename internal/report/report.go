@@ -103,6 +103,29 @@ type Finding struct {
 	Robust *bool `json:"robust,omitempty"`
 	// CallSites are the perturbed call sites of that group the test hit.
 	CallSites []CallSite `json:"callSites,omitempty"`
+	// Repair is what flaky repair made of the finding.
+	Repair *Repair `json:"repair,omitempty"`
+}
+
+// Repair kinds.
+const (
+	RepairCleaner  = "cleaner"  // a cleaner's code inlined (iFixFlakies)
+	RepairSetter   = "setter"   // a state-setter's code inlined into a brittle's set-up
+	RepairReset    = "reset"    // a generated reset of the polluted state (ODRepair)
+	RepairTemplate = "template" // a standard fix of an API finding
+	RepairLLM      = "llm"      // a patch from a language model, stitched and validated
+)
+
+// Repair is a validated source patch for a finding, or why there is none.
+type Repair struct {
+	Kind       string   `json:"kind,omitempty"`
+	Patch      string   `json:"patch,omitempty"` // the unified diff (target/flaky/repair/<test>.diff)
+	Files      []string `json:"files,omitempty"` // the files it changes, relative to the module
+	Validated  bool     `json:"validated"`
+	Evidence   []string `json:"evidence,omitempty"` // the validation runs and their outcomes
+	DurationMs int64    `json:"durationMs"`
+	// Reason says why the finding has no validated patch.
+	Reason string `json:"reason,omitempty"`
 }
 
 // CallSite is a project line that called a perturbed JDK API.

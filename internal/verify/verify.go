@@ -51,6 +51,7 @@ type Config struct {
 	TestTimeout time.Duration
 	Out         io.Writer
 	Chaos       ChaosConfig // API perturbation (see chaos.go); off by default
+	Repair      bool        // propose validated patches for the findings (see repair.go)
 }
 
 // Result is what Run found and decided.
@@ -169,8 +170,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	res.Report.Stats.Tests = len(testOrder)
-	res.Report.Stats.DurationMs = time.Since(start).Milliseconds()
 	res.Report.Sort()
+	if err := proposeRepairs(ctx, cfg, records[0], res); err != nil {
+		return nil, err
+	}
+	res.Report.Stats.DurationMs = time.Since(start).Milliseconds()
 
 	baseline, err := gate.LoadBaseline(cfg.Root)
 	if err != nil {
@@ -345,6 +349,9 @@ func printSummary(cfg Config, res *Result) {
 			fmt.Fprintf(w, "[flaky]         %s\n", firstLine(f.Message))
 		}
 		fmt.Fprintf(w, "[flaky]         reproduce: %s\n", f.Reproduce)
+		if f.Repair != nil && f.Repair.Validated {
+			fmt.Fprintf(w, "[flaky]         proposed repair (%s, validated): %s\n", f.Repair.Kind, f.Repair.Patch)
+		}
 	}
 	for _, f := range res.Verdict.Known {
 		fmt.Fprintf(w, "[flaky] known %-10s %s (in %s)\n", f.Kind, f.Test, gate.BaselinePath)

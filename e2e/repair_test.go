@@ -1,0 +1,220 @@
+package e2e
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aymanbagabas/go-udiff"
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// scriptedLLM is an OpenAI-compatible chat endpoint that answers the prompts
+// for each test with the next of its scripted answers and keeps the prompts.
+type scriptedLLM struct {
+	mu      sync.Mutex
+	answers map[string][]string // test -> answers in order
+	prompts map[string][]string // test -> prompts received
+}
+
+var promptTest = regexp.MustCompile("Repair the flaky test `([^`]+)`")
+
+func (s *scriptedLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var req openai.ChatCompletionRequest
+	if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Messages) == 0 {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	prompt := req.Messages[len(req.Messages)-1].Content
+	m := promptTest.FindStringSubmatch(prompt)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m == nil || len(s.answers[m[1]]) <= len(s.prompts[m[1]]) {
+		http.Error(w, "unscripted prompt", http.StatusBadRequest)
+		return
+	}
+	answer := s.answers[m[1]][len(s.prompts[m[1]])]
+	s.prompts[m[1]] = append(s.prompts[m[1]], prompt)
+	json.NewEncoder(w).Encode(openai.ChatCompletionResponse{
+		ID: "scripted", Object: "chat.completion", Model: req.Model,
+		Choices: []openai.ChatCompletionChoice{{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: answer}, FinishReason: openai.FinishReasonStop}},
+	})
+}
+
+// TestRepairApply runs `flaky repair --apply` on the repair fixture with its
+// findings as the report (plus a constructed polluted state) and a scripted
+// LLM endpoint, then checks every finding's validated patch, that the files
+// changed only in the patched lines, and that the failing orders pass with
+// flaky run-order and with plain Maven.
+func TestRepairApply(t *testing.T) {
+	needsTools(t)
+	bin := flakyBin(t)
+	dir := copyFixture(t, "repair")
+	e := readExpected(t, dir)
+
+	const (
+		idTest    = "fixture.repair.IdTest#firstIdIsOne"
+		modeTest  = "fixture.repair.ModeTest#defaultModeIsSafe"
+		flagsTest = "fixture.repair.FlagsTest#quietByDefault"
+	)
+	// The report: the expected findings, and the polluted states the
+	// root-cause analysis (issue 9) records for the system property and the
+	// static field.
+	rep := report.Report{Version: report.Version, Module: "repair"}
+	for _, f := range e.Findings {
+		rep.Findings = append(rep.Findings, report.Finding{Test: f.Test, Kind: report.Kind(f.Kind), Polluters: f.Polluters, Setters: f.Setters, Cleaners: f.Cleaners})
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	json.Unmarshal(data, &raw)
+	for _, f := range raw["findings"].([]any) {
+		switch f := f.(map[string]any); f["test"] {
+		case modeTest:
+			f["pollutedState"] = []map[string]any{{"kind": "system-property", "root": "fixture.mode", "path": "", "passing": "", "failing": "fast", "confirmed": true}}
+		case idTest:
+			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Ids.last", "path": "", "passing": "0", "failing": "1", "confirmed": true}}
+		case flagsTest:
+			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Flags.verbose", "path": "", "passing": "false", "failing": "true", "confirmed": true}}
+		}
+	}
+	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
+	os.MkdirAll(filepath.Dir(reportPath), 0o755)
+	data, _ = json.Marshal(raw)
+	if err := os.WriteFile(reportPath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// The LLM: a patch that compiles but fixes nothing, one that does not
+	// compile, then one that needs an import and its public modifier and
+	// @Test annotation back.
+	llm := &scriptedLLM{prompts: map[string][]string{}, answers: map[string][]string{idTest: {
+		"Here is the fix:\n```java\n@Test\npublic void firstIdIsOne() {\n    // ids start at one\n    assertEquals(1, Ids.next());\n}\n```\n",
+		"```java\n@Test\npublic void firstIdIsOne() {\n    Ids.reset();\n    assertEquals(1, Ids.next());\n}\n```",
+		"```java\nvoid firstIdIsOne() {\n    AtomicLong before = new AtomicLong(Ids.peek());\n    assertEquals(before.get() + 1, Ids.next());\n}\n```",
+	}}}
+	srv := httptest.NewServer(llm)
+	defer srv.Close()
+
+	originals := map[string][]byte{}
+	src := filepath.Join(dir, "src", "test", "java", "fixture", "repair")
+	files, _ := filepath.Glob(filepath.Join(src, "*.java"))
+	for _, f := range files {
+		originals[f], _ = os.ReadFile(f)
+	}
+
+	// The failing orders of all findings in one order file: every victim
+	// after its polluter, the NIO test twice, the brittle without its setter.
+	order := []string{"fixture.repair.IdUserTest#allocatesId", idTest, idTest,
+		"fixture.repair.RegistryWriterTest#registersPlugin", "fixture.repair.RegistryReaderTest#startsEmpty",
+		"fixture.repair.RegistryReaderTest#listsNoPdf", "fixture.repair.RegistryViewTest#rendersEmpty",
+		"fixture.repair.GreeterTest#greetsInConfiguredLanguage", "fixture.repair.SwitchModeTest#switchesToFast", modeTest,
+		"fixture.repair.VerboseTest#turnsVerboseOn", flagsTest}
+	orderFile := filepath.Join(dir, "failing-order.txt")
+	os.WriteFile(orderFile, []byte(strings.Join(order, "\n")+"\n"), 0o644)
+
+	cmd := exec.Command(bin, "repair", "--module", dir, "--apply")
+	cmd.Env = append(os.Environ(), "FLAKY_LLM_URL="+srv.URL+"/v1", "FLAKY_LLM_MODEL=scripted")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("flaky repair: %v\n%s", err, out)
+	}
+	t.Logf("flaky repair --apply: %s\n%s", time.Since(start).Round(time.Second), out)
+	got, err := report.Read(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantKind := map[string]string{
+		"fixture.repair.GreeterTest#greetsInConfiguredLanguage": report.RepairSetter,
+		"fixture.repair.RegistryReaderTest#startsEmpty":         report.RepairCleaner,
+		"fixture.repair.RegistryReaderTest#listsNoPdf":          report.RepairCleaner,
+		"fixture.repair.RegistryViewTest#rendersEmpty":          report.RepairCleaner,
+		modeTest:  report.RepairReset,
+		flagsTest: report.RepairReset,
+		idTest:    report.RepairLLM,
+	}
+	for _, f := range got.Findings {
+		r := f.Repair
+		if r == nil || !r.Validated || r.Kind != wantKind[f.Test] || r.Patch == "" || len(r.Evidence) == 0 {
+			t.Errorf("%s %s: repair %+v, want a validated %s patch", f.Kind, f.Test, r, wantKind[f.Test])
+			continue
+		}
+		if f.Test == idTest && f.Kind == report.ODVictim && r.Evidence[0] != "not repaired symbolically: no cleaner; none of 1 reset-method call(s) restores the passing state" {
+			t.Errorf("%s: evidence %q, want the reason it was not repaired symbolically first", f.Test, r.Evidence)
+		}
+		if _, err := os.Stat(r.Patch); err != nil {
+			t.Errorf("%s: patch file: %v", f.Test, err)
+		}
+	}
+
+	// Only the patched lines changed; the fixes went where they belong.
+	changes := map[string][2]string{}
+	for f, before := range originals {
+		after, _ := os.ReadFile(f)
+		removed, added := "", ""
+		for _, ed := range udiff.Lines(string(before), string(after)) {
+			removed += string(before)[ed.Start:ed.End]
+			added += ed.New
+		}
+		if removed != "" || added != "" {
+			changes[filepath.Base(f)] = [2]string{removed, added}
+		}
+	}
+	want := map[string][2]string{
+		"GreeterTest.java":        {"", "import org.junit.Before;\r\n\r\n\t@Before\r\n\tpublic void resetSharedState() {\r\n\t\tConfig.load(\"en\");\r\n\t}\r\n"},
+		"RegistryWriterTest.java": {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        emptyRegistry();\n    }\n\n    }\n\n    private static void emptyRegistry() {\n        Registry.clear();\n"},
+		"SwitchModeTest.java":     {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        System.clearProperty(\"fixture.mode\");\n    }\n\n"},
+		"VerboseTest.java":        {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        Flags.setVerbose(false);\n    }\n\n"},
+		"IdTest.java":             {"        assertEquals(1, Ids.next());\n", "import java.util.concurrent.atomic.AtomicLong;\n        AtomicLong before = new AtomicLong(Ids.peek());\n        assertEquals(before.get() + 1, Ids.next());\n"},
+	}
+	for name, w := range want {
+		if changes[name] != w {
+			t.Errorf("%s: removed %q added %q\nwant removed %q added %q", name, changes[name][0], changes[name][1], w[0], w[1])
+		}
+	}
+	if len(changes) != len(want) {
+		t.Errorf("changed files %v, want %d", changes, len(want))
+	}
+
+	// The LLM loop: three prompts, each after the first with the feedback on
+	// the attempt before.
+	prompts := llm.prompts[idTest]
+	if len(prompts) != 3 {
+		t.Fatalf("%d prompts for %s, want 3", len(prompts), idTest)
+	}
+	for _, p := range []struct {
+		prompt int
+		want   string
+	}{{0, "fixture.repair.IdUserTest#allocatesId"}, {0, "expected:<1> but was:<2>"}, {1, "does not fix the test"}, {2, "cannot find symbol"}} {
+		if !strings.Contains(prompts[p.prompt], p.want) {
+			t.Errorf("prompt %d lacks %q:\n%s", p.prompt+1, p.want, prompts[p.prompt])
+		}
+	}
+	if logs, _ := filepath.Glob(filepath.Join(dir, "target", "flaky", "repair", "llm", "*")); len(logs) != 6 {
+		t.Errorf("LLM log files %v, want 3 prompts and 3 answers", logs)
+	}
+
+	// The failing orders pass: with flaky run-order and with plain Maven.
+	if out, err := exec.Command(bin, "run-order", "--module", dir, "--order", orderFile).CombinedOutput(); err != nil {
+		t.Errorf("flaky run-order after repair: %v\n%s", err, out)
+	}
+	start = time.Now()
+	flakyInit(t, dir)
+	defer func() { t.Logf("run-order and Maven: %s", time.Since(start).Round(time.Second)) }()
+	if out, code := mvnRun(t, dir, "-Pflaky", "test", "-Dflaky.testFailureIgnore=false", "-Dflaky.order="+orderFile); code != 0 {
+		t.Errorf("plain Maven with the failing orders after repair failed:\n%s", tail(out))
+	}
+}

@@ -1,0 +1,243 @@
+package repair
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/flakyhq/flaky/agent"
+)
+
+// Editor drives the Java source editor (java/flaky-editor): one JVM serving
+// JSON requests, one per line, for the whole repair run. Every edit returns
+// the whole new source; the characters outside the edit are the input's.
+type Editor struct {
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *bufio.Reader
+	stderr strings.Builder
+}
+
+// StartEditor starts the editor JVM with the java executable given.
+func StartEditor(ctx context.Context, java string) (*Editor, error) {
+	jar, err := agent.ExtractEditor()
+	if err != nil {
+		return nil, err
+	}
+	e := &Editor{}
+	e.cmd = exec.CommandContext(ctx, java, "-Xss8m", "-jar", jar)
+	e.cmd.Stderr = &e.stderr
+	if e.stdin, err = e.cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("start the source editor: %w", err)
+	}
+	out, err := e.cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start the source editor: %w", err)
+	}
+	e.stdout = bufio.NewReaderSize(out, 1<<20)
+	if err := e.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the source editor: %w", err)
+	}
+	return e, nil
+}
+
+// Close ends the editor JVM.
+func (e *Editor) Close() error {
+	e.stdin.Close()
+	return e.cmd.Wait()
+}
+
+// call sends one request and decodes its answer into out.
+func (e *Editor) call(req map[string]any, out any) error {
+	if src, ok := req["source"].(string); ok && !utf8.ValidString(src) {
+		return errors.New("the source file is not UTF-8; flaky repair edits only UTF-8 sources")
+	}
+	data, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("encode editor request: %w", err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, err := e.stdin.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("source editor: %w (%s)", err, strings.TrimSpace(e.stderr.String()))
+	}
+	line, err := e.stdout.ReadBytes('\n')
+	if err != nil {
+		return fmt.Errorf("source editor ended: %w (%s)", err, strings.TrimSpace(e.stderr.String()))
+	}
+	var status struct {
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(line, &status); err != nil {
+		return fmt.Errorf("source editor answer: %w", err)
+	}
+	if status.Error != "" {
+		return fmt.Errorf("source editor: %s: %s", req["op"], status.Error)
+	}
+	if err := json.Unmarshal(line, out); err != nil {
+		return fmt.Errorf("source editor answer: %w", err)
+	}
+	return nil
+}
+
+// ClassInfo describes a class of a source file.
+type ClassInfo struct {
+	Framework string       `json:"framework"` // "junit4", "jupiter" or ""
+	Package   string       `json:"package"`
+	Imports   []string     `json:"imports"` // as after "import": "static a.B.c", "a.b.*"
+	Fields    []FieldInfo  `json:"fields"`
+	Methods   []MethodInfo `json:"methods"`
+}
+
+// FieldInfo is one field declaration.
+type FieldInfo struct {
+	Names  []string `json:"names"`
+	Text   string   `json:"text"`
+	Static bool     `json:"static"`
+}
+
+// MethodInfo is one method declaration.
+type MethodInfo struct {
+	Name        string   `json:"name"`
+	Text        string   `json:"text"`
+	Static      bool     `json:"static"`
+	Public      bool     `json:"public"`
+	Throws      bool     `json:"throws"`
+	Annotations []string `json:"annotations"` // simple names
+	Body        []string `json:"body"`        // its statements as written
+	BeginLine   int      `json:"beginLine"`
+	EndLine     int      `json:"endLine"`
+}
+
+// Method returns the first method with a name, if any.
+func (c *ClassInfo) Method(name string) *MethodInfo {
+	for i := range c.Methods {
+		if c.Methods[i].Name == name {
+			return &c.Methods[i]
+		}
+	}
+	return nil
+}
+
+// Lifecycle returns the methods annotated with any of the annotations.
+func (c *ClassInfo) Lifecycle(annotations ...string) []MethodInfo {
+	var out []MethodInfo
+	for _, m := range c.Methods {
+		for _, a := range m.Annotations {
+			if slices.Contains(annotations, a) {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Info describes class (Outer or Outer$Inner) of a source.
+func (e *Editor) Info(source, class string) (*ClassInfo, error) {
+	var out ClassInfo
+	err := e.call(map[string]any{"op": "info", "source": source, "class": class}, &out)
+	return &out, err
+}
+
+// Code is code to add to a class: statements, and the members and imports
+// of its origin, of which only those the statements use are added.
+type Code struct {
+	Statements []string
+	Members    []string
+	Imports    []string
+	Throws     bool // a new method holding the statements declares throws Exception
+}
+
+// edited is an edit's answer.
+type edited struct {
+	Source   string   `json:"source"`
+	Added    []string `json:"added"`
+	Restored []string `json:"restored"`
+	Changed  int      `json:"changed"`
+}
+
+// AddFixture adds code to the set-up (when "before") or tear-down ("after")
+// of class, creating the method when the class has none.
+func (e *Editor) AddFixture(source, class, when string, code Code) (string, error) {
+	var out edited
+	err := e.call(map[string]any{"op": "add-fixture", "source": source, "class": class, "when": when,
+		"statements": code.Statements, "members": code.Members, "imports": code.Imports, "throws": code.Throws}, &out)
+	return out.Source, err
+}
+
+// InsertAtStart inserts code at the start of a method.
+func (e *Editor) InsertAtStart(source, class, method string, code Code) (string, error) {
+	var out edited
+	err := e.call(map[string]any{"op": "insert-at-start", "source": source, "class": class, "method": method,
+		"statements": code.Statements, "members": code.Members, "imports": code.Imports}, &out)
+	return out.Source, err
+}
+
+// ReplaceMethod replaces a method's body with that of text, keeping the
+// method's modifiers, return type and annotations (stitching); it returns
+// the new source and what the text had changed there.
+func (e *Editor) ReplaceMethod(source, class, method, text string) (string, []string, error) {
+	var out edited
+	err := e.call(map[string]any{"op": "replace-method", "source": source, "class": class, "method": method, "text": text}, &out)
+	return out.Source, out.Restored, err
+}
+
+// AddMembers adds the member declarations class does not declare yet.
+func (e *Editor) AddMembers(source, class string, members []string) (string, []string, error) {
+	var out edited
+	err := e.call(map[string]any{"op": "add-members", "source": source, "class": class, "members": members}, &out)
+	return out.Source, out.Added, err
+}
+
+// AddImports adds imports ("a.b.C", "static a.b.C.m") not present yet.
+func (e *Editor) AddImports(source string, imports []string) (string, error) {
+	var out edited
+	err := e.call(map[string]any{"op": "add-imports", "source": source, "imports": imports}, &out)
+	return out.Source, err
+}
+
+// Template applies a template fix ("locale-root" or "ordered-collection")
+// at a line and says how many places it changed.
+func (e *Editor) Template(source, op string, line int) (string, int, error) {
+	var out edited
+	err := e.call(map[string]any{"op": op, "source": source, "line": line}, &out)
+	return out.Source, out.Changed, err
+}
+
+// Member is one member declaration of an answer.
+type Member struct {
+	Kind string `json:"kind"` // "method" or "field"
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+// ParseMembers splits text holding method and field declarations into members.
+func (e *Editor) ParseMembers(text string) ([]Member, error) {
+	var out struct {
+		Members []Member `json:"members"`
+	}
+	err := e.call(map[string]any{"op": "parse-members", "text": text}, &out)
+	return out.Members, err
+}
+
+// Compile runs javac with args in the editor's JVM; available is false on a
+// JRE, which has no compiler.
+func (e *Editor) Compile(args []string) (exit int, output string, available bool, err error) {
+	var out struct {
+		Exit        int    `json:"exit"`
+		Output      string `json:"output"`
+		Unavailable bool   `json:"unavailable"`
+	}
+	err = e.call(map[string]any{"op": "compile", "args": args}, &out)
+	return out.Exit, out.Output, !out.Unavailable, err
+}

@@ -1,0 +1,160 @@
+package repair
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aymanbagabas/go-udiff"
+)
+
+// startEditor starts the embedded editor with java from PATH.
+func startEditor(t *testing.T) *Editor {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a JVM: skipped with -short")
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		t.Fatal("java not on PATH")
+	}
+	ed, err := StartEditor(context.Background(), java)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ed.Close() })
+	return ed
+}
+
+// lineChanges returns the original lines an edit removed or changed, and
+// the lines it added, as whole lines with their line ends.
+func lineChanges(before, after string) (removed, added string) {
+	for _, e := range udiff.Lines(before, after) {
+		removed += before[e.Start:e.End]
+		added += e.New
+	}
+	return removed, added
+}
+
+func readFixture(t *testing.T, rel string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+const greeter = "repair/src/test/java/fixture/repair/GreeterTest.java"
+
+// TestEditorKeepsUnusualFormatting: tabs, CRLF and comments inside methods
+// survive byte for byte; the added lines use the file's tabs and CRLF.
+func TestEditorKeepsUnusualFormatting(t *testing.T) {
+	ed := startEditor(t)
+	src := readFixture(t, greeter)
+	if !strings.Contains(src, "\r\n\t\t/* the language") {
+		t.Fatal("fixture lost its CRLF, tabs or comment")
+	}
+	tests := []struct {
+		name  string
+		edit  func() (string, error)
+		added string
+	}{
+		{"set-up", func() (string, error) {
+			return ed.AddFixture(src, "GreeterTest", "before", Code{Statements: []string{`Config.load("en");`}})
+		}, "import org.junit.Before;\r\n\r\n\t@Before\r\n\tpublic void resetSharedState() {\r\n\t\tConfig.load(\"en\");\r\n\t}\r\n"},
+		{"tear-down with throws", func() (string, error) {
+			return ed.AddFixture(src, "GreeterTest", "after", Code{Statements: []string{"Config.load(null);", "if (HELLO == null) {\n    throw new Exception();\n}"}, Throws: true})
+		}, "import org.junit.After;\r\n\r\n\t@After\r\n\tpublic void restoreSharedState() throws Exception {\r\n\t\tConfig.load(null);\r\n\t\tif (HELLO == null) {\r\n\t\t    throw new Exception();\r\n\t\t}\r\n\t}\r\n"},
+		{"start of a test", func() (string, error) {
+			return ed.InsertAtStart(src, "GreeterTest", "greetsInConfiguredLanguage", Code{Statements: []string{`Config.load("en");`}})
+		}, "\t\tConfig.load(\"en\");\r\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := tt.edit()
+			if err != nil {
+				t.Fatal(err)
+			}
+			removed, added := lineChanges(src, out)
+			if removed != "" {
+				t.Errorf("original lines changed:\n%q", removed)
+			}
+			if added != tt.added {
+				t.Errorf("added\n%q\nwant\n%q", added, tt.added)
+			}
+		})
+	}
+}
+
+// TestEditorJupiterAndMembers: a Jupiter class gets @AfterEach (package
+// private like its tests) and only the helpers and imports the code uses.
+func TestEditorJupiterAndMembers(t *testing.T) {
+	ed := startEditor(t)
+	src := "package p;\n\nimport org.junit.jupiter.api.Test;\n\nimport static org.junit.jupiter.api.Assertions.assertTrue;\n\nclass ATest {\n  @Test\n  void a() {\n    assertTrue(true);\n  }\n}\n"
+	out, err := ed.AddFixture(src, "ATest", "after", Code{
+		Statements: []string{"emptyRegistry();"},
+		Members:    []string{"private final String owner = \"x\";", "private static void emptyRegistry() {\n        Registry.clear();\n    }", "private static void unused() {\n    }"},
+		Imports:    []string{"org.junit.jupiter.api.Test", "q.Registry", "java.util.List", "static org.junit.jupiter.api.Assertions.assertFalse"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "package p;\n\nimport org.junit.jupiter.api.Test;\nimport org.junit.jupiter.api.AfterEach;\nimport q.Registry;\n\nimport static org.junit.jupiter.api.Assertions.assertTrue;\n\nclass ATest {\n  @AfterEach\n  void restoreSharedState() {\n    emptyRegistry();\n  }\n\n  @Test\n  void a() {\n    assertTrue(true);\n  }\n\n  private static void emptyRegistry() {\n      Registry.clear();\n  }\n}\n"
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestEditorStitchesMethod: a replacement body keeps the original's
+// modifiers and annotations, and says what it restored.
+func TestEditorStitchesMethod(t *testing.T) {
+	ed := startEditor(t)
+	src := readFixture(t, greeter)
+	out, restored, err := ed.ReplaceMethod(src, "GreeterTest", "greetsInConfiguredLanguage", "void greetsInConfiguredLanguage() {\n  Config.load(\"en\");\n  assertEquals(\"en\", Config.language());\n}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(restored) != 2 || !strings.Contains(restored[0], "modifiers [public]") || !strings.Contains(restored[1], "@Test") {
+		t.Errorf("restored %q, want the public modifier and @Test", restored)
+	}
+	removed, added := lineChanges(src, out)
+	if want := "\t\t/* the language comes from Config */  String lang = Config.language();\r\n\t\tassertEquals(\"en\", lang); // loaded by ConfigTest\r\n"; removed != want {
+		t.Errorf("removed %q, want the old body only", removed)
+	}
+	if want := "\t\tConfig.load(\"en\");\r\n\t\tassertEquals(\"en\", Config.language());\r\n"; added != want {
+		t.Errorf("added %q, want %q", added, want)
+	}
+}
+
+// TestEditorTemplates: Locale.ROOT and an ordered collection, on the chaos
+// fixture's LOCALE and ITERATION_ORDER sources.
+func TestEditorTemplates(t *testing.T) {
+	ed := startEditor(t)
+	tests := []struct {
+		file, op      string
+		line          int
+		removed, want string
+	}{
+		{"chaos/src/main/java/fixture/chaos/Headings.java", "locale-root", 9,
+			"        return title.toUpperCase();\n", "import java.util.Locale;\n\n        return title.toUpperCase(Locale.ROOT);\n"},
+		{"chaos/src/test/java/fixture/chaos/TagsTest.java", "ordered-collection", 14,
+			"        Map<String, Integer> counts = new HashMap<>();\n", "import java.util.LinkedHashMap;\n        Map<String, Integer> counts = new LinkedHashMap<>();\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.op, func(t *testing.T) {
+			src := readFixture(t, tt.file)
+			out, n, err := ed.Template(src, tt.op, tt.line)
+			if err != nil || n != 1 {
+				t.Fatalf("changed %d, err %v", n, err)
+			}
+			removed, added := lineChanges(src, out)
+			if removed != tt.removed || added != tt.want {
+				t.Errorf("removed %q added %q; want %q and %q", removed, added, tt.removed, tt.want)
+			}
+		})
+	}
+}

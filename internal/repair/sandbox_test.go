@@ -1,0 +1,72 @@
+package repair
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/launcher"
+)
+
+// TestSandboxApply: patches are compiled in the copy only; a patch that
+// does not compile is reported, and the next Apply compiles its files again,
+// so no class of an earlier patch is left behind.
+func TestSandboxApply(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs javac: skipped with -short")
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		t.Fatal("java not on PATH")
+	}
+	dir := t.TempDir()
+	rel := filepath.Join("src", "test", "java", "p", "A.java")
+	relB := filepath.Join("src", "test", "java", "p", "B.java")
+	os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755)
+	source := func(s string) []byte {
+		return []byte("package p;\npublic class A { public static String s() { return \"" + s + "\"; } }\n")
+	}
+	os.WriteFile(filepath.Join(dir, rel), source("original"), 0o644)
+	os.WriteFile(filepath.Join(dir, relB), []byte("package p;\nclass B {}\n"), 0o644)
+	classes := filepath.Join(dir, "target", "test-classes")
+	os.MkdirAll(classes, 0o755)
+	if out, err := exec.Command("javac", "-d", classes, filepath.Join(dir, rel), filepath.Join(dir, relB)).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	jars, err := agent.Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := Module{Dir: dir, ClassesDir: filepath.Join(dir, "target", "classes"), TestClassesDir: classes, Classpath: []string{classes}, Java: java}
+	sb, err := NewSandbox(mod, filepath.Join(dir, "target", "flaky", "repair", "work"), jars, launcher.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	class := filepath.Join(sb.Dir, "target", "test-classes", "p", "A.class")
+	holds := func(s string) bool {
+		data, _ := os.ReadFile(class)
+		return bytes.Contains(data, []byte(s))
+	}
+	ctx := context.Background()
+	if err := sb.Apply(ctx, map[string][]byte{rel: source("patched")}); err != nil || !holds("patched") {
+		t.Fatalf("patched: err %v, class holds it: %v", err, holds("patched"))
+	}
+	var ce *CompileError
+	// A broken patch of B, which also restores A: A's source is restored but
+	// not compiled, since the compilation fails.
+	if err := sb.Apply(ctx, map[string][]byte{relB: []byte("package p; class B { oops }")}); !errors.As(err, &ce) {
+		t.Fatalf("a broken patch: %v, want a CompileError", err)
+	}
+	if err := sb.Apply(ctx, nil); err != nil || !holds("original") {
+		t.Errorf("restored: err %v, class holds the original: %v", err, holds("original"))
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, rel)); !bytes.Equal(data, source("original")) {
+		t.Errorf("the module's own source changed: %s", data)
+	}
+}
