@@ -13,9 +13,9 @@ import (
 // publishReport writes a standalone command's report in every format into
 // flakyDir (and the reactor root's pages) and returns report.json's path.
 func publishReport(c *cli.Context, rep *report.Report, root, moduleDir, flakyDir string) (string, error) {
-	_, err := publish.Module(rep, publish.Options{
+	_, err := publish.Module(c.Context, rep, publish.Options{
 		Root: root, ModuleDir: moduleDir, FlakyDir: flakyDir, Module: rep.Module,
-		Version: buildinfo.Version(), CI: c.App.Writer,
+		Version: buildinfo.Version(), CI: c.App.Writer, Java: javaPath(c),
 	})
 	return filepath.Join(flakyDir, publish.JSON.File()), err
 }

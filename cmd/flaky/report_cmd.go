@@ -48,7 +48,7 @@ func reportCommand() *cli.Command {
 			if root == "" {
 				root = mvn.ReactorRoot(moduleDir)
 			}
-			opts := publish.Options{Root: root, ModuleDir: moduleDir, Version: buildinfo.Version(), Formats: formats}
+			opts := publish.Options{Root: root, ModuleDir: moduleDir, Version: buildinfo.Version(), Formats: formats, Java: javaPath(c)}
 			opts.FlakyDir = filepath.Join(mods[0].BuildDir, "flaky")
 			rep, err := report.Read(filepath.Join(opts.FlakyDir, publish.JSON.File()))
 			var written []string
@@ -56,12 +56,12 @@ func reportCommand() *cli.Command {
 			case errors.Is(err, fs.ErrNotExist) && len(mods) > 1:
 				// an aggregator: the pages over its modules
 				opts.Root = moduleDir
-				written, err = publish.Reactor(opts)
+				written, err = publish.Reactor(c.Context, opts)
 			case err != nil:
 				return fmt.Errorf("%w (run flaky detect, flaky chaos or mvn -Pflaky verify first)", err)
 			default:
 				opts.Module = rep.Module
-				written, err = publish.Module(rep, opts)
+				written, err = publish.Module(c.Context, rep, opts)
 			}
 			for _, w := range written {
 				fmt.Fprintln(c.App.Writer, w)

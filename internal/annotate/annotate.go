@@ -22,9 +22,10 @@ type Module struct {
 	Name   string
 	Report *report.Report
 	// Locate returns the source file of a class relative to the project
-	// root (the workspace GitHub resolves annotation paths against) and a
-	// line when known (0 otherwise); "" when there is none.
-	Locate func(class, file string) (path string, line int)
+	// root (the workspace GitHub resolves annotation paths against) and the
+	// line of the method's declaration when known (0 otherwise); "" when
+	// there is none.
+	Locate func(class, method, file string) (path string, line int)
 }
 
 // maxLine bounds the failure line quoted in an annotation.
@@ -41,9 +42,9 @@ func GitHub(w io.Writer, modules []Module) {
 	for _, m := range modules {
 		for _, f := range m.Report.Findings {
 			fields := map[string]string{"title": fmt.Sprintf("flaky: %s (%s)", f.Test, f.Kind.Title())}
-			class, _, _ := strings.Cut(f.Test, "#")
+			class, method, _ := strings.Cut(f.Test, "#")
 			if m.Locate != nil {
-				if path, line := m.Locate(class, ""); path != "" {
+				if path, line := m.Locate(class, method, ""); path != "" {
 					fields["file"] = path
 					if line > 0 {
 						fields["line"] = strconv.Itoa(line)

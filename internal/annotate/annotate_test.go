@@ -19,7 +19,7 @@ func TestGitHub(t *testing.T) {
 		},
 		Gate: &report.Gate{Enabled: true, New: []string{"com.acme.CartTest#total od-victim"}, Known: []string{"com.acme.Other#x nod"}},
 	}
-	locate := func(class, file string) (string, int) {
+	locate := func(class, method, file string) (string, int) {
 		if class == "com.acme.CartTest" {
 			return "core/src/test/java/com/acme/CartTest.java", 12
 		}

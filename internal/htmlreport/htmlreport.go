@@ -40,8 +40,9 @@ type Module struct {
 	// (target/flaky), against which order files resolve.
 	FlakyDir string
 	// Locate returns the source file of a class relative to Page.Root
-	// and a line when known; "" when there is none.
-	Locate func(class, file string) (path string, line int)
+	// and the line of the method's declaration when known; "" when there
+	// is none.
+	Locate func(class, method, file string) (path string, line int)
 }
 
 // Page is what one HTML file shows.
@@ -203,8 +204,8 @@ func finding(p Page, m Module, f report.Finding, multi bool) findingView {
 		Test: f.Test, Module: m.Name, Kind: f.Kind, Title: f.Kind.Title(), Why: report.Describe(f),
 		Message: clip(f.Message), New: m.Report.IsNew(f), ShowModule: multi,
 	}
-	class, _, _ := strings.Cut(f.Test, "#")
-	fv.Source, fv.SourceHref = source(p, m, class, "", 0)
+	class, method, _ := strings.Cut(f.Test, "#")
+	fv.Source, fv.SourceHref = source(p, m, class, method, "", 0)
 	roles := map[string]string{}
 	for _, g := range f.Polluters {
 		for _, t := range g {
@@ -242,7 +243,7 @@ func finding(p Page, m Module, f report.Finding, multi bool) findingView {
 	}
 	for _, c := range f.CallSites {
 		where := fmt.Sprintf("%s.%s (%s:%d)", c.Class, c.Method, c.File, c.Line)
-		_, href := source(p, m, c.Class, c.File, c.Line)
+		_, href := source(p, m, c.Class, "", c.File, c.Line)
 		fv.CallSites = append(fv.CallSites, callSiteView{Where: where, Href: href, API: c.API})
 	}
 	for _, r := range []string{f.Reproduce, f.ReproduceRunOrder} {
@@ -288,11 +289,11 @@ func outcomeClass(o string) string {
 
 // source returns a class's source path and a link to it relative to the
 // page's directory.
-func source(p Page, m Module, class, file string, line int) (string, string) {
+func source(p Page, m Module, class, method, file string, line int) (string, string) {
 	if m.Locate == nil {
 		return "", ""
 	}
-	path, l := m.Locate(class, file)
+	path, l := m.Locate(class, method, file)
 	if path == "" {
 		return "", ""
 	}

@@ -7,11 +7,13 @@ package publish
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -83,15 +85,17 @@ type Options struct {
 	Getenv func(string) string
 	// Now is the time pages say they were generated; zero means now.
 	Now time.Time
+	// Java runs the source editor that finds test methods' lines; "" looks
+	// for java on PATH, and without one reports name files only.
+	Java string
 }
 
 // Module writes the module's report in the chosen formats, atomically,
 // then (when the module is part of a larger reactor) the pages over all
 // modules at the root, then the CI annotations and job summary.
-func Module(rep *report.Report, o Options) ([]string, error) {
+func Module(ctx context.Context, rep *report.Report, o Options) ([]string, error) {
 	o = defaults(o)
-	finder := sources.New(o.Root, o.ModuleDir)
-	mod := module{name: o.Module, report: rep, flakyDir: o.FlakyDir, locate: locator(finder)}
+	mod := module{name: o.Module, report: rep, flakyDir: o.FlakyDir, locate: locator(ctx, o, o.ModuleDir, rep)}
 	title := o.Module
 	if title == "" || title == "." {
 		if abs, err := filepath.Abs(o.ModuleDir); err == nil {
@@ -104,7 +108,7 @@ func Module(rep *report.Report, o Options) ([]string, error) {
 	}
 	if root, err := filepath.Abs(o.Root); err == nil {
 		if dir, err := filepath.Abs(o.ModuleDir); err == nil && dir != root {
-			more, err := Reactor(o)
+			more, err := Reactor(ctx, o)
 			written = append(written, more...)
 			if err != nil {
 				return written, err
@@ -122,7 +126,7 @@ func Module(rep *report.Report, o Options) ([]string, error) {
 
 // Reactor writes index.html, summary.md and flaky.sarif over every module
 // of the reactor at o.Root that has a report, into the root's target/flaky.
-func Reactor(o Options) ([]string, error) {
+func Reactor(ctx context.Context, o Options) ([]string, error) {
 	o = defaults(o)
 	modules, err := mvn.ReactorModules(o.Root)
 	if err != nil {
@@ -145,7 +149,7 @@ func Reactor(o Options) ([]string, error) {
 		if name == "" {
 			name = filepath.Base(m.Dir)
 		}
-		mods = append(mods, module{name: name, report: rep, flakyDir: flakyDir, locate: locator(sources.New(o.Root, m.Dir))})
+		mods = append(mods, module{name: name, report: rep, flakyDir: flakyDir, locate: locator(ctx, o, m.Dir, rep)})
 	}
 	if len(mods) == 0 {
 		return nil, nil
@@ -158,7 +162,7 @@ type module struct {
 	name     string
 	report   *report.Report
 	flakyDir string
-	locate   func(class, file string) (string, int)
+	locate   func(class, method, file string) (string, int)
 }
 
 func defaults(o Options) Options {
@@ -177,8 +181,24 @@ func defaults(o Options) Options {
 	return o
 }
 
-func locator(f *sources.Finder) func(class, file string) (string, int) {
-	return func(class, file string) (string, int) { return f.Class(class, file), 0 }
+// locator finds the sources of a module's classes and the lines of the
+// methods its report names (the findings' tests, polluters, cleaners and
+// state-setters).
+func locator(ctx context.Context, o Options, moduleDir string, rep *report.Report) func(class, method, file string) (string, int) {
+	var ids []string
+	for _, f := range rep.Findings {
+		ids = append(ids, f.Test)
+		for _, gs := range [][][]string{f.Polluters, f.Cleaners, f.Setters} {
+			for _, g := range gs {
+				ids = append(ids, g...)
+			}
+		}
+	}
+	java := o.Java
+	if java == "" {
+		java, _ = exec.LookPath("java")
+	}
+	return sources.New(o.Root, moduleDir).Index(ctx, java, ids).Locate
 }
 
 // write renders mods in o.Formats into dir; withJSON also writes the

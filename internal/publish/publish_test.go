@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func TestModuleAndReactor(t *testing.T) {
 	for _, m := range []string{"core", "web"} {
 		writeFile(t, filepath.Join(root, m, "pom.xml"), strings.Replace(strings.Replace(pom, "%s", m, 1), "%s", "", 1))
 	}
-	writeFile(t, filepath.Join(root, "core", "src", "test", "java", "p", "CartTest.java"), "class CartTest {}")
+	writeFile(t, filepath.Join(root, "core", "src", "test", "java", "p", "CartTest.java"), "package p;\n\nclass CartTest {\n\n    @Test\n    void total() {}\n}\n")
 	web := &report.Report{Module: "web", Stats: report.Stats{Tests: 2}}
 	if err := report.Write(filepath.Join(root, "web", "target", "flaky", "report.json"), web); err != nil {
 		t.Fatal(err)
@@ -36,7 +37,7 @@ func TestModuleAndReactor(t *testing.T) {
 	var ci strings.Builder
 	summaryFile := filepath.Join(t.TempDir(), "job.md")
 	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summaryFile}
-	written, err := Module(core, Options{
+	written, err := Module(context.Background(), core, Options{
 		Root: root, ModuleDir: filepath.Join(root, "core"), FlakyDir: filepath.Join(root, "core", "target", "flaky"), Module: "core",
 		Version: "test", CI: &ci, Getenv: func(k string) string { return env[k] },
 	})
@@ -64,7 +65,7 @@ func TestModuleAndReactor(t *testing.T) {
 			t.Errorf("reactor page lacks %q", w)
 		}
 	}
-	if got := ci.String(); !strings.HasPrefix(got, "::error file=core/src/test/java/p/CartTest.java,") {
+	if got := ci.String(); !strings.HasPrefix(got, "::error file=core/src/test/java/p/CartTest.java,line=5,") {
 		t.Errorf("annotation %q", got)
 	}
 	if data, err := os.ReadFile(summaryFile); err != nil || !strings.Contains(string(data), "p.CartTest#total") {

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"context"
 	"fmt"
+	"github.com/flakyhq/flaky/internal/editor"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -282,10 +283,10 @@ func codeBlock(answer string) string {
 // compile feedback when the result still does not compile.
 func (r *run) stitch(ctx context.Context, p *problem, answer string) (*candidate, []string, string, error) {
 	var members struct {
-		Imports []string `json:"imports"`
-		Members []Member `json:"members"`
+		Imports []string        `json:"imports"`
+		Members []editor.Member `json:"members"`
 	}
-	if err := r.ed.call(map[string]any{"op": "parse-members", "text": codeBlock(answer)}, &members); err != nil {
+	if err := r.ed.Call(map[string]any{"op": "parse-members", "text": codeBlock(answer)}, &members); err != nil {
 		return nil, nil, "the answer is not Java members: " + strings.TrimPrefix(err.Error(), "source editor: parse-members: "), nil
 	}
 	if len(members.Members) == 0 {
@@ -415,7 +416,7 @@ func (r *run) classCandidates(simple string) []string {
 	var jdk struct {
 		Classes []string `json:"classes"`
 	}
-	if err := r.ed.call(map[string]any{"op": "jdk-classes", "simple": simple}, &jdk); err == nil {
+	if err := r.ed.Call(map[string]any{"op": "jdk-classes", "simple": simple}, &jdk); err == nil {
 		out = append(out, jdk.Classes...)
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/flakyhq/flaky/internal/editor"
 	"maps"
 	"os"
 	"path/filepath"
@@ -73,7 +74,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	ed, err := StartEditor(ctx, cfg.Module.Java)
+	ed, err := editor.StartEditor(ctx, cfg.Module.Java)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +121,7 @@ func Key(f report.Finding) string { return string(f.Kind) + " " + f.Test }
 type run struct {
 	cfg  Config
 	src  *sources
-	ed   *Editor
+	ed   *editor.Editor
 	sb   *Sandbox
 	res  *Result
 	nod  []string

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/flakyhq/flaky/internal/editor"
 	"io/fs"
 	"maps"
 	"os"
@@ -44,7 +45,7 @@ type Sandbox struct {
 	env       launcher.Env
 	l         *launcher.Launcher
 	javac     string
-	ed        *Editor // compiles in its warm JVM when set
+	ed        *editor.Editor // compiles in its warm JVM when set
 	release   int
 	originals map[string][]byte // rel path -> the module's content, for files patched so far
 	applied   map[string][]byte // rel path -> content now in the sandbox, for patched files

@@ -3,6 +3,7 @@ package repair
 import (
 	"context"
 	"fmt"
+	"github.com/flakyhq/flaky/internal/editor"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +22,7 @@ type placement struct {
 
 // edit applies code at a placement to the sources as patched so far and
 // returns the changed file.
-func (r *run) edit(p placement, code Code) (map[string][]byte, error) {
+func (r *run) edit(p placement, code editor.Code) (map[string][]byte, error) {
 	class, method := splitTest(p.test)
 	rel, inFile, err := r.src.classFile(class)
 	if err != nil {
@@ -92,7 +93,7 @@ func (r *run) inlined(ctx context.Context, f report.Finding) (*candidate, []stri
 // minimalAt tries code at one placement: if all of it fixes the failing
 // order, it is delta-debugged to a minimal set of statements (one statement
 // is minimal already) and validated.
-func (r *run) minimalAt(ctx context.Context, f report.Finding, p placement, code Code, kind, donor string) (*candidate, []string, string, error) {
+func (r *run) minimalAt(ctx context.Context, f report.Finding, p placement, code editor.Code, kind, donor string) (*candidate, []string, string, error) {
 	build := func(stmts []string) (map[string][]byte, error) {
 		c := code
 		c.Statements = stmts
@@ -130,25 +131,25 @@ func (r *run) minimalAt(ctx context.Context, f report.Finding, p placement, code
 // donorCode is the code of a cleaner or setter group: per test, its class's
 // set-up statements, its body and its class's tear-down statements, with the
 // class's fields and helper methods and the file's imports as support.
-func (r *run) donorCode(group []string) (Code, error) {
-	var code Code
+func (r *run) donorCode(group []string) (editor.Code, error) {
+	var code editor.Code
 	for _, t := range group {
 		class, method := splitTest(t)
 		rel, inFile, err := r.src.classFile(class)
 		if err != nil {
-			return Code{}, err
+			return editor.Code{}, err
 		}
 		src, err := r.src.read(rel)
 		if err != nil {
-			return Code{}, err
+			return editor.Code{}, err
 		}
 		info, err := r.ed.Info(src, inFile)
 		if err != nil {
-			return Code{}, err
+			return editor.Code{}, err
 		}
 		m := info.Method(method)
 		if m == nil {
-			return Code{}, fmt.Errorf("no method %s in %s", method, rel)
+			return editor.Code{}, fmt.Errorf("no method %s in %s", method, rel)
 		}
 		for _, lm := range info.Lifecycle("Before", "BeforeEach") {
 			code.Statements = append(code.Statements, lm.Body...)
@@ -172,7 +173,7 @@ func (r *run) donorCode(group []string) (Code, error) {
 		code.Imports = append(code.Imports, info.Imports...)
 	}
 	if len(code.Statements) == 0 {
-		return Code{}, fmt.Errorf("%s has no statements", strings.Join(group, " + "))
+		return editor.Code{}, fmt.Errorf("%s has no statements", strings.Join(group, " + "))
 	}
 	return code, nil
 }
@@ -239,7 +240,7 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 				continue
 			}
 			if alt != nil {
-				files, err := r.edit(p, Code{Statements: stmts})
+				files, err := r.edit(p, editor.Code{Statements: stmts})
 				if err != nil {
 					return nil, nil, "", err
 				}
@@ -250,7 +251,7 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 					continue
 				}
 			}
-			c, ev, fb, err := r.minimalAt(ctx, f, p, Code{Statements: stmts}, report.RepairReset, "the generated reset")
+			c, ev, fb, err := r.minimalAt(ctx, f, p, editor.Code{Statements: stmts}, report.RepairReset, "the generated reset")
 			if err != nil {
 				return nil, nil, "", err
 			}
@@ -300,7 +301,7 @@ func (r *run) resetCalls(s State, into string) ([][]string, error) {
 			Params  []string `json:"params"`
 		} `json:"methods"`
 	}
-	if err := r.ed.call(map[string]any{"op": "reset-methods", "source": src, "class": inFile, "field": field}, &out); err != nil {
+	if err := r.ed.Call(map[string]any{"op": "reset-methods", "source": src, "class": inFile, "field": field}, &out); err != nil {
 		return nil, err
 	}
 	name := strings.ReplaceAll(class, "$", ".")

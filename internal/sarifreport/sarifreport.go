@@ -20,8 +20,9 @@ type Module struct {
 	Report *report.Report
 	// Locate returns the source file of a class (binary name; file is the
 	// debug information's file name or "") relative to the project root,
-	// and a line when known (0 otherwise); "" when there is none.
-	Locate func(class, file string) (path string, line int)
+	// and the line of the method's declaration when a method is given and
+	// known (0 otherwise); "" when there is none.
+	Locate func(class, method, file string) (path string, line int)
 }
 
 // kinds are the rules, one per finding kind, in a fixed order.
@@ -89,7 +90,7 @@ func addResult(run *sarif.Run, m Module, f report.Finding) {
 		WithMessage(sarif.NewTextMessage(text)).
 		WithPartialFingerprints(map[string]string{"flakyTest/v1": m.Name + ":" + f.Key()})
 	class, method, _ := strings.Cut(f.Test, "#")
-	if loc := location(m, class, "", f.Test); loc != nil {
+	if loc := location(m, class, method, "", f.Test); loc != nil {
 		res.AddLocation(loc)
 	}
 	logical := sarif.NewLogicalLocation().WithName(method).WithFullyQualifiedName(f.Test).WithKind("function")
@@ -111,13 +112,13 @@ func addResult(run *sarif.Run, m Module, f report.Finding) {
 	}{{"polluter", f.Polluters}, {"cleaner", f.Cleaners}, {"state-setter", f.Setters}} {
 		for _, g := range gs.groups {
 			for _, t := range g {
-				c, _, _ := strings.Cut(t, "#")
-				related(location(m, c, "", gs.role+" "+t))
+				c, meth, _ := strings.Cut(t, "#")
+				related(location(m, c, meth, "", gs.role+" "+t))
 			}
 		}
 	}
 	for _, cs := range f.CallSites {
-		loc := location(m, cs.Class, cs.File, fmt.Sprintf("perturbed call %s in %s.%s", cs.API, cs.Class, cs.Method))
+		loc := location(m, cs.Class, "", cs.File, fmt.Sprintf("perturbed call %s in %s.%s", cs.API, cs.Class, cs.Method))
 		if loc != nil && cs.Line > 0 {
 			loc.PhysicalLocation.WithRegion(sarif.NewRegion().WithStartLine(cs.Line))
 		}
@@ -127,11 +128,11 @@ func addResult(run *sarif.Run, m Module, f report.Finding) {
 
 // location is a class's source file with a message, or nil when the module
 // has no source for it.
-func location(m Module, class, file, message string) *sarif.Location {
+func location(m Module, class, method, file, message string) *sarif.Location {
 	if m.Locate == nil {
 		return nil
 	}
-	path, line := m.Locate(class, file)
+	path, line := m.Locate(class, method, file)
 	if path == "" {
 		return nil
 	}

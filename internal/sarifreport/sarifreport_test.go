@@ -51,10 +51,10 @@ func sample() *report.Report {
 	}
 }
 
-func locate(class, file string) (string, int) {
+func locate(class, method, file string) (string, int) {
 	switch class {
 	case "com.acme.CartTest", "com.acme.PriceTest":
-		return "core/src/test/java/" + strings.ReplaceAll(class, ".", "/") + ".java", 0
+		return "core/src/test/java/" + strings.ReplaceAll(class, ".", "/") + ".java", len(method)
 	case "com.acme.Cart":
 		return "core/src/main/java/com/acme/" + file, 0
 	}

@@ -3,11 +3,14 @@
 package sources
 
 import (
+	"context"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/mvn"
 )
 
@@ -63,4 +66,73 @@ func (f *Finder) Class(class, file string) string {
 func (f *Finder) Test(id string) string {
 	class, _, _ := strings.Cut(id, "#")
 	return f.Class(class, "")
+}
+
+// Index locates classes and the methods of test ids: their source file
+// and the line each method's declaration starts at.
+type Index struct {
+	finder *Finder
+	lines  map[string]int // "pkg.Class#method" -> line
+}
+
+// Index reads the sources of the test ids' classes (pkg.Class#method) with
+// the Java source editor, run by the java executable given, to learn their
+// methods' lines. Without java, or when the editor fails, it knows files
+// but no lines.
+func (f *Finder) Index(ctx context.Context, java string, ids []string) *Index {
+	ix := &Index{finder: f, lines: map[string]int{}}
+	files := map[string][]string{} // source path -> classes in it
+	for _, id := range ids {
+		class, _, _ := strings.Cut(id, "#")
+		if path := f.Class(class, ""); path != "" && !slices.Contains(files[path], class) {
+			files[path] = append(files[path], class)
+		}
+	}
+	if len(files) == 0 || java == "" {
+		return ix
+	}
+	ed, err := editor.StartEditor(ctx, java)
+	if err != nil {
+		return ix
+	}
+	defer ed.Close()
+	for path, classes := range files {
+		abs := path
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(f.root, filepath.FromSlash(path))
+		}
+		src, err := os.ReadFile(abs)
+		if err != nil {
+			continue
+		}
+		for _, class := range classes {
+			name := class[strings.LastIndexByte(class, '.')+1:]
+			info, err := ed.Info(string(src), name)
+			if err != nil {
+				continue
+			}
+			for _, m := range info.Methods {
+				if _, seen := ix.lines[class+"#"+m.Name]; !seen {
+					ix.lines[class+"#"+m.Name] = m.BeginLine
+				}
+			}
+		}
+	}
+	return ix
+}
+
+// Locate returns the source file of a class (see Finder.Class) and, given a
+// method, the line its declaration starts at (0 when unknown).
+func (ix *Index) Locate(class, method, file string) (string, int) {
+	path := ix.finder.Class(class, file)
+	if path == "" || method == "" {
+		return path, 0
+	}
+	if i := strings.IndexByte(method, '['); i >= 0 { // an invocation: m[2]
+		method = method[:i]
+	}
+	if i := strings.IndexByte(method, '('); i >= 0 { // a Jupiter display: m(int)
+		method = method[:i]
+	}
+	return path, ix.lines[class+"#"+method]
 }

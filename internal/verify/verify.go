@@ -185,9 +185,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Report.Gate = res.Verdict.Record(cfg.Gate)
 
 	flakyDir := filepath.Join(cfg.BuildDir, "flaky")
-	if _, err := publish.Module(res.Report, publish.Options{
+	if _, err := publish.Module(ctx, res.Report, publish.Options{
 		Root: cfg.Root, ModuleDir: cfg.ModuleDir, FlakyDir: flakyDir, Module: cfg.Module,
-		Version: buildinfo.Version(), CI: cfg.Out,
+		Version: buildinfo.Version(), CI: cfg.Out, Java: envOf(records[0], cfg.Java).Java,
 	}); err != nil {
 		return nil, err
 	}

@@ -1,4 +1,7 @@
-package repair
+// Package editor drives flaky's Java source editor (java/flaky-editor, built on
+// JavaParser): one JVM that parses, inspects and edits Java sources and
+// compiles them, answering JSON requests.
+package editor
 
 import (
 	"bufio"
@@ -56,8 +59,9 @@ func (e *Editor) Close() error {
 	return e.cmd.Wait()
 }
 
-// call sends one request and decodes its answer into out.
-func (e *Editor) call(req map[string]any, out any) error {
+// Call sends one request (an op of java/flaky-editor, see its Editor class)
+// and decodes its answer into out.
+func (e *Editor) Call(req map[string]any, out any) error {
 	if src, ok := req["source"].(string); ok && !utf8.ValidString(src) {
 		return errors.New("the source file is not UTF-8; flaky repair edits only UTF-8 sources")
 	}
@@ -145,7 +149,7 @@ func (c *ClassInfo) Lifecycle(annotations ...string) []MethodInfo {
 // Info describes class (Outer or Outer$Inner) of a source.
 func (e *Editor) Info(source, class string) (*ClassInfo, error) {
 	var out ClassInfo
-	err := e.call(map[string]any{"op": "info", "source": source, "class": class}, &out)
+	err := e.Call(map[string]any{"op": "info", "source": source, "class": class}, &out)
 	return &out, err
 }
 
@@ -170,7 +174,7 @@ type edited struct {
 // of class, creating the method when the class has none.
 func (e *Editor) AddFixture(source, class, when string, code Code) (string, error) {
 	var out edited
-	err := e.call(map[string]any{"op": "add-fixture", "source": source, "class": class, "when": when,
+	err := e.Call(map[string]any{"op": "add-fixture", "source": source, "class": class, "when": when,
 		"statements": code.Statements, "members": code.Members, "imports": code.Imports, "throws": code.Throws}, &out)
 	return out.Source, err
 }
@@ -178,7 +182,7 @@ func (e *Editor) AddFixture(source, class, when string, code Code) (string, erro
 // InsertAtStart inserts code at the start of a method.
 func (e *Editor) InsertAtStart(source, class, method string, code Code) (string, error) {
 	var out edited
-	err := e.call(map[string]any{"op": "insert-at-start", "source": source, "class": class, "method": method,
+	err := e.Call(map[string]any{"op": "insert-at-start", "source": source, "class": class, "method": method,
 		"statements": code.Statements, "members": code.Members, "imports": code.Imports}, &out)
 	return out.Source, err
 }
@@ -188,21 +192,21 @@ func (e *Editor) InsertAtStart(source, class, method string, code Code) (string,
 // the new source and what the text had changed there.
 func (e *Editor) ReplaceMethod(source, class, method, text string) (string, []string, error) {
 	var out edited
-	err := e.call(map[string]any{"op": "replace-method", "source": source, "class": class, "method": method, "text": text}, &out)
+	err := e.Call(map[string]any{"op": "replace-method", "source": source, "class": class, "method": method, "text": text}, &out)
 	return out.Source, out.Restored, err
 }
 
 // AddMembers adds the member declarations class does not declare yet.
 func (e *Editor) AddMembers(source, class string, members []string) (string, []string, error) {
 	var out edited
-	err := e.call(map[string]any{"op": "add-members", "source": source, "class": class, "members": members}, &out)
+	err := e.Call(map[string]any{"op": "add-members", "source": source, "class": class, "members": members}, &out)
 	return out.Source, out.Added, err
 }
 
 // AddImports adds imports ("a.b.C", "static a.b.C.m") not present yet.
 func (e *Editor) AddImports(source string, imports []string) (string, error) {
 	var out edited
-	err := e.call(map[string]any{"op": "add-imports", "source": source, "imports": imports}, &out)
+	err := e.Call(map[string]any{"op": "add-imports", "source": source, "imports": imports}, &out)
 	return out.Source, err
 }
 
@@ -210,7 +214,7 @@ func (e *Editor) AddImports(source string, imports []string) (string, error) {
 // at a line and says how many places it changed.
 func (e *Editor) Template(source, op string, line int) (string, int, error) {
 	var out edited
-	err := e.call(map[string]any{"op": op, "source": source, "line": line}, &out)
+	err := e.Call(map[string]any{"op": op, "source": source, "line": line}, &out)
 	return out.Source, out.Changed, err
 }
 
@@ -226,7 +230,7 @@ func (e *Editor) ParseMembers(text string) ([]Member, error) {
 	var out struct {
 		Members []Member `json:"members"`
 	}
-	err := e.call(map[string]any{"op": "parse-members", "text": text}, &out)
+	err := e.Call(map[string]any{"op": "parse-members", "text": text}, &out)
 	return out.Members, err
 }
 
@@ -238,6 +242,6 @@ func (e *Editor) Compile(args []string) (exit int, output string, available bool
 		Output      string `json:"output"`
 		Unavailable bool   `json:"unavailable"`
 	}
-	err = e.call(map[string]any{"op": "compile", "args": args}, &out)
+	err = e.Call(map[string]any{"op": "compile", "args": args}, &out)
 	return out.Exit, out.Output, !out.Unavailable, err
 }
