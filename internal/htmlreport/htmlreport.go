@@ -36,9 +36,11 @@ const maxSteps = 40
 type Module struct {
 	Name   string
 	Report *report.Report
-	// Dir is the module's build directory's flaky directory
+	// FlakyDir is the module's build directory's flaky directory
 	// (target/flaky), against which order files resolve.
 	FlakyDir string
+	// Dir is the module's directory, against which repair patches resolve.
+	Dir string
 	// Locate returns the source file of a class relative to Page.Root
 	// and the line of the method's declaration when known; "" when there
 	// is none.
@@ -99,6 +101,12 @@ type findingView struct {
 	Evidence                          []evidenceView
 	CallSites                         []callSiteView
 	Reproduce                         []string
+	RepairKind, RepairReason          string
+	Patch                             []diffLine
+}
+
+type diffLine struct {
+	Class, Text string
 }
 
 type evidenceView struct {
@@ -245,6 +253,28 @@ func finding(p Page, m Module, f report.Finding, multi bool) findingView {
 		where := fmt.Sprintf("%s.%s (%s:%d)", c.Class, c.Method, c.File, c.Line)
 		_, href := source(p, m, c.Class, "", c.File, c.Line)
 		fv.CallSites = append(fv.CallSites, callSiteView{Where: where, Href: href, API: c.API})
+	}
+	if r := f.Repair; r != nil {
+		if r.Validated {
+			fv.RepairKind = r.Kind
+			for _, l := range strings.Split(strings.TrimRight(report.ReadPatch(m.Dir, r.Patch), "\n"), "\n") {
+				class := ""
+				switch {
+				case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+				case strings.HasPrefix(l, "+"):
+					class = "diff-add"
+				case strings.HasPrefix(l, "-"):
+					class = "diff-del"
+				case strings.HasPrefix(l, "@@"):
+					class = "diff-hunk"
+				}
+				if l != "" || len(fv.Patch) > 0 {
+					fv.Patch = append(fv.Patch, diffLine{Class: class, Text: l})
+				}
+			}
+		} else {
+			fv.RepairReason = r.Reason
+		}
 	}
 	for _, r := range []string{f.Reproduce, f.ReproduceRunOrder} {
 		if r != "" {

@@ -1,6 +1,8 @@
 package htmlreport
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +48,25 @@ func TestRender(t *testing.T) {
 				"not judged: p.Old#t (core, accepted as nio): the order-dependence analysis did not run"},
 		},
 	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fix.diff"), []byte("--- a/T.java\n+++ b/T.java\n@@ -1,2 +1,3 @@\n class T {\n+    @After public void reset() { X.clear(); }\n-    // <old>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	repaired := victim
+	repaired.Message = "m"
+	repaired.Repair = &report.Repair{Kind: "cleaner", Patch: "fix.diff", Validated: true}
+	unrepaired := report.Finding{Test: "p.A#b", Kind: report.NIO, Repair: &report.Repair{Reason: "no reset-method writes p.A.ids"}}
+	tests = append(tests, struct {
+		name    string
+		modules []Module
+		want    []string
+		absent  []string
+	}{
+		name:    "patches",
+		modules: []Module{{Name: "core", Dir: dir, Report: &report.Report{Module: "core", Findings: []report.Finding{repaired, unrepaired}}}},
+		want: []string{`<span class="badge known">cleaner, validated</span>`, `<span class="diff-add">&#43;    @After public void reset() { X.clear(); }</span>`,
+			`<span class="diff-del">-    // &lt;old&gt;</span>`, "Not repaired: no reset-method writes p.A.ids"},
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b strings.Builder

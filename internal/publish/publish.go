@@ -95,7 +95,7 @@ type Options struct {
 // modules at the root, then the CI annotations and job summary.
 func Module(ctx context.Context, rep *report.Report, o Options) ([]string, error) {
 	o = defaults(o)
-	mod := module{name: o.Module, report: rep, flakyDir: o.FlakyDir, locate: locator(ctx, o, o.ModuleDir, rep)}
+	mod := module{dir: o.ModuleDir, name: o.Module, report: rep, flakyDir: o.FlakyDir, locate: locator(ctx, o, o.ModuleDir, rep)}
 	title := o.Module
 	if title == "" || title == "." {
 		if abs, err := filepath.Abs(o.ModuleDir); err == nil {
@@ -117,7 +117,7 @@ func Module(ctx context.Context, rep *report.Report, o Options) ([]string, error
 	}
 	if o.CI != nil && annotate.OnGitHub(o.Getenv) {
 		annotate.GitHub(o.CI, []annotate.Module{{Name: mod.name, Report: rep, Locate: mod.locate}})
-		if err := annotate.AppendStepSummary(o.Getenv, summary.Markdown([]summary.Module{{Name: mod.name, Report: rep}})); err != nil {
+		if err := annotate.AppendStepSummary(o.Getenv, summary.Markdown([]summary.Module{{Name: mod.name, Report: rep, Dir: mod.dir}})); err != nil {
 			return written, err
 		}
 	}
@@ -149,7 +149,7 @@ func Reactor(ctx context.Context, o Options) ([]string, error) {
 		if name == "" {
 			name = filepath.Base(m.Dir)
 		}
-		mods = append(mods, module{name: name, report: rep, flakyDir: flakyDir, locate: locator(ctx, o, m.Dir, rep)})
+		mods = append(mods, module{dir: m.Dir, name: name, report: rep, flakyDir: flakyDir, locate: locator(ctx, o, m.Dir, rep)})
 	}
 	if len(mods) == 0 {
 		return nil, nil
@@ -159,6 +159,7 @@ func Reactor(ctx context.Context, o Options) ([]string, error) {
 }
 
 type module struct {
+	dir      string // the module's directory
 	name     string
 	report   *report.Report
 	flakyDir string
@@ -222,7 +223,7 @@ func write(dir string, o Options, mods []module, title string, withJSON bool) ([
 			var buf bytes.Buffer
 			p := htmlreport.Page{Title: "flaky report: " + title, Version: o.Version, Generated: o.Now, Root: o.Root, OutDir: dir}
 			for _, m := range mods {
-				p.Modules = append(p.Modules, htmlreport.Module{Name: m.name, Report: m.report, FlakyDir: m.flakyDir, Locate: m.locate})
+				p.Modules = append(p.Modules, htmlreport.Module{Name: m.name, Report: m.report, FlakyDir: m.flakyDir, Dir: m.dir, Locate: m.locate})
 			}
 			if err := htmlreport.Render(&buf, p); err != nil {
 				return written, err
@@ -231,7 +232,7 @@ func write(dir string, o Options, mods []module, title string, withJSON bool) ([
 		case Markdown:
 			var sm []summary.Module
 			for _, m := range mods {
-				sm = append(sm, summary.Module{Name: m.name, Report: m.report})
+				sm = append(sm, summary.Module{Name: m.name, Report: m.report, Dir: m.dir})
 			}
 			data = []byte(summary.Markdown(sm))
 		case SARIF:

@@ -2,6 +2,9 @@ package report
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -73,4 +76,28 @@ func groups(gs [][]string) string {
 		out[i] = strings.Join(g, " + ")
 	}
 	return strings.Join(out, " or ")
+}
+
+// maxPatchBytes bounds a patch file read for display.
+const maxPatchBytes = 256 << 10
+
+// ReadPatch returns a repair patch file (path relative to the module
+// directory dir, or absolute) for display, or "" when it cannot be read.
+func ReadPatch(dir, path string) string {
+	if dir == "" && !filepath.IsAbs(path) {
+		return ""
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxPatchBytes))
+	if err != nil {
+		return ""
+	}
+	return strings.ToValidUTF8(string(data), "\uFFFD")
 }

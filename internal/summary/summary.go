@@ -17,6 +17,9 @@ import (
 // Sections that do not fit are left out with a note.
 const MaxBytes = 60000
 
+// maxPatchLines bounds a proposed patch shown in a summary.
+const maxPatchLines = 60
+
 // maxMessageLines and maxMessageBytes bound one finding's message.
 const (
 	maxMessageLines = 15
@@ -27,6 +30,7 @@ const (
 type Module struct {
 	Name   string
 	Report *report.Report
+	Dir    string // the module's directory, where repair patches are; "" shows none
 }
 
 // Markdown renders the modules' reports as one summary.
@@ -53,7 +57,7 @@ func Markdown(modules []Module) string {
 			}
 		}
 		for _, f := range r.Findings {
-			e := entry{module: m.Name, f: f}
+			e := entry{module: m.Name, dir: m.Dir, f: f}
 			if r.IsNew(f) {
 				newOnes = append(newOnes, e)
 			} else {
@@ -121,8 +125,8 @@ func Markdown(modules []Module) string {
 }
 
 type entry struct {
-	module string
-	f      report.Finding
+	module, dir string
+	f           report.Finding
 }
 
 // table writes one row per finding: test, kind, why.
@@ -164,6 +168,14 @@ func details(e entry, multi bool) string {
 	}
 	if e.f.ReproduceRunOrder != "" {
 		b.WriteString("or with flaky:\n\n" + fence("sh", e.f.ReproduceRunOrder))
+	}
+	if r := e.f.Repair; r != nil && r.Validated && r.Patch != "" {
+		fmt.Fprintf(&b, "Proposed fix (%s, validated; `flaky repair --apply` writes it):\n\n", text(r.Kind))
+		if diff := report.ReadPatch(e.dir, r.Patch); diff != "" {
+			b.WriteString(fence("diff", clipLines(diff, maxPatchLines)))
+		} else {
+			b.WriteString(code(r.Patch) + "\n\n")
+		}
 	}
 	b.WriteString("</details>\n\n")
 	return b.String()
@@ -208,6 +220,15 @@ func clip(s string) string {
 		s += "\n..."
 	}
 	return s
+}
+
+// clipLines keeps the first n lines of s.
+func clipLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= n {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n... %d more lines", len(lines)-n)
 }
 
 // fence puts s in a fenced code block whose fence is longer than any run of

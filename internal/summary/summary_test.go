@@ -2,6 +2,8 @@ package summary
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,6 +85,18 @@ func TestMarkdown(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestMarkdownShowsProposedPatch(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fix.diff"), []byte("--- a/T.java\n+++ b/T.java\n@@ -1 +1,2 @@\n+x();\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := report.Finding{Test: "p.T#m", Kind: report.ODVictim, Repair: &report.Repair{Kind: "reset", Patch: "fix.diff", Validated: true}}
+	md := Markdown([]Module{{Name: "core", Dir: dir, Report: &report.Report{Module: "core", Findings: []report.Finding{f}}}})
+	if !strings.Contains(md, "Proposed fix (reset, validated; `flaky repair --apply` writes it):\n\n```diff\n--- a/T.java\n+++ b/T.java\n@@ -1 +1,2 @@\n+x();\n```") {
+		t.Errorf("no proposed patch in:\n%s", md)
 	}
 }
 
