@@ -65,7 +65,9 @@ func runChaos(c *cli.Context) error {
 	if _, err := settings.AgentOptions(chaos.Strategies); err != nil {
 		return usageError("%v", err)
 	}
-	setup, l, err := openModule(c, launcher.Options{TestTimeout: c.Duration("test-timeout"), Notef: noteOnce(c.App.ErrWriter, "flaky: chaos: note: ")})
+	prog := startProgress(c, "chaos")
+	defer prog.finish()
+	setup, l, err := openModule(c, launcher.Options{TestTimeout: c.Duration("test-timeout"), Notef: noteOnce(c.App.ErrWriter, "flaky: chaos: note: "), Ran: prog.ran})
 	if err != nil {
 		return err
 	}
@@ -86,9 +88,8 @@ func runChaos(c *cli.Context) error {
 		Settings:   settings,
 		Budget:     c.Duration("budget"),
 		Workers:    c.Int("workers"),
-		Logf: func(format string, args ...any) {
-			fmt.Fprintf(c.App.ErrWriter, "flaky: chaos: "+format+"\n", args...)
-		},
+		Logf:       prog.logf("flaky: chaos: "),
+		Progress:   prog.tracker,
 	})
 	if err != nil {
 		return fmt.Errorf("chaos: %w", err)

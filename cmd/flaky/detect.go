@@ -58,8 +58,11 @@ func detect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	prog := startProgress(c, "detect")
+	defer prog.finish()
 	opts.Workers = c.Int("workers")
 	opts.Notef = noteOnce(c.App.ErrWriter, "flaky: detect: note: ")
+	opts.Ran = prog.ran
 	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
 	runner, err := launcher.New(od.FastStart(env), jars, opts)
 	if err != nil {
@@ -80,9 +83,8 @@ func detect(c *cli.Context) error {
 		Budget:        c.Duration("budget"),
 		Confirmations: c.Int("confirmations"),
 		Workers:       c.Int("workers"),
-		Logf: func(format string, args ...any) {
-			fmt.Fprintf(c.App.ErrWriter, "flaky: detect: "+format+"\n", args...)
-		},
+		Logf:          prog.logf("flaky: detect: "),
+		Progress:      prog.tracker,
 	}
 	if !c.IsSet("seed") {
 		cfg.Seed = rand.Int64()

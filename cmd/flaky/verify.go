@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/verify"
 	"github.com/flakyhq/flaky/mvn"
 )
@@ -42,6 +43,9 @@ func verifyCommand() *cli.Command {
 				return err
 			}
 			cfg := verify.Config{ModuleDir: module, BuildDir: c.String("build-dir"), Root: c.String("root"), Out: c.App.Writer, Workers: c.Int("workers"), TestTimeout: c.Duration("test-timeout")}
+			shower := progress.New(c.App.Writer, progress.ModeFor(c.App.Writer, c.Bool("quiet")), "[flaky] progress")
+			defer shower.Finish()
+			cfg.Progress = progress.NewTracker(shower.Func())
 			switch {
 			case cfg.TestTimeout < 0:
 				return usageError("--test-timeout must not be negative")

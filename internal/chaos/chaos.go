@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -72,6 +73,9 @@ type Config struct {
 	Workers int
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
+	// Progress hears the analysis' phases (the launcher reports its runs);
+	// nil shows nothing.
+	Progress *progress.Tracker
 }
 
 // Finding is a test that fails perturbed and passes unperturbed.
@@ -191,6 +195,7 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	case len(cfg.Baseline) > 0:
 		a.sizeBudget(cfg.Baseline)
 	}
+	cfg.Progress.Phase("perturbing", len(cfg.Strategies)+1, a.deadline)
 	var err error
 	switch cfg.Mode {
 	case Combined:

@@ -56,6 +56,15 @@ func (s *lanes) markSerial(tests []string) bool {
 // ran is not trusted: its tests join the serial lane and the order runs
 // again alone, and that run is the result (Result.Serial says so).
 func (l *Launcher) RunWith(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
+	r, err := l.runLaned(ctx, order, opts)
+	if err == nil && l.opts.Ran != nil {
+		l.opts.Ran(r)
+	}
+	return r, err
+}
+
+// runLaned is RunWith without the Ran callback.
+func (l *Launcher) runLaned(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
 	if l.lanes.needsSerial(order) {
 		return l.runSerial(ctx, order, opts, nil)
 	}

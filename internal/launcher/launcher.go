@@ -54,6 +54,9 @@ type Options struct {
 	// Notef, when set, receives every note of every run (Result.Notes) as
 	// the run ends, for commands that do not print each run's result.
 	Notef func(note string)
+	// Ran, when set, is called with every result RunWith returns (each
+	// order run, however many JVMs it took), for progress displays.
+	Ran func(*Result)
 	// TmpDir is where each JVM gets its own temporary directory (its
 	// java.io.tmpdir and TMPDIR, unless the module's environment sets
 	// them), removed after the run; empty means the launcher's own

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -83,6 +84,9 @@ type Config struct {
 	Workers int
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
+	// Progress hears the analysis' phases and findings (the launcher
+	// reports its runs); nil shows nothing.
+	Progress *progress.Tracker
 }
 
 // Finding is one flaky test the analysis confirmed.
@@ -296,6 +300,7 @@ func (a *analysis) analyse(ctx context.Context) error {
 	if a.cfg.Budget == 0 {
 		first = a.start.Add(MaxAutoBudget)
 	}
+	a.cfg.Progress.Phase("running the original order", len(reruns), first)
 	if err := a.run(ctx, first, reruns); err != nil {
 		return err
 	}
@@ -308,6 +313,7 @@ func (a *analysis) analyse(ctx context.Context) error {
 	}
 	end := a.start.Add(a.cfg.Budget)
 	detectEnd := a.start.Add(time.Duration(float64(a.cfg.Budget) * detectShare))
+	a.cfg.Progress.Phase("detecting", len(orders), detectEnd)
 	if err := a.run(ctx, detectEnd, orders); errors.Is(err, errBudget) {
 		a.mu.Lock()
 		a.cov.BudgetExhausted = true
@@ -317,9 +323,11 @@ func (a *analysis) analyse(ctx context.Context) error {
 		return err
 	}
 	cands := a.candidates()
+	a.cfg.Progress.Found(len(cands))
 	if len(cands) == 0 {
 		return nil
 	}
+	a.cfg.Progress.Phase("confirming", 0, end)
 	a.logf("%d candidate(s) after %d orders (%s): confirming", len(cands), a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
 	since := time.Now()
 	defer func() {
@@ -331,6 +339,7 @@ func (a *analysis) analyse(ctx context.Context) error {
 		return err
 	}
 	a.logf("confirmed after %d orders (%s): minimising", a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
+	a.cfg.Progress.Phase("minimising", 0, end)
 	if err := a.minimiseClusters(ctx, end, clusters(cands)); err != nil {
 		return err
 	}

@@ -133,28 +133,42 @@ func (s *Shower) describe(u Update) string {
 		}
 	}
 	d += fmt.Sprintf(", %d flaky", u.Findings)
-	if left, ok := s.left(u); ok {
-		d += ", about " + left.Round(time.Second).String() + " left"
+	if left, bound, ok := s.left(u); ok {
+		word := "about"
+		if bound {
+			word = "at most"
+		}
+		d += ", " + word + " " + left.Round(time.Second).String() + " left"
 	}
 	return d
 }
 
 // left estimates the time left: the rate so far applied to the runs still
-// planned, never beyond the budget's deadline.
-func (s *Shower) left(u Update) (time.Duration, bool) {
+// planned, never beyond the budget's deadline; bound says the estimate is
+// only the budget's end (the runs still to come are not known).
+func (s *Shower) left(u Update) (est time.Duration, bound, ok bool) {
 	now := s.now()
-	var est time.Duration
-	ok := false
 	if u.Done > 0 && u.Planned > u.Done {
 		est = time.Duration(float64(now.Sub(s.start)) / float64(u.Done) * float64(u.Planned-u.Done))
 		ok = true
 	}
 	if !u.Deadline.IsZero() {
 		if budget := u.Deadline.Sub(now); budget > 0 && (!ok || budget < est) {
-			est, ok = budget, true
+			return budget, true, true
 		}
 	}
-	return est, ok
+	return est, false, ok
+}
+
+// Printf prints a line of the command's own (a note) without breaking the
+// bar: the bar is cleared first and drawn again by the next update.
+func (s *Shower) Printf(format string, args ...any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bar != nil {
+		_ = s.bar.Clear()
+	}
+	fmt.Fprintf(s.w, format, args...)
 }
 
 // Finish removes the bar (the command's own output follows).
@@ -165,4 +179,59 @@ func (s *Shower) Finish() {
 		_ = s.bar.Finish()
 		_ = s.bar.Clear()
 	}
+}
+
+// Tracker adds up one command's progress: the analyses announce their
+// phases (with the runs they plan and their deadline) and the flaky tests
+// found so far, the launcher reports every run that ended, and each change
+// goes to a Func. A nil *Tracker ignores everything, so analyses call it
+// unconditionally.
+type Tracker struct {
+	mu   sync.Mutex
+	u    Update
+	show Func
+}
+
+// NewTracker returns a Tracker that passes updates to show.
+func NewTracker(show Func) *Tracker {
+	return &Tracker{show: show}
+}
+
+// Phase starts a phase that plans more runs (0 when unknown) and ends by
+// deadline (zero when none).
+func (t *Tracker) Phase(phase string, more int, deadline time.Time) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	t.u.Phase = phase
+	t.u.Planned = max(t.u.Planned, t.u.Done) + more
+	t.u.Deadline = deadline
+	u := t.u
+	t.mu.Unlock()
+	Report(t.show, u)
+}
+
+// Ran counts a run that ended.
+func (t *Tracker) Ran() {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	t.u.Done++
+	u := t.u
+	t.mu.Unlock()
+	Report(t.show, u)
+}
+
+// Found says how many flaky tests are known so far.
+func (t *Tracker) Found(n int) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	t.u.Findings = n
+	u := t.u
+	t.mu.Unlock()
+	Report(t.show, u)
 }

@@ -19,8 +19,8 @@ func TestLines(t *testing.T) {
 		{time.Second, Update{Phase: "detecting", Done: 1, Planned: 10}, ""},
 		{20 * time.Second, Update{Phase: "detecting", Done: 5, Planned: 10, Findings: 1}, "detect: detecting, 5/10 runs, 1 flaky, about 20s left\n"},
 		{21 * time.Second, Update{Phase: "detecting", Done: 6, Planned: 10}, ""},
-		{40 * time.Second, Update{Phase: "minimising", Done: 8, Planned: 0, Findings: 2, Deadline: s.start.Add(70 * time.Second)}, "detect: minimising, 8 runs, 2 flaky, about 30s left\n"},
-		{60 * time.Second, Update{Phase: "minimising", Done: 9, Planned: 100, Findings: 2, Deadline: s.start.Add(70 * time.Second)}, "detect: minimising, 9/100 runs, 2 flaky, about 10s left\n"},
+		{40 * time.Second, Update{Phase: "minimising", Done: 8, Planned: 0, Findings: 2, Deadline: s.start.Add(70 * time.Second)}, "detect: minimising, 8 runs, 2 flaky, at most 30s left\n"},
+		{60 * time.Second, Update{Phase: "minimising", Done: 9, Planned: 100, Findings: 2, Deadline: s.start.Add(70 * time.Second)}, "detect: minimising, 9/100 runs, 2 flaky, at most 10s left\n"},
 	}
 	for i, st := range steps {
 		before := b.Len()
@@ -51,4 +51,28 @@ func TestModeFor(t *testing.T) {
 	if m := ModeFor(&b, true); m != Quiet {
 		t.Errorf("quiet gets mode %v", m)
 	}
+}
+
+func TestTracker(t *testing.T) {
+	var got []Update
+	tr := NewTracker(func(u Update) { got = append(got, u) })
+	deadline := time.Unix(100, 0)
+	tr.Phase("detecting", 3, deadline)
+	tr.Ran()
+	tr.Ran()
+	tr.Found(1)
+	tr.Ran()
+	tr.Ran() // one more than planned
+	tr.Phase("minimising", 0, time.Time{})
+	want := Update{Phase: "minimising", Done: 4, Planned: 4, Findings: 1}
+	if last := got[len(got)-1]; last != want {
+		t.Errorf("last update %+v, want %+v", last, want)
+	}
+	if got[0].Planned != 3 || got[0].Deadline != deadline {
+		t.Errorf("first update %+v", got[0])
+	}
+	var none *Tracker
+	none.Phase("x", 1, deadline)
+	none.Ran()
+	none.Found(2)
 }

@@ -55,6 +55,7 @@ func runChaos(ctx context.Context, cfg Config, l *launcher.Launcher, rec *surefi
 	settings := chaos.Settings{Roots: classRoots(rec, cfg.BuildDir)}
 	out, err := chaos.Run(ctx, l, chaos.Config{
 		Tests:      order,
+		Progress:   cfg.Progress,
 		Mode:       cfg.Chaos.Mode,
 		Strategies: cfg.Chaos.Strategies,
 		Settings:   settings,

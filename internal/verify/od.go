@@ -46,6 +46,7 @@ func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRe
 	fixtures, unrepeatable := od.FixtureClasses(infos)
 	out, err := od.Analyze(ctx, l, od.Config{
 		Tests:        rec.TestIDs(),
+		Progress:     cfg.Progress,
 		Fixtures:     fixtures,
 		Unrepeatable: unrepeatable,
 		Original:     original,

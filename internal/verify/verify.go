@@ -19,6 +19,7 @@ import (
 	"github.com/flakyhq/flaky/internal/gate"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/publish"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/surefire"
@@ -52,6 +53,8 @@ type Config struct {
 	Out         io.Writer
 	Chaos       ChaosConfig // API perturbation (see chaos.go); off by default
 	Repair      bool        // propose validated patches for the findings (see repair.go)
+	// Progress hears the analyses' phases and runs; nil shows nothing.
+	Progress *progress.Tracker
 }
 
 // Result is what Run found and decided.
@@ -133,6 +136,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		for i := range jobs {
 			jobs[i] = launcher.Job{Order: order, RunOptions: launcher.RunOptions{Resume: true}}
 		}
+		cfg.Progress.Phase("rerunning the recorded order", len(jobs), time.Time{})
 		results, err := l.RunJobs(ctx, jobs)
 		if err != nil {
 			l.Close()
@@ -203,6 +207,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // test timeout (DefaultTestTimeout unless Config.TestTimeout says otherwise).
 func launcherOptions(cfg Config) launcher.Options {
 	opts := launcher.Options{Workers: cfg.Workers, Notef: notef(cfg), TestTimeout: cfg.TestTimeout}
+	if cfg.Progress != nil {
+		opts.Ran = func(*launcher.Result) { cfg.Progress.Ran() }
+	}
 	switch {
 	case cfg.TestTimeout == 0:
 		opts.TestTimeout = DefaultTestTimeout

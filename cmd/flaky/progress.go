@@ -1,0 +1,35 @@
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/progress"
+)
+
+// quietFlag turns progress displays off.
+var quietFlag = &cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress display for long commands"}
+
+// commandProgress shows a long command's progress on stderr: a bar on a
+// terminal, a line every few seconds otherwise, nothing with --quiet.
+type commandProgress struct {
+	shower  *progress.Shower
+	tracker *progress.Tracker
+}
+
+// startProgress starts the progress display of the command named label.
+func startProgress(c *cli.Context, label string) *commandProgress {
+	s := progress.New(c.App.ErrWriter, progress.ModeFor(c.App.ErrWriter, c.Bool("quiet")), label)
+	return &commandProgress{shower: s, tracker: progress.NewTracker(s.Func())}
+}
+
+// ran is the launcher's Options.Ran: every run counts.
+func (p *commandProgress) ran(*launcher.Result) { p.tracker.Ran() }
+
+// logf prints a note of the command on its own line.
+func (p *commandProgress) logf(prefix string) func(format string, args ...any) {
+	return func(format string, args ...any) { p.shower.Printf(prefix+format+"\n", args...) }
+}
+
+// finish removes the display.
+func (p *commandProgress) finish() { p.shower.Finish() }
