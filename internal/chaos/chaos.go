@@ -109,7 +109,10 @@ type Result struct {
 	FailUnperturbed []string
 	// Unconfirmed are tests that failed perturbed while their unperturbed
 	// outcome is unknown (the unperturbed run did not get to them).
-	Unconfirmed     []string
+	Unconfirmed []string
+	// Dismissed are perturbed failures that are not the tests' flakiness
+	// (see dismiss); they were treated as passes.
+	Dismissed       []Dismissal
 	Budget          time.Duration
 	BudgetExhausted bool
 	Duration        time.Duration
@@ -287,6 +290,9 @@ func (a *analysis) single(ctx context.Context) error {
 	a.setBaseline(results[:unperturbed])
 	byStrategy := map[string]*launcher.Result{}
 	for i, s := range a.cfg.Strategies {
+		if err := a.dismiss(ctx, []Strategy{s}, results[unperturbed+i]); err != nil {
+			return err
+		}
 		if r := results[unperturbed+i]; r != nil {
 			byStrategy[s.ID] = r
 			a.res.Strategies = append(a.res.Strategies, s)
