@@ -329,3 +329,84 @@ func stderrOf(err error) string {
 	}
 	return ""
 }
+
+// modernExpected is testdata/chaos-modern/expected.json's fixture part:
+// per latent test the strategies that make it fail, and per test the
+// strategies whose failures of it are dismissed.
+type modernExpected struct {
+	Fixture struct {
+		FailsUnder map[string][]string `json:"failsUnder"`
+		Dismissed  map[string][]string `json:"dismissed"`
+	} `json:"fixture"`
+}
+
+// TestChaosModern runs single mode with every strategy on the chaos-modern
+// fixture (asynchronous waits, java.time, time zones, Gson walking a
+// HashMap with chaos.iteration.scope=all, JDK 17 random ranges): each
+// latent test is reported with its strategy and both call sites, fails
+// under exactly the expected strategies, and the tests that wait properly,
+// seed their randomness, poll the clock from several threads, sample by
+// rejection (a hang under RANDOM_MAX only) or meet JUnit's own timeout only
+// under TIME_SLOW/TIME_ROUNDING/SLEEP_INCREASE are never reported.
+func TestChaosModern(t *testing.T) {
+	p := fixture(t, "chaos-modern")
+	e := readChaosExpected(t, p.dir)
+	var m modernExpected
+	data, err := os.ReadFile(filepath.Join(p.dir, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	l, err := newLauncher(p.setup, javaBin(), launcher.Options{RunTimeout: 2 * time.Minute, TestTimeout: 8 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	res, err := chaos.Run(ctx, l, chaos.Config{
+		Tests: listTests(t, p),
+		Mode:  chaos.Single,
+		Settings: chaos.Settings{
+			Roots:  chaos.RootsFor(p.setup.ModuleDir, p.setup.ClassesDir, p.setup.TestClassesDir),
+			Params: []string{"iteration.scope=all"},
+		},
+		Budget: 10 * time.Minute,
+		Logf:   t.Logf,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings, err := chaos.ReportFindings(res.Findings, chaos.ReportOptions{OrderDir: t.TempDir(), ModuleDir: p.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAPIFindings(t, findings, e)
+	for _, f := range res.Findings {
+		var failed []string
+		for _, ev := range f.Evidence {
+			if ev.Run != "unperturbed" && ev.Outcome.Failed() && !slices.Contains(failed, ev.Run) {
+				failed = append(failed, ev.Run)
+			}
+		}
+		if want := m.Fixture.FailsUnder[f.Test]; !slices.Equal(sorted(failed), sorted(want)) {
+			t.Errorf("%s fails under %q, want %q", f.Test, failed, want)
+		}
+	}
+	dismissed := map[string][]string{}
+	for _, d := range res.Dismissed {
+		dismissed[d.Test] = append(dismissed[d.Test], d.Strategy)
+	}
+	for test, want := range m.Fixture.Dismissed {
+		if got := dismissed[test]; !slices.Equal(sorted(got), sorted(want)) {
+			t.Errorf("%s dismissed under %q, want %q", test, got, want)
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
+}

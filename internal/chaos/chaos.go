@@ -324,8 +324,10 @@ func (a *analysis) single(ctx context.Context) error {
 			}
 			failedWith = append(failedWith, s)
 			sites := callSites(r, test, func(strategy, _ string) bool { return strategy == s.ID })
-			// The first strategy that failed it, preferring one whose call sites it hit.
-			if f.Strategies == nil || len(f.CallSites) == 0 && len(sites) > 0 {
+			// The first strategy that failed it, preferring one within the
+			// specification, then one whose call sites it hit.
+			if f.Strategies == nil || f.Strategies[0].OutsideSpec && !s.OutsideSpec ||
+				f.Strategies[0].OutsideSpec == s.OutsideSpec && len(f.CallSites) == 0 && len(sites) > 0 {
 				f.Strategies, f.CallSites, f.Message = []Strategy{s}, sites, t.Message
 			}
 		}

@@ -27,8 +27,8 @@ public final class Chaos {
         }
         if (config.enabled(Strategy.DATE_DST) && !PerceivedClock.hasTransitions(TimeZone.getDefault().toZoneId())) {
             CallSiteTransformer.warn("chaos: the default time zone " + TimeZone.getDefault().getID()
-                    + " has no DST transitions; DATE_DST uses " + config.dstZone + " as the default zone");
-            TimeZone.setDefault(TimeZone.getTimeZone(config.dstZone));
+                    + " has no DST transitions; DATE_DST moves the clock to one of " + config.dstZone
+                    + " instead (combine it with TIMEZONE to run in a zone with DST)");
         }
         Strategy time = config.inGroup("TIME");
         if (time != null || config.inGroup("DATE") != null) {

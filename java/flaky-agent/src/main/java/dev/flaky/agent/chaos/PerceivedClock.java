@@ -63,7 +63,8 @@ final class PerceivedClock {
     /**
      * The moment each test starts at under a DATE strategy: DATE_FIXED's configured one; DATE_YEAR_END's margin
      * before midnight of this year's 31 December in the default zone (a day, month and year boundary at once);
-     * DATE_DST's margin before the default zone's next DST transition.
+     * DATE_DST's margin before the default zone's next DST transition (or, in a zone without DST,
+     * {@code chaos.date.zone}'s).
      */
     static long dateStart(Strategy date, ChaosConfig c, long nowMillis) {
         if (date == null) {
@@ -77,11 +78,12 @@ final class PerceivedClock {
                 return midnight - c.dateMarginMs;
             }
             case DATE_DST: {
-                ZoneOffsetTransition next = zone.getRules().nextTransition(Instant.ofEpochMilli(nowMillis));
+                Instant now = Instant.ofEpochMilli(nowMillis);
+                ZoneOffsetTransition next = zone.getRules().nextTransition(now);
                 if (next == null) {
-                    throw new IllegalStateException("the default time zone " + zone + " has no DST transition");
+                    next = ZoneId.of(c.dstZone).getRules().nextTransition(now);
                 }
-                return next.getInstant().toEpochMilli() - c.dateMarginMs;
+                return next == null ? nowMillis : next.getInstant().toEpochMilli() - c.dateMarginMs;
             }
             default:
                 return c.dateMillis;
