@@ -316,6 +316,9 @@ public final class Api {
     /** Placed before a project call that reads the default locale, which the agent has changed in the JDK. */
     public static void locale(int site) {
         Sites.hit(site);
+        if (Explain.on) {
+            Explain.log(site, "the machine's default locale", java.util.Locale.getDefault());
+        }
     }
 
     // ---- SLEEP ----

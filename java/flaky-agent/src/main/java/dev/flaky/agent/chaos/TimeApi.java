@@ -247,5 +247,8 @@ public final class TimeApi {
     /** TIMEZONE: placed before a project call that reads the default time zone, which the agent changed. */
     public static void timezone(int site) {
         Sites.hit(site);
+        if (Explain.on) {
+            Explain.log(site, "the machine's default time zone", TimeZone.getDefault().getID());
+        }
     }
 }
