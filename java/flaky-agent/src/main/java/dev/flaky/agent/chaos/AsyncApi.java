@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -286,6 +287,17 @@ public final class AsyncApi {
                 PENDING.decrementAndGet();
             }
         };
+    }
+
+    /** {@code ForkJoinPool.execute(ForkJoinTask)}: the pool runs a task that waits the delay, then the task. */
+    public static void forkJoinExecute(ForkJoinPool pool, ForkJoinTask<?> task, int site) {
+        pool.execute(ForkJoinTask.adapt(delayed(task::invoke, site)));
+    }
+
+    /** {@code ForkJoinPool.submit(ForkJoinTask)}: as {@link #forkJoinExecute}; returns the task itself. */
+    public static ForkJoinTask<?> forkJoinSubmit(ForkJoinPool pool, ForkJoinTask<?> task, int site) {
+        forkJoinExecute(pool, task, site);
+        return task;
     }
 
     /** {@code Timer.schedule(TimerTask, long)}: the delay on top of its own. */

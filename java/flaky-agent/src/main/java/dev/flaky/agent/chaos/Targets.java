@@ -267,6 +267,12 @@ final class Targets {
                 "(" + cfType + "Ljava/util/function/Function;I)" + cfType);
         asyncReplace(cf, false, "thenAcceptAsync", "(Ljava/util/function/Consumer;)" + cfType, "thenAcceptAsync",
                 "(" + cfType + "Ljava/util/function/Consumer;I)" + cfType);
+        String fjp = "java/util/concurrent/ForkJoinPool";
+        String task = "Ljava/util/concurrent/ForkJoinTask;";
+        asyncReplace(fjp, false, "execute", "(" + task + ")V", "forkJoinExecute",
+                "(Ljava/util/concurrent/ForkJoinPool;" + task + "I)V");
+        asyncReplace(fjp, false, "submit", "(" + task + ")" + task, "forkJoinSubmit",
+                "(Ljava/util/concurrent/ForkJoinPool;" + task + "I)" + task);
         String thread = "java/lang/Thread";
         String delayRunnable = "(Ljava/lang/Runnable;I)Ljava/lang/Runnable;";
         add(new Target(s, Kind.FILTER_ARG, thread, Owner.EXACT, false, "<init>", "(Ljava/lang/Runnable;)V",
