@@ -324,8 +324,12 @@ public final class AsyncApi {
 
     /** Reports a wait that ended while delayed work was still pending: it gave up on that work. */
     private static void gaveUp(int site) {
-        if (PENDING.get() > 0) {
+        int pending = PENDING.get();
+        if (pending > 0) {
             Sites.hit(site);
+            if (Explain.on) {
+                Explain.log(site, "the work it waits for is done", pending + " delayed task(s) still pending");
+            }
         }
     }
 
