@@ -179,6 +179,14 @@ func TestChaosCombined(t *testing.T) {
 	if out, err := exec.Command(bin, plain...).Output(); err != nil {
 		t.Errorf("the reproduce order without --chaos fails: %v\n%s%s", err, out, stderrOf(err))
 	}
+
+	// --explain reruns it with the perturbation log: the perturbed call, original and perturbed value.
+	out, err = exec.Command(bin, "chaos", "--module", dir, "--explain", f.Test).Output()
+	site := f.CallSites[0]
+	call := fmt.Sprintf("%s.%s(%s:%d) %s: ", site.Class, site.Method, site.File, site.Line, site.API)
+	if err != nil || !strings.Contains(string(out), "perturbed calls, in order:\n  "+call) {
+		t.Errorf("flaky chaos --explain %s (%v) does not log the call at %s:\n%s%s", f.Test, err, call, out, stderrOf(err))
+	}
 }
 
 // TestChaosSingle runs single mode through the library: every latent test

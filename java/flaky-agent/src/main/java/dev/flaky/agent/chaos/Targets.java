@@ -175,6 +175,10 @@ final class Targets {
                     "(Ljava/time/ZoneId;I)" + type);
         }
         replaceTime(date, "java/time/Year", "now", "()Ljava/time/Year;", "yearNow", "(I)Ljava/time/Year;");
+        replaceTime(date, "java/time/MonthDay", "now", "()Ljava/time/MonthDay;", "monthDayNow",
+                "(I)Ljava/time/MonthDay;");
+        replaceTime(date, "java/time/OffsetTime", "now", "()Ljava/time/OffsetTime;", "offsetTimeNow",
+                "(I)Ljava/time/OffsetTime;");
         replaceTime(date, "java/time/YearMonth", "now", "()Ljava/time/YearMonth;", "yearMonthNow",
                 "(I)Ljava/time/YearMonth;");
         String cal = "Ljava/util/Calendar;";
@@ -191,7 +195,7 @@ final class Targets {
         probeTz(true, "java/time/ZoneId", "systemDefault", "()Ljava/time/ZoneId;");
         probeTz(true, "java/time/Clock", "systemDefaultZone", "()Ljava/time/Clock;");
         for (String type : new String[] {"LocalDate", "LocalDateTime", "LocalTime", "ZonedDateTime", "OffsetDateTime",
-            "Year", "YearMonth"}) {
+            "OffsetTime", "Year", "YearMonth", "MonthDay"}) {
             probeTz(true, "java/time/" + type, "now", "()Ljava/time/" + type + ";");
         }
         probeTz(true, "java/util/Calendar", "getInstance", "()Ljava/util/Calendar;");

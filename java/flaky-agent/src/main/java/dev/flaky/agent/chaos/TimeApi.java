@@ -5,7 +5,9 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
+import java.time.MonthDay;
 import java.time.OffsetDateTime;
+import java.time.OffsetTime;
 import java.time.Year;
 import java.time.YearMonth;
 import java.time.ZoneId;
@@ -210,6 +212,16 @@ public final class TimeApi {
     /** {@code YearMonth.now()}. */
     public static YearMonth yearMonthNow(int site) {
         return YearMonth.now(local(site));
+    }
+
+    /** {@code MonthDay.now()}. */
+    public static MonthDay monthDayNow(int site) {
+        return MonthDay.now(local(site));
+    }
+
+    /** {@code OffsetTime.now()}. */
+    public static OffsetTime offsetTimeNow(int site) {
+        return OffsetTime.now(local(site));
     }
 
     /** {@code Calendar.getInstance()}. */
