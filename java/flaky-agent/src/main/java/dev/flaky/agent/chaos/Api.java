@@ -74,7 +74,7 @@ public final class Api {
         if (Seeded.contains(r) || !extreme(site)) {
             return r.nextInt();
         }
-        return (int) logged(site, clamp(Integer.MIN_VALUE, Integer.MAX_VALUE));
+        return (int) logged(site, Explain.on ? r.nextInt() : null, clamp(Integer.MIN_VALUE, Integer.MAX_VALUE));
     }
 
     /** {@code Random.nextInt(int)} and {@code ThreadLocalRandom.nextInt(int)}: n-1 for the maximum. */
@@ -82,7 +82,7 @@ public final class Api {
         if (bound <= 0 || Seeded.contains(r) || !extreme(site)) {
             return r.nextInt(bound);
         }
-        return (int) logged(site, clamp(0, bound - 1L));
+        return (int) logged(site, Explain.on ? r.nextInt(bound) : null, clamp(0, bound - 1L));
     }
 
     /** {@code ThreadLocalRandom.nextInt(int, int)}: b-1 for the maximum. */
@@ -90,7 +90,7 @@ public final class Api {
         if (origin >= bound || !extreme(site)) {
             return r.nextInt(origin, bound);
         }
-        return (int) logged(site, clamp(origin, bound - 1L));
+        return (int) logged(site, Explain.on ? r.nextInt(origin, bound) : null, clamp(origin, bound - 1L));
     }
 
     /** {@code Random.nextLong()} and {@code ThreadLocalRandom.nextLong()}. */
@@ -98,7 +98,7 @@ public final class Api {
         if (Seeded.contains(r) || !extreme(site)) {
             return r.nextLong();
         }
-        return logged(site, clamp(Long.MIN_VALUE, Long.MAX_VALUE));
+        return logged(site, Explain.on ? r.nextLong() : null, clamp(Long.MIN_VALUE, Long.MAX_VALUE));
     }
 
     /** {@code Random.nextDouble()} and {@code ThreadLocalRandom.nextDouble()}: the largest double below 1. */
@@ -106,7 +106,7 @@ public final class Api {
         if (Seeded.contains(r) || !extreme(site)) {
             return r.nextDouble();
         }
-        return logged(site, unitDouble());
+        return logged(site, Explain.on ? r.nextDouble() : null, unitDouble());
     }
 
     /** {@code Math.random()}. */
@@ -114,7 +114,7 @@ public final class Api {
         if (!extreme(site)) {
             return Math.random();
         }
-        return logged(site, unitDouble());
+        return logged(site, Explain.on ? Math.random() : null, unitDouble());
     }
 
     /** {@code Random.setSeed(long)}: the instance becomes seeded, so it is never perturbed. */
@@ -163,16 +163,20 @@ public final class Api {
         return true;
     }
 
-    private static long logged(int site, long value) {
+    /**
+     * Logs a perturbed random value with {@code original}, what the generator returned instead (drawn only with
+     * {@code chaos.explain}, so only then does the perturbation consume the generator's values).
+     */
+    private static long logged(int site, Object original, long value) {
         if (Explain.on) {
-            Explain.log(site, "a random value", value);
+            Explain.log(site, original, value);
         }
         return value;
     }
 
-    private static double logged(int site, double value) {
+    private static double logged(int site, Object original, double value) {
         if (Explain.on) {
-            Explain.log(site, "a random value", value);
+            Explain.log(site, original, value);
         }
         return value;
     }
@@ -182,7 +186,7 @@ public final class Api {
         if (origin >= bound || Seeded.contains(r) || !extreme(site)) {
             return (int) Jdk.call(r, "nextInt", origin, bound);
         }
-        return (int) logged(site, clamp(origin, bound - 1L));
+        return (int) logged(site, Explain.on ? Jdk.call(r, "nextInt", origin, bound) : null, clamp(origin, bound - 1L));
     }
 
     /** {@code nextLong(long)} (JDK 17's RandomGenerator; ThreadLocalRandom since 8): n-1 for the maximum. */
@@ -190,7 +194,7 @@ public final class Api {
         if (bound <= 0 || Seeded.contains(r) || !extreme(site)) {
             return (long) Jdk.call(r, "nextLong", bound);
         }
-        return logged(site, clamp(0, bound - 1));
+        return logged(site, Explain.on ? Jdk.call(r, "nextLong", bound) : null, clamp(0, bound - 1));
     }
 
     /** {@code nextLong(long, long)}: b-1 for the maximum. */
@@ -198,7 +202,7 @@ public final class Api {
         if (origin >= bound || Seeded.contains(r) || !extreme(site)) {
             return (long) Jdk.call(r, "nextLong", origin, bound);
         }
-        return logged(site, clamp(origin, bound - 1));
+        return logged(site, Explain.on ? Jdk.call(r, "nextLong", origin, bound) : null, clamp(origin, bound - 1));
     }
 
     /** {@code nextDouble(double)}: the largest double below the bound for the maximum. */
@@ -206,7 +210,7 @@ public final class Api {
         if (!(bound > 0) || Seeded.contains(r) || !extreme(site)) {
             return (double) Jdk.call(r, "nextDouble", bound);
         }
-        return logged(site, clampDouble(0, bound));
+        return logged(site, Explain.on ? Jdk.call(r, "nextDouble", bound) : null, clampDouble(0, bound));
     }
 
     /** {@code nextDouble(double, double)}. */
@@ -214,7 +218,7 @@ public final class Api {
         if (!(origin < bound) || Seeded.contains(r) || !extreme(site)) {
             return (double) Jdk.call(r, "nextDouble", origin, bound);
         }
-        return logged(site, clampDouble(origin, bound));
+        return logged(site, Explain.on ? Jdk.call(r, "nextDouble", origin, bound) : null, clampDouble(origin, bound));
     }
 
     /** {@code Random.ints()}: an unlimited stream of the extreme value. */
@@ -262,42 +266,43 @@ public final class Api {
     /** {@code SplittableRandom.nextInt()}. */
     public static int splitNextInt(SplittableRandom r, int site) {
         return Seeded.contains(r) || !extreme(site) ? r.nextInt()
-                : (int) logged(site, clamp(Integer.MIN_VALUE, Integer.MAX_VALUE));
+                : (int) logged(site, Explain.on ? r.nextInt() : null, clamp(Integer.MIN_VALUE, Integer.MAX_VALUE));
     }
 
     /** {@code SplittableRandom.nextInt(int)}. */
     public static int splitNextInt(SplittableRandom r, int bound, int site) {
         return bound <= 0 || Seeded.contains(r) || !extreme(site) ? r.nextInt(bound)
-                : (int) logged(site, clamp(0, bound - 1L));
+                : (int) logged(site, Explain.on ? r.nextInt(bound) : null, clamp(0, bound - 1L));
     }
 
     /** {@code SplittableRandom.nextInt(int, int)}. */
     public static int splitNextInt(SplittableRandom r, int origin, int bound, int site) {
         return origin >= bound || Seeded.contains(r) || !extreme(site) ? r.nextInt(origin, bound)
-                : (int) logged(site, clamp(origin, bound - 1L));
+                : (int) logged(site, Explain.on ? r.nextInt(origin, bound) : null, clamp(origin, bound - 1L));
     }
 
     /** {@code SplittableRandom.nextLong()}. */
     public static long splitNextLong(SplittableRandom r, int site) {
         return Seeded.contains(r) || !extreme(site) ? r.nextLong()
-                : logged(site, clamp(Long.MIN_VALUE, Long.MAX_VALUE));
+                : logged(site, Explain.on ? r.nextLong() : null, clamp(Long.MIN_VALUE, Long.MAX_VALUE));
     }
 
     /** {@code SplittableRandom.nextLong(long)}. */
     public static long splitNextLong(SplittableRandom r, long bound, int site) {
         return bound <= 0 || Seeded.contains(r) || !extreme(site) ? r.nextLong(bound)
-                : logged(site, clamp(0, bound - 1));
+                : logged(site, Explain.on ? r.nextLong(bound) : null, clamp(0, bound - 1));
     }
 
     /** {@code SplittableRandom.nextLong(long, long)}. */
     public static long splitNextLong(SplittableRandom r, long origin, long bound, int site) {
         return origin >= bound || Seeded.contains(r) || !extreme(site) ? r.nextLong(origin, bound)
-                : logged(site, clamp(origin, bound - 1));
+                : logged(site, Explain.on ? r.nextLong(origin, bound) : null, clamp(origin, bound - 1));
     }
 
     /** {@code SplittableRandom.nextDouble()}. */
     public static double splitNextDouble(SplittableRandom r, int site) {
-        return Seeded.contains(r) || !extreme(site) ? r.nextDouble() : logged(site, unitDouble());
+        return Seeded.contains(r) || !extreme(site) ? r.nextDouble()
+                : logged(site, Explain.on ? r.nextDouble() : null, unitDouble());
     }
 
     private static double unitDouble() {

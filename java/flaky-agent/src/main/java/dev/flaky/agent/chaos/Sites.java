@@ -106,7 +106,7 @@ final class Sites {
         }
     }
 
-    /** Counts a call at site {@code id} and returns how many calls it had during the running test, this one included. */
+    /** Counts a call at site {@code id}; returns how many calls it had during the running test, this one included. */
     static int count(int id) {
         long epoch = Channel.testEpoch();
         AtomicLongArray c = counts;

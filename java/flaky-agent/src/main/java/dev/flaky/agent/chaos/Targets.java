@@ -154,8 +154,10 @@ final class Targets {
      */
     private void clocks(Strategy instant, Strategy date) {
         replaceTime(instant, "java/lang/System", "currentTimeMillis", "()J", "currentTimeMillis", "(I)J");
-        replaceTime(instant, "java/time/Instant", "now", "()Ljava/time/Instant;", "instantNow", "(I)Ljava/time/Instant;");
-        replaceTime(instant, "java/time/Clock", "systemUTC", "()Ljava/time/Clock;", "systemUTC", "(I)Ljava/time/Clock;");
+        replaceTime(instant, "java/time/Instant", "now", "()Ljava/time/Instant;", "instantNow",
+                "(I)Ljava/time/Instant;");
+        replaceTime(instant, "java/time/Clock", "systemUTC", "()Ljava/time/Clock;", "systemUTC",
+                "(I)Ljava/time/Clock;");
         replaceTime(instant, "java/time/Clock", "systemDefaultZone", "()Ljava/time/Clock;", "systemDefaultZone",
                 "(I)Ljava/time/Clock;");
         replaceTime(instant, "java/time/Clock", "system", "(Ljava/time/ZoneId;)Ljava/time/Clock;", "system",
