@@ -193,6 +193,11 @@ type Perturbation struct {
 	Method   string `json:"method"`
 	File     string `json:"file"`
 	Line     int    `json:"line"`
+	// Original and Perturbed are set only with chaos.explain=true, which
+	// sends one event per perturbed call: the value (or argument) the API
+	// would have given and the one the program got.
+	Original  string `json:"original,omitempty"`
+	Perturbed string `json:"perturbed,omitempty"`
 }
 
 // MessageType implements Message.

@@ -179,6 +179,14 @@ func TestChaosCombined(t *testing.T) {
 	if out, err := exec.Command(bin, plain...).Output(); err != nil {
 		t.Errorf("the reproduce order without --chaos fails: %v\n%s%s", err, out, stderrOf(err))
 	}
+
+	// --explain reruns it with the perturbation log: the perturbed call, original and perturbed value.
+	out, err = exec.Command(bin, "chaos", "--module", dir, "--explain", f.Test).Output()
+	site := f.CallSites[0]
+	call := fmt.Sprintf("%s.%s(%s:%d) %s: ", site.Class, site.Method, site.File, site.Line, site.API)
+	if err != nil || !strings.Contains(string(out), "perturbed calls, in order:\n  "+call) {
+		t.Errorf("flaky chaos --explain %s (%v) does not log the call at %s:\n%s%s", f.Test, err, call, out, stderrOf(err))
+	}
 }
 
 // TestChaosSingle runs single mode through the library: every latent test
@@ -220,7 +228,9 @@ var mockitoTests = map[string][]string{
 }
 
 // TestChaosKeepsMockitoWorking runs the Mockito tests of the Mockito
-// fixtures with each strategy's agent attached: they all still pass.
+// fixtures with every strategy's agent attached: they all still pass. The
+// strategies run in layers, one strategy per group each (see
+// strategyLayers), so that four JVMs cover them all.
 func TestChaosKeepsMockitoWorking(t *testing.T) {
 	for _, name := range []string{"mixed-mockito", "mockito-subclass"} {
 		t.Run(name, func(t *testing.T) {
@@ -236,8 +246,9 @@ func TestChaosKeepsMockitoWorking(t *testing.T) {
 			}
 			settings := chaos.Settings{Roots: chaos.RootsFor(p.setup.ModuleDir, p.setup.ClassesDir, p.setup.TestClassesDir)}
 			jobs := []launcher.Job{{Order: order}}
-			for _, s := range chaos.Strategies {
-				opts, err := settings.AgentOptions([]chaos.Strategy{s})
+			layers := strategyLayers()
+			for _, s := range layers {
+				opts, err := settings.AgentOptions(s)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -254,15 +265,15 @@ func TestChaosKeepsMockitoWorking(t *testing.T) {
 					t.Fatalf("unperturbed, %s: %s %s", tr.Test, tr.Outcome, firstLine(tr.Message))
 				}
 			}
-			for i, s := range chaos.Strategies {
+			for i, s := range layers {
 				r := results[i+1]
 				for _, tr := range r.Tests {
 					if tr.Outcome != launcher.Pass {
-						t.Errorf("%s: %s %s %s", s.ID, tr.Test, tr.Outcome, firstLine(tr.Message))
+						t.Errorf("%s: %s %s %s", chaos.Join(s), tr.Test, tr.Outcome, firstLine(tr.Message))
 					}
 				}
 				if len(r.Tests) != len(order) {
-					t.Errorf("%s: %d results for %d tests:\n%s", s.ID, len(r.Tests), len(order), describe(r))
+					t.Errorf("%s: %d results for %d tests:\n%s", chaos.Join(s), len(r.Tests), len(order), describe(r))
 				}
 			}
 		})
@@ -303,9 +314,30 @@ func TestChaosInVerify(t *testing.T) {
 	if err != nil || len(words) < 3 || words[0] != "mvn" {
 		t.Fatalf("Maven reproduce command %q: %v", rep.Findings[i].Reproduce, err)
 	}
-	if out, code := mvnRun(t, dir, words[1:]...); code == 0 || !strings.Contains(out, strings.Replace(want, "#", ".", 1)+" -- Time elapsed") {
+	out, code = mvnRun(t, dir, words[1:]...)
+	if code == 0 || !strings.Contains(out, strings.Replace(want, "#", ".", 1)+" -- Time elapsed") {
 		t.Errorf("%s passed under its Maven reproduce command (exit %d):\n%s", want, code, tail(out))
 	}
+	// The agent runs without a driver there: nothing of it may reach the fork's stdout channel.
+	if strings.Contains(out, "Corrupted") {
+		t.Errorf("the Maven reproduce run warns of a corrupted channel:\n%s", tail(out))
+	}
+}
+
+// strategyLayers partitions every strategy into combinable sets: the i-th
+// set holds the i-th strategy of each group that has one.
+func strategyLayers() [][]chaos.Strategy {
+	var layers [][]chaos.Strategy
+	seen := map[string]int{}
+	for _, s := range chaos.Strategies {
+		i := seen[s.Group]
+		seen[s.Group]++
+		if i == len(layers) {
+			layers = append(layers, nil)
+		}
+		layers[i] = append(layers[i], s)
+	}
+	return layers
 }
 
 // listTests lists a prepared fixture's tests in their default order.
@@ -328,4 +360,85 @@ func stderrOf(err error) string {
 		return fmt.Sprintf("stderr:\n%s", ee.Stderr)
 	}
 	return ""
+}
+
+// modernExpected is testdata/chaos-modern/expected.json's fixture part:
+// per latent test the strategies that make it fail, and per test the
+// strategies whose failures of it are dismissed.
+type modernExpected struct {
+	Fixture struct {
+		FailsUnder map[string][]string `json:"failsUnder"`
+		Dismissed  map[string][]string `json:"dismissed"`
+	} `json:"fixture"`
+}
+
+// TestChaosModern runs single mode with every strategy on the chaos-modern
+// fixture (asynchronous waits, java.time, time zones, Gson walking a
+// HashMap with chaos.iteration.scope=all, JDK 17 random ranges): each
+// latent test is reported with its strategy and both call sites, fails
+// under exactly the expected strategies, and the tests that wait properly,
+// seed their randomness, poll the clock from several threads, sample by
+// rejection (a hang under RANDOM_MAX only) or meet JUnit's own timeout only
+// under TIME_SLOW/TIME_ROUNDING/SLEEP_INCREASE are never reported.
+func TestChaosModern(t *testing.T) {
+	p := fixture(t, "chaos-modern")
+	e := readChaosExpected(t, p.dir)
+	var m modernExpected
+	data, err := os.ReadFile(filepath.Join(p.dir, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	l, err := newLauncher(p.setup, javaBin(), launcher.Options{RunTimeout: 2 * time.Minute, TestTimeout: 8 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	res, err := chaos.Run(ctx, l, chaos.Config{
+		Tests: listTests(t, p),
+		Mode:  chaos.Single,
+		Settings: chaos.Settings{
+			Roots:  chaos.RootsFor(p.setup.ModuleDir, p.setup.ClassesDir, p.setup.TestClassesDir),
+			Params: []string{"iteration.scope=all"},
+		},
+		Budget: 10 * time.Minute,
+		Logf:   t.Logf,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings, err := chaos.ReportFindings(res.Findings, chaos.ReportOptions{OrderDir: t.TempDir(), ModuleDir: p.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAPIFindings(t, findings, e)
+	for _, f := range res.Findings {
+		var failed []string
+		for _, ev := range f.Evidence {
+			if ev.Run != "unperturbed" && ev.Outcome.Failed() && !slices.Contains(failed, ev.Run) {
+				failed = append(failed, ev.Run)
+			}
+		}
+		if want := m.Fixture.FailsUnder[f.Test]; !slices.Equal(sorted(failed), sorted(want)) {
+			t.Errorf("%s fails under %q, want %q", f.Test, failed, want)
+		}
+	}
+	dismissed := map[string][]string{}
+	for _, d := range res.Dismissed {
+		dismissed[d.Test] = append(dismissed[d.Test], d.Strategy)
+	}
+	for test, want := range m.Fixture.Dismissed {
+		if got := dismissed[test]; !slices.Equal(sorted(got), sorted(want)) {
+			t.Errorf("%s dismissed under %q, want %q", test, got, want)
+		}
+	}
+}
+
+func sorted(s []string) []string {
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return out
 }

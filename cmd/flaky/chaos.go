@@ -39,6 +39,7 @@ func chaosCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "include", Usage: "instrument the classes matching this class-name pattern (e.g. com.acme.**) instead of the module's own classes (repeatable)"},
 			&cli.StringSliceFlag{Name: "exclude", Usage: "do not instrument the classes matching this class-name pattern (repeatable)"},
 			&cli.DurationFlag{Name: "test-timeout", Value: 2 * time.Minute, Usage: "kill a JVM when one test runs longer than this (0: off); a perturbed test that hangs counts as failing"},
+			&cli.StringFlag{Name: "explain", Usage: "rerun the api finding of this test (from target/flaky/report.json) with its strategy and print every perturbed call it made, with the original and the perturbed value"},
 		},
 		Action: runChaos,
 	}
@@ -73,6 +74,9 @@ func runChaos(c *cli.Context) error {
 	}
 	defer l.Close()
 	settings = withModuleRoots(settings, setup)
+	if test := c.String("explain"); test != "" {
+		return explainFinding(c, l, setup, settings, test)
+	}
 	infos, err := l.List(c.Context, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
 	if err != nil {
 		return fmt.Errorf("list tests: %w", err)

@@ -144,3 +144,22 @@ func mustParse(t *testing.T, names string) []chaos.Strategy {
 	}
 	return s
 }
+
+func TestPrintExplain(t *testing.T) {
+	r := &launcher.Result{
+		Tests: []launcher.TestResult{{Test: "p.T#a", Outcome: launcher.Error, Message: "Index: 8, Size: 8\n\tat x"}},
+		Perturbations: []agent.Perturbation{
+			{Test: "p.T#a", Strategy: "RANDOM_MAX", API: "java.util.Random#nextInt(int)", Class: "p.R", Method: "pick", File: "R.java", Line: 9},
+			{Test: "p.T#a", Strategy: "RANDOM_MAX", API: "java.util.Random#nextInt(int)", Class: "p.R", Method: "pick", File: "R.java", Line: 9, Original: "a random value", Perturbed: "7"},
+			{Test: "p.T#b", Strategy: "RANDOM_MAX", API: "java.util.Random#nextInt(int)", Class: "p.R", Method: "pick", File: "R.java", Line: 9, Original: "a random value", Perturbed: "7"},
+		},
+	}
+	var b strings.Builder
+	if err := printExplain(&b, r, "p.T#a"); err != nil {
+		t.Fatal(err)
+	}
+	want := "ERROR  p.T#a\n       Index: 8, Size: 8\nperturbed calls, in order:\n  p.R.pick(R.java:9) java.util.Random#nextInt(int): a random value -> 7\n1 perturbed call(s)\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -133,7 +133,10 @@ type Result struct {
 	FailUnperturbed []string
 	// Unconfirmed are tests that failed perturbed while their unperturbed
 	// outcome is unknown (the unperturbed run did not get to them).
-	Unconfirmed     []string
+	Unconfirmed []string
+	// Dismissed are perturbed failures that are not the tests' flakiness
+	// (see dismiss); they were treated as passes.
+	Dismissed       []Dismissal
 	Budget          time.Duration
 	BudgetExhausted bool
 	// BudgetWhy says how a budget sized from the unperturbed run came about.
@@ -405,6 +408,9 @@ func (a *analysis) single(ctx context.Context) error {
 			a.res.Skipped = append(a.res.Skipped, s)
 			continue
 		}
+		if err := a.dismiss(ctx, []Strategy{s}, r); err != nil {
+			return err
+		}
 		byStrategy[s.ID] = r
 		a.res.Strategies = append(a.res.Strategies, s)
 		a.noteEarlyEnd(s.ID, r)
@@ -450,8 +456,10 @@ func (a *analysis) single(ctx context.Context) error {
 			}
 			f.FailsWith = append(f.FailsWith, s)
 			sites := callSites(r, test, func(strategy, _ string) bool { return strategy == s.ID })
-			// The first strategy that failed it, preferring one whose call sites it hit.
-			if f.Strategies == nil || len(f.CallSites) == 0 && len(sites) > 0 {
+			// The first strategy that failed it, preferring one within the
+			// specification, then one whose call sites it hit.
+			if f.Strategies == nil || f.Strategies[0].OutsideSpec && !s.OutsideSpec ||
+				f.Strategies[0].OutsideSpec == s.OutsideSpec && len(f.CallSites) == 0 && len(sites) > 0 {
 				f.Strategies, f.CallSites, f.Message, f.Order = []Strategy{s}, sites, msg, order
 			}
 		}

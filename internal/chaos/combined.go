@@ -47,6 +47,9 @@ func (a *analysis) combined(ctx context.Context) error {
 	perturbed := results[0]
 	a.noteEarlyEnd(Join(set), perturbed)
 	a.setBaseline(results[1:])
+	if err := a.dismiss(ctx, set, perturbed); err != nil {
+		return err
+	}
 	cands := a.candidates(perturbed)
 	cov := coverageOf(string(Combined), set, perturbed)
 	if len(set) == 1 {
@@ -139,6 +142,9 @@ func (a *analysis) runSingles(ctx context.Context, pending []*candidate, round i
 		return err
 	}
 	for i, s := range strategies {
+		if err := a.dismiss(ctx, []Strategy{s}, results[i]); err != nil {
+			return err
+		}
 		if results[i] != nil {
 			ran[s.ID] = singleRun{result: results[i], upTo: len(jobs[i].Order) - 1}
 		}

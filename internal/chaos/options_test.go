@@ -17,6 +17,8 @@ func TestParse(t *testing.T) {
 		{names: []string{"LOCALE+RANDOM_MAX", "locale"}, want: "RANDOM_MAX+LOCALE"},
 		{names: []string{"TIME"}, want: "TIME_INCREMENT+TIME_ROUNDING+TIME_FAST+TIME_SLOW"},
 		{names: []string{"sleep", "ITERATION_ORDER"}, want: "SLEEP_INCREASE+SLEEP_DECREASE+ITERATION_ORDER"},
+		{names: []string{"date", "TIMEZONE"}, want: "DATE_FIXED+DATE_YEAR_END+DATE_DST+TIMEZONE"},
+		{names: []string{"ASYNC"}, want: "ASYNC_DELAY"},
 		{names: []string{"RANDOM_MIN"}, wantErr: `unknown strategy "RANDOM_MIN"`},
 		{names: nil, want: ""},
 	}
@@ -35,7 +37,7 @@ func TestParse(t *testing.T) {
 	if got := Join(DefaultCombined); got != "RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY" {
 		t.Errorf("DefaultCombined = %s", got)
 	}
-	if got := strings.Join(Groups(), " "); got != "RANDOM TIME DATE LOCALE SLEEP CONCURRENCY NETWORK ITERATION_ORDER" {
+	if got := strings.Join(Groups(), " "); got != "RANDOM TIME DATE LOCALE SLEEP CONCURRENCY NETWORK ASYNC ITERATION_ORDER" {
 		t.Errorf("Groups() = %s", got)
 	}
 }

@@ -30,16 +30,22 @@ var Strategies = []Strategy{
 	{ID: "TIME_FAST", Group: "TIME"},
 	{ID: "TIME_SLOW", Group: "TIME"},
 	{ID: "DATE_FIXED", Group: "DATE"},
+	{ID: "DATE_YEAR_END", Group: "DATE"},
+	{ID: "DATE_DST", Group: "DATE"},
 	{ID: "LOCALE", Group: "LOCALE"},
+	{ID: "TIMEZONE", Group: "LOCALE"},
 	{ID: "SLEEP_INCREASE", Group: "SLEEP"},
 	{ID: "SLEEP_DECREASE", Group: "SLEEP", OutsideSpec: true},
 	{ID: "CONCURRENCY_SHRINK", Group: "CONCURRENCY"},
 	{ID: "NETWORK_DELAY", Group: "NETWORK"},
+	{ID: "ASYNC_DELAY", Group: "ASYNC"},
 	{ID: "ITERATION_ORDER", Group: "ITERATION_ORDER"},
 }
 
 // DefaultCombined are the strategies combined mode uses by default: one per
-// group, ChaosAPI's defaults; ITERATION_ORDER only when asked for.
+// group, ChaosAPI's defaults; ASYNC_DELAY and ITERATION_ORDER only when
+// asked for (ASYNC_DELAY adds a second to every piece of work handed to
+// another thread, which would slow every combined run).
 var DefaultCombined = mustLookup("RANDOM_MAX", "TIME_INCREMENT", "DATE_FIXED", "LOCALE", "SLEEP_INCREASE", "CONCURRENCY_SHRINK", "NETWORK_DELAY")
 
 // Groups are the API groups, in canonical order.
@@ -54,7 +60,8 @@ func Groups() []string {
 }
 
 // Parse resolves strategy names: strategy ids, '+'-separated lists of them,
-// or group names, which stand for every strategy of the group. Names are
+// or group names, which stand for every strategy of the group (a name that
+// is both, such as LOCALE, is the strategy). Names are
 // case-insensitive. The result is deduplicated and in canonical order.
 func Parse(names ...string) ([]Strategy, error) {
 	want := map[string]bool{}
@@ -64,12 +71,18 @@ func Parse(names ...string) ([]Strategy, error) {
 			if name == "" {
 				continue
 			}
-			found := false
+			// A strategy id wins over the group of the same name (LOCALE,
+			// ITERATION_ORDER).
+			found := slices.ContainsFunc(Strategies, func(s Strategy) bool { return s.ID == name })
+			if found {
+				want[name] = true
+			}
 			for _, s := range Strategies {
-				if s.ID == name || s.Group == name {
-					want[s.ID], found = true, true
+				if !found && s.Group == name {
+					want[s.ID] = true
 				}
 			}
+			found = found || slices.ContainsFunc(Strategies, func(s Strategy) bool { return s.Group == name })
 			if !found {
 				return nil, fmt.Errorf("unknown strategy %q (strategies: %s; or a group: %s)", name, strings.Join(IDs(Strategies), ", "), strings.Join(Groups(), ", "))
 			}

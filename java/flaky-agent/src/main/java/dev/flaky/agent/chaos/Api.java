@@ -7,13 +7,20 @@ import java.lang.reflect.Method;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.util.Collection;
-import java.util.Date;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.Spliterator;
+import java.util.SplittableRandom;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.DoubleStream;
+import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -37,8 +44,7 @@ public final class Api {
 
     private static ChaosConfig.RandomMode randomMode = ChaosConfig.RandomMode.MAX;
     private static double randomValue;
-    private static PerceivedClock clock;
-    private static long dateMillis;
+    private static int randomLimit;
     private static long sleepDelta;
     private static boolean sleepIncrease;
     private static double concurrencyFactor;
@@ -52,10 +58,7 @@ public final class Api {
     static void configure(ChaosConfig c) {
         randomMode = c.randomMode;
         randomValue = c.randomValue;
-        Strategy time = c.inGroup("TIME");
-        clock = time == null ? null
-                : new PerceivedClock(time, c.timeIncrementMs, c.timeGranularityMs, c.timeFast, c.timeSlow);
-        dateMillis = c.dateMillis;
+        randomLimit = c.randomLimit;
         sleepDelta = c.sleepMs;
         sleepIncrease = c.enabled(Strategy.SLEEP_INCREASE);
         concurrencyFactor = c.concurrencyFactor;
@@ -68,60 +71,50 @@ public final class Api {
 
     /** {@code Random.nextInt()} and {@code ThreadLocalRandom.nextInt()}. */
     public static int nextInt(Random r, int site) {
-        if (Seeded.contains(r)) {
+        if (Seeded.contains(r) || !extreme(site)) {
             return r.nextInt();
         }
-        Sites.hit(site);
-        return (int) clamp(Integer.MIN_VALUE, Integer.MAX_VALUE);
+        return (int) logged(site, Explain.on ? r.nextInt() : null, clamp(Integer.MIN_VALUE, Integer.MAX_VALUE));
     }
 
     /** {@code Random.nextInt(int)} and {@code ThreadLocalRandom.nextInt(int)}: n-1 for the maximum. */
     public static int nextInt(Random r, int bound, int site) {
-        if (bound <= 0 || Seeded.contains(r)) {
+        if (bound <= 0 || Seeded.contains(r) || !extreme(site)) {
             return r.nextInt(bound);
         }
-        Sites.hit(site);
-        return (int) clamp(0, bound - 1L);
+        return (int) logged(site, Explain.on ? r.nextInt(bound) : null, clamp(0, bound - 1L));
     }
 
     /** {@code ThreadLocalRandom.nextInt(int, int)}: b-1 for the maximum. */
     public static int nextInt(ThreadLocalRandom r, int origin, int bound, int site) {
-        if (origin >= bound) {
+        if (origin >= bound || !extreme(site)) {
             return r.nextInt(origin, bound);
         }
-        Sites.hit(site);
-        return (int) clamp(origin, bound - 1L);
+        return (int) logged(site, Explain.on ? r.nextInt(origin, bound) : null, clamp(origin, bound - 1L));
     }
 
     /** {@code Random.nextLong()} and {@code ThreadLocalRandom.nextLong()}. */
     public static long nextLong(Random r, int site) {
-        if (Seeded.contains(r)) {
+        if (Seeded.contains(r) || !extreme(site)) {
             return r.nextLong();
         }
-        Sites.hit(site);
-        switch (randomMode) {
-            case MAX:
-                return Long.MAX_VALUE;
-            case MIN:
-                return Long.MIN_VALUE;
-            default:
-                return (long) randomValue;
-        }
+        return logged(site, Explain.on ? r.nextLong() : null, clamp(Long.MIN_VALUE, Long.MAX_VALUE));
     }
 
     /** {@code Random.nextDouble()} and {@code ThreadLocalRandom.nextDouble()}: the largest double below 1. */
     public static double nextDouble(Random r, int site) {
-        if (Seeded.contains(r)) {
+        if (Seeded.contains(r) || !extreme(site)) {
             return r.nextDouble();
         }
-        Sites.hit(site);
-        return unitDouble();
+        return logged(site, Explain.on ? r.nextDouble() : null, unitDouble());
     }
 
     /** {@code Math.random()}. */
     public static double random(int site) {
-        Sites.hit(site);
-        return unitDouble();
+        if (!extreme(site)) {
+            return Math.random();
+        }
+        return logged(site, Explain.on ? Math.random() : null, unitDouble());
     }
 
     /** {@code Random.setSeed(long)}: the instance becomes seeded, so it is never perturbed. */
@@ -142,8 +135,174 @@ public final class Api {
             case MIN:
                 return min;
             default:
-                return (long) Math.max(min, Math.min(max, randomValue));
+                return randomValue <= min ? min : randomValue >= max ? max : (long) randomValue;
         }
+    }
+
+    private static double clampDouble(double min, double maxExclusive) {
+        double max = Math.nextDown(maxExclusive);
+        switch (randomMode) {
+            case MAX:
+                return Math.max(min, max);
+            case MIN:
+                return min;
+            default:
+                return Math.max(min, Math.min(max, randomValue));
+        }
+    }
+
+    /**
+     * Reports whether a RANDOM call at {@code site} gets the extreme value: always, or with {@code chaos.random.limit}
+     * only its first few calls during each test (a correct rejection-sampling loop then ends); reports the site.
+     */
+    private static boolean extreme(int site) {
+        if (randomLimit > 0 && Sites.count(site) > randomLimit) {
+            return false;
+        }
+        Sites.hit(site);
+        return true;
+    }
+
+    /**
+     * Logs a perturbed random value with {@code original}, what the generator returned instead (drawn only with
+     * {@code chaos.explain}, so only then does the perturbation consume the generator's values).
+     */
+    private static long logged(int site, Object original, long value) {
+        if (Explain.on) {
+            Explain.log(site, original, value);
+        }
+        return value;
+    }
+
+    private static double logged(int site, Object original, double value) {
+        if (Explain.on) {
+            Explain.log(site, original, value);
+        }
+        return value;
+    }
+
+    /** {@code nextInt(int, int)} of Random and SecureRandom (JDK 17's RandomGenerator): b-1 for the maximum. */
+    public static int nextIntRange(Random r, int origin, int bound, int site) {
+        if (origin >= bound || Seeded.contains(r) || !extreme(site)) {
+            return (int) Jdk.call(r, "nextInt", origin, bound);
+        }
+        return (int) logged(site, Explain.on ? Jdk.call(r, "nextInt", origin, bound) : null, clamp(origin, bound - 1L));
+    }
+
+    /** {@code nextLong(long)} (JDK 17's RandomGenerator; ThreadLocalRandom since 8): n-1 for the maximum. */
+    public static long nextLongBound(Random r, long bound, int site) {
+        if (bound <= 0 || Seeded.contains(r) || !extreme(site)) {
+            return (long) Jdk.call(r, "nextLong", bound);
+        }
+        return logged(site, Explain.on ? Jdk.call(r, "nextLong", bound) : null, clamp(0, bound - 1));
+    }
+
+    /** {@code nextLong(long, long)}: b-1 for the maximum. */
+    public static long nextLongRange(Random r, long origin, long bound, int site) {
+        if (origin >= bound || Seeded.contains(r) || !extreme(site)) {
+            return (long) Jdk.call(r, "nextLong", origin, bound);
+        }
+        return logged(site, Explain.on ? Jdk.call(r, "nextLong", origin, bound) : null, clamp(origin, bound - 1));
+    }
+
+    /** {@code nextDouble(double)}: the largest double below the bound for the maximum. */
+    public static double nextDoubleBound(Random r, double bound, int site) {
+        if (!(bound > 0) || Seeded.contains(r) || !extreme(site)) {
+            return (double) Jdk.call(r, "nextDouble", bound);
+        }
+        return logged(site, Explain.on ? Jdk.call(r, "nextDouble", bound) : null, clampDouble(0, bound));
+    }
+
+    /** {@code nextDouble(double, double)}. */
+    public static double nextDoubleRange(Random r, double origin, double bound, int site) {
+        if (!(origin < bound) || Seeded.contains(r) || !extreme(site)) {
+            return (double) Jdk.call(r, "nextDouble", origin, bound);
+        }
+        return logged(site, Explain.on ? Jdk.call(r, "nextDouble", origin, bound) : null, clampDouble(origin, bound));
+    }
+
+    /** {@code Random.ints()}: an unlimited stream of the extreme value. */
+    public static IntStream ints(Random r, int site) {
+        return Seeded.contains(r) || !extreme(site) ? r.ints()
+                : IntStream.generate(() -> (int) clamp(Integer.MIN_VALUE, Integer.MAX_VALUE));
+    }
+
+    /** {@code Random.ints(long)}. */
+    public static IntStream ints(Random r, long size, int site) {
+        return size < 0 || Seeded.contains(r) || !extreme(site) ? r.ints(size)
+                : IntStream.generate(() -> (int) clamp(Integer.MIN_VALUE, Integer.MAX_VALUE)).limit(size);
+    }
+
+    /** {@code Random.ints(int, int)}. */
+    public static IntStream ints(Random r, int origin, int bound, int site) {
+        return origin >= bound || Seeded.contains(r) || !extreme(site) ? r.ints(origin, bound)
+                : IntStream.generate(() -> (int) clamp(origin, bound - 1L));
+    }
+
+    /** {@code Random.ints(long, int, int)}. */
+    public static IntStream ints(Random r, long size, int origin, int bound, int site) {
+        return size < 0 || origin >= bound || Seeded.contains(r) || !extreme(site) ? r.ints(size, origin, bound)
+                : IntStream.generate(() -> (int) clamp(origin, bound - 1L)).limit(size);
+    }
+
+    /** {@code Random.longs(long)}. */
+    public static LongStream longs(Random r, long size, int site) {
+        return size < 0 || Seeded.contains(r) || !extreme(site) ? r.longs(size)
+                : LongStream.generate(() -> clamp(Long.MIN_VALUE, Long.MAX_VALUE)).limit(size);
+    }
+
+    /** {@code Random.longs(long, long, long)}. */
+    public static LongStream longs(Random r, long size, long origin, long bound, int site) {
+        return size < 0 || origin >= bound || Seeded.contains(r) || !extreme(site) ? r.longs(size, origin, bound)
+                : LongStream.generate(() -> clamp(origin, bound - 1)).limit(size);
+    }
+
+    /** {@code Random.doubles(long)}. */
+    public static DoubleStream doubles(Random r, long size, int site) {
+        return size < 0 || Seeded.contains(r) || !extreme(site) ? r.doubles(size)
+                : DoubleStream.generate(Api::unitDouble).limit(size);
+    }
+
+    /** {@code SplittableRandom.nextInt()}. */
+    public static int splitNextInt(SplittableRandom r, int site) {
+        return Seeded.contains(r) || !extreme(site) ? r.nextInt()
+                : (int) logged(site, Explain.on ? r.nextInt() : null, clamp(Integer.MIN_VALUE, Integer.MAX_VALUE));
+    }
+
+    /** {@code SplittableRandom.nextInt(int)}. */
+    public static int splitNextInt(SplittableRandom r, int bound, int site) {
+        return bound <= 0 || Seeded.contains(r) || !extreme(site) ? r.nextInt(bound)
+                : (int) logged(site, Explain.on ? r.nextInt(bound) : null, clamp(0, bound - 1L));
+    }
+
+    /** {@code SplittableRandom.nextInt(int, int)}. */
+    public static int splitNextInt(SplittableRandom r, int origin, int bound, int site) {
+        return origin >= bound || Seeded.contains(r) || !extreme(site) ? r.nextInt(origin, bound)
+                : (int) logged(site, Explain.on ? r.nextInt(origin, bound) : null, clamp(origin, bound - 1L));
+    }
+
+    /** {@code SplittableRandom.nextLong()}. */
+    public static long splitNextLong(SplittableRandom r, int site) {
+        return Seeded.contains(r) || !extreme(site) ? r.nextLong()
+                : logged(site, Explain.on ? r.nextLong() : null, clamp(Long.MIN_VALUE, Long.MAX_VALUE));
+    }
+
+    /** {@code SplittableRandom.nextLong(long)}. */
+    public static long splitNextLong(SplittableRandom r, long bound, int site) {
+        return bound <= 0 || Seeded.contains(r) || !extreme(site) ? r.nextLong(bound)
+                : logged(site, Explain.on ? r.nextLong(bound) : null, clamp(0, bound - 1));
+    }
+
+    /** {@code SplittableRandom.nextLong(long, long)}. */
+    public static long splitNextLong(SplittableRandom r, long origin, long bound, int site) {
+        return origin >= bound || Seeded.contains(r) || !extreme(site) ? r.nextLong(origin, bound)
+                : logged(site, Explain.on ? r.nextLong(origin, bound) : null, clamp(origin, bound - 1));
+    }
+
+    /** {@code SplittableRandom.nextDouble()}. */
+    public static double splitNextDouble(SplittableRandom r, int site) {
+        return Seeded.contains(r) || !extreme(site) ? r.nextDouble()
+                : logged(site, Explain.on ? r.nextDouble() : null, unitDouble());
     }
 
     private static double unitDouble() {
@@ -157,33 +316,14 @@ public final class Api {
         }
     }
 
-    // ---- TIME ----
-
-    /** {@code System.currentTimeMillis()} on the perceived clock. */
-    public static long currentTimeMillis(int site) {
-        Sites.hit(site);
-        return clock.currentTimeMillis();
-    }
-
-    /** {@code System.nanoTime()} on the perceived clock. */
-    public static long nanoTime(int site) {
-        Sites.hit(site);
-        return clock.nanoTime();
-    }
-
-    // ---- DATE ----
-
-    /** {@code new Date()}: the configured moment. */
-    public static Date newDate(int site) {
-        Sites.hit(site);
-        return new Date(dateMillis);
-    }
-
     // ---- LOCALE ----
 
     /** Placed before a project call that reads the default locale, which the agent has changed in the JDK. */
     public static void locale(int site) {
         Sites.hit(site);
+        if (Explain.on) {
+            Explain.log(site, "the machine's default locale", java.util.Locale.getDefault());
+        }
     }
 
     // ---- SLEEP ----
@@ -199,8 +339,44 @@ public final class Api {
                 : Math.max(0, millis - sleepDelta);
         if (perturbed != millis) {
             Sites.hit(site);
+            if (Explain.on) {
+                Explain.log(site, millis + " ms", perturbed + " ms");
+            }
         }
         Thread.sleep(perturbed);
+    }
+
+    private static long sleepMillis(long millis) {
+        return sleepIncrease ? (millis > Long.MAX_VALUE - sleepDelta ? Long.MAX_VALUE : millis + sleepDelta)
+                : Math.max(0, millis - sleepDelta);
+    }
+
+    /** {@code Thread.sleep(Duration)} (JDK 19+), perturbed as {@link #sleep}. */
+    public static void sleepDuration(Object duration, int site) throws InterruptedException {
+        java.time.Duration d = (java.time.Duration) duration;
+        if (d.isNegative()) {
+            return;
+        }
+        long millis = d.getSeconds() >= Long.MAX_VALUE / 1000 ? Long.MAX_VALUE : d.toMillis();
+        sleep(millis, site);
+    }
+
+    /** {@code TimeUnit.sleep(long)}, perturbed as {@link #sleep} (in milliseconds). */
+    public static void sleepUnit(TimeUnit unit, long timeout, int site) throws InterruptedException {
+        if (timeout <= 0) {
+            unit.sleep(timeout);
+            return;
+        }
+        long nanos = unit.toNanos(timeout);
+        long perturbed = TimeUnit.MILLISECONDS.toNanos(sleepMillis(TimeUnit.NANOSECONDS.toMillis(nanos)))
+                + (sleepIncrease ? nanos % 1_000_000L : 0);
+        if (perturbed != nanos) {
+            Sites.hit(site);
+            if (Explain.on) {
+                Explain.log(site, timeout + " " + unit, perturbed + " NANOSECONDS");
+            }
+        }
+        TimeUnit.NANOSECONDS.sleep(perturbed);
     }
 
     // ---- CONCURRENCY ----
@@ -252,6 +428,39 @@ public final class Api {
                 : process.waitFor(shrinkNanos(nanos, site), TimeUnit.NANOSECONDS);
     }
 
+    /** {@code Condition.await(long, TimeUnit)} with the timeout shrunk. */
+    public static boolean conditionAwait(Condition condition, long timeout, TimeUnit unit, int site)
+            throws InterruptedException {
+        long nanos = unit.toNanos(timeout);
+        return nanos <= 0 ? condition.await(timeout, unit)
+                : condition.await(shrinkNanos(nanos, site), TimeUnit.NANOSECONDS);
+    }
+
+    /** {@code ExecutorService.awaitTermination(long, TimeUnit)} with the timeout shrunk. */
+    public static boolean awaitTermination(ExecutorService executor, long timeout, TimeUnit unit, int site)
+            throws InterruptedException {
+        long nanos = unit.toNanos(timeout);
+        return nanos <= 0 ? executor.awaitTermination(timeout, unit)
+                : executor.awaitTermination(shrinkNanos(nanos, site), TimeUnit.NANOSECONDS);
+    }
+
+    /** {@code CompletableFuture.orTimeout(long, TimeUnit)} (JDK 9+) with the timeout shrunk. */
+    public static CompletableFuture<?> orTimeout(CompletableFuture<?> future, long timeout, TimeUnit unit, int site) {
+        long nanos = unit.toNanos(timeout);
+        long shrunk = nanos <= 0 ? nanos : shrinkNanos(nanos, site);
+        return (CompletableFuture<?>) Jdk.call(future, "orTimeout", shrunk, TimeUnit.NANOSECONDS);
+    }
+
+    /** {@code LockSupport.parkNanos(long)} with the timeout shrunk. */
+    public static void parkNanos(long nanos, int site) {
+        LockSupport.parkNanos(nanos <= 0 ? nanos : shrinkNanos(nanos, site));
+    }
+
+    /** {@code LockSupport.parkNanos(Object, long)} with the timeout shrunk. */
+    public static void parkNanos(Object blocker, long nanos, int site) {
+        LockSupport.parkNanos(blocker, nanos <= 0 ? nanos : shrinkNanos(nanos, site));
+    }
+
     /** A positive millisecond timeout times the factor, at least 1 (0 would mean "forever" for wait and join). */
     private static long shrinkMillis(long millis, int site) {
         if (millis <= 0) {
@@ -263,7 +472,11 @@ public final class Api {
 
     private static long shrinkNanos(long nanos, int site) {
         Sites.hit(site);
-        return Math.max(1, (long) (nanos * concurrencyFactor));
+        long shrunk = Math.max(1, (long) (nanos * concurrencyFactor));
+        if (Explain.on) {
+            Explain.log(site, nanos + " ns", shrunk + " ns");
+        }
+        return shrunk;
     }
 
     // ---- NETWORK ----
@@ -285,6 +498,30 @@ public final class Api {
             pause(timeout - perturbed);
         }
         socket.connect(address, perturbed);
+    }
+
+    /** {@code HttpClient.Builder.connectTimeout(Duration)} (JDK 11+) with the timeout shrunk (at least 1 ms). */
+    public static Object httpConnectTimeout(Object builder, Object duration, int site) {
+        return Jdk.call("java.net.http.HttpClient$Builder", "connectTimeout", builder, shrink(duration, site));
+    }
+
+    /** {@code HttpRequest.Builder.timeout(Duration)} (JDK 11+) with the timeout shrunk (at least 1 ms). */
+    public static Object httpRequestTimeout(Object builder, Object duration, int site) {
+        return Jdk.call("java.net.http.HttpRequest$Builder", "timeout", builder, shrink(duration, site));
+    }
+
+    private static java.time.Duration shrink(Object duration, int site) {
+        java.time.Duration d = (java.time.Duration) duration;
+        if (d == null || d.isNegative() || d.isZero()) {
+            return d;
+        }
+        Sites.hit(site);
+        long nanos = d.getSeconds() >= Long.MAX_VALUE / 2_000_000_000L ? Long.MAX_VALUE / 2 : d.toNanos();
+        java.time.Duration shrunk = java.time.Duration.ofNanos(Math.max(1_000_000L, (long) (nanos * networkFactor)));
+        if (Explain.on) {
+            Explain.log(site, d, shrunk);
+        }
+        return shrunk;
     }
 
     private static void pause(long millis) throws InterruptedIOException {

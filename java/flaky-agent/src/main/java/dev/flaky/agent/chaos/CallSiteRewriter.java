@@ -53,17 +53,28 @@ final class CallSiteRewriter {
         return rewriter.changed ? writer.toByteArray() : null;
     }
 
-    private static final byte[] API_NAME = Targets.API.getBytes(StandardCharsets.UTF_8);
+    private static final byte[][] API_NAMES = {Targets.API.getBytes(StandardCharsets.UTF_8),
+        Targets.TIME_API.getBytes(StandardCharsets.UTF_8), Targets.ASYNC_API.getBytes(StandardCharsets.UTF_8)};
 
     /**
-     * Reports whether a class file already calls the wrappers (its constant pool names {@link Api}): bytes that
-     * were rewritten before, e.g. handed back by an agent that redefines classes, are not rewritten twice.
+     * Reports whether a class file already calls the wrappers (its constant pool names {@link Api}, {@link TimeApi}
+     * or {@link AsyncApi}): bytes that were rewritten before, e.g. handed back by an agent that redefines classes,
+     * are not rewritten twice.
      */
     private static boolean rewritten(byte[] classFile) {
+        for (byte[] name : API_NAMES) {
+            if (contains(classFile, name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean contains(byte[] classFile, byte[] name) {
         outer:
-        for (int i = 0, last = classFile.length - API_NAME.length; i <= last; i++) {
-            for (int j = 0; j < API_NAME.length; j++) {
-                if (classFile[i + j] != API_NAME[j]) {
+        for (int i = 0, last = classFile.length - name.length; i <= last; i++) {
+            for (int j = 0; j < name.length; j++) {
+                if (classFile[i + j] != name[j]) {
                     continue outer;
                 }
             }
@@ -285,7 +296,7 @@ final class CallSiteRewriter {
         }
 
         private void callApi(Target t) {
-            super.visitMethodInsn(Opcodes.INVOKESTATIC, Targets.API, t.wrapper, t.wrapperDesc, false);
+            super.visitMethodInsn(Opcodes.INVOKESTATIC, t.api, t.wrapper, t.wrapperDesc, false);
             changed = true;
             cls.changed = true;
         }
@@ -378,6 +389,13 @@ final class CallSiteRewriter {
                 case FILTER_ARG:
                     pushSite(cls.register(t, owner, name, desc, method, line));
                     callApi(t);
+                    super.visitMethodInsn(opcode, owner, name, desc, itf);
+                    break;
+                case FILTER_SECOND_LAST:
+                    super.visitInsn(Opcodes.SWAP);
+                    pushSite(cls.register(t, owner, name, desc, method, line));
+                    callApi(t);
+                    super.visitInsn(Opcodes.SWAP);
                     super.visitMethodInsn(opcode, owner, name, desc, itf);
                     break;
                 case SEEDED_CONSTRUCTOR:
@@ -557,7 +575,7 @@ final class CallSiteRewriter {
             Kind kind = target.kind;
             if (kind == Kind.PROBE) {
                 mv.visitLdcInsn(site);
-                mv.visitMethodInsn(Opcodes.INVOKESTATIC, Targets.API, target.wrapper, target.wrapperDesc, false);
+                mv.visitMethodInsn(Opcodes.INVOKESTATIC, target.api, target.wrapper, target.wrapperDesc, false);
             }
             if (constructs && kind != Kind.FACTORY) {
                 mv.visitTypeInsn(Opcodes.NEW, impl.getOwner());
@@ -572,20 +590,20 @@ final class CallSiteRewriter {
                 case REPLACE:
                 case FACTORY:
                     mv.visitLdcInsn(site);
-                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, Targets.API, target.wrapper, target.wrapperDesc, false);
+                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, target.api, target.wrapper, target.wrapperDesc, false);
                     break;
                 case REPLACE_UNREPORTED:
-                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, Targets.API, target.wrapper, target.wrapperDesc, false);
+                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, target.api, target.wrapper, target.wrapperDesc, false);
                     break;
                 case FILTER_ARG:
                     mv.visitLdcInsn(site);
-                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, Targets.API, target.wrapper, target.wrapperDesc, false);
+                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, target.api, target.wrapper, target.wrapperDesc, false);
                     invokeOriginal(mv);
                     break;
                 case SEEDED_CONSTRUCTOR:
                     invokeOriginal(mv);
                     mv.visitInsn(Opcodes.DUP);
-                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, Targets.API, target.wrapper, target.wrapperDesc, false);
+                    mv.visitMethodInsn(Opcodes.INVOKESTATIC, target.api, target.wrapper, target.wrapperDesc, false);
                     break;
                 default:
                     invokeOriginal(mv);

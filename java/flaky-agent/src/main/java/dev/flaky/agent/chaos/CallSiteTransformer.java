@@ -7,7 +7,9 @@ import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The class file transformer of the chaos instrumentation: rewrites the call sites of the project's classes as they
@@ -20,6 +22,8 @@ final class CallSiteTransformer implements ClassFileTransformer {
     private final Targets targets;
     private final ClassSelection selection;
     private final Map<ClassLoader, Boolean> seesApi = new WeakHashMap<>();
+    /** The binary names of the classes selected as the project's so far. */
+    final Set<String> projectClasses = ConcurrentHashMap.newKeySet();
 
     CallSiteTransformer(Targets targets, ClassSelection selection) {
         this.targets = targets;
@@ -36,6 +40,7 @@ final class CallSiteTransformer implements ClassFileTransformer {
         if (!selection.selects(name, domain) || !seesApi(loader)) {
             return null;
         }
+        projectClasses.add(name);
         try {
             return CallSiteRewriter.rewrite(classFile, targets, () -> TypePool.Default.of(loader));
         } catch (Throwable t) {

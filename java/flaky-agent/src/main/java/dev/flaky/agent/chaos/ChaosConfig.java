@@ -31,6 +31,16 @@ final class ChaosConfig {
     final double networkFactor;
     final long resolveDelayMs;
     final long seed;
+    /** ITERATION_ORDER for every caller (the JDK's and libraries' too), not only project call sites. */
+    final boolean iterationAll;
+    /** RANDOM: call sites return the extreme value this many times, then real values; 0 means always. */
+    final int randomLimit;
+    final long dateMarginMs;
+    final String dstZone;
+    final java.time.ZoneId timezone;
+    final long asyncDelayMs;
+    /** Report every perturbed call with its original and perturbed value ({@code flaky chaos --explain}). */
+    final boolean explain;
     final List<String> include;
     final List<String> exclude;
     final List<String> roots;
@@ -59,6 +69,13 @@ final class ChaosConfig {
         networkFactor = shrinkFactor(o, "chaos.network", 0.01);
         resolveDelayMs = nonNegativeLong(o, "chaos.resolve", 1000);
         seed = o.containsKey("chaos.seed") ? seed(o.get("chaos.seed")) : Shuffler.DEFAULT_SEED;
+        iterationAll = scope(o.getOrDefault("chaos.iteration.scope", "project"));
+        randomLimit = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(o, "chaos.random.limit", 0));
+        dateMarginMs = nonNegativeLong(o, "chaos.date.margin", 2000);
+        dstZone = zone("chaos.date.zone", o.getOrDefault("chaos.date.zone", "America/New_York")).getId();
+        timezone = zone("chaos.timezone", o.getOrDefault("chaos.timezone", "Pacific/Chatham"));
+        asyncDelayMs = nonNegativeLong(o, "chaos.async.delay", 1000);
+        explain = Boolean.parseBoolean(o.getOrDefault("chaos.explain", "false"));
         include = list(o.get("chaos.include"));
         exclude = list(o.get("chaos.exclude"));
         roots = list(o.get("chaos.roots"));
@@ -209,6 +226,24 @@ final class ChaosConfig {
             return Instant.parse(value).toEpochMilli();
         } catch (DateTimeParseException e) {
             throw new IllegalArgumentException("option chaos.date=" + value + " is no ISO-8601 instant");
+        }
+    }
+
+    private static boolean scope(String value) {
+        if ("all".equalsIgnoreCase(value)) {
+            return true;
+        }
+        if ("project".equalsIgnoreCase(value)) {
+            return false;
+        }
+        throw new IllegalArgumentException("option chaos.iteration.scope=" + value + ": want project or all");
+    }
+
+    private static java.time.ZoneId zone(String key, String value) {
+        try {
+            return java.time.ZoneId.of(value);
+        } catch (java.time.DateTimeException e) {
+            throw new IllegalArgumentException("option " + key + "=" + value + " names no time zone");
         }
     }
 

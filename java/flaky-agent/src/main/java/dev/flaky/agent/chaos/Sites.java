@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Consumer;
 
 /**
@@ -47,11 +48,13 @@ final class Sites {
     private static int count;
     /** Per site: 1 + the test epoch in which it was last reported; 0 when never. Replaced (copied) when it grows. */
     private static volatile AtomicIntegerArray reported = new AtomicIntegerArray(256);
+    /** Per site: the test epoch (high half) and the number of {@link #count} calls during it (low half). */
+    private static volatile AtomicLongArray counts = new AtomicLongArray(256);
 
     private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().create();
     private static final Object PRINT_LOCK = new Object();
-    private static PrintWriter stdout;
-    /** Where {@code perturbation} events go: the driver, or standard output without one (tests replace it). */
+    private static PrintWriter stderr;
+    /** Where {@code perturbation} events go: the driver, or standard error without one (tests replace it). */
     static volatile Consumer<Map<String, Object>> sink = Sites::deliver;
 
     private Sites() {
@@ -73,6 +76,12 @@ final class Sites {
                     grown.set(i, old.get(i));
                 }
                 reported = grown;
+                AtomicLongArray oldCounts = counts;
+                AtomicLongArray grownCounts = new AtomicLongArray(count * 2);
+                for (int i = 0; i < count; i++) {
+                    grownCounts.set(i, oldCounts.get(i));
+                }
+                counts = grownCounts;
             }
             int id = count++;
             sites[id] = new Site(strategy, api, className, method, file, line);
@@ -97,7 +106,25 @@ final class Sites {
         }
     }
 
+    /** Counts a call at site {@code id}; returns how many calls it had during the running test, this one included. */
+    static int count(int id) {
+        long epoch = Channel.testEpoch();
+        AtomicLongArray c = counts;
+        while (true) {
+            long v = c.get(id);
+            long next = (v >>> 32) == epoch ? v + 1 : epoch << 32 | 1;
+            if (c.compareAndSet(id, v, next)) {
+                return (int) next;
+            }
+        }
+    }
+
     private static void report(Site site) {
+        sink.accept(event(site));
+    }
+
+    /** The {@code perturbation} event of a site, for the running test. */
+    static Map<String, Object> event(Site site) {
         Map<String, Object> e = new LinkedHashMap<>();
         e.put("type", "perturbation");
         e.put("test", Channel.runningTest());
@@ -108,7 +135,7 @@ final class Sites {
         e.put("method", site.method);
         e.put("file", site.file);
         e.put("line", site.line);
-        sink.accept(e);
+        return e;
     }
 
     private static void deliver(Map<String, Object> e) {
@@ -119,15 +146,19 @@ final class Sites {
         }
     }
 
-    /** Without a driver the runner prints its events as JSON lines on standard output; so do perturbations. */
+    /**
+     * Without a driver (a plain Maven reproduce run) perturbations are printed as {@code [flaky] } JSON lines on
+     * standard error: never on standard output, which a Surefire fork uses as its channel to Maven ("Corrupted
+     * channel" otherwise). Written to the file descriptor, so a test that replaces {@code System.err} misses none.
+     */
     private static void print(Map<String, Object> e) {
         synchronized (PRINT_LOCK) {
-            if (stdout == null) {
-                stdout = new PrintWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out),
+            if (stderr == null) {
+                stderr = new PrintWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.err),
                         StandardCharsets.UTF_8));
             }
-            stdout.println(GSON.toJson(e));
-            stdout.flush();
+            stderr.println("[flaky] " + GSON.toJson(e));
+            stderr.flush();
         }
     }
 }

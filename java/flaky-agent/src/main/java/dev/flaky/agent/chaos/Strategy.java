@@ -8,11 +8,15 @@ public enum Strategy {
     TIME_FAST("TIME"),
     TIME_SLOW("TIME"),
     DATE_FIXED("DATE"),
+    DATE_YEAR_END("DATE"),
+    DATE_DST("DATE"),
     LOCALE("LOCALE"),
+    TIMEZONE("LOCALE"),
     SLEEP_INCREASE("SLEEP"),
     SLEEP_DECREASE("SLEEP"),
     CONCURRENCY_SHRINK("CONCURRENCY"),
     NETWORK_DELAY("NETWORK"),
+    ASYNC_DELAY("ASYNC"),
     ITERATION_ORDER("ITERATION_ORDER");
 
     /** The group: strategies of one group perturb the same APIs, so at most one of them is enabled at a time. */

@@ -24,6 +24,8 @@ final class Targets {
         FILTER_ARG,
         /** {@code new T()} becomes a static factory call (NEW and DUP dropped). */
         FACTORY,
+        /** Pass the argument below the last one (both one-slot values) through the wrapper, then the original call. */
+        FILTER_SECOND_LAST,
         /** After {@code new Random(seed)} or {@code super(seed)}, mark the instance as seeded. */
         SEEDED_CONSTRUCTOR,
     }
@@ -46,9 +48,17 @@ final class Targets {
         final String desc;
         final String wrapper;
         final String wrapperDesc;
+        /** The internal name of the class holding the wrapper. */
+        final String api;
 
         Target(Strategy strategy, Kind kind, String owner, Owner ownerMatch, boolean isStatic, String name,
                 String desc, String wrapper, String wrapperDesc) {
+            this(strategy, kind, owner, ownerMatch, isStatic, name, desc, API, wrapper, wrapperDesc);
+        }
+
+        Target(Strategy strategy, Kind kind, String owner, Owner ownerMatch, boolean isStatic, String name,
+                String desc, String api, String wrapper, String wrapperDesc) {
+            this.api = api;
             this.strategy = strategy;
             this.kind = kind;
             this.owner = owner;
@@ -62,6 +72,8 @@ final class Targets {
     }
 
     static final String API = "dev/flaky/agent/chaos/Api";
+    static final String TIME_API = "dev/flaky/agent/chaos/TimeApi";
+    static final String ASYNC_API = "dev/flaky/agent/chaos/AsyncApi";
 
     private final Map<String, List<Target>> byNameAndDesc = new HashMap<>();
 
@@ -80,26 +92,33 @@ final class Targets {
 
     /** The targets of the enabled strategies. */
     static Targets of(ChaosConfig config) {
+        return of(config, config.iterationAll);
+    }
+
+    /** The targets of the enabled strategies; hash iteration at project call sites unless {@code iterationAll}. */
+    static Targets of(ChaosConfig config, boolean iterationAll) {
         Targets t = new Targets();
         Strategy random = config.inGroup("RANDOM");
         if (random != null) {
             t.random(random);
         }
         Strategy time = config.inGroup("TIME");
+        Strategy date = config.inGroup("DATE");
         if (time != null) {
-            t.replaceStatic(time, "java/lang/System", "currentTimeMillis", "()J", "currentTimeMillis", "(I)J");
-            t.replaceStatic(time, "java/lang/System", "nanoTime", "()J", "nanoTime", "(I)J");
+            t.replaceTime(time, "java/lang/System", "nanoTime", "()J", "nanoTime", "(I)J");
         }
-        if (config.enabled(Strategy.DATE_FIXED)) {
-            t.add(new Target(Strategy.DATE_FIXED, Kind.FACTORY, "java/util/Date", Owner.EXACT, false, "<init>", "()V",
-                    "newDate", "(I)Ljava/util/Date;"));
+        if (time != null || date != null) {
+            t.clocks(time != null ? time : date, date != null ? date : time);
         }
         if (config.enabled(Strategy.LOCALE)) {
             t.locale();
         }
+        if (config.enabled(Strategy.TIMEZONE)) {
+            t.timezone();
+        }
         Strategy sleep = config.inGroup("SLEEP");
         if (sleep != null) {
-            t.replaceStatic(sleep, "java/lang/Thread", "sleep", "(J)V", "sleep", "(JI)V");
+            t.sleep(sleep);
         }
         if (config.enabled(Strategy.CONCURRENCY_SHRINK)) {
             t.concurrency();
@@ -107,11 +126,214 @@ final class Targets {
         if (config.enabled(Strategy.NETWORK_DELAY)) {
             t.replace(Strategy.NETWORK_DELAY, "java/net/Socket", Owner.SUBTYPE, "connect",
                     "(Ljava/net/SocketAddress;I)V", "connect", "(Ljava/net/Socket;Ljava/net/SocketAddress;II)V");
+            String any = "(Ljava/lang/Object;Ljava/lang/Object;I)Ljava/lang/Object;";
+            t.replace(Strategy.NETWORK_DELAY, "java/net/http/HttpClient$Builder", Owner.SUBTYPE, "connectTimeout",
+                    "(Ljava/time/Duration;)Ljava/net/http/HttpClient$Builder;", "httpConnectTimeout", any);
+            t.replace(Strategy.NETWORK_DELAY, "java/net/http/HttpRequest$Builder", Owner.SUBTYPE, "timeout",
+                    "(Ljava/time/Duration;)Ljava/net/http/HttpRequest$Builder;", "httpRequestTimeout", any);
         }
         if (config.enabled(Strategy.ITERATION_ORDER)) {
-            t.iterationOrder();
+            t.iterationOrder(!iterationAll);
+        }
+        if (config.enabled(Strategy.ASYNC_DELAY)) {
+            t.async();
+            // The waits that give up on lagging work, unless another strategy already wraps them.
+            if (sleep == null) {
+                t.asyncSleeps();
+            }
+            if (!config.enabled(Strategy.CONCURRENCY_SHRINK)) {
+                t.asyncWaits();
+            }
         }
         return t;
+    }
+
+    /**
+     * The wall-clock APIs (all read {@link PerceivedClock}): those that read an instant belong to {@code instant}
+     * (TIME when enabled), those that read a date to {@code date} (DATE when enabled).
+     */
+    private void clocks(Strategy instant, Strategy date) {
+        replaceTime(instant, "java/lang/System", "currentTimeMillis", "()J", "currentTimeMillis", "(I)J");
+        replaceTime(instant, "java/time/Instant", "now", "()Ljava/time/Instant;", "instantNow",
+                "(I)Ljava/time/Instant;");
+        replaceTime(instant, "java/time/Clock", "systemUTC", "()Ljava/time/Clock;", "systemUTC",
+                "(I)Ljava/time/Clock;");
+        replaceTime(instant, "java/time/Clock", "systemDefaultZone", "()Ljava/time/Clock;", "systemDefaultZone",
+                "(I)Ljava/time/Clock;");
+        replaceTime(instant, "java/time/Clock", "system", "(Ljava/time/ZoneId;)Ljava/time/Clock;", "system",
+                "(Ljava/time/ZoneId;I)Ljava/time/Clock;");
+        add(new Target(date, Kind.FACTORY, "java/util/Date", Owner.EXACT, false, "<init>", "()V", TIME_API,
+                "newDate", "(I)Ljava/util/Date;"));
+        add(new Target(date, Kind.FACTORY, "java/util/GregorianCalendar", Owner.EXACT, false, "<init>", "()V",
+                TIME_API, "newGregorianCalendar", "(I)Ljava/util/GregorianCalendar;"));
+        String[][] nows = {
+            {"LocalDate", "localDateNow"}, {"LocalDateTime", "localDateTimeNow"}, {"LocalTime", "localTimeNow"},
+            {"ZonedDateTime", "zonedDateTimeNow"}, {"OffsetDateTime", "offsetDateTimeNow"},
+        };
+        for (String[] n : nows) {
+            String type = "Ljava/time/" + n[0] + ";";
+            replaceTime(date, "java/time/" + n[0], "now", "()" + type, n[1], "(I)" + type);
+            replaceTime(date, "java/time/" + n[0], "now", "(Ljava/time/ZoneId;)" + type, n[1],
+                    "(Ljava/time/ZoneId;I)" + type);
+        }
+        replaceTime(date, "java/time/Year", "now", "()Ljava/time/Year;", "yearNow", "(I)Ljava/time/Year;");
+        replaceTime(date, "java/time/MonthDay", "now", "()Ljava/time/MonthDay;", "monthDayNow",
+                "(I)Ljava/time/MonthDay;");
+        replaceTime(date, "java/time/OffsetTime", "now", "()Ljava/time/OffsetTime;", "offsetTimeNow",
+                "(I)Ljava/time/OffsetTime;");
+        replaceTime(date, "java/time/YearMonth", "now", "()Ljava/time/YearMonth;", "yearMonthNow",
+                "(I)Ljava/time/YearMonth;");
+        String cal = "Ljava/util/Calendar;";
+        replaceTime(date, "java/util/Calendar", "getInstance", "()" + cal, "calendar", "(I)" + cal);
+        replaceTime(date, "java/util/Calendar", "getInstance", "(Ljava/util/TimeZone;)" + cal, "calendar",
+                "(Ljava/util/TimeZone;I)" + cal);
+        replaceTime(date, "java/util/Calendar", "getInstance", "(Ljava/util/Locale;)" + cal, "calendar",
+                "(Ljava/util/Locale;I)" + cal);
+    }
+
+    /** Project calls that read the default time zone (which TIMEZONE changed), reported by a probe. */
+    private void timezone() {
+        probeTz(true, "java/util/TimeZone", "getDefault", "()Ljava/util/TimeZone;");
+        probeTz(true, "java/time/ZoneId", "systemDefault", "()Ljava/time/ZoneId;");
+        probeTz(true, "java/time/Clock", "systemDefaultZone", "()Ljava/time/Clock;");
+        for (String type : new String[] {"LocalDate", "LocalDateTime", "LocalTime", "ZonedDateTime", "OffsetDateTime",
+            "OffsetTime", "Year", "YearMonth", "MonthDay"}) {
+            probeTz(true, "java/time/" + type, "now", "()Ljava/time/" + type + ";");
+        }
+        probeTz(true, "java/util/Calendar", "getInstance", "()Ljava/util/Calendar;");
+        probeTz(true, "java/util/Calendar", "getInstance", "(Ljava/util/Locale;)Ljava/util/Calendar;");
+        probeTz(false, "java/util/GregorianCalendar", "<init>", "()V");
+        probeTz(false, "java/util/Date", "toString", "()Ljava/lang/String;");
+        probeTz(false, "java/text/SimpleDateFormat", "<init>", "(Ljava/lang/String;)V");
+        probeTz(false, "java/text/SimpleDateFormat", "<init>", "()V");
+        probeTz(true, "java/text/DateFormat", "getDateTimeInstance", "()Ljava/text/DateFormat;");
+        probeTz(true, "java/text/DateFormat", "getDateTimeInstance", "(II)Ljava/text/DateFormat;");
+        probeTz(true, "java/text/DateFormat", "getTimeInstance", "()Ljava/text/DateFormat;");
+        probeTz(true, "java/text/DateFormat", "getInstance", "()Ljava/text/DateFormat;");
+    }
+
+    private void probeTz(boolean isStatic, String owner, String name, String desc) {
+        add(new Target(Strategy.TIMEZONE, Kind.PROBE, owner, isStatic ? Owner.SUBTYPE : Owner.EXACT, isStatic, name,
+                desc, TIME_API, "timezone", "(I)V"));
+    }
+
+    private void sleep(Strategy s) {
+        replaceStatic(s, "java/lang/Thread", "sleep", "(J)V", "sleep", "(JI)V");
+        replaceStatic(s, "java/lang/Thread", "sleep", "(Ljava/time/Duration;)V", "sleepDuration",
+                "(Ljava/lang/Object;I)V");
+        replace(s, "java/util/concurrent/TimeUnit", Owner.SUBTYPE, "sleep", "(J)V", "sleepUnit",
+                "(Ljava/util/concurrent/TimeUnit;JI)V");
+    }
+
+    /** ASYNC_DELAY: work handed to other threads starts late. */
+    private void async() {
+        Strategy s = Strategy.ASYNC_DELAY;
+        String exec = "java/util/concurrent/Executor";
+        String service = "java/util/concurrent/ExecutorService";
+        String scheduled = "java/util/concurrent/ScheduledExecutorService";
+        String cf = "java/util/concurrent/CompletableFuture";
+        String future = "Ljava/util/concurrent/Future;";
+        String sf = "Ljava/util/concurrent/ScheduledFuture;";
+        String unit = "Ljava/util/concurrent/TimeUnit;";
+        String cfType = "L" + cf + ";";
+        asyncReplace(exec, false, "execute", "(Ljava/lang/Runnable;)V", "execute",
+                "(Ljava/util/concurrent/Executor;Ljava/lang/Runnable;I)V");
+        asyncReplace(service, false, "submit", "(Ljava/lang/Runnable;)" + future, "submit",
+                "(Ljava/util/concurrent/ExecutorService;Ljava/lang/Runnable;I)" + future);
+        asyncReplace(service, false, "submit", "(Ljava/util/concurrent/Callable;)" + future, "submit",
+                "(Ljava/util/concurrent/ExecutorService;Ljava/util/concurrent/Callable;I)" + future);
+        asyncReplace(service, false, "submit", "(Ljava/lang/Runnable;Ljava/lang/Object;)" + future, "submit",
+                "(Ljava/util/concurrent/ExecutorService;Ljava/lang/Runnable;Ljava/lang/Object;I)" + future);
+        asyncReplace(service, false, "invokeAll", "(Ljava/util/Collection;)Ljava/util/List;", "invokeAll",
+                "(Ljava/util/concurrent/ExecutorService;Ljava/util/Collection;I)Ljava/util/List;");
+        asyncReplace(service, false, "invokeAll", "(Ljava/util/Collection;J" + unit + ")Ljava/util/List;",
+                "invokeAll", "(Ljava/util/concurrent/ExecutorService;Ljava/util/Collection;J" + unit
+                        + "I)Ljava/util/List;");
+        asyncReplace(scheduled, false, "schedule", "(Ljava/lang/Runnable;J" + unit + ")" + sf, "schedule",
+                "(Ljava/util/concurrent/ScheduledExecutorService;Ljava/lang/Runnable;J" + unit + "I)" + sf);
+        asyncReplace(scheduled, false, "schedule", "(Ljava/util/concurrent/Callable;J" + unit + ")" + sf,
+                "schedule", "(Ljava/util/concurrent/ScheduledExecutorService;Ljava/util/concurrent/Callable;J" + unit
+                        + "I)" + sf);
+        for (String periodic : new String[] {"scheduleAtFixedRate", "scheduleWithFixedDelay"}) {
+            asyncReplace(scheduled, false, periodic, "(Ljava/lang/Runnable;JJ" + unit + ")" + sf, periodic,
+                    "(Ljava/util/concurrent/ScheduledExecutorService;Ljava/lang/Runnable;JJ" + unit + "I)" + sf);
+        }
+        asyncReplace(cf, true, "runAsync", "(Ljava/lang/Runnable;)" + cfType, "runAsync",
+                "(Ljava/lang/Runnable;I)" + cfType);
+        asyncReplace(cf, true, "runAsync", "(Ljava/lang/Runnable;Ljava/util/concurrent/Executor;)" + cfType,
+                "runAsync", "(Ljava/lang/Runnable;Ljava/util/concurrent/Executor;I)" + cfType);
+        asyncReplace(cf, true, "supplyAsync", "(Ljava/util/function/Supplier;)" + cfType, "supplyAsync",
+                "(Ljava/util/function/Supplier;I)" + cfType);
+        asyncReplace(cf, true, "supplyAsync", "(Ljava/util/function/Supplier;Ljava/util/concurrent/Executor;)"
+                + cfType, "supplyAsync", "(Ljava/util/function/Supplier;Ljava/util/concurrent/Executor;I)" + cfType);
+        String stage = "Ljava/util/concurrent/CompletionStage;";
+        asyncReplace(cf, false, "thenRunAsync", "(Ljava/lang/Runnable;)" + cfType, "thenRunAsync",
+                "(" + cfType + "Ljava/lang/Runnable;I)" + cfType);
+        asyncReplace(cf, false, "thenApplyAsync", "(Ljava/util/function/Function;)" + cfType, "thenApplyAsync",
+                "(" + cfType + "Ljava/util/function/Function;I)" + cfType);
+        asyncReplace(cf, false, "thenAcceptAsync", "(Ljava/util/function/Consumer;)" + cfType, "thenAcceptAsync",
+                "(" + cfType + "Ljava/util/function/Consumer;I)" + cfType);
+        String fjp = "java/util/concurrent/ForkJoinPool";
+        String task = "Ljava/util/concurrent/ForkJoinTask;";
+        asyncReplace(fjp, false, "execute", "(" + task + ")V", "forkJoinExecute",
+                "(Ljava/util/concurrent/ForkJoinPool;" + task + "I)V");
+        asyncReplace(fjp, false, "submit", "(" + task + ")" + task, "forkJoinSubmit",
+                "(Ljava/util/concurrent/ForkJoinPool;" + task + "I)" + task);
+        String thread = "java/lang/Thread";
+        String delayRunnable = "(Ljava/lang/Runnable;I)Ljava/lang/Runnable;";
+        add(new Target(s, Kind.FILTER_ARG, thread, Owner.EXACT, false, "<init>", "(Ljava/lang/Runnable;)V",
+                ASYNC_API, "delayed", delayRunnable));
+        add(new Target(s, Kind.FILTER_ARG, thread, Owner.EXACT, false, "<init>",
+                "(Ljava/lang/ThreadGroup;Ljava/lang/Runnable;)V", ASYNC_API, "delayed", delayRunnable));
+        add(new Target(s, Kind.FILTER_SECOND_LAST, thread, Owner.EXACT, false, "<init>",
+                "(Ljava/lang/Runnable;Ljava/lang/String;)V", ASYNC_API, "delayed", delayRunnable));
+        add(new Target(s, Kind.FILTER_SECOND_LAST, thread, Owner.EXACT, false, "<init>",
+                "(Ljava/lang/ThreadGroup;Ljava/lang/Runnable;Ljava/lang/String;)V", ASYNC_API, "delayed",
+                delayRunnable));
+        String timer = "java/util/Timer";
+        asyncReplace(timer, false, "schedule", "(Ljava/util/TimerTask;J)V", "timerSchedule",
+                "(Ljava/util/Timer;Ljava/util/TimerTask;JI)V");
+        asyncReplace(timer, false, "schedule", "(Ljava/util/TimerTask;JJ)V", "timerSchedule",
+                "(Ljava/util/Timer;Ljava/util/TimerTask;JJI)V");
+        asyncReplace(timer, false, "scheduleAtFixedRate", "(Ljava/util/TimerTask;JJ)V", "timerScheduleAtFixedRate",
+                "(Ljava/util/Timer;Ljava/util/TimerTask;JJI)V");
+        asyncReplace(timer, false, "schedule", "(Ljava/util/TimerTask;Ljava/util/Date;)V", "timerSchedule",
+                "(Ljava/util/Timer;Ljava/util/TimerTask;Ljava/util/Date;I)V");
+    }
+
+    /** ASYNC_DELAY's sleeps: reported when they return while delayed work is still pending. */
+    private void asyncSleeps() {
+        asyncReplace("java/lang/Thread", true, "sleep", "(J)V", "sleep", "(JI)V");
+        asyncReplace("java/util/concurrent/TimeUnit", false, "sleep", "(J)V", "sleepUnit",
+                "(Ljava/util/concurrent/TimeUnit;JI)V");
+    }
+
+    /** ASYNC_DELAY's timed waits: reported when they give up while delayed work is still pending. */
+    private void asyncWaits() {
+        String timed = "(JLjava/util/concurrent/TimeUnit;";
+        asyncReplace("java/util/concurrent/CountDownLatch", false, "await", timed + ")Z", "await",
+                "(Ljava/util/concurrent/CountDownLatch;JLjava/util/concurrent/TimeUnit;I)Z");
+        asyncReplace("java/util/concurrent/Future", false, "get", timed + ")Ljava/lang/Object;", "get",
+                "(Ljava/util/concurrent/Future;JLjava/util/concurrent/TimeUnit;I)Ljava/lang/Object;");
+        asyncReplace("java/lang/Thread", false, "join", "(J)V", "join", "(Ljava/lang/Thread;JI)V");
+        asyncReplace("java/util/concurrent/Semaphore", false, "tryAcquire", timed + ")Z", "tryAcquire",
+                "(Ljava/util/concurrent/Semaphore;JLjava/util/concurrent/TimeUnit;I)Z");
+        asyncReplace("java/util/concurrent/BlockingQueue", false, "poll", timed + ")Ljava/lang/Object;", "poll",
+                "(Ljava/util/concurrent/BlockingQueue;JLjava/util/concurrent/TimeUnit;I)Ljava/lang/Object;");
+        asyncReplace("java/util/concurrent/locks/Condition", false, "await", timed + ")Z", "conditionAwait",
+                "(Ljava/util/concurrent/locks/Condition;JLjava/util/concurrent/TimeUnit;I)Z");
+        asyncReplace("java/util/concurrent/ExecutorService", false, "awaitTermination", timed + ")Z",
+                "awaitTermination", "(Ljava/util/concurrent/ExecutorService;JLjava/util/concurrent/TimeUnit;I)Z");
+    }
+
+    private void asyncReplace(String owner, boolean isStatic, String name, String desc, String wrapper,
+            String wrapperDesc) {
+        add(new Target(Strategy.ASYNC_DELAY, Kind.REPLACE, owner, Owner.SUBTYPE, isStatic, name, desc, ASYNC_API,
+                wrapper, wrapperDesc));
+    }
+
+    private void replaceTime(Strategy s, String owner, String name, String desc, String wrapper, String wrapperDesc) {
+        add(new Target(s, Kind.REPLACE, owner, Owner.SUBTYPE, true, name, desc, TIME_API, wrapper, wrapperDesc));
     }
 
     private void random(Strategy s) {
@@ -124,6 +346,49 @@ final class Targets {
         }
         replace(s, "java/util/concurrent/ThreadLocalRandom", Owner.EXACT, "nextInt", "(II)I", "nextInt",
                 "(Ljava/util/concurrent/ThreadLocalRandom;III)I");
+        // Random and SecureRandom's JDK 17 RandomGenerator methods, ThreadLocalRandom's, and the streams.
+        for (String owner : new String[] {"java/util/Random", "java/security/SecureRandom",
+            "java/util/concurrent/ThreadLocalRandom"}) {
+            if (owner.endsWith("SecureRandom")) {
+                replace(s, owner, Owner.EXACT, "nextInt", "()I", "nextInt", "(Ljava/util/Random;I)I");
+                replace(s, owner, Owner.EXACT, "nextInt", "(I)I", "nextInt", "(Ljava/util/Random;II)I");
+                replace(s, owner, Owner.EXACT, "nextLong", "()J", "nextLong", "(Ljava/util/Random;I)J");
+                replace(s, owner, Owner.EXACT, "nextDouble", "()D", "nextDouble", "(Ljava/util/Random;I)D");
+            }
+            if (!owner.endsWith("ThreadLocalRandom")) {
+                replace(s, owner, Owner.EXACT, "nextInt", "(II)I", "nextIntRange", "(Ljava/util/Random;III)I");
+            }
+            replace(s, owner, Owner.EXACT, "nextLong", "(J)J", "nextLongBound", "(Ljava/util/Random;JI)J");
+            replace(s, owner, Owner.EXACT, "nextLong", "(JJ)J", "nextLongRange", "(Ljava/util/Random;JJI)J");
+            replace(s, owner, Owner.EXACT, "nextDouble", "(D)D", "nextDoubleBound", "(Ljava/util/Random;DI)D");
+            replace(s, owner, Owner.EXACT, "nextDouble", "(DD)D", "nextDoubleRange", "(Ljava/util/Random;DDI)D");
+            String r = "(Ljava/util/Random;";
+            replace(s, owner, Owner.EXACT, "ints", "()Ljava/util/stream/IntStream;", "ints",
+                    r + "I)Ljava/util/stream/IntStream;");
+            replace(s, owner, Owner.EXACT, "ints", "(J)Ljava/util/stream/IntStream;", "ints",
+                    r + "JI)Ljava/util/stream/IntStream;");
+            replace(s, owner, Owner.EXACT, "ints", "(II)Ljava/util/stream/IntStream;", "ints",
+                    r + "III)Ljava/util/stream/IntStream;");
+            replace(s, owner, Owner.EXACT, "ints", "(JII)Ljava/util/stream/IntStream;", "ints",
+                    r + "JIII)Ljava/util/stream/IntStream;");
+            replace(s, owner, Owner.EXACT, "longs", "(J)Ljava/util/stream/LongStream;", "longs",
+                    r + "JI)Ljava/util/stream/LongStream;");
+            replace(s, owner, Owner.EXACT, "longs", "(JJJ)Ljava/util/stream/LongStream;", "longs",
+                    r + "JJJI)Ljava/util/stream/LongStream;");
+            replace(s, owner, Owner.EXACT, "doubles", "(J)Ljava/util/stream/DoubleStream;", "doubles",
+                    r + "JI)Ljava/util/stream/DoubleStream;");
+        }
+        String split = "java/util/SplittableRandom";
+        String sr = "(Ljava/util/SplittableRandom;";
+        replace(s, split, Owner.EXACT, "nextInt", "()I", "splitNextInt", sr + "I)I");
+        replace(s, split, Owner.EXACT, "nextInt", "(I)I", "splitNextInt", sr + "II)I");
+        replace(s, split, Owner.EXACT, "nextInt", "(II)I", "splitNextInt", sr + "III)I");
+        replace(s, split, Owner.EXACT, "nextLong", "()J", "splitNextLong", sr + "I)J");
+        replace(s, split, Owner.EXACT, "nextLong", "(J)J", "splitNextLong", sr + "JI)J");
+        replace(s, split, Owner.EXACT, "nextLong", "(JJ)J", "splitNextLong", sr + "JJI)J");
+        replace(s, split, Owner.EXACT, "nextDouble", "()D", "splitNextDouble", sr + "I)D");
+        add(new Target(s, Kind.SEEDED_CONSTRUCTOR, split, Owner.EXACT, false, "<init>", "(J)V", "seeded",
+                "(Ljava/lang/Object;)V"));
         replaceStatic(s, "java/lang/Math", "random", "()D", "random", "(I)D");
         add(new Target(s, Kind.REPLACE_UNREPORTED, "java/util/Random", Owner.SUBTYPE, false, "setSeed", "(J)V",
                 "setSeed", "(Ljava/util/Random;J)V"));
@@ -160,6 +425,7 @@ final class Targets {
                 "(Ljava/lang/String;)Ljava/time/format/DateTimeFormatter;");
         probeStatic("java/util/Calendar", "getInstance", "()Ljava/util/Calendar;");
         probeStatic("java/util/Calendar", "getInstance", "(Ljava/util/TimeZone;)Ljava/util/Calendar;");
+        probe("java/lang/String", Owner.EXACT, "formatted", "([Ljava/lang/Object;)Ljava/lang/String;");
         probeStatic("java/text/Collator", "getInstance", "()Ljava/text/Collator;");
         probeStatic("java/util/ResourceBundle", "getBundle", "(Ljava/lang/String;)Ljava/util/ResourceBundle;");
         probe("java/io/PrintStream", Owner.SUBTYPE, "printf",
@@ -183,10 +449,36 @@ final class Targets {
                 "poll", "(Ljava/util/concurrent/BlockingQueue;JLjava/util/concurrent/TimeUnit;I)Ljava/lang/Object;");
         replace(s, "java/lang/Process", Owner.SUBTYPE, "waitFor", timed + ")Z", "waitFor",
                 "(Ljava/lang/Process;JLjava/util/concurrent/TimeUnit;I)Z");
+        replace(s, "java/util/concurrent/locks/Condition", Owner.SUBTYPE, "await", timed + ")Z", "conditionAwait",
+                "(Ljava/util/concurrent/locks/Condition;JLjava/util/concurrent/TimeUnit;I)Z");
+        replace(s, "java/util/concurrent/ExecutorService", Owner.SUBTYPE, "awaitTermination", timed + ")Z",
+                "awaitTermination", "(Ljava/util/concurrent/ExecutorService;JLjava/util/concurrent/TimeUnit;I)Z");
+        replace(s, "java/util/concurrent/CompletableFuture", Owner.EXACT, "orTimeout",
+                timed + ")Ljava/util/concurrent/CompletableFuture;", "orTimeout",
+                "(Ljava/util/concurrent/CompletableFuture;JLjava/util/concurrent/TimeUnit;I)"
+                        + "Ljava/util/concurrent/CompletableFuture;");
+        replaceStatic(s, "java/util/concurrent/locks/LockSupport", "parkNanos", "(J)V", "parkNanos", "(JI)V");
+        replaceStatic(s, "java/util/concurrent/locks/LockSupport", "parkNanos", "(Ljava/lang/Object;J)V",
+                "parkNanos", "(Ljava/lang/Object;JI)V");
     }
 
-    private void iterationOrder() {
+    /**
+     * ITERATION_ORDER: the hash collections' iteration at project call sites (unless the JDK's own iteration is
+     * rewritten instead, {@code chaos.iteration.scope=all}), and the reflection arrays.
+     */
+    private void iterationOrder(boolean collections) {
         Strategy s = Strategy.ITERATION_ORDER;
+        replace(s, "java/lang/Class", Owner.EXACT, "getDeclaredMethods", "()[Ljava/lang/reflect/Method;",
+                "getDeclaredMethods", "(Ljava/lang/Class;I)[Ljava/lang/reflect/Method;");
+        replace(s, "java/lang/Class", Owner.EXACT, "getMethods", "()[Ljava/lang/reflect/Method;", "getMethods",
+                "(Ljava/lang/Class;I)[Ljava/lang/reflect/Method;");
+        replace(s, "java/lang/Class", Owner.EXACT, "getDeclaredFields", "()[Ljava/lang/reflect/Field;",
+                "getDeclaredFields", "(Ljava/lang/Class;I)[Ljava/lang/reflect/Field;");
+        replace(s, "java/lang/Class", Owner.EXACT, "getFields", "()[Ljava/lang/reflect/Field;", "getFields",
+                "(Ljava/lang/Class;I)[Ljava/lang/reflect/Field;");
+        if (!collections) {
+            return;
+        }
         String map = "java/util/Map";
         String collection = "java/util/Collection";
         String iterable = "java/lang/Iterable";
@@ -231,14 +523,6 @@ final class Targets {
         add(new Target(s, Kind.FILTER_ARG, "java/lang/String", Owner.EXACT, true, "join",
                 "(Ljava/lang/CharSequence;Ljava/lang/Iterable;)Ljava/lang/String;", "orderedIterable",
                 "(Ljava/lang/Iterable;I)Ljava/lang/Iterable;"));
-        replace(s, "java/lang/Class", Owner.EXACT, "getDeclaredMethods", "()[Ljava/lang/reflect/Method;",
-                "getDeclaredMethods", "(Ljava/lang/Class;I)[Ljava/lang/reflect/Method;");
-        replace(s, "java/lang/Class", Owner.EXACT, "getMethods", "()[Ljava/lang/reflect/Method;", "getMethods",
-                "(Ljava/lang/Class;I)[Ljava/lang/reflect/Method;");
-        replace(s, "java/lang/Class", Owner.EXACT, "getDeclaredFields", "()[Ljava/lang/reflect/Field;",
-                "getDeclaredFields", "(Ljava/lang/Class;I)[Ljava/lang/reflect/Field;");
-        replace(s, "java/lang/Class", Owner.EXACT, "getFields", "()[Ljava/lang/reflect/Field;", "getFields",
-                "(Ljava/lang/Class;I)[Ljava/lang/reflect/Field;");
     }
 
     private void replace(Strategy s, String owner, Owner match, String name, String desc, String wrapper,

@@ -42,9 +42,12 @@ public class CallSiteRewriterTest {
     @BeforeClass
     public static void rewrite() throws Exception {
         Map<String, String> options = new HashMap<>();
-        options.put("chaos", "RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+ITERATION_ORDER+CONCURRENCY_SHRINK");
+        options.put("chaos", "RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+ITERATION_ORDER+CONCURRENCY_SHRINK+ASYNC_DELAY");
+        options.put("chaos.async.delay", "100");
         ChaosConfig config = ChaosConfig.parse(options);
         Api.configure(config);
+        AsyncApi.configure(config);
+        TimeApi.configure(new PerceivedClock(Strategy.TIME_INCREMENT, config));
         previousSink = Sites.sink;
         Sites.sink = EVENTS::add;
         String name = Sample.class.getName();
@@ -139,19 +142,45 @@ public class CallSiteRewriterTest {
     public void methodReferencesAreCallSitesToo() throws Exception {
         assertEquals(5, call("rollByReference", new Random()));
         assertEquals("java.util.Random#nextInt(int)", event("rollByReference").get("api"));
-        assertEquals(5000L * 1_000_000L, call("elapsedByReference"));
+        long elapsed = (Long) call("elapsedByReference");
+        assertTrue(elapsed + " ns", elapsed >= 5000L * 1_000_000L && elapsed < 5500L * 1_000_000L);
         assertEquals("java.lang.System#nanoTime()", event("elapsedByReference").get("api"));
-        assertEquals(new Date(32503680000000L), call("nowByReference"));
+        assertAtTheFixedMoment((Date) call("nowByReference"));
     }
 
     @Test
     public void timeAdvancesByTheIncrementPerCall() throws Exception {
-        assertEquals(5000L, call("elapsedMillis"));
+        long elapsed = (Long) call("elapsedMillis");
+        assertTrue(elapsed + " ms", elapsed >= 5000L && elapsed < 5500L);
+    }
+
+    /** DATE_FIXED starts the wall clock at the moment; TIME_INCREMENT advances it by 5 s per reading. */
+    private static void assertAtTheFixedMoment(Date d) {
+        long since = d.getTime() - 32503680000000L;
+        assertTrue(d + " is " + since + " ms after the moment", since >= 0 && since < 3_600_000L);
+    }
+
+    @Test
+    public void javaTimeReadsTheSameClockAsNewDate() throws Exception {
+        assertEquals(3000, ((java.time.LocalDate) call("today")).getYear());
+        assertEquals("java.time.LocalDate#now()", event("today").get("api"));
+    }
+
+    @Test
+    public void aNewThreadRunsItsTaskLateAndKeepsItsName() throws Exception {
+        long[] ran = new long[1];
+        Thread t = (Thread) call("worker", (Runnable) () -> ran[0] = System.nanoTime());
+        long started = System.nanoTime();
+        t.start();
+        t.join();
+        assertEquals("worker", t.getName());
+        assertTrue((ran[0] - started) / 1_000_000L + " ms", ran[0] - started >= 100_000_000L);
+        assertEquals("java.lang.Thread#<init>(Runnable,String)", event("worker").get("api"));
     }
 
     @Test
     public void newDateIsTheFixedMomentButDateOfMillisIsUntouched() throws Exception {
-        assertEquals(new Date(32503680000000L), call("now"));
+        assertAtTheFixedMoment((Date) call("now"));
         assertEquals("java.util.Date#<init>()", event("now").get("api"));
         assertEquals(new Date(7), call("now", 7L));
     }

@@ -50,6 +50,26 @@ public class ChaosConfigTest {
         assertEquals(0.2, c.concurrencyFactor, 0);
         assertEquals(0.01, c.networkFactor, 0);
         assertEquals(1000, c.resolveDelayMs);
+        assertEquals(1000, c.asyncDelayMs);
+        assertEquals("Pacific/Chatham", c.timezone.getId());
+        assertEquals(2000, c.dateMarginMs);
+        assertEquals(0, c.randomLimit);
+        assertFalse(c.iterationAll);
+        assertFalse(c.explain);
+    }
+
+    @Test
+    public void secondGenerationParameters() {
+        ChaosConfig c = parse("chaos", "ASYNC_DELAY+TIMEZONE+ITERATION_ORDER+DATE_DST", "chaos.async.delay", "250",
+                "chaos.timezone", "Asia/Kathmandu", "chaos.iteration.scope", "all", "chaos.random.limit", "3",
+                "chaos.explain", "true", "chaos.date.zone", "Europe/Berlin");
+        assertEquals(250, c.asyncDelayMs);
+        assertEquals("Asia/Kathmandu", c.timezone.getId());
+        assertTrue(c.iterationAll);
+        assertEquals(3, c.randomLimit);
+        assertTrue(c.explain);
+        assertEquals("Europe/Berlin", c.dstZone);
+        assertEquals("LOCALE", Strategy.TIMEZONE.group);
     }
 
     @Test
@@ -73,6 +93,11 @@ public class ChaosConfigTest {
             {"chaos", "CONCURRENCY_SHRINK", "chaos.concurrency", "2"},
             {"chaos", "TIME_FAST", "chaos.time.fast", "0.5"},
             {"chaos", "DATE_FIXED", "chaos.date", "tomorrow"},
+            {"chaos", "LOCALE+TIMEZONE"},
+            {"chaos", "DATE_FIXED+DATE_YEAR_END"},
+            {"chaos", "TIMEZONE", "chaos.timezone", "Mars/Olympus"},
+            {"chaos", "ITERATION_ORDER", "chaos.iteration.scope", "libraries"},
+            {"chaos", "ASYNC_DELAY", "chaos.async.delay", "-5"},
         };
         for (String[] b : bad) {
             try {

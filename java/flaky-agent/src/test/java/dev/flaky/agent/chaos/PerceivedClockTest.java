@@ -2,7 +2,13 @@ package dev.flaky.agent.chaos;
 
 import org.junit.Test;
 
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -12,7 +18,13 @@ import static org.junit.Assert.assertTrue;
 
 public class PerceivedClockTest {
     private static PerceivedClock clock(Strategy s) {
-        return new PerceivedClock(s, 5000, 10000, 10, 10);
+        return new PerceivedClock(s, config(s.name()));
+    }
+
+    private static ChaosConfig config(String strategies) {
+        Map<String, String> o = new HashMap<>();
+        o.put("chaos", strategies);
+        return ChaosConfig.parse(o);
     }
 
     @Test
@@ -22,8 +34,45 @@ public class PerceivedClockTest {
         long n0 = c.nanoTime();
         long m1 = c.currentTimeMillis();
         long n1 = c.nanoTime();
-        assertEquals(10_000, m1 - m0);
-        assertEquals(10_000_000_000L, n1 - n0);
+        assertTrue(m1 - m0 + " ms", m1 - m0 >= 10_000 && m1 - m0 < 10_500);
+        assertTrue(n1 - n0 + " ns", n1 - n0 >= 10_000_000_000L && n1 - n0 < 10_500_000_000L);
+        Instant i = c.instant();
+        assertTrue(i.toEpochMilli() - m1 >= 5000);
+    }
+
+    @Test
+    public void incrementAdvancesPerReadingThread() throws InterruptedException {
+        PerceivedClock c = clock(Strategy.TIME_INCREMENT);
+        long start = c.nanoTime();
+        Thread poller = new Thread(() -> {
+            for (int i = 0; i < 1000; i++) {
+                c.nanoTime();
+            }
+        });
+        poller.start();
+        poller.join();
+        long elapsed = c.nanoTime() - start;
+        // One increment for this thread's one further reading, not a thousand for the poller's.
+        assertTrue(elapsed + " ns", elapsed >= 5_000_000_000L && elapsed < 6_000_000_000L);
+    }
+
+    @Test
+    public void dateMovesTheWallClockOnlyAndStartsEachTestAtTheMoment() {
+        PerceivedClock c = new PerceivedClock(null, config("DATE_FIXED"));
+        long m = c.currentTimeMillis();
+        assertTrue(m - Instant.parse("3000-01-01T00:00:00Z").toEpochMilli() < 1000);
+        long n0 = c.nanoTime();
+        assertTrue(Math.abs(n0 - System.nanoTime()) < 1_000_000_000L);
+    }
+
+    @Test
+    public void yearEndStartsJustBeforeMidnightOfTheLastDay() {
+        ChaosConfig cfg = config("DATE_YEAR_END");
+        long start = PerceivedClock.dateStart(Strategy.DATE_YEAR_END, cfg, System.currentTimeMillis());
+        LocalDateTime local = LocalDateTime.ofInstant(Instant.ofEpochMilli(start), ZoneId.systemDefault());
+        assertEquals(12, local.getMonthValue());
+        assertEquals(31, local.getDayOfMonth());
+        assertEquals(LocalTime.of(23, 59, 58), local.toLocalTime());
     }
 
     @Test

@@ -133,4 +133,12 @@ public class Sample {
         }
         return map;
     }
+
+    public static java.time.LocalDate today() {
+        return java.time.LocalDate.now();
+    }
+
+    public static Thread worker(Runnable task) {
+        return new Thread(task, "worker");
+    }
 }

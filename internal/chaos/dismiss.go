@@ -1,0 +1,162 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+)
+
+// RandomLimit is how many times per call site and test the hang rerun of a
+// RANDOM strategy returns the extreme value before real ones (agent option
+// chaos.random.limit).
+const RandomLimit = 3
+
+// Dismissal is a perturbed failure that is not the test's flakiness.
+type Dismissal struct {
+	Test     string
+	Strategy string // the strategy, or the '+'-joined set of a combined run
+	Why      string
+}
+
+// frameworkTimeout matches the messages of JUnit 4's timeout= and
+// Jupiter's @Timeout: "test timed out after 2000 milliseconds",
+// "m() timed out after 2 seconds" (the unit possibly in another locale's
+// casing, "mıllıseconds").
+var frameworkTimeout = regexp.MustCompile(`timed out after (\d+) (\pL+)`)
+
+// frameworkTimeoutTypes are the exceptions test frameworks throw when their
+// own timeout ends a test.
+var frameworkTimeoutTypes = []string{"org.junit.runners.model.TestTimedOutException", "java.util.concurrent.TimeoutException"}
+
+// frameworkLimit returns the limit of a test framework's own timeout that
+// ended a test, or false when t did not fail that way.
+func frameworkLimit(t launcher.TestResult) (time.Duration, bool) {
+	typeOK := false
+	for _, ft := range frameworkTimeoutTypes {
+		typeOK = typeOK || t.FailureType == ft
+	}
+	m := frameworkTimeout.FindStringSubmatch(t.Message)
+	if !typeOK || m == nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	unit := strings.NewReplacer("ı", "i", "İ", "i").Replace(strings.ToLower(m[2]))
+	for _, u := range []struct {
+		prefix string
+		d      time.Duration
+	}{{"nano", time.Nanosecond}, {"micro", time.Microsecond}, {"milli", time.Millisecond}, {"min", time.Minute}, {"sec", time.Second}, {"hour", time.Hour}, {"day", 24 * time.Hour}} {
+		if strings.HasPrefix(unit, u.prefix) {
+			return time.Duration(n) * u.d, true
+		}
+	}
+	return 0, false
+}
+
+// stretchesWaits are the strategies that make a test take longer in real
+// time without the test assuming anything about it.
+// (TIME_ROUNDING stalls the clock until the next multiple of its
+// granularity).
+var stretchesWaits = map[string]bool{"TIME_SLOW": true, "TIME_ROUNDING": true, "SLEEP_INCREASE": true}
+
+// dismiss excuses, in the perturbed run r with strategies set, the failures that
+// are not the test's flakiness, and marks them passed so that no finding
+// is made of them:
+//   - under TIME_SLOW, TIME_ROUNDING and SLEEP_INCREASE, a test framework's own timeout
+//     (which measures real time) unless the test took at least half that
+//     limit unperturbed;
+//   - under LOCALE and TIMEZONE, a framework's timeout at all: the
+//     perturbation only changed how its message is formatted;
+//
+// With several strategies, a framework timeout is excused when one of them
+// stretches waits or formats (and the test is far from the limit), and a
+// hang is rerun with all of them.
+//   - under a RANDOM strategy, a test that hung (or hit a framework timeout)
+//     and passes when the extreme value is returned only the first
+//     RandomLimit times per call site: a correct rejection-sampling loop
+//     never ends when every draw is the extreme, which no real generator
+//     does.
+func (a *analysis) dismiss(ctx context.Context, set []Strategy, r *launcher.Result) error {
+	if r == nil {
+		return nil
+	}
+	formatsOnly, stretch, random := true, "", false
+	for _, s := range set {
+		formatsOnly = formatsOnly && s.Group == "LOCALE"
+		if stretchesWaits[s.ID] || s.Group == "LOCALE" {
+			stretch = s.ID
+		}
+		random = random || s.Group == "RANDOM"
+	}
+	label := Join(set)
+	var hung []int
+	for i, t := range r.Tests {
+		if !t.Outcome.Failed() {
+			continue
+		}
+		limit, framework := frameworkLimit(t)
+		took, ran := a.unperturbedTime(t.Test)
+		switch {
+		case framework && formatsOnly:
+			a.excuse(r, i, label, fmt.Sprintf("the test framework's own %s timeout ended it; %s only changed how its message reads", limit, label))
+		case framework && stretch != "" && ran && took < limit/2:
+			a.excuse(r, i, label, fmt.Sprintf("%s stretched it past the test framework's own %s timeout, which measures real time; unperturbed it takes %s", stretch, limit, took))
+		case random && (t.Outcome == launcher.Timeout || framework):
+			hung = append(hung, i)
+		}
+	}
+	if len(hung) == 0 {
+		return nil
+	}
+	jobs := make([]launcher.Job, len(hung))
+	for k, i := range hung {
+		j, err := a.job([]string{r.Tests[i].Test}, set)
+		if err != nil {
+			return err
+		}
+		j.AgentOptions = append(j.AgentOptions, fmt.Sprintf("chaos.random.limit=%d", RandomLimit))
+		jobs[k] = j
+	}
+	a.cfg.Logf("rerunning %d test(s) that hung under %s with the extreme value only %d times per call site", len(hung), label, RandomLimit)
+	results, err := a.run(ctx, jobs, 0)
+	if err != nil {
+		return err
+	}
+	for k, i := range hung {
+		if rr := results[k]; rr != nil {
+			if t, ok := resultOf(rr, r.Tests[i].Test); ok && t.Outcome == launcher.Pass {
+				a.excuse(r, i, label, fmt.Sprintf("it hangs only when every draw is the extreme value (a correct rejection-sampling loop never ends then); with the extreme value only the first %d times per call site it passes", RandomLimit))
+			}
+		}
+	}
+	return nil
+}
+
+// excuse records a dismissal and marks the perturbed result passed.
+func (a *analysis) excuse(r *launcher.Result, i int, label, why string) {
+	t := &r.Tests[i]
+	a.res.Dismissed = append(a.res.Dismissed, Dismissal{Test: t.Test, Strategy: label, Why: why})
+	a.cfg.Logf("not reporting %s under %s: %s", t.Test, label, why)
+	t.Outcome = launcher.Pass
+	t.Message = "(failure dismissed: " + why + ")\n" + t.Message
+}
+
+// unperturbedTime is the longest time test took in the unperturbed runs
+// where it passed.
+func (a *analysis) unperturbedTime(test string) (time.Duration, bool) {
+	var took time.Duration
+	found := false
+	for _, r := range a.baseline {
+		if t, ok := resultOf(r, test); ok && t.Outcome == launcher.Pass {
+			took, found = max(took, time.Duration(t.TimeMs)*time.Millisecond), true
+		}
+	}
+	return took, found
+}

@@ -1,0 +1,266 @@
+package dev.flaky.agent.chaos;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.MonthDay;
+import java.time.OffsetDateTime;
+import java.time.OffsetTime;
+import java.time.Year;
+import java.time.YearMonth;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.Calendar;
+import java.util.Date;
+import java.util.GregorianCalendar;
+import java.util.Locale;
+import java.util.TimeZone;
+
+/**
+ * The wrappers of the clock APIs (TIME and DATE strategies) and the TIMEZONE probe: every one reads the one
+ * {@link PerceivedClock}, so {@code System.currentTimeMillis()}, {@code Instant.now()}, {@code LocalDate.now()},
+ * {@code Calendar.getInstance()} and {@code new Date()} agree. Public because project classes call it.
+ */
+public final class TimeApi {
+    private static PerceivedClock clock;
+
+    private TimeApi() {
+    }
+
+    static void configure(PerceivedClock c) {
+        clock = c;
+    }
+
+    /** A {@link Clock} on the perceived wall clock. */
+    static final class Perceived extends Clock {
+        private final ZoneId zone;
+
+        Perceived(ZoneId zone) {
+            this.zone = zone;
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return zone;
+        }
+
+        @Override
+        public Clock withZone(ZoneId z) {
+            return z.equals(zone) ? this : new Perceived(z);
+        }
+
+        @Override
+        public Instant instant() {
+            return clock.instant();
+        }
+
+        @Override
+        public long millis() {
+            return clock.currentTimeMillis();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Perceived && ((Perceived) o).zone.equals(zone);
+        }
+
+        @Override
+        public int hashCode() {
+            return zone.hashCode() + 1;
+        }
+
+        @Override
+        public String toString() {
+            return "PerceivedClock[" + zone + "]";
+        }
+    }
+
+    private static Clock at(ZoneId zone, int site) {
+        Sites.hit(site);
+        return new Perceived(zone);
+    }
+
+    private static Clock local(int site) {
+        return at(ZoneId.systemDefault(), site);
+    }
+
+    /** {@code System.currentTimeMillis()}. */
+    public static long currentTimeMillis(int site) {
+        Sites.hit(site);
+        long v = clock.currentTimeMillis();
+        if (Explain.on) {
+            Explain.log(site, System.currentTimeMillis(), v);
+        }
+        return v;
+    }
+
+    /** {@code System.nanoTime()}. */
+    public static long nanoTime(int site) {
+        Sites.hit(site);
+        long v = clock.nanoTime();
+        if (Explain.on) {
+            Explain.log(site, System.nanoTime(), v);
+        }
+        return v;
+    }
+
+    /** {@code new Date()}. */
+    public static Date newDate(int site) {
+        Sites.hit(site);
+        Date d = new Date(clock.currentTimeMillis());
+        if (Explain.on) {
+            Explain.log(site, new Date(), d);
+        }
+        return d;
+    }
+
+    /** {@code Instant.now()}. */
+    public static Instant instantNow(int site) {
+        Sites.hit(site);
+        Instant i = clock.instant();
+        if (Explain.on) {
+            Explain.log(site, Instant.now(), i);
+        }
+        return i;
+    }
+
+    /** {@code Clock.systemUTC()}. */
+    public static Clock systemUTC(int site) {
+        return at(ZoneOffset.UTC, site);
+    }
+
+    /** {@code Clock.systemDefaultZone()}. */
+    public static Clock systemDefaultZone(int site) {
+        return local(site);
+    }
+
+    /** {@code Clock.system(ZoneId)}. */
+    public static Clock system(ZoneId zone, int site) {
+        return at(zone, site);
+    }
+
+    /** {@code LocalDate.now()}. */
+    public static LocalDate localDateNow(int site) {
+        LocalDate v = LocalDate.now(local(site));
+        if (Explain.on) {
+            Explain.log(site, LocalDate.now(), v);
+        }
+        return v;
+    }
+
+    /** {@code LocalDate.now(ZoneId)}. */
+    public static LocalDate localDateNow(ZoneId zone, int site) {
+        return LocalDate.now(at(zone, site));
+    }
+
+    /** {@code LocalDateTime.now()}. */
+    public static LocalDateTime localDateTimeNow(int site) {
+        LocalDateTime v = LocalDateTime.now(local(site));
+        if (Explain.on) {
+            Explain.log(site, LocalDateTime.now(), v);
+        }
+        return v;
+    }
+
+    /** {@code LocalDateTime.now(ZoneId)}. */
+    public static LocalDateTime localDateTimeNow(ZoneId zone, int site) {
+        return LocalDateTime.now(at(zone, site));
+    }
+
+    /** {@code LocalTime.now()}. */
+    public static LocalTime localTimeNow(int site) {
+        return LocalTime.now(local(site));
+    }
+
+    /** {@code LocalTime.now(ZoneId)}. */
+    public static LocalTime localTimeNow(ZoneId zone, int site) {
+        return LocalTime.now(at(zone, site));
+    }
+
+    /** {@code ZonedDateTime.now()}. */
+    public static ZonedDateTime zonedDateTimeNow(int site) {
+        ZonedDateTime v = ZonedDateTime.now(local(site));
+        if (Explain.on) {
+            Explain.log(site, ZonedDateTime.now(), v);
+        }
+        return v;
+    }
+
+    /** {@code ZonedDateTime.now(ZoneId)}. */
+    public static ZonedDateTime zonedDateTimeNow(ZoneId zone, int site) {
+        return ZonedDateTime.now(at(zone, site));
+    }
+
+    /** {@code OffsetDateTime.now()}. */
+    public static OffsetDateTime offsetDateTimeNow(int site) {
+        return OffsetDateTime.now(local(site));
+    }
+
+    /** {@code OffsetDateTime.now(ZoneId)}. */
+    public static OffsetDateTime offsetDateTimeNow(ZoneId zone, int site) {
+        return OffsetDateTime.now(at(zone, site));
+    }
+
+    /** {@code Year.now()}. */
+    public static Year yearNow(int site) {
+        return Year.now(local(site));
+    }
+
+    /** {@code YearMonth.now()}. */
+    public static YearMonth yearMonthNow(int site) {
+        return YearMonth.now(local(site));
+    }
+
+    /** {@code MonthDay.now()}. */
+    public static MonthDay monthDayNow(int site) {
+        return MonthDay.now(local(site));
+    }
+
+    /** {@code OffsetTime.now()}. */
+    public static OffsetTime offsetTimeNow(int site) {
+        return OffsetTime.now(local(site));
+    }
+
+    /** {@code Calendar.getInstance()}. */
+    public static Calendar calendar(int site) {
+        return set(Calendar.getInstance(), site);
+    }
+
+    /** {@code Calendar.getInstance(TimeZone)}. */
+    public static Calendar calendar(TimeZone zone, int site) {
+        return set(Calendar.getInstance(zone), site);
+    }
+
+    /** {@code Calendar.getInstance(Locale)}. */
+    public static Calendar calendar(Locale locale, int site) {
+        return set(Calendar.getInstance(locale), site);
+    }
+
+    /** {@code new GregorianCalendar()}. */
+    public static GregorianCalendar newGregorianCalendar(int site) {
+        GregorianCalendar c = new GregorianCalendar();
+        set(c, site);
+        return c;
+    }
+
+    private static Calendar set(Calendar c, int site) {
+        Sites.hit(site);
+        long real = c.getTimeInMillis();
+        c.setTimeInMillis(clock.currentTimeMillis());
+        if (Explain.on) {
+            Explain.log(site, real, c.getTimeInMillis());
+        }
+        return c;
+    }
+
+    /** TIMEZONE: placed before a project call that reads the default time zone, which the agent changed. */
+    public static void timezone(int site) {
+        Sites.hit(site);
+        if (Explain.on) {
+            Explain.log(site, "the machine's default time zone", TimeZone.getDefault().getID());
+        }
+    }
+}
