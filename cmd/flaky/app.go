@@ -42,6 +42,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			listTestsCommand(),
 			runOrderCommand(),
 			detectCommand(),
+			pollutionCommand(),
+			explainCommand(),
 			chaosCommand(),
 			verifyCommand(),
 			runCommand(),
