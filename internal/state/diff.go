@@ -65,7 +65,7 @@ func walkDiff(path string, a, b any, out *[]Change) {
 	}
 	ao, aok := a.(map[string]any)
 	bo, bok := b.(map[string]any)
-	if !aok || !bok || ao["@class"] != bo["@class"] || ao["@class"] == nil {
+	if !aok || !bok || ao["@class"] != bo["@class"] || ao["@class"] == nil || ao["@size"] != nil || bo["@size"] != nil {
 		*out = append(*out, Change{Path: path, A: render(a), B: render(b)})
 		return
 	}
@@ -94,15 +94,14 @@ func walkDiff(path string, a, b any, out *[]Change) {
 		for _, k := range fieldNames(ao, bo) {
 			av, ain := ao[k]
 			bv, bin := bo[k]
-			p := path + "." + k
-			switch {
-			case !ain:
-				*out = append(*out, Change{Path: p, A: absentText, B: render(bv)})
-			case !bin:
-				*out = append(*out, Change{Path: p, A: render(av), B: absentText})
-			default:
-				walkDiff(p, av, bv, out)
+			// The agent's frames leave out null fields.
+			if !ain {
+				av = nil
 			}
+			if !bin {
+				bv = nil
+			}
+			walkDiff(path+"."+k, av, bv, out)
 		}
 	}
 }
@@ -253,6 +252,9 @@ func writeObject(b *strings.Builder, o map[string]any) {
 		fmt.Fprintf(b, "<cut: %v>", o["@cut"])
 	case o["@cycle"] != nil:
 		b.WriteString("<cycle>")
+	case class == "" && o["sha256"] != nil:
+		sum, _ := o["sha256"].(string)
+		fmt.Fprintf(b, "file of %v bytes, sha256 %s", o["size"], sum[:min(12, len(sum))])
 	case o["@enum"] != nil:
 		e, _ := o["@enum"].(string)
 		fmt.Fprintf(b, "%s.%v", e[strings.LastIndexAny(e, ".$")+1:], o["@value"])

@@ -55,6 +55,9 @@ public final class Capture implements Channel.Boundary {
 
     private Capture(StateConfig config, Instrumentation inst) {
         this.config = config;
+        // The JDK sets user.timezone when the default zone is first read: read it now, so that the capture's own
+        // reading of the defaults does not look like a test changing the property.
+        TimeZone.getDefault();
         Properties p = System.getProperties();
         for (String name : p.stringPropertyNames()) {
             startProperties.put(name, p.getProperty(name));

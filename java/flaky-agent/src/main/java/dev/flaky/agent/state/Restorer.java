@@ -120,11 +120,25 @@ final class Restorer {
         if (name.startsWith("TimeZone")) {
             TimeZone.setDefault(TimeZone.getTimeZone(value));
         } else if (name.equals("Locale.default")) {
-            Locale.setDefault(locale(value));
+            setBaseLocale(locale(value));
         } else if (name.equals("Locale.default(DISPLAY)")) {
             Locale.setDefault(Locale.Category.DISPLAY, locale(value));
         } else if (name.equals("Locale.default(FORMAT)")) {
             Locale.setDefault(Locale.Category.FORMAT, locale(value));
+        }
+    }
+
+    /**
+     * Sets only the default locale that {@code Locale.getDefault()} returns, leaving the categories' defaults alone
+     * (Locale.setDefault(Locale) would set all three), through the field java.base opens to the agent.
+     */
+    private static void setBaseLocale(Locale l) {
+        try {
+            Field f = Locale.class.getDeclaredField("defaultLocale");
+            f.setAccessible(true);
+            f.set(null, l);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            Locale.setDefault(l);
         }
     }
 
@@ -212,11 +226,12 @@ final class Restorer {
         }
         Object target = current != null && current.getClass() == type ? current : Unsafes.allocate(type);
         for (Map.Entry<String, Field> e : Types.instanceFields(type).entrySet()) {
-            if (!o.has(e.getKey())) {
+            Field f = e.getValue();
+            if (!o.has(e.getKey()) && f.getType().isPrimitive()) {
                 continue;
             }
-            Field f = e.getValue();
             Object now = f.get(target);
+            // The walker writes every field; the protocol's frames leave out the null ones.
             Object v = rebuild(o.get(e.getKey()), now, f.getType(), loader);
             if (v != now || f.getType().isPrimitive()) {
                 f.set(target, v);
