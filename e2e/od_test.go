@@ -43,7 +43,9 @@ type detectionOnce struct {
 	err  error
 }
 
-// detect runs `flaky detect` with its defaults once per fixture and test binary.
+// detect runs `flaky detect` with its defaults, but without naming the
+// polluted state (TestPollutedState covers that, and the verify tests run
+// it), once per fixture and test binary.
 func detect(t *testing.T, name string) *detection {
 	t.Helper()
 	p := fixture(t, name)
@@ -58,7 +60,7 @@ func detect(t *testing.T, name string) *detection {
 	o.once.Do(func() {
 		d := &detection{p: p}
 		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(bin, "detect", "--module", p.dir)
+		cmd := exec.Command(bin, "detect", "--module", p.dir, "--no-state")
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		start := time.Now()
 		err := cmd.Run()
