@@ -4,7 +4,8 @@
 // `mvn surefire:test -Dsurefire.runOrder=random`; what API perturbation
 // (flaky chaos) costs per strategy; and how fast flaky's order-dependence
 // analysis exposes each fixture's known order-dependent tests compared with
-// Surefire's random reruns. Run it with `make bench`.
+// Surefire's random reruns; and the time per OD finding to name and confirm
+// its polluted state, next to ODRepair's figures. Run it with `make bench`.
 package main
 
 import (
@@ -34,12 +35,17 @@ func main() {
 	odFixtures := flag.String("od-fixtures", "junit4,jupiter5,jupiter6,mixed-mockito,manyvictims", "fixtures for the order-dependence benchmark (empty: skip it)")
 	odSeed := flag.Int64("od-seed", 1, "seed of flaky's orders in the order-dependence benchmark")
 	odRuns := flag.Int("od-surefire-runs", 15, "most Surefire runOrder=random runs per fixture in the order-dependence benchmark")
+	stateFixtures := flag.String("state-fixtures", "state,junit4,jupiter6,reactor-deps", "fixtures for the polluted-state benchmark (empty: skip it)")
 	flag.Parse()
 	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 	if err := runOD(strings.Split(*odFixtures, ","), *odSeed, *odRuns); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if err := runState(strings.Split(*stateFixtures, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
