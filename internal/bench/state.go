@@ -119,16 +119,18 @@ func benchStateFixture(name string, jars agent.Jars) ([]stateRow, error) {
 		f.PollutedState = nil
 		findings = append(findings, f)
 	}
-	timings, err := state.Annotate(ctx, l, findings, nil, func(format string, args ...any) {
-		fmt.Fprintf(os.Stderr, "bench: "+name+": "+format+"\n", args...)
-	})
-	if err != nil {
-		return nil, err
-	}
+	// One finding at a time, so that each one's time is its own.
 	var rows []stateRow
-	for _, tm := range timings {
-		i := slices.IndexFunc(findings, func(f report.Finding) bool { return f.Test == tm.Test })
-		rows = append(rows, stateRow{timing: tm, items: findings[i].PollutedState})
+	for i := range findings {
+		timings, err := state.Annotate(ctx, l, findings[i:i+1], nil, func(format string, args ...any) {
+			fmt.Fprintf(os.Stderr, "bench: "+name+": "+format+"\n", args...)
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, tm := range timings {
+			rows = append(rows, stateRow{timing: tm, items: findings[i].PollutedState})
+		}
 	}
 	return rows, nil
 }

@@ -17,8 +17,8 @@ type Timing struct {
 }
 
 // Annotate sets PollutedState on every OD victim and brittle of findings,
-// running the debugger with r; logf says what it does and what it could not
-// do (a finding it cannot debug keeps no pollutedState: the rest goes on).
+// debugging them together with r; logf says what it could not do (a
+// finding it cannot debug keeps no pollutedState: the rest goes on).
 func Annotate(ctx context.Context, r Runner, findings []report.Finding, agentOptions []string, logf func(string, ...any)) ([]Timing, error) {
 	tmp, err := os.MkdirTemp("", "flaky-state-")
 	if err != nil {
@@ -26,25 +26,33 @@ func Annotate(ctx context.Context, r Runner, findings []report.Finding, agentOpt
 	}
 	defer os.RemoveAll(tmp)
 	d := &Debugger{Runner: r, TmpDir: tmp, AgentOptions: agentOptions}
+	var targets []Target
+	var at []int
+	for i, f := range findings {
+		if (f.Kind == report.ODVictim || f.Kind == report.ODBrittle) && len(f.FailingOrder) > 0 {
+			targets = append(targets, Target{Test: f.Test, Kind: f.Kind, FailingOrder: f.FailingOrder, PassingOrder: f.PassingOrder})
+			at = append(at, i)
+		}
+	}
+	if len(targets) == 0 {
+		return nil, nil
+	}
+	outs, err := d.Debug(ctx, targets)
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
 	var timings []Timing
-	for i := range findings {
-		f := &findings[i]
-		if (f.Kind != report.ODVictim && f.Kind != report.ODBrittle) || len(f.FailingOrder) == 0 {
+	for j, o := range outs {
+		f := &findings[at[j]]
+		if o.Err != nil {
+			logf("cannot name the polluted state of %s: %v", f.Test, o.Err)
 			continue
 		}
-		got, err := d.Debug(ctx, Target{Test: f.Test, Kind: f.Kind, FailingOrder: f.FailingOrder, PassingOrder: f.PassingOrder})
-		if err != nil {
-			if ctx.Err() != nil {
-				return timings, ctx.Err()
-			}
-			logf("cannot name the polluted state of %s: %v", f.Test, err)
-			continue
+		f.PollutedState = o.Items
+		if len(o.Cut) > 0 {
+			logf("state of %s: the capture of %v reached its bounds (cut)", f.Test, o.Cut)
 		}
-		f.PollutedState = got.Items
-		if len(got.Cut) > 0 {
-			logf("state of %s: the capture of %v reached its bounds (cut)", f.Test, got.Cut)
-		}
-		timings = append(timings, Timing{Test: f.Test, Duration: got.Duration, Runs: got.Runs})
+		timings = append(timings, Timing{Test: f.Test, Duration: o.Duration, Runs: o.Runs})
 	}
 	return timings, nil
 }

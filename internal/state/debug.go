@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -44,12 +43,21 @@ type Debugger struct {
 
 // Debugged is what Debug found for one target.
 type Debugged struct {
-	Items    []report.StateItem
+	Target Target
+	Items  []report.StateItem
+	// Runs counts the JVMs started for the target; Duration is the time from
+	// the start of Debug until the target's result was known.
 	Runs     int
 	Duration time.Duration
 	// Cut names roots whose capture reached a bound (so a difference
 	// beyond it may be missed).
 	Cut []string
+	// Err says why the target could not be debugged (its other fields are then empty).
+	Err error
+
+	failing, passing Snapshot
+	diff             []Key
+	confirmed        []Key
 }
 
 // maxChanges bounds the paths reported per root.
@@ -58,92 +66,126 @@ const maxChanges = 3
 // maxUnconfirmed bounds the roots reported when none is confirmed.
 const maxUnconfirmed = 10
 
-// Debug captures the state right before the test in the failing and the
-// passing order, diffs it root by root, and confirms each differing root by
-// restoring its passing value right before the test in the failing order.
-// It reports the smallest confirmed set, or the differing roots unconfirmed
-// when no set makes the test pass.
-func (d *Debugger) Debug(ctx context.Context, t Target) (*Debugged, error) {
+// Debug captures the state right before each target's test in its failing
+// and its passing order, diffs it root by root, and confirms each differing
+// root by restoring its passing value right before the test in the failing
+// order. It reports the smallest confirmed set, or the differing roots
+// unconfirmed when no set makes the test pass. The targets' runs share the
+// launcher's workers: all captures at once, then all single-root restores.
+// An error that concerns one target is its Debugged.Err; the error returned
+// ends them all (a cancelled context, a launcher failure).
+func (d *Debugger) Debug(ctx context.Context, targets []Target) ([]*Debugged, error) {
 	start := time.Now()
-	out := &Debugged{}
-	failing, passing, err := d.capture(ctx, t, out)
-	if err != nil {
+	outs := make([]*Debugged, len(targets))
+	for i, t := range targets {
+		outs[i] = &Debugged{Target: t}
+	}
+	if err := d.capture(ctx, outs); err != nil {
 		return nil, err
 	}
-	diff := differing(failing, passing)
-	for _, k := range diff {
-		if c := passing[k].Cut + failing[k].Cut; c != "" {
-			out.Cut = append(out.Cut, k.Root)
+	var trials []trial
+	for _, o := range outs {
+		if o.Err != nil {
+			continue
+		}
+		o.diff = differing(o.failing, o.passing)
+		for _, k := range o.diff {
+			if o.passing[k].Cut+o.failing[k].Cut != "" {
+				o.Cut = append(o.Cut, k.Root)
+			}
+		}
+		for _, k := range o.diff[:min(len(o.diff), d.maxRoots())] {
+			trials = append(trials, trial{o, []Key{k}})
 		}
 	}
-	limit := d.MaxRoots
-	if limit <= 0 {
-		limit = 40
-	}
-	tried := diff
-	if len(tried) > limit {
-		tried = tried[:limit]
-	}
-	confirmed, err := d.confirm(ctx, t, tried, passing, out)
+	passed, err := d.tryRestores(ctx, trials)
 	if err != nil {
 		return nil, err
 	}
-	shown := confirmed
-	if len(confirmed) == 0 {
-		shown = diff[:min(len(diff), maxUnconfirmed)]
+	for i, tr := range trials {
+		if passed[i] {
+			tr.of.confirmed = append(tr.of.confirmed, tr.keys[0])
+		}
+	}
+	for _, o := range outs {
+		if o.Err != nil {
+			continue
+		}
+		if len(o.confirmed) == 0 && len(o.diff) > 1 {
+			if o.confirmed, err = d.confirmTogether(ctx, o); err != nil {
+				return nil, err
+			}
+		}
+		o.report()
+		o.Duration = time.Since(start)
+	}
+	return outs, nil
+}
+
+func (d *Debugger) maxRoots() int {
+	if d.MaxRoots <= 0 {
+		return 40
+	}
+	return d.MaxRoots
+}
+
+// report fills Items: the confirmed roots' differing paths, or, when none
+// is confirmed, those of the first differing roots.
+func (o *Debugged) report() {
+	shown := o.confirmed
+	if len(shown) == 0 {
+		shown = o.diff[:min(len(o.diff), maxUnconfirmed)]
 	}
 	for _, k := range shown {
-		pv, _ := passing.value(k)
-		fv, _ := failing.value(k)
+		pv, _ := o.passing.value(k)
+		fv, _ := o.failing.value(k)
 		changes, _ := Diff(pv, fv, maxChanges)
 		for _, c := range changes {
-			out.Items = append(out.Items, report.StateItem{
-				Kind: k.Kind, Root: k.Root, Path: c.Path, Passing: c.A, Failing: c.B, Confirmed: len(confirmed) > 0,
+			o.Items = append(o.Items, report.StateItem{
+				Kind: k.Kind, Root: k.Root, Path: c.Path, Passing: c.A, Failing: c.B, Confirmed: len(o.confirmed) > 0,
 			})
 		}
 	}
-	out.Duration = time.Since(start)
-	return out, nil
 }
 
-// capture runs the failing and the passing order with a capture right
-// before the test. A victim's passing state is the state before its second
-// run in [t, t]; when that run fails (the victim is non-idempotent too) it
-// is the state of [t] alone, where each class's roots have their values
-// right after its static initialiser.
-func (d *Debugger) capture(ctx context.Context, t Target, out *Debugged) (failing, passing Snapshot, err error) {
-	last := len(t.FailingOrder) - 1
-	var passOrder []string
-	var passPoints []string
-	if t.Kind == report.ODBrittle {
-		passOrder = t.PassingOrder
-		passPoints = []string{fmt.Sprintf("before:%d", len(passOrder)-1)}
-	} else {
-		passOrder = []string{t.Test, t.Test}
-		passPoints = []string{"before:0", "before:1"}
-	}
-	jobs := []launcher.Job{
-		{Order: t.FailingOrder, RunOptions: launcher.RunOptions{AgentOptions: d.options("state=" + fmt.Sprintf("before:%d", last))}},
-		{Order: passOrder, RunOptions: launcher.RunOptions{AgentOptions: d.options("state=" + strings.Join(passPoints, "+"))}},
+// capture runs each target's failing and passing order with a capture
+// right before the test. A victim's passing state is the state before its
+// second run in [t, t]; when that run fails (the victim is non-idempotent
+// too) it is the state of its first run, where each class's roots have
+// their values right after its static initialiser.
+func (d *Debugger) capture(ctx context.Context, outs []*Debugged) error {
+	var jobs []launcher.Job
+	for _, o := range outs {
+		t := o.Target
+		passOrder, passPoints := []string{t.Test, t.Test}, "state=before:0+before:1"
+		if t.Kind == report.ODBrittle {
+			passOrder, passPoints = t.PassingOrder, fmt.Sprintf("state=before:%d", len(t.PassingOrder)-1)
+		}
+		jobs = append(jobs,
+			launcher.Job{Order: t.FailingOrder, RunOptions: launcher.RunOptions{AgentOptions: d.options(fmt.Sprintf("state=before:%d", len(t.FailingOrder)-1))}},
+			launcher.Job{Order: passOrder, RunOptions: launcher.RunOptions{AgentOptions: d.options(passPoints)}})
 	}
 	res, err := d.Runner.RunJobs(ctx, jobs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("capture state of %s: %w", t.Test, err)
+		return fmt.Errorf("capture state: %w", err)
 	}
-	out.Runs += len(jobs)
-	failing, ok := At(res[0].States, Before(last))
-	if !ok {
-		return nil, nil, fmt.Errorf("capture state of %s: the failing order's JVM sent no state before the test%s", t.Test, noteTail(res[0]))
+	for i, o := range outs {
+		t, fr, pr := o.Target, res[2*i], res[2*i+1]
+		o.Runs += 2
+		var ok bool
+		if o.failing, ok = At(fr.States, Before(len(t.FailingOrder)-1)); !ok {
+			o.Err = fmt.Errorf("the failing order's JVM sent no state before the test%s", noteTail(fr))
+			continue
+		}
+		p := Before(len(pr.Order) - 1)
+		if t.Kind != report.ODBrittle && failedAt(pr, 1, t.Test) {
+			p = Before(0)
+		}
+		if o.passing, ok = At(pr.States, p); !ok {
+			o.Err = fmt.Errorf("the passing order's JVM sent no state before the test%s", noteTail(pr))
+		}
 	}
-	p := Before(len(passOrder) - 1)
-	if t.Kind != report.ODBrittle && failedAt(res[1], 1, t.Test) {
-		p = Before(0)
-	}
-	passing, ok = At(res[1].States, p)
-	if !ok {
-		return nil, nil, fmt.Errorf("capture state of %s: the passing order's JVM sent no state before the test%s", t.Test, noteTail(res[1]))
-	}
-	return failing, passing, nil
+	return nil
 }
 
 func noteTail(r *launcher.Result) string {
@@ -197,39 +239,18 @@ func kindRank(kind string) int {
 	return 3
 }
 
-// confirm restores each root alone in the failing order; when none makes
-// the test pass, all of them together, then it drops roots one at a time
-// while the test still passes. It returns the confirmed roots.
-func (d *Debugger) confirm(ctx context.Context, t Target, keys []Key, passing Snapshot, out *Debugged) ([]Key, error) {
-	if len(keys) == 0 {
-		return nil, nil
-	}
-	sets := make([][]Key, len(keys))
-	for i, k := range keys {
-		sets[i] = []Key{k}
-	}
-	passed, err := d.tryRestores(ctx, t, sets, passing, out)
-	if err != nil {
-		return nil, err
-	}
-	var confirmed []Key
-	for i, ok := range passed {
-		if ok {
-			confirmed = append(confirmed, keys[i])
-		}
-	}
-	if len(confirmed) > 0 || len(keys) == 1 {
-		// Each confirmed root alone makes the test pass: every one is a smallest set.
-		return confirmed, nil
-	}
-	all := append([]Key(nil), keys...)
-	passed, err = d.tryRestores(ctx, t, [][]Key{all}, passing, out)
+// confirmTogether restores all of a target's tried roots at once; when
+// that makes the test pass, it drops roots one at a time while the test
+// still passes, and returns what is left.
+func (d *Debugger) confirmTogether(ctx context.Context, o *Debugged) ([]Key, error) {
+	all := append([]Key(nil), o.diff[:min(len(o.diff), d.maxRoots())]...)
+	passed, err := d.tryRestores(ctx, []trial{{o, all}})
 	if err != nil || !passed[0] {
 		return nil, err
 	}
 	for i := 0; i < len(all) && len(all) > 1; {
 		without := append(append([]Key(nil), all[:i]...), all[i+1:]...)
-		passed, err := d.tryRestores(ctx, t, [][]Key{without}, passing, out)
+		passed, err := d.tryRestores(ctx, []trial{{o, without}})
 		if err != nil {
 			return nil, err
 		}
@@ -240,6 +261,12 @@ func (d *Debugger) confirm(ctx context.Context, t Target, keys []Key, passing Sn
 		}
 	}
 	return all, nil
+}
+
+// trial is one run of a target's failing order with keys restored.
+type trial struct {
+	of   *Debugged
+	keys []Key
 }
 
 // restoreFile is the agent's state.restore file.
@@ -255,49 +282,63 @@ type restoreEntry struct {
 	Initial bool            `json:"initial,omitempty"`
 }
 
-// tryRestores runs the failing order once per set of roots, restoring the
-// set's passing values right before the test, and reports for each set
-// whether the test passed.
-func (d *Debugger) tryRestores(ctx context.Context, t Target, sets [][]Key, passing Snapshot, out *Debugged) ([]bool, error) {
-	last := len(t.FailingOrder) - 1
-	jobs := make([]launcher.Job, len(sets))
-	for i, set := range sets {
-		rf := restoreFile{Index: last}
-		for _, k := range set {
-			v, _ := passing.value(k)
+// tryRestores runs each trial's failing order once, restoring its roots'
+// passing values right before the test, and reports for each whether the
+// test passed.
+func (d *Debugger) tryRestores(ctx context.Context, trials []trial) ([]bool, error) {
+	if len(trials) == 0 {
+		return nil, nil
+	}
+	jobs := make([]launcher.Job, len(trials))
+	for i, tr := range trials {
+		t := tr.of.Target
+		rf := restoreFile{Index: len(t.FailingOrder) - 1}
+		for _, k := range tr.keys {
+			v, _ := tr.of.passing.value(k)
 			rf.Roots = append(rf.Roots, restoreEntry{Kind: k.Kind, Root: k.Root, Tree: v.Tree, Initial: v.Initial})
 		}
-		data, err := json.Marshal(rf)
+		name, err := d.writeRestore(rf)
 		if err != nil {
-			return nil, fmt.Errorf("encode restore file: %w", err)
+			return nil, err
 		}
-		f, err := os.CreateTemp(d.TmpDir, "restore-*.json")
-		if err != nil {
-			return nil, fmt.Errorf("write restore file: %w", err)
-		}
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, fmt.Errorf("write restore file: %w", err)
-		}
-		defer os.Remove(f.Name())
+		defer os.Remove(name)
 		jobs[i] = launcher.Job{Order: t.FailingOrder, RunOptions: launcher.RunOptions{
-			AgentOptions: d.options("state.restore=" + agent.EscapeListItem(filepath.Clean(f.Name()))),
+			AgentOptions: d.options("state.restore=" + agent.EscapeListItem(name)),
 		}}
 	}
 	res, err := d.Runner.RunJobs(ctx, jobs)
 	if err != nil {
-		return nil, fmt.Errorf("confirm state of %s: %w", t.Test, err)
+		return nil, fmt.Errorf("confirm state: %w", err)
 	}
-	out.Runs += len(jobs)
 	passed := make([]bool, len(res))
 	for i, r := range res {
-		o, ok := outcomeAt(r, last, t.Test)
+		t := trials[i].of.Target
+		trials[i].of.Runs++
+		o, ok := outcomeAt(r, len(t.FailingOrder)-1, t.Test)
 		passed[i] = ok && o == launcher.Pass
 	}
 	return passed, nil
+}
+
+// writeRestore writes a restore file into d.TmpDir and returns its path.
+func (d *Debugger) writeRestore(rf restoreFile) (string, error) {
+	data, err := json.Marshal(rf)
+	if err != nil {
+		return "", fmt.Errorf("encode restore file: %w", err)
+	}
+	f, err := os.CreateTemp(d.TmpDir, "restore-*.json")
+	if err != nil {
+		return "", fmt.Errorf("write restore file: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("write restore file: %w", err)
+	}
+	return f.Name(), nil
 }
 
 // outcomeAt returns the outcome of test at order position index: results
