@@ -108,12 +108,18 @@ func outcomeOf(r *launcher.Result, test string) launcher.Outcome {
 	return o
 }
 
+// maxShownRoots bounds the roots printed per polluter (report.json has them all).
+const maxShownRoots = 3
+
 // describeRoots renders changed roots as "Root.path (before -> after), ...".
 func describeRoots(roots []state.RootChange) string {
-	parts := make([]string, 0, len(roots))
-	for _, r := range roots {
+	parts := make([]string, 0, maxShownRoots+1)
+	for _, r := range roots[:min(len(roots), maxShownRoots)] {
 		ch := r.Changes[0]
 		parts = append(parts, fmt.Sprintf("%s%s (%s -> %s)", r.Root, ch.Path, ch.A, ch.B))
+	}
+	if n := len(roots) - maxShownRoots; n > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more root(s)", n))
 	}
 	return strings.Join(parts, ", ")
 }

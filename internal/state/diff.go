@@ -242,7 +242,7 @@ func writeList(b *strings.Builder, open, closing string, items []any) {
 
 func writeObject(b *strings.Builder, o map[string]any) {
 	class, _ := o["@class"].(string)
-	simple := class[strings.LastIndexAny(class, ".$")+1:]
+	simple := class[strings.LastIndexByte(class, '.')+1:]
 	switch {
 	case o["@skip"] != nil:
 		fmt.Fprintf(b, "<skipped: %v>", o["@skip"])
@@ -257,7 +257,7 @@ func writeObject(b *strings.Builder, o map[string]any) {
 		fmt.Fprintf(b, "file of %v bytes, sha256 %s", o["size"], sum[:min(12, len(sum))])
 	case o["@enum"] != nil:
 		e, _ := o["@enum"].(string)
-		fmt.Fprintf(b, "%s.%v", e[strings.LastIndexAny(e, ".$")+1:], o["@value"])
+		fmt.Fprintf(b, "%s.%v", e[strings.LastIndexByte(e, '.')+1:], o["@value"])
 	case o["@size"] != nil:
 		fmt.Fprintf(b, "%s(%v elements, cut)", simple, o["@size"])
 	case o["@value"] != nil && len(o) == 2:
