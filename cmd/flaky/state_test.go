@@ -59,4 +59,3 @@ func TestPrintExplanationWithoutConfirmedState(t *testing.T) {
 		t.Errorf("printed\n%s", b.String())
 	}
 }
-
