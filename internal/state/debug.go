@@ -1,10 +1,12 @@
 package state
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -56,8 +58,11 @@ type Debugged struct {
 	Err error
 
 	failing, passing Snapshot
-	diff             []Key
-	confirmed        []Key
+	// passOrder and passIndex are the order and position of the passing capture.
+	passOrder []string
+	passIndex int
+	diff      []Key
+	confirmed []Key
 }
 
 // maxChanges bounds the paths reported per root.
@@ -95,31 +100,59 @@ func (d *Debugger) Debug(ctx context.Context, targets []Target) ([]*Debugged, er
 			}
 		}
 		for _, k := range o.diff[:min(len(o.diff), d.maxRoots())] {
-			trials = append(trials, trial{o, []Key{k}})
+			trials = append(trials, trial{of: o, keys: []Key{k}})
 		}
 	}
-	passed, err := d.tryRestores(ctx, trials)
-	if err != nil {
+	if err := d.confirmSingles(ctx, trials); err != nil {
 		return nil, err
 	}
-	for i, tr := range trials {
-		if passed[i] {
-			tr.of.confirmed = append(tr.of.confirmed, tr.keys[0])
+	// A passing value that cannot be rebuilt (a lambda, a proxy, a part cut
+	// at the bounds) is confirmed the other way round: its failing value set
+	// right before the test in the passing order makes the test fail.
+	var reverse []trial
+	for _, tr := range trials {
+		if !slices.Contains(tr.of.confirmed, tr.keys[0]) && !rebuildable(tr.of.passing[tr.keys[0]]) && rebuildable(tr.of.failing[tr.keys[0]]) {
+			reverse = append(reverse, trial{of: tr.of, keys: tr.keys, reverse: true})
 		}
+	}
+	if err := d.confirmSingles(ctx, reverse); err != nil {
+		return nil, err
 	}
 	for _, o := range outs {
 		if o.Err != nil {
 			continue
 		}
 		if len(o.confirmed) == 0 && len(o.diff) > 1 {
+			var err error
 			if o.confirmed, err = d.confirmTogether(ctx, o); err != nil {
 				return nil, err
 			}
 		}
+		slices.SortFunc(o.confirmed, func(a, b Key) int { return slices.Index(o.diff, a) - slices.Index(o.diff, b) })
 		o.report()
 		o.Duration = time.Since(start)
 	}
 	return outs, nil
+}
+
+// confirmSingles runs single-root trials and records the roots they confirm.
+func (d *Debugger) confirmSingles(ctx context.Context, trials []trial) error {
+	ok, err := d.tryRestores(ctx, trials)
+	if err != nil {
+		return err
+	}
+	for i, tr := range trials {
+		if ok[i] {
+			tr.of.confirmed = append(tr.of.confirmed, tr.keys[0])
+		}
+	}
+	return nil
+}
+
+// rebuildable reports whether the agent can rebuild a root's value exactly:
+// its tree has no skipped, opaque or cut part.
+func rebuildable(r Root) bool {
+	return r.Initial || !bytes.Contains(r.Tree, []byte(`"@skip"`)) && !bytes.Contains(r.Tree, []byte(`"@opaque"`)) && !bytes.Contains(r.Tree, []byte(`"@cut"`))
 }
 
 func (d *Debugger) maxRoots() int {
@@ -181,6 +214,7 @@ func (d *Debugger) capture(ctx context.Context, outs []*Debugged) error {
 		if t.Kind != report.ODBrittle && failedAt(pr, 1, t.Test) {
 			p = Before(0)
 		}
+		o.passOrder, o.passIndex = pr.Order, p.Index
 		if o.passing, ok = At(pr.States, p); !ok {
 			o.Err = fmt.Errorf("the passing order's JVM sent no state before the test%s", noteTail(pr))
 		}
@@ -244,13 +278,13 @@ func kindRank(kind string) int {
 // still passes, and returns what is left.
 func (d *Debugger) confirmTogether(ctx context.Context, o *Debugged) ([]Key, error) {
 	all := append([]Key(nil), o.diff[:min(len(o.diff), d.maxRoots())]...)
-	passed, err := d.tryRestores(ctx, []trial{{o, all}})
+	passed, err := d.tryRestores(ctx, []trial{{of: o, keys: all}})
 	if err != nil || !passed[0] {
 		return nil, err
 	}
 	for i := 0; i < len(all) && len(all) > 1; {
 		without := append(append([]Key(nil), all[:i]...), all[i+1:]...)
-		passed, err := d.tryRestores(ctx, []trial{{o, without}})
+		passed, err := d.tryRestores(ctx, []trial{{of: o, keys: without}})
 		if err != nil {
 			return nil, err
 		}
@@ -263,10 +297,13 @@ func (d *Debugger) confirmTogether(ctx context.Context, o *Debugged) ([]Key, err
 	return all, nil
 }
 
-// trial is one run of a target's failing order with keys restored.
+// trial is one run of a target's failing order with keys set to their
+// passing values, or, reversed, of its passing order with keys set to their
+// failing values.
 type trial struct {
-	of   *Debugged
-	keys []Key
+	of      *Debugged
+	keys    []Key
+	reverse bool
 }
 
 // restoreFile is the agent's state.restore file.
@@ -282,19 +319,22 @@ type restoreEntry struct {
 	Initial bool            `json:"initial,omitempty"`
 }
 
-// tryRestores runs each trial's failing order once, restoring its roots'
-// passing values right before the test, and reports for each whether the
-// test passed.
+// tryRestores runs each trial once, setting its roots right before the
+// test, and reports for each whether it confirmed them: the test passed in
+// the failing order, or, reversed, failed in the passing order.
 func (d *Debugger) tryRestores(ctx context.Context, trials []trial) ([]bool, error) {
 	if len(trials) == 0 {
 		return nil, nil
 	}
 	jobs := make([]launcher.Job, len(trials))
 	for i, tr := range trials {
-		t := tr.of.Target
-		rf := restoreFile{Index: len(t.FailingOrder) - 1}
+		order, index, values := tr.of.Target.FailingOrder, len(tr.of.Target.FailingOrder)-1, tr.of.passing
+		if tr.reverse {
+			order, index, values = tr.of.passOrder, tr.of.passIndex, tr.of.failing
+		}
+		rf := restoreFile{Index: index}
 		for _, k := range tr.keys {
-			v, _ := tr.of.passing.value(k)
+			v, _ := values.value(k)
 			rf.Roots = append(rf.Roots, restoreEntry{Kind: k.Kind, Root: k.Root, Tree: v.Tree, Initial: v.Initial})
 		}
 		name, err := d.writeRestore(rf)
@@ -302,7 +342,7 @@ func (d *Debugger) tryRestores(ctx context.Context, trials []trial) ([]bool, err
 			return nil, err
 		}
 		defer os.Remove(name)
-		jobs[i] = launcher.Job{Order: t.FailingOrder, RunOptions: launcher.RunOptions{
+		jobs[i] = launcher.Job{Order: order, RunOptions: launcher.RunOptions{
 			AgentOptions: d.options("state.restore=" + agent.EscapeListItem(name)),
 		}}
 	}
@@ -310,14 +350,18 @@ func (d *Debugger) tryRestores(ctx context.Context, trials []trial) ([]bool, err
 	if err != nil {
 		return nil, fmt.Errorf("confirm state: %w", err)
 	}
-	passed := make([]bool, len(res))
+	confirmed := make([]bool, len(res))
 	for i, r := range res {
-		t := trials[i].of.Target
-		trials[i].of.Runs++
-		o, ok := outcomeAt(r, len(t.FailingOrder)-1, t.Test)
-		passed[i] = ok && o == launcher.Pass
+		tr := trials[i]
+		tr.of.Runs++
+		index := len(tr.of.Target.FailingOrder) - 1
+		if tr.reverse {
+			index = tr.of.passIndex
+		}
+		o, ok := outcomeAt(r, index, tr.of.Target.Test)
+		confirmed[i] = ok && (o == launcher.Pass) != tr.reverse && (o == launcher.Pass || o.Failed())
 	}
-	return passed, nil
+	return confirmed, nil
 }
 
 // writeRestore writes a restore file into d.TmpDir and returns its path.
