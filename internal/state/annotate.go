@@ -37,6 +37,7 @@ func Annotate(ctx context.Context, r Runner, findings []report.Finding, agentOpt
 	if len(targets) == 0 {
 		return nil, nil
 	}
+	logf("naming the polluted state of %d OD finding(s)", len(targets))
 	outs, err := d.Debug(ctx, targets)
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
