@@ -24,14 +24,22 @@ const absentText = "<absent>"
 const maxRender = 120
 
 // Diff compares two values of one root and returns where they differ, at
-// most max changes (the first in path order), and whether there were more.
+// most max changes (the first in path order), and whether there were more;
+// nothing for equal trees.
 func Diff(a, b Root, max int) ([]Change, bool) {
 	if a.Initial || b.Initial {
 		return []Change{{A: renderRoot(a), B: renderRoot(b)}}, false
 	}
 	av, bv := decode(a.Tree), decode(b.Tree)
+	if equal(av, bv) {
+		return nil, false
+	}
 	var out []Change
 	walkDiff("", av, bv, &out)
+	if len(out) == 0 {
+		// Trees that differ only in what renderings leave out (field order, key forms).
+		out = append(out, Change{A: render(av), B: render(bv)})
+	}
 	if len(out) > max {
 		return out[:max], true
 	}
@@ -65,7 +73,7 @@ func walkDiff(path string, a, b any, out *[]Change) {
 	}
 	ao, aok := a.(map[string]any)
 	bo, bok := b.(map[string]any)
-	if !aok || !bok || ao["@class"] != bo["@class"] || ao["@class"] == nil || ao["@size"] != nil || bo["@size"] != nil {
+	if !aok || !bok || ao["@class"] != bo["@class"] || ao["@class"] == nil || leafNode(ao) || leafNode(bo) {
 		*out = append(*out, Change{Path: path, A: render(a), B: render(b)})
 		return
 	}
@@ -104,6 +112,12 @@ func walkDiff(path string, a, b any, out *[]Change) {
 			walkDiff(path+"."+k, av, bv, out)
 		}
 	}
+}
+
+// leafNode reports whether an object node is compared whole: a value type
+// ({"@class","@value"}) or a collection cut to its size.
+func leafNode(o map[string]any) bool {
+	return o["@value"] != nil || o["@size"] != nil
 }
 
 // ordered reports whether a collection node keeps its elements' order
@@ -260,6 +274,8 @@ func writeObject(b *strings.Builder, o map[string]any) {
 		fmt.Fprintf(b, "%s.%v", e[strings.LastIndexByte(e, '.')+1:], o["@value"])
 	case o["@size"] != nil:
 		fmt.Fprintf(b, "%s(%v elements, cut)", simple, o["@size"])
+	case o["@value"] != nil && len(o) == 2 && (class == "java.lang.StringBuilder" || class == "java.lang.StringBuffer"):
+		fmt.Fprint(b, strconv.Quote(fmt.Sprint(o["@value"])))
 	case o["@value"] != nil && len(o) == 2:
 		fmt.Fprint(b, o["@value"])
 	case o["@entries"] != nil:

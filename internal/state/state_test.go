@@ -32,6 +32,8 @@ func TestDiff(t *testing.T) {
 			[]Change{{"", `["a"]`, `["a", "b"]`}}},
 		{"other class", `{"@class":"p.A"}`, `{"@class":"p.B"}`, []Change{{"", "A{}", "B{}"}}},
 		{"enum and value", `{"@enum":"p.Color","@value":"RED"}`, `{"@class":"java.lang.Long","@value":"5"}`, []Change{{"", "Color.RED", "5"}}},
+		{"string builder", `{"@class":"p.H","pending":{"@class":"java.lang.StringBuilder","@value":""}}`, `{"@class":"p.H","pending":{"@class":"java.lang.StringBuilder","@value":"trailing"}}`,
+			[]Change{{".pending", `""`, `"trailing"`}}},
 		{"equal", `{"@class":"p.A","x":1}`, `{"x":1,"@class":"p.A"}`, nil},
 	}
 	for _, tt := range tests {
