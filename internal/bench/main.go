@@ -35,7 +35,7 @@ func main() {
 	odFixtures := flag.String("od-fixtures", "junit4,jupiter5,jupiter6,mixed-mockito,manyvictims", "fixtures for the order-dependence benchmark (empty: skip it)")
 	odSeed := flag.Int64("od-seed", 1, "seed of flaky's orders in the order-dependence benchmark")
 	odRuns := flag.Int("od-surefire-runs", 15, "most Surefire runOrder=random runs per fixture in the order-dependence benchmark")
-	stateFixtures := flag.String("state-fixtures", "state,junit4,jupiter6,reactor-deps", "fixtures for the polluted-state benchmark (empty: skip it)")
+	stateFixtures := flag.String("state-fixtures", "state,junit4,jupiter5,jupiter6,mixed-mockito,jmock,reactor-deps", "fixtures for the polluted-state benchmark (empty: skip it)")
 	flag.Parse()
 	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
