@@ -21,7 +21,7 @@ import (
 func detectCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "detect",
-		Usage: "find a module's order-dependent flaky tests (victims, brittles, NIO, NOD) and write target/flaky/report.json; exits 1 when it finds some",
+		Usage: "find a module's order-dependent flaky tests (victims, brittles, NIO, NOD) and the shared state behind each victim and brittle, and write target/flaky/report.json; exits 1 when it finds some",
 		Flags: []cli.Flag{
 			moduleFlag,
 			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for -pl in the reproduce commands (default: the root of the reactor on disk that builds the module)"},
