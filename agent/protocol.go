@@ -200,6 +200,33 @@ type Perturbation struct {
 	Perturbed string `json:"perturbed,omitempty"`
 }
 
+// State carries captured shared state (issue 9): the roots whose
+// fingerprint changed since the JVM's previous state event, at a test
+// boundary (Point "before" or "after" the test at Index) or right after a
+// class's static initialiser (Point "init", Index -1, Test the running test).
+// A large capture is split over several events; Last marks its final one.
+type State struct {
+	Point string      `json:"point"`
+	Test  string      `json:"test"`
+	Index int         `json:"index"`
+	Roots []StateRoot `json:"roots"`
+	Last  bool        `json:"last"`
+}
+
+// StateRoot is one captured root: a static field (pkg.Class.field), a
+// system property, a JDK default or a file. Tree is its canonical JSON
+// tree, FP the tree's fingerprint, Cut the first bound its walk reached
+// (depth, nodes, bytes). Absent says a property or file is back at the
+// value it had when the JVM started.
+type StateRoot struct {
+	Kind   string          `json:"kind"`
+	Root   string          `json:"root"`
+	FP     string          `json:"fp,omitempty"`
+	Tree   json.RawMessage `json:"tree,omitempty"`
+	Cut    string          `json:"cut,omitempty"`
+	Absent bool            `json:"absent,omitempty"`
+}
+
 // MessageType implements Message.
 func (*Hello) MessageType() string { return "hello" }
 
@@ -242,6 +269,9 @@ func (*Log) MessageType() string { return "log" }
 // MessageType implements Message.
 func (*Perturbation) MessageType() string { return "perturbation" }
 
+// MessageType implements Message.
+func (*State) MessageType() string { return "state" }
+
 var messageTypes = map[string]func() Message{
 	"hello":        func() Message { return new(Hello) },
 	"welcome":      func() Message { return new(Welcome) },
@@ -257,6 +287,7 @@ var messageTypes = map[string]func() Message{
 	"exit":         func() Message { return new(Exit) },
 	"log":          func() Message { return new(Log) },
 	"perturbation": func() Message { return new(Perturbation) },
+	"state":        func() Message { return new(State) },
 }
 
 // Encode returns the JSON object for m with its "type" member set.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/mvn"
 )
 
@@ -50,6 +51,8 @@ type finding struct {
 	Polluters [][]string `json:"polluters"`
 	Setters   [][]string `json:"setters"`
 	Cleaners  [][]string `json:"cleaners"`
+	// PollutedState, when given, is exactly what detect must name (issue 9).
+	PollutedState []report.StateItem `json:"pollutedState"`
 }
 
 func (e *expected) ofKind(kind string) []finding {

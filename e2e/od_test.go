@@ -43,7 +43,9 @@ type detectionOnce struct {
 	err  error
 }
 
-// detect runs `flaky detect` with its defaults once per fixture and test binary.
+// detect runs `flaky detect` with its defaults, but without naming the
+// polluted state (TestPollutedState covers that, and the verify tests run
+// it), once per fixture and test binary.
 func detect(t *testing.T, name string) *detection {
 	t.Helper()
 	p := fixture(t, name)
@@ -58,7 +60,7 @@ func detect(t *testing.T, name string) *detection {
 	o.once.Do(func() {
 		d := &detection{p: p}
 		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(bin, "detect", "--module", p.dir)
+		cmd := exec.Command(bin, "detect", "--module", p.dir, "--no-state")
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		start := time.Now()
 		err := cmd.Run()
@@ -216,7 +218,8 @@ func sameTest(c surefire.TestCase, id string) bool {
 // fixtures: the verify driver finds the expected order-dependent tests in the
 // recorded fork environment and reports each once, also in the Surefire-format
 // reports; the fork record has the pom's system properties and environment
-// variables and none of the build's other variables.
+// variables and none of the build's other variables; each OD finding carries
+// its confirmed polluted state.
 func TestVerifyRunsOrderDependenceAnalysis(t *testing.T) {
 	// jupiter6 runs on Surefire 3.5.4, junit4 on Surefire 2.22.2.
 	for _, name := range []string{"jupiter6", "junit4"} {
@@ -254,6 +257,25 @@ func verifyFindsExpected(t *testing.T, name string) {
 	}
 	if cov := r.Stats.Coverage; cov == nil || cov.Rounds == 0 || cov.TestsAlone == 0 {
 		t.Errorf("coverage %+v", cov)
+	}
+	// The verify report names and confirms the polluted state of each OD finding (issue 9).
+	for _, w := range e.Findings {
+		if len(w.PollutedState) == 0 {
+			continue
+		}
+		i := slices.IndexFunc(r.Findings, func(f report.Finding) bool { return f.Test == w.Test && string(f.Kind) == w.Kind })
+		if i < 0 {
+			continue
+		}
+		var confirmed []report.StateItem
+		for _, it := range r.Findings[i].PollutedState {
+			if it.Confirmed {
+				confirmed = append(confirmed, report.StateItem{Kind: it.Kind, Root: it.Root, Path: it.Path, Confirmed: true})
+			}
+		}
+		if !slices.Equal(confirmed, w.PollutedState) {
+			t.Errorf("%s %s: confirmed polluted state %+v, want %+v (all: %+v)", w.Kind, w.Test, confirmed, w.PollutedState, r.Findings[i].PollutedState)
+		}
 	}
 	if !strings.Contains(out, "order dependence") {
 		t.Errorf("the build output does not show the analysis:\n%s", tail(out))

@@ -42,6 +42,13 @@ func TestDetectModuleWithSiblingDependency(t *testing.T) {
 	if f.Test != want.Test || string(f.Kind) != want.Kind || len(f.Polluters) != 1 || !slices.Equal(f.Polluters[0], want.Polluters[0]) {
 		t.Fatalf("finding %s %s polluters %v; want %s %s %v", f.Kind, f.Test, f.Polluters, want.Kind, want.Test, want.Polluters)
 	}
+	// The polluted state, in the dependency's static list, is named, confirmed and printed.
+	if !slices.Equal(f.PollutedState, want.PollutedState) {
+		t.Errorf("pollutedState %+v, want %+v", f.PollutedState, want.PollutedState)
+	}
+	if line := want.Test + "  polluters [" + want.Polluters[0][0] + "]; state " + want.PollutedState[0].Root; !strings.Contains(string(out), line) {
+		t.Errorf("detect did not print %q:\n%s", line, out)
+	}
 	prefix := "cd " + dir + " && flaky init && mvn -Pflaky test -pl service -am "
 	if !strings.HasPrefix(f.Reproduce, prefix) {
 		t.Fatalf("reproduce %q, want it to start with %q", f.Reproduce, prefix)

@@ -45,6 +45,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			listTestsCommand(),
 			runOrderCommand(),
 			detectCommand(),
+			pollutionCommand(),
+			explainCommand(),
 			chaosCommand(),
 			verifyCommand(),
 			repairCommand(),

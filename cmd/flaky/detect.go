@@ -14,13 +14,14 @@ import (
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/state"
 )
 
 // detectCommand finds a module's order-dependent flaky tests outside Maven's verify phase.
 func detectCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "detect",
-		Usage: "find a module's order-dependent flaky tests (victims, brittles, NIO, NOD) and write target/flaky/report.json; exits 1 when it finds some",
+		Usage: "find a module's order-dependent flaky tests (victims, brittles, NIO, NOD) and the shared state behind each victim and brittle, and write target/flaky/report.json; exits 1 when it finds some",
 		Flags: []cli.Flag{
 			moduleFlag,
 			mavenProfileFlag(),
@@ -31,6 +32,7 @@ func detectCommand() *cli.Command {
 			&cli.Int64Flag{Name: "seed", Usage: "seed for the generated orders (default: a random one, recorded in the report)"},
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
+			noStateFlag,
 		},
 		Action: detect,
 	}
@@ -115,6 +117,11 @@ func detect(c *cli.Context) error {
 	if err := withInitStep(findings, setup.ModuleDir, root); err != nil {
 		return err
 	}
+	if !c.Bool(noStateFlag.Name) {
+		if _, err := state.Annotate(c.Context, runner, findings, nil, cfg.Logf); err != nil {
+			return fmt.Errorf("detect: %w", err)
+		}
+	}
 	rep := &report.Report{
 		Module:   module,
 		Findings: findings,
@@ -170,6 +177,9 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 			}
 			if kind == report.NOD || len(details) == 0 {
 				details = append(details, firstLine(f.Message))
+			}
+			if roots := state.Confirmed(f.PollutedState); len(roots) > 0 {
+				details = append(details, "state "+strings.Join(roots, ", "))
 			}
 			fmt.Fprintf(w, "%-10s %s  %s\n", kind, f.Test, strings.Join(details, "; "))
 		}

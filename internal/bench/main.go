@@ -4,8 +4,9 @@
 // `mvn surefire:test -Dsurefire.runOrder=random`; what API perturbation
 // (flaky chaos) costs per strategy; and how fast flaky's order-dependence
 // analysis exposes each fixture's known order-dependent tests compared with
-// Surefire's random reruns; and what share of the fixtures' findings flaky
-// repair fixes, how fast. Run it with `make bench`.
+// Surefire's random reruns; the time per OD finding to name and confirm its
+// polluted state, next to ODRepair's figures; and what share of the
+// fixtures' findings flaky repair fixes, how fast. Run it with `make bench`.
 package main
 
 import (
@@ -36,12 +37,17 @@ func main() {
 	odSeed := flag.Int64("od-seed", 1, "seed of flaky's orders in the order-dependence benchmark")
 	odRuns := flag.Int("od-surefire-runs", 15, "most Surefire runOrder=random runs per fixture in the order-dependence benchmark")
 	repairFixtures := flag.String("repair-fixtures", "repair,junit4,jupiter5,manyvictims,jmock,chaos", "fixtures for the repair benchmark, their expected.json as the report (empty: skip it)")
+	stateFixtures := flag.String("state-fixtures", "state,junit4,jupiter5,jupiter6,mixed-mockito,jmock,reactor-deps", "fixtures for the polluted-state benchmark (empty: skip it)")
 	flag.Parse()
 	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 	if err := runOD(strings.Split(*odFixtures, ","), *odSeed, *odRuns); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if err := runState(strings.Split(*stateFixtures, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

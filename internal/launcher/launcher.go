@@ -223,6 +223,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		ClassErrors:   asm.classErrors,
 		ClassScopes:   asm.classScopes,
 		Perturbations: asm.perturbations,
+		States:        asm.states,
 		Exit:          exit,
 		TmpDir:        p.tmpDir,
 		TimedOut:      p.killed != "",

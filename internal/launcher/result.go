@@ -82,7 +82,10 @@ type Result struct {
 	// Perturbations are the perturbed call sites the agent reported, in
 	// the order they arrived (only when perturbation was enabled).
 	Perturbations []agent.Perturbation
-	Exit          Exit
+	// States are the agent's state events in the order they arrived
+	// (only when state capture was enabled).
+	States []agent.State
+	Exit   Exit
 	// TmpDir is the JVM's temporary directory when RunOptions.KeepTmp
 	// kept it; the caller removes it.
 	TmpDir   string
@@ -136,6 +139,7 @@ type assembler struct {
 	classErrors   []agent.ClassError
 	classScopes   map[string]int
 	perturbations []agent.Perturbation
+	states        []agent.State
 	current       *running
 	class         string // class whose fixtures are active (class-start seen, class-end not)
 	classStart    time.Time
@@ -190,6 +194,9 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 		a.classErrors = append(a.classErrors, *m)
 	case *agent.Perturbation:
 		a.perturbations = append(a.perturbations, *m)
+	case *agent.State:
+		a.states = append(a.states, *m)
+		a.progress = now
 	case *agent.RunEnd:
 		a.ended = true
 		a.current = nil

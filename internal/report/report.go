@@ -27,6 +27,7 @@ const (
 	NIO       Kind = "nio"        // non-idempotent outcome: passes once, fails when rerun in the same JVM
 	NOD       Kind = "nod"        // flips in the same order: not order-dependent
 	API       Kind = "api"        // fails when a nondeterministic JDK API is perturbed
+	Polluter  Kind = "polluter"   // its run changes shared state (static fields, properties, defaults, files)
 )
 
 // Report is one module's report.
@@ -105,6 +106,12 @@ type Finding struct {
 	CallSites []CallSite `json:"callSites,omitempty"`
 	// Repair is what flaky repair made of the finding.
 	Repair *Repair `json:"repair,omitempty"`
+	// PollutedState is the shared state behind an OD finding: the roots
+	// that differ right before the test between its failing and passing
+	// orders, confirmed when setting the root back to its passing value
+	// makes the test pass in the failing order. For a polluter finding it is
+	// the state the test's run changed (passing: before, failing: after).
+	PollutedState []StateItem `json:"pollutedState,omitempty"`
 }
 
 // Repair kinds.
@@ -126,6 +133,23 @@ type Repair struct {
 	DurationMs int64    `json:"durationMs"`
 	// Reason says why the finding has no validated patch.
 	Reason string `json:"reason,omitempty"`
+}
+
+// StateItem is one differing piece of shared state.
+type StateItem struct {
+	// Kind is static-field, system-property, jdk-default or file.
+	Kind string `json:"kind"`
+	// Root is the fully qualified pkg.Class.FIELD, the property name, the
+	// default's name (Locale.default, TimeZone.default, ...) or the file's
+	// path relative to its directory (${java.io.tmpdir}/... for the JVM's
+	// temporary directory).
+	Root string `json:"root"`
+	// Path leads from the root to the differing value: .events[3],
+	// ['BTC'], "" for the root itself.
+	Path      string `json:"path"`
+	Passing   string `json:"passing"`
+	Failing   string `json:"failing"`
+	Confirmed bool   `json:"confirmed"`
 }
 
 // CallSite is a project line that called a perturbed JDK API.

@@ -11,6 +11,7 @@ import (
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/state"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -18,8 +19,9 @@ import (
 // tests in JVMs like the fork's (its recorded environment, started with
 // od.FastStart), starting from the fork's own run and the reruns of its
 // order, and adds to res what it finds about the tests res does not report
-// yet (so a NOD test is reported once). A test it explains as flaky no
-// longer counts as failing in every run.
+// yet (so a NOD test is reported once), each OD victim and brittle with its
+// polluted state named and confirmed. A test it explains as flaky no longer
+// counts as failing in every run.
 func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRecord, reruns []*launcher.Result, res *Result) error {
 	if cfg.Budget < 0 {
 		return nil
@@ -70,6 +72,11 @@ func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRe
 	})
 	if err != nil {
 		return err
+	}
+	if _, err := state.Annotate(ctx, l, findings, nil, func(format string, args ...any) {
+		fmt.Fprintf(cfg.Out, "[flaky] module %s: polluted state: "+format+"\n", append([]any{cfg.Module}, args...)...)
+	}); err != nil {
+		return fmt.Errorf("polluted state: %w", err)
 	}
 	res.Report.Findings = append(res.Report.Findings, findings...)
 	res.Report.Runs += out.Coverage.Orders

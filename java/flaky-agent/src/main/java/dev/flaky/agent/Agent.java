@@ -2,6 +2,7 @@ package dev.flaky.agent;
 
 import com.google.gson.JsonObject;
 import dev.flaky.agent.chaos.Chaos;
+import dev.flaky.agent.state.Capture;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -22,7 +23,8 @@ import java.util.Map;
  * the driver to connect to, unknown keys are ignored. Without a {@code token} option the token comes from the
  * environment variable {@value #TOKEN_ENV}, which, unlike the command line, only the JVM's owner can read. Without {@code port}, or with an empty one (the flaky Maven
  * profile passes {@code port=,token=} when no driver listens), the agent stays unconnected. {@code chaos} and the
- * {@code chaos.*} options install the API perturbation of {@link dev.flaky.agent.chaos}.
+ * {@code chaos.*} options install the API perturbation of {@link dev.flaky.agent.chaos}, {@code state} and
+ * {@code state.*} the state capture of {@link dev.flaky.agent.state}.
  */
 public final class Agent {
     /** Exit status of a JVM whose agent could not connect to the driver. */
@@ -57,6 +59,11 @@ public final class Agent {
             Chaos.install(options, inst);
         } catch (IllegalArgumentException e) {
             fail("invalid chaos options: " + e.getMessage());
+        }
+        try {
+            Capture.install(options, inst);
+        } catch (IllegalArgumentException e) {
+            fail("invalid state options: " + e.getMessage());
         }
     }
 

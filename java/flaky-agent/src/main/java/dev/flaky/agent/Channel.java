@@ -26,6 +26,25 @@ public final class Channel {
     private static boolean finished;
     /** Bumped whenever the running test or class changes; lets the chaos instrumentation report per test cheaply. */
     private static volatile int testEpoch;
+    /** Called at test boundaries (the state capture), or null. */
+    private static volatile Boundary boundary;
+
+    /**
+     * Code that runs on the test's thread at a test boundary, right after the runner's {@code test-start} event
+     * (before the test's own fixtures) and right after its {@code test-end} event (after them).
+     */
+    public interface Boundary {
+        /** The test at {@code index} of the order is about to run. */
+        void testStarting(String test, int index);
+
+        /** The test at {@code index} of the order has finished. */
+        void testEnded(String test, int index);
+    }
+
+    /** Installs the boundary hook (at most one: the agent's state capture). */
+    public static void onBoundary(Boundary hook) {
+        boundary = hook;
+    }
 
     private Channel() {
     }
@@ -54,6 +73,17 @@ public final class Channel {
                 out.flush();
             } catch (IOException e) {
                 Agent.fail("lost the connection to the flaky driver: " + e.getMessage());
+            }
+        }
+        Boundary hook = boundary;
+        Object type = event.get("type");
+        if (hook != null && ("test-start".equals(type) || "test-end".equals(type))) {
+            Object index = event.get("index");
+            int i = index instanceof Number ? ((Number) index).intValue() : -1;
+            if ("test-start".equals(type)) {
+                hook.testStarting(String.valueOf(event.get("test")), i);
+            } else {
+                hook.testEnded(String.valueOf(event.get("test")), i);
             }
         }
     }

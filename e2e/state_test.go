@@ -1,0 +1,161 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/state"
+	"github.com/flakyhq/flaky/mvn"
+)
+
+// stateExpected is testdata/state/expected.json.
+type stateExpected struct {
+	Module   string `json:"module"`
+	Findings []struct {
+		Test          string             `json:"test"`
+		Kind          report.Kind        `json:"kind"`
+		Polluters     [][]string         `json:"polluters"`
+		Setters       [][]string         `json:"setters"`
+		PollutedState []report.StateItem `json:"pollutedState"`
+	} `json:"findings"`
+	StateCut  []string `json:"stateCut"`
+	Polluters []string `json:"polluters"`
+}
+
+// TestPollutedState names and confirms the polluted state of every OD test
+// of the state fixture (issue 9) from the failing and passing orders its
+// expected findings give, in JVMs like detect's, and checks that `flaky
+// pollution` lists exactly the polluting tests. One Maven preparation serves
+// both.
+func TestPollutedState(t *testing.T) {
+	needsTools(t)
+	dir := copyFixture(t, "state")
+	data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want stateExpected
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatal(err)
+	}
+	module := filepath.Join(dir, want.Module)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	setup, err := mvn.Prepare(ctx, module, mvn.PrepareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("debugger", func(t *testing.T) { checkPollutedState(ctx, t, setup, want, javaBin(), nil) })
+	// On the newest JDK of the machine (module rules: the locale is restored through java.base, which the
+	// agent opens to itself), two kinds of root.
+	if java := otherJDK(); java != "" {
+		t.Run("other JDK", func(t *testing.T) {
+			checkPollutedState(ctx, t, setup, want, java, []string{"fixture.state.GuestTest#isGuest", "fixture.state.DecimalTest#usesPoint"})
+		})
+	}
+
+	t.Run("pollution", func(t *testing.T) {
+		cmd := exec.Command(flakyBin(t), "pollution", "--module", module)
+		out, err := cmd.CombinedOutput()
+		if code := exitCode(err); code != 1 {
+			t.Fatalf("flaky pollution exited %d, want 1:\n%s", code, out)
+		}
+		rep, err := report.Read(filepath.Join(module, "target", "flaky", "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range rep.Findings {
+			if f.Kind == report.Polluter {
+				got = append(got, f.Test)
+				if len(f.PollutedState) == 0 {
+					t.Errorf("polluter %s names no state", f.Test)
+				}
+				if !strings.Contains(string(out), f.Test) {
+					t.Errorf("console does not list polluter %s:\n%s", f.Test, out)
+				}
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want.Polluters) {
+			t.Errorf("polluters %v, want %v\n%s", got, want.Polluters, out)
+		}
+	})
+}
+
+// checkPollutedState names and confirms the state of the expected OD
+// findings (only those named in only, when not nil) with java and checks it.
+func checkPollutedState(ctx context.Context, t *testing.T, setup *mvn.TestSetup, want stateExpected, java string, only []string) {
+	start := time.Now()
+	jarsOnce.Do(func() { jars, jarsErr = agent.Extract() })
+	if jarsErr != nil {
+		t.Fatal(jarsErr)
+	}
+	env := launcher.Env{Java: java, Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{RunTimeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var findings []report.Finding
+	var wanted []int
+	for i, f := range want.Findings {
+		if only != nil && !slices.Contains(only, f.Test) || f.Kind != report.ODVictim && f.Kind != report.ODBrittle {
+			continue
+		}
+		wanted = append(wanted, i)
+		rf := report.Finding{Test: f.Test, Kind: f.Kind}
+		switch f.Kind {
+		case report.ODVictim:
+			rf.FailingOrder, rf.PassingOrder = append(slices.Clone(f.Polluters[0]), f.Test), []string{f.Test}
+		case report.ODBrittle:
+			rf.FailingOrder, rf.PassingOrder = []string{f.Test}, append(slices.Clone(f.Setters[0]), f.Test)
+		}
+		findings = append(findings, rf)
+	}
+	var notes []string
+	timings, err := state.Annotate(ctx, l, findings, nil, func(format string, args ...any) {
+		notes = append(notes, fmt.Sprintf(format, args...))
+		t.Logf(format, args...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, i := range wanted {
+		f := want.Findings[i]
+		got := findings[j].PollutedState
+		if len(got) != len(f.PollutedState) {
+			t.Errorf("%s %s: pollutedState %+v, want %+v", f.Kind, f.Test, got, f.PollutedState)
+			continue
+		}
+		for k, w := range f.PollutedState {
+			g := got[k]
+			if g.Kind != w.Kind || g.Root != w.Root || g.Path != w.Path || g.Confirmed != w.Confirmed ||
+				(w.Passing != "" && g.Passing != w.Passing) || (w.Failing != "" && g.Failing != w.Failing) {
+				t.Errorf("%s %s: pollutedState[%d] = %+v, want %+v", f.Kind, f.Test, k, g, w)
+			}
+		}
+	}
+	for _, root := range want.StateCut {
+		if only == nil && !slices.ContainsFunc(notes, func(n string) bool { return strings.Contains(n, "reached its bounds") && strings.Contains(n, root) }) {
+			t.Errorf("no note says the capture of %s was cut: %q", root, notes)
+		}
+	}
+	for _, tm := range timings {
+		t.Logf("%s: %s, %d runs", tm.Test, tm.Duration.Round(time.Millisecond), tm.Runs)
+	}
+	t.Logf("debugger: %d findings in %s", len(timings), time.Since(start).Round(time.Millisecond))
+}

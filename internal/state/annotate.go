@@ -1,0 +1,73 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// Timing is how long naming and confirming one finding's state took.
+type Timing struct {
+	Test     string
+	Duration time.Duration
+	Runs     int
+}
+
+// Annotate sets PollutedState on every OD victim and brittle of findings,
+// debugging them together with r; logf says what it could not do (a
+// finding it cannot debug keeps no pollutedState: the rest goes on).
+func Annotate(ctx context.Context, r Runner, findings []report.Finding, agentOptions []string, logf func(string, ...any)) ([]Timing, error) {
+	tmp, err := os.MkdirTemp("", "flaky-state-")
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	d := &Debugger{Runner: r, TmpDir: tmp, AgentOptions: agentOptions}
+	var targets []Target
+	var at []int
+	for i, f := range findings {
+		if (f.Kind == report.ODVictim || f.Kind == report.ODBrittle) && len(f.FailingOrder) > 0 {
+			targets = append(targets, Target{Test: f.Test, Kind: f.Kind, FailingOrder: f.FailingOrder, PassingOrder: f.PassingOrder})
+			at = append(at, i)
+		}
+	}
+	if len(targets) == 0 {
+		return nil, nil
+	}
+	logf("naming the polluted state of %d OD finding(s)", len(targets))
+	outs, err := d.Debug(ctx, targets)
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	var timings []Timing
+	for j, o := range outs {
+		f := &findings[at[j]]
+		if o.Err != nil {
+			logf("cannot name the polluted state of %s: %v", f.Test, o.Err)
+			continue
+		}
+		f.PollutedState = o.Items
+		if len(o.Cut) > 0 {
+			logf("state of %s: the capture of %v reached its bounds (cut)", f.Test, o.Cut)
+		}
+		timings = append(timings, Timing{Test: f.Test, Duration: o.Duration, Runs: o.Runs})
+	}
+	return timings, nil
+}
+
+// Confirmed returns the distinct confirmed roots of a finding's polluted
+// state, as "kind root" in report order.
+func Confirmed(items []report.StateItem) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, it := range items {
+		if it.Confirmed && !seen[it.Root] {
+			seen[it.Root] = true
+			out = append(out, it.Root)
+		}
+	}
+	return out
+}
