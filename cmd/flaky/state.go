@@ -124,11 +124,13 @@ func describeRoots(roots []state.RootChange) string {
 	return strings.Join(parts, ", ")
 }
 
-// explainCommand prints an OD finding with the state behind it.
+// explainCommand prints everything known about one flaky test.
 func explainCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "explain",
-		Usage:     "print an OD finding of target/flaky/report.json with its polluted state: each root's passing and failing value (names and confirms the state first when the report has none)",
+		Name: "explain",
+		Usage: "print everything target/flaky/report.json knows about a flaky test, in the order of the chain: how it was found (runs and orders), " +
+			"its polluters, state-setters and cleaners, the polluted state (named and confirmed first when an OD finding has none), perturbed call sites, " +
+			"the proposed patch, and the commands that reproduce it",
 		ArgsUsage: "TEST",
 		Flags:     []cli.Flag{moduleFlag},
 		Action:    explain,
@@ -152,19 +154,26 @@ func explain(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	i := slices.IndexFunc(rep.Findings, func(f report.Finding) bool {
-		return f.Test == test && (f.Kind == report.ODVictim || f.Kind == report.ODBrittle)
-	})
-	if i < 0 {
-		return &exitStatus{code: exitError, msg: fmt.Sprintf("explain: %s has no OD finding in %s", test, path)}
-	}
-	f := rep.Findings[i : i+1]
-	if len(f[0].PollutedState) == 0 {
-		if err := nameState(c, f); err != nil {
-			return err
+	var findings []report.Finding
+	for _, f := range rep.Findings {
+		if f.Test == test {
+			findings = append(findings, f)
 		}
 	}
-	printExplanation(c.App.Writer, f[0])
+	if len(findings) == 0 {
+		return &exitStatus{code: exitError, msg: fmt.Sprintf("explain: %s has no finding in %s", test, path)}
+	}
+	for i, f := range findings {
+		if (f.Kind == report.ODVictim || f.Kind == report.ODBrittle) && len(f.PollutedState) == 0 {
+			if err := nameState(c, findings[i:i+1]); err != nil {
+				return err
+			}
+		}
+		if i > 0 {
+			fmt.Fprintln(c.App.Writer)
+		}
+		printExplanation(c.App.Writer, dir, rep.IsNew(findings[i]), findings[i])
+	}
 	return nil
 }
 
@@ -191,9 +200,36 @@ func nameState(c *cli.Context, findings []report.Finding) error {
 	return err
 }
 
-// printExplanation prints a finding's orders and its polluted state.
-func printExplanation(w io.Writer, f report.Finding) {
-	fmt.Fprintf(w, "%s %s\n", f.Kind, f.Test)
+// maxExplainLines bounds each message and patch explain prints.
+const maxExplainLines = 20
+
+// printExplanation prints one finding in the order of its evidence chain:
+// what it is and why, the runs that showed it, the tests involved, the
+// polluted state, the perturbed call sites, the proposed patch, and the
+// commands that reproduce it. dir is the module, for the patch file.
+func printExplanation(w io.Writer, dir string, isNew bool, f report.Finding) {
+	status := "known (in the baseline)"
+	if isNew {
+		status = "new"
+	}
+	fmt.Fprintf(w, "%s %s\n  %s, %s: %s\n", f.Kind, f.Test, f.Kind.Title(), status, report.Describe(f))
+	if f.Message != "" {
+		fmt.Fprintf(w, "  failure:\n%s", indent(f.Message, maxExplainLines))
+	}
+	if len(f.Evidence) > 0 {
+		fmt.Fprintln(w, "  evidence:")
+		for _, e := range f.Evidence {
+			where := e.OrderFile
+			if len(e.Order) > 0 {
+				where = strings.Join(e.Order, ", ")
+			}
+			fmt.Fprintf(w, "    %s: %s", e.Run, e.Outcome)
+			if where != "" {
+				fmt.Fprintf(w, " in [%s]", where)
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	if len(f.Polluters) > 0 {
 		fmt.Fprintf(w, "  polluters: %s\n", formatGroups(f.Polluters))
 	}
@@ -203,17 +239,54 @@ func printExplanation(w io.Writer, f report.Finding) {
 	if len(f.Cleaners) > 0 {
 		fmt.Fprintf(w, "  cleaners: %s\n", formatGroups(f.Cleaners))
 	}
-	fmt.Fprintf(w, "  fails in: %s\n  passes in: %s\n", strings.Join(f.FailingOrder, ", "), strings.Join(f.PassingOrder, ", "))
-	if len(f.PollutedState) == 0 {
+	if len(f.FailingOrder) > 0 {
+		fmt.Fprintf(w, "  fails in: %s\n", strings.Join(f.FailingOrder, ", "))
+	}
+	if len(f.PassingOrder) > 0 {
+		fmt.Fprintf(w, "  passes in: %s\n", strings.Join(f.PassingOrder, ", "))
+	}
+	if f.Kind == report.ODVictim || f.Kind == report.ODBrittle || len(f.PollutedState) > 0 {
+		printState(w, f.PollutedState)
+	}
+	if len(f.CallSites) > 0 {
+		fmt.Fprintln(w, "  perturbed call sites:")
+		for _, cs := range f.CallSites {
+			fmt.Fprintf(w, "    %s.%s (%s:%d) %s\n", cs.Class, cs.Method, cs.File, cs.Line, cs.API)
+		}
+	}
+	if r := f.Repair; r != nil {
+		switch {
+		case r.Validated:
+			fmt.Fprintf(w, "  proposed fix (%s, validated; flaky repair --apply writes it): %s\n", r.Kind, r.Patch)
+			if diff := report.ReadPatch(dir, r.Patch); diff != "" {
+				fmt.Fprint(w, indent(diff, maxExplainLines))
+			}
+		case r.Reason != "":
+			fmt.Fprintf(w, "  not repaired: %s\n", r.Reason)
+		}
+	}
+	if f.Reproduce != "" || f.ReproduceRunOrder != "" {
+		fmt.Fprintln(w, "  reproduce:")
+		for _, cmd := range []string{f.Reproduce, f.ReproduceRunOrder} {
+			if cmd != "" {
+				fmt.Fprintf(w, "    %s\n", cmd)
+			}
+		}
+	}
+}
+
+// printState prints an OD finding's polluted state.
+func printState(w io.Writer, items []report.StateItem) {
+	if len(items) == 0 {
 		fmt.Fprintln(w, "  polluted state: none found (no captured root differs right before the test)")
 		return
 	}
-	if f.PollutedState[0].Confirmed {
+	if items[0].Confirmed {
 		fmt.Fprintln(w, "  polluted state (confirmed: setting it back to its passing value right before the test makes it pass in the failing order):")
 	} else {
 		fmt.Fprintln(w, "  state that differs right before the test (unconfirmed: setting it back did not make the test pass):")
 	}
-	for _, it := range f.PollutedState {
+	for _, it := range items {
 		fmt.Fprintf(w, "    %s %s%s\n      passing: %s\n      failing: %s\n", it.Kind, it.Root, it.Path, it.Passing, it.Failing)
 	}
 }

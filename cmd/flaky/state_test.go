@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func TestExplainReadsTheReport(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"od-victim p.QuoteTest#btc\n", "polluters: [p.PromoTest#discount]", "polluted state (confirmed",
+		"od-victim p.QuoteTest#btc\n  order-dependent victim, new: fails after p.PromoTest#discount\n", "polluters: [p.PromoTest#discount]", "polluted state (confirmed",
 		"static-field p.Prices.TABLE['BTC']\n      passing: 100\n      failing: 90\n",
 	} {
 		if !strings.Contains(stdout, want) {
@@ -38,7 +39,7 @@ func TestExplainReadsTheReport(t *testing.T) {
 		want string
 	}{
 		{"no test", []string{"explain", "--module", dir}, "takes one test id"},
-		{"no finding", []string{"explain", "--module", dir, "p.Other#t"}, "has no OD finding"},
+		{"no finding", []string{"explain", "--module", dir, "p.Other#t"}, "has no finding"},
 		{"no report", []string{"explain", "--module", t.TempDir(), "p.QuoteTest#btc"}, "run flaky detect first"},
 	}
 	for _, tt := range tests {
@@ -53,9 +54,46 @@ func TestExplainReadsTheReport(t *testing.T) {
 
 func TestPrintExplanationWithoutConfirmedState(t *testing.T) {
 	var b bytes.Buffer
-	printExplanation(&b, report.Finding{Test: "p.T#t", Kind: report.ODBrittle, Setters: [][]string{{"p.S#s"}},
+	printExplanation(&b, "", true, report.Finding{Test: "p.T#t", Kind: report.ODBrittle, Setters: [][]string{{"p.S#s"}},
 		PollutedState: []report.StateItem{{Kind: "static-field", Root: "p.Codecs.CODECS", Path: "['json']", Passing: "<skipped: generated>", Failing: "<absent>"}}})
 	if !strings.Contains(b.String(), "unconfirmed") || !strings.Contains(b.String(), "state-setters: [p.S#s]") {
 		t.Errorf("printed\n%s", b.String())
+	}
+}
+
+// explain prints an API finding's whole chain: evidence, call sites, the
+// proposed patch and the reproduce commands.
+func TestExplainAPIFinding(t *testing.T) {
+	dir := t.TempDir()
+	patch := filepath.Join("target", "flaky", "repair", "p.T#t.diff")
+	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(patch)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, patch), []byte("--- a/T.java\n+++ b/T.java\n+x.toUpperCase(Locale.ROOT);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := &report.Report{Module: ".", Findings: []report.Finding{{
+		Test: "p.T#t", Kind: report.API, Strategy: "LOCALE", Group: "LOCALE", Message: "expected:<TITLE> but was:<TİTLE>",
+		Evidence:  []report.Evidence{{Run: "chaos LOCALE", Order: []string{"p.T#t"}, Outcome: "fail"}, {Run: "unperturbed", Order: []string{"p.T#t"}, Outcome: "pass"}},
+		CallSites: []report.CallSite{{Class: "p.Title", Method: "upper", File: "Title.java", Line: 7, API: "java.lang.String#toUpperCase()"}},
+		Repair:    &report.Repair{Kind: "template", Patch: patch, Validated: true},
+		Reproduce: "mvn -Pflaky test -Dflaky.order=o.txt", ReproduceRunOrder: "flaky run-order --order o.txt --chaos LOCALE",
+	}}, Gate: &report.Gate{Known: []string{"p.T#t api"}}}
+	if err := report.Write(filepath.Join(dir, "target", "flaky", "report.json"), rep); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runApp("explain", "--module", dir, "p.T#t")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "api p.T#t\n  fails under a perturbed JDK API, known (in the baseline): fails under LOCALE at Title.java:7 (java.lang.String#toUpperCase())\n" +
+		"  failure:\n        expected:<TITLE> but was:<TİTLE>\n" +
+		"  evidence:\n    chaos LOCALE: fail in [p.T#t]\n    unperturbed: pass in [p.T#t]\n" +
+		"  perturbed call sites:\n    p.Title.upper (Title.java:7) java.lang.String#toUpperCase()\n" +
+		"  proposed fix (template, validated; flaky repair --apply writes it): " + patch + "\n" +
+		"        --- a/T.java\n        +++ b/T.java\n        +x.toUpperCase(Locale.ROOT);\n" +
+		"  reproduce:\n    mvn -Pflaky test -Dflaky.order=o.txt\n    flaky run-order --order o.txt --chaos LOCALE\n"
+	if stdout != want {
+		t.Errorf("explain printed\n%s\nwant\n%s", stdout, want)
 	}
 }
