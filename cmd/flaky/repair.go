@@ -53,17 +53,19 @@ func repairAction(c *cli.Context) error {
 	if t := c.String("test"); t != "" && !hasFinding(rep, t) {
 		return usageError("--test %s: no such finding in %s", t, reportPath)
 	}
+	prog := startProgress(c, "repair")
+	prog.shower.Found = "repaired"
+	defer prog.finish()
 	cfg := repair.Config{
-		Module:  moduleOf(setup, javaPath(c)),
-		Report:  rep,
-		States:  states,
-		OutDir:  filepath.Join(flakyDir, "repair"),
-		WorkDir: filepath.Join(flakyDir, "repair", "work"),
-		Test:    c.String("test"),
-		Workers: c.Int("workers"),
-		Logf: func(format string, args ...any) {
-			fmt.Fprintf(c.App.ErrWriter, "flaky: repair: "+format+"\n", args...)
-		},
+		Module:   moduleOf(setup, javaPath(c)),
+		Report:   rep,
+		States:   states,
+		OutDir:   filepath.Join(flakyDir, "repair"),
+		WorkDir:  filepath.Join(flakyDir, "repair", "work"),
+		Test:     c.String("test"),
+		Workers:  c.Int("workers"),
+		Logf:     prog.logf("flaky: repair: "),
+		Progress: prog.tracker,
 	}
 	if c.Bool("no-llm") {
 		cfg.NoLLMWhy = "LLM loop off (--no-llm)"

@@ -64,6 +64,9 @@ func isTerminal(w io.Writer) bool {
 
 // Shower shows updates of one analysis named by a label ("detect").
 type Shower struct {
+	// Found is the word for Update.Findings: "flaky" (the default) or,
+	// for a repair, "repaired".
+	Found    string
 	mu       sync.Mutex
 	mode     Mode
 	w        io.Writer
@@ -80,7 +83,7 @@ const DefaultInterval = 15 * time.Second
 
 // New returns a Shower writing to w in mode.
 func New(w io.Writer, mode Mode, label string) *Shower {
-	s := &Shower{mode: mode, w: w, label: label, interval: DefaultInterval, now: time.Now}
+	s := &Shower{Found: "flaky", mode: mode, w: w, label: label, interval: DefaultInterval, now: time.Now}
 	s.start = s.now()
 	s.last = s.start
 	if mode == Bar {
@@ -132,7 +135,7 @@ func (s *Shower) describe(u Update) string {
 			d += fmt.Sprintf(", %d runs", u.Done)
 		}
 	}
-	d += fmt.Sprintf(", %d flaky", u.Findings)
+	d += fmt.Sprintf(", %d %s", u.Findings, s.Found)
 	if left, bound, ok := s.left(u); ok {
 		word := "about"
 		if bound {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/google/renameio/v2"
 )
@@ -49,6 +50,9 @@ type Config struct {
 	NoLLMWhy string
 	Workers  int
 	Logf     func(format string, args ...any)
+	// Progress hears which finding is being repaired and how many are
+	// repaired (the sandbox's launcher reports its runs); nil shows nothing.
+	Progress *progress.Tracker
 }
 
 // Result is what a repair run produced.
@@ -79,7 +83,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer ed.Close()
-	sb, err := NewSandbox(cfg.Module, cfg.WorkDir, jars, launcher.Options{Workers: cfg.Workers})
+	opts := launcher.Options{Workers: cfg.Workers}
+	if cfg.Progress != nil {
+		opts.Ran = func(*launcher.Result) { cfg.Progress.Ran() }
+	}
+	sb, err := NewSandbox(cfg.Module, cfg.WorkDir, jars, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -94,10 +102,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := r.baseline(ctx); err != nil {
 		return nil, err
 	}
-	for _, f := range orderFindings(cfg.Report.Findings) {
-		if cfg.Test != "" && f.Test != cfg.Test {
-			continue
-		}
+	todo := slices.DeleteFunc(orderFindings(cfg.Report.Findings), func(f report.Finding) bool { return cfg.Test != "" && f.Test != cfg.Test })
+	repaired := 0
+	for i, f := range todo {
+		cfg.Progress.Phase(fmt.Sprintf("repairing %d of %d (%s)", i+1, len(todo), f.Test), 0, time.Time{})
 		start := time.Now()
 		rep, err := r.repair(ctx, f)
 		if err != nil {
@@ -106,6 +114,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		rep.DurationMs = time.Since(start).Milliseconds()
 		r.res.Repairs[Key(f)] = rep
 		if rep.Validated {
+			repaired++
+			cfg.Progress.Found(repaired)
 			cfg.Logf("%s: repaired (%s): %s", f.Test, rep.Kind, rep.Patch)
 		} else {
 			cfg.Logf("%s: not repaired: %s", f.Test, rep.Reason)
