@@ -205,20 +205,7 @@ func properties(chain []*pomFile, user map[string]string) map[string]string {
 // directories (the first of the chain's <build> settings, else Maven's
 // defaults) and records them as project.build.* properties.
 func buildDirs(chain []*pomFile, in *interpolator) (target, classes, testClasses string) {
-	setting := func(get func(*gopom.Build) *string, def string) string {
-		v := def
-		for _, p := range chain {
-			if b := p.project.Build; b != nil && str(get(b)) != "" {
-				v = str(get(b))
-				break
-			}
-		}
-		v = in.expand(v)
-		if !filepath.IsAbs(v) {
-			v = filepath.Join(filepath.Dir(chain[0].path), v)
-		}
-		return filepath.Clean(v)
-	}
+	setting := func(get func(*gopom.Build) *string, def string) string { return buildPath(chain, in, get, def) }
 	target = setting(func(b *gopom.Build) *string { return b.Directory }, "target")
 	in.props["project.build.directory"] = target
 	classes = setting(func(b *gopom.Build) *string { return b.OutputDirectory }, "${project.build.directory}/classes")
@@ -226,6 +213,23 @@ func buildDirs(chain []*pomFile, in *interpolator) (target, classes, testClasses
 	testClasses = setting(func(b *gopom.Build) *string { return b.TestOutputDirectory }, "${project.build.directory}/test-classes")
 	in.props["project.build.testOutputDirectory"] = testClasses
 	return target, classes, testClasses
+}
+
+// buildPath resolves a directory of the chain's <build> (the first pom
+// that sets it, else def), interpolated, against the module's directory.
+func buildPath(chain []*pomFile, in *interpolator, get func(*gopom.Build) *string, def string) string {
+	v := def
+	for _, p := range chain {
+		if b := p.project.Build; b != nil && str(get(b)) != "" {
+			v = str(get(b))
+			break
+		}
+	}
+	v = in.expand(v)
+	if !filepath.IsAbs(v) {
+		v = filepath.Join(filepath.Dir(chain[0].path), v)
+	}
+	return filepath.Clean(v)
 }
 
 var propertyRef = regexp.MustCompile(`\$\{([^}]+)\}`)

@@ -20,22 +20,8 @@ func SourceRoots(moduleDir string) (test, main string, err error) {
 	}
 	in := newInterpolator(properties(chain, nil))
 	buildDirs(chain, in)
-	setting := func(get func(*gopom.Build) *string, def string) string {
-		v := def
-		for _, p := range chain {
-			if b := p.project.Build; b != nil && str(get(b)) != "" {
-				v = str(get(b))
-				break
-			}
-		}
-		v = in.expand(v)
-		if !filepath.IsAbs(v) {
-			v = filepath.Join(dir, v)
-		}
-		return filepath.Clean(v)
-	}
-	test = setting(func(b *gopom.Build) *string { return b.TestSourceDirectory }, "src/test/java")
-	main = setting(func(b *gopom.Build) *string { return b.SourceDirectory }, "src/main/java")
+	test = buildPath(chain, in, func(b *gopom.Build) *string { return b.TestSourceDirectory }, "src/test/java")
+	main = buildPath(chain, in, func(b *gopom.Build) *string { return b.SourceDirectory }, "src/main/java")
 	return test, main, nil
 }
 

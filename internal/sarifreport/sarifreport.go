@@ -6,10 +6,13 @@ package sarifreport
 
 import (
 	"bytes"
+	_ "embed"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/flakyhq/flaky/internal/report"
 )
@@ -60,7 +63,44 @@ func Encode(version string, modules []Module) ([]byte, error) {
 	if err := log.PrettyWrite(&buf); err != nil {
 		return nil, fmt.Errorf("encoding SARIF: %w", err)
 	}
+	if err := Validate(buf.Bytes()); err != nil {
+		return nil, err
+	}
 	return buf.Bytes(), nil
+}
+
+// schemaJSON is the OASIS SARIF 2.1.0 schema (errata 01), as shipped by
+// github.com/owenrumney/go-sarif.
+//
+//go:embed sarif-schema-2.1.0.json
+var schemaJSON string
+
+var schema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(schemaJSON))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("sarif-schema-2.1.0.json", doc); err != nil {
+		return nil, err
+	}
+	return c.Compile("sarif-schema-2.1.0.json")
+})
+
+// Validate checks a SARIF log against the SARIF 2.1.0 schema.
+func Validate(data []byte) error {
+	s, err := schema()
+	if err != nil {
+		return fmt.Errorf("SARIF schema: %w", err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("SARIF log: %w", err)
+	}
+	if err := s.Validate(doc); err != nil {
+		return fmt.Errorf("SARIF log does not follow the SARIF 2.1.0 schema: %w", err)
+	}
+	return nil
 }
 
 // ruleName is a kind as a SARIF rule name: OdVictim style.
