@@ -369,6 +369,10 @@ type modernExpected struct {
 	Fixture struct {
 		FailsUnder map[string][]string `json:"failsUnder"`
 		Dismissed  map[string][]string `json:"dismissed"`
+		// MayBeDismissed are dismissals that depend on timing (TIME_ROUNDING
+		// fails a polling test only when no rounding step falls within
+		// the framework's timeout).
+		MayBeDismissed map[string][]string `json:"mayBeDismissed"`
 	} `json:"fixture"`
 }
 
@@ -431,8 +435,9 @@ func TestChaosModern(t *testing.T) {
 		dismissed[d.Test] = append(dismissed[d.Test], d.Strategy)
 	}
 	for test, want := range m.Fixture.Dismissed {
-		if got := dismissed[test]; !slices.Equal(sorted(got), sorted(want)) {
-			t.Errorf("%s dismissed under %q, want %q", test, got, want)
+		got := slices.DeleteFunc(dismissed[test], func(s string) bool { return slices.Contains(m.Fixture.MayBeDismissed[test], s) })
+		if !slices.Equal(sorted(got), sorted(want)) {
+			t.Errorf("%s dismissed under %q, want %q (and maybe %q)", test, dismissed[test], want, m.Fixture.MayBeDismissed[test])
 		}
 	}
 }
