@@ -209,6 +209,7 @@ func list(t *testing.T, p *prepared) []launcher.TestInfo {
 // TestDefaultOrderMatchesSurefire runs each fixture's default order with flaky and with
 // real Surefire (2.22.2 and 3.x) and compares every test's outcome.
 func TestDefaultOrderMatchesSurefire(t *testing.T) {
+	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
 	cases := []struct{ fixture, surefire string }{
 		{"junit4", "2.22.2"}, {"junit4", "3.5.4"},
 		{"jupiter5", "2.22.2"}, {"jupiter5", "3.5.4"},

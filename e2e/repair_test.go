@@ -57,6 +57,7 @@ func (s *scriptedLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // changed only in the patched lines, and that the failing orders pass with
 // flaky run-order and with plain Maven.
 func TestRepairApply(t *testing.T) {
+	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
 	needsTools(t)
 	bin := flakyBin(t)
 	dir := copyFixture(t, "repair")

@@ -19,6 +19,7 @@ import (
 // reproduce command (which first adds the missing profile, item 10) fails
 // the victim under plain Maven.
 func TestDetectModuleWithSiblingDependency(t *testing.T) {
+	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
 	needsTools(t)
 	dir := copyFixture(t, "reactor-deps")
 	e := readExpected(t, dir)
@@ -80,6 +81,7 @@ func TestDetectModuleWithSiblingDependency(t *testing.T) {
 // pins a supported Surefire and says so, and mvn -Pflaky verify runs flaky
 // in every module.
 func TestInitAggregatorWithoutSurefirePin(t *testing.T) {
+	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
 	needsTools(t)
 	dir := copyFixture(t, "aggregator")
 	root, _ := os.ReadFile(filepath.Join(dir, "pom.xml"))
