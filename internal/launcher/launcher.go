@@ -59,6 +59,11 @@ type Options struct {
 	// them), removed after the run; empty means the launcher's own
 	// temporary directory, which Close removes.
 	TmpDir string
+	// CDSDir, when set, is where the launcher keeps class-data sharing
+	// archives, one per module class path and JDK, which later JVMs of the
+	// module start faster with (see cds.go); the JVMs run without one when
+	// the module or the JDK cannot share classes.
+	CDSDir string
 }
 
 // RunOptions tune one run of RunWith.
@@ -106,6 +111,7 @@ type Launcher struct {
 	server *agent.Server
 	tmp    string
 	cpArgs []string
+	cds    *cds
 }
 
 // New checks the Java executable, prepares the classpath arguments and
@@ -140,6 +146,7 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 		return nil, err
 	}
 	classpath := append(append([]string(nil), env.Classpath...), jars.Runner)
+	shared, classpath := newCDS(context.Background(), opts.CDSDir, env.Java, major, classpath, env.JVMArgs, tmp)
 	cpArgs, err := classpathArgs(classpath, major, tmp)
 	if err != nil {
 		os.RemoveAll(tmp)
@@ -150,11 +157,13 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return &Launcher{env: env, jars: jars, opts: opts, server: server, tmp: tmp, cpArgs: cpArgs}, nil
+	return &Launcher{env: env, jars: jars, opts: opts, server: server, tmp: tmp, cpArgs: cpArgs, cds: shared}, nil
 }
 
-// Close stops the agent server and removes temporary files.
+// Close stops the agent server and removes temporary files, after a
+// class-data sharing archive the launcher is making is done.
 func (l *Launcher) Close() error {
+	l.cds.wait()
 	err := l.server.Close()
 	if rmErr := os.RemoveAll(l.tmp); err == nil {
 		err = rmErr
@@ -216,6 +225,8 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		Notes:         notes,
 		Output:        p.output,
 		Duration:      p.end.Sub(p.start),
+		CPU:           p.cpu,
+		MaxRSS:        p.maxRSS,
 	}, nil
 }
 

@@ -46,3 +46,12 @@ func killMarked(marker string) []string {
 	}
 	return killed
 }
+
+// maxRSS is the peak resident memory of an ended process in bytes (Linux
+// counts it in KiB).
+func maxRSS(state *os.ProcessState) int64 {
+	if ru, ok := state.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss << 10
+	}
+	return 0
+}

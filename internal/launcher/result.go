@@ -97,6 +97,10 @@ type Result struct {
 	Notes    []string
 	Output   string // the JVM's stdout and stderr, head and tail when long
 	Duration time.Duration
+	// CPU is the JVM's CPU time (user and system) and MaxRSS its peak
+	// resident memory in bytes, as the kernel counted them (0 when unknown).
+	CPU    time.Duration
+	MaxRSS int64
 }
 
 // ending says why and how a run's JVM stopped; it is the input to assembler.finish.
