@@ -58,6 +58,7 @@ func detect(c *cli.Context) error {
 	}
 	opts.Workers = c.Int("workers")
 	opts.Notef = noteOnce(c.App.ErrWriter, "flaky: detect: note: ")
+	opts.CDSDir = launcher.CDSCache()
 	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
 	runner, err := launcher.New(od.FastStart(env), jars, opts)
 	if err != nil {

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/flakyhq/flaky/agent"
 )
 
 // Class-data sharing (CDS): the JVM maps the classes it needs from an
@@ -31,13 +33,28 @@ import (
 // so archived classes are the same bytes the jars hold.
 //
 // The JVM archives no classes from a class path directory and refuses an
-// archive whose used part of the class path has a non-empty directory, so
-// with CDS the launcher puts the module's jars (and the runner) before its
+// archive whose class path has a non-empty directory (JDK 17: in its used
+// part), but takes one whose class path the JVM's begins with. So the
+// archive is dumped with the module's jars alone, and with CDS the launcher puts the module's jars (and the runner) before its
 // directories (target/test-classes, target/classes). It does that only when
 // it changes no lookup: no file in a directory has the name of an entry in a
 // jar, and no jar names more jars in its manifest's Class-Path. Otherwise,
 // and on JDKs before 11, there is no archive and the class path keeps its
 // order.
+
+// CDSCache returns the class-data sharing cache directory for
+// Options.CDSDir: "cds" in flaky's cache directory, or "" (no sharing) when
+// FLAKY_CDS is "off" or there is no cache directory.
+func CDSCache() string {
+	if os.Getenv("FLAKY_CDS") == "off" {
+		return ""
+	}
+	dir, err := agent.CacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "cds")
+}
 
 // cdsMinJava is the oldest Java that archives application classes.
 const cdsMinJava = 11
@@ -62,6 +79,7 @@ type cds struct {
 	archive  string   // the archive's path in the cache
 	classes  []string // the module's directories' classes, as a class list names them (a/b/C)
 	cp       string   // the class path, jars first
+	jarsCP   string   // its jars: the class path the archive is dumped with
 	dumpArgs []string // the module's JVM options that shape an archive
 	tmp      string   // the launcher's temporary directory
 
@@ -74,7 +92,7 @@ type cds struct {
 // directories after them, each in their order, and the directories' class
 // names, when that order resolves every class and resource as the given one
 // does; ok is false when it would not.
-func cdsClasspath(classpath []string) (ordered []string, classes []string, ok bool) {
+func cdsClasspath(classpath []string) (ordered []string, njars int, classes []string, ok bool) {
 	var jars, dirs []string
 	jarEntries := map[string]bool{}
 	for _, e := range classpath {
@@ -84,12 +102,12 @@ func cdsClasspath(classpath []string) (ordered []string, classes []string, ok bo
 			dirs = append(dirs, e)
 			continue
 		case !fi.Mode().IsRegular():
-			return nil, nil, false
+			return nil, 0, nil, false
 		}
 		jars = append(jars, e)
 		names, err := jarNames(e)
 		if err != nil {
-			return nil, nil, false
+			return nil, 0, nil, false
 		}
 		for _, n := range names {
 			jarEntries[n] = true
@@ -117,10 +135,10 @@ func cdsClasspath(classpath []string) (ordered []string, classes []string, ok bo
 			return nil
 		})
 		if err != nil && !os.IsNotExist(err) {
-			return nil, nil, false
+			return nil, 0, nil, false
 		}
 	}
-	return append(jars, dirs...), classes, true
+	return append(jars, dirs...), len(jars), classes, true
 }
 
 // jarClassPathHeader matches a manifest's Class-Path header.
@@ -185,8 +203,8 @@ func newCDS(ctx context.Context, dir, java string, major int, classpath, jvmArgs
 	if !ok {
 		return nil, classpath
 	}
-	ordered, classes, ok := cdsClasspath(classpath)
-	if !ok {
+	ordered, jars, classes, ok := cdsClasspath(classpath)
+	if !ok || jars == 0 {
 		return nil, classpath
 	}
 	key, err := cdsKey(java, ordered, dumpArgs)
@@ -198,7 +216,8 @@ func newCDS(ctx context.Context, dir, java string, major int, classpath, jvmArgs
 	}
 	c := &cds{
 		java: java, archive: filepath.Join(dir, key+".jsa"), classes: classes,
-		cp: strings.Join(ordered, string(os.PathListSeparator)), dumpArgs: dumpArgs, tmp: tmp,
+		cp: strings.Join(ordered, string(os.PathListSeparator)), jarsCP: strings.Join(ordered[:jars], string(os.PathListSeparator)),
+		dumpArgs: dumpArgs, tmp: tmp,
 	}
 	if c.valid(ctx) {
 		c.state = cdsReady
@@ -352,7 +371,7 @@ func (c *cds) dump(list string) error {
 	defer os.Remove(tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), cdsTimeout)
 	defer cancel()
-	args := append(slices.Clone(c.dumpArgs), "-Xshare:dump", "-XX:SharedClassListFile="+filtered, "-XX:SharedArchiveFile="+tmp, "-cp", c.cp)
+	args := append(slices.Clone(c.dumpArgs), "-Xshare:dump", "-XX:SharedClassListFile="+filtered, "-XX:SharedArchiveFile="+tmp, "-cp", c.jarsCP)
 	if out, err := exec.CommandContext(ctx, c.java, args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("dump the class-data sharing archive: %w: %s", err, tailLines(string(out), 5))
 	}
