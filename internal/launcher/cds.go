@@ -207,7 +207,7 @@ func newCDS(ctx context.Context, dir, java string, major int, classpath, jvmArgs
 	if !ok || jars == 0 {
 		return nil, classpath
 	}
-	key, err := cdsKey(java, ordered, dumpArgs)
+	key, err := cdsKey(java, ordered[:jars], dumpArgs)
 	if err != nil {
 		return nil, classpath
 	}
@@ -228,7 +228,8 @@ func newCDS(ctx context.Context, dir, java string, major int, classpath, jvmArgs
 }
 
 // cdsKey names an archive by the JDK (its executable and its module image),
-// the class path (each jar by its content) and the options that shape it.
+// the jars of the class path (each by its path and content: the directories
+// after them are not part of the archive) and the options that shape it.
 func cdsKey(java string, classpath, dumpArgs []string) (string, error) {
 	exe, err := exec.LookPath(java)
 	if err != nil {
@@ -246,15 +247,11 @@ func cdsKey(java string, classpath, dumpArgs []string) (string, error) {
 		fmt.Fprintf(h, "%s\x00", a)
 	}
 	for _, e := range classpath {
-		fmt.Fprintf(h, "%s\x00", e)
-		if fi, err := os.Stat(e); err != nil || fi.IsDir() {
-			continue
-		}
 		sum, err := fileHash(e)
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(h, "%s\x00", sum)
+		fmt.Fprintf(h, "%s\x00%s\x00", e, sum)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:24], nil
 }
