@@ -36,7 +36,7 @@ func (a *analysis) result() *Result {
 			Fails:   fail,
 		}}
 	}
-	res := &Result{Coverage: a.cov}
+	res := &Result{Coverage: a.cov, Runs: a.runs}
 	for _, t := range a.s.tests {
 		for _, kind := range []report.Kind{report.NOD, report.ODVictim, report.ODBrittle, report.NIO} {
 			if f := a.findings[t][kind]; f != nil {
