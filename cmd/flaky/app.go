@@ -42,6 +42,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			listTestsCommand(),
 			runOrderCommand(),
 			detectCommand(),
+			mergeCommand(),
 			chaosCommand(),
 			verifyCommand(),
 			runCommand(),

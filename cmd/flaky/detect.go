@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,9 +30,47 @@ func detectCommand() *cli.Command {
 			&cli.Int64Flag{Name: "seed", Usage: "seed for the generated orders (default: a random one, recorded in the report)"},
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
+			&cli.StringFlag{Name: "shard", Usage: "I/N: run only the I-th of N disjoint shares of the exploration orders (needs --seed) and write a partial report, target/flaky/shard-I-of-N.json, for flaky merge"},
 		},
 		Action: detect,
 	}
+}
+
+// mergeCommand combines the partial reports of detect's shards.
+func mergeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "combine the partial reports of flaky detect --shard I/N runs, confirm and minimise their candidates in the module and write target/flaky/report.json; exits 1 when it finds flaky tests",
+		ArgsUsage: "PART...  (each a shard's target/flaky directory)",
+		Flags: []cli.Flag{
+			moduleFlag,
+			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for -pl in the reproduce commands (default: the root of the reactor on disk that builds the module)"},
+			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget for confirming and minimising (default: scaled to the suite, at least 5m)"},
+			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
+			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
+		},
+		Action: merge,
+	}
+}
+
+func merge(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usageError("merge needs the shards' target/flaky directories")
+	}
+	if c.Duration("budget") < 0 || (c.IsSet("budget") && c.Duration("budget") == 0) || c.Int("confirmations") < 1 || c.Duration("test-timeout") < 0 {
+		return usageError("--budget must be positive, --confirmations at least 1, --test-timeout not negative")
+	}
+	parts, err := od.ReadPartials(c.Args().Slice())
+	if err != nil {
+		return &exitStatus{code: exitError, msg: "merge: " + err.Error()}
+	}
+	return analyseModule(c, "merge", func(cfg *od.Config, tests []string) error {
+		if !slices.Equal(tests, parts[0].Tests) {
+			return &exitStatus{code: exitError, msg: fmt.Sprintf("merge: the module's %d tests are not the %d tests the shards ran", len(tests), len(parts[0].Tests))}
+		}
+		cfg.Seed, cfg.Rounds, cfg.Recorded = parts[0].Seed, parts[0].Rounds, od.MergeRuns(parts)
+		return nil
+	})
 }
 
 func detect(c *cli.Context) error {
@@ -41,6 +80,32 @@ func detect(c *cli.Context) error {
 	if c.Duration("budget") < 0 || (c.IsSet("budget") && c.Duration("budget") == 0) || c.Int("confirmations") < 1 || c.Int("rounds") < 0 || c.Duration("test-timeout") < 0 {
 		return usageError("--budget must be positive, --confirmations at least 1, --rounds and --test-timeout not negative")
 	}
+	var shard od.Shard
+	if s := c.String("shard"); s != "" {
+		var err error
+		if shard, err = od.ParseShard(s); err != nil {
+			return usageError("--shard: %v", err)
+		}
+		if !c.IsSet("seed") {
+			return usageError("--shard needs --seed: every shard must plan the same orders")
+		}
+	}
+	return analyseModule(c, "detect", func(cfg *od.Config, _ []string) error {
+		cfg.Seed, cfg.Rounds, cfg.Shard = c.Int64("seed"), c.Int("rounds"), shard
+		if !c.IsSet("seed") {
+			cfg.Seed = rand.Int64()
+		}
+		if c.IsSet("rounds") && cfg.Rounds == 0 {
+			cfg.Rounds = -1
+		}
+		return nil
+	})
+}
+
+// analyseModule runs the order-dependence analysis of the module that
+// configure completes (detect and merge), then writes the report, or a
+// shard's partial report.
+func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, tests []string) error) error {
 	opts := launcher.Options{TestTimeout: c.Duration("test-timeout")}
 	setup, l, err := openModule(c, opts)
 	if err != nil {
@@ -57,7 +122,7 @@ func detect(c *cli.Context) error {
 		return err
 	}
 	opts.Workers = c.Int("workers")
-	opts.Notef = noteOnce(c.App.ErrWriter, "flaky: detect: note: ")
+	opts.Notef = noteOnce(c.App.ErrWriter, "flaky: "+name+": note: ")
 	opts.CDSDir = launcher.CDSCache()
 	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
 	runner, err := launcher.New(od.FastStart(env), jars, opts)
@@ -74,27 +139,32 @@ func detect(c *cli.Context) error {
 		Tests:         tests,
 		Fixtures:      fixtures,
 		Unrepeatable:  unrepeatable,
-		Seed:          c.Int64("seed"),
-		Rounds:        c.Int("rounds"),
 		Budget:        c.Duration("budget"),
 		Confirmations: c.Int("confirmations"),
 		Workers:       c.Int("workers"),
 		Logf: func(format string, args ...any) {
-			fmt.Fprintf(c.App.ErrWriter, "flaky: detect: "+format+"\n", args...)
+			fmt.Fprintf(c.App.ErrWriter, "flaky: "+name+": "+format+"\n", args...)
 		},
 	}
-	if !c.IsSet("seed") {
-		cfg.Seed = rand.Int64()
-	}
-	if c.IsSet("rounds") && cfg.Rounds == 0 {
-		cfg.Rounds = -1
+	if err := configure(&cfg, tests); err != nil {
+		return err
 	}
 	res, err := od.Analyze(c.Context, runner, cfg)
 	if err != nil {
-		return fmt.Errorf("detect: %w", err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	if err := ranOrders(len(tests), res.Coverage); err != nil {
 		return err
+	}
+	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
+	if cfg.Shard.N > 0 {
+		path, err := od.WritePartial(flakyDir, od.NewPartial(cfg, res))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.Writer, "shard %s of %d tests: %d orders (seed %d), %s\npartial report: %s\n",
+			cfg.Shard, len(tests), res.Coverage.Orders, cfg.Seed, res.Coverage.Duration.Round(100*time.Millisecond), path)
+		return nil
 	}
 
 	root := setup.ReactorRoot
@@ -104,7 +174,6 @@ func detect(c *cli.Context) error {
 		}
 	}
 	module := relModule(root, setup.ModuleDir)
-	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
 	findings, err := od.ReportFindings(res.Findings, od.ReportOptions{OrderDir: filepath.Join(flakyDir, "orders"), ModuleDir: setup.ModuleDir, Module: module})
 	if err != nil {
 		return err
