@@ -13,18 +13,21 @@ import (
 )
 
 // Three shards of one seed, each `flaky detect --shard I/3` in the module,
-// and `flaky merge` of their target/flaky directories (moved aside, as a CI
-// job downloads them) find exactly what one unsharded `flaky detect` with
-// that seed finds.
+// and `flaky merge` of their partial reports (each moved to a directory of
+// its own, as a CI job downloads the shards' target/flaky) find exactly what
+// one unsharded `flaky detect` with that seed finds. They run in the
+// unsharded run's copy of the fixture, whose report.json is put back after.
 func TestShardsMergeToOneRun(t *testing.T) {
 	const name = "jupiter6"
 	whole := detect(t, name) // the unsharded run, seed recorded in its report
 	seed := strconv.FormatInt(whole.report.Stats.Coverage.Seed, 10)
-	p, err := prepare(t, name, javaBin())
+	p := whole.p
+	reportPath := filepath.Join(p.dir, "target", "flaky", "report.json")
+	saved, err := os.ReadFile(reportPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.launcher.Close()
+	t.Cleanup(func() { os.WriteFile(reportPath, saved, 0o644) })
 	bin := flakyBin(t)
 	run := func(args ...string) (string, int) {
 		t.Helper()
@@ -44,7 +47,11 @@ func TestShardsMergeToOneRun(t *testing.T) {
 	for _, shard := range []string{"1/3", "2/3", "3/3"} {
 		run("detect", "--module", p.dir, "--seed", seed, "--shard", shard)
 		dir := filepath.Join(parts, "shard-"+shard[:1])
-		if err := os.Rename(filepath.Join(p.dir, "target", "flaky"), dir); err != nil {
+		file := "shard-" + shard[:1] + "-of-3.json"
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(p.dir, "target", "flaky", file), filepath.Join(dir, file)); err != nil {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, dir)
@@ -53,7 +60,7 @@ func TestShardsMergeToOneRun(t *testing.T) {
 	if code != whole.code {
 		t.Errorf("merge exited %d, the unsharded detect %d", code, whole.code)
 	}
-	merged, err := report.Read(filepath.Join(p.dir, "target", "flaky", "report.json"))
+	merged, err := report.Read(reportPath)
 	if err != nil {
 		t.Fatal(err)
 	}
