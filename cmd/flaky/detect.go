@@ -142,6 +142,7 @@ func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, t
 		Budget:        c.Duration("budget"),
 		Confirmations: c.Int("confirmations"),
 		Workers:       c.Int("workers"),
+		AutoWorkers:   !c.IsSet("workers"),
 		Logf: func(format string, args ...any) {
 			fmt.Fprintf(c.App.ErrWriter, "flaky: "+name+": "+format+"\n", args...)
 		},
@@ -248,9 +249,13 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 	if n := len(cov.Unconfirmed); n > 0 {
 		unconfirmed = fmt.Sprintf(", %d unconfirmed", n)
 	}
-	fmt.Fprintf(w, "%d flaky of %d tests: %d orders (%d exploration, seed %d), %d of %d pairs adjacent, %d tests alone%s%s, %s\n",
+	workers := ""
+	if cov.Workers > 0 && cov.Duration > 0 {
+		workers = fmt.Sprintf(" on %d workers, %.0f%% busy, %.1f CPU cores used", cov.Workers, 100*cov.Efficiency, float64(cov.JVMCPU)/float64(cov.Duration))
+	}
+	fmt.Fprintf(w, "%d flaky of %d tests: %d orders (%d exploration, seed %d), %d of %d pairs adjacent, %d tests alone%s%s, %s%s\n",
 		len(rep.Findings), cov.Tests, cov.Orders, cov.Rounds, cov.Seed, cov.PairsCovered, cov.Pairs, cov.TestsAlone,
-		unconfirmed, stop, cov.Duration.Round(100*time.Millisecond))
+		unconfirmed, stop, cov.Duration.Round(100*time.Millisecond), workers)
 }
 
 // formatGroups prints groups as "[a + b], [c]".

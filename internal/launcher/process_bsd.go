@@ -22,3 +22,6 @@ func maxRSS(state *os.ProcessState) int64 {
 	}
 	return 0
 }
+
+// AvailableMemory is unknown without /proc: 0.
+func AvailableMemory() int64 { return 0 }

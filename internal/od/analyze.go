@@ -81,6 +81,9 @@ type Config struct {
 	Confirmations int
 	// Workers is how many JVMs the runner runs at once; 0 means one per core.
 	Workers int
+	// AutoWorkers sizes the workers after the original runs by the CPU and
+	// memory a JVM of the suite used (see sizeWorkers) instead of Workers.
+	AutoWorkers bool
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
 	// Shard, when set, runs only its share of the detection orders (after
@@ -156,6 +159,15 @@ type Coverage struct {
 	// Serial are the tests that clashed with another JVM over a resource
 	// (a fixed port, a file lock): every order holding them ran alone.
 	Serial []string
+	// Workers is how many JVMs ran at once, and WorkersWhy how that was
+	// chosen when the analysis sized them (Config.AutoWorkers).
+	Workers    int
+	WorkersWhy string
+	// JVMTime and JVMCPU sum the wall and CPU time of the JVMs the
+	// analysis ran; Efficiency is JVMTime over Workers times Duration: how
+	// busy the workers were.
+	JVMTime, JVMCPU time.Duration
+	Efficiency      float64
 }
 
 // Result is an analysis' findings and coverage.
@@ -313,12 +325,16 @@ func (a *analysis) analyse(ctx context.Context) error {
 	if err := a.run(ctx, first, reruns); err != nil {
 		return err
 	}
+	if a.cfg.AutoWorkers {
+		a.sizeWorkers()
+	}
 	a.targets = a.analysable()
 	orders, rounds := a.detectionOrders()
 	if a.cfg.Shard.N > 0 {
 		orders = slices.DeleteFunc(orders, func(o plannedOrder) bool { return !a.cfg.Shard.takes(o.plan) })
 		a.logf("shard %s: %d of the detection orders", a.cfg.Shard, len(orders))
 	}
+	orders = a.schedule(orders)
 	if a.cfg.Budget == 0 {
 		b, why := a.autoBudget(rounds)
 		a.setBudget(b, why)
@@ -533,6 +549,8 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 		}
 	}
 	if ours {
+		a.cov.JVMTime += r.Duration
+		a.cov.JVMCPU += r.CPU
 		a.cov.Orders++
 		a.cov.Generators[o.gen]++
 		switch o.gen {
