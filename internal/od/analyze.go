@@ -492,6 +492,10 @@ func (a *analysis) run(ctx context.Context, deadline time.Time, orders []planned
 			if err != nil {
 				return fmt.Errorf("run orders: %w", err)
 			}
+			a.mu.Lock()
+			a.cov.JVMTime += res[0].Duration
+			a.cov.JVMCPU += res[0].CPU
+			a.mu.Unlock()
 			a.record(o, res[0], true)
 			return nil
 		})
@@ -549,8 +553,6 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 		}
 	}
 	if ours {
-		a.cov.JVMTime += r.Duration
-		a.cov.JVMCPU += r.CPU
 		a.cov.Orders++
 		a.cov.Generators[o.gen]++
 		switch o.gen {
