@@ -69,7 +69,7 @@ func benchOD(fixtures []string, seed int64, surefireCap int, jars agent.Jars) er
 		fmt.Printf("%-16s %5d | %13d %9s | %13d %9s %9s %6v | %14s %9s\n", name, f.known,
 			f.foundOrders, f.found.Round(100*time.Millisecond), f.orders, f.total.Round(100*time.Millisecond), f.minimising.Round(100*time.Millisecond), f.exact,
 			found, f.surefire.Round(100*time.Millisecond))
-		sf := fmt.Sprintf("found in %d runs, %s", f.surefireRuns, secs(f.surefire))
+		sf := fmt.Sprintf("found in %d run(s), %s", f.surefireRuns, secs(f.surefire))
 		vs := fmt.Sprintf("%.1f×", ratio(f.surefire, f.found))
 		if f.surefireFound < f.known {
 			sf = fmt.Sprintf("%d of %d found in %d runs, %s", f.surefireFound, f.known, f.surefireRuns, secs(f.surefire))
