@@ -44,9 +44,9 @@ fuzz:
 test: build lint fuzz
 	$(GO) test -count=1 -timeout 30m ./...
 
-## bench: benchmarks that need real JVMs (see README, Performance).
+## bench: benchmarks that need real JVMs (see README, Performance); BENCHFLAGS=-readme rewrites its tables.
 bench: build
-	$(GO) run ./internal/bench
+	$(GO) run ./internal/bench $(BENCHFLAGS)
 
 ## demo: flaky on a bundled fixture.
 demo: build

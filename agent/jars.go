@@ -98,6 +98,12 @@ func extract() (Jars, error) {
 	return jars, nil
 }
 
+// CacheDir is flaky's cache directory: $FLAKY_CACHE_DIR, else the user
+// cache dir's "flaky".
+func CacheDir() (string, error) {
+	return cacheBase()
+}
+
 func cacheBase() (string, error) {
 	if dir := os.Getenv("FLAKY_CACHE_DIR"); dir != "" {
 		return dir, nil

@@ -47,6 +47,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			detectCommand(),
 			pollutionCommand(),
 			explainCommand(),
+			mergeCommand(),
 			chaosCommand(),
 			verifyCommand(),
 			repairCommand(),

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,9 +34,47 @@ func detectCommand() *cli.Command {
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
 			noStateFlag,
+			&cli.StringFlag{Name: "shard", Usage: "I/N: run only the I-th of N disjoint shares of the exploration orders (needs --seed) and write a partial report, target/flaky/shard-I-of-N.json, for flaky merge"},
 		},
 		Action: detect,
 	}
+}
+
+// mergeCommand combines the partial reports of detect's shards.
+func mergeCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "merge",
+		Usage:     "combine the partial reports of flaky detect --shard I/N runs, confirm and minimise their candidates in the module and write target/flaky/report.json; exits 1 when it finds flaky tests",
+		ArgsUsage: "PART...  (each a shard's target/flaky directory)",
+		Flags: []cli.Flag{
+			moduleFlag,
+			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for -pl in the reproduce commands (default: the root of the reactor on disk that builds the module)"},
+			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget for confirming and minimising (default: scaled to the suite, at least 5m)"},
+			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
+			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
+		},
+		Action: merge,
+	}
+}
+
+func merge(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usageError("merge needs the shards' target/flaky directories")
+	}
+	if c.Duration("budget") < 0 || (c.IsSet("budget") && c.Duration("budget") == 0) || c.Int("confirmations") < 1 || c.Duration("test-timeout") < 0 {
+		return usageError("--budget must be positive, --confirmations at least 1, --test-timeout not negative")
+	}
+	parts, err := od.ReadPartials(c.Args().Slice())
+	if err != nil {
+		return &exitStatus{code: exitError, msg: "merge: " + err.Error()}
+	}
+	return analyseModule(c, "merge", func(cfg *od.Config, tests []string) error {
+		if !slices.Equal(tests, parts[0].Tests) {
+			return &exitStatus{code: exitError, msg: fmt.Sprintf("merge: the module's %d tests are not the %d tests the shards ran", len(tests), len(parts[0].Tests))}
+		}
+		cfg.Seed, cfg.Rounds, cfg.Recorded = parts[0].Seed, parts[0].Rounds, od.MergeRuns(parts)
+		return nil
+	})
 }
 
 func detect(c *cli.Context) error {
@@ -45,6 +84,32 @@ func detect(c *cli.Context) error {
 	if c.Duration("budget") < 0 || (c.IsSet("budget") && c.Duration("budget") == 0) || c.Int("confirmations") < 1 || c.Int("rounds") < 0 || c.Duration("test-timeout") < 0 {
 		return usageError("--budget must be positive, --confirmations at least 1, --rounds and --test-timeout not negative")
 	}
+	var shard od.Shard
+	if s := c.String("shard"); s != "" {
+		var err error
+		if shard, err = od.ParseShard(s); err != nil {
+			return usageError("--shard: %v", err)
+		}
+		if !c.IsSet("seed") {
+			return usageError("--shard needs --seed: every shard must plan the same orders")
+		}
+	}
+	return analyseModule(c, "detect", func(cfg *od.Config, _ []string) error {
+		cfg.Seed, cfg.Rounds, cfg.Shard = c.Int64("seed"), c.Int("rounds"), shard
+		if !c.IsSet("seed") {
+			cfg.Seed = rand.Int64()
+		}
+		if c.IsSet("rounds") && cfg.Rounds == 0 {
+			cfg.Rounds = -1
+		}
+		return nil
+	})
+}
+
+// analyseModule runs the order-dependence analysis of the module that
+// configure completes (detect and merge), then writes the report, or a
+// shard's partial report.
+func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, tests []string) error) error {
 	opts := launcher.Options{TestTimeout: c.Duration("test-timeout")}
 	setup, l, err := openModule(c, opts)
 	if err != nil {
@@ -60,11 +125,12 @@ func detect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	prog := startProgress(c, "detect")
+	prog := startProgress(c, name)
 	defer prog.finish()
 	opts.Workers = c.Int("workers")
-	opts.Notef = noteOnce(c.App.ErrWriter, "flaky: detect: note: ")
+	opts.Notef = noteOnce(c.App.ErrWriter, "flaky: "+name+": note: ")
 	opts.Ran = prog.ran
+	opts.CDSDir = launcher.CDSCache()
 	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
 	runner, err := launcher.New(od.FastStart(env), jars, opts)
 	if err != nil {
@@ -80,26 +146,32 @@ func detect(c *cli.Context) error {
 		Tests:         tests,
 		Fixtures:      fixtures,
 		Unrepeatable:  unrepeatable,
-		Seed:          c.Int64("seed"),
-		Rounds:        c.Int("rounds"),
 		Budget:        c.Duration("budget"),
 		Confirmations: c.Int("confirmations"),
 		Workers:       c.Int("workers"),
-		Logf:          prog.logf("flaky: detect: "),
+		AutoWorkers:   !c.IsSet("workers"),
+		Logf:          prog.logf("flaky: " + name + ": "),
 		Progress:      prog.tracker,
 	}
-	if !c.IsSet("seed") {
-		cfg.Seed = rand.Int64()
-	}
-	if c.IsSet("rounds") && cfg.Rounds == 0 {
-		cfg.Rounds = -1
+	if err := configure(&cfg, tests); err != nil {
+		return err
 	}
 	res, err := od.Analyze(c.Context, runner, cfg)
 	if err != nil {
-		return fmt.Errorf("detect: %w", err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	if err := ranOrders(len(tests), res.Coverage); err != nil {
 		return err
+	}
+	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
+	if cfg.Shard.N > 0 {
+		path, err := od.WritePartial(flakyDir, od.NewPartial(cfg, res))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.App.Writer, "shard %s of %d tests: %d orders (seed %d), %s\npartial report: %s\n",
+			cfg.Shard, len(tests), res.Coverage.Orders, cfg.Seed, res.Coverage.Duration.Round(100*time.Millisecond), path)
+		return nil
 	}
 
 	root := setup.ReactorRoot
@@ -109,7 +181,6 @@ func detect(c *cli.Context) error {
 		}
 	}
 	module := relModule(root, setup.ModuleDir)
-	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
 	findings, err := od.ReportFindings(res.Findings, od.ReportOptions{OrderDir: filepath.Join(flakyDir, "orders"), ModuleDir: setup.ModuleDir, Module: module})
 	if err != nil {
 		return err
@@ -192,9 +263,13 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 	if n := len(cov.Unconfirmed); n > 0 {
 		unconfirmed = fmt.Sprintf(", %d unconfirmed", n)
 	}
-	fmt.Fprintf(w, "%d flaky of %d tests: %d orders (%d exploration, seed %d), %d of %d pairs adjacent, %d tests alone%s%s, %s\n",
+	workers := ""
+	if cov.Workers > 0 && cov.Duration > 0 {
+		workers = fmt.Sprintf(" on %d workers, %.0f%% busy, %.1f CPU cores used", cov.Workers, 100*cov.Efficiency, float64(cov.JVMCPU)/float64(cov.Duration))
+	}
+	fmt.Fprintf(w, "%d flaky of %d tests: %d orders (%d exploration, seed %d), %d of %d pairs adjacent, %d tests alone%s%s, %s%s\n",
 		len(rep.Findings), cov.Tests, cov.Orders, cov.Rounds, cov.Seed, cov.PairsCovered, cov.Pairs, cov.TestsAlone,
-		unconfirmed, stop, cov.Duration.Round(100*time.Millisecond))
+		unconfirmed, stop, cov.Duration.Round(100*time.Millisecond), workers)
 }
 
 // formatGroups prints groups as "[a + b], [c]".

@@ -1,12 +1,15 @@
 // Command bench measures flaky's launcher against plain Maven Surefire on the
-// fixtures in testdata/: the wall time to run a module's whole suite in N
-// shuffled orders, with flaky's directly launched JVMs versus N runs of
+// fixtures in testdata/: the per-JVM start with and without the class-data
+// sharing archive on JDK 17 and the newest JDK here; the wall time to run a
+// module's whole suite in N shuffled orders, with flaky's directly launched
+// JVMs (plain and with the archive) versus N runs of
 // `mvn surefire:test -Dsurefire.runOrder=random`; what API perturbation
 // (flaky chaos) costs per strategy; and how fast flaky's order-dependence
 // analysis exposes each fixture's known order-dependent tests compared with
 // Surefire's random reruns; the time per OD finding to name and confirm its
 // polluted state, next to ODRepair's figures; and what share of the
-// fixtures' findings flaky repair fixes, how fast. Run it with `make bench`.
+// fixtures' findings flaky repair fixes, how fast. Run it with `make bench`;
+// -readme rewrites the tables of README.md's Performance section from the run.
 package main
 
 import (
@@ -18,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -38,8 +42,11 @@ func main() {
 	odRuns := flag.Int("od-surefire-runs", 15, "most Surefire runOrder=random runs per fixture in the order-dependence benchmark")
 	repairFixtures := flag.String("repair-fixtures", "repair,junit4,jupiter5,manyvictims,jmock,chaos", "fixtures for the repair benchmark, their expected.json as the report (empty: skip it)")
 	stateFixtures := flag.String("state-fixtures", "state,junit4,jupiter5,jupiter6,mixed-mockito,jmock,reactor-deps", "fixtures for the polluted-state benchmark (empty: skip it)")
+	startFixture := flag.String("start-fixture", "jupiter5", "fixture for the per-JVM start benchmark (empty: skip it)")
+	startRuns := flag.Int("start-runs", 10, "JVMs per JDK and mode in the per-JVM start benchmark")
+	readme := flag.Bool("readme", false, "rewrite the generated tables of README.md's Performance section")
 	flag.Parse()
-	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns); err != nil {
+	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns, *startFixture, *startRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -55,12 +62,64 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+	fmt.Printf("\nmarkdown:\n\n%s", md.String())
+	if *readme {
+		if err := writeReadme("README.md", md.String()); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
 }
 
-func run(orders int, fixtures []string, chaosFixture string, chaosRuns int) error {
+// md collects the benchmarks' tables in Markdown, for README.md.
+var md strings.Builder
+
+// Markers around the generated part of README.md's Performance section.
+const (
+	readmeBegin = "<!-- make bench -readme: begin -->"
+	readmeEnd   = "<!-- make bench -readme: end -->"
+)
+
+// writeReadme replaces the text between the markers of path with tables.
+func writeReadme(path, tables string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	text := string(data)
+	i, j := strings.Index(text, readmeBegin), strings.Index(text, readmeEnd)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s has no %s ... %s section", path, readmeBegin, readmeEnd)
+	}
+	text = text[:i+len(readmeBegin)] + "\n" + tables + text[j:]
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func run(orders int, fixtures []string, chaosFixture string, chaosRuns int, startFixture string, startRuns int) error {
 	jars, err := agent.Extract()
 	if err != nil {
 		return err
+	}
+	if startFixture != "" {
+		jdks := []string{"java"}
+		if other := newestJDK(); other != "" {
+			jdks = append(jdks, other)
+		}
+		figs, err := benchStart(startFixture, jdks, startRuns, jars)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&md, "Per-JVM start (%s's first test in a fresh JVM, one at a time, median of %d), without and with the class-data sharing archive:\n\n", startFixture, startRuns)
+		md.WriteString("| JDK | plain: wall, CPU | with CDS: wall, CPU | ratio (wall, CPU) |\n|---|---|---|---|\n")
+		for _, f := range figs {
+			fmt.Fprintf(&md, "| %s | %s, %s | %s, %s | %.2f×, %.2f× |\n", f.jdk, secs(f.plainWall), secs(f.plainCPU), secs(f.sharedWall), secs(f.sharedCPU),
+				ratio(f.plainWall, f.sharedWall), ratio(f.plainCPU, f.sharedCPU))
+		}
+		md.WriteString("\n")
 	}
 	if len(fixtures) > 0 && fixtures[0] != "" {
 		if err := benchLauncher(orders, fixtures, jars); err != nil {
@@ -74,23 +133,38 @@ func run(orders int, fixtures []string, chaosFixture string, chaosRuns int) erro
 }
 
 func benchLauncher(orders int, fixtures []string, jars agent.Jars) error {
-	fmt.Printf("%-10s %6s %7s %14s %14s %14s %8s\n", "fixture", "tests", "orders", "flaky", "flaky(1 jvm)", "surefire", "ratio")
+	fmt.Printf("\nlauncher vs surefire: %d shuffled orders of the whole suite\n", orders)
+	fmt.Printf("%-10s %6s %7s %12s %12s %12s %12s %10s %8s\n", "fixture", "tests", "orders", "flaky", "flaky+cds", "flaky(1 jvm)", "surefire", "orders/s", "ratio")
+	fmt.Fprintf(&md, "Launcher vs Surefire: a fixture's whole suite in %d shuffled orders with flaky's launcher (%d workers, plain and with the class-data sharing archive; and one JVM at a time), against %d runs of `mvn surefire:test -Dsurefire.runOrder=random`. Orders per second are fresh JVMs (warm runs are not implemented yet):\n\n", orders, runtime.NumCPU(), orders)
+	md.WriteString("| fixture | tests | flaky | flaky with CDS | flaky, 1 JVM at a time | orders/s (plain, CDS) | Surefire | Surefire / flaky with CDS |\n|---|---|---|---|---|---|---|---|\n")
 	for _, name := range fixtures {
 		r, err := benchFixture(name, orders, jars)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		fmt.Printf("%-10s %6d %7d %14s %14s %14s %7.1fx\n", name, r.tests, orders,
-			r.flaky.Round(time.Millisecond), r.flakySerial.Round(time.Millisecond),
-			r.surefire.Round(time.Millisecond), r.surefire.Seconds()/r.flaky.Seconds())
+		perSec := func(d time.Duration) float64 { return float64(orders) / d.Seconds() }
+		fmt.Printf("%-10s %6d %7d %12s %12s %12s %12s %4.1f %4.1f %7.1fx\n", name, r.tests, orders,
+			r.flaky.Round(time.Millisecond), r.flakyShared.Round(time.Millisecond), r.flakySerial.Round(time.Millisecond),
+			r.surefire.Round(time.Millisecond), perSec(r.flaky), perSec(r.flakyShared), r.surefire.Seconds()/r.flakyShared.Seconds())
+		fmt.Fprintf(&md, "| %s | %d | %s | %s | %s | %.1f, %.1f | %s | %.1f× |\n", name, r.tests, secs(r.flaky), secs(r.flakyShared), secs(r.flakySerial),
+			perSec(r.flaky), perSec(r.flakyShared), secs(r.surefire), r.surefire.Seconds()/r.flakyShared.Seconds())
 	}
-	fmt.Println("ratio = surefire / flaky (parallel workers = cores); flaky(1 jvm) runs the same orders one JVM at a time")
+	md.WriteString("\n")
+	fmt.Println("ratio = surefire / flaky+cds (parallel workers = cores); flaky(1 jvm) runs the same orders one JVM at a time")
 	return nil
 }
 
+// secs formats a duration in seconds for the Markdown tables.
+func secs(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
 type figures struct {
-	tests                        int
-	flaky, flakySerial, surefire time.Duration
+	tests                                     int
+	flaky, flakyShared, flakySerial, surefire time.Duration
 }
 
 func benchFixture(name string, n int, jars agent.Jars) (figures, error) {
@@ -136,6 +210,30 @@ func benchFixture(name string, n int, jars agent.Jars) (figures, error) {
 		return f, err
 	}
 	f.flaky = time.Since(start)
+
+	cache, err := os.MkdirTemp("", "flaky-bench-cds-")
+	if err != nil {
+		return f, err
+	}
+	defer os.RemoveAll(cache)
+	warm, err := launcher.New(env, jars, launcher.Options{CDSDir: cache})
+	if err != nil {
+		return f, err
+	}
+	if _, err := warm.Run(ctx, shuffled[0]); err != nil {
+		return f, err
+	}
+	warm.Close() // the archive is made
+	shared, err := launcher.New(env, jars, launcher.Options{CDSDir: cache})
+	if err != nil {
+		return f, err
+	}
+	defer shared.Close()
+	start = time.Now()
+	if _, err := shared.RunAll(ctx, shuffled); err != nil {
+		return f, err
+	}
+	f.flakyShared = time.Since(start)
 
 	serial, err := launcher.New(env, jars, launcher.Options{Workers: 1})
 	if err != nil {

@@ -55,6 +55,8 @@ func runOD(fixtures []string, seed int64, surefireRuns int) error {
 func benchOD(fixtures []string, seed int64, surefireCap int, jars agent.Jars) error {
 	fmt.Printf("\norder-dependent tests found: flaky detect (seed %d) vs mvn surefire:test -Dsurefire.runOrder=random (at most %d runs)\n", seed, surefireCap)
 	fmt.Printf("%-16s %5s | %13s %9s | %13s %9s %9s %6s | %14s %9s\n", "fixture", "known", "flaky orders", "time", "all orders", "time", "minimise", "exact", "surefire runs", "time")
+	fmt.Fprintf(&md, "Order-dependence detection (flaky detect's defaults, seed %d, with the class-data sharing archive) until every known OD test has flipped, and the full analysis, against Surefire `runOrder=random` reruns (capped at %d) until each has failed once:\n\n", seed, surefireCap)
+	md.WriteString("| fixture | known OD tests | flaky: found after | flaky: full analysis (confirmed, minimised) | exact findings | Surefire random reruns | Surefire / flaky |\n|---|---|---|---|---|---|---|\n")
 	for _, name := range fixtures {
 		f, err := benchODFixture(name, seed, surefireCap, jars)
 		if err != nil {
@@ -67,7 +69,16 @@ func benchOD(fixtures []string, seed int64, surefireCap int, jars agent.Jars) er
 		fmt.Printf("%-16s %5d | %13d %9s | %13d %9s %9s %6v | %14s %9s\n", name, f.known,
 			f.foundOrders, f.found.Round(100*time.Millisecond), f.orders, f.total.Round(100*time.Millisecond), f.minimising.Round(100*time.Millisecond), f.exact,
 			found, f.surefire.Round(100*time.Millisecond))
+		sf := fmt.Sprintf("found in %d run(s), %s", f.surefireRuns, secs(f.surefire))
+		vs := fmt.Sprintf("%.1f×", ratio(f.surefire, f.found))
+		if f.surefireFound < f.known {
+			sf = fmt.Sprintf("%d of %d found in %d runs, %s", f.surefireFound, f.known, f.surefireRuns, secs(f.surefire))
+			vs = "> " + vs
+		}
+		fmt.Fprintf(&md, "| %s | %d | %d orders, %s | %d orders, %s, of which %s confirming and minimising | %v | %s | %s |\n", name, f.known,
+			f.foundOrders, secs(f.found), f.orders, secs(f.total), secs(f.minimising), f.exact, sf, vs)
 	}
+	md.WriteString("\n")
 	fmt.Println("flaky orders/time: until every known victim and brittle flipped; all orders/time: the whole analysis with confirmation and minimisation;")
 	fmt.Println("minimise: confirming and minimising (polluters, setters, cleaners); exact: findings equal expected.json's, groups included")
 	return nil
@@ -100,7 +111,7 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 		return f, err
 	}
 	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{})
+	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{CDSDir: launcher.CDSCache()})
 	if err != nil {
 		return f, err
 	}

@@ -62,6 +62,11 @@ type Options struct {
 	// them), removed after the run; empty means the launcher's own
 	// temporary directory, which Close removes.
 	TmpDir string
+	// CDSDir, when set, is where the launcher keeps class-data sharing
+	// archives, one per module class path and JDK, which later JVMs of the
+	// module start faster with (see cds.go); the JVMs run without one when
+	// the module or the JDK cannot share classes.
+	CDSDir string
 }
 
 // RunOptions tune one run of RunWith.
@@ -119,6 +124,7 @@ type Launcher struct {
 	server *agent.Server
 	tmp    string
 	cpArgs []string
+	cds    *cds
 }
 
 // New checks the Java executable, prepares the classpath arguments and
@@ -153,6 +159,7 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 		return nil, err
 	}
 	classpath := append(append([]string(nil), env.Classpath...), jars.Runner)
+	shared, classpath := newCDS(context.Background(), opts.CDSDir, env.Java, major, classpath, env.JVMArgs, tmp)
 	cpArgs, err := classpathArgs(classpath, major, tmp)
 	if err != nil {
 		os.RemoveAll(tmp)
@@ -163,11 +170,13 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return &Launcher{env: env, jars: jars, opts: opts, server: server, tmp: tmp, cpArgs: cpArgs}, nil
+	return &Launcher{env: env, jars: jars, opts: opts, server: server, tmp: tmp, cpArgs: cpArgs, cds: shared}, nil
 }
 
-// Close stops the agent server and removes temporary files.
+// Close stops the agent server and removes temporary files, after a
+// class-data sharing archive the launcher is making is done.
 func (l *Launcher) Close() error {
+	l.cds.wait()
 	err := l.server.Close()
 	if rmErr := os.RemoveAll(l.tmp); err == nil {
 		err = rmErr
@@ -234,6 +243,8 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		resumeAt:      asm.resumeAt(),
 		ending:        asm.ending(p.killed != ""),
 		victim:        victimOf(tests),
+		CPU:           p.cpu,
+		MaxRSS:        p.maxRSS,
 	}, nil
 }
 

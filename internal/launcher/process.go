@@ -50,8 +50,10 @@ type launched struct {
 	status     int
 	signal     string
 	output     string
-	tmpDir     string   // the JVM's temporary directory, when kept
-	notes      []string // what the driver did or refused that the user should know
+	tmpDir     string        // the JVM's temporary directory, when kept
+	notes      []string      // what the driver did or refused that the user should know
+	cpu        time.Duration // the JVM's CPU time (user and system)
+	maxRSS     int64         // the JVM's peak resident memory in bytes
 }
 
 // describe says how the JVM ended, for error messages.
@@ -92,7 +94,11 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (_ *
 			os.RemoveAll(tmpDir)
 		}
 	}()
-	cmd := exec.Command(l.env.Java, l.command(l.server.Port(), w.agentOptions, mainArgs, tmpDir)...)
+	shareArgs, classList := l.cds.args(len(mainArgs) > 0 && mainArgs[0] == "run")
+	if classList != "" {
+		defer l.cds.recorded(classList)
+	}
+	cmd := exec.Command(l.env.Java, append(shareArgs, l.command(l.server.Port(), w.agentOptions, mainArgs, tmpDir)...)...)
 	cmd.Dir = l.env.Dir
 	// The token travels in the environment, which only the JVM's owner can read.
 	marker := fmt.Sprintf("%s=%d-%d", markerEnv, os.Getpid(), jvmSeq.Add(1))
@@ -218,6 +224,8 @@ loop:
 	}
 	p.output = out.String()
 	p.status, p.signal = exitStatus(cmd.ProcessState)
+	p.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	p.maxRSS = maxRSS(cmd.ProcessState)
 	switch {
 	case ctxErr != nil:
 		return nil, fmt.Errorf("test JVM stopped: %w", ctxErr)

@@ -46,3 +46,30 @@ func killMarked(marker string) []string {
 	}
 	return killed
 }
+
+// maxRSS is the peak resident memory of an ended process in bytes (Linux
+// counts it in KiB).
+func maxRSS(state *os.ProcessState) int64 {
+	if ru, ok := state.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss << 10
+	}
+	return 0
+}
+
+// AvailableMemory is the memory the kernel says new processes can use
+// without swapping (MemAvailable), in bytes; 0 when unknown.
+func AvailableMemory() int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}

@@ -110,6 +110,10 @@ type Result struct {
 	resumeAt int    // where a resumed run goes on: after the last entry that got a result, len(Order) when done
 	ending   string // how the last JVM ended early: "timeout", "crash", "System.exit"; empty when it did not
 	victim   string // the test the last JVM was running when it ended early, if any
+	// CPU is the JVM's CPU time (user and system) and MaxRSS its peak
+	// resident memory in bytes, as the kernel counted them (0 when unknown).
+	CPU    time.Duration
+	MaxRSS int64
 }
 
 // ending says why and how a run's JVM stopped; it is the input to assembler.finish.

@@ -82,11 +82,22 @@ type Config struct {
 	Confirmations int
 	// Workers is how many JVMs the runner runs at once; 0 means one per core.
 	Workers int
+	// AutoWorkers sizes the workers after the original runs by the CPU and
+	// memory a JVM of the suite used (see sizeWorkers) instead of Workers.
+	AutoWorkers bool
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
 	// Progress hears the analysis' phases and findings (the launcher
 	// reports its runs); nil shows nothing.
 	Progress *progress.Tracker
+	// Shard, when set, runs only its share of the detection orders (after
+	// the original runs, which every shard makes) and stops there: the
+	// Result's Runs hold what a merge needs.
+	Shard Shard
+	// Recorded are the runs of all shards of an analysis (MergeRuns): the
+	// analysis replays them instead of running the original and detection
+	// orders, then confirms and minimises their candidates.
+	Recorded []Run
 }
 
 // Finding is one flaky test the analysis confirmed.
@@ -152,12 +163,23 @@ type Coverage struct {
 	// Serial are the tests that clashed with another JVM over a resource
 	// (a fixed port, a file lock): every order holding them ran alone.
 	Serial []string
+	// Workers is how many JVMs ran at once, and WorkersWhy how that was
+	// chosen when the analysis sized them (Config.AutoWorkers).
+	Workers    int
+	WorkersWhy string
+	// JVMTime and JVMCPU sum the wall and CPU time of the JVMs the
+	// analysis ran; Efficiency is JVMTime over Workers times Duration: how
+	// busy the workers were.
+	JVMTime, JVMCPU time.Duration
+	Efficiency      float64
 }
 
 // Result is an analysis' findings and coverage.
 type Result struct {
 	Findings []Finding
 	Coverage Coverage
+	// Runs are the runs of a shard (Config.Shard), for its partial report.
+	Runs []Run
 }
 
 // analysis is the state of one Analyze call.
@@ -183,6 +205,7 @@ type analysis struct {
 	cleanerGroups                map[string][][]string // by polluter group (orderKey)
 
 	originals []*launcher.Result // the runs of the original order
+	runs      []Run              // a shard's runs
 	stop      func()             // kills the runs still going (the hard stop)
 	timer     *time.Timer        // arms stop at the budget plus grace
 }
@@ -290,11 +313,14 @@ func (a *analysis) logf(format string, args ...any) {
 // cleaners between victims of one polluter group.
 func (a *analysis) analyse(ctx context.Context) error {
 	for _, r := range a.cfg.Original {
-		a.record(plannedOrder{gen: GenOriginal, label: GenOriginal}, r, false)
+		a.record(plannedOrder{gen: GenOriginal, label: GenOriginal, plan: -1}, r, false)
+	}
+	if len(a.cfg.Recorded) > 0 {
+		return a.replay(ctx)
 	}
 	var reruns []plannedOrder
 	for i := len(a.cfg.Original); i < a.cfg.OriginalRuns; i++ {
-		reruns = append(reruns, plannedOrder{gen: GenOriginal, label: fmt.Sprintf("original run %d", i+1), tests: a.s.tests})
+		reruns = append(reruns, plannedOrder{gen: GenOriginal, label: fmt.Sprintf("original run %d", i+1), tests: a.s.tests, plan: -1})
 	}
 	first := a.start.Add(a.cfg.Budget)
 	if a.cfg.Budget == 0 {
@@ -304,8 +330,16 @@ func (a *analysis) analyse(ctx context.Context) error {
 	if err := a.run(ctx, first, reruns); err != nil {
 		return err
 	}
+	if a.cfg.AutoWorkers {
+		a.sizeWorkers()
+	}
 	a.targets = a.analysable()
 	orders, rounds := a.detectionOrders()
+	if a.cfg.Shard.N > 0 {
+		orders = slices.DeleteFunc(orders, func(o plannedOrder) bool { return !a.cfg.Shard.takes(o.plan) })
+		a.logf("shard %s: %d of the detection orders", a.cfg.Shard, len(orders))
+	}
+	orders = a.schedule(orders)
 	if a.cfg.Budget == 0 {
 		b, why := a.autoBudget(rounds)
 		a.setBudget(b, why)
@@ -322,6 +356,32 @@ func (a *analysis) analyse(ctx context.Context) error {
 	} else if err != nil {
 		return err
 	}
+	if a.cfg.Shard.N > 0 {
+		return nil
+	}
+	return a.settleCandidates(ctx, end)
+}
+
+// replay records the shards' runs as if they had run here, then confirms
+// and minimises their candidates with the whole budget.
+func (a *analysis) replay(ctx context.Context) error {
+	for _, r := range a.cfg.Recorded {
+		a.record(plannedOrder{gen: r.Gen, label: r.Label, plan: r.Plan}, r.result(), true)
+	}
+	a.targets = a.analysable()
+	_, rounds := a.detectionOrders()
+	if a.cfg.Budget == 0 {
+		b, why := a.autoBudget(rounds)
+		a.setBudget(b, why)
+		a.logf("budget %s (%s)", b, why)
+	}
+	a.logf("replayed %d runs of %d shard(s)", len(a.cfg.Recorded), max(1, a.cfg.Shard.N))
+	return a.settleCandidates(ctx, a.start.Add(a.cfg.Budget))
+}
+
+// settleCandidates confirms the candidates, classifies them and minimises
+// them by cluster, then shares cleaners, all before end.
+func (a *analysis) settleCandidates(ctx context.Context, end time.Time) error {
 	cands := a.candidates()
 	a.cfg.Progress.Found(len(cands))
 	if len(cands) == 0 {
@@ -394,7 +454,11 @@ func (a *analysis) detectionOrders() ([]plannedOrder, int) {
 		}
 	}
 	a.logf("%d tests: %d exploration orders (seed %d), %d isolation and twice-in-a-row runs", len(a.s.tests), len(explore), a.cfg.Seed, len(more))
-	return interleave(explore, more), len(explore)
+	plan := interleave(explore, more)
+	for i := range plan {
+		plan[i].plan = i
+	}
+	return plan, len(explore)
 }
 
 // interleave merges two lists, each keeping its order, evenly.
@@ -437,6 +501,10 @@ func (a *analysis) run(ctx context.Context, deadline time.Time, orders []planned
 			if err != nil {
 				return fmt.Errorf("run orders: %w", err)
 			}
+			a.mu.Lock()
+			a.cov.JVMTime += res[0].Duration
+			a.cov.JVMCPU += res[0].CPU
+			a.mu.Unlock()
 			a.record(o, res[0], true)
 			return nil
 		})
@@ -469,6 +537,12 @@ const (
 // class with class-level fixtures ran them a second time are no evidence
 // (Surefire never does that) and are dropped.
 func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
+	if a.cfg.Shard.N > 0 {
+		a.mu.Lock()
+		a.runs = append(a.runs, Run{Gen: o.gen, Label: o.label, Plan: o.plan, Order: r.Order, Tests: r.Tests,
+			ClassScopes: r.ClassScopes, Clashed: r.Clashed, DurationMs: r.Duration.Milliseconds()})
+		a.mu.Unlock()
+	}
 	if cut := a.infeasibleFrom(r); cut >= 0 {
 		a.logf("dropping the outcomes from position %d of a %s run: %s ran its class fixtures more than once", cut+1, o.label, ClassOf(r.Order[cut]))
 		trimmed := *r

@@ -136,6 +136,7 @@ type plannedOrder struct {
 	gen   string
 	label string
 	tests []string
+	plan  int // position in the detection plan (Run.Plan); -1 for the original runs
 }
 
 // explorer yields the exploration orders of a suite: the reversed orders,

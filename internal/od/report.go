@@ -149,5 +149,7 @@ func (c Coverage) Report() *report.Coverage {
 		Pairs: c.Pairs, PairsCovered: c.PairsCovered, TestsAlone: c.TestsAlone,
 		BudgetMs: c.Budget.Milliseconds(), BudgetWhy: c.BudgetWhy, BudgetExhausted: c.BudgetExhausted,
 		Unconfirmed: c.Unconfirmed, DurationMs: c.Duration.Milliseconds(), Serial: c.Serial,
+		Workers: c.Workers, WorkersWhy: c.WorkersWhy, JVMMs: c.JVMTime.Milliseconds(), JVMCPUMs: c.JVMCPU.Milliseconds(),
+		ParallelEfficiency: math.Round(c.Efficiency*100) / 100,
 	}
 }

@@ -36,7 +36,7 @@ func (a *analysis) result() *Result {
 			Fails:   fail,
 		}}
 	}
-	res := &Result{Coverage: a.cov}
+	res := &Result{Coverage: a.cov, Runs: a.runs}
 	for _, t := range a.s.tests {
 		for _, kind := range []report.Kind{report.NOD, report.ODVictim, report.ODBrittle, report.NIO} {
 			if f := a.findings[t][kind]; f != nil {
@@ -66,6 +66,10 @@ func (a *analysis) result() *Result {
 	}
 	res.Coverage.PairsCovered = len(a.pairs)
 	res.Coverage.Duration = time.Since(a.start)
+	res.Coverage.Workers = a.cfg.Workers
+	if res.Coverage.Duration > 0 {
+		res.Coverage.Efficiency = float64(res.Coverage.JVMTime) / float64(time.Duration(a.cfg.Workers)*res.Coverage.Duration)
+	}
 	return res
 }
 

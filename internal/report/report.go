@@ -241,6 +241,14 @@ type Coverage struct {
 	// Serial are tests that clashed with another JVM over a resource (a
 	// port, a file lock) and from then on ran alone.
 	Serial []string `json:"serial,omitempty"`
+	// Workers is how many JVMs ran at once (WorkersWhy: how the analysis
+	// sized them); JVMMs and JVMCPUMs sum the JVMs' wall and CPU time;
+	// ParallelEfficiency is JVMMs over Workers times DurationMs.
+	Workers            int     `json:"workers,omitempty"`
+	WorkersWhy         string  `json:"workersWhy,omitempty"`
+	JVMMs              int64   `json:"jvmMs,omitempty"`
+	JVMCPUMs           int64   `json:"jvmCpuMs,omitempty"`
+	ParallelEfficiency float64 `json:"parallelEfficiency,omitempty"`
 }
 
 // Sort orders findings by kind, then test id, so reports diff cleanly.

@@ -30,7 +30,7 @@ func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRe
 	if err != nil {
 		return err
 	}
-	l, err := launcher.New(od.FastStart(envOf(rec, cfg.Java)), jars, launcher.Options{Workers: cfg.Workers, Notef: notef(cfg)})
+	l, err := launcher.New(od.FastStart(envOf(rec, cfg.Java)), jars, launcher.Options{Workers: cfg.Workers, Notef: notef(cfg), CDSDir: launcher.CDSCache()})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,422 @@
+package launcher
+
+import (
+	"archive/zip"
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/flakyhq/flaky/agent"
+)
+
+// Class-data sharing (CDS): the JVM maps the classes it needs from an
+// archive instead of loading, parsing and verifying them again in every
+// JVM. The launcher keeps one archive per module class path and JDK in its
+// cache directory (Options.CDSDir). The archive holds the JDK's classes and
+// the classes of the module's jars that a real run of the module loaded
+// (recorded with -XX:DumpLoadedClassList by the launcher's first run), dumped
+// with -Xshare:dump from that list: no test code runs while the archive is
+// made, and the JVM checks at every start that the archive matches its jars,
+// so archived classes are the same bytes the jars hold.
+//
+// The JVM archives no classes from a class path directory and refuses an
+// archive whose class path has a non-empty directory (JDK 17: in its used
+// part), but takes one whose class path the JVM's begins with. So the
+// archive is dumped with the module's jars alone, and with CDS the launcher puts the module's jars (and the runner) before its
+// directories (target/test-classes, target/classes). It does that only when
+// it changes no lookup: no file in a directory has the name of an entry in a
+// jar, and no jar names more jars in its manifest's Class-Path. Otherwise,
+// and on JDKs before 11, there is no archive and the class path keeps its
+// order.
+
+// CDSCache returns the class-data sharing cache directory for
+// Options.CDSDir: "cds" in flaky's cache directory, or "" (no sharing) when
+// FLAKY_CDS is "off" or there is no cache directory.
+func CDSCache() string {
+	if os.Getenv("FLAKY_CDS") == "off" {
+		return ""
+	}
+	dir, err := agent.CacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "cds")
+}
+
+// cdsMinJava is the oldest Java that archives application classes.
+const cdsMinJava = 11
+
+// cdsTimeout bounds the dump and the check of an archive.
+const cdsTimeout = 2 * time.Minute
+
+// cdsState is where a launcher's archive is.
+type cdsState int
+
+const (
+	cdsRecord    cdsState = iota // the next run records the classes it loads
+	cdsRecording                 // a run is recording them
+	cdsDumping                   // the archive is being dumped from the recorded list
+	cdsReady                     // the archive is in use
+	cdsOff                       // no archive (the JDK could not make or use one)
+)
+
+// cds manages one launcher's class-data sharing archive.
+type cds struct {
+	java     string
+	archive  string   // the archive's path in the cache
+	classes  []string // the module's directories' classes, as a class list names them (a/b/C)
+	cp       string   // the class path, jars first
+	jarsCP   string   // its jars: the class path the archive is dumped with
+	dumpArgs []string // the module's JVM options that shape an archive
+	tmp      string   // the launcher's temporary directory
+
+	mu    sync.Mutex
+	state cdsState
+	done  chan struct{} // closed when a dump started by this launcher ended
+}
+
+// cdsClasspath returns classpath with its jars (regular files) first and its
+// directories after them, each in their order, and the directories' class
+// names, when that order resolves every class and resource as the given one
+// does; ok is false when it would not.
+func cdsClasspath(classpath []string) (ordered []string, njars int, classes []string, ok bool) {
+	var jars, dirs []string
+	jarEntries := map[string]bool{}
+	for _, e := range classpath {
+		fi, err := os.Stat(e)
+		switch {
+		case err != nil || fi.IsDir():
+			dirs = append(dirs, e)
+			continue
+		case !fi.Mode().IsRegular():
+			return nil, 0, nil, false
+		}
+		jars = append(jars, e)
+		names, err := jarNames(e)
+		if err != nil {
+			return nil, 0, nil, false
+		}
+		for _, n := range names {
+			jarEntries[n] = true
+		}
+	}
+	for _, d := range dirs {
+		err := filepath.WalkDir(d, func(path string, de fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if de.IsDir() {
+				return nil
+			}
+			rel, err := filepath.Rel(d, path)
+			if err != nil {
+				return err
+			}
+			rel = filepath.ToSlash(rel)
+			if jarEntries[rel] {
+				return fmt.Errorf("%s is also in a jar", rel)
+			}
+			if c, ok := strings.CutSuffix(rel, ".class"); ok {
+				classes = append(classes, c)
+			}
+			return nil
+		})
+		if err != nil && !os.IsNotExist(err) {
+			return nil, 0, nil, false
+		}
+	}
+	return append(jars, dirs...), len(jars), classes, true
+}
+
+// jarClassPathHeader matches a manifest's Class-Path header.
+var jarClassPathHeader = regexp.MustCompile(`(?im)^Class-Path:`)
+
+// jarNames returns the names of the files in a jar; a jar whose manifest
+// names more jars (Class-Path) is an error, as their entries would count too.
+func jarNames(path string) ([]string, error) {
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		return nil, err
+	}
+	defer zr.Close()
+	var names []string
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, "/") {
+			continue
+		}
+		names = append(names, f.Name)
+		if strings.EqualFold(f.Name, "META-INF/MANIFEST.MF") {
+			rc, err := f.Open()
+			if err != nil {
+				return nil, err
+			}
+			data, err := io.ReadAll(io.LimitReader(rc, 1<<20))
+			rc.Close()
+			if err != nil {
+				return nil, err
+			}
+			if jarClassPathHeader.Match(data) {
+				return nil, fmt.Errorf("%s: its manifest has a Class-Path", path)
+			}
+		}
+	}
+	return names, nil
+}
+
+// cdsDumpArgs returns the JVM options of args that an archive must be made
+// with to be usable (heap, GC and other -XX options); ok is false when args
+// already choose their own sharing.
+func cdsDumpArgs(args []string) (out []string, ok bool) {
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "-Xshare") || strings.Contains(a, "SharedArchiveFile") || strings.Contains(a, "ArchiveClassesAtExit") ||
+			strings.Contains(a, "SharedClassListFile") || strings.Contains(a, "AOTCache") || strings.Contains(a, "AOTMode"):
+			return nil, false
+		case strings.HasPrefix(a, "-XX:"), strings.HasPrefix(a, "-Xmx"), strings.HasPrefix(a, "-Xms"):
+			out = append(out, a)
+		}
+	}
+	return out, true
+}
+
+// newCDS prepares class-data sharing for a launcher: the class path in the
+// order to use (jars first) and the archive's state. It returns nil and the
+// class path unchanged when the module or the JDK cannot share classes.
+func newCDS(ctx context.Context, dir, java string, major int, classpath, jvmArgs []string, tmp string) (*cds, []string) {
+	if dir == "" || major < cdsMinJava {
+		return nil, classpath
+	}
+	dumpArgs, ok := cdsDumpArgs(jvmArgs)
+	if !ok {
+		return nil, classpath
+	}
+	ordered, jars, classes, ok := cdsClasspath(classpath)
+	if !ok || jars == 0 {
+		return nil, classpath
+	}
+	key, err := cdsKey(java, ordered[:jars], dumpArgs)
+	if err != nil {
+		return nil, classpath
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, classpath
+	}
+	c := &cds{
+		java: java, archive: filepath.Join(dir, key+".jsa"), classes: classes,
+		cp: strings.Join(ordered, string(os.PathListSeparator)), jarsCP: strings.Join(ordered[:jars], string(os.PathListSeparator)),
+		dumpArgs: dumpArgs, tmp: tmp,
+	}
+	if c.valid(ctx) {
+		c.state = cdsReady
+	} else {
+		c.remove()
+	}
+	return c, ordered
+}
+
+// cdsKey names an archive by the JDK (its executable and its module image),
+// the jars of the class path (each by its path and content: the directories
+// after them are not part of the archive) and the options that shape it.
+func cdsKey(java string, classpath, dumpArgs []string) (string, error) {
+	exe, err := exec.LookPath(java)
+	if err != nil {
+		return "", err
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "flaky-cds-1\x00%s\x00", exe)
+	if fi, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(exe)), "lib", "modules")); err == nil {
+		fmt.Fprintf(h, "%d %d\x00", fi.Size(), fi.ModTime().UnixNano())
+	}
+	for _, a := range dumpArgs {
+		fmt.Fprintf(h, "%s\x00", a)
+	}
+	for _, e := range classpath {
+		sum, err := fileHash(e)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00%s\x00", e, sum)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:24], nil
+}
+
+// fileHash is the hex SHA-256 of a file's content.
+func fileHash(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// sumFile is where an archive's hash is kept.
+func (c *cds) sumFile() string { return c.archive + ".sha256" }
+
+// valid reports whether the cached archive is intact (its hash) and the JVM
+// takes it for this class path (-Xshare:on fails on an archive that is
+// corrupt, from another JDK, or made with jars that changed since).
+func (c *cds) valid(ctx context.Context) bool {
+	want, err := os.ReadFile(c.sumFile())
+	if err != nil {
+		return false
+	}
+	if have, err := fileHash(c.archive); err != nil || have != strings.TrimSpace(string(want)) {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, cdsTimeout)
+	defer cancel()
+	args := append(slices.Clone(c.dumpArgs), "-Xshare:on", "-XX:SharedArchiveFile="+c.archive, "-cp", c.cp, "-version")
+	return exec.CommandContext(ctx, c.java, args...).Run() == nil
+}
+
+// remove deletes the archive and its hash.
+func (c *cds) remove() {
+	os.Remove(c.archive)
+	os.Remove(c.sumFile())
+}
+
+// args returns the JVM options for the next JVM and, when that JVM is to
+// record the classes it loads, the file it records them in. Only runs of
+// tests record (record is true for them): a listing loads too few classes.
+func (c *cds) args(record bool) (args []string, list string) {
+	if c == nil {
+		return nil, ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.state == cdsReady:
+		// Xshare:auto: a JVM that cannot map the archive runs without it;
+		// the logs off keep that quiet.
+		return []string{"-XX:SharedArchiveFile=" + c.archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-Xlog:class+path=off"}, ""
+	case c.state == cdsRecord && record:
+		c.state = cdsRecording
+		list = filepath.Join(c.tmp, "cds-classes.lst")
+		return []string{"-XX:DumpLoadedClassList=" + list}, list
+	}
+	return nil, ""
+}
+
+// recorded takes the class list of the recording run: a list is dumped into
+// the archive in the background; without one the next run records again.
+func (c *cds) recorded(list string) {
+	fi, err := os.Stat(list)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil || fi.Size() == 0 {
+		c.state = cdsRecord
+		return
+	}
+	c.state = cdsDumping
+	c.done = make(chan struct{})
+	go func() {
+		defer close(c.done)
+		err := c.dump(list)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if err != nil {
+			c.state = cdsOff
+			return
+		}
+		c.state = cdsReady
+	}()
+}
+
+// wait waits for a dump this launcher started.
+func (c *cds) wait() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	done := c.done
+	c.mu.Unlock()
+	if done != nil {
+		<-done
+	}
+}
+
+// dump makes the archive from a class list without the module's own
+// classes (the JVM cannot archive classes from directories), checks it and
+// moves it into the cache with its hash.
+func (c *cds) dump(list string) error {
+	filtered := list + ".jars"
+	if err := filterClassList(list, filtered, c.classes); err != nil {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", c.archive, os.Getpid())
+	defer os.Remove(tmp)
+	ctx, cancel := context.WithTimeout(context.Background(), cdsTimeout)
+	defer cancel()
+	args := append(slices.Clone(c.dumpArgs), "-Xshare:dump", "-XX:SharedClassListFile="+filtered, "-XX:SharedArchiveFile="+tmp, "-cp", c.jarsCP)
+	if out, err := exec.CommandContext(ctx, c.java, args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("dump the class-data sharing archive: %w: %s", err, tailLines(string(out), 5))
+	}
+	sum, err := fileHash(tmp)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(c.sumFile()+".tmp", []byte(sum+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, c.archive); err != nil {
+		return err
+	}
+	if err := os.Rename(c.sumFile()+".tmp", c.sumFile()); err != nil {
+		return err
+	}
+	if !c.valid(ctx) {
+		c.remove()
+		return fmt.Errorf("the JVM does not take the archive it dumped")
+	}
+	return nil
+}
+
+// filterClassList copies a class list without the classes in skip (and
+// their nested classes' lines, which name them the same way).
+func filterClassList(from, to string, skip []string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	drop := map[string]bool{}
+	for _, c := range skip {
+		drop[c] = true
+	}
+	var out bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		name, _, _ := strings.Cut(line, " ")
+		if drop[name] || strings.HasPrefix(line, "@") {
+			continue
+		}
+		out.WriteString(line)
+		out.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return os.WriteFile(to, out.Bytes(), 0o644)
+}

@@ -1,0 +1,117 @@
+package launcher
+
+import (
+	"archive/zip"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// writeJar writes a jar with the given entries (name -> content).
+func writeJar(t *testing.T, path string, entries map[string]string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	for name, content := range entries {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(content))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+func writeFile(t *testing.T, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCDSClasspath(t *testing.T) {
+	dir := t.TempDir()
+	tests, classes := filepath.Join(dir, "test-classes"), filepath.Join(dir, "classes")
+	writeFile(t, filepath.Join(tests, "p", "ATest.class"))
+	writeFile(t, filepath.Join(classes, "p", "A.class"))
+	writeFile(t, filepath.Join(classes, "app.properties"))
+	lib := filepath.Join(dir, "lib.jar")
+	writeJar(t, lib, map[string]string{"META-INF/MANIFEST.MF": "Manifest-Version: 1.0\n", "org/lib/L.class": "", "org/lib/": ""})
+	shadow := filepath.Join(dir, "shadow.jar")
+	writeJar(t, shadow, map[string]string{"app.properties": "x"})
+	withClassPath := filepath.Join(dir, "cp.jar")
+	writeJar(t, withClassPath, map[string]string{"META-INF/MANIFEST.MF": "Manifest-Version: 1.0\nClass-Path: other.jar\n"})
+	missing := filepath.Join(dir, "gone")
+
+	got, jars, names, ok := cdsClasspath([]string{tests, classes, lib, missing})
+	if want := []string{lib, tests, classes, missing}; !ok || jars != 1 || !slices.Equal(got, want) {
+		t.Errorf("jars first: %v (%d jars, ok %v), want %v", got, jars, ok, want)
+	}
+	slices.Sort(names)
+	if want := []string{"p/A", "p/ATest"}; !slices.Equal(names, want) {
+		t.Errorf("directory classes %v, want %v", names, want)
+	}
+	for name, cp := range map[string][]string{
+		"a jar holds a file of a directory": {tests, classes, lib, shadow},
+		"a jar names more jars":             {tests, lib, withClassPath},
+		"not a jar":                         {tests, filepath.Join(classes, "app.properties")},
+	} {
+		if _, _, _, ok := cdsClasspath(cp); ok {
+			t.Errorf("%s: reordered", name)
+		}
+	}
+}
+
+func TestCDSDumpArgs(t *testing.T) {
+	got, ok := cdsDumpArgs([]string{"-Xmx512m", "-Dx=y", "-XX:+UseSerialGC", "-javaagent:/j.jar", "--add-opens=a/b=c", "-XX:TieredStopAtLevel=1"})
+	if want := []string{"-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"}; !ok || !slices.Equal(got, want) {
+		t.Errorf("cdsDumpArgs = %v, %v; want %v", got, ok, want)
+	}
+	for _, own := range []string{"-Xshare:off", "-XX:SharedArchiveFile=/a.jsa", "-XX:AOTCache=/a.aot"} {
+		if _, ok := cdsDumpArgs([]string{own}); ok {
+			t.Errorf("%s: sharing not left to the module", own)
+		}
+	}
+}
+
+func TestFilterClassList(t *testing.T) {
+	dir := t.TempDir()
+	from, to := filepath.Join(dir, "in.lst"), filepath.Join(dir, "out.lst")
+	in := "# comment\njava/lang/Object id: 0\np/ATest id: 7\norg/lib/L\n@lambda-proxy p/ATest run ()V\n"
+	if err := os.WriteFile(from, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := filterClassList(from, to, []string{"p/ATest"}); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := os.ReadFile(to)
+	if want := "# comment\njava/lang/Object id: 0\norg/lib/L\n"; string(out) != want {
+		t.Errorf("filtered:\n%s\nwant:\n%s", out, want)
+	}
+}
+
+func TestCDSOffWithoutDirOrOnOldJava(t *testing.T) {
+	cp := []string{"/a", "/b.jar"}
+	for _, tt := range []struct {
+		dir   string
+		major int
+	}{{"", 17}, {t.TempDir(), 8}} {
+		c, got := newCDS(t.Context(), tt.dir, "java", tt.major, cp, nil, t.TempDir())
+		if c != nil || !slices.Equal(got, cp) {
+			t.Errorf("dir %q, Java %d: sharing %v, class path %v", tt.dir, tt.major, c, got)
+		}
+	}
+	if args, list := (*cds)(nil).args(true); args != nil || list != "" {
+		t.Errorf("no sharing: args %v, list %q", args, list)
+	}
+}

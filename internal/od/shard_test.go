@@ -1,0 +1,120 @@
+package od
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+func TestParseShard(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Shard
+		ok   bool
+	}{
+		{"1/3", Shard{1, 3}, true}, {"3/3", Shard{3, 3}, true}, {"1/1", Shard{1, 1}, true},
+		{"0/3", Shard{}, false}, {"4/3", Shard{}, false}, {"1/0", Shard{}, false}, {"1/3x", Shard{}, false}, {"a/b", Shard{}, false}, {"", Shard{}, false},
+	} {
+		got, err := ParseShard(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseShard(%q) = %v, %v", tt.in, got, err)
+		}
+	}
+}
+
+// findingSet renders findings as comparable text: test, kind and groups.
+func findingSet(fs []Finding) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, string(f.Kind)+" "+f.Test+" "+groupText(f.Polluters)+groupText(f.Setters)+groupText(f.Cleaners))
+	}
+	slices.Sort(out)
+	return strings.Join(out, "\n")
+}
+
+func groupText(gs [][]string) string {
+	var parts []string
+	for _, g := range gs {
+		parts = append(parts, strings.Join(g, "+"))
+	}
+	return "[" + strings.Join(parts, "|") + "]"
+}
+
+// Shards of one seed run disjoint shares that together are the unsharded
+// detection orders, and merging them gives the unsharded findings.
+func TestShardsMergeToTheUnshardedAnalysis(t *testing.T) {
+	newSuite := func() *fakeSuite {
+		f := newFakeSuite()
+		f.order = slices.DeleteFunc(f.order, func(t string) bool { return t == "p.Retry#jitter" }) // no NOD: its findings depend on chance
+		return f
+	}
+	for _, seed := range []int64{1, 2} {
+		f := newSuite()
+		whole, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts []*Partial
+		seen := map[string]int{}
+		for i := 1; i <= 3; i++ {
+			f := newSuite()
+			cfg := Config{Tests: f.order, Seed: seed, Workers: 2, Shard: Shard{i, 3}}
+			res, err := Analyze(context.Background(), f, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res.Runs {
+				if r.Plan >= 0 {
+					seen[r.Label+" "+strings.Join(r.Order, ",")]++
+					if r.Plan%3 != i-1 {
+						t.Errorf("shard %d ran plan position %d", i, r.Plan)
+					}
+				}
+			}
+			parts = append(parts, NewPartial(cfg, res))
+		}
+		detection := whole.Coverage.Orders - whole.Coverage.Generators[GenOriginal] - whole.Coverage.Generators[genConfirm] - whole.Coverage.Generators[genMinimise]
+		if len(seen) != detection {
+			t.Errorf("seed %d: the shards ran %d distinct detection orders, the whole analysis %d", seed, len(seen), detection)
+		}
+		for k, n := range seen {
+			if n != 1 {
+				t.Errorf("seed %d: %s ran in %d shards", seed, k, n)
+			}
+		}
+		var dirs []string
+		for _, p := range parts {
+			dir := t.TempDir()
+			if _, err := WritePartial(dir, p); err != nil {
+				t.Fatal(err)
+			}
+			dirs = append(dirs, dir)
+		}
+		if _, err := ReadPartials(dirs[:2]); err == nil || !strings.Contains(err.Error(), "2 of 3 shards") {
+			t.Errorf("two of three shards: %v", err)
+		}
+		if _, err := ReadPartials([]string{dirs[0], dirs[0], dirs[1]}); err == nil || !strings.Contains(err.Error(), "given twice") {
+			t.Errorf("a shard twice: %v", err)
+		}
+		if parts, err = ReadPartials(dirs); err != nil {
+			t.Fatal(err)
+		}
+		f = newSuite()
+		merged, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2, Recorded: MergeRuns(parts)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := findingSet(merged.Findings), findingSet(whole.Findings); got != want {
+			t.Errorf("seed %d: merged findings\n%s\nwant\n%s", seed, got, want)
+		}
+		if merged.Coverage.Rounds != whole.Coverage.Rounds || merged.Coverage.PairsCovered != whole.Coverage.PairsCovered || merged.Coverage.TestsAlone != whole.Coverage.TestsAlone {
+			t.Errorf("seed %d: merged coverage %+v, whole %+v", seed, merged.Coverage, whole.Coverage)
+		}
+		if len(whole.Findings) == 0 || !slices.ContainsFunc(merged.Findings, func(f Finding) bool { return f.Kind == report.ODVictim }) {
+			t.Errorf("seed %d: no victims found", seed)
+		}
+	}
+}
