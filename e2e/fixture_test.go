@@ -207,7 +207,8 @@ func prepare(t *testing.T, name, java string) (*prepared, error) {
 		return nil, fmt.Errorf("%w\n%s", err, log.String())
 	}
 	p.setup = setup
-	p.launcher, err = newLauncher(setup, java, launcher.Options{RunTimeout: 2 * time.Minute})
+	// Class-data sharing, as detect and verify use it: JVMs start faster.
+	p.launcher, err = newLauncher(setup, java, launcher.Options{RunTimeout: 2 * time.Minute, CDSDir: launcher.CDSCache()})
 	return p, err
 }
 
