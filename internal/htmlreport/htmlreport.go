@@ -103,6 +103,13 @@ type findingView struct {
 	Reproduce                         []string
 	RepairKind, RepairReason          string
 	Patch                             []diffLine
+	State                             []stateView
+	StateConfirmed                    bool
+}
+
+type stateView struct {
+	Kind, Root, Passing, Failing string
+	Confirmed                    bool
 }
 
 type diffLine struct {
@@ -248,6 +255,10 @@ func finding(p Page, m Module, f report.Finding, multi bool) findingView {
 		}
 		ev.Steps, ev.More = steps(order, roles)
 		fv.Evidence = append(fv.Evidence, ev)
+	}
+	for _, it := range f.PollutedState {
+		fv.State = append(fv.State, stateView{Kind: it.Kind, Root: it.Root + it.Path, Passing: clip(it.Passing), Failing: clip(it.Failing), Confirmed: it.Confirmed})
+		fv.StateConfirmed = fv.StateConfirmed || it.Confirmed
 	}
 	for _, c := range f.CallSites {
 		where := fmt.Sprintf("%s.%s (%s:%d)", c.Class, c.Method, c.File, c.Line)

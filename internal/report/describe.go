@@ -66,6 +66,15 @@ func Describe(f Finding) string {
 	default:
 		parts = append(parts, f.Kind.Title())
 	}
+	var confirmed []string
+	for _, it := range f.PollutedState {
+		if it.Confirmed {
+			confirmed = append(confirmed, it.Root+it.Path)
+		}
+	}
+	if len(confirmed) > 0 {
+		parts = append(parts, "polluted state: "+strings.Join(confirmed, ", "))
+	}
 	return strings.Join(parts, "; ")
 }
 
