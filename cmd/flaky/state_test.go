@@ -25,7 +25,7 @@ func TestExplainReadsTheReport(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	for _, want := range []string{
-		"od-victim p.QuoteTest#btc\n  order-dependent victim, new: fails after p.PromoTest#discount\n", "polluters: [p.PromoTest#discount]", "polluted state (confirmed",
+		"od-victim p.QuoteTest#btc\n  order-dependent victim, new: fails after p.PromoTest#discount; polluted state: p.Prices.TABLE['BTC']\n", "polluters: [p.PromoTest#discount]", "polluted state (confirmed",
 		"static-field p.Prices.TABLE['BTC']\n      passing: 100\n      failing: 90\n",
 	} {
 		if !strings.Contains(stdout, want) {
