@@ -112,6 +112,20 @@ type Finding struct {
 	// makes the test pass in the failing order. For a polluter finding it is
 	// the state the test's run changed (passing: before, failing: after).
 	PollutedState []StateItem `json:"pollutedState,omitempty"`
+	// ProblemInvariants are an OD finding's problem invariants (Takuan):
+	// per program point and variable, the likely invariants true only in
+	// the passing run (the test alone; for a brittle, after its setter) and
+	// only in the failing one, the largest groups first, at most five.
+	ProblemInvariants []ProblemInvariant `json:"problemInvariants,omitempty"`
+}
+
+// ProblemInvariant is one variable's invariants that differ between an OD
+// test's passing and failing runs at one program point.
+type ProblemInvariant struct {
+	Point    string   `json:"point"` // Daikon program point, e.g. pkg.Store.count():::EXIT
+	Variable string   `json:"variable"`
+	Passing  []string `json:"passing"`
+	Failing  []string `json:"failing"`
 }
 
 // Repair kinds.
