@@ -48,10 +48,11 @@ func TestProblemInvariants(t *testing.T) {
 		t.Run(tt.victim, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			got, err := invariants.Analyze(ctx, l, tt.victim, []string{tt.victim}, []string{tt.polluter, tt.victim})
-			if err != nil {
-				t.Fatal(err)
+			all, errs, err := invariants.Analyze(ctx, l, []invariants.Target{{Test: tt.victim, Passing: []string{tt.victim}, Failing: []string{tt.polluter, tt.victim}}})
+			if err != nil || errs[0] != nil {
+				t.Fatal(err, errs)
 			}
+			got := all[0]
 			t.Logf("%d problem invariants in %v: %+v", len(got), time.Since(start), got)
 			if len(got) == 0 || len(got) > invariants.Top {
 				t.Fatalf("got %d problem invariants, want 1 to %d", len(got), invariants.Top)

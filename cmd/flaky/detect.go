@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
@@ -33,6 +34,7 @@ func detectCommand() *cli.Command {
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
 			noStateFlag,
+			noInvariantsFlag,
 		},
 		Action: detect,
 	}
@@ -119,6 +121,11 @@ func detect(c *cli.Context) error {
 	}
 	if !c.Bool(noStateFlag.Name) {
 		if _, err := state.Annotate(c.Context, runner, findings, nil, cfg.Logf); err != nil {
+			return fmt.Errorf("detect: %w", err)
+		}
+	}
+	if !c.Bool(noInvariantsFlag.Name) {
+		if err := invariants.Annotate(c.Context, runner, findings, cfg.Logf); err != nil {
 			return fmt.Errorf("detect: %w", err)
 		}
 	}

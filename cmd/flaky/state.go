@@ -191,7 +191,7 @@ func nameState(c *cli.Context, findings []report.Finding) error {
 	return err
 }
 
-// printExplanation prints a finding's orders and its polluted state.
+// printExplanation prints a finding's orders, its polluted state and its problem invariants.
 func printExplanation(w io.Writer, f report.Finding) {
 	fmt.Fprintf(w, "%s %s\n", f.Kind, f.Test)
 	if len(f.Polluters) > 0 {
@@ -204,6 +204,7 @@ func printExplanation(w io.Writer, f report.Finding) {
 		fmt.Fprintf(w, "  cleaners: %s\n", formatGroups(f.Cleaners))
 	}
 	fmt.Fprintf(w, "  fails in: %s\n  passes in: %s\n", strings.Join(f.FailingOrder, ", "), strings.Join(f.PassingOrder, ", "))
+	defer printProblemInvariants(w, f)
 	if len(f.PollutedState) == 0 {
 		fmt.Fprintln(w, "  polluted state: none found (no captured root differs right before the test)")
 		return

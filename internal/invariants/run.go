@@ -12,22 +12,77 @@ import (
 // classes (those loaded from class directories; see agent/PROTOCOL.md).
 var AgentOptions = []string{"invariants=on"}
 
-// Analyze runs an OD test's passing and failing orders (the test last) with
-// the tracer on and returns its problem invariants. It fails when either
-// run does not reproduce its outcome, since invariants of a run that did
-// not fail (or pass) would explain nothing.
-func Analyze(ctx context.Context, l *launcher.Launcher, test string, passing, failing []string) ([]report.ProblemInvariant, error) {
+// Runner runs orders in test JVMs (a *launcher.Launcher).
+type Runner interface {
+	RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launcher.Result, error)
+}
+
+// Target is one OD test with an order in which it passes and one in which
+// it fails, the test last in both.
+type Target struct {
+	Test             string
+	Passing, Failing []string
+}
+
+// Analyze runs each target's passing and failing orders with the tracer on
+// (all in one batch) and returns the targets' problem invariants, or why a
+// target has none: a run that did not reproduce its outcome explains
+// nothing.
+func Analyze(ctx context.Context, r Runner, targets []Target) ([][]report.ProblemInvariant, []error, error) {
 	opts := launcher.RunOptions{AgentOptions: AgentOptions}
-	res, err := l.RunJobs(ctx, []launcher.Job{{Order: passing, RunOptions: opts}, {Order: failing, RunOptions: opts}})
-	if err != nil {
-		return nil, fmt.Errorf("tracing %s: %w", test, err)
+	var jobs []launcher.Job
+	for _, t := range targets {
+		jobs = append(jobs, launcher.Job{Order: t.Passing, RunOptions: opts}, launcher.Job{Order: t.Failing, RunOptions: opts})
 	}
-	for i, wantFail := range []bool{false, true} {
-		if got := outcome(res[i], test); got.Failed() != wantFail || got == launcher.NotRun || got == "" {
-			return nil, fmt.Errorf("tracing %s: the %s order gave %q", test, map[bool]string{false: "passing", true: "failing"}[wantFail], got)
+	res, err := r.RunJobs(ctx, jobs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("invariants: %w", err)
+	}
+	out := make([][]report.ProblemInvariant, len(targets))
+	errs := make([]error, len(targets))
+	for i, t := range targets {
+		pass, fail := res[2*i], res[2*i+1]
+		if got := outcome(pass, t.Test); got != launcher.Pass {
+			errs[i] = fmt.Errorf("its passing order gave %q when traced", got)
+			continue
+		}
+		if got := outcome(fail, t.Test); !got.Failed() {
+			errs[i] = fmt.Errorf("its failing order gave %q when traced", got)
+			continue
+		}
+		out[i] = Problems(OfTest(pass.Invariants, t.Test), OfTest(fail.Invariants, t.Test))
+	}
+	return out, errs, nil
+}
+
+// Annotate sets ProblemInvariants on every OD victim and brittle of
+// findings that has a failing and a passing order; logf says which it
+// could not analyse (the rest goes on).
+func Annotate(ctx context.Context, r Runner, findings []report.Finding, logf func(string, ...any)) error {
+	var targets []Target
+	var at []int
+	for i, f := range findings {
+		if (f.Kind == report.ODVictim || f.Kind == report.ODBrittle) && len(f.FailingOrder) > 0 && len(f.PassingOrder) > 0 {
+			targets = append(targets, Target{Test: f.Test, Passing: f.PassingOrder, Failing: f.FailingOrder})
+			at = append(at, i)
 		}
 	}
-	return Problems(OfTest(res[0].Invariants, test), OfTest(res[1].Invariants, test)), nil
+	if len(targets) == 0 {
+		return nil
+	}
+	logf("inferring the problem invariants of %d OD finding(s)", len(targets))
+	probs, errs, err := Analyze(ctx, r, targets)
+	if err != nil {
+		return err
+	}
+	for j, i := range at {
+		if errs[j] != nil {
+			logf("no problem invariants for %s: %v", findings[i].Test, errs[j])
+			continue
+		}
+		findings[i].ProblemInvariants = probs[j]
+	}
+	return nil
 }
 
 func outcome(r *launcher.Result, test string) launcher.Outcome {
@@ -36,5 +91,5 @@ func outcome(r *launcher.Result, test string) launcher.Outcome {
 			return t.Outcome
 		}
 	}
-	return ""
+	return launcher.NotRun
 }
