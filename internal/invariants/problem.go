@@ -14,10 +14,14 @@ const Top = 5
 // OfTest returns the program points the tracer sent for test (every
 // invocation of a test template), merged per point.
 func OfTest(events []agent.Invariants, test string) []agent.TracePoint {
+	return merge(events, func(t string) bool { return t == test || strings.HasPrefix(t, test+"[") })
+}
+
+func merge(events []agent.Invariants, keep func(test string) bool) []agent.TracePoint {
 	byName := map[string]*agent.TracePoint{}
 	var names []string
 	for _, e := range events {
-		if e.Test != test && !strings.HasPrefix(e.Test, test+"[") {
+		if !keep(e.Test) {
 			continue
 		}
 		for _, p := range e.Points {
