@@ -2,11 +2,15 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/mvn"
@@ -44,6 +48,41 @@ func TestProblemInvariants(t *testing.T) {
 		{pkg + "NotesTest#noNotes", pkg + "NoteTakerTest#takesNote", pkg + "Notes.lines():::EXIT", "return",
 			[]string{"return == 0"}, []string{"return == 1"}},
 	}
+	// The whole polluted order traced once, written as Daikon's files and read back.
+	t.Run("daikon", func(t *testing.T) {
+		t.Parallel()
+		order := []string{tests[1].polluter, tests[1].victim, tests[0].polluter, tests[0].victim}
+		r, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: invariants.AgentOptions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := invariants.Merge(r.Invariants)
+		if len(want) == 0 {
+			t.Fatal("the traced run sent no program points")
+		}
+		out := t.TempDir()
+		if err := invariants.WriteDaikon(out, "flaky", want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := invariants.ReadDaikon(out, "flaky")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Daikon derives size(x[]) itself: the files leave it out.
+		for i := range want {
+			want[i].Vars = slices.DeleteFunc(want[i].Vars, func(v agent.TraceVar) bool { return strings.HasPrefix(v.Name, "size(") })
+			for _, s := range want[i].Samples {
+				maps.DeleteFunc(s, func(k string, _ json.RawMessage) bool { return strings.HasPrefix(k, "size(") })
+			}
+			want[i].Calls = int64(len(want[i].Samples))
+		}
+		if !reflect.DeepEqual(roundTrip(t, got), roundTrip(t, want)) {
+			t.Errorf("Daikon round trip differs:\n got %+v\nwant %+v", got, want)
+		}
+		if !slices.ContainsFunc(got, func(p agent.TracePoint) bool { return p.Point == pkg+"Store.count():::EXIT" }) {
+			t.Errorf("no Store.count() exit among %d points", len(got))
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.victim, func(t *testing.T) {
 			t.Parallel()
@@ -64,4 +103,32 @@ func TestProblemInvariants(t *testing.T) {
 			}
 		})
 	}
+}
+
+// roundTrip re-encodes the samples' values so that equal values compare equal.
+func roundTrip(t *testing.T, points []agent.TracePoint) []agent.TracePoint {
+	t.Helper()
+	data, err := json.Marshal(points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic []map[string]any
+	if err := json.Unmarshal(data, &generic); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = json.Marshal(generic)
+	var out []agent.TracePoint
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	for i := range out {
+		for _, s := range out[i].Samples {
+			for k, v := range s {
+				var x any
+				_ = json.Unmarshal(v, &x)
+				s[k], _ = json.Marshal(x)
+			}
+		}
+	}
+	return out
 }

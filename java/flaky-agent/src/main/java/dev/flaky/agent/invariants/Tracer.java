@@ -58,8 +58,8 @@ public final class Tracer implements Channel.Boundary {
         Channel.onBoundary(t);
         new AgentBuilder.Default()
                 .ignore(nameStartsWith("dev.flaky.").or(nameStartsWith("net.bytebuddy.")))
-                .type((type, loader, module, redefined, domain) -> loader != null && !type.isInterface()
-                        && !type.isAnnotation() && selection.selects(type.getName(), domain))
+                .type((type, loader, module, redefined, domain) -> loader != null
+                        && selection.selects(type.getName(), domain) && !type.isInterface() && !type.isAnnotation())
                 .transform((builder, type, loader, module, domain) -> builder.visit(Advice.to(TraceAdvice.class)
                         .on(isMethod().and(not(isAbstract())).and(not(isNative())).and(not(isSynthetic()))
                                 .and(not(isBridge())))))
