@@ -237,6 +237,22 @@ type Invariants struct {
 	Index   int          `json:"index"`
 	Points  []TracePoint `json:"points"`
 	Dropped int          `json:"dropped"`
+	// Changes are the traced methods during which a watched value
+	// (invariants.watch) changed, with the value before and after.
+	Changes []WatchChange `json:"changes,omitempty"`
+}
+
+// WatchChange is a traced method during which a watched static field or
+// static query method's value changed: Before and After are its variables
+// as a program point's sample holds them (the field by its name, the
+// method's value as "return"), Count how often that change happened.
+type WatchChange struct {
+	Watch  string                     `json:"watch"`
+	Method string                     `json:"method"`
+	Test   string                     `json:"test"`
+	Before map[string]json.RawMessage `json:"before"`
+	After  map[string]json.RawMessage `json:"after"`
+	Count  int                        `json:"count"`
 }
 
 // TracePoint is one program point ("pkg.C.m(int):::ENTER" or ":::EXIT"):

@@ -13,6 +13,7 @@ import (
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/mvn"
 )
 
@@ -36,17 +37,23 @@ func TestProblemInvariants(t *testing.T) {
 	}
 	t.Cleanup(func() { l.Close() })
 	const pkg = "fixture.invariants."
+	suite := []string{pkg + "ModeTest#defaultMode", pkg + "NoteTakerTest#takesNote", pkg + "NotesCleanupTest#clears",
+		pkg + "NotesTest#noNotes", pkg + "PurgeTest#purges", pkg + "ResetTest#resets", pkg + "SignupTest#signsUp",
+		pkg + "StrictTest#setsStrict", pkg + "UsersTest#startsEmpty"}
 	tests := []struct {
 		victim, polluter string
 		point, variable  string
 		passing, failing []string
+		// The first reset candidate: a cleaner method, or a return-value modifier that restores.
+		reset, resetTest string
 	}{
 		{pkg + "ModeTest#defaultMode", pkg + "StrictTest#setsStrict", pkg + "Registry.mode():::", pkg + "Registry.mode",
-			[]string{pkg + `Registry.mode == "default"`}, []string{pkg + `Registry.mode == "strict"`}},
+			[]string{pkg + `Registry.mode == "default"`}, []string{pkg + `Registry.mode == "strict"`},
+			pkg + "Registry.reset()", pkg + "ResetTest#resets"},
 		{pkg + "UsersTest#startsEmpty", pkg + "SignupTest#signsUp", pkg + "Store.count():::EXIT", "return",
-			[]string{"return == 0"}, []string{"return == 1"}},
+			[]string{"return == 0"}, []string{"return == 1"}, pkg + "Store.deleteAll()", pkg + "PurgeTest#purges"},
 		{pkg + "NotesTest#noNotes", pkg + "NoteTakerTest#takesNote", pkg + "Notes.lines():::EXIT", "return",
-			[]string{"return == 0"}, []string{"return == 1"}},
+			[]string{"return == 0"}, []string{"return == 1"}, pkg + "Notes.clear()", pkg + "NotesCleanupTest#clears"},
 	}
 	// The whole polluted order traced once, written as Daikon's files and read back.
 	t.Run("daikon", func(t *testing.T) {
@@ -100,6 +107,24 @@ func TestProblemInvariants(t *testing.T) {
 			// The static field is the same at the entry and the exit of Registry.mode().
 			if !strings.HasPrefix(top.Point, tt.point) || top.Variable != tt.variable || !slices.Equal(top.Passing, tt.passing) || !slices.Equal(top.Failing, tt.failing) {
 				t.Errorf("top problem invariant %+v, want %s %s v> %q pv> %q", top, tt.point, tt.variable, tt.passing, tt.failing)
+			}
+
+			start = time.Now()
+			findings := []report.Finding{{Test: tt.victim, Kind: report.ODVictim, Polluters: [][]string{{tt.polluter}}, ProblemInvariants: got}}
+			if err := invariants.FindResets(ctx, l, findings, suite, t.Logf); err != nil {
+				t.Fatal(err)
+			}
+			f := findings[0]
+			t.Logf("reset candidates in %v: cleaners %+v, modifiers %+v", time.Since(start), f.CleanerMethods, f.ReturnValueModifiers)
+			resets := f.CleanerMethods
+			if tt.variable == "return" {
+				if len(f.CleanerMethods) != 0 {
+					t.Errorf("cleaner methods %+v for a return value", f.CleanerMethods)
+				}
+				resets = f.ReturnValueModifiers
+			}
+			if len(resets) == 0 || resets[0].Method != tt.reset || resets[0].Test != tt.resetTest || !resets[0].Restores {
+				t.Errorf("reset candidates %+v, want first %s called by %s", resets, tt.reset, tt.resetTest)
 			}
 		})
 	}

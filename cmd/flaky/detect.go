@@ -125,7 +125,7 @@ func detect(c *cli.Context) error {
 		}
 	}
 	if !c.Bool(noInvariantsFlag.Name) {
-		if err := invariants.Annotate(c.Context, runner, findings, cfg.Logf); err != nil {
+		if err := invariants.Annotate(c.Context, runner, findings, tests, cfg.Logf); err != nil {
 			return fmt.Errorf("detect: %w", err)
 		}
 	}

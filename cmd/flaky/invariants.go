@@ -43,4 +43,14 @@ func printProblemInvariants(w io.Writer, f report.Finding) {
 			fmt.Fprintf(w, "    v> %s\n", inv)
 		}
 	}
+	for _, m := range f.CleanerMethods {
+		fmt.Fprintf(w, "  cleaner method of %s: %s (called by %s)\n", m.Variable, m.Method, m.Test)
+	}
+	for _, m := range f.ReturnValueModifiers {
+		how := "changes"
+		if m.Restores {
+			how = "restores"
+		}
+		fmt.Fprintf(w, "  return-value modifier of %s: %s %s it (called by %s)\n", m.Variable, m.Method, how, m.Test)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/report"
 )
 
 // point builds a program point from variables (name:kind) and samples
@@ -120,5 +121,42 @@ func TestProblemsTopFive(t *testing.T) {
 	got := Problems([]agent.TracePoint{point(t, "p", vars, passS+"}")}, []agent.TracePoint{point(t, "p", vars, failS+"}")})
 	if len(got) != Top {
 		t.Fatalf("got %d problem invariants, want %d", len(got), Top)
+	}
+}
+
+func TestWatchOf(t *testing.T) {
+	tests := []struct {
+		point, variable, want string
+		ok                    bool
+	}{
+		{"p.Store.count():::EXIT", "return", "p.Store#count", true},
+		{"p.Store.find(int):::EXIT", "return", "", false},
+		{"p.Registry.mode():::ENTER", "p.Registry.mode", "p.Registry.mode", true},
+		{"p.Registry.mode():::ENTER", "p.Registry.items.size()", "p.Registry.items", true},
+		{"p.Registry.mode():::ENTER", "size(p.Registry.names[])", "p.Registry.names", true},
+		{"p.Registry.get(int):::ENTER", "arg0", "", false},
+	}
+	for _, tt := range tests {
+		w, ok := watchOf(report.ProblemInvariant{Point: tt.point, Variable: tt.variable})
+		if ok != tt.ok || w.name != tt.want {
+			t.Errorf("watchOf(%s, %s) = %q, %v; want %q, %v", tt.point, tt.variable, w.name, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestHolds(t *testing.T) {
+	values := map[string]json.RawMessage{"return": json.RawMessage("1"), "p.C.s": json.RawMessage(`"strict"`), "p.C.o": json.RawMessage("null")}
+	tests := []struct {
+		inv  string
+		want bool
+	}{
+		{"return == 1", true}, {"return == 0", false}, {"return >= 1", true}, {"return <= 0", false},
+		{"return one of { 0, 1 }", true}, {`p.C.s == "strict"`, true}, {`p.C.s == "default"`, false},
+		{"p.C.o == null", true}, {"p.C.o != null", false}, {"return == p.C.s", false}, {"missing == 1", false},
+	}
+	for _, tt := range tests {
+		if got := holds(tt.inv, values); got != tt.want {
+			t.Errorf("holds(%q) = %v, want %v", tt.inv, got, tt.want)
+		}
 	}
 }

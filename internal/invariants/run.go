@@ -56,9 +56,11 @@ func Analyze(ctx context.Context, r Runner, targets []Target) ([][]report.Proble
 }
 
 // Annotate sets ProblemInvariants on every OD victim and brittle of
-// findings that has a failing and a passing order; logf says which it
-// could not analyse (the rest goes on).
-func Annotate(ctx context.Context, r Runner, findings []report.Finding, logf func(string, ...any)) error {
+// findings that has a failing and a passing order, then, with the module's
+// tests in suite (nil: skip it), the victims' CleanerMethods and
+// ReturnValueModifiers (see FindResets); logf says which it could not
+// analyse (the rest goes on).
+func Annotate(ctx context.Context, r Runner, findings []report.Finding, suite []string, logf func(string, ...any)) error {
 	var targets []Target
 	var at []int
 	for i, f := range findings {
@@ -82,7 +84,10 @@ func Annotate(ctx context.Context, r Runner, findings []report.Finding, logf fun
 		}
 		findings[i].ProblemInvariants = probs[j]
 	}
-	return nil
+	if suite == nil {
+		return nil
+	}
+	return FindResets(ctx, r, findings, suite, logf)
 }
 
 func outcome(r *launcher.Result, test string) launcher.Outcome {

@@ -80,7 +80,7 @@ func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRe
 		return fmt.Errorf("polluted state: %w", err)
 	}
 	if !cfg.NoInvariants {
-		if err := invariants.Annotate(ctx, l, findings, func(format string, args ...any) {
+		if err := invariants.Annotate(ctx, l, findings, rec.TestIDs(), func(format string, args ...any) {
 			fmt.Fprintf(cfg.Out, "[flaky] module %s: problem invariants: "+format+"\n", append([]any{cfg.Module}, args...)...)
 		}); err != nil {
 			return fmt.Errorf("problem invariants: %w", err)

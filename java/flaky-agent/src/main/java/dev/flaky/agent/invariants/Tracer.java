@@ -31,6 +31,7 @@ public final class Tracer implements Channel.Boundary {
     private final int maxPoints;
     private final int maxSamples;
     private final Values values;
+    private final Watches watches;
     private final ThreadLocal<Boolean> busy = new ThreadLocal<>();
     /** Method descriptions by declaring class and {@code name+descriptor}. */
     private final Map<Class<?>, Map<String, Site>> sites = new HashMap<>();
@@ -38,10 +39,13 @@ public final class Tracer implements Channel.Boundary {
     private Map<String, Point> points = new LinkedHashMap<>();
     private int dropped;
 
-    private Tracer(int maxPoints, int maxSamples, Values values) {
+    private String running = "";
+
+    private Tracer(int maxPoints, int maxSamples, Values values, List<String> watches) {
         this.maxPoints = maxPoints;
         this.maxSamples = maxSamples;
         this.values = values;
+        this.watches = new Watches(watches, values);
     }
 
     /** Installs the tracer when the options hold {@code invariants}. */
@@ -53,7 +57,8 @@ public final class Tracer implements Channel.Boundary {
                 ClassSelection.list(options.get("invariants.include")),
                 ClassSelection.list(options.get("invariants.exclude")));
         Tracer t = new Tracer(bound(options, "invariants.points", 2000), bound(options, "invariants.samples", 64),
-                new Values(bound(options, "invariants.depth", 1), selection));
+                new Values(bound(options, "invariants.depth", 1), selection),
+                ClassSelection.list(options.get("invariants.watch")));
         active = t;
         Channel.onBoundary(t);
         new AgentBuilder.Default()
@@ -82,62 +87,79 @@ public final class Tracer implements Channel.Boundary {
         }
     }
 
-    /** Called at the entry of a traced method. */
-    public static void enter(Class<?> type, String method, Object self, Object[] args) {
+    /**
+     * Called at the entry of a traced method; returns the watched values read there (handed back to
+     * {@link #exit}), or null.
+     */
+    public static Object enter(Class<?> type, String method, Object self, Object[] args) {
+        Tracer t = active;
+        return t == null ? null : t.record(type, method, self, args, null, false, null);
+    }
+
+    /** Called at the normal exit of a traced method with what {@link #enter} returned. */
+    public static void exit(Class<?> type, String method, Object self, Object[] args, Object result, Object watched) {
         Tracer t = active;
         if (t != null) {
-            t.record(type, method, self, args, null, false);
+            t.record(type, method, self, args, result, true, watched);
         }
     }
 
-    /** Called at the normal exit of a traced method. */
-    public static void exit(Class<?> type, String method, Object self, Object[] args, Object result) {
-        Tracer t = active;
-        if (t != null) {
-            t.record(type, method, self, args, result, true);
-        }
-    }
-
-    private void record(Class<?> type, String method, Object self, Object[] args, Object result, boolean exit) {
+    private Object record(Class<?> type, String method, Object self, Object[] args, Object result, boolean exit,
+            Object watched) {
         if (Boolean.TRUE.equals(busy.get())) {
-            return;
+            return null;
         }
         busy.set(Boolean.TRUE);
         try {
             synchronized (this) {
                 Site site = site(type, method);
-                String name = site.name + (exit ? ":::EXIT" : ":::ENTER");
-                Point p = points.get(name);
-                if (p == null) {
-                    if (points.size() >= maxPoints) {
-                        dropped++;
-                        return;
+                Object read = null;
+                if (watches.any()) {
+                    if (exit) {
+                        watches.compare(watched, type, method, site.name, running);
+                    } else {
+                        read = watches.read(type, method);
                     }
-                    p = new Point(name);
-                    points.put(name, p);
                 }
-                p.calls++;
-                if (p.samples.size() >= maxSamples) {
-                    return;
-                }
-                Map<String, Object> sample = new LinkedHashMap<>();
-                if (self != null) {
-                    values.flatten(p, sample, "this", "hashcode", self, values.depth);
-                }
-                for (int i = 0; i < site.argKinds.length && args != null && i < args.length; i++) {
-                    values.flatten(p, sample, "arg" + i, site.argKinds[i], args[i], values.depth);
-                }
-                values.statics(p, sample, type);
-                if (exit && site.returnKind != null) {
-                    values.flatten(p, sample, "return", site.returnKind, result, values.depth);
-                }
-                p.samples.add(sample);
+                sample(site, type, self, args, result, exit);
+                return read;
             }
         } catch (Throwable e) {
             // Tracing must never break the method it observes.
+            return null;
         } finally {
             busy.remove();
         }
+    }
+
+    /** Adds one execution of the point to its sample, within the bounds. Guarded by this. */
+    private void sample(Site site, Class<?> type, Object self, Object[] args, Object result, boolean exit) {
+        String name = site.name + (exit ? ":::EXIT" : ":::ENTER");
+        Point p = points.get(name);
+        if (p == null) {
+            if (points.size() >= maxPoints) {
+                dropped++;
+                return;
+            }
+            p = new Point(name);
+            points.put(name, p);
+        }
+        p.calls++;
+        if (p.samples.size() >= maxSamples) {
+            return;
+        }
+        Map<String, Object> sample = new LinkedHashMap<>();
+        if (self != null) {
+            values.flatten(p, sample, "this", "hashcode", self, values.depth);
+        }
+        for (int i = 0; i < site.argKinds.length && args != null && i < args.length; i++) {
+            values.flatten(p, sample, "arg" + i, site.argKinds[i], args[i], values.depth);
+        }
+        values.statics(p, sample, type);
+        if (exit && site.returnKind != null) {
+            values.flatten(p, sample, "return", site.returnKind, result, values.depth);
+        }
+        p.samples.add(sample);
     }
 
     private Site site(Class<?> type, String method) {
@@ -159,6 +181,8 @@ public final class Tracer implements Channel.Boundary {
         synchronized (this) {
             points = new LinkedHashMap<>();
             dropped = 0;
+            running = test;
+            watches.drain();
         }
     }
 
@@ -175,6 +199,10 @@ public final class Tracer implements Channel.Boundary {
             event.put("index", index);
             event.put("points", list);
             event.put("dropped", dropped);
+            if (watches.any()) {
+                event.put("changes", watches.drain());
+            }
+            running = "";
             points = new LinkedHashMap<>();
             dropped = 0;
         }
