@@ -6,7 +6,9 @@
 // analysis exposes each fixture's known order-dependent tests compared with
 // Surefire's random reruns; the time per OD finding to name and confirm its
 // polluted state, next to ODRepair's figures; and what share of the
-// fixtures' findings flaky repair fixes, how fast. Run it with `make bench`.
+// fixtures' findings flaky repair fixes, how fast; the time per OD victim to
+// infer its problem invariants and find its reset methods, next to Takuan's
+// figures, and what tracing costs. Run it with `make bench`.
 package main
 
 import (
@@ -38,6 +40,7 @@ func main() {
 	odRuns := flag.Int("od-surefire-runs", 15, "most Surefire runOrder=random runs per fixture in the order-dependence benchmark")
 	repairFixtures := flag.String("repair-fixtures", "repair,junit4,jupiter5,manyvictims,jmock,chaos", "fixtures for the repair benchmark, their expected.json as the report (empty: skip it)")
 	stateFixtures := flag.String("state-fixtures", "state,junit4,jupiter5,jupiter6,mixed-mockito,jmock,reactor-deps", "fixtures for the polluted-state benchmark (empty: skip it)")
+	invariantFixtures := flag.String("invariant-fixtures", "invariants", "fixtures for the problem-invariant benchmark, their expected.json's victims (empty: skip it)")
 	flag.Parse()
 	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -48,6 +51,10 @@ func main() {
 		os.Exit(1)
 	}
 	if err := runState(strings.Split(*stateFixtures, ",")); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if err := runInvariants(strings.Split(*invariantFixtures, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
