@@ -90,7 +90,7 @@ var repTypes = map[string]string{
 }
 
 var decTypes = map[string]string{
-	"int": "long", "double": "double", "boolean": "boolean", "string": "java.lang.String",
+	"int": "int", "double": "double", "boolean": "boolean", "string": "java.lang.String",
 	"hashcode": "java.lang.Object", "string[]": "java.lang.String[]",
 }
 
@@ -121,7 +121,11 @@ func writeDecl(w *strings.Builder, v agent.TraceVar) {
 	if kind == "array" {
 		w.WriteString("  array 1\n")
 	}
-	fmt.Fprintf(w, "  dec-type %s\n  rep-type %s\n", decTypes[v.Kind], repTypes[v.Kind])
+	dec := decTypes[v.Kind]
+	if strings.HasPrefix(kind, "function getClass()") {
+		dec = "java.lang.Class" // Chicory's declared type for the class-name function
+	}
+	fmt.Fprintf(w, "  dec-type %s\n  rep-type %s\n", dec, repTypes[v.Kind])
 	if flags != "" {
 		fmt.Fprintf(w, "  flags %s\n", flags)
 	}
