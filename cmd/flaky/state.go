@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
@@ -159,8 +160,8 @@ func explain(c *cli.Context) error {
 		return &exitStatus{code: exitError, msg: fmt.Sprintf("explain: %s has no OD finding in %s", test, path)}
 	}
 	f := rep.Findings[i : i+1]
-	if len(f[0].PollutedState) == 0 {
-		if err := nameState(c, f); err != nil {
+	if len(f[0].PollutedState) == 0 || len(f[0].ProblemInvariants) == 0 {
+		if err := nameState(c, f, len(f[0].PollutedState) == 0, len(f[0].ProblemInvariants) == 0); err != nil {
 			return err
 		}
 	}
@@ -168,8 +169,9 @@ func explain(c *cli.Context) error {
 	return nil
 }
 
-// nameState runs the state debugger on findings in JVMs of the module.
-func nameState(c *cli.Context, findings []report.Finding) error {
+// nameState runs the state debugger (when names) and the problem-invariant
+// inference (when infers) on findings in JVMs of the module.
+func nameState(c *cli.Context, findings []report.Finding, names, infers bool) error {
 	setup, l, err := openModule(c, launcher.Options{})
 	if err != nil {
 		return err
@@ -185,10 +187,19 @@ func nameState(c *cli.Context, findings []report.Finding) error {
 		return err
 	}
 	defer runner.Close()
-	_, err = state.Annotate(c.Context, runner, findings, nil, func(format string, args ...any) {
+	logf := func(format string, args ...any) {
 		fmt.Fprintf(c.App.ErrWriter, "flaky: explain: "+format+"\n", args...)
-	})
-	return err
+	}
+	if names {
+		if _, err := state.Annotate(c.Context, runner, findings, nil, logf); err != nil {
+			return err
+		}
+	}
+	if infers {
+		// Without the suite's list, no search for reset methods: detect and verify do that.
+		return invariants.Annotate(c.Context, runner, findings, nil, logf)
+	}
+	return nil
 }
 
 // printExplanation prints a finding's orders, its polluted state and its problem invariants.
