@@ -160,8 +160,9 @@ func explain(c *cli.Context) error {
 		return &exitStatus{code: exitError, msg: fmt.Sprintf("explain: %s has no OD finding in %s", test, path)}
 	}
 	f := rep.Findings[i : i+1]
-	if len(f[0].PollutedState) == 0 || len(f[0].ProblemInvariants) == 0 {
-		if err := nameState(c, f, len(f[0].PollutedState) == 0, len(f[0].ProblemInvariants) == 0); err != nil {
+	if len(f[0].PollutedState) == 0 {
+		// A report without state was made by an older flaky or with --no-state: infer what it lacks.
+		if err := nameState(c, f, true, len(f[0].ProblemInvariants) == 0); err != nil {
 			return err
 		}
 	}
