@@ -26,6 +26,9 @@ import static net.bytebuddy.matcher.ElementMatchers.not;
  * as one {@code invariants} event right after the test's {@code test-end} (see agent/PROTOCOL.md).
  */
 public final class Tracer implements Channel.Boundary {
+    /** Most program points in one {@code invariants} event. */
+    private static final int POINTS_PER_EVENT = 50;
+
     private static volatile Tracer active;
 
     private final int maxPoints;
@@ -188,25 +191,39 @@ public final class Tracer implements Channel.Boundary {
 
     @Override
     public void testEnded(String test, int index) {
-        Map<String, Object> event = new LinkedHashMap<>();
+        List<Object> list = new ArrayList<>();
+        List<Object> changes;
+        int droppedPoints;
         synchronized (this) {
-            List<Object> list = new ArrayList<>();
             for (Point p : points.values()) {
                 list.add(p.toEvent());
             }
-            event.put("type", "invariants");
-            event.put("test", test);
-            event.put("index", index);
-            event.put("points", list);
-            event.put("dropped", dropped);
-            if (watches.any()) {
-                event.put("changes", watches.drain());
-            }
+            droppedPoints = dropped;
+            changes = watches.any() ? watches.drain() : null;
             running = "";
             points = new LinkedHashMap<>();
             dropped = 0;
         }
-        Channel.send(event);
+        // Several events of at most POINTS_PER_EVENT points each, so that every one fits in a frame.
+        int from = 0;
+        do {
+            int to = Math.min(list.size(), from + POINTS_PER_EVENT);
+            Map<String, Object> event = new LinkedHashMap<>();
+            event.put("type", "invariants");
+            event.put("test", test);
+            event.put("index", index);
+            event.put("points", list.subList(from, to));
+            event.put("dropped", droppedPoints);
+            if (changes != null && from == 0) {
+                event.put("changes", changes);
+            }
+            try {
+                Channel.send(event);
+            } catch (IllegalArgumentException tooLarge) {
+                // Larger than a frame despite the bounds: these points are lost, the run goes on.
+            }
+            from = to;
+        } while (from < list.size());
     }
 
     /** A traced method: its Daikon program-point name (without the ENTER/EXIT suffix) and its value kinds. */
