@@ -227,6 +227,52 @@ type StateRoot struct {
 	Absent bool            `json:"absent,omitempty"`
 }
 
+// Invariants carries the invariant tracer's sample of one test (issue 13),
+// sent right after its test-end: per program point of the project's
+// methods, the variables as Daikon would declare them and a bounded sample
+// of their values. Dropped counts the executions of points beyond the
+// points bound.
+type Invariants struct {
+	Test    string       `json:"test"`
+	Index   int          `json:"index"`
+	Points  []TracePoint `json:"points"`
+	Dropped int          `json:"dropped"`
+	// Changes are the traced methods during which a watched value
+	// (invariants.watch) changed, with the value before and after.
+	Changes []WatchChange `json:"changes,omitempty"`
+}
+
+// WatchChange is a traced method during which a watched static field or
+// static query method's value changed: Before and After are its variables
+// as a program point's sample holds them (the field by its name, the
+// method's value as "return"), Count how often that change happened.
+type WatchChange struct {
+	Watch  string                     `json:"watch"`
+	Method string                     `json:"method"`
+	Test   string                     `json:"test"`
+	Before map[string]json.RawMessage `json:"before"`
+	After  map[string]json.RawMessage `json:"after"`
+	Count  int                        `json:"count"`
+}
+
+// TracePoint is one program point ("pkg.C.m(int):::ENTER" or ":::EXIT"):
+// how often it ran during the test, its variables and the sampled
+// executions. In a sample a variable that is missing is nonsensical there
+// (Daikon's term, e.g. the size of a null array); null means null.
+type TracePoint struct {
+	Point   string                       `json:"point"`
+	Calls   int64                        `json:"calls"`
+	Vars    []TraceVar                   `json:"vars"`
+	Samples []map[string]json.RawMessage `json:"samples"`
+}
+
+// TraceVar is a program point's variable and its representation kind:
+// int, double, boolean, string, hashcode (a reference) or string[].
+type TraceVar struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+}
+
 // MessageType implements Message.
 func (*Hello) MessageType() string { return "hello" }
 
@@ -272,6 +318,9 @@ func (*Perturbation) MessageType() string { return "perturbation" }
 // MessageType implements Message.
 func (*State) MessageType() string { return "state" }
 
+// MessageType implements Message.
+func (*Invariants) MessageType() string { return "invariants" }
+
 var messageTypes = map[string]func() Message{
 	"hello":        func() Message { return new(Hello) },
 	"welcome":      func() Message { return new(Welcome) },
@@ -288,6 +337,7 @@ var messageTypes = map[string]func() Message{
 	"log":          func() Message { return new(Log) },
 	"perturbation": func() Message { return new(Perturbation) },
 	"state":        func() Message { return new(State) },
+	"invariants":   func() Message { return new(Invariants) },
 }
 
 // Encode returns the JSON object for m with its "type" member set.

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
@@ -35,6 +36,7 @@ func detectCommand() *cli.Command {
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
 			noStateFlag,
 			&cli.StringFlag{Name: "shard", Usage: "I/N: run only the I-th of N disjoint shares of the exploration orders (needs --seed) and write a partial report, target/flaky/shard-I-of-N.json, for flaky merge"},
+			noInvariantsFlag,
 		},
 		Action: detect,
 	}
@@ -190,6 +192,11 @@ func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, t
 	}
 	if !c.Bool(noStateFlag.Name) {
 		if _, err := state.Annotate(c.Context, runner, findings, nil, cfg.Logf); err != nil {
+			return fmt.Errorf("detect: %w", err)
+		}
+	}
+	if !c.Bool(noInvariantsFlag.Name) {
+		if err := invariants.Annotate(c.Context, runner, findings, tests, cfg.Logf); err != nil {
 			return fmt.Errorf("detect: %w", err)
 		}
 	}

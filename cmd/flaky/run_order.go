@@ -1,7 +1,10 @@
 package main
 
 import (
+	"slices"
+
 	"fmt"
+	"github.com/flakyhq/flaky/internal/invariants"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,6 +24,7 @@ func runOrderCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the results as a JSON array"},
 			&cli.DurationFlag{Name: "timeout", Value: launcher.DefaultRunTimeout, Usage: "kill the JVM after this long"},
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill the JVM when one test runs longer than this (0: off)"},
+			daikonOutFlag,
 		}, runOrderChaosFlags...),
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -48,9 +52,19 @@ func runOrderCommand() *cli.Command {
 					return err
 				}
 			}
-			r, err := l.RunWith(c.Context, order, launcher.RunOptions{AgentOptions: agentOptions})
+			runOptions := launcher.RunOptions{AgentOptions: agentOptions}
+			daikonOut := c.String(daikonOutFlag.Name)
+			if daikonOut != "" {
+				runOptions.AgentOptions = append(slices.Clip(agentOptions), invariants.AgentOptions...)
+			}
+			r, err := l.RunWith(c.Context, order, runOptions)
 			if err != nil {
 				return fmt.Errorf("run order: %w", err)
+			}
+			if daikonOut != "" {
+				if err := writeDaikon(c, daikonOut, r); err != nil {
+					return err
+				}
 			}
 			if c.Bool("json") {
 				writeNotes(c.App.ErrWriter, r)

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
@@ -165,7 +166,8 @@ func explain(c *cli.Context) error {
 	}
 	for i, f := range findings {
 		if (f.Kind == report.ODVictim || f.Kind == report.ODBrittle) && len(f.PollutedState) == 0 {
-			if err := nameState(c, findings[i:i+1]); err != nil {
+			// A report without state was made by an older flaky or with --no-state: infer what it lacks.
+			if err := nameState(c, findings[i:i+1], true, len(f.ProblemInvariants) == 0); err != nil {
 				return err
 			}
 		}
@@ -177,8 +179,9 @@ func explain(c *cli.Context) error {
 	return nil
 }
 
-// nameState runs the state debugger on findings in JVMs of the module.
-func nameState(c *cli.Context, findings []report.Finding) error {
+// nameState runs the state debugger (when names) and the problem-invariant
+// inference (when infers) on findings in JVMs of the module.
+func nameState(c *cli.Context, findings []report.Finding, names, infers bool) error {
 	setup, l, err := openModule(c, launcher.Options{})
 	if err != nil {
 		return err
@@ -194,10 +197,19 @@ func nameState(c *cli.Context, findings []report.Finding) error {
 		return err
 	}
 	defer runner.Close()
-	_, err = state.Annotate(c.Context, runner, findings, nil, func(format string, args ...any) {
+	logf := func(format string, args ...any) {
 		fmt.Fprintf(c.App.ErrWriter, "flaky: explain: "+format+"\n", args...)
-	})
-	return err
+	}
+	if names {
+		if _, err := state.Annotate(c.Context, runner, findings, nil, logf); err != nil {
+			return err
+		}
+	}
+	if infers {
+		// Without the suite's list, no search for reset methods: detect and verify do that.
+		return invariants.Annotate(c.Context, runner, findings, nil, logf)
+	}
+	return nil
 }
 
 // maxExplainLines bounds each message and patch explain prints.
@@ -248,6 +260,7 @@ func printExplanation(w io.Writer, dir string, isNew bool, f report.Finding) {
 	if f.Kind == report.ODVictim || f.Kind == report.ODBrittle || len(f.PollutedState) > 0 {
 		printState(w, f.PollutedState)
 	}
+	printProblemInvariants(w, f)
 	if len(f.CallSites) > 0 {
 		fmt.Fprintln(w, "  perturbed call sites:")
 		for _, cs := range f.CallSites {

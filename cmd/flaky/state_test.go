@@ -15,7 +15,9 @@ func TestExplainReadsTheReport(t *testing.T) {
 	rep := &report.Report{Module: ".", Findings: []report.Finding{{
 		Test: "p.QuoteTest#btc", Kind: report.ODVictim, Polluters: [][]string{{"p.PromoTest#discount"}},
 		FailingOrder: []string{"p.PromoTest#discount", "p.QuoteTest#btc"}, PassingOrder: []string{"p.QuoteTest#btc"},
-		PollutedState: []report.StateItem{{Kind: "static-field", Root: "p.Prices.TABLE", Path: "['BTC']", Passing: "100", Failing: "90", Confirmed: true}},
+		PollutedState:        []report.StateItem{{Kind: "static-field", Root: "p.Prices.TABLE", Path: "['BTC']", Passing: "100", Failing: "90", Confirmed: true}},
+		ProblemInvariants:    []report.ProblemInvariant{{Point: "p.Store.count():::EXIT", Variable: "return", Passing: []string{"return == 0"}, Failing: []string{"return == 1"}}},
+		ReturnValueModifiers: []report.MethodCandidate{{Method: "p.Store.deleteAll()", Test: "p.PurgeTest#purges", Variable: "p.Store.count()", Restores: true}},
 	}}}
 	if err := report.Write(filepath.Join(dir, "target", "flaky", "report.json"), rep); err != nil {
 		t.Fatal(err)
@@ -27,6 +29,8 @@ func TestExplainReadsTheReport(t *testing.T) {
 	for _, want := range []string{
 		"od-victim p.QuoteTest#btc\n  order-dependent victim, new: fails after p.PromoTest#discount; polluted state: p.Prices.TABLE['BTC']\n", "polluters: [p.PromoTest#discount]", "polluted state (confirmed",
 		"static-field p.Prices.TABLE['BTC']\n      passing: 100\n      failing: 90\n",
+		"    p.Store.count():::EXIT\n    pv> return == 1\n    v> return == 0\n",
+		"return-value modifier of p.Store.count(): p.Store.deleteAll() restores it (called by p.PurgeTest#purges)",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("explain printed\n%s\nwant %q in it", stdout, want)

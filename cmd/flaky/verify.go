@@ -32,6 +32,7 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "budget", Usage: "wall-clock budget of the order-dependence analysis per fork, e.g. 2m or 90 (seconds); 0 turns it off (default: scaled to the suite's measured run time, at least 5m)"},
 			&cli.DurationFlag{Name: "test-timeout", Value: verify.DefaultTestTimeout, Usage: "cut a test that runs longer than this and go on with the rest of its order in a fresh JVM (0: off)"},
 			&cli.StringFlag{Name: "chaos", Usage: "API perturbation: off (default), combined or single, optionally :STRATEGY+... (see flaky chaos); its attribution gets the same --budget"},
+			noInvariantsFlag,
 			&cli.StringFlag{Name: "repair", Usage: "true: propose validated patches for the findings in the report (see flaky repair), without applying them (default false)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -42,7 +43,7 @@ func verifyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg := verify.Config{ModuleDir: module, BuildDir: c.String("build-dir"), Root: c.String("root"), Out: c.App.Writer, Workers: c.Int("workers"), TestTimeout: c.Duration("test-timeout")}
+			cfg := verify.Config{ModuleDir: module, BuildDir: c.String("build-dir"), Root: c.String("root"), Out: c.App.Writer, Workers: c.Int("workers"), TestTimeout: c.Duration("test-timeout"), NoInvariants: c.Bool(noInvariantsFlag.Name)}
 			shower := progress.New(c.App.Writer, progress.ModeFor(c.App.Writer, c.Bool("quiet")), "[flaky] progress")
 			defer shower.Finish()
 			cfg.Progress = progress.NewTracker(shower.Func())

@@ -8,8 +8,10 @@
 // analysis exposes each fixture's known order-dependent tests compared with
 // Surefire's random reruns; the time per OD finding to name and confirm its
 // polluted state, next to ODRepair's figures; and what share of the
-// fixtures' findings flaky repair fixes, how fast. Run it with `make bench`;
-// -readme rewrites the tables of README.md's Performance section from the run.
+// fixtures' findings flaky repair fixes, how fast; the time per OD victim to
+// infer its problem invariants and find its reset methods, next to Takuan's
+// figures, and what tracing costs. Run it with `make bench`; -readme rewrites
+// the tables of README.md's Performance section from the run.
 package main
 
 import (
@@ -45,6 +47,7 @@ func main() {
 	startFixture := flag.String("start-fixture", "jupiter5", "fixture for the per-JVM start benchmark (empty: skip it)")
 	startRuns := flag.Int("start-runs", 10, "JVMs per JDK and mode in the per-JVM start benchmark")
 	readme := flag.Bool("readme", false, "rewrite the generated tables of README.md's Performance section")
+	invariantFixtures := flag.String("invariant-fixtures", "invariants", "fixtures for the problem-invariant benchmark, their expected.json's victims (empty: skip it)")
 	flag.Parse()
 	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns, *startFixture, *startRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -55,6 +58,10 @@ func main() {
 		os.Exit(1)
 	}
 	if err := runState(strings.Split(*stateFixtures, ",")); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if err := runInvariants(strings.Split(*invariantFixtures, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}

@@ -233,6 +233,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		ClassScopes:   asm.classScopes,
 		Perturbations: asm.perturbations,
 		States:        asm.states,
+		Invariants:    asm.invariants,
 		Exit:          exit,
 		TmpDir:        p.tmpDir,
 		TimedOut:      p.killed != "",

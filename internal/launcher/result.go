@@ -85,7 +85,10 @@ type Result struct {
 	// States are the agent's state events in the order they arrived
 	// (only when state capture was enabled).
 	States []agent.State
-	Exit   Exit
+	// Invariants are the invariant tracer's per-test samples in the order
+	// they arrived (only when tracing was enabled).
+	Invariants []agent.Invariants
+	Exit       Exit
 	// TmpDir is the JVM's temporary directory when RunOptions.KeepTmp
 	// kept it; the caller removes it.
 	TmpDir   string
@@ -144,6 +147,7 @@ type assembler struct {
 	classScopes   map[string]int
 	perturbations []agent.Perturbation
 	states        []agent.State
+	invariants    []agent.Invariants
 	current       *running
 	class         string // class whose fixtures are active (class-start seen, class-end not)
 	classStart    time.Time
@@ -200,6 +204,9 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 		a.perturbations = append(a.perturbations, *m)
 	case *agent.State:
 		a.states = append(a.states, *m)
+		a.progress = now
+	case *agent.Invariants:
+		a.invariants = append(a.invariants, *m)
 		a.progress = now
 	case *agent.RunEnd:
 		a.ended = true

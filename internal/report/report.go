@@ -112,6 +112,37 @@ type Finding struct {
 	// makes the test pass in the failing order. For a polluter finding it is
 	// the state the test's run changed (passing: before, failing: after).
 	PollutedState []StateItem `json:"pollutedState,omitempty"`
+	// ProblemInvariants are an OD finding's problem invariants (Takuan):
+	// per program point and variable, the likely invariants true only in
+	// the passing run (the test alone; for a brittle, after its setter) and
+	// only in the failing one, the largest groups first, at most five.
+	ProblemInvariants []ProblemInvariant `json:"problemInvariants,omitempty"`
+	// CleanerMethods are the methods that, run after the polluters, took a
+	// static-field problem invariant's variable from its failing-side
+	// invariants to its passing-side ones; ReturnValueModifiers the methods
+	// of a return-value problem invariant's class that changed the polluted
+	// method's value (those that restore it first). Both are reset
+	// candidates for a repair.
+	CleanerMethods       []MethodCandidate `json:"cleanerMethods,omitempty"`
+	ReturnValueModifiers []MethodCandidate `json:"returnValueModifiers,omitempty"`
+}
+
+// MethodCandidate is a method that resets (or changes) a polluted
+// variable, and the test during which it did.
+type MethodCandidate struct {
+	Method   string `json:"method"` // pkg.Class.method(types)
+	Test     string `json:"test"`
+	Variable string `json:"variable"` // the problem invariant's variable (pkg.Class.field, or pkg.Class.method() for a return value)
+	Restores bool   `json:"restores"` // the change went from the failing-side to the passing-side invariants
+}
+
+// ProblemInvariant is one variable's invariants that differ between an OD
+// test's passing and failing runs at one program point.
+type ProblemInvariant struct {
+	Point    string   `json:"point"` // Daikon program point, e.g. pkg.Store.count():::EXIT
+	Variable string   `json:"variable"`
+	Passing  []string `json:"passing"`
+	Failing  []string `json:"failing"`
 }
 
 // Repair kinds.

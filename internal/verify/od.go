@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
@@ -77,6 +78,13 @@ func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRe
 		fmt.Fprintf(cfg.Out, "[flaky] module %s: polluted state: "+format+"\n", append([]any{cfg.Module}, args...)...)
 	}); err != nil {
 		return fmt.Errorf("polluted state: %w", err)
+	}
+	if !cfg.NoInvariants {
+		if err := invariants.Annotate(ctx, l, findings, rec.TestIDs(), func(format string, args ...any) {
+			fmt.Fprintf(cfg.Out, "[flaky] module %s: problem invariants: "+format+"\n", append([]any{cfg.Module}, args...)...)
+		}); err != nil {
+			return fmt.Errorf("problem invariants: %w", err)
+		}
 	}
 	res.Report.Findings = append(res.Report.Findings, findings...)
 	res.Report.Runs += out.Coverage.Orders

@@ -53,6 +53,8 @@ type Config struct {
 	Out         io.Writer
 	Chaos       ChaosConfig // API perturbation (see chaos.go); off by default
 	Repair      bool        // propose validated patches for the findings (see repair.go)
+	// NoInvariants skips inferring the problem invariants of OD findings.
+	NoInvariants bool
 	// Progress hears the analyses' phases and runs; nil shows nothing.
 	Progress *progress.Tracker
 }

@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * {@code chaos.roots} plus those matching {@code chaos.include}, minus those matching {@code chaos.exclude}. With
  * neither roots nor includes, a class is the project's when it was loaded from a class directory (not a jar).
  */
-final class ClassSelection {
+public final class ClassSelection {
     /** Name markers of classes that mocking and proxy libraries generate at run time: nobody's source. */
     private static final String[] GENERATED = {"$MockitoMock$", "$ByteBuddy$", "$$EnhancerBy", "$$FastClassBy",
         "$$Lambda"};
@@ -26,7 +26,8 @@ final class ClassSelection {
     private final List<Pattern> exclude = new ArrayList<>();
     private final boolean directoryDefault;
 
-    ClassSelection(List<String> roots, List<String> includes, List<String> excludes) {
+    /** Selects the classes under {@code roots} and matching {@code includes}, minus {@code excludes}. */
+    public ClassSelection(List<String> roots, List<String> includes, List<String> excludes) {
         for (String root : roots) {
             File dir = new File(root);
             scan(dir, dir.getAbsoluteFile().toPath().normalize().toString().length() + 1);
@@ -40,8 +41,13 @@ final class ClassSelection {
         directoryDefault = roots.isEmpty() && includes.isEmpty();
     }
 
+    /** Splits a {@code +}-separated list option and decodes its {@code %XX} escapes (as for {@code chaos.include}). */
+    public static List<String> list(String value) {
+        return ChaosConfig.list(value);
+    }
+
     /** Reports whether call sites in class {@code name} (binary name, dots) are substituted. */
-    boolean selects(String name, ProtectionDomain domain) {
+    public boolean selects(String name, ProtectionDomain domain) {
         if (name.startsWith("dev.flaky.") || generated(name)) {
             return false;
         }

@@ -1,0 +1,159 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/invariants"
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/mvn"
+)
+
+// TestProblemInvariants traces the victims of testdata/invariants alone and
+// after their polluters in real JVMs and checks that the top-ranked problem
+// invariant names the polluted variable (issue 13): a static field, the
+// return value of a count() over an H2 table, the return value of a method
+// that reads a file.
+func TestProblemInvariants(t *testing.T) {
+	needsTools(t)
+	dir := copyFixture(t, "invariants")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := newLauncher(setup, javaBin(), launcher.Options{RunTimeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	const pkg = "fixture.invariants."
+	suite := []string{pkg + "ModeTest#defaultMode", pkg + "NoteTakerTest#takesNote", pkg + "NotesCleanupTest#clears",
+		pkg + "NotesTest#noNotes", pkg + "PurgeTest#purges", pkg + "ResetTest#resets", pkg + "SignupTest#signsUp",
+		pkg + "StrictTest#setsStrict", pkg + "UsersTest#startsEmpty"}
+	tests := []struct {
+		victim, polluter string
+		point, variable  string
+		passing, failing []string
+		// The first reset candidate: a cleaner method, or a return-value modifier that restores.
+		reset, resetTest string
+	}{
+		{pkg + "ModeTest#defaultMode", pkg + "StrictTest#setsStrict", pkg + "Registry.mode():::", pkg + "Registry.mode",
+			[]string{pkg + `Registry.mode == "default"`}, []string{pkg + `Registry.mode == "strict"`},
+			pkg + "Registry.reset()", pkg + "ResetTest#resets"},
+		{pkg + "UsersTest#startsEmpty", pkg + "SignupTest#signsUp", pkg + "Store.count():::EXIT", "return",
+			[]string{"return == 0"}, []string{"return == 1"}, pkg + "Store.deleteAll()", pkg + "PurgeTest#purges"},
+		{pkg + "NotesTest#noNotes", pkg + "NoteTakerTest#takesNote", pkg + "Notes.lines():::EXIT", "return",
+			[]string{"return == 0"}, []string{"return == 1"}, pkg + "Notes.clear()", pkg + "NotesCleanupTest#clears"},
+	}
+	// The whole polluted order traced once, written as Daikon's files and read back.
+	t.Run("daikon", func(t *testing.T) {
+		t.Parallel()
+		order := []string{tests[1].polluter, tests[1].victim, tests[0].polluter, tests[0].victim}
+		r, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: invariants.AgentOptions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := invariants.Merge(r.Invariants)
+		if len(want) == 0 {
+			t.Fatal("the traced run sent no program points")
+		}
+		out := t.TempDir()
+		if err := invariants.WriteDaikon(out, "flaky", want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := invariants.ReadDaikon(out, "flaky")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Daikon derives size(x[]) itself: the files leave it out.
+		for i := range want {
+			want[i].Vars = slices.DeleteFunc(want[i].Vars, func(v agent.TraceVar) bool { return strings.HasPrefix(v.Name, "size(") })
+			for _, s := range want[i].Samples {
+				maps.DeleteFunc(s, func(k string, _ json.RawMessage) bool { return strings.HasPrefix(k, "size(") })
+			}
+			want[i].Calls = int64(len(want[i].Samples))
+		}
+		if !reflect.DeepEqual(roundTrip(t, got), roundTrip(t, want)) {
+			t.Errorf("Daikon round trip differs:\n got %+v\nwant %+v", got, want)
+		}
+		if !slices.ContainsFunc(got, func(p agent.TracePoint) bool { return p.Point == pkg+"Store.count():::EXIT" }) {
+			t.Errorf("no Store.count() exit among %d points", len(got))
+		}
+	})
+	for _, tt := range tests {
+		t.Run(tt.victim, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			all, errs, err := invariants.Analyze(ctx, l, []invariants.Target{{Test: tt.victim, Passing: []string{tt.victim}, Failing: []string{tt.polluter, tt.victim}}})
+			if err != nil || errs[0] != nil {
+				t.Fatal(err, errs)
+			}
+			got := all[0]
+			t.Logf("%d problem invariants in %v: %+v", len(got), time.Since(start), got)
+			if len(got) == 0 || len(got) > invariants.Top {
+				t.Fatalf("got %d problem invariants, want 1 to %d", len(got), invariants.Top)
+			}
+			top := got[0]
+			// The static field is the same at the entry and the exit of Registry.mode().
+			if !strings.HasPrefix(top.Point, tt.point) || top.Variable != tt.variable || !slices.Equal(top.Passing, tt.passing) || !slices.Equal(top.Failing, tt.failing) {
+				t.Errorf("top problem invariant %+v, want %s %s v> %q pv> %q", top, tt.point, tt.variable, tt.passing, tt.failing)
+			}
+
+			start = time.Now()
+			findings := []report.Finding{{Test: tt.victim, Kind: report.ODVictim, Polluters: [][]string{{tt.polluter}}, ProblemInvariants: got}}
+			if err := invariants.FindResets(ctx, l, findings, suite, t.Logf); err != nil {
+				t.Fatal(err)
+			}
+			f := findings[0]
+			t.Logf("reset candidates in %v: cleaners %+v, modifiers %+v", time.Since(start), f.CleanerMethods, f.ReturnValueModifiers)
+			resets := f.CleanerMethods
+			if tt.variable == "return" {
+				if len(f.CleanerMethods) != 0 {
+					t.Errorf("cleaner methods %+v for a return value", f.CleanerMethods)
+				}
+				resets = f.ReturnValueModifiers
+			}
+			if len(resets) == 0 || resets[0].Method != tt.reset || resets[0].Test != tt.resetTest || !resets[0].Restores {
+				t.Errorf("reset candidates %+v, want first %s called by %s", resets, tt.reset, tt.resetTest)
+			}
+		})
+	}
+}
+
+// roundTrip re-encodes the samples' values so that equal values compare equal.
+func roundTrip(t *testing.T, points []agent.TracePoint) []agent.TracePoint {
+	t.Helper()
+	data, err := json.Marshal(points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic []map[string]any
+	if err := json.Unmarshal(data, &generic); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = json.Marshal(generic)
+	var out []agent.TracePoint
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	for i := range out {
+		for _, s := range out[i].Samples {
+			for k, v := range s {
+				var x any
+				_ = json.Unmarshal(v, &x)
+				s[k], _ = json.Marshal(x)
+			}
+		}
+	}
+	return out
+}

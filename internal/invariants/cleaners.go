@@ -1,0 +1,217 @@
+package invariants
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// watch is what a problem invariant asks the agent to observe: a static
+// field (pkg.C.f) at every traced method, or a static no-argument method
+// (pkg.C#m) at the methods of its class.
+type watch struct {
+	name     string // the invariants.watch item
+	class    string
+	method   bool
+	variable string // the report's name: pkg.C.f, or pkg.C.m()
+	problem  report.ProblemInvariant
+}
+
+// watchOf returns the watch for a problem invariant: its static field, or
+// its point's method when the variable is the return value of a static
+// query without arguments; ok is false for other variables.
+func watchOf(p report.ProblemInvariant) (watch, bool) {
+	base, _, _ := strings.Cut(p.Point, ":::")
+	open := strings.Index(base, "(")
+	if open < 0 {
+		return watch{}, false
+	}
+	dot := strings.LastIndex(base[:open], ".")
+	class, method := base[:dot], base[dot+1:open]
+	root := p.Variable
+	if strings.HasPrefix(root, "size(") {
+		root = strings.TrimSuffix(strings.TrimPrefix(root, "size("), "[])")
+	}
+	if root == "return" || strings.HasPrefix(root, "return.") {
+		if base[open:] != "()" {
+			return watch{}, false
+		}
+		return watch{name: class + "#" + method, class: class, method: true, variable: class + "." + method + "()", problem: p}, true
+	}
+	field, ok := strings.CutPrefix(root, class+".")
+	if !ok {
+		return watch{}, false
+	}
+	field, _, _ = strings.Cut(field, ".")
+	field = strings.TrimSuffix(field, "[]")
+	return watch{name: class + "." + field, class: class, variable: class + "." + field, problem: p}, true
+}
+
+// FindResets runs, for every OD victim with problem invariants on a static
+// field or a query's return value, its first polluter group and then the
+// rest of suite with those values watched, and sets the finding's
+// CleanerMethods and ReturnValueModifiers.
+func FindResets(ctx context.Context, r Runner, findings []report.Finding, suite []string, logf func(string, ...any)) error {
+	var jobs []launcher.Job
+	var at []int
+	var watches [][]watch
+	for i, f := range findings {
+		if f.Kind != report.ODVictim || len(f.Polluters) == 0 {
+			continue
+		}
+		var ws []watch
+		for _, p := range f.ProblemInvariants {
+			if w, ok := watchOf(p); ok && !slices.ContainsFunc(ws, func(x watch) bool { return x.name == w.name }) {
+				ws = append(ws, w)
+			}
+		}
+		if len(ws) == 0 {
+			continue
+		}
+		names := make([]string, len(ws))
+		for j, w := range ws {
+			names[j] = escapeOption(w.name)
+		}
+		order := slices.Clone(f.Polluters[0])
+		for _, t := range suite {
+			if !slices.Contains(order, t) && t != f.Test {
+				order = append(order, t)
+			}
+		}
+		opts := launcher.RunOptions{AgentOptions: append(slices.Clone(AgentOptions), "invariants.watch="+strings.Join(names, "+"))}
+		jobs = append(jobs, launcher.Job{Order: order, RunOptions: opts})
+		at = append(at, i)
+		watches = append(watches, ws)
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	logf("looking for cleaner methods and return-value modifiers of %d OD victim(s)", len(jobs))
+	res, err := r.RunJobs(ctx, jobs)
+	if err != nil {
+		return fmt.Errorf("invariants: %w", err)
+	}
+	for j, i := range at {
+		f := &findings[i]
+		for _, e := range res[j].Invariants {
+			for _, c := range e.Changes {
+				for _, w := range watches[j] {
+					if c.Watch != w.name {
+						continue
+					}
+					restores := holdsAll(w.problem.Failing, c.Before) && holdsAll(w.problem.Passing, c.After)
+					cand := report.MethodCandidate{Method: c.Method, Test: c.Test, Variable: w.variable, Restores: restores}
+					switch {
+					case w.method && !slices.Contains(f.ReturnValueModifiers, cand):
+						f.ReturnValueModifiers = append(f.ReturnValueModifiers, cand)
+					case !w.method && restores && !slices.Contains(f.CleanerMethods, cand):
+						f.CleanerMethods = append(f.CleanerMethods, cand)
+					}
+				}
+			}
+		}
+		sortCandidates(f.CleanerMethods)
+		sortCandidates(f.ReturnValueModifiers)
+	}
+	return nil
+}
+
+// sortCandidates puts restoring methods first, then the methods of the
+// variable's own class (the reset method before the test that called it).
+func sortCandidates(cs []report.MethodCandidate) {
+	own := func(c report.MethodCandidate) bool {
+		class := c.Variable[:strings.LastIndex(strings.TrimSuffix(c.Variable, "()"), ".")]
+		return strings.HasPrefix(c.Method, class+".")
+	}
+	slices.SortStableFunc(cs, func(a, b report.MethodCandidate) int {
+		if a.Restores != b.Restores {
+			return map[bool]int{true: -1, false: 1}[a.Restores]
+		}
+		if own(a) != own(b) {
+			return map[bool]int{true: -1, false: 1}[own(a)]
+		}
+		return 0
+	})
+}
+
+// escapeOption escapes what an agent list option cannot hold.
+func escapeOption(s string) string {
+	return strings.NewReplacer("%", "%25", ",", "%2C", "+", "%2B").Replace(s)
+}
+
+// holdsAll reports whether every invariant holds for the values (a
+// watch's variables); an invariant that cannot be decided from one value
+// (an equality of two variables) does not hold.
+func holdsAll(invs []string, values map[string]json.RawMessage) bool {
+	for _, inv := range invs {
+		if !holds(inv, values) {
+			return false
+		}
+	}
+	return len(invs) > 0
+}
+
+func holds(inv string, values map[string]json.RawMessage) bool {
+	for _, op := range []string{" one of { ", " != ", " >= ", " <= ", " == "} {
+		left, right, ok := strings.Cut(inv, op)
+		if !ok {
+			continue
+		}
+		raw, known := values[left]
+		if !known {
+			return false
+		}
+		v, text := render(raw)
+		switch op {
+		case " one of { ":
+			return slices.Contains(strings.Split(strings.TrimSuffix(right, " }"), ", "), text)
+		case " != ":
+			return right == "null" && text != "null"
+		case " == ":
+			if _, isVar := values[right]; isVar {
+				return false
+			}
+			return text == right
+		default:
+			bound, err := strconv.ParseFloat(right, 64)
+			if err != nil || v == nil {
+				return false
+			}
+			return op == " >= " && *v >= bound || op == " <= " && *v <= bound
+		}
+	}
+	return false
+}
+
+// render returns a value's number (if it is one) and its text as the
+// inferred invariants write it.
+func render(raw json.RawMessage) (*float64, string) {
+	if string(raw) == "null" {
+		return nil, "null"
+	}
+	var x any
+	if json.Unmarshal(raw, &x) != nil {
+		return nil, string(raw)
+	}
+	switch x := x.(type) {
+	case float64:
+		return &x, strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		return nil, strconv.Quote(x)
+	case bool:
+		return nil, strconv.FormatBool(x)
+	case []any:
+		items := make([]string, len(x))
+		for i, it := range x {
+			items[i] = fmt.Sprint(it)
+		}
+		return nil, "[" + strings.Join(items, ", ") + "]"
+	}
+	return nil, string(raw)
+}
