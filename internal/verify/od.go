@@ -31,7 +31,11 @@ func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRe
 	if err != nil {
 		return err
 	}
-	l, err := launcher.New(od.FastStart(envOf(rec, cfg.Java)), jars, launcher.Options{Workers: cfg.Workers, Notef: notef(cfg), CDSDir: launcher.CDSCache()})
+	opts := launcher.Options{Workers: cfg.Workers, Notef: notef(cfg), CDSDir: launcher.CDSCache()}
+	if cfg.Progress != nil {
+		opts.Ran = func(*launcher.Result) { cfg.Progress.Ran() }
+	}
+	l, err := launcher.New(od.FastStart(envOf(rec, cfg.Java)), jars, opts)
 	if err != nil {
 		return err
 	}
