@@ -105,6 +105,8 @@ type findingView struct {
 	Patch                             []diffLine
 	State                             []stateView
 	StateConfirmed                    bool
+	Invariants                        []report.ProblemInvariant
+	Resets                            []string
 }
 
 type stateView struct {
@@ -259,6 +261,13 @@ func finding(p Page, m Module, f report.Finding, multi bool) findingView {
 	for _, it := range f.PollutedState {
 		fv.State = append(fv.State, stateView{Kind: it.Kind, Root: it.Root + it.Path, Passing: clip(it.Passing), Failing: clip(it.Failing), Confirmed: it.Confirmed})
 		fv.StateConfirmed = fv.StateConfirmed || it.Confirmed
+	}
+	fv.Invariants = f.ProblemInvariants
+	for _, m := range f.CleanerMethods {
+		fv.Resets = append(fv.Resets, fmt.Sprintf("cleaner method of %s: %s (called by %s)", m.Variable, m.Method, m.Test))
+	}
+	for _, m := range f.ReturnValueModifiers {
+		fv.Resets = append(fv.Resets, fmt.Sprintf("return-value modifier of %s: %s (called by %s)", m.Variable, m.Method, m.Test))
 	}
 	for _, c := range f.CallSites {
 		where := fmt.Sprintf("%s.%s (%s:%d)", c.Class, c.Method, c.File, c.Line)

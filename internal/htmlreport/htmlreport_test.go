@@ -56,6 +56,7 @@ func TestRender(t *testing.T) {
 	repaired.Message = "m"
 	repaired.Repair = &report.Repair{Kind: "cleaner", Patch: "fix.diff", Validated: true}
 	repaired.PollutedState = []report.StateItem{{Kind: "static-field", Root: "p.Prices.TABLE", Path: "['BTC']", Passing: "100", Failing: "<b>90</b>", Confirmed: true}}
+	repaired.ProblemInvariants = []report.ProblemInvariant{{Point: "p.Store.count():::EXIT", Variable: "return", Passing: []string{"return == 0"}, Failing: []string{"return == 1"}}}
 	unrepaired := report.Finding{Test: "p.A#b", Kind: report.NIO, Repair: &report.Repair{Reason: "no reset-method writes p.A.ids"}}
 	tests = append(tests, struct {
 		name    string
@@ -67,7 +68,8 @@ func TestRender(t *testing.T) {
 		modules: []Module{{Name: "core", Dir: dir, Report: &report.Report{Module: "core", Findings: []report.Finding{repaired, unrepaired}}}},
 		want: []string{`<span class="badge known">cleaner, validated</span>`, `<span class="diff-add">&#43;    @After public void reset() { X.clear(); }</span>`,
 			`<span class="diff-del">-    // &lt;old&gt;</span>`, "Not repaired: no reset-method writes p.A.ids",
-			`<code>p.Prices.TABLE[&#39;BTC&#39;]</code> <span class="badge known">confirmed</span>`, `<td class="diff-del"><pre>&lt;b&gt;90&lt;/b&gt;</pre></td>`},
+			`<code>p.Prices.TABLE[&#39;BTC&#39;]</code> <span class="badge known">confirmed</span>`,
+			"<code>p.Store.count():::EXIT</code><br><span class=\"muted\">return</span></td><td class=\"diff-add\"><pre>return == 0\n</pre>", `<td class="diff-del"><pre>&lt;b&gt;90&lt;/b&gt;</pre></td>`},
 	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
