@@ -119,7 +119,7 @@ public final class ClassSelection {
      * Turns a class-name pattern into a regular expression: {@code **} matches any characters, {@code *} any within
      * one package segment, everything else itself ({@code fixture.chaos.*}, {@code com.acme.**}, a class name).
      */
-    static Pattern pattern(String glob) {
+    public static Pattern pattern(String glob) {
         StringBuilder re = new StringBuilder();
         for (int i = 0; i < glob.length(); i++) {
             char c = glob.charAt(i);

@@ -1,5 +1,7 @@
 package dev.flaky.agent.state;
 
+import dev.flaky.agent.chaos.ClassSelection;
+
 import java.io.UnsupportedEncodingException;
 import java.net.URLDecoder;
 import java.util.ArrayList;
@@ -57,13 +59,13 @@ final class StateConfig {
         String r = options.get("state.restore");
         restore = r == null || r.isEmpty() ? null : decode(r);
         for (String p : list(options.get("state.include"))) {
-            include.add(glob(p));
+            include.add(ClassSelection.pattern(p));
         }
         for (String p : list(options.get("state.exclude"))) {
-            exclude.add(glob(p));
+            exclude.add(ClassSelection.pattern(p));
         }
         for (String p : DEFAULT_EXCLUDES) {
-            defaultExclude.add(glob(p));
+            defaultExclude.add(ClassSelection.pattern(p));
         }
         limits = new Walker.Limits(bound(options, "state.depth", 24), bound(options, "state.nodes", 20_000),
                 bound(options, "state.bytes", 1 << 20));
@@ -151,24 +153,5 @@ final class StateConfig {
         } catch (UnsupportedEncodingException | IllegalArgumentException e) {
             return item;
         }
-    }
-
-    /** {@code **} matches anything, {@code *} anything within one package segment. */
-    static Pattern glob(String glob) {
-        StringBuilder re = new StringBuilder();
-        for (int i = 0; i < glob.length(); i++) {
-            char c = glob.charAt(i);
-            if (c == '*') {
-                if (i + 1 < glob.length() && glob.charAt(i + 1) == '*') {
-                    re.append(".*");
-                    i++;
-                } else {
-                    re.append("[^.]*");
-                }
-            } else {
-                re.append(Pattern.quote(String.valueOf(c)));
-            }
-        }
-        return Pattern.compile(re.toString());
     }
 }
