@@ -224,6 +224,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		ClassScopes:   asm.classScopes,
 		Perturbations: asm.perturbations,
 		States:        asm.states,
+		Dataflow:      asm.dataflow,
 		Exit:          exit,
 		TmpDir:        p.tmpDir,
 		TimedOut:      p.killed != "",

@@ -85,7 +85,10 @@ type Result struct {
 	// States are the agent's state events in the order they arrived
 	// (only when state capture was enabled).
 	States []agent.State
-	Exit   Exit
+	// Dataflow are the agent's per-test data dependencies in the order
+	// they arrived (only with the agent option dataflow=true).
+	Dataflow []agent.Dataflow
+	Exit     Exit
 	// TmpDir is the JVM's temporary directory when RunOptions.KeepTmp
 	// kept it; the caller removes it.
 	TmpDir   string
@@ -140,6 +143,7 @@ type assembler struct {
 	classScopes   map[string]int
 	perturbations []agent.Perturbation
 	states        []agent.State
+	dataflow      []agent.Dataflow
 	current       *running
 	class         string // class whose fixtures are active (class-start seen, class-end not)
 	classStart    time.Time
@@ -197,6 +201,8 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 	case *agent.State:
 		a.states = append(a.states, *m)
 		a.progress = now
+	case *agent.Dataflow:
+		a.dataflow = append(a.dataflow, *m)
 	case *agent.RunEnd:
 		a.ended = true
 		a.current = nil

@@ -2,6 +2,7 @@ package dev.flaky.agent;
 
 import com.google.gson.JsonObject;
 import dev.flaky.agent.chaos.Chaos;
+import dev.flaky.agent.dataflow.Dataflow;
 import dev.flaky.agent.state.Capture;
 
 import java.io.BufferedInputStream;
@@ -24,7 +25,8 @@ import java.util.Map;
  * environment variable {@value #TOKEN_ENV}, which, unlike the command line, only the JVM's owner can read. Without {@code port}, or with an empty one (the flaky Maven
  * profile passes {@code port=,token=} when no driver listens), the agent stays unconnected. {@code chaos} and the
  * {@code chaos.*} options install the API perturbation of {@link dev.flaky.agent.chaos}, {@code state} and
- * {@code state.*} the state capture of {@link dev.flaky.agent.state}.
+ * {@code state.*} the state capture of {@link dev.flaky.agent.state}, {@code dataflow=true} the dependency
+ * recording of {@link dev.flaky.agent.dataflow}.
  */
 public final class Agent {
     /** Exit status of a JVM whose agent could not connect to the driver. */
@@ -65,6 +67,7 @@ public final class Agent {
         } catch (IllegalArgumentException e) {
             fail("invalid state options: " + e.getMessage());
         }
+        Dataflow.install(options, inst);
     }
 
     /** Connects to the driver that the {@code port} and {@code token} options name, if any. */

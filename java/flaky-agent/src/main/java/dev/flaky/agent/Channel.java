@@ -26,8 +26,8 @@ public final class Channel {
     private static boolean finished;
     /** Bumped whenever the running test or class changes; lets the chaos instrumentation report per test cheaply. */
     private static volatile int testEpoch;
-    /** Called at test boundaries (the state capture), or null. */
-    private static volatile Boundary boundary;
+    /** Called at test boundaries (the state capture, the dataflow recorder), in the order installed. */
+    private static final java.util.List<Boundary> BOUNDARIES = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * Code that runs on the test's thread at a test boundary, right after the runner's {@code test-start} event
@@ -41,9 +41,9 @@ public final class Channel {
         void testEnded(String test, int index);
     }
 
-    /** Installs the boundary hook (at most one: the agent's state capture). */
+    /** Adds a boundary hook (the agent's state capture, its dataflow recorder). */
     public static void onBoundary(Boundary hook) {
-        boundary = hook;
+        BOUNDARIES.add(hook);
     }
 
     private Channel() {
@@ -75,15 +75,16 @@ public final class Channel {
                 Agent.fail("lost the connection to the flaky driver: " + e.getMessage());
             }
         }
-        Boundary hook = boundary;
         Object type = event.get("type");
-        if (hook != null && ("test-start".equals(type) || "test-end".equals(type))) {
+        if ("test-start".equals(type) || "test-end".equals(type)) {
             Object index = event.get("index");
             int i = index instanceof Number ? ((Number) index).intValue() : -1;
-            if ("test-start".equals(type)) {
-                hook.testStarting(String.valueOf(event.get("test")), i);
-            } else {
-                hook.testEnded(String.valueOf(event.get("test")), i);
+            for (Boundary hook : BOUNDARIES) {
+                if ("test-start".equals(type)) {
+                    hook.testStarting(String.valueOf(event.get("test")), i);
+                } else {
+                    hook.testEnded(String.valueOf(event.get("test")), i);
+                }
             }
         }
     }
