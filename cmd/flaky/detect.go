@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/dataflow"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
@@ -33,6 +34,8 @@ func detectCommand() *cli.Command {
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
 			noStateFlag,
+			strategyFlag,
+			graphFlag,
 		},
 		Action: detect,
 	}
@@ -44,6 +47,9 @@ func detect(c *cli.Context) error {
 	}
 	if c.Duration("budget") < 0 || (c.IsSet("budget") && c.Duration("budget") == 0) || c.Int("confirmations") < 1 || c.Int("rounds") < 0 || c.Duration("test-timeout") < 0 {
 		return usageError("--budget must be positive, --confirmations at least 1, --rounds and --test-timeout not negative")
+	}
+	if err := checkStrategy(c); err != nil {
+		return err
 	}
 	opts := launcher.Options{TestTimeout: c.Duration("test-timeout")}
 	setup, l, err := openModule(c, opts)
@@ -94,9 +100,27 @@ func detect(c *cli.Context) error {
 	if c.IsSet("rounds") && cfg.Rounds == 0 {
 		cfg.Rounds = -1
 	}
-	res, err := od.Analyze(c.Context, runner, cfg)
+	df, err := detectDataflow(c.Context, c, runner, cfg)
 	if err != nil {
 		return fmt.Errorf("detect: %w", err)
+	}
+	res := &od.Result{Coverage: od.Coverage{Seed: cfg.Seed, Tests: len(tests), Generators: map[string]int{}}}
+	if df != nil {
+		cfg.Skip = map[string]bool{}
+		for _, f := range df.Findings {
+			cfg.Skip[f.Test] = true
+		}
+	}
+	if c.String(strategyFlag.Name) != strategyDataflow {
+		if res, err = od.Analyze(c.Context, runner, cfg); err != nil {
+			return fmt.Errorf("detect: %w", err)
+		}
+	}
+	if df != nil {
+		res.Coverage.Orders += df.Runs
+		res.Coverage.Generators[strategyDataflow] = df.Runs
+		res.Coverage.Duration += df.Duration
+		res.Findings = append(res.Findings, dataflow.ODFindings(df.Findings)...)
 	}
 	if err := ranOrders(len(tests), res.Coverage); err != nil {
 		return err
@@ -114,6 +138,9 @@ func detect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if df != nil {
+		withDataflowState(findings, df)
+	}
 	if err := withInitStep(findings, setup.ModuleDir, root); err != nil {
 		return err
 	}
@@ -130,6 +157,9 @@ func detect(c *cli.Context) error {
 			Tests: len(tests), Orders: res.Coverage.Orders,
 			DurationMs: res.Coverage.Duration.Milliseconds(), Coverage: res.Coverage.Report(),
 		},
+	}
+	if df != nil {
+		rep.Stats.Dataflow = dataflowStats(df)
 	}
 	rep.Sort()
 	path, err := publishReport(c, rep, root, setup.ModuleDir, flakyDir)

@@ -43,7 +43,7 @@ type Result struct {
 	Findings []Finding
 	// Runs counts the JVMs started: reference, refinement and confirmation runs.
 	Runs, ReferenceRuns, RefinementRuns, ConfirmationRuns int
-	Duration                                             time.Duration
+	Duration                                              time.Duration
 }
 
 // Analyze makes the reference runs (in parallel), refines their

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/flakyhq/flaky/internal/dataflow"
+	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// Detection strategies of detect's --strategy.
+const (
+	strategyDataflow = "dataflow"
+	strategyOrders   = "orders"
+	strategyBoth     = "both"
+)
+
+// strategyFlag picks how detect finds OD tests.
+var strategyFlag = &cli.StringFlag{Name: "strategy", Value: strategyBoth,
+	Usage: "dataflow (record which test wrote the shared state each test reads, then test those dependencies; PraDeT), orders (the order generators) or both (dataflow first, then the orders for the rest)"}
+
+// graphFlag names where detect writes the data-dependency graph.
+var graphFlag = &cli.StringFlag{Name: "graph", Usage: "write the data-dependency graph as Graphviz DOT to `FILE` and as JSON to FILE.json (with --strategy dataflow or both)"}
+
+// checkStrategy validates --strategy.
+func checkStrategy(c *cli.Context) error {
+	switch c.String(strategyFlag.Name) {
+	case strategyDataflow, strategyOrders, strategyBoth:
+		return nil
+	}
+	return usageError("--strategy must be dataflow, orders or both")
+}
+
+// detectDataflow runs the data-dependency analysis when the strategy asks
+// for it (nil otherwise) and writes its graph when --graph names a file.
+func detectDataflow(ctx context.Context, c *cli.Context, l dataflow.Launcher, cfg od.Config) (*dataflow.Result, error) {
+	if c.String(strategyFlag.Name) == strategyOrders {
+		return nil, nil
+	}
+	dcfg := dataflow.Config{Tests: cfg.Tests, Reverse: true, Confirmations: cfg.Confirmations, Logf: cfg.Logf}
+	if cfg.Budget > 0 {
+		dcfg.Deadline = time.Now().Add(cfg.Budget)
+	}
+	res, err := dataflow.Analyze(ctx, l, dcfg)
+	if err != nil {
+		return nil, err
+	}
+	if path := c.String(graphFlag.Name); path != "" {
+		if err := res.Graph.Write(path); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// dataflowStats summarises a data-dependency analysis for the report.
+func dataflowStats(res *dataflow.Result) *report.DataflowStats {
+	g := res.Graph
+	s := &report.DataflowStats{
+		Dependencies: len(g.Edges), Manifest: g.Count(dataflow.Manifest), TestedBenign: g.Count(dataflow.Benign),
+		Untested: g.Count(dataflow.Untested), Runs: res.Runs, ReferenceRuns: res.ReferenceRuns,
+		RefinementRuns: res.RefinementRuns, ConfirmationRuns: res.ConfirmationRuns, DurationMs: res.Duration.Milliseconds(),
+	}
+	for _, e := range g.Edges {
+		d := report.DataflowDepend{Reader: e.Reader, Writer: e.Writer}
+		for _, r := range e.Roots {
+			d.Roots = append(d.Roots, r.Name)
+		}
+		switch e.Status {
+		case dataflow.Benign:
+			s.Benign = append(s.Benign, d)
+		case dataflow.Untested:
+			s.UntestedDeps = append(s.UntestedDeps, d)
+		}
+	}
+	return s
+}
+
+// withDataflowState gives the report findings of the dataflow findings
+// their roots as unconfirmed polluted state (the root-cause step confirms
+// or replaces them).
+func withDataflowState(findings []report.Finding, res *dataflow.Result) {
+	for i := range findings {
+		for _, f := range res.Findings {
+			if f.Test == findings[i].Test && f.Kind == findings[i].Kind {
+				findings[i].PollutedState = f.PollutedState()
+			}
+		}
+	}
+}
