@@ -235,8 +235,15 @@ type Dataflow struct {
 	Test    string         `json:"test"`
 	Index   int            `json:"index"`
 	Reads   []DataflowRead `json:"reads"`
-	Touched []string       `json:"touched"`
-	Writes  []string       `json:"writes"`
+	Touched []DataflowRoot `json:"touched"`
+	Writes  []DataflowRoot `json:"writes"`
+}
+
+// DataflowRoot names a root a test read or wrote and its kind
+// (static-field or system-property).
+type DataflowRoot struct {
+	Root string `json:"root"`
+	Kind string `json:"kind"`
 }
 
 // DataflowRead is a read of a root (a static field pkg.Class.field, or a

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/flakyhq/flaky/internal/launcher"
 
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
@@ -17,9 +20,11 @@ type Finding struct {
 }
 
 // Findings turns the manifest edges into OD findings, one per reader: a
-// reader that passed in the reference run and failed without a writer
-// before it is brittle, with the writers as setters; one that failed in the
-// reference and passed is a victim, with the writers as polluters. Each
+// reader whose outcome needs its writers before it (it passed in the
+// reference and failed without a Flow edge's writer, or failed in the
+// reference and passed after an Anti edge's writers) is brittle, with the
+// writers as setters; one that the writers before it make fail is a
+// victim, with the writers as polluters. Each
 // finding's failing and passing orders are rerun until each has k
 // agreeing outcomes (k < 2: no reruns); a finding whose reruns disagree is
 // dropped. It returns the findings and the JVM runs it made.
@@ -34,40 +39,47 @@ func Findings(ctx context.Context, r Runner, g *Graph, k int, logf func(string, 
 			continue
 		}
 		ref := g.reference(e.Reference)
-		prefix := ref.Order[:ref.index[e.Reader]+1]
+		prefix := slices.Clone(ref.Order[:ref.index[e.Reader]+1])
+		refRun := od.Observation{Label: "dataflow reference run (" + ref.Name + ")", Order: prefix, Failure: e.RefOutcome, Message: ref.messages[e.Reader]}
+		run := od.Observation{Label: "dataflow: " + e.Reader + " without " + e.Writer + " before it", Order: e.Order, Failure: e.Outcome, Message: e.message}
+		group := []string{e.Writer}
+		if e.Kind == Anti {
+			run.Label = "dataflow: " + e.Reader + " after " + strings.Join(e.Order[:len(e.Order)-1], ", ")
+			group = e.Order[:len(e.Order)-1]
+		}
+		// failed is the observation the reader failed in.
+		failed, passed := &refRun, &run
+		if e.RefOutcome == launcher.Pass {
+			failed, passed = &run, &refRun
+		}
+		failed.Fail, passed.Pass = 1, 1
+		passed.Failure = ""
+		passed.Message = ""
+		victim := (e.Kind == Flow) == e.RefOutcome.Failed()
 		i, ok := at[e.Reader]
 		if !ok {
-			f := Finding{Finding: od.Finding{Test: e.Reader}}
-			label := "dataflow: " + e.Reader + " without " + e.Writer + " before it"
-			if e.RefOutcome.Failed() {
+			f := Finding{Finding: od.Finding{Test: e.Reader, Kind: report.ODBrittle, FailingOrder: failed.Order, PassingOrder: passed.Order,
+				Message: failed.Message, Evidence: []od.Observation{*failed, *passed}, DetectedAfter: 1}}
+			if victim {
 				f.Kind = report.ODVictim
-				f.FailingOrder, f.PassingOrder = slices.Clone(prefix), e.Order
-				f.Message = ref.messages[e.Reader]
-				f.Evidence = []od.Observation{
-					{Label: "dataflow reference run (" + ref.Name + ")", Order: f.FailingOrder, Fail: 1, Failure: e.RefOutcome, Message: f.Message},
-					{Label: label, Order: e.Order, Pass: 1},
-				}
-			} else {
-				f.Kind = report.ODBrittle
-				f.FailingOrder, f.PassingOrder = e.Order, slices.Clone(prefix)
-				f.Message = e.message
-				f.Evidence = []od.Observation{
-					{Label: label, Order: e.Order, Fail: 1, Failure: e.Outcome, Message: e.message},
-					{Label: "dataflow reference run (" + ref.Name + ")", Order: f.PassingOrder, Pass: 1},
-				}
 			}
-			f.DetectedAfter = 1
 			out = append(out, f)
 			i = len(out) - 1
 			at[e.Reader] = i
 		}
 		f := &out[i]
+		groups := &f.Setters
 		if f.Kind == report.ODVictim {
-			f.Polluters = append(f.Polluters, []string{e.Writer})
-		} else {
-			f.Setters = append(f.Setters, []string{e.Writer})
+			groups = &f.Polluters
 		}
-		f.Roots = append(f.Roots, e.Roots...)
+		if !slices.ContainsFunc(*groups, func(g []string) bool { return slices.Equal(g, group) }) {
+			*groups = append(*groups, group)
+		}
+		for _, r := range e.Roots {
+			if !slices.Contains(f.Roots, r) {
+				f.Roots = append(f.Roots, r)
+			}
+		}
 	}
 	if k < 2 || len(out) == 0 {
 		return out, 0, nil

@@ -31,11 +31,23 @@ type Root struct {
 	Kind string `json:"kind"`
 }
 
-// Edge is a data dependency: in the reference run Reader read roots that
-// Writer wrote last.
+// Kinds of edges.
+const (
+	// Flow is PraDeT's data dependency: Reader read roots that Writer, run
+	// before it, wrote last. Refinement runs Reader without Writer before it.
+	Flow = "flow"
+	// Anti is the converse: Reader read roots that Writer, run after it,
+	// writes. Refinement runs Reader after Writer (and the reader's other
+	// later writers), which is how a victim whose polluter runs after it in
+	// the reference order shows.
+	Anti = "anti"
+)
+
+// Edge is a data dependency between two tests of a reference run.
 type Edge struct {
 	Reader string `json:"reader"`
 	Writer string `json:"writer"`
+	Kind   string `json:"kind"`
 	Roots  []Root `json:"roots"`
 	// Reference names the reference run the edge was seen in.
 	Reference string `json:"reference"`
@@ -107,13 +119,59 @@ func (g *Graph) Add(name string, r *launcher.Result) {
 			}
 			e := byPair[key]
 			if e == nil {
-				e = &Edge{Reader: d.Test, Writer: rd.Writer, Reference: name, Status: Untested, RefOutcome: ref.Outcomes[d.Test]}
+				e = &Edge{Reader: d.Test, Writer: rd.Writer, Kind: Flow, Reference: name, Status: Untested, RefOutcome: ref.Outcomes[d.Test]}
 				byPair[key] = e
 				g.Edges = append(g.Edges, e)
 			}
 			e.Roots = append(e.Roots, Root{Name: rd.Root, Kind: rd.Kind})
 		}
 		g.Reads += max(len(d.Touched)-len(d.Reads), 0)
+	}
+	g.addAnti(ref, r, known)
+}
+
+// addAnti adds an Anti edge for every reader and every later test of the
+// run that wrote a root the reader read.
+func (g *Graph) addAnti(ref *Reference, r *launcher.Result, known map[[2]string]bool) {
+	type access struct {
+		test   string
+		at     int
+		writes map[string]string // root to kind
+	}
+	var tests []access
+	for _, d := range r.Dataflow {
+		at, ok := ref.index[d.Test]
+		if !ok {
+			continue
+		}
+		a := access{test: d.Test, at: at, writes: map[string]string{}}
+		for _, w := range d.Writes {
+			a.writes[w.Root] = w.Kind
+		}
+		tests = append(tests, a)
+	}
+	for _, d := range r.Dataflow {
+		ri, ok := ref.index[d.Test]
+		if !ok {
+			continue
+		}
+		for _, w := range tests {
+			if w.at <= ri || w.test == d.Test || known[[2]string{d.Test, w.test}] {
+				continue
+			}
+			var e *Edge
+			for _, root := range d.Touched {
+				if _, ok := w.writes[root.Root]; !ok {
+					continue
+				}
+				if e == nil {
+					e = &Edge{Reader: d.Test, Writer: w.test, Kind: Anti, Reference: ref.Name, Status: Untested, RefOutcome: ref.Outcomes[d.Test]}
+					g.Edges = append(g.Edges, e)
+					known[[2]string{d.Test, w.test}] = true
+				}
+				e.Roots = append(e.Roots, Root{Name: root.Root, Kind: root.Kind})
+			}
+		}
 	}
 }
 
@@ -155,7 +213,7 @@ func (g *Graph) components(ref string) [][]*Edge {
 	}
 	var live []*Edge
 	for _, e := range g.Edges {
-		if e.Reference == ref && e.Status != Benign {
+		if e.Reference == ref && e.Kind == Flow && e.Status != Benign {
 			live = append(live, e)
 			parent[find(e.Reader)] = find(e.Writer)
 		}

@@ -1,8 +1,10 @@
 package dataflow
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
@@ -33,7 +35,10 @@ func Refine(ctx context.Context, r Runner, g *Graph, opts Options) (int, error) 
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	runs := 0
+	runs, err := refineAnti(ctx, r, g, logf)
+	if err != nil {
+		return runs, err
+	}
 	for {
 		if !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
 			logf("dataflow: the budget ended with %d edge(s) untested", g.Count(Untested))
@@ -77,6 +82,128 @@ func Refine(ctx context.Context, r Runner, g *Graph, opts Options) (int, error) 
 			logf("dataflow: %s -> %s is %s (%s in the reference, %s without the writer before it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
 		}
 	}
+}
+
+// refineAnti tests the Anti edges: for each reader, one run of all its
+// later writers and the tests its Flow edges make it depend on (in the
+// reference order), then the reader; when that changes the reader's
+// outcome and more than one test ran before it, one run of each writer
+// alone before the reader. Writers that change it alone are manifest; when
+// none does, all of them are, together with the tests that ran before them
+// (the finding's group is that whole run). The others are benign.
+func refineAnti(ctx context.Context, r Runner, g *Graph, logf func(string, ...any)) (int, error) {
+	type group struct {
+		reader string
+		edges  []*Edge
+	}
+	var groups []*group
+	byReader := map[[2]string]*group{}
+	for _, e := range g.Edges {
+		if e.Kind != Anti || e.Status != Untested {
+			continue
+		}
+		key := [2]string{e.Reference, e.Reader}
+		if byReader[key] == nil {
+			byReader[key] = &group{reader: e.Reader}
+			groups = append(groups, byReader[key])
+		}
+		byReader[key].edges = append(byReader[key].edges, e)
+	}
+	if len(groups) == 0 {
+		return 0, nil
+	}
+	orders := make([][]string, len(groups))
+	for i, gr := range groups {
+		ref := g.reference(gr.edges[0].Reference)
+		before := g.flowAncestors(ref.Name, gr.reader)
+		for _, e := range gr.edges {
+			before[e.Writer] = true
+		}
+		for t := range before {
+			orders[i] = append(orders[i], t)
+		}
+		slices.SortFunc(orders[i], func(x, y string) int { return cmp.Compare(ref.index[x], ref.index[y]) })
+		orders[i] = append(orders[i], gr.reader)
+	}
+	res, err := r.RunAll(ctx, orders)
+	if err != nil {
+		return 0, fmt.Errorf("refine data dependencies: %w", err)
+	}
+	runs := len(res)
+	var singles [][]string
+	var singleEdges []*Edge
+	var split []*group
+	for i, gr := range groups {
+		out, msg := outcomeOf(res[i], gr.reader)
+		if !changed(gr.edges[0].RefOutcome, out) {
+			for _, e := range gr.edges {
+				e.Status, e.Order, e.Outcome = Benign, orders[i], out
+			}
+			continue
+		}
+		for _, e := range gr.edges {
+			e.Status, e.Order, e.Outcome, e.message = Manifest, orders[i], out, msg
+		}
+		if len(orders[i]) > 2 {
+			split = append(split, gr)
+			for _, e := range gr.edges {
+				singles = append(singles, []string{e.Writer, e.Reader})
+				singleEdges = append(singleEdges, e)
+			}
+		}
+	}
+	if len(singles) > 0 {
+		res, err := r.RunAll(ctx, singles)
+		if err != nil {
+			return runs, fmt.Errorf("refine data dependencies: %w", err)
+		}
+		runs += len(res)
+		alone := map[*Edge]bool{}
+		for i, e := range singleEdges {
+			out, msg := outcomeOf(res[i], e.Reader)
+			if changed(e.RefOutcome, out) {
+				alone[e] = true
+				e.Order, e.Outcome, e.message = singles[i], out, msg
+			}
+		}
+		for _, gr := range split {
+			if slices.ContainsFunc(gr.edges, func(e *Edge) bool { return alone[e] }) {
+				for _, e := range gr.edges {
+					if !alone[e] {
+						e.Status = Benign
+					}
+				}
+			}
+		}
+	}
+	for _, e := range g.Edges {
+		if e.Kind == Anti && e.Status != Untested {
+			logf("dataflow: %s after %s (a later writer) is %s (%s in the reference, %s after it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
+		}
+	}
+	return runs, nil
+}
+
+// flowAncestors returns the tests that reader depends on through the Flow
+// edges of reference ref that are not benign, transitively.
+func (g *Graph) flowAncestors(ref, reader string) map[string]bool {
+	before := map[string][]string{}
+	for _, e := range g.Edges {
+		if e.Reference == ref && e.Kind == Flow && e.Status != Benign {
+			before[e.Reader] = append(before[e.Reader], e.Writer)
+		}
+	}
+	need := map[string]bool{}
+	stack := slices.Clone(before[reader])
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !need[t] {
+			need[t] = true
+			stack = append(stack, before[t]...)
+		}
+	}
+	return need
 }
 
 // outcomeOf returns test's outcome and message in r (the last ones: the

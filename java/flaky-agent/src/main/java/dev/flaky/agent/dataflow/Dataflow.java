@@ -86,14 +86,26 @@ public final class Dataflow implements Channel.Boundary {
                 deps.add(dep);
             }
             event.put("reads", deps);
-            event.put("touched", new ArrayList<>(touched));
-            event.put("writes", new ArrayList<>(writes));
+            event.put("touched", described(touched));
+            event.put("writes", described(writes));
             test = "";
             reads.clear();
             touched.clear();
             writes.clear();
         }
         Channel.send(event);
+    }
+
+    /** Returns roots as {@code {root, kind}} objects. */
+    private List<Map<String, Object>> described(Set<String> roots) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (String root : roots) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("root", root);
+            r.put("kind", kinds.get(root));
+            out.add(r);
+        }
+        return out;
     }
 
     private synchronized void read(String root, String kind) {
