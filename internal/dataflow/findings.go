@@ -84,13 +84,16 @@ func Findings(ctx context.Context, r Runner, g *Graph, k int, logf func(string, 
 	if k < 2 || len(out) == 0 {
 		return out, 0, nil
 	}
-	var orders [][]string
+	var needed [][]string
 	for _, f := range out {
-		for range k - 1 {
-			orders = append(orders, f.FailingOrder, f.PassingOrder)
-		}
+		needed = append(needed, f.FailingOrder, f.PassingOrder)
 	}
-	res, err := r.RunAll(ctx, orders)
+	orders, runOf := shared(needed)
+	var batch [][]string
+	for range k - 1 {
+		batch = append(batch, orders...)
+	}
+	res, err := r.RunAll(ctx, batch)
 	if err != nil {
 		return nil, 0, fmt.Errorf("confirm data dependencies: %w", err)
 	}
@@ -98,9 +101,9 @@ func Findings(ctx context.Context, r Runner, g *Graph, k int, logf func(string, 
 	for i, f := range out {
 		agree := true
 		for j := range k - 1 {
-			fail, _ := outcomeOf(res[2*(i*(k-1)+j)], f.Test)
-			pass, _ := outcomeOf(res[2*(i*(k-1)+j)+1], f.Test)
-			if !fail.Failed() || pass != "pass" {
+			fail, _ := outcomeOf(res[j*len(orders)+runOf[2*i]], f.Test)
+			pass, _ := outcomeOf(res[j*len(orders)+runOf[2*i+1]], f.Test)
+			if !fail.Failed() || pass != launcher.Pass {
 				agree = false
 			}
 		}
@@ -134,4 +137,27 @@ func ODFindings(fs []Finding) []od.Finding {
 		out[i] = f.Finding
 	}
 	return out
+}
+
+// shared returns the runs that cover orders, each order being served by
+// a run it is a prefix of (its tests run the same whatever follows), and
+// for each order the index of its run.
+func shared(orders [][]string) ([][]string, []int) {
+	idx := make([]int, len(orders))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(x, y int) int { return len(orders[y]) - len(orders[x]) })
+	var runs [][]string
+	runOf := make([]int, len(orders))
+	for _, i := range idx {
+		o := orders[i]
+		at := slices.IndexFunc(runs, func(r []string) bool { return len(r) >= len(o) && slices.Equal(r[:len(o)], o) })
+		if at < 0 {
+			runs = append(runs, o)
+			at = len(runs) - 1
+		}
+		runOf[i] = at
+	}
+	return runs, runOf
 }
