@@ -105,3 +105,49 @@ func nonNil(groups [][]string) [][]string {
 	}
 	return groups
 }
+
+// TestDataflowJUnit4 runs the dataflow strategy alone on the junit4
+// fixture: it finds every known victim and brittle with exactly its
+// polluters or setters (the pair of polluters of HealthCheckTest included)
+// and nothing else, in fewer JVM runs than the suite has tests (the order
+// generators' isolation runs alone need one per test).
+func TestDataflowJUnit4(t *testing.T) {
+	p := fixture(t, "junit4")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	infos, err := p.launcher.List(ctx, launcher.Selection{TestClassesDir: p.setup.TestClassesDir, Includes: p.setup.Includes, Excludes: p.setup.Excludes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tests []string
+	for _, ti := range infos {
+		tests = append(tests, ti.ID)
+	}
+	res, err := dataflow.Analyze(ctx, p.launcher, dataflow.Config{Tests: tests, Confirmations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(p.expected.ofKind("od-victim"), p.expected.ofKind("od-brittle")...)
+	if len(res.Findings) != len(want) {
+		t.Errorf("%d findings, want %d", len(res.Findings), len(want))
+	}
+	for _, w := range want {
+		i := slices.IndexFunc(res.Findings, func(f dataflow.Finding) bool { return f.Test == w.Test })
+		if i < 0 {
+			t.Errorf("no finding for %s", w.Test)
+			continue
+		}
+		f := res.Findings[i]
+		if string(f.Kind) != w.Kind || fmt.Sprint(f.Polluters) != fmt.Sprint(nonNil(w.Polluters)) || fmt.Sprint(f.Setters) != fmt.Sprint(nonNil(w.Setters)) {
+			t.Errorf("%s: %s polluters %v setters %v, want %s %v %v", f.Test, f.Kind, f.Polluters, f.Setters, w.Kind, w.Polluters, w.Setters)
+		}
+	}
+	if res.Runs >= len(tests) {
+		t.Errorf("%d JVM runs for %d tests, want fewer", res.Runs, len(tests))
+	}
+	if n := res.Graph.Count(dataflow.Benign); n == 0 {
+		t.Errorf("no tested-benign dependency; the fixture's shared reads (PriceCache, ConnectionPool) are benign")
+	}
+	t.Logf("%d JVM runs: %d reference, %d refinement; %d dependencies, %d manifest, %d benign",
+		res.Runs, res.ReferenceRuns, res.RefinementRuns, len(res.Graph.Edges), res.Graph.Count(dataflow.Manifest), res.Graph.Count(dataflow.Benign))
+}
