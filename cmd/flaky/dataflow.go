@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -20,7 +21,7 @@ const (
 
 // strategyFlag picks how detect finds OD tests.
 var strategyFlag = &cli.StringFlag{Name: "strategy", Value: strategyBoth,
-	Usage: "dataflow (record which test wrote the shared state each test reads, then test those dependencies; PraDeT), orders (the order generators) or both (dataflow first, then the orders for the rest)"}
+	Usage: "dataflow (record which test wrote the shared state each test reads, then test those dependencies; PraDeT), orders (the order generators) or both (dataflow first, then the orders; a test both find keeps the orders' finding, which has cleaners)"}
 
 // graphFlag names where detect writes the data-dependency graph.
 var graphFlag = &cli.StringFlag{Name: "graph", Usage: "write the data-dependency graph as Graphviz DOT to `FILE` and as JSON to FILE.json (with --strategy dataflow or both)"}
@@ -79,11 +80,35 @@ func dataflowStats(res *dataflow.Result) *report.DataflowStats {
 	return s
 }
 
-// withDataflowState gives the report findings of the dataflow findings
-// their roots as unconfirmed polluted state (the root-cause step confirms
+// mergeDataflow adds the data-dependency analysis' runs to the coverage
+// and its findings to the order generators' (which keep theirs for a test
+// both found: they carry minimised cleaners too); it returns the tests
+// whose findings it added.
+func mergeDataflow(res *od.Result, df *dataflow.Result) map[string]bool {
+	added := map[string]bool{}
+	res.Coverage.Orders += df.Runs
+	if res.Coverage.Generators == nil {
+		res.Coverage.Generators = map[string]int{}
+	}
+	res.Coverage.Generators[strategyDataflow] = df.Runs
+	res.Coverage.Duration += df.Duration
+	for _, f := range dataflow.ODFindings(df.Findings) {
+		if !slices.ContainsFunc(res.Findings, func(o od.Finding) bool { return o.Test == f.Test }) {
+			res.Findings = append(res.Findings, f)
+			added[f.Test] = true
+		}
+	}
+	return added
+}
+
+// withDataflowState gives the report findings of tests (the findings that
+// came from the data-dependency analysis) their roots as unconfirmed polluted state (the root-cause step confirms
 // or replaces them).
-func withDataflowState(findings []report.Finding, res *dataflow.Result) {
+func withDataflowState(findings []report.Finding, res *dataflow.Result, tests map[string]bool) {
 	for i := range findings {
+		if !tests[findings[i].Test] {
+			continue
+		}
 		for _, f := range res.Findings {
 			if f.Test == findings[i].Test && f.Kind == findings[i].Kind {
 				findings[i].PollutedState = f.PollutedState()

@@ -11,7 +11,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/dataflow"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
@@ -104,23 +103,15 @@ func detect(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("detect: %w", err)
 	}
-	res := &od.Result{Coverage: od.Coverage{Seed: cfg.Seed, Tests: len(tests), Generators: map[string]int{}}}
-	if df != nil {
-		cfg.Skip = map[string]bool{}
-		for _, f := range df.Findings {
-			cfg.Skip[f.Test] = true
-		}
-	}
+	res := &od.Result{Coverage: od.Coverage{Seed: cfg.Seed, Tests: len(tests), Pairs: len(tests) * (len(tests) - 1), Generators: map[string]int{}}}
 	if c.String(strategyFlag.Name) != strategyDataflow {
 		if res, err = od.Analyze(c.Context, runner, cfg); err != nil {
 			return fmt.Errorf("detect: %w", err)
 		}
 	}
+	var fromDataflow map[string]bool
 	if df != nil {
-		res.Coverage.Orders += df.Runs
-		res.Coverage.Generators[strategyDataflow] = df.Runs
-		res.Coverage.Duration += df.Duration
-		res.Findings = append(res.Findings, dataflow.ODFindings(df.Findings)...)
+		fromDataflow = mergeDataflow(res, df)
 	}
 	if err := ranOrders(len(tests), res.Coverage); err != nil {
 		return err
@@ -139,7 +130,7 @@ func detect(c *cli.Context) error {
 		return err
 	}
 	if df != nil {
-		withDataflowState(findings, df)
+		withDataflowState(findings, df, fromDataflow)
 	}
 	if err := withInitStep(findings, setup.ModuleDir, root); err != nil {
 		return err
