@@ -22,6 +22,7 @@ func TestDetectUsage(t *testing.T) {
 		{"bad confirmations", []string{"detect", "--module", noPom, "--confirmations", "0"}, "--confirmations at least 1"},
 		{"negative rounds", []string{"detect", "--module", noPom, "--rounds", "-1"}, "--rounds and --test-timeout not negative"},
 		{"stray argument", []string{"detect", "x"}, "takes no arguments"},
+		{"bad strategy", []string{"detect", "--module", noPom, "--strategy", "random"}, "--strategy must be dataflow, orders or both"},
 		{"no pom", []string{"detect", "--module", noPom}, "no pom.xml in " + noPom},
 		{"verify bad rounds", []string{"verify", "--module", noPom, "--rounds", "x"}, "--rounds must be a number"},
 		{"verify bad budget", []string{"verify", "--module", noPom, "--budget", "soon"}, "--budget: want a duration"},
