@@ -45,10 +45,12 @@ func detectDataflow(ctx context.Context, c *cli.Context, l dataflow.Launcher, cf
 	if cfg.Budget > 0 {
 		dcfg.Deadline = time.Now().Add(cfg.Budget)
 	}
+	cfg.Progress.Phase("data dependencies", 0, dcfg.Deadline)
 	res, err := dataflow.Analyze(ctx, l, dcfg)
 	if err != nil {
 		return nil, err
 	}
+	cfg.Progress.Found(len(res.Findings))
 	if path := c.String(graphFlag.Name); path != "" {
 		if err := res.Graph.Write(path); err != nil {
 			return nil, err
