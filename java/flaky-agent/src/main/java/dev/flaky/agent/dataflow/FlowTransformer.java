@@ -22,7 +22,8 @@ import java.util.WeakHashMap;
 /**
  * Instruments project classes (those loaded from a class directory, not a jar; never {@code dev.flaky.*} or generated
  * ones) so that every access to shared state calls {@link Dataflow}: static field reads and writes, field reads and
- * writes of objects, call sites of {@code java.util} collections and maps (with up to two one-slot arguments), and
+ * writes of objects, array element loads and stores (not stores into long and double arrays), call sites of
+ * {@code java.util} collections and maps (with up to two one-slot arguments), and
  * {@code System.getProperty}/{@code setProperty}/{@code clearProperty}. Static initialisers are left alone: what
  * they write is the class's initial state, not a test's.
  */
@@ -135,6 +136,30 @@ final class FlowTransformer implements ClassFileTransformer {
                     return;
                 default:
                     super.visitFieldInsn(opcode, owner, name, descriptor);
+            }
+        }
+
+        @Override
+        public void visitInsn(int opcode) {
+            switch (opcode) {
+                case Opcodes.IALOAD: case Opcodes.LALOAD: case Opcodes.FALOAD: case Opcodes.DALOAD:
+                case Opcodes.AALOAD: case Opcodes.BALOAD: case Opcodes.CALOAD: case Opcodes.SALOAD:
+                    receiverBelow(1); // [array, index]
+                    hook("readOf", "(Ljava/lang/Object;)V");
+                    super.visitInsn(opcode);
+                    if (opcode == Opcodes.AALOAD) {
+                        super.visitInsn(Opcodes.DUP);
+                        hook("derived", "(Ljava/lang/Object;)V");
+                    }
+                    return;
+                case Opcodes.IASTORE: case Opcodes.FASTORE: case Opcodes.AASTORE: case Opcodes.BASTORE:
+                case Opcodes.CASTORE: case Opcodes.SASTORE:
+                    receiverBelow(2); // [array, index, value]
+                    hook("writeOf", "(Ljava/lang/Object;)V");
+                    super.visitInsn(opcode);
+                    return;
+                default:
+                    super.visitInsn(opcode);
             }
         }
 
