@@ -41,7 +41,7 @@ func detectDataflow(ctx context.Context, c *cli.Context, l dataflow.Launcher, cf
 	if c.String(strategyFlag.Name) == strategyOrders {
 		return nil, nil
 	}
-	dcfg := dataflow.Config{Tests: cfg.Tests, Confirmations: cfg.Confirmations, Logf: cfg.Logf}
+	dcfg := dataflow.Config{Tests: cfg.Tests, Confirmations: cfg.Confirmations, Logf: cfg.Logf, Fixtures: cfg.Fixtures}
 	if cfg.Budget > 0 {
 		dcfg.Deadline = time.Now().Add(cfg.Budget)
 	}

@@ -34,6 +34,8 @@ type Config struct {
 	Deadline time.Time
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
+	// Fixtures names the classes with class-level fixtures (see Options).
+	Fixtures map[string]bool
 }
 
 // Result is the dependency graph after refinement and the findings made
@@ -72,7 +74,7 @@ func Analyze(ctx context.Context, l Launcher, cfg Config) (*Result, error) {
 	}
 	res := &Result{Graph: g, ReferenceRuns: len(refs)}
 	logf("dataflow: %d data dependencies in %d reference run(s)", len(g.Edges), len(refs))
-	if res.RefinementRuns, err = Refine(ctx, l, g, Options{Deadline: cfg.Deadline, Logf: logf}); err != nil {
+	if res.RefinementRuns, err = Refine(ctx, l, g, Options{Deadline: cfg.Deadline, Logf: logf, Fixtures: cfg.Fixtures}); err != nil {
 		return nil, err
 	}
 	logf("dataflow: %d manifest, %d benign, %d untested after %d refinement run(s)", g.Count(Manifest), g.Count(Benign), g.Count(Untested), res.RefinementRuns)

@@ -154,3 +154,54 @@ func roots(names ...string) []agent.DataflowRoot {
 	}
 	return out
 }
+
+// recorder passes every test and records the orders it ran.
+type recorder struct{ orders [][]string }
+
+func (s *recorder) RunAll(_ context.Context, orders [][]string) ([]*launcher.Result, error) {
+	var out []*launcher.Result
+	for _, o := range orders {
+		s.orders = append(s.orders, o)
+		r := &launcher.Result{Order: o}
+		for _, t := range o {
+			r.Tests = append(r.Tests, launcher.TestResult{Test: t, Outcome: launcher.Pass})
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// TestRefineAnti checks the anti run of a reader: its flow ancestors and
+// its later writer before it, its class's tests kept in one stretch when
+// the class has class fixtures.
+func TestRefineAnti(t *testing.T) {
+	ref := &launcher.Result{
+		Order: []string{"p.C#s", "p.C#r", "p.D#w"},
+		Tests: []launcher.TestResult{{Test: "p.C#s", Outcome: launcher.Pass}, {Test: "p.C#r", Outcome: launcher.Pass}, {Test: "p.D#w", Outcome: launcher.Pass}},
+		Dataflow: []agent.Dataflow{
+			{Test: "p.C#s", Writes: roots("p.S.a")},
+			{Test: "p.C#r", Reads: []agent.DataflowRead{{Root: "p.S.a", Kind: "static-field", Writer: "p.C#s"}}, Touched: roots("p.S.a", "p.S.b")},
+			{Test: "p.D#w", Writes: roots("p.S.b")},
+		},
+	}
+	for _, c := range []struct {
+		fixtures map[string]bool
+		want     []string
+	}{
+		{nil, []string{"p.C#s", "p.D#w", "p.C#r"}},
+		{map[string]bool{"p.C": true}, []string{"p.D#w", "p.C#s", "p.C#r"}},
+	} {
+		g := &Graph{}
+		g.Add("original", ref)
+		s := &recorder{}
+		if _, err := Refine(context.Background(), s, g, Options{Fixtures: c.fixtures}); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.orders) == 0 || !slices.Equal(s.orders[0], c.want) {
+			t.Errorf("fixtures %v: anti run %v, want %v", c.fixtures, s.orders, c.want)
+		}
+		if g.Count(Benign) != 2 {
+			t.Errorf("fixtures %v: %d benign edges, want 2 (nothing changed)", c.fixtures, g.Count(Benign))
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/od"
 )
 
 // Runner runs orders, each in a fresh JVM, possibly in parallel, and
@@ -22,6 +23,9 @@ type Options struct {
 	Deadline time.Time
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
+	// Fixtures names the classes with class-level fixtures, whose tests
+	// must run in one stretch (as under Surefire).
+	Fixtures map[string]bool
 }
 
 // Refine tests the graph's untested edges until each is manifest, benign,
@@ -35,7 +39,7 @@ func Refine(ctx context.Context, r Runner, g *Graph, opts Options) (int, error) 
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	runs, err := refineAnti(ctx, r, g, logf)
+	runs, err := refineAnti(ctx, r, g, opts.Fixtures, logf)
 	if err != nil {
 		return runs, err
 	}
@@ -91,7 +95,12 @@ func Refine(ctx context.Context, r Runner, g *Graph, opts Options) (int, error) 
 // alone before the reader. Writers that change it alone are manifest; when
 // none does, all of them are, together with the tests that ran before them
 // (the finding's group is that whole run). The others are benign.
-func refineAnti(ctx context.Context, r Runner, g *Graph, logf func(string, ...any)) (int, error) {
+//
+// Flow runs are subsequences of the reference order, so a class with
+// class-level fixtures stays in one stretch; in an Anti run the reader
+// moves behind later tests, so its class's tests move with it when it has
+// class fixtures.
+func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]bool, logf func(string, ...any)) (int, error) {
 	type group struct {
 		reader string
 		edges  []*Edge
@@ -124,6 +133,10 @@ func refineAnti(ctx context.Context, r Runner, g *Graph, logf func(string, ...an
 		}
 		slices.SortFunc(orders[i], func(x, y string) int { return cmp.Compare(ref.index[x], ref.index[y]) })
 		orders[i] = append(orders[i], gr.reader)
+		if c := od.ClassOf(gr.reader); fixtures[c] {
+			rest := slices.DeleteFunc(slices.Clone(orders[i]), func(t string) bool { return od.ClassOf(t) == c })
+			orders[i] = append(rest, slices.DeleteFunc(slices.Clone(orders[i]), func(t string) bool { return od.ClassOf(t) != c })...)
+		}
 	}
 	res, err := r.RunAll(ctx, orders)
 	if err != nil {
