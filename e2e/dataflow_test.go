@@ -10,6 +10,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/dataflow"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/od"
 )
 
 // TestDataflow records the data dependencies of the dataflow fixture in
@@ -123,7 +124,8 @@ func TestDataflowJUnit4(t *testing.T) {
 	for _, ti := range infos {
 		tests = append(tests, ti.ID)
 	}
-	res, err := dataflow.Analyze(ctx, p.launcher, dataflow.Config{Tests: tests, Confirmations: 1})
+	fixtures, _ := od.FixtureClasses(infos)
+	res, err := dataflow.Analyze(ctx, p.launcher, dataflow.Config{Tests: tests, Confirmations: 1, Fixtures: fixtures})
 	if err != nil {
 		t.Fatal(err)
 	}
