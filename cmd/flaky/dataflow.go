@@ -26,6 +26,9 @@ var strategyFlag = &cli.StringFlag{Name: "strategy", Value: strategyBoth,
 // graphFlag names where detect writes the data-dependency graph.
 var graphFlag = &cli.StringFlag{Name: "graph", Usage: "write the data-dependency graph as Graphviz DOT to `FILE` and as JSON to FILE.json (with --strategy dataflow or both)"}
 
+// reverseFlag adds a reference run of the reversed order.
+var reverseFlag = &cli.BoolFlag{Name: "dataflow-reverse", Usage: "also record data dependencies in a run of the reversed order (PraDeT's remedy when a test that resets shared state hides a polluter from the original order)"}
+
 // checkStrategy validates --strategy.
 func checkStrategy(c *cli.Context) error {
 	switch c.String(strategyFlag.Name) {
@@ -41,7 +44,7 @@ func detectDataflow(ctx context.Context, c *cli.Context, l dataflow.Launcher, cf
 	if c.String(strategyFlag.Name) == strategyOrders {
 		return nil, nil
 	}
-	dcfg := dataflow.Config{Tests: cfg.Tests, Confirmations: cfg.Confirmations, Logf: cfg.Logf, Fixtures: cfg.Fixtures}
+	dcfg := dataflow.Config{Tests: cfg.Tests, Confirmations: cfg.Confirmations, Logf: cfg.Logf, Fixtures: cfg.Fixtures, Reverse: c.Bool(reverseFlag.Name)}
 	if cfg.Budget > 0 {
 		dcfg.Deadline = time.Now().Add(cfg.Budget)
 	}

@@ -35,6 +35,7 @@ func detectCommand() *cli.Command {
 			noStateFlag,
 			strategyFlag,
 			graphFlag,
+			reverseFlag,
 		},
 		Action: detect,
 	}
