@@ -45,6 +45,9 @@ func detectDataflow(ctx context.Context, c *cli.Context, l dataflow.Launcher, cf
 		return nil, nil
 	}
 	dcfg := dataflow.Config{Tests: cfg.Tests, Confirmations: cfg.Confirmations, Logf: cfg.Logf, Fixtures: cfg.Fixtures, Reverse: c.Bool(reverseFlag.Name)}
+	// Refinement starts no new round after the budget (without one, after
+	// the longest budget the order generators would choose).
+	dcfg.Deadline = time.Now().Add(od.MaxAutoBudget)
 	if cfg.Budget > 0 {
 		dcfg.Deadline = time.Now().Add(cfg.Budget)
 	}
