@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -202,6 +203,58 @@ func TestRefineAnti(t *testing.T) {
 		}
 		if g.Count(Benign) != 2 {
 			t.Errorf("fixtures %v: %d benign edges, want 2 (nothing changed)", c.fixtures, g.Count(Benign))
+		}
+	}
+}
+
+// failsAfter passes every test but the reader, which fails when any other test ran before it.
+type failsAfter struct {
+	reader string
+	runs   int
+}
+
+func (s *failsAfter) RunAll(_ context.Context, orders [][]string) ([]*launcher.Result, error) {
+	var out []*launcher.Result
+	for _, o := range orders {
+		s.runs++
+		r := &launcher.Result{Order: o}
+		for i, t := range o {
+			outcome := launcher.Pass
+			if t == s.reader && i > 0 {
+				outcome = launcher.Fail
+			}
+			r.Tests = append(r.Tests, launcher.TestResult{Test: t, Outcome: outcome})
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// TestRefineAntiManyWriters checks that a reader whose outcome changes
+// after more later writers than maxSingles is left untested after one run,
+// and one with a few gets a run per writer.
+func TestRefineAntiManyWriters(t *testing.T) {
+	for _, n := range []int{3, maxSingles + 1} {
+		ref := &launcher.Result{Order: []string{"p.R#r"}, Tests: []launcher.TestResult{{Test: "p.R#r", Outcome: launcher.Pass}}}
+		ref.Dataflow = []agent.Dataflow{{Test: "p.R#r", Touched: roots("p.S.a")}}
+		for i := range n {
+			w := fmt.Sprintf("p.W#w%d", i)
+			ref.Order = append(ref.Order, w)
+			ref.Tests = append(ref.Tests, launcher.TestResult{Test: w, Outcome: launcher.Pass})
+			ref.Dataflow = append(ref.Dataflow, agent.Dataflow{Test: w, Writes: roots("p.S.a")})
+		}
+		g := &Graph{}
+		g.Add("original", ref)
+		s := &failsAfter{reader: "p.R#r"}
+		if _, err := Refine(context.Background(), s, g, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if n > maxSingles {
+			if s.runs != 1 || g.Count(Untested) != n {
+				t.Errorf("%d writers: %d runs, %d untested; want 1 run, all untested", n, s.runs, g.Count(Untested))
+			}
+		} else if s.runs != 1+n || g.Count(Manifest) != n {
+			t.Errorf("%d writers: %d runs, %d manifest; want %d runs, all manifest", n, s.runs, g.Count(Manifest), 1+n)
 		}
 	}
 }

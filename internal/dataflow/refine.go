@@ -88,13 +88,19 @@ func Refine(ctx context.Context, r Runner, g *Graph, opts Options) (int, error) 
 	}
 }
 
+// maxSingles bounds the later writers of one reader that refineAnti tries
+// one by one; a reader with more keeps its Anti edges untested.
+const maxSingles = 16
+
 // refineAnti tests the Anti edges: for each reader, one run of all its
 // later writers and the tests its Flow edges make it depend on (in the
 // reference order), then the reader; when that changes the reader's
 // outcome and more than one test ran before it, one run of each writer
 // alone before the reader. Writers that change it alone are manifest; when
 // none does, all of them are, together with the tests that ran before them
-// (the finding's group is that whole run). The others are benign.
+// (the finding's group is that whole run). The others are benign. A reader
+// whose run changed with more than maxSingles later writers keeps its
+// edges untested.
 //
 // Flow runs are subsequences of the reference order, so a class with
 // class-level fixtures stays in one stretch; in an Anti run the reader
@@ -156,6 +162,14 @@ func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]boo
 		}
 		for _, e := range gr.edges {
 			e.Status, e.Order, e.Outcome, e.message = Manifest, orders[i], out, msg
+		}
+		if len(gr.edges) > maxSingles {
+			// Finding the writers that suffice would take a run per writer.
+			for _, e := range gr.edges {
+				e.Status = Untested
+			}
+			logf("dataflow: %s changed after its %d later writers: too many to try one by one, left untested", gr.reader, len(gr.edges))
+			continue
 		}
 		if len(orders[i]) > 2 {
 			split = append(split, gr)
