@@ -3,6 +3,7 @@ module github.com/flakyhq/flaky
 go 1.25.0
 
 require (
+	github.com/awalterschulze/gographviz v2.0.3+incompatible
 	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/chromedp/chromedp v0.14.2
 	github.com/google/renameio/v2 v2.0.0

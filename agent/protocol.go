@@ -273,6 +273,36 @@ type TraceVar struct {
 	Kind string `json:"kind"`
 }
 
+// Dataflow is one test's data dependencies (issue 14): the roots it read
+// that an earlier test of the JVM wrote last (Reads, with that writer), all
+// the roots it read (Touched) and the roots it wrote (Writes). Sent once per
+// test, right after its test-end, when the agent option dataflow=true is set.
+type Dataflow struct {
+	Test    string         `json:"test"`
+	Index   int            `json:"index"`
+	Reads   []DataflowRead `json:"reads"`
+	Touched []DataflowRoot `json:"touched"`
+	Writes  []DataflowRoot `json:"writes"`
+}
+
+// DataflowRoot names a root a test read or wrote and its kind
+// (static-field or system-property).
+type DataflowRoot struct {
+	Root string `json:"root"`
+	Kind string `json:"kind"`
+}
+
+// DataflowRead is a read of a root (a static field pkg.Class.field, or a
+// system property) last written by another test, Writer.
+type DataflowRead struct {
+	Root   string `json:"root"`
+	Kind   string `json:"kind"`
+	Writer string `json:"writer"`
+}
+
+// MessageType implements Message.
+func (*Dataflow) MessageType() string { return "dataflow" }
+
 // MessageType implements Message.
 func (*Hello) MessageType() string { return "hello" }
 
@@ -338,6 +368,7 @@ var messageTypes = map[string]func() Message{
 	"perturbation": func() Message { return new(Perturbation) },
 	"state":        func() Message { return new(State) },
 	"invariants":   func() Message { return new(Invariants) },
+	"dataflow":     func() Message { return new(Dataflow) },
 }
 
 // Encode returns the JSON object for m with its "type" member set.

@@ -45,7 +45,8 @@ type detectionOnce struct {
 
 // detect runs `flaky detect` with its defaults, but without naming the
 // polluted state (TestPollutedState covers that, and the verify tests run
-// it), once per fixture and test binary.
+// it) and with the order generators alone (the dataflow tests cover the
+// data-dependency analysis), once per fixture and test binary.
 func detect(t *testing.T, name string) *detection {
 	t.Helper()
 	p := fixture(t, name)
@@ -60,7 +61,7 @@ func detect(t *testing.T, name string) *detection {
 	o.once.Do(func() {
 		d := &detection{p: p}
 		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(bin, "detect", "--module", p.dir, "--no-state", "--no-invariants")
+		cmd := exec.Command(bin, "detect", "--module", p.dir, "--no-state", "--no-invariants", "--strategy", "orders")
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		start := time.Now()
 		err := cmd.Run()

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/dataflow"
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
@@ -37,6 +38,9 @@ func detectCommand() *cli.Command {
 			noStateFlag,
 			&cli.StringFlag{Name: "shard", Usage: "I/N: run only the I-th of N disjoint shares of the exploration orders (needs --seed) and write a partial report, target/flaky/shard-I-of-N.json, for flaky merge"},
 			noInvariantsFlag,
+			strategyFlag,
+			graphFlag,
+			reverseFlag,
 		},
 		Action: detect,
 	}
@@ -85,6 +89,9 @@ func detect(c *cli.Context) error {
 	}
 	if c.Duration("budget") < 0 || (c.IsSet("budget") && c.Duration("budget") == 0) || c.Int("confirmations") < 1 || c.Int("rounds") < 0 || c.Duration("test-timeout") < 0 {
 		return usageError("--budget must be positive, --confirmations at least 1, --rounds and --test-timeout not negative")
+	}
+	if err := checkStrategy(c); err != nil {
+		return err
 	}
 	var shard od.Shard
 	if s := c.String("shard"); s != "" {
@@ -158,9 +165,23 @@ func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, t
 	if err := configure(&cfg, tests); err != nil {
 		return err
 	}
-	res, err := od.Analyze(c.Context, runner, cfg)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+	// Data dependencies are detect's (a shard runs only its share of the
+	// order generators' plan, and a merge replays those).
+	var df *dataflow.Result
+	if name == "detect" && cfg.Shard.N == 0 {
+		if df, err = detectDataflow(c.Context, c, runner, cfg); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	res := &od.Result{Coverage: od.Coverage{Seed: cfg.Seed, Tests: len(tests), Pairs: len(tests) * (len(tests) - 1), Generators: map[string]int{}}}
+	if c.String(strategyFlag.Name) != strategyDataflow {
+		if res, err = od.Analyze(c.Context, runner, cfg); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	var fromDataflow map[string]bool
+	if df != nil {
+		fromDataflow = mergeDataflow(res, df)
 	}
 	if err := ranOrders(len(tests), res.Coverage); err != nil {
 		return err
@@ -187,6 +208,9 @@ func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, t
 	if err != nil {
 		return err
 	}
+	if df != nil {
+		withDataflowState(findings, df, fromDataflow)
+	}
 	if err := withInitStep(findings, setup.ModuleDir, root); err != nil {
 		return err
 	}
@@ -208,6 +232,9 @@ func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, t
 			Tests: len(tests), Orders: res.Coverage.Orders,
 			DurationMs: res.Coverage.Duration.Milliseconds(), Coverage: res.Coverage.Report(),
 		},
+	}
+	if df != nil {
+		rep.Stats.Dataflow = dataflowStats(df)
 	}
 	rep.Sort()
 	path, err := publishReport(c, rep, root, setup.ModuleDir, flakyDir)

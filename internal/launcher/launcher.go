@@ -234,6 +234,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		Perturbations: asm.perturbations,
 		States:        asm.states,
 		Invariants:    asm.invariants,
+		Dataflow:      asm.dataflow,
 		Exit:          exit,
 		TmpDir:        p.tmpDir,
 		TimedOut:      p.killed != "",

@@ -88,7 +88,10 @@ type Result struct {
 	// Invariants are the invariant tracer's per-test samples in the order
 	// they arrived (only when tracing was enabled).
 	Invariants []agent.Invariants
-	Exit       Exit
+	// Dataflow are the agent's per-test data dependencies in the order
+	// they arrived (only with the agent option dataflow=true).
+	Dataflow []agent.Dataflow
+	Exit     Exit
 	// TmpDir is the JVM's temporary directory when RunOptions.KeepTmp
 	// kept it; the caller removes it.
 	TmpDir   string
@@ -148,6 +151,7 @@ type assembler struct {
 	perturbations []agent.Perturbation
 	states        []agent.State
 	invariants    []agent.Invariants
+	dataflow      []agent.Dataflow
 	current       *running
 	class         string // class whose fixtures are active (class-start seen, class-end not)
 	classStart    time.Time
@@ -207,6 +211,9 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 		a.progress = now
 	case *agent.Invariants:
 		a.invariants = append(a.invariants, *m)
+		a.progress = now
+	case *agent.Dataflow:
+		a.dataflow = append(a.dataflow, *m)
 		a.progress = now
 	case *agent.RunEnd:
 		a.ended = true

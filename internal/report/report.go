@@ -212,6 +212,33 @@ type Stats struct {
 	Coverage   *Coverage `json:"coverage,omitempty"`
 	// Chaos describes the API perturbation analysis, when one ran.
 	Chaos *ChaosStats `json:"chaos,omitempty"`
+	// Dataflow describes the data-dependency analysis, when one ran.
+	Dataflow *DataflowStats `json:"dataflow,omitempty"`
+}
+
+// DataflowStats says what the data-dependency analysis (issue 14, PraDeT)
+// found and ran: the dependencies of its reference runs by status (manifest
+// ones became findings), and its JVM runs.
+type DataflowStats struct {
+	Dependencies     int              `json:"dependencies"`
+	Manifest         int              `json:"manifest"`
+	TestedBenign     int              `json:"testedBenign"`
+	Untested         int              `json:"untested"`
+	Benign           []DataflowDepend `json:"benign,omitempty"`
+	UntestedDeps     []DataflowDepend `json:"untestedDependencies,omitempty"`
+	Runs             int              `json:"runs"`
+	ReferenceRuns    int              `json:"referenceRuns"`
+	RefinementRuns   int              `json:"refinementRuns"`
+	ConfirmationRuns int              `json:"confirmationRuns"`
+	DurationMs       int64            `json:"durationMs"`
+}
+
+// DataflowDepend is one data dependency: Reader read Roots that Writer
+// wrote last in a reference run.
+type DataflowDepend struct {
+	Reader string   `json:"reader"`
+	Writer string   `json:"writer"`
+	Roots  []string `json:"roots"`
 }
 
 // ChaosStats says what the API perturbation analysis ran.

@@ -3,6 +3,7 @@ package dev.flaky.agent;
 import com.google.gson.JsonObject;
 import dev.flaky.agent.chaos.Chaos;
 import dev.flaky.agent.invariants.Tracer;
+import dev.flaky.agent.dataflow.Dataflow;
 import dev.flaky.agent.state.Capture;
 
 import java.io.BufferedInputStream;
@@ -26,7 +27,8 @@ import java.util.Map;
  * profile passes {@code port=,token=} when no driver listens), the agent stays unconnected. {@code chaos} and the
  * {@code chaos.*} options install the API perturbation of {@link dev.flaky.agent.chaos}, {@code state} and
  * {@code state.*} the state capture of {@link dev.flaky.agent.state}, {@code invariants} and {@code invariants.*} the
- * invariant tracer of {@link dev.flaky.agent.invariants}.
+ * invariant tracer of {@link dev.flaky.agent.invariants}, {@code dataflow=true} the dependency recording of
+ * {@link dev.flaky.agent.dataflow}.
  */
 public final class Agent {
     /** Exit status of a JVM whose agent could not connect to the driver. */
@@ -72,6 +74,7 @@ public final class Agent {
         } catch (IllegalArgumentException e) {
             fail("invalid invariants options: " + e.getMessage());
         }
+        Dataflow.install(options, inst);
     }
 
     /** Connects to the driver that the {@code port} and {@code token} options name, if any. */

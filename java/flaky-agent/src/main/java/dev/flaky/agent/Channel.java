@@ -28,7 +28,7 @@ public final class Channel {
     private static boolean finished;
     /** Bumped whenever the running test or class changes; lets the chaos instrumentation report per test cheaply. */
     private static volatile int testEpoch;
-    /** Called at test boundaries (the state capture, the invariant tracer), in the order installed. */
+    /** Called at test boundaries (the state capture, the invariant tracer, the dataflow recorder), in the order installed. */
     private static final List<Boundary> BOUNDARIES = new CopyOnWriteArrayList<>();
 
     /**
@@ -43,7 +43,7 @@ public final class Channel {
         void testEnded(String test, int index);
     }
 
-    /** Adds a boundary hook (the agent's state capture, its invariant tracer). */
+    /** Adds a boundary hook (the agent's state capture, its invariant tracer, its dataflow recorder). */
     public static void onBoundary(Boundary hook) {
         BOUNDARIES.add(hook);
     }

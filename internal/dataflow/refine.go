@@ -1,0 +1,259 @@
+package dataflow
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/od"
+)
+
+// Runner runs orders, each in a fresh JVM, possibly in parallel, and
+// returns their results in the same order; *launcher.Launcher is one.
+type Runner interface {
+	RunAll(ctx context.Context, orders [][]string) ([]*launcher.Result, error)
+}
+
+// Options bound a refinement.
+type Options struct {
+	// Deadline stops refinement from starting new rounds; zero means none.
+	Deadline time.Time
+	// Logf receives progress notes; nil discards them.
+	Logf func(format string, args ...any)
+	// Fixtures names the classes with class-level fixtures, whose tests
+	// must run in one stretch (as under Surefire).
+	Fixtures map[string]bool
+}
+
+// Refine tests the graph's untested edges until each is manifest, benign,
+// or cannot be tested (its inversion would make a cycle with the edges
+// that remain). Each round picks, in every weakly connected component of
+// every reference, the first edge in source-first order that can be
+// inverted, and runs all the picks at once (independent components run in
+// parallel JVMs). It returns the number of JVM runs it made.
+func Refine(ctx context.Context, r Runner, g *Graph, opts Options) (int, error) {
+	logf := opts.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	runs, err := refineAnti(ctx, r, g, opts.Fixtures, logf)
+	if err != nil {
+		return runs, err
+	}
+	for {
+		if !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
+			logf("dataflow: the budget ended with %d edge(s) untested", g.Count(Untested))
+			return runs, nil
+		}
+		var picks []*Edge
+		var orders [][]string
+		for _, ref := range g.References {
+			for _, comp := range g.components(ref.Name) {
+				var untested []*Edge
+				for _, e := range comp {
+					if e.Status == Untested {
+						untested = append(untested, e)
+					}
+				}
+				for _, e := range sourceFirst(ref, untested) {
+					if order, ok := schedule(ref, comp, e); ok {
+						picks = append(picks, e)
+						orders = append(orders, order)
+						break
+					}
+				}
+			}
+		}
+		if len(picks) == 0 {
+			return runs, nil
+		}
+		res, err := r.RunAll(ctx, orders)
+		if err != nil {
+			return runs, fmt.Errorf("refine data dependencies: %w", err)
+		}
+		runs += len(res)
+		for i, e := range picks {
+			e.Order = orders[i]
+			e.Outcome, e.message = outcomeOf(res[i], e.Reader)
+			if changed(e.RefOutcome, e.Outcome) {
+				e.Status = Manifest
+			} else {
+				e.Status = Benign
+			}
+			logf("dataflow: %s -> %s is %s (%s in the reference, %s without the writer before it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
+		}
+	}
+}
+
+// maxSingles bounds the later writers of one reader that refineAnti tries
+// one by one; a reader with more keeps its Anti edges untested.
+const maxSingles = 16
+
+// refineAnti tests the Anti edges: for each reader, one run of all its
+// later writers and the tests its Flow edges make it depend on (in the
+// reference order), then the reader; when that changes the reader's
+// outcome and more than one test ran before it, one run of each writer
+// alone before the reader. Writers that change it alone are manifest; when
+// none does, all of them are, together with the tests that ran before them
+// (the finding's group is that whole run). The others are benign. A reader
+// whose run changed with more than maxSingles later writers keeps its
+// edges untested.
+//
+// Flow runs are subsequences of the reference order, so a class with
+// class-level fixtures stays in one stretch; in an Anti run the reader
+// moves behind later tests, so its class's tests move with it when it has
+// class fixtures.
+func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]bool, logf func(string, ...any)) (int, error) {
+	type group struct {
+		reader string
+		edges  []*Edge
+	}
+	var groups []*group
+	byReader := map[[2]string]*group{}
+	for _, e := range g.Edges {
+		if e.Kind != Anti || e.Status != Untested {
+			continue
+		}
+		key := [2]string{e.Reference, e.Reader}
+		if byReader[key] == nil {
+			byReader[key] = &group{reader: e.Reader}
+			groups = append(groups, byReader[key])
+		}
+		byReader[key].edges = append(byReader[key].edges, e)
+	}
+	if len(groups) == 0 {
+		return 0, nil
+	}
+	orders := make([][]string, len(groups))
+	for i, gr := range groups {
+		ref := g.reference(gr.edges[0].Reference)
+		before := g.flowAncestors(ref.Name, gr.reader)
+		for _, e := range gr.edges {
+			before[e.Writer] = true
+		}
+		for t := range before {
+			orders[i] = append(orders[i], t)
+		}
+		slices.SortFunc(orders[i], func(x, y string) int { return cmp.Compare(ref.index[x], ref.index[y]) })
+		orders[i] = append(orders[i], gr.reader)
+		if c := od.ClassOf(gr.reader); fixtures[c] {
+			rest := slices.DeleteFunc(slices.Clone(orders[i]), func(t string) bool { return od.ClassOf(t) == c })
+			orders[i] = append(rest, slices.DeleteFunc(slices.Clone(orders[i]), func(t string) bool { return od.ClassOf(t) != c })...)
+		}
+	}
+	res, err := r.RunAll(ctx, orders)
+	if err != nil {
+		return 0, fmt.Errorf("refine data dependencies: %w", err)
+	}
+	runs := len(res)
+	var singles [][]string
+	var singleEdges []*Edge
+	var split []*group
+	for i, gr := range groups {
+		out, msg := outcomeOf(res[i], gr.reader)
+		if !changed(gr.edges[0].RefOutcome, out) {
+			for _, e := range gr.edges {
+				e.Status, e.Order, e.Outcome = Benign, orders[i], out
+			}
+			continue
+		}
+		for _, e := range gr.edges {
+			e.Status, e.Order, e.Outcome, e.message = Manifest, orders[i], out, msg
+		}
+		if len(gr.edges) > maxSingles {
+			// Finding the writers that suffice would take a run per writer.
+			for _, e := range gr.edges {
+				e.Status = Untested
+			}
+			logf("dataflow: %s changed after its %d later writers: too many to try one by one, left untested", gr.reader, len(gr.edges))
+			continue
+		}
+		if len(orders[i]) > 2 {
+			split = append(split, gr)
+			for _, e := range gr.edges {
+				singles = append(singles, []string{e.Writer, e.Reader})
+				singleEdges = append(singleEdges, e)
+			}
+		}
+	}
+	if len(singles) > 0 {
+		res, err := r.RunAll(ctx, singles)
+		if err != nil {
+			return runs, fmt.Errorf("refine data dependencies: %w", err)
+		}
+		runs += len(res)
+		alone := map[*Edge]bool{}
+		for i, e := range singleEdges {
+			out, msg := outcomeOf(res[i], e.Reader)
+			if changed(e.RefOutcome, out) {
+				alone[e] = true
+				e.Order, e.Outcome, e.message = singles[i], out, msg
+			}
+		}
+		for _, gr := range split {
+			if slices.ContainsFunc(gr.edges, func(e *Edge) bool { return alone[e] }) {
+				for _, e := range gr.edges {
+					if !alone[e] {
+						e.Status = Benign
+					}
+				}
+			}
+		}
+	}
+	for _, e := range g.Edges {
+		if e.Kind == Anti && e.Status != Untested {
+			logf("dataflow: %s after %s (a later writer) is %s (%s in the reference, %s after it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
+		}
+	}
+	return runs, nil
+}
+
+// flowAncestors returns the tests that reader depends on through the Flow
+// edges of reference ref that are not benign, transitively.
+func (g *Graph) flowAncestors(ref, reader string) map[string]bool {
+	before := map[string][]string{}
+	for _, e := range g.Edges {
+		if e.Reference == ref && e.Kind == Flow && e.Status != Benign {
+			before[e.Reader] = append(before[e.Reader], e.Writer)
+		}
+	}
+	need := map[string]bool{}
+	stack := slices.Clone(before[reader])
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if !need[t] {
+			need[t] = true
+			stack = append(stack, before[t]...)
+		}
+	}
+	return need
+}
+
+// outcomeOf returns test's outcome and message in r (the last ones: the
+// reader runs last).
+func outcomeOf(r *launcher.Result, test string) (launcher.Outcome, string) {
+	out, msg := launcher.NotRun, ""
+	for _, t := range r.Tests {
+		if t.Test == test {
+			out, msg = t.Outcome, t.Message
+		}
+	}
+	return out, msg
+}
+
+// changed reports whether a test that had outcome ref in the reference run
+// passed where it failed or failed where it passed; skipped and not-run
+// outcomes change nothing.
+func changed(ref, now launcher.Outcome) bool {
+	if ref == launcher.Pass {
+		return now.Failed()
+	}
+	if ref.Failed() {
+		return now == launcher.Pass
+	}
+	return false
+}

@@ -1,0 +1,255 @@
+package dev.flaky.agent.dataflow;
+
+import dev.flaky.agent.Channel;
+
+import java.lang.instrument.Instrumentation;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The dataflow recorder: the hooks that instrumented project code calls on every access to shared state, the last
+ * writer of every root, and the per-test summary sent when a test ends. Roots are static fields
+ * ({@code pkg.Class.field}, kind {@code static-field}) and system properties (kind {@code system-property}); an
+ * object read from a static field (or from a field or collection of such an object) carries the field's root, so
+ * that its field writes and reads and its collection and map mutations and reads count as writes and reads of the
+ * root. Immutable values (strings, boxed primitives, enums, classes) are never tagged. Code outside a test (class
+ * fixtures, static initialisers, which are not instrumented) writes on nobody's behalf.
+ */
+public final class Dataflow implements Channel.Boundary {
+    /** Kind of a static-field root. */
+    static final String STATIC = "static-field";
+    /** Kind of a system-property root. */
+    static final String PROPERTY = "system-property";
+
+    private static volatile Dataflow active;
+
+    /** The root an object was last reached from, by identity; objects reachable from statics live on anyway. */
+    private final Map<Object, String> tags = new IdentityHashMap<>();
+    /** The test that last wrote each root ("" outside tests). */
+    private final Map<String, String> lastWriter = new LinkedHashMap<>();
+    /** Kind of each root seen. */
+    private final Map<String, String> kinds = new LinkedHashMap<>();
+    /** The running test's reads of roots an earlier test wrote: root to writer, first read wins. */
+    private final Map<String, String> reads = new LinkedHashMap<>();
+    /** Roots the running test read (all of them, for the benign-read statistics). */
+    private final Set<String> touched = new LinkedHashSet<>();
+    /** Roots the running test wrote. */
+    private final Set<String> writes = new LinkedHashSet<>();
+    /** The running test, or "" between tests. */
+    private String test = "";
+    /** The root of the object whose field or element was read last on this thread (for tagging what it returned). */
+    private final ThreadLocal<String> lastRoot = new ThreadLocal<>();
+
+    private Dataflow() {
+    }
+
+    /** Installs the recorder when the options hold {@code dataflow=true}. */
+    public static void install(Map<String, String> options, Instrumentation inst) {
+        String v = options.get("dataflow");
+        if (v == null || !("true".equals(v) || v.isEmpty())) {
+            return;
+        }
+        Dataflow d = new Dataflow();
+        active = d;
+        inst.addTransformer(new FlowTransformer(), false);
+        Channel.onBoundary(d);
+    }
+
+    @Override
+    public synchronized void testStarting(String name, int index) {
+        test = name;
+        reads.clear();
+        touched.clear();
+        writes.clear();
+    }
+
+    @Override
+    public void testEnded(String name, int index) {
+        Map<String, Object> event = new LinkedHashMap<>();
+        synchronized (this) {
+            event.put("type", "dataflow");
+            event.put("test", name);
+            event.put("index", index);
+            List<Map<String, Object>> deps = new ArrayList<>();
+            for (Map.Entry<String, String> e : reads.entrySet()) {
+                Map<String, Object> dep = new LinkedHashMap<>();
+                dep.put("root", e.getKey());
+                dep.put("kind", kinds.get(e.getKey()));
+                dep.put("writer", e.getValue());
+                deps.add(dep);
+            }
+            event.put("reads", deps);
+            event.put("touched", described(touched));
+            event.put("writes", described(writes));
+            test = "";
+            reads.clear();
+            touched.clear();
+            writes.clear();
+        }
+        Channel.send(event);
+    }
+
+    /** Returns roots as {@code {root, kind}} objects. */
+    private List<Map<String, Object>> described(Set<String> roots) {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (String root : roots) {
+            Map<String, Object> r = new LinkedHashMap<>();
+            r.put("root", root);
+            r.put("kind", kinds.get(root));
+            out.add(r);
+        }
+        return out;
+    }
+
+    private synchronized void read(String root, String kind) {
+        if (kind != null) {
+            kinds.put(root, kind);
+        }
+        if (test.isEmpty()) {
+            return;
+        }
+        touched.add(root);
+        String w = lastWriter.get(root);
+        if (w != null && !w.isEmpty() && !w.equals(test) && !reads.containsKey(root)) {
+            reads.put(root, w);
+        }
+    }
+
+    private synchronized void write(String root, String kind) {
+        if (kind != null) {
+            kinds.put(root, kind);
+        }
+        lastWriter.put(root, test);
+        if (!test.isEmpty()) {
+            writes.add(root);
+        }
+    }
+
+    private synchronized void tag(Object value, String root) {
+        if (value != null && !immutable(value)) {
+            tags.put(value, root);
+        }
+    }
+
+    private synchronized String rootOf(Object o) {
+        return o == null ? null : tags.get(o);
+    }
+
+    /** Values that can be shared freely: interned strings, boxed values, enums, classes. */
+    private static boolean immutable(Object v) {
+        return v instanceof String || v instanceof Number && !(v instanceof java.util.concurrent.atomic.AtomicInteger
+                || v instanceof java.util.concurrent.atomic.AtomicLong) || v instanceof Boolean
+                || v instanceof Character || v instanceof Enum || v instanceof Class || v instanceof BigInteger
+                || v instanceof BigDecimal;
+    }
+
+    // Hooks called by instrumented code (see FlowTransformer).
+
+    /** A static field was read; {@code value} is its value when a reference (tagged with the root), else null. */
+    public static void getStatic(Object value, String root) {
+        Dataflow d = active;
+        if (d != null) {
+            d.read(root, STATIC);
+            d.tag(value, root);
+        }
+    }
+
+    /** A primitive static field was read. */
+    public static void getStaticPrimitive(String root) {
+        Dataflow d = active;
+        if (d != null) {
+            d.read(root, STATIC);
+        }
+    }
+
+    /** A static field is about to be written with {@code value} (null for primitives). */
+    public static void putStatic(Object value, String root) {
+        Dataflow d = active;
+        if (d != null) {
+            d.write(root, STATIC);
+            d.tag(value, root);
+        }
+    }
+
+    /** A field of {@code owner} is about to be read (or a collection or map read): a read of its root, if any. */
+    public static void readOf(Object owner) {
+        Dataflow d = active;
+        if (d == null) {
+            return;
+        }
+        String root = d.rootOf(owner);
+        d.lastRoot.set(root);
+        if (root != null) {
+            d.read(root, null);
+        }
+    }
+
+    /** A field of {@code owner} is about to be written (or a collection or map changed): a write of its root. */
+    public static void writeOf(Object owner) {
+        Dataflow d = active;
+        if (d == null) {
+            return;
+        }
+        String root = d.rootOf(owner);
+        d.lastRoot.set(root);
+        if (root != null) {
+            d.write(root, null);
+        }
+    }
+
+    /** Tags a value just read from a tagged object with that object's root. */
+    public static void derived(Object value) {
+        Dataflow d = active;
+        if (d == null) {
+            return;
+        }
+        String root = d.lastRoot.get();
+        if (root != null) {
+            d.lastRoot.remove();
+            d.tag(value, root);
+        }
+    }
+
+    /** Substitutes {@link System#getProperty(String)}. */
+    public static String getProperty(String key) {
+        property(key, false);
+        return System.getProperty(key);
+    }
+
+    /** Substitutes {@link System#getProperty(String, String)}. */
+    public static String getProperty(String key, String def) {
+        property(key, false);
+        return System.getProperty(key, def);
+    }
+
+    /** Substitutes {@link System#setProperty(String, String)}. */
+    public static String setProperty(String key, String value) {
+        property(key, true);
+        return System.setProperty(key, value);
+    }
+
+    /** Substitutes {@link System#clearProperty(String)}. */
+    public static String clearProperty(String key) {
+        property(key, true);
+        return System.clearProperty(key);
+    }
+
+    private static void property(String key, boolean write) {
+        Dataflow d = active;
+        if (d == null || key == null) {
+            return;
+        }
+        if (write) {
+            d.write(key, PROPERTY);
+        } else {
+            d.read(key, PROPERTY);
+        }
+    }
+}
