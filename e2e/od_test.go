@@ -268,14 +268,11 @@ func verifyFindsExpected(t *testing.T, name string) {
 		if i < 0 {
 			continue
 		}
-		var confirmed []report.StateItem
-		for _, it := range r.Findings[i].PollutedState {
-			if it.Confirmed {
-				confirmed = append(confirmed, report.StateItem{Kind: it.Kind, Root: it.Root, Path: it.Path, Confirmed: true})
-			}
-		}
-		if !slices.Equal(confirmed, w.PollutedState) {
-			t.Errorf("%s %s: confirmed polluted state %+v, want %+v (all: %+v)", w.Kind, w.Test, confirmed, w.PollutedState, r.Findings[i].PollutedState)
+		// The roots are exact; the paths inside a root that differ depend on
+		// the passing order the analysis found (a cache warmed by earlier tests
+		// holds more entries), so they are not compared.
+		if got, want := confirmedRoots(r.Findings[i].PollutedState), confirmedRoots(w.PollutedState); !slices.Equal(got, want) {
+			t.Errorf("%s %s: confirmed polluted roots %q, want %q (all: %+v)", w.Kind, w.Test, got, want, r.Findings[i].PollutedState)
 		}
 	}
 	if !strings.Contains(out, "order dependence") {
@@ -329,4 +326,17 @@ func TestDetectRunsClashingTestsAlone(t *testing.T) {
 			t.Errorf("%s reported as %s: %s", beacon, f.Kind, f.Message)
 		}
 	}
+}
+
+// confirmedRoots lists the kinds and roots of the confirmed items, sorted
+// and each once.
+func confirmedRoots(items []report.StateItem) []string {
+	var out []string
+	for _, it := range items {
+		if key := it.Kind + " " + it.Root; it.Confirmed && !slices.Contains(out, key) {
+			out = append(out, key)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
