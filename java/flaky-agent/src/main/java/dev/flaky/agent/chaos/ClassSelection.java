@@ -98,7 +98,8 @@ public final class ClassSelection {
         }
     }
 
-    private static boolean fromDirectory(String name, ProtectionDomain domain) {
+    /** Reports whether class {@code name} was loaded from a class directory (not a jar) of its code source. */
+    public static boolean fromDirectory(String name, ProtectionDomain domain) {
         if (domain == null) {
             return false;
         }

@@ -1,5 +1,6 @@
 package dev.flaky.agent.dataflow;
 
+import dev.flaky.agent.chaos.ClassSelection;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
 import net.bytebuddy.jar.asm.ClassWriter;
@@ -7,11 +8,7 @@ import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
 import net.bytebuddy.jar.asm.Type;
 
-import java.io.File;
 import java.lang.instrument.ClassFileTransformer;
-import java.net.URISyntaxException;
-import java.net.URL;
-import java.security.CodeSource;
 import java.security.ProtectionDomain;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -50,7 +47,7 @@ final class FlowTransformer implements ClassFileTransformer {
         }
         String name = internalName.replace('/', '.');
         if (name.startsWith("dev.flaky.") || name.contains("$$") || name.contains("$MockitoMock$")
-                || name.contains("$ByteBuddy$") || !fromDirectory(name, domain) || !seesHook(loader)) {
+                || name.contains("$ByteBuddy$") || !ClassSelection.fromDirectory(name, domain) || !seesHook(loader)) {
             return null;
         }
         try {
@@ -223,23 +220,6 @@ final class FlowTransformer implements ClassFileTransformer {
         return simple.endsWith("List") || simple.endsWith("Map") || simple.endsWith("Set")
                 || simple.endsWith("Collection") || simple.endsWith("Queue") || simple.endsWith("Deque")
                 || "Vector".equals(simple) || "Stack".equals(simple);
-    }
-
-    private static boolean fromDirectory(String name, ProtectionDomain domain) {
-        if (domain == null) {
-            return false;
-        }
-        CodeSource source = domain.getCodeSource();
-        URL location = source == null ? null : source.getLocation();
-        if (location == null || !"file".equals(location.getProtocol())) {
-            return false;
-        }
-        try {
-            File dir = new File(location.toURI());
-            return dir.isDirectory() && new File(dir, name.replace('.', File.separatorChar) + ".class").isFile();
-        } catch (URISyntaxException | IllegalArgumentException e) {
-            return false;
-        }
     }
 
     /** Reports whether classes of {@code loader} resolve {@link Dataflow} to the agent's class. */
