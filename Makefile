@@ -41,8 +41,10 @@ fuzz:
 	done
 
 ## test: everything: lint, unit tests, fuzzing for a bounded time and the end-to-end tests on testdata/ with real Maven and JVMs.
+# (The end-to-end tests run verbosely so that the log shows what each one costs.)
 test: build lint fuzz
-	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -timeout 10m $$($(GO) list ./... | grep -v '/e2e$$')
+	$(GO) test -count=1 -timeout 30m -v ./e2e
 
 ## bench: benchmarks that need real JVMs (see README, Performance); BENCHFLAGS=-readme rewrites its tables.
 bench: build
