@@ -222,12 +222,12 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 		if s.Kind != "static-field" {
 			continue
 		}
-		calls, err := r.resetCalls(s, places[0].test)
+		calls, why, err := r.staticResets(ctx, f, s, places[0].test)
 		if err != nil {
 			return nil, nil, "", err
 		}
 		if len(calls) == 0 {
-			whys = append(whys, "static field "+s.Root+": no reset-method found in its class's source")
+			whys = append(whys, why)
 			continue
 		}
 		alternatives = calls
