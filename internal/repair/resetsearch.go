@@ -120,9 +120,11 @@ func (r *run) scanResets(f report.Finding, class, field string) (*scanResult, er
 	if class != "" {
 		lits = append(lits, class)
 	}
-	var extra []string
+	extra := []string{}
 	for _, m := range append(slices.Clone(f.CleanerMethods), f.ReturnValueModifiers...) {
-		extra = append(extra, m.Method)
+		if m.Restores {
+			extra = append(extra, m.Method)
+		}
 	}
 	req := map[string]any{"op": "scan-resets", "dirs": []string{r.sb.mapPath(r.cfg.Module.ClassesDir), r.sb.mapPath(r.cfg.Module.TestClassesDir)},
 		"class": class, "field": field, "literalClasses": uniq(lits), "extra": extra, "depth": 2}

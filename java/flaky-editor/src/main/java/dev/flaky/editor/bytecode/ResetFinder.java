@@ -96,7 +96,7 @@ public final class ResetFinder {
             }
         }
         // The methods the invariant analysis named (cleaner methods, return-value modifiers) come first.
-        if (req.has("extra")) {
+        if (req.has("extra") && req.get("extra").isJsonArray()) {
             for (com.google.gson.JsonElement e : req.getAsJsonArray("extra")) {
                 named(e.getAsString(), classes, found);
             }

@@ -1,0 +1,164 @@
+package repair
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestRankMethods: only methods the patched class can call (with a receiver
+// it can obtain) are kept; the invariant analysis's first, then direct
+// resets before their callers, fewer parameters first.
+func TestRankMethods(t *testing.T) {
+	recv := map[string][]receiverWay{
+		"p.Session": {{Kind: "new", Access: "private"}, {Kind: "static-method", Name: "getInstance", Access: "public"}},
+		"p.Hidden":  {{Kind: "new", Access: "private"}},
+	}
+	ms := []resetMethod{
+		{Owner: "p.Cache", Name: "put", Static: true, Access: "public", OwnerPublic: true, Params: []string{"java.lang.String", "java.lang.String"}, How: "mutator put"},
+		{Owner: "p.Admin", Name: "purgeAll", Static: true, Access: "public", OwnerPublic: true, How: "calls p.Admin.purge", Depth: 1},
+		{Owner: "p.Admin", Name: "purge", Static: true, Access: "public", OwnerPublic: true, How: "mutator clear"},
+		{Owner: "p.Admin", Name: "secret", Static: true, Access: "private", OwnerPublic: true, How: "putstatic"},
+		{Owner: "q.Other", Name: "reset", Static: true, Access: "package", OwnerPublic: true, How: "putstatic"},
+		{Owner: "q.Internal", Name: "reset", Static: true, Access: "public", OwnerPublic: false, How: "putstatic"},
+		{Owner: "p.Session", Name: "invalidate", Access: "public", OwnerPublic: true, How: "writes user of the held object"},
+		{Owner: "p.Hidden", Name: "clear", Access: "public", OwnerPublic: true, How: "writes x of the held object"},
+		{Owner: "p.Store", Name: "deleteAll", Static: true, Access: "public", OwnerPublic: true, How: "named by the invariant analysis", Depth: 0, invariant: true},
+		{Owner: "p.Flags", Name: "reset", Static: true, Access: "package", OwnerPublic: false, How: "putstatic"},
+	}
+	var got []string
+	for _, m := range rankMethods(ms, recv, "p.VictimTest") {
+		got = append(got, m.Owner+"."+m.Name)
+	}
+	want := []string{"p.Store.deleteAll", "p.Flags.reset", "p.Admin.purge", "p.Session.invalidate", "p.Cache.put", "p.Admin.purgeAll"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ranked %q, want %q", got, want)
+	}
+}
+
+// TestArgChoices: the passing value's leaves and the mined literals that fit
+// the parameter type, then its defaults.
+func TestArgChoices(t *testing.T) {
+	lits := []literal{{Type: "string", Value: "pdf"}, {Type: "string", Value: "csv"}, {Type: "int", Value: "42"}}
+	recv := map[string][]receiverWay{"p.Config": {{Kind: "new", Access: "public"}}}
+	tests := []struct {
+		typ     string
+		passing []string
+		want    []probeArg
+	}{
+		{"java.lang.String", nil, []probeArg{{"string", "pdf"}, {"string", "csv"}, {Kind: "null"}, {"string", ""}}},
+		{"java.lang.String", []string{"en"}, []probeArg{{"string", "en"}, {"string", "pdf"}, {"string", "csv"}, {Kind: "null"}, {"string", ""}}},
+		{"int", []string{"7", "x"}, []probeArg{{"int", "7"}, {"int", "42"}, {"int", "0"}}},
+		{"long", nil, []probeArg{{"long", "42"}, {"long", "0"}}},
+		{"boolean", nil, []probeArg{{"boolean", "false"}, {"boolean", "true"}}},
+		{"boolean", []string{"true"}, []probeArg{{"boolean", "true"}, {"boolean", "false"}}},
+		{"p.Config", nil, []probeArg{{"new", "p.Config"}, {Kind: "null"}}},
+		{"java.util.Map", nil, []probeArg{{Kind: "null"}}},
+	}
+	for _, tt := range tests {
+		if got := argChoices(tt.typ, tt.passing, lits, recv); !slices.Equal(got, tt.want) {
+			t.Errorf("argChoices(%s, %q) = %v, want %v", tt.typ, tt.passing, got, tt.want)
+		}
+	}
+}
+
+// TestLeaves: the scalar values of a recorded passing value.
+func TestLeaves(t *testing.T) {
+	tests := []struct {
+		passing string
+		want    []string
+	}{
+		{"null", nil},
+		{"", nil},
+		{"en_US", []string{"en_US"}},
+		{"false", []string{"false"}},
+		{`["csv","pdf"]`, []string{"csv", "pdf"}},
+		{`{"@class":"java.util.TreeSet","@items":["a"]}`, []string{"a"}},
+		{"3", []string{"3"}},
+	}
+	for _, tt := range tests {
+		if got := leaves(tt.passing); !slices.Equal(got, tt.want) {
+			t.Errorf("leaves(%q) = %q, want %q", tt.passing, got, tt.want)
+		}
+	}
+}
+
+// TestSequences: single calls first, then pairs and triples of distinct
+// calls in rank order, each length by the sum of its calls' costs, bounded.
+func TestSequences(t *testing.T) {
+	calls := []probeCall{{Name: "a", cost: 0}, {Name: "b", cost: 1}, {Name: "c", cost: 5}}
+	names := func(ss []sequence) []string {
+		var out []string
+		for _, s := range ss {
+			var n []string
+			for _, c := range s.Calls {
+				n = append(n, c.Name)
+			}
+			out = append(out, strings.Join(n, "+"))
+		}
+		return out
+	}
+	tests := []struct {
+		limit int
+		want  []string
+	}{
+		{100, []string{"a", "b", "c", "a+b", "a+c", "b+c", "a+b+c"}},
+		{4, []string{"a", "b", "c", "a+b"}},
+		{2, []string{"a", "b"}},
+	}
+	for _, tt := range tests {
+		got := sequences(calls, tt.limit)
+		if !slices.Equal(names(got), tt.want) {
+			t.Errorf("sequences(limit %d) = %q, want %q", tt.limit, names(got), tt.want)
+		}
+		for i, s := range got {
+			if s.ID != strconv.Itoa(i) {
+				t.Errorf("sequence %d has id %q", i, s.ID)
+			}
+		}
+	}
+}
+
+// TestSinglesRank: calls of better-ranked methods first, each method's
+// arguments in their choice order, bounded per method by the choices.
+func TestSinglesRank(t *testing.T) {
+	ms := []resetMethod{
+		{Owner: "p.Plugins", Name: "unload", Desc: "(Ljava/lang/String;)V", Static: true, Params: []string{"java.lang.String"}},
+		{Owner: "p.Admin", Name: "purge", Desc: "()V", Static: true},
+	}
+	lits := []literal{{Type: "string", Value: "pdf"}, {Type: "string", Value: "csv"}}
+	var got []string
+	for _, c := range singles(ms, nil, nil, lits, "p.T") {
+		got = append(got, javaCall(c, paramsOf(c, ms), "p.T"))
+	}
+	want := []string{`Plugins.unload("pdf");`, `Plugins.unload("csv");`, `Plugins.unload((String) null);`, `Plugins.unload("");`, `Admin.purge();`}
+	if !slices.Equal(got, want) {
+		t.Errorf("singles %q, want %q", got, want)
+	}
+}
+
+// TestJavaCall renders calls for code in a class: simple names in the same
+// package, receivers from accessors, fields or constructors, typed nulls.
+func TestJavaCall(t *testing.T) {
+	tests := []struct {
+		call   probeCall
+		params []string
+		into   string
+		want   string
+	}{
+		{probeCall{Owner: "p.Admin", Name: "purge", Static: true}, nil, "p.T", "Admin.purge();"},
+		{probeCall{Owner: "p.Admin", Name: "purge", Static: true}, nil, "q.T", "p.Admin.purge();"},
+		{probeCall{Owner: "p.Session", Name: "invalidate", Receiver: &receiverWay{Kind: "static-method", Name: "getInstance"}}, nil, "p.T", "Session.getInstance().invalidate();"},
+		{probeCall{Owner: "p.Outer$Reg", Name: "clear", Receiver: &receiverWay{Kind: "static-field", Name: "INSTANCE"}}, nil, "p.T", "Outer.Reg.INSTANCE.clear();"},
+		{probeCall{Owner: "p.Counter", Name: "reset", Receiver: &receiverWay{Kind: "new"}}, nil, "p.T", "new Counter().reset();"},
+		{probeCall{Owner: "p.C", Name: "set", Static: true, Args: []probeArg{{"string", "a\"b"}, {"long", "3"}, {Kind: "null"}, {"new", "q.Cfg"}, {"boolean", "true"}}},
+			[]string{"java.lang.String", "long", "java.util.Map", "q.Cfg", "boolean"}, "p.T",
+			`C.set("a\"b", 3L, (java.util.Map) null, new q.Cfg(), true);`},
+	}
+	for _, tt := range tests {
+		if got := javaCall(tt.call, tt.params, tt.into); got != tt.want {
+			t.Errorf("javaCall = %s, want %s", got, tt.want)
+		}
+	}
+}
