@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -530,23 +531,79 @@ func (r *run) probe(ctx context.Context, f report.Finding, root string, seqs []s
 }
 
 // staticResets are the candidate resets of a polluted static field for code
-// in the class of test into: the probed sequences of the bytecode search,
-// else (when the probe could not run) the source heuristic's calls of
-// methods of the field's class; why says why there are none.
-func (r *run) staticResets(ctx context.Context, f report.Finding, s State, into string) ([][]string, string, error) {
-	alts, probed, why, err := r.searchResets(ctx, f, s, into)
+// in the class of test into: the probed sequences of the bytecode search
+// (probed: each reached the passing state in the probe JVM, so only the
+// full validation remains), else (when the probe could not run) the source
+// heuristic's calls of methods of the field's class; why says why there
+// are none.
+func (r *run) staticResets(ctx context.Context, f report.Finding, s State, into string) (alts [][]string, probed bool, why string, err error) {
+	alts, probed, why, err = r.searchResets(ctx, f, s, into)
 	if err != nil || probed || len(alts) > 0 {
-		return alts, why, err
+		return alts, probed, why, err
 	}
 	calls, err := r.resetCalls(s, into)
 	if err != nil {
-		return nil, "", err
+		return nil, false, "", err
 	}
 	if len(calls) == 0 {
 		if why == "" {
 			why = "static field " + s.Root + ": no reset-method found in its class's bytecode or source"
 		}
-		return nil, why, nil
+		return nil, false, why, nil
 	}
-	return calls, "", nil
+	return calls, false, "", nil
+}
+
+// maxInvariantCalls bounds the calls of the invariant analysis's methods
+// tried for a finding without a polluted static field.
+const maxInvariantCalls = 6
+
+// invariantResets tries, for a finding whose polluted state the root-cause
+// analysis did not record (state outside the heap: a database table, a file
+// read through a method), the methods the invariant analysis (issue 13)
+// named as cleaner methods or restoring return-value modifiers: each called
+// with arguments from the mined literals, in the polluter's tear-down, else
+// the victim's set-up, checked on the failing order, then validated. why is
+// empty when there were no such methods.
+func (r *run) invariantResets(ctx context.Context, f report.Finding) (*candidate, []string, string, error) {
+	if len(f.CleanerMethods)+len(f.ReturnValueModifiers) == 0 {
+		return nil, nil, "", nil
+	}
+	sc, err := r.scanResets(f, "", "")
+	if err != nil {
+		return nil, nil, "", err
+	}
+	var places []placement
+	for _, g := range f.Polluters {
+		last := g[len(g)-1]
+		places = append(places, placement{last, "after", "tear-down of polluter " + last})
+	}
+	places = append(places, placement{f.Test, "before", "set-up of " + f.Test})
+	into, _ := splitTest(places[0].test)
+	ms := rankMethods(sc.Methods, sc.Receivers, into)
+	calls := singles(ms, sc.Receivers, nil, sc.Literals, into)
+	calls = calls[:min(len(calls), maxInvariantCalls)]
+	if len(calls) == 0 {
+		return nil, nil, fmt.Sprintf("the invariant analysis's %d method(s): none callable from %s", len(sc.Methods), into), nil
+	}
+	for _, p := range places {
+		for _, c := range calls {
+			stmt := javaCall(c, paramsOf(c, ms), into)
+			files, err := r.edit(p, editor.Code{Statements: []string{stmt}})
+			if err != nil {
+				return nil, nil, "", err
+			}
+			if ok, err := r.fixes(ctx, f, files); err != nil || !ok {
+				if err != nil {
+					return nil, nil, "", err
+				}
+				continue
+			}
+			cand, ev, _, err := r.minimalAt(ctx, f, p, editor.Code{Statements: []string{stmt}}, report.RepairReset, "the invariant analysis's reset "+stmt)
+			if err != nil || cand != nil {
+				return cand, ev, "", err
+			}
+		}
+	}
+	return nil, nil, fmt.Sprintf("none of %d call(s) of the invariant analysis's cleaner methods and return-value modifiers fixes the failing order", len(calls)), nil
 }
