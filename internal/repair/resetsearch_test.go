@@ -1,10 +1,17 @@
 package repair
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/flakyhq/flaky/internal/editor"
 )
 
 // TestRankMethods: only methods the patched class can call (with a receiver
@@ -159,6 +166,76 @@ func TestJavaCall(t *testing.T) {
 	for _, tt := range tests {
 		if got := javaCall(tt.call, tt.params, tt.into); got != tt.want {
 			t.Errorf("javaCall = %s, want %s", got, tt.want)
+		}
+	}
+}
+
+// TestScanResets runs the editor's bytecode finder on the repair fixture's
+// classes (compiled with javac) and a polluter: each field's reset-methods
+// with how they reset it, receivers of instance methods, and the literals.
+func TestScanResets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs javac and a JVM: skipped with -short")
+	}
+	javac, err := exec.LookPath("javac")
+	if err != nil {
+		t.Skip("no javac")
+	}
+	java, _ := exec.LookPath("java")
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "testdata", "repair", "src", "main", "java", "fixture", "repair")
+	files := []string{filepath.Join(dir, "Loader.java")}
+	for _, n := range []string{"Cache", "CacheAdmin", "Session", "Plugins", "Ids"} {
+		files = append(files, filepath.Join(src, n+".java"))
+	}
+	// A caller of a reset-method (depth 1) and a polluter's literals.
+	os.WriteFile(files[0], []byte("package fixture.repair;\npublic class Loader {\n"+
+		"  public static void reloadAll() { CacheAdmin.purge(); }\n"+
+		"  static void pollute() { Plugins.load(\"pdf\"); Plugins.load(\"csv\"); }\n}\n"), 0o644)
+	out := filepath.Join(dir, "classes")
+	if b, err := exec.Command(javac, append([]string{"--release", "8", "-d", out}, files...)...).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, b)
+	}
+	ed, err := editor.StartEditor(context.Background(), java)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ed.Close()
+	tests := []struct {
+		class, field string
+		methods      []string // owner.name: how (depth)
+		receivers    []string
+		literals     []string
+	}{
+		{"fixture.repair.Cache", "ENTRIES", []string{"Cache.put: mutator put (0)", "CacheAdmin.purge: mutator clear (0)", "Loader.reloadAll: calls fixture.repair.CacheAdmin.purge (1)"}, nil, []string{"pdf", "csv"}},
+		{"fixture.repair.Session", "INSTANCE", []string{"Session.signIn: writes user of the held object (0)", "Session.invalidate: writes user of the held object (0)"},
+			[]string{"fixture.repair.Session new private", "fixture.repair.Session static-method getInstance public", "fixture.repair.Session static-field INSTANCE private"}, []string{"pdf", "csv"}},
+		{"fixture.repair.Plugins", "LOADED", []string{"Plugins.load: mutator add (0)", "Plugins.unload: mutator remove (0)", "Loader.pollute: calls fixture.repair.Plugins.load (1)"}, nil, []string{"pdf", "csv"}},
+		{"fixture.repair.Ids", "last", []string{"Ids.next: putstatic (0)"}, nil, []string{"pdf", "csv"}},
+	}
+	for _, tt := range tests {
+		var sc scanResult
+		req := map[string]any{"op": "scan-resets", "dirs": []string{out}, "class": tt.class, "field": tt.field,
+			"literalClasses": []string{"fixture.repair.Loader", tt.class}, "extra": []string{}, "depth": 2}
+		if err := ed.Call(req, &sc); err != nil {
+			t.Fatal(err)
+		}
+		var methods, receivers, lits []string
+		for _, m := range sc.Methods {
+			methods = append(methods, fmt.Sprintf("%s.%s: %s (%d)", m.Owner[strings.LastIndexByte(m.Owner, '.')+1:], m.Name, m.How, m.Depth))
+		}
+		for owner, ws := range sc.Receivers {
+			for _, w := range ws {
+				receivers = append(receivers, strings.TrimSpace(owner+" "+w.Kind+" "+w.Name)+" "+w.Access)
+			}
+		}
+		for _, l := range sc.Literals {
+			if l.Type == "string" {
+				lits = append(lits, l.Value)
+			}
+		}
+		if !slices.Equal(methods, tt.methods) || !slices.Equal(receivers, tt.receivers) || !slices.Equal(lits, tt.literals) {
+			t.Errorf("%s.%s: methods %q receivers %q literals %q\nwant %q %q %q", tt.class, tt.field, methods, receivers, lits, tt.methods, tt.receivers, tt.literals)
 		}
 	}
 }
