@@ -91,6 +91,7 @@ type sequence struct {
 	ID    string      `json:"id"`
 	Calls []probeCall `json:"calls"`
 	cost  int
+	picks []int // the calls' indexes among the single calls
 }
 
 // splitRoot splits a static root pkg.Class.field (or pkg.Class#field).
@@ -345,7 +346,7 @@ func sequences(calls []probeCall, limit int) []sequence {
 		var pick func(start int, cur []int)
 		pick = func(start int, cur []int) {
 			if len(cur) == size {
-				s := sequence{}
+				s := sequence{picks: slices.Clone(cur)}
 				for _, i := range cur {
 					s.Calls = append(s.Calls, calls[i])
 					s.cost += calls[i].cost
@@ -453,6 +454,7 @@ func (r *run) searchResets(ctx context.Context, f report.Finding, s State, into 
 	if err != nil || !ok {
 		return nil, false, "", err
 	}
+	hits = minimalHits(seqs, hits)
 	for _, i := range hits[:min(len(hits), maxProbed)] {
 		var stmts []string
 		for _, c := range seqs[i].Calls {
@@ -464,6 +466,54 @@ func (r *run) searchResets(ctx context.Context, f report.Finding, s State, into 
 		why = fmt.Sprintf("static field %s: none of %d call sequence(s) of %d reset-method(s) found in bytecode restores the passing state in the probe", s.Root, len(seqs), len(ms))
 	}
 	return alts, true, why, nil
+}
+
+// minimalHits keeps the hits none of whose shorter sub-sequences was a hit
+// or went unprobed: no call can be left out of them and still restore the
+// passing state, so they need no further minimisation.
+func minimalHits(seqs []sequence, hits []int) []int {
+	key := func(picks []int) string { return fmt.Sprint(picks) }
+	probed := map[string]bool{}
+	for _, s := range seqs {
+		probed[key(s.picks)] = false
+	}
+	for _, i := range hits {
+		probed[key(seqs[i].picks)] = true
+	}
+	var out []int
+	for _, i := range hits {
+		p := seqs[i].picks
+		minimal := true
+		for mask := 1; mask < 1<<len(p)-1 && minimal; mask++ {
+			var sub []int
+			for b := range p {
+				if mask&(1<<b) != 0 {
+					sub = append(sub, p[b])
+				}
+			}
+			hit, ok := probed[key(sub)]
+			minimal = ok && !hit
+		}
+		if minimal {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// validatedAt validates code at one placement as it is: the probe showed
+// that no shorter sequence of its calls restores the passing state.
+func (r *run) validatedAt(ctx context.Context, f report.Finding, p placement, code editor.Code, kind, donor string) (*candidate, []string, string, error) {
+	files, err := r.edit(p, code)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	c := &candidate{kind: kind, files: files, notes: []string{fmt.Sprintf("%s (%d call(s), no shorter sequence of them restored the passing state in the probe) in the %s", donor, len(code.Statements), p.label)}}
+	ev, fb, err := r.validate(ctx, f, c)
+	if err != nil || fb != "" {
+		return nil, nil, fb, err
+	}
+	return c, ev, "", nil
 }
 
 // probe runs the finding's failing order once with the agent's state.probe:

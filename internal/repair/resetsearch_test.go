@@ -239,3 +239,31 @@ func TestScanResets(t *testing.T) {
 		}
 	}
 }
+
+// TestMinimalHits: a probed sequence that restores the passing state needs
+// no minimisation when each of its shorter sub-sequences was probed and did
+// not.
+func TestMinimalHits(t *testing.T) {
+	seqs := sequences([]probeCall{{Name: "a"}, {Name: "b", cost: 1}, {Name: "c", cost: 2}}, 6) // a b c a+b a+c b+c
+	tests := []struct {
+		name       string
+		hits, want []int
+	}{
+		{"single", []int{1}, []int{1}},
+		{"pair whose parts fail", []int{3}, []int{3}},
+		{"pair containing a hit", []int{0, 3, 5}, []int{0, 5}},
+	}
+	for _, tt := range tests {
+		if got := minimalHits(seqs, tt.hits); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: minimalHits(%v) = %v, want %v", tt.name, tt.hits, got, tt.want)
+		}
+	}
+	// a+b+c is beyond the limit of 6; with it probed, its pairs decide.
+	all := sequences([]probeCall{{Name: "a"}, {Name: "b", cost: 1}, {Name: "c", cost: 2}}, 7)
+	if got := minimalHits(all, []int{6}); !slices.Equal(got, []int{6}) {
+		t.Errorf("triple whose pairs failed: %v", got)
+	}
+	if got := minimalHits(all, []int{4, 6}); !slices.Equal(got, []int{4}) {
+		t.Errorf("triple containing a hit pair: %v", got)
+	}
+}

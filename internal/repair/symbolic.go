@@ -257,7 +257,11 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 					continue
 				}
 			}
-			c, ev, fb, err := r.minimalAt(ctx, f, p, editor.Code{Statements: stmts}, report.RepairReset, "the generated reset")
+			at := r.minimalAt
+			if probed && len(direct) == 0 {
+				at = r.validatedAt
+			}
+			c, ev, fb, err := at(ctx, f, p, editor.Code{Statements: stmts}, report.RepairReset, "the generated reset")
 			if err != nil {
 				return nil, nil, "", err
 			}
