@@ -25,13 +25,17 @@ import java.util.TreeMap;
  * the root as the passing state (point {@code probe-passing}); at the start of position {@code index} (the victim,
  * after its polluters) it sends the failing root (point {@code probe-failing}), then for each candidate call sequence
  * runs the calls by reflection, sends the root they leave (point {@code probe}, {@code test} the candidate's id, with
- * the first exception's class as {@code error}) and puts the failing value back before the next.
+ * the first exception as {@code error}) and puts the failing value back before the next. The calls run on their own
+ * thread; one that does not return within five seconds ends the probe.
  *
  * <p>The file is JSON: {@code {"root":"pkg.C.f","passingAt":0,"index":N,"candidates":[{"id":I,"calls":[{"owner":C,
  * "name":M,"desc":D,"static":B,"receiver":{"kind":"new"|"static-method"|"static-field","name":N},"args":[{"kind":
  * "null"|"string"|"int"|"long"|"boolean"|"double"|"char"|"new","value":V}]}]}]}}.
  */
 final class Probe {
+    /** How long one candidate's calls may take before the probe gives up on the rest. */
+    private static final long CALL_MILLIS = 5_000;
+
     private final String root;
     private final int passingAt;
     private final int index;
@@ -70,17 +74,28 @@ final class Probe {
             send("probe-failing", "", failing, null);
             for (JsonElement e : candidates) {
                 JsonObject c = e.getAsJsonObject();
-                String error = null;
-                try {
-                    for (JsonElement call : c.getAsJsonArray("calls")) {
-                        invoke(call.getAsJsonObject());
+                String[] error = new String[1];
+                Thread t = new Thread(() -> {
+                    try {
+                        for (JsonElement call : c.getAsJsonArray("calls")) {
+                            invoke(call.getAsJsonObject());
+                        }
+                    } catch (InvocationTargetException ex) {
+                        error[0] = String.valueOf(ex.getCause());
+                    } catch (Throwable ex) {
+                        error[0] = String.valueOf(ex);
                     }
-                } catch (InvocationTargetException ex) {
-                    error = String.valueOf(ex.getCause());
-                } catch (Throwable ex) {
-                    error = String.valueOf(ex);
+                }, "flaky-reset-probe");
+                t.setDaemon(true);
+                t.setContextClassLoader(Thread.currentThread().getContextClassLoader());
+                t.start();
+                t.join(CALL_MILLIS);
+                if (t.isAlive()) {
+                    // A call that blocks leaves the state unknown: stop here.
+                    log("candidate " + c.get("id").getAsString() + " did not return within " + CALL_MILLIS + " ms");
+                    return;
                 }
-                send("probe", c.get("id").getAsString(), snapshot(), error);
+                send("probe", c.get("id").getAsString(), snapshot(), error[0]);
                 try {
                     restorer.restoreStatic(root, failing.get("tree"));
                 } catch (Throwable ex) {
