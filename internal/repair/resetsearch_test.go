@@ -203,20 +203,24 @@ func TestScanResets(t *testing.T) {
 	defer ed.Close()
 	tests := []struct {
 		class, field string
+		extra        []string // methods the invariant analysis named
 		methods      []string // owner.name: how (depth)
 		receivers    []string
 		literals     []string
 	}{
-		{"fixture.repair.Cache", "ENTRIES", []string{"Cache.put: mutator put (0)", "CacheAdmin.purge: mutator clear (0)", "Loader.reloadAll: calls fixture.repair.CacheAdmin.purge (1)"}, nil, []string{"pdf", "csv"}},
-		{"fixture.repair.Session", "INSTANCE", []string{"Session.signIn: writes user of the held object (0)", "Session.invalidate: writes user of the held object (0)"},
+		{"fixture.repair.Cache", "ENTRIES", nil, []string{"Cache.put: mutator put (0)", "CacheAdmin.purge: mutator clear (0)", "Loader.reloadAll: calls fixture.repair.CacheAdmin.purge (1)"}, nil, []string{"pdf", "csv"}},
+		{"fixture.repair.Session", "INSTANCE", nil, []string{"Session.signIn: writes user of the held object (0)", "Session.invalidate: writes user of the held object (0)"},
 			[]string{"fixture.repair.Session new private", "fixture.repair.Session static-method getInstance public", "fixture.repair.Session static-field INSTANCE private"}, []string{"pdf", "csv"}},
-		{"fixture.repair.Plugins", "LOADED", []string{"Plugins.load: mutator add (0)", "Plugins.unload: mutator remove (0)", "Loader.pollute: calls fixture.repair.Plugins.load (1)"}, nil, []string{"pdf", "csv"}},
-		{"fixture.repair.Ids", "last", []string{"Ids.next: putstatic (0)"}, nil, []string{"pdf", "csv"}},
+		{"fixture.repair.Plugins", "LOADED", nil, []string{"Plugins.load: mutator add (0)", "Plugins.unload: mutator remove (0)", "Loader.pollute: calls fixture.repair.Plugins.load (1)"}, nil, []string{"pdf", "csv"}},
+		{"fixture.repair.Ids", "last", nil, []string{"Ids.next: putstatic (0)"}, nil, []string{"pdf", "csv"}},
+		// Named methods come first; without a field, only they are listed.
+		{"fixture.repair.Ids", "last", []string{"fixture.repair.Loader.reloadAll()"}, []string{"Loader.reloadAll: named by the invariant analysis (0)", "Ids.next: putstatic (0)"}, nil, []string{"pdf", "csv"}},
+		{"", "", []string{"fixture.repair.Plugins.unload(String)", "fixture.repair.Nope.x()"}, []string{"Plugins.unload: named by the invariant analysis (0)"}, nil, []string{"pdf", "csv"}},
 	}
 	for _, tt := range tests {
 		var sc scanResult
 		req := map[string]any{"op": "scan-resets", "dirs": []string{out}, "class": tt.class, "field": tt.field,
-			"literalClasses": []string{"fixture.repair.Loader", tt.class}, "extra": []string{}, "depth": 2}
+			"literalClasses": []string{"fixture.repair.Loader", tt.class}, "extra": append([]string{}, tt.extra...), "depth": 2}
 		if err := ed.Call(req, &sc); err != nil {
 			t.Fatal(err)
 		}
