@@ -13,6 +13,7 @@ import (
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/state"
 )
 
 // ODRepair's generated cleaners (issue 10 item 4), the search half: the
@@ -450,7 +451,7 @@ func (r *run) searchResets(ctx context.Context, f report.Finding, s State, into 
 		return nil, false, fmt.Sprintf("static field %s: no reset-method in the module's bytecode (%d found, none callable from %s)", s.Root, len(sc.Methods), intoClass), nil
 	}
 	seqs := sequences(singles(ms, sc.Receivers, leaves(s.Passing), sc.Literals, intoClass), maxSequences)
-	ok, hits, err := r.probe(ctx, f, s.Root, seqs)
+	ok, hits, err := r.probe(ctx, f, s.Root, s.Path, seqs)
 	if err != nil || !ok {
 		return nil, false, "", err
 	}
@@ -519,9 +520,10 @@ func (r *run) validatedAt(ctx context.Context, f report.Finding, p placement, co
 // probe runs the finding's failing order once with the agent's state.probe:
 // the root's passing state before the first test, then each sequence tried
 // before the victim and put back. It returns the indexes of the sequences
-// that reached the passing fingerprint, in rank order; ok is false when the
+// that reached the passing fingerprint, in rank order, then those that
+// reached the passing value at the polluted path; ok is false when the
 // probe did not report both states.
-func (r *run) probe(ctx context.Context, f report.Finding, root string, seqs []sequence) (ok bool, hits []int, err error) {
+func (r *run) probe(ctx context.Context, f report.Finding, root, path string, seqs []sequence) (ok bool, hits []int, err error) {
 	order := failingOrder(f)
 	at := slices.Index(order, f.Test)
 	if at <= 0 {
@@ -550,34 +552,62 @@ func (r *run) probe(ctx context.Context, f report.Finding, root string, seqs []s
 	if err != nil {
 		return false, nil, err
 	}
-	var passing, failing string
-	byID := map[string]string{}
+	var passing, failing *agent.StateRoot
+	byID := map[string]agent.StateRoot{}
 	for _, e := range res.States {
 		if len(e.Roots) != 1 {
 			continue
 		}
 		switch e.Point {
 		case "probe-passing":
-			passing = e.Roots[0].FP
+			passing = &e.Roots[0]
 		case "probe-failing":
-			failing = e.Roots[0].FP
+			failing = &e.Roots[0]
 		case "probe":
-			byID[e.Test] = e.Roots[0].FP
+			byID[e.Test] = e.Roots[0]
 		}
 	}
-	if passing == "" || failing == "" {
+	if passing == nil || failing == nil {
 		r.cfg.Logf("%s: the reset probe of %s reported no state", f.Test, root)
 		return false, nil, nil
 	}
-	if passing == failing {
+	if passing.FP == failing.FP {
 		r.cfg.Logf("%s: %s has its passing value before the test already", f.Test, root)
 	}
+	// Sequences that restore the whole root first, then those that restore
+	// it at the polluted path.
+	var atPath []int
 	for i, s := range seqs {
-		if byID[s.ID] == passing {
+		got, ok := byID[s.ID]
+		switch {
+		case !ok:
+		case got.FP == passing.FP:
 			hits = append(hits, i)
+		case restoresAt(*passing, got, path):
+			atPath = append(atPath, i)
 		}
 	}
-	return true, hits, nil
+	return true, append(hits, atPath...), nil
+}
+
+// restoresAt tells whether a root equals its passing value at the polluted
+// path and below, other parts of it aside (a call counter, a cache of
+// something else): no difference between them lies on the path or under
+// it. The root itself (path "") is not enough.
+func restoresAt(passing, got agent.StateRoot, path string) bool {
+	if path == "" {
+		return false
+	}
+	changes, more := state.Diff(state.Root{Tree: passing.Tree}, state.Root{Tree: got.Tree}, 1000)
+	if more {
+		return false
+	}
+	for _, c := range changes {
+		if c.Path == "" || strings.HasPrefix(c.Path, path) || strings.HasPrefix(path, c.Path) {
+			return false
+		}
+	}
+	return true
 }
 
 // staticResets are the candidate resets of a polluted static field for code

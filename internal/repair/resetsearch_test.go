@@ -2,6 +2,7 @@ package repair
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/editor"
 )
 
@@ -269,5 +271,26 @@ func TestMinimalHits(t *testing.T) {
 	}
 	if got := minimalHits(all, []int{4, 6}); !slices.Equal(got, []int{4}) {
 		t.Errorf("triple containing a hit pair: %v", got)
+	}
+}
+
+// TestRestoresAt: a root restored at the polluted path, whatever else in it
+// differs from the passing value.
+func TestRestoresAt(t *testing.T) {
+	tree := func(s string) agent.StateRoot { return agent.StateRoot{Kind: "static-field", Root: "p.S.INSTANCE", Tree: json.RawMessage(s)} }
+	passing := tree(`{"@class":"p.S","calls":0,"user":null}`)
+	tests := []struct {
+		name, got, path string
+		want            bool
+	}{
+		{"path restored, counter differs", `{"@class":"p.S","calls":3}`, ".user", true},
+		{"path still polluted", `{"@class":"p.S","calls":3,"user":"alice"}`, ".user", false},
+		{"whole root asked for", `{"@class":"p.S","calls":3}`, "", false},
+		{"other class", `{"@class":"p.T","calls":0}`, ".user", false},
+	}
+	for _, tt := range tests {
+		if got := restoresAt(passing, tree(tt.got), tt.path); got != tt.want {
+			t.Errorf("%s: restoresAt = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }
