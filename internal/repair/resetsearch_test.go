@@ -277,7 +277,9 @@ func TestMinimalHits(t *testing.T) {
 // TestRestoresAt: a root restored at the polluted path, whatever else in it
 // differs from the passing value.
 func TestRestoresAt(t *testing.T) {
-	tree := func(s string) agent.StateRoot { return agent.StateRoot{Kind: "static-field", Root: "p.S.INSTANCE", Tree: json.RawMessage(s)} }
+	tree := func(s string) agent.StateRoot {
+		return agent.StateRoot{Kind: "static-field", Root: "p.S.INSTANCE", Tree: json.RawMessage(s)}
+	}
 	passing := tree(`{"@class":"p.S","calls":0,"user":null}`)
 	tests := []struct {
 		name, got, path string
