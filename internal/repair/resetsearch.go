@@ -447,8 +447,11 @@ func (r *run) searchResets(ctx context.Context, f report.Finding, s State, into 
 	}
 	intoClass, _ := splitTest(into)
 	ms := rankMethods(sc.Methods, sc.Receivers, intoClass)
+	if len(sc.Methods) == 0 {
+		return nil, false, fmt.Sprintf("static field %s: no reset-method in the module's bytecode", s.Root), nil
+	}
 	if len(ms) == 0 {
-		return nil, false, fmt.Sprintf("static field %s: no reset-method in the module's bytecode (%d found, none callable from %s)", s.Root, len(sc.Methods), intoClass), nil
+		return nil, false, fmt.Sprintf("static field %s: %d reset-method(s) in the module's bytecode, none callable from %s", s.Root, len(sc.Methods), intoClass), nil
 	}
 	seqs := sequences(singles(ms, sc.Receivers, leaves(s.Passing), sc.Literals, intoClass), maxSequences)
 	ok, hits, err := r.probe(ctx, f, s.Root, s.Path, seqs)

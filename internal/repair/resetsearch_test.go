@@ -191,7 +191,7 @@ func TestScanResets(t *testing.T) {
 		files = append(files, filepath.Join(src, n+".java"))
 	}
 	// A caller of a reset-method (depth 1) and a polluter's literals.
-	os.WriteFile(files[0], []byte("package fixture.repair;\npublic class Loader {\n"+
+	os.WriteFile(files[0], []byte("package fixture.repair;\npublic class Loader {\n  static int untouched = 1;\n"+
 		"  public static void reloadAll() { CacheAdmin.purge(); }\n"+
 		"  static void pollute() { Plugins.load(\"pdf\"); Plugins.load(\"csv\"); }\n}\n"), 0o644)
 	out := filepath.Join(dir, "classes")
@@ -215,6 +215,8 @@ func TestScanResets(t *testing.T) {
 			[]string{"fixture.repair.Session new private", "fixture.repair.Session static-method getInstance public", "fixture.repair.Session static-field INSTANCE private"}, []string{"pdf", "csv"}},
 		{"fixture.repair.Plugins", "LOADED", nil, []string{"Plugins.load: mutator add (0)", "Plugins.unload: mutator remove (0)", "Loader.pollute: calls fixture.repair.Plugins.load (1)"}, nil, []string{"pdf", "csv"}},
 		{"fixture.repair.Ids", "last", nil, []string{"Ids.next: putstatic (0)"}, nil, []string{"pdf", "csv"}},
+		// A field nothing writes has no reset-method.
+		{"fixture.repair.Loader", "untouched", nil, nil, nil, []string{"pdf", "csv"}},
 		// Named methods come first; without a field, only they are listed.
 		{"fixture.repair.Ids", "last", []string{"fixture.repair.Loader.reloadAll()"}, []string{"Loader.reloadAll: named by the invariant analysis (0)", "Ids.next: putstatic (0)"}, nil, []string{"pdf", "csv"}},
 		{"", "", []string{"fixture.repair.Plugins.unload(String)", "fixture.repair.Nope.x()"}, []string{"Plugins.unload: named by the invariant analysis (0)"}, nil, []string{"pdf", "csv"}},
