@@ -74,12 +74,17 @@ func TestRepairApply(t *testing.T) {
 		sessionTest = "fixture.repair.SessionTest#startsAnonymous"
 		pluginsTest = "fixture.repair.PluginsTest#noneLoaded"
 	)
-	// The report: the expected findings, and the polluted states the
+	// The report: the expected findings, the polluted states the
 	// root-cause analysis (issue 9) records for the system property and the
-	// static field.
+	// static fields, and for the flags victim no state but the return-value
+	// modifier the invariant analysis (issue 13) reports.
 	rep := report.Report{Version: report.Version, Module: "repair"}
 	for _, f := range e.Findings {
 		rep.Findings = append(rep.Findings, report.Finding{Test: f.Test, Kind: report.Kind(f.Kind), Polluters: f.Polluters, Setters: f.Setters, Cleaners: f.Cleaners})
+		if f.Test == flagsTest {
+			rep.Findings[len(rep.Findings)-1].ReturnValueModifiers = []report.MethodCandidate{{Method: "fixture.repair.Flags.setVerbose(boolean)",
+				Test: "fixture.repair.VerboseTest#turnsVerboseOn", Variable: "fixture.repair.Flags.verbose()", Restores: true}}
+		}
 	}
 	data, err := json.Marshal(rep)
 	if err != nil {
@@ -93,8 +98,6 @@ func TestRepairApply(t *testing.T) {
 			f["pollutedState"] = []map[string]any{{"kind": "system-property", "root": "fixture.mode", "path": "", "passing": "", "failing": "fast", "confirmed": true}}
 		case idTest:
 			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Ids.last", "path": "", "passing": "0", "failing": "1", "confirmed": true}}
-		case flagsTest:
-			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Flags.verbose", "path": "", "passing": "false", "failing": "true", "confirmed": true}}
 		case cacheTest:
 			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Cache.ENTRIES", "path": "", "passing": "{}", "failing": `{"home":"<h1>home</h1>"}`, "confirmed": true}}
 		case sessionTest:
