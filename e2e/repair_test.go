@@ -67,13 +67,24 @@ func TestRepairApply(t *testing.T) {
 		idTest    = "fixture.repair.IdTest#firstIdIsOne"
 		modeTest  = "fixture.repair.ModeTest#defaultModeIsSafe"
 		flagsTest = "fixture.repair.FlagsTest#quietByDefault"
+		// Victims whose reset-method only the bytecode search finds: in
+		// another class, on an instance singleton, and a 2-call sequence
+		// with the polluter's literals.
+		cacheTest   = "fixture.repair.CacheColdTest#startsCold"
+		sessionTest = "fixture.repair.SessionTest#startsAnonymous"
+		pluginsTest = "fixture.repair.PluginsTest#noneLoaded"
 	)
-	// The report: the expected findings, and the polluted states the
+	// The report: the expected findings, the polluted states the
 	// root-cause analysis (issue 9) records for the system property and the
-	// static field.
+	// static fields, and for the flags victim no state but the return-value
+	// modifier the invariant analysis (issue 13) reports.
 	rep := report.Report{Version: report.Version, Module: "repair"}
 	for _, f := range e.Findings {
 		rep.Findings = append(rep.Findings, report.Finding{Test: f.Test, Kind: report.Kind(f.Kind), Polluters: f.Polluters, Setters: f.Setters, Cleaners: f.Cleaners})
+		if f.Test == flagsTest {
+			rep.Findings[len(rep.Findings)-1].ReturnValueModifiers = []report.MethodCandidate{{Method: "fixture.repair.Flags.setVerbose(boolean)",
+				Test: "fixture.repair.VerboseTest#turnsVerboseOn", Variable: "fixture.repair.Flags.verbose()", Restores: true}}
+		}
 	}
 	data, err := json.Marshal(rep)
 	if err != nil {
@@ -87,8 +98,12 @@ func TestRepairApply(t *testing.T) {
 			f["pollutedState"] = []map[string]any{{"kind": "system-property", "root": "fixture.mode", "path": "", "passing": "", "failing": "fast", "confirmed": true}}
 		case idTest:
 			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Ids.last", "path": "", "passing": "0", "failing": "1", "confirmed": true}}
-		case flagsTest:
-			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Flags.verbose", "path": "", "passing": "false", "failing": "true", "confirmed": true}}
+		case cacheTest:
+			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Cache.ENTRIES", "path": "", "passing": "{}", "failing": `{"home":"<h1>home</h1>"}`, "confirmed": true}}
+		case sessionTest:
+			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Session.INSTANCE", "path": ".user", "passing": "null", "failing": "alice", "confirmed": true}}
+		case pluginsTest:
+			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Plugins.LOADED", "path": "", "passing": "[]", "failing": `["csv","pdf"]`, "confirmed": true}}
 		}
 	}
 	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
@@ -122,7 +137,9 @@ func TestRepairApply(t *testing.T) {
 		"fixture.repair.RegistryWriterTest#registersPlugin", "fixture.repair.RegistryReaderTest#startsEmpty",
 		"fixture.repair.RegistryReaderTest#listsNoPdf", "fixture.repair.RegistryViewTest#rendersEmpty",
 		"fixture.repair.GreeterTest#greetsInConfiguredLanguage", "fixture.repair.SwitchModeTest#switchesToFast", modeTest,
-		"fixture.repair.VerboseTest#turnsVerboseOn", flagsTest}
+		"fixture.repair.VerboseTest#turnsVerboseOn", flagsTest,
+		"fixture.repair.CacheWarmTest#cachesPage", cacheTest, "fixture.repair.SignInTest#signsIn", sessionTest,
+		"fixture.repair.PluginsUserTest#loadsPdfAndCsv", pluginsTest}
 	orderFile := filepath.Join(dir, "failing-order.txt")
 	os.WriteFile(orderFile, []byte(strings.Join(order, "\n")+"\n"), 0o644)
 
@@ -143,9 +160,12 @@ func TestRepairApply(t *testing.T) {
 		"fixture.repair.RegistryReaderTest#startsEmpty":         report.RepairCleaner,
 		"fixture.repair.RegistryReaderTest#listsNoPdf":          report.RepairCleaner,
 		"fixture.repair.RegistryViewTest#rendersEmpty":          report.RepairCleaner,
-		modeTest:  report.RepairReset,
-		flagsTest: report.RepairReset,
-		idTest:    report.RepairLLM,
+		modeTest:    report.RepairReset,
+		flagsTest:   report.RepairReset,
+		cacheTest:   report.RepairReset,
+		sessionTest: report.RepairReset,
+		pluginsTest: report.RepairReset,
+		idTest:      report.RepairLLM,
 	}
 	for _, f := range got.Findings {
 		r := f.Repair
@@ -153,7 +173,7 @@ func TestRepairApply(t *testing.T) {
 			t.Errorf("%s %s: repair %+v, want a validated %s patch", f.Kind, f.Test, r, wantKind[f.Test])
 			continue
 		}
-		if f.Test == idTest && f.Kind == report.ODVictim && r.Evidence[0] != "not repaired symbolically: no cleaner; none of 1 reset-method call(s) restores the passing state" {
+		if f.Test == idTest && f.Kind == report.ODVictim && r.Evidence[0] != "not repaired symbolically: no cleaner; static field fixture.repair.Ids.last: none of 1 call sequence(s) of 1 reset-method(s) found in bytecode restores the passing state in the probe" {
 			t.Errorf("%s: evidence %q, want the reason it was not repaired symbolically first", f.Test, r.Evidence)
 		}
 		if _, err := os.Stat(r.Patch); err != nil {
@@ -179,6 +199,9 @@ func TestRepairApply(t *testing.T) {
 		"RegistryWriterTest.java": {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        emptyRegistry();\n    }\n\n    }\n\n    private static void emptyRegistry() {\n        Registry.clear();\n"},
 		"SwitchModeTest.java":     {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        System.clearProperty(\"fixture.mode\");\n    }\n\n"},
 		"VerboseTest.java":        {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        Flags.setVerbose(false);\n    }\n\n"},
+		"CacheWarmTest.java":      {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        CacheAdmin.purge();\n    }\n\n"},
+		"SignInTest.java":         {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        Session.getInstance().invalidate();\n    }\n\n"},
+		"PluginsUserTest.java":    {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        Plugins.unload(\"pdf\");\n        Plugins.unload(\"csv\");\n    }\n\n"},
 		"IdTest.java":             {"        assertEquals(1, Ids.next());\n", "import java.util.concurrent.atomic.AtomicLong;\n        AtomicLong before = new AtomicLong(Ids.peek());\n        assertEquals(before.get() + 1, Ids.next());\n"},
 	}
 	for name, w := range want {

@@ -191,18 +191,23 @@ func anyOf(have, want []string) bool {
 
 // reset is ODRepair's generated reset for a polluted state the root-cause
 // analysis found: the direct restore of a system property, JDK default or
-// file, and for a static field a call of one of its reset-methods (methods
-// of the field's class that write it or call a mutator on its object) with
-// arguments from the passing value and the type's defaults; in the
-// polluter's tear-down, else the victim's set-up. Each call is first checked
-// on the failing order, then validated.
+// file, and for a static field a short sequence of reset-method calls the
+// bytecode search (resetsearch.go) checked against the passing state in one
+// JVM, else a call the source heuristic finds; without a recorded state,
+// the invariant analysis's cleaner methods. In the polluter's tear-down,
+// else the victim's set-up; each is checked on the failing order (unless
+// the probe did), then minimised and validated.
 func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string, string, error) {
 	states := r.cfg.States[f.Test]
 	if f.Kind != report.ODVictim && f.Kind != report.ODBrittle {
 		return nil, nil, "", nil
 	}
 	if len(states) == 0 {
-		return nil, nil, "no polluted state known (the root-cause analysis did not record one)", nil
+		c, ev, why, err := r.invariantResets(ctx, f)
+		if c != nil || err != nil {
+			return c, ev, why, err
+		}
+		return nil, nil, strings.TrimSuffix("no polluted state known (the root-cause analysis did not record one); "+why, "; "), nil
 	}
 	direct, why := restores(states)
 	var whys []string
@@ -218,19 +223,20 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 	// Each static field's candidate calls; without static fields, the direct
 	// restores alone.
 	alternatives := [][]string{nil}
+	probed := false // the alternatives reached the passing state in the probe already
 	for _, s := range states {
 		if s.Kind != "static-field" {
 			continue
 		}
-		calls, err := r.resetCalls(s, places[0].test)
+		calls, ok, why, err := r.staticResets(ctx, f, s, places[0].test)
 		if err != nil {
 			return nil, nil, "", err
 		}
 		if len(calls) == 0 {
-			whys = append(whys, "static field "+s.Root+": no reset-method found in its class's source")
+			whys = append(whys, why)
 			continue
 		}
-		alternatives = calls
+		alternatives, probed = calls, ok
 		break
 	}
 	for _, p := range places {
@@ -239,7 +245,7 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 			if len(stmts) == 0 {
 				continue
 			}
-			if alt != nil {
+			if alt != nil && !probed {
 				files, err := r.edit(p, editor.Code{Statements: stmts})
 				if err != nil {
 					return nil, nil, "", err
@@ -251,7 +257,11 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 					continue
 				}
 			}
-			c, ev, fb, err := r.minimalAt(ctx, f, p, editor.Code{Statements: stmts}, report.RepairReset, "the generated reset")
+			at := r.minimalAt
+			if probed && len(direct) == 0 {
+				at = r.validatedAt
+			}
+			c, ev, fb, err := at(ctx, f, p, editor.Code{Statements: stmts}, report.RepairReset, "the generated reset")
 			if err != nil {
 				return nil, nil, "", err
 			}

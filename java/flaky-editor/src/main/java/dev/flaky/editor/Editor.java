@@ -54,7 +54,7 @@ final class Editor {
      */
     static JsonObject handle(JsonObject req) {
         String op = str(req, "op");
-        Unit u = op.equals("parse-members") || op.equals("jdk-classes") || op.equals("compile") ? null : Unit.parse(str(req, "source"));
+        Unit u = op.equals("parse-members") || op.equals("jdk-classes") || op.equals("compile") || op.equals("scan-resets") ? null : Unit.parse(str(req, "source"));
         JsonObject out = new JsonObject();
         switch (op) {
             case "info":
@@ -78,6 +78,12 @@ final class Editor {
             case "reset-methods":
                 out.add("methods", ResetMethods.find(u.type(str(req, "class")), str(req, "field")));
                 return out;
+            case "scan-resets":
+                try {
+                    return dev.flaky.editor.bytecode.ResetFinder.find(req);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
             case "locale-root":
                 out.addProperty("changed", Templates.localeRoot(u, req.get("line").getAsInt()));
                 break;

@@ -44,6 +44,7 @@ public final class Capture implements Channel.Boundary {
 
     private final StateConfig config;
     private final Restorer restorer;
+    private final Probe probe;
     private final Map<String, String> startProperties = new HashMap<>();
     private final FileState files;
     /** Classes whose static initialiser completed, in that order. */
@@ -64,6 +65,7 @@ public final class Capture implements Channel.Boundary {
         }
         files = new FileState();
         restorer = config.restore == null ? null : Restorer.load(config.restore, this, inst);
+        probe = config.probe == null ? null : Probe.load(config.probe, this, Restorer.empty(this, inst));
     }
 
     /** Installs the capture when the options ask for it. */
@@ -112,6 +114,9 @@ public final class Capture implements Channel.Boundary {
         }
         if (restorer != null && restorer.index == index) {
             restorer.restore();
+        }
+        if (probe != null) {
+            probe.testStarting(index);
         }
         if (config.capturesBefore(index)) {
             capture("before", test, index);
@@ -219,7 +224,7 @@ public final class Capture implements Channel.Boundary {
         return kind + "\u0000" + name;
     }
 
-    private static JsonObject root(String kind, String name, JsonElement tree, String cut) {
+    static JsonObject root(String kind, String name, JsonElement tree, String cut) {
         String text = tree.toString();
         if (text.length() > TREE_BYTES) {
             JsonObject c = new JsonObject();

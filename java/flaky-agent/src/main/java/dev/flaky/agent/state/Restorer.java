@@ -56,6 +56,11 @@ final class Restorer {
         this.inst = inst;
     }
 
+    /** A restorer with no roots of its own, for {@link Probe}'s puts-back. */
+    static Restorer empty(Capture capture, Instrumentation inst) {
+        return new Restorer(-1, new JsonArray(), capture, inst);
+    }
+
     static Restorer load(String path, Capture capture, Instrumentation inst) {
         try {
             String text = new String(Files.readAllBytes(new File(path).toPath()), StandardCharsets.UTF_8);
@@ -148,7 +153,7 @@ final class Restorer {
         return new Locale(p[0], p.length > 1 ? p[1] : "", p.length > 2 ? p[2] : "");
     }
 
-    private void restoreStatic(String name, JsonElement tree) throws Exception {
+    void restoreStatic(String name, JsonElement tree) throws Exception {
         int dot = name.lastIndexOf('.');
         Class<?> type = findClass(name.substring(0, dot));
         Field f = type.getDeclaredField(name.substring(dot + 1));
@@ -161,7 +166,7 @@ final class Restorer {
     }
 
     /** Finds a loaded class by name (initialising it when it is not yet: the passing order had it initialised). */
-    private Class<?> findClass(String name) throws ClassNotFoundException {
+    Class<?> findClass(String name) throws ClassNotFoundException {
         for (Class<?> c : inst.getAllLoadedClasses()) {
             if (c.getName().equals(name) && c.getClassLoader() != null) {
                 return Class.forName(name, true, c.getClassLoader());

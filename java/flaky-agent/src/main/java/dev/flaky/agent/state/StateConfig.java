@@ -31,6 +31,8 @@ final class StateConfig {
     final List<Integer> after = new ArrayList<>();
     /** File with the roots to restore (see {@link Restorer}), or null. */
     final String restore;
+    /** File with the reset candidates to probe (see {@link Probe}), or null. */
+    final String probe;
     final List<Pattern> include = new ArrayList<>();
     final List<Pattern> exclude = new ArrayList<>();
     final List<Pattern> defaultExclude = new ArrayList<>();
@@ -58,6 +60,8 @@ final class StateConfig {
         }
         String r = options.get("state.restore");
         restore = r == null || r.isEmpty() ? null : decode(r);
+        String pr = options.get("state.probe");
+        probe = pr == null || pr.isEmpty() ? null : decode(pr);
         for (String p : list(options.get("state.include"))) {
             include.add(ClassSelection.pattern(p));
         }
@@ -73,7 +77,7 @@ final class StateConfig {
 
     /** Returns the configuration, or null without a {@code state} option. */
     static StateConfig parse(Map<String, String> options) {
-        return options.containsKey("state") || options.containsKey("state.restore") ? new StateConfig(options) : null;
+        return options.containsKey("state") || options.containsKey("state.restore") || options.containsKey("state.probe") ? new StateConfig(options) : null;
     }
 
     /** Reports whether the static fields of class {@code name} are captured. */
