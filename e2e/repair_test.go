@@ -68,33 +68,15 @@ func TestRepairApply(t *testing.T) {
 		modeTest  = "fixture.repair.ModeTest#defaultModeIsSafe"
 		flagsTest = "fixture.repair.FlagsTest#quietByDefault"
 	)
-	// The report: the expected findings, and the polluted states the
-	// root-cause analysis (issue 9) records for the system property and the
-	// static field.
+	// The report: the expected findings with the polluted states the
+	// root-cause analysis (issue 9) records.
 	rep := report.Report{Version: report.Version, Module: "repair"}
 	for _, f := range e.Findings {
-		rep.Findings = append(rep.Findings, report.Finding{Test: f.Test, Kind: report.Kind(f.Kind), Polluters: f.Polluters, Setters: f.Setters, Cleaners: f.Cleaners})
-	}
-	data, err := json.Marshal(rep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw map[string]any
-	json.Unmarshal(data, &raw)
-	for _, f := range raw["findings"].([]any) {
-		switch f := f.(map[string]any); f["test"] {
-		case modeTest:
-			f["pollutedState"] = []map[string]any{{"kind": "system-property", "root": "fixture.mode", "path": "", "passing": "", "failing": "fast", "confirmed": true}}
-		case idTest:
-			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Ids.last", "path": "", "passing": "0", "failing": "1", "confirmed": true}}
-		case flagsTest:
-			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Flags.verbose", "path": "", "passing": "false", "failing": "true", "confirmed": true}}
-		}
+		rep.Findings = append(rep.Findings, report.Finding{Test: f.Test, Kind: report.Kind(f.Kind), Polluters: f.Polluters, Setters: f.Setters, Cleaners: f.Cleaners, PollutedState: f.PollutedState})
 	}
 	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
 	os.MkdirAll(filepath.Dir(reportPath), 0o755)
-	data, _ = json.Marshal(raw)
-	if err := os.WriteFile(reportPath, data, 0o644); err != nil {
+	if err := report.Write(reportPath, &rep); err != nil {
 		t.Fatal(err)
 	}
 
@@ -122,11 +104,15 @@ func TestRepairApply(t *testing.T) {
 		"fixture.repair.RegistryWriterTest#registersPlugin", "fixture.repair.RegistryReaderTest#startsEmpty",
 		"fixture.repair.RegistryReaderTest#listsNoPdf", "fixture.repair.RegistryViewTest#rendersEmpty",
 		"fixture.repair.GreeterTest#greetsInConfiguredLanguage", "fixture.repair.SwitchModeTest#switchesToFast", modeTest,
-		"fixture.repair.VerboseTest#turnsVerboseOn", flagsTest}
+		"fixture.repair.VerboseTest#turnsVerboseOn", flagsTest,
+		"fixture.repair.GermanTest#switchesLocale", "fixture.repair.DecimalTest#usesPoint",
+		"fixture.repair.TravelTest#movesToChatham", "fixture.repair.ClockTest#keepsZone",
+		"fixture.repair.LockTest#takesLock", "fixture.repair.LockFreeTest#noLockHeld",
+		"fixture.repair.NightModeTest#darkens", "fixture.repair.AppearanceTest#startsLight"}
 	orderFile := filepath.Join(dir, "failing-order.txt")
 	os.WriteFile(orderFile, []byte(strings.Join(order, "\n")+"\n"), 0o644)
 
-	cmd := exec.Command(bin, "repair", "--module", dir, "--apply")
+	cmd := exec.Command(bin, "repair", "--module", dir, "--apply", "--allow-reflection")
 	cmd.Env = append(os.Environ(), "FLAKY_LLM_URL="+srv.URL+"/v1", "FLAKY_LLM_MODEL=scripted")
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -143,9 +129,13 @@ func TestRepairApply(t *testing.T) {
 		"fixture.repair.RegistryReaderTest#startsEmpty":         report.RepairCleaner,
 		"fixture.repair.RegistryReaderTest#listsNoPdf":          report.RepairCleaner,
 		"fixture.repair.RegistryViewTest#rendersEmpty":          report.RepairCleaner,
-		modeTest:  report.RepairReset,
-		flagsTest: report.RepairReset,
-		idTest:    report.RepairLLM,
+		modeTest:                                 report.RepairReset,
+		flagsTest:                                report.RepairReset,
+		idTest:                                   report.RepairLLM,
+		"fixture.repair.DecimalTest#usesPoint":   report.RepairReset,
+		"fixture.repair.ClockTest#keepsZone":     report.RepairReset,
+		"fixture.repair.LockFreeTest#noLockHeld": report.RepairReset,
+		"fixture.repair.AppearanceTest#startsLight": report.RepairReset,
 	}
 	for _, f := range got.Findings {
 		r := f.Repair

@@ -107,6 +107,8 @@ type FieldInfo struct {
 	Names  []string `json:"names"`
 	Text   string   `json:"text"`
 	Static bool     `json:"static"`
+	Final  bool     `json:"final"`
+	Type   string   `json:"type"` // the first variable's type as written: long, Map<String, Integer>, int[]
 }
 
 // MethodInfo is one method declaration.

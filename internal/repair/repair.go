@@ -46,6 +46,9 @@ type Config struct {
 	WorkDir string             // where sandboxes go
 	Test    string             // only this finding's test, when set
 	LLM     *LLMConfig         // nil: no LLM loop
+	// AllowReflection lets a generated reset restore a static field through
+	// java.lang.reflect when no reset-method does (--allow-reflection).
+	AllowReflection bool
 	// NoLLMWhy says why the LLM loop is off, for the findings it would have taken.
 	NoLLMWhy string
 	Workers  int

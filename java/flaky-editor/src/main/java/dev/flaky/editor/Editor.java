@@ -123,6 +123,8 @@ final class Editor {
                 o.add("names", names);
                 o.addProperty("text", u.text(f));
                 o.addProperty("static", f.isStatic());
+                o.addProperty("final", f.isFinal());
+                o.addProperty("type", f.getVariable(0).getType().asString());
                 fields.add(o);
             } else if (m instanceof MethodDeclaration) {
                 methods.add(methodInfo(u, (MethodDeclaration) m));
