@@ -194,6 +194,12 @@ final class Editor {
                 break;
             }
         }
+        // The members first: a field goes before a new lifecycle method inserted at the same place.
+        Set<String> names = new LinkedHashSet<>();
+        for (Statement s : stmts) {
+            collectNames(s, names);
+        }
+        JsonArray members = addMembers(u, type, strings(req, "members"), names);
         if (target == null) {
             String name = newLifecycleMethod(u, type, annotation, before ? "resetSharedState" : "restoreSharedState",
                     fw, req.has("throws") && req.get("throws").getAsBoolean(), texts);
@@ -203,7 +209,8 @@ final class Editor {
         } else {
             insertStatements(u, target.getBody().get(), texts, false);
         }
-        addSupport(u, type, stmts, req, added);
+        added.addAll(members);
+        addImports(u, strings(req, "imports"), names).forEach(added::add);
         return added;
     }
 
