@@ -47,10 +47,6 @@ func repairAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w (run flaky detect or mvn -Pflaky verify first)", err)
 	}
-	states, err := repair.ReadStates(reportPath)
-	if err != nil {
-		return err
-	}
 	if t := c.String("test"); t != "" && !hasFinding(rep, t) {
 		return usageError("--test %s: no such finding in %s", t, reportPath)
 	}
@@ -58,14 +54,12 @@ func repairAction(c *cli.Context) error {
 	prog.shower.Found = "repaired"
 	defer prog.finish()
 	cfg := repair.Config{
-		Module:  moduleOf(setup, javaPath(c)),
-		Report:  rep,
-		States:  states,
-		OutDir:  filepath.Join(flakyDir, "repair"),
-		WorkDir: filepath.Join(flakyDir, "repair", "work"),
-		Test:    c.String("test"),
-		Workers: c.Int("workers"),
-
+		Module:          moduleOf(setup, javaPath(c)),
+		Report:          rep,
+		OutDir:          filepath.Join(flakyDir, "repair"),
+		WorkDir:         filepath.Join(flakyDir, "repair", "work"),
+		Test:            c.String("test"),
+		Workers:         c.Int("workers"),
 		AllowReflection: c.Bool("allow-reflection"),
 		Logf:            prog.logf("flaky: repair: "),
 		Progress:        prog.tracker,

@@ -8,9 +8,7 @@ package repair
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"github.com/flakyhq/flaky/internal/editor"
 	"maps"
 	"os"
 	"path/filepath"
@@ -18,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/flakyhq/flaky/internal/editor"
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
@@ -28,20 +28,13 @@ import (
 
 // State is one polluted state of an order-dependent finding, as the
 // root-cause analysis (issue 9) records it in the finding's pollutedState.
-type State struct {
-	Kind      string `json:"kind"` // static-field, system-property, jdk-default or file
-	Root      string `json:"root"`
-	Path      string `json:"path"`
-	Passing   string `json:"passing"`
-	Failing   string `json:"failing"`
-	Confirmed bool   `json:"confirmed"`
-}
+type State = report.StateItem
 
 // Config says what to repair and how.
 type Config struct {
 	Module  Module
 	Report  *report.Report
-	States  map[string][]State // test -> its polluted state, from the report
+	States  map[string][]State // test -> its polluted state; nil: each finding's pollutedState
 	OutDir  string             // where diffs and LLM logs go (target/flaky/repair)
 	WorkDir string             // where sandboxes go
 	Test    string             // only this finding's test, when set
@@ -72,6 +65,9 @@ type Result struct {
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.States == nil {
+		cfg.States = statesOf(cfg.Report)
 	}
 	jars, err := agent.Extract()
 	if err != nil {
@@ -330,27 +326,13 @@ func failingOrder(f report.Finding) []string {
 	return []string{f.Test}
 }
 
-// ReadStates reads the pollutedState of each finding in a report file (the
-// root-cause analysis adds it); tests without one are absent.
-func ReadStates(path string) (map[string][]State, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read report: %w", err)
-	}
-	var rep struct {
-		Findings []struct {
-			Test          string  `json:"test"`
-			PollutedState []State `json:"pollutedState"`
-		} `json:"findings"`
-	}
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("parse report %s: %w", path, err)
-	}
+// statesOf are the polluted states the report's findings carry, by test.
+func statesOf(rep *report.Report) map[string][]State {
 	out := map[string][]State{}
 	for _, f := range rep.Findings {
-		if len(f.PollutedState) > 0 {
+		if len(f.PollutedState) > 0 && len(out[f.Test]) == 0 {
 			out[f.Test] = f.PollutedState
 		}
 	}
-	return out, nil
+	return out
 }

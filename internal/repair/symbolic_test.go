@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/flakyhq/flaky/internal/editor"
+	"github.com/flakyhq/flaky/internal/report"
 )
 
 // TestDirectRestores turns polluted states, as the root-cause analysis
@@ -152,16 +153,17 @@ func TestArgValues(t *testing.T) {
 	}
 }
 
-// TestReadStates reads pollutedState from a report written by the
-// root-cause analysis.
-func TestReadStates(t *testing.T) {
+// TestStatesOf takes the polluted states from the report's findings: a
+// test's NIO finding has none, its victim finding's count.
+func TestStatesOf(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "report.json")
-	os.WriteFile(path, []byte(`{"version":1,"findings":[{"test":"a.B#c","kind":"od-victim","pollutedState":[{"kind":"system-property","root":"k","path":"","passing":"","failing":"v","confirmed":true}]},{"test":"a.B#d","kind":"nio"}]}`), 0o644)
-	got, err := ReadStates(path)
+	os.WriteFile(path, []byte(`{"version":1,"findings":[{"test":"a.B#c","kind":"nio"},{"test":"a.B#c","kind":"od-victim","pollutedState":[{"kind":"system-property","root":"k","path":"","passing":"<absent>","failing":"\"v\"","confirmed":true}]},{"test":"a.B#d","kind":"nio"}]}`), 0o644)
+	rep, err := report.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || len(got["a.B#c"]) != 1 || got["a.B#c"][0] != (State{Kind: "system-property", Root: "k", Failing: "v", Confirmed: true}) {
+	got := statesOf(rep)
+	if len(got) != 1 || len(got["a.B#c"]) != 1 || got["a.B#c"][0] != (State{Kind: "system-property", Root: "k", Passing: "<absent>", Failing: `"v"`, Confirmed: true}) {
 		t.Errorf("got %+v", got)
 	}
 }
