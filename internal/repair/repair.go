@@ -134,7 +134,10 @@ type run struct {
 	sb   *Sandbox
 	res  *Result
 	nod  []string
-	base *launcher.Result // the module's default order, unpatched
+	base *launcher.Result // the module's default order with the accepted patches
+	// validBase is the default-order run of the candidate validated last,
+	// which becomes base when it is accepted.
+	validBase *launcher.Result
 	// accepted are the validated patches so far, which later findings try first.
 	accepted []accepted
 	cpIndex  map[string][]string // classpath classes by simple name, for stitching
@@ -301,6 +304,9 @@ func (r *run) accept(f report.Finding, c *candidate, evidence, partner []string)
 	maps.Copy(r.src.files, c.files)
 	rep := &report.Repair{Kind: c.kind, Patch: path, Files: slices.Sorted(maps.Keys(c.files)), Validated: true, Evidence: append(c.notes, evidence...)}
 	r.accepted = append(r.accepted, accepted{test: f.Test, rep: rep, partner: partner})
+	if r.validBase != nil {
+		r.base, r.validBase = r.validBase, nil
+	}
 	return rep, nil
 }
 
