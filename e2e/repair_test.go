@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -91,6 +92,20 @@ func TestRepairApply(t *testing.T) {
 	srv := httptest.NewServer(llm)
 	defer srv.Close()
 
+	// The fixture as a Git repository, as a user's tree would be.
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=e2e", "-c", "user.email=e2e@localhost", "-c", "core.autocrlf=false"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "fixture")
+
 	originals := map[string][]byte{}
 	src := filepath.Join(dir, "src", "test", "java", "fixture", "repair")
 	files, _ := filepath.Glob(filepath.Join(src, "*.java"))
@@ -151,7 +166,16 @@ func TestRepairApply(t *testing.T) {
 		}
 	}
 
-	// Only the patched lines changed; the fixes went where they belong.
+	// git diff shows the patched files only (target/ is ignored), and in
+	// them only the patched lines.
+	gotFiles := strings.Fields(git("diff", "--name-only"))
+	var wantFiles []string
+	for _, f := range []string{"GermanTest", "GreeterTest", "IdTest", "LockTest", "NightModeTest", "RegistryWriterTest", "SwitchModeTest", "TravelTest", "VerboseTest"} {
+		wantFiles = append(wantFiles, "src/test/java/fixture/repair/"+f+".java")
+	}
+	if !slices.Equal(gotFiles, wantFiles) {
+		t.Errorf("git diff --name-only: %q, want %q", gotFiles, wantFiles)
+	}
 	changes := map[string][2]string{}
 	for f, before := range originals {
 		after, _ := os.ReadFile(f)

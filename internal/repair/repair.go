@@ -197,6 +197,9 @@ type candidate struct {
 
 // repair finds a validated patch for one finding.
 func (r *run) repair(ctx context.Context, f report.Finding) (*report.Repair, error) {
+	if f.Kind == report.NOD {
+		return &report.Repair{Reason: "a NOD finding fails without a known order or perturbation, so no run can show a patch fixes it: not repaired"}, nil
+	}
 	// The patches accepted for other findings may already fix this one.
 	if len(r.accepted) > 0 {
 		ev, fb, err := r.validate(ctx, f, nil)
