@@ -92,7 +92,9 @@ func TestRepairApply(t *testing.T) {
 	srv := httptest.NewServer(llm)
 	defer srv.Close()
 
-	// The fixture as a Git repository, as a user's tree would be.
+	// The fixture as a Git repository, as a user's tree would be (build
+	// output ignored).
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("/target/\n"), 0o644)
 	git := func(args ...string) string {
 		cmd := exec.Command("git", append([]string{"-c", "user.name=e2e", "-c", "user.email=e2e@localhost", "-c", "core.autocrlf=false"}, args...)...)
 		cmd.Dir = dir
