@@ -108,6 +108,7 @@ type FieldInfo struct {
 	Text   string   `json:"text"`
 	Static bool     `json:"static"`
 	Final  bool     `json:"final"`
+	Public bool     `json:"public"`
 	Type   string   `json:"type"` // the first variable's type as written: long, Map<String, Integer>, int[]
 }
 

@@ -52,6 +52,34 @@ func reflectiveRestore(s State, class, field string, fi *editor.FieldInfo) (rest
 	return restore{code: editor.Code{Statements: append(head, last), Throws: true}, what: name + " (through reflection)"}, ""
 }
 
+// assignment restores a public, non-final static field by plain Java: its
+// passing value assigned (null, a primitive, a string or a boxed value), or
+// its collection or map emptied; ref names the field from the class the
+// restore goes into.
+func assignment(s State, ref string, fi *editor.FieldInfo) (restore, bool) {
+	if fi == nil || !fi.Public {
+		return restore{}, false
+	}
+	passing := strings.TrimSpace(s.Passing)
+	var stmt string
+	switch {
+	case s.Path == "" && (passing == "[]" || passing == "{}"), strings.HasPrefix(s.Path, "[") && passing == "<absent>":
+		if collectionInterface(fi.Type) == "" {
+			return restore{}, false
+		}
+		stmt = ref + ".clear();"
+	case s.Path != "" || fi.Final:
+		return restore{}, false
+	default:
+		v, ok := javaValue(fi.Type, passing, "")
+		if !ok || strings.HasPrefix(v, "Enum.valueOf") {
+			return restore{}, false
+		}
+		stmt = ref + " = " + v + ";"
+	}
+	return restore{code: editor.Code{Statements: []string{stmt}}, what: "static field " + s.Root}, true
+}
+
 // collectionInterface is java.util.Map or java.util.Collection (with
 // wildcards) for a declared type that names one, else "".
 func collectionInterface(typ string) string {

@@ -316,8 +316,9 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 }
 
 // fieldRestores are a static field's restores: its reset-method calls
-// (n of them), then, when the user allows reflection, its reflective
-// restore. why says when a reflective restore exists but is not allowed,
+// (n of them), then the assignment of its passing value when the field is
+// public and not final, else, when the user allows reflection, its
+// reflective restore. why says when a reflective restore exists but is not allowed,
 // or why there is none.
 func (r *run) fieldRestores(s State, into string) (alts []restore, n int, why string, err error) {
 	class, field := splitField(s.Root)
@@ -328,7 +329,11 @@ func (r *run) fieldRestores(s State, into string) (alts []restore, n int, why st
 	for _, c := range calls {
 		alts = append(alts, restore{code: editor.Code{Statements: c}, what: "static field " + s.Root})
 	}
-	ref, rwhy := reflectiveRestore(s, class, field, r.fieldInfo(class, field))
+	fi := r.fieldInfo(class, field)
+	if a, ok := assignment(s, classRef(class, into)+"."+field, fi); ok {
+		return append(alts, a), len(calls), "", nil
+	}
+	ref, rwhy := reflectiveRestore(s, class, field, fi)
 	switch {
 	case rwhy != "" && len(calls) == 0:
 		why = "static field " + s.Root + ": no reset-method found in its class's source; " + strings.TrimPrefix(rwhy, "static field "+s.Root+": ")
@@ -410,12 +415,7 @@ func (r *run) resetCalls(s State, into string) ([][]string, error) {
 	if err := r.ed.Call(map[string]any{"op": "reset-methods", "source": src, "class": inFile, "field": field}, &out); err != nil {
 		return nil, err
 	}
-	name := strings.ReplaceAll(class, "$", ".")
-	intoClass, _ := splitTest(into)
-	if pkgOf(class) == pkgOf(intoClass) {
-		name = name[len(pkgOf(class)):]
-		name = strings.TrimPrefix(name, ".")
-	}
+	name := classRef(class, into)
 	var calls [][]string
 	for _, m := range out.Methods {
 		if !m.Static || m.Private || len(m.Params) > 2 {
@@ -436,6 +436,17 @@ func (r *run) resetCalls(s State, into string) ([][]string, error) {
 		}
 	}
 	return calls[:min(len(calls), maxResetCalls)], nil
+}
+
+// classRef is how code in the class of test into names class: simply when
+// they share a package, else fully qualified.
+func classRef(class, into string) string {
+	name := strings.ReplaceAll(class, "$", ".")
+	intoClass, _ := splitTest(into)
+	if pkgOf(class) == pkgOf(intoClass) {
+		name = strings.TrimPrefix(name[len(pkgOf(class)):], ".")
+	}
+	return name
 }
 
 // pkgOf is a class name's package.

@@ -268,3 +268,30 @@ func TestFieldRestores(t *testing.T) {
 		})
 	}
 }
+
+// TestAssignment: a public, non-final static field is restored by plain
+// Java, without reflection; other fields are not.
+func TestAssignment(t *testing.T) {
+	tests := []struct {
+		name  string
+		state State
+		field editor.FieldInfo
+		stmt  string
+	}{
+		{"int", State{Passing: "0"}, editor.FieldInfo{Type: "int", Public: true}, "Counter.count = 0;"},
+		{"string", State{Passing: `"a"`}, editor.FieldInfo{Type: "String", Public: true}, `Counter.count = "a";`},
+		{"added entry", State{Path: "['k']", Passing: "<absent>"}, editor.FieldInfo{Type: "Map<String, String>", Public: true, Final: true}, "Counter.count.clear();"},
+		{"private", State{Passing: "0"}, editor.FieldInfo{Type: "int"}, ""},
+		{"final", State{Passing: "0"}, editor.FieldInfo{Type: "int", Public: true, Final: true}, ""},
+		{"enum", State{Passing: "Theme.LIGHT"}, editor.FieldInfo{Type: "Theme", Public: true}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.state.Kind, tt.state.Root = "static-field", "fixture.Counter.count"
+			got, ok := assignment(tt.state, "Counter.count", &tt.field)
+			if ok != (tt.stmt != "") || ok && !slices.Equal(got.code.Statements, []string{tt.stmt}) {
+				t.Errorf("%q, %v; want %q", got.code.Statements, ok, tt.stmt)
+			}
+		})
+	}
+}

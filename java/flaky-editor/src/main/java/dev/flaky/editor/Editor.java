@@ -124,6 +124,7 @@ final class Editor {
                 o.addProperty("text", u.text(f));
                 o.addProperty("static", f.isStatic());
                 o.addProperty("final", f.isFinal());
+                o.addProperty("public", f.isPublic());
                 o.addProperty("type", f.getVariable(0).getType().asString());
                 fields.add(o);
             } else if (m instanceof MethodDeclaration) {
