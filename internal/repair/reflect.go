@@ -139,13 +139,24 @@ func javaValue(typ, rendered, fieldVar string) (string, bool) {
 		}
 		return javaString(s), true
 	}
-	// An enum constant, rendered as Type.NAME.
+	// An enum constant, rendered as Type.NAME or NAME.
 	simple, _, _ := strings.Cut(typ, "<")
 	simple = simple[strings.LastIndexByte(simple, '.')+1:]
-	if constant, ok := strings.CutPrefix(rendered, simple+"."); ok && constant != "" && !strings.ContainsAny(constant, ".(){}[] \"") {
-		return fmt.Sprintf("Enum.valueOf((Class) %s.getType(), %s)", fieldVar, javaString(constant)), true
+	constant := strings.TrimPrefix(rendered, simple+".")
+	if primitive(typ) || !identifier(constant) {
+		return "", false
 	}
-	return "", false
+	return fmt.Sprintf("Enum.valueOf((Class) %s.getType(), %s)", fieldVar, javaString(constant)), true
+}
+
+// identifier reports whether s is a Java identifier (ASCII).
+func identifier(s string) bool {
+	for i, c := range s {
+		if !(c == '_' || c == '$' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func primitive(typ string) bool {

@@ -101,6 +101,7 @@ func TestReflectiveRestore(t *testing.T) {
 		why   string
 	}{
 		{"enum constant", State{Passing: "Theme.LIGHT"}, editor.FieldInfo{Type: "Theme"}, `themeField.set(null, Enum.valueOf((Class) themeField.getType(), "LIGHT"));`, ""},
+		{"enum constant, bare", State{Passing: "LIGHT"}, editor.FieldInfo{Type: "Theme"}, `themeField.set(null, Enum.valueOf((Class) themeField.getType(), "LIGHT"));`, ""},
 		{"null", State{Passing: "null"}, editor.FieldInfo{Type: "String"}, "themeField.set(null, null);", ""},
 		{"string", State{Passing: `"a\tb"`}, editor.FieldInfo{Type: "String"}, `themeField.set(null, "a\tb");`, ""},
 		{"long", State{Passing: "0"}, editor.FieldInfo{Type: "long"}, "themeField.set(null, 0L);", ""},
