@@ -196,12 +196,8 @@ func TestRepairApply(t *testing.T) {
 		"SwitchModeTest.java":     {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        System.clearProperty(\"fixture.mode\");\n    }\n\n"},
 		"VerboseTest.java":        {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        Flags.setVerbose(false);\n    }\n\n"},
 		"GermanTest.java": {"", "import org.junit.After;\n" +
-			"    private static final java.util.Locale INITIAL_LOCALE = java.util.Locale.getDefault();\n" +
-			"    private static final java.util.Locale INITIAL_DISPLAY_LOCALE = java.util.Locale.getDefault(java.util.Locale.Category.DISPLAY);\n" +
 			"    private static final java.util.Locale INITIAL_FORMAT_LOCALE = java.util.Locale.getDefault(java.util.Locale.Category.FORMAT);\n\n" +
 			"    @After\n    public void restoreSharedState() {\n" +
-			"        java.util.Locale.setDefault(INITIAL_LOCALE);\n" +
-			"        java.util.Locale.setDefault(java.util.Locale.Category.DISPLAY, INITIAL_DISPLAY_LOCALE);\n" +
 			"        java.util.Locale.setDefault(java.util.Locale.Category.FORMAT, INITIAL_FORMAT_LOCALE);\n    }\n\n"},
 		"TravelTest.java": {"", "import org.junit.After;\n" +
 			"    private static final java.util.TimeZone INITIAL_TIME_ZONE = java.util.TimeZone.getDefault();\n\n" +
