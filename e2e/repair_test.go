@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -74,42 +75,22 @@ func TestRepairApply(t *testing.T) {
 		sessionTest = "fixture.repair.SessionTest#startsAnonymous"
 		pluginsTest = "fixture.repair.PluginsTest#noneLoaded"
 	)
-	// The report: the expected findings, the polluted states the
-	// root-cause analysis (issue 9) records for the system property and the
-	// static fields, and for the flags victim no state but the return-value
-	// modifier the invariant analysis (issue 13) reports.
+	// The report: the expected findings with the polluted states the
+	// root-cause analysis (issue 9) records, except that the flags victim
+	// has no state but the return-value modifier the invariant analysis
+	// (issue 13) reports.
 	rep := report.Report{Version: report.Version, Module: "repair"}
 	for _, f := range e.Findings {
-		rep.Findings = append(rep.Findings, report.Finding{Test: f.Test, Kind: report.Kind(f.Kind), Polluters: f.Polluters, Setters: f.Setters, Cleaners: f.Cleaners})
+		rep.Findings = append(rep.Findings, report.Finding{Test: f.Test, Kind: report.Kind(f.Kind), Polluters: f.Polluters, Setters: f.Setters, Cleaners: f.Cleaners, PollutedState: f.PollutedState})
 		if f.Test == flagsTest {
+			rep.Findings[len(rep.Findings)-1].PollutedState = nil
 			rep.Findings[len(rep.Findings)-1].ReturnValueModifiers = []report.MethodCandidate{{Method: "fixture.repair.Flags.setVerbose(boolean)",
 				Test: "fixture.repair.VerboseTest#turnsVerboseOn", Variable: "fixture.repair.Flags.verbose()", Restores: true}}
 		}
 	}
-	data, err := json.Marshal(rep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var raw map[string]any
-	json.Unmarshal(data, &raw)
-	for _, f := range raw["findings"].([]any) {
-		switch f := f.(map[string]any); f["test"] {
-		case modeTest:
-			f["pollutedState"] = []map[string]any{{"kind": "system-property", "root": "fixture.mode", "path": "", "passing": "", "failing": "fast", "confirmed": true}}
-		case idTest:
-			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Ids.last", "path": "", "passing": "0", "failing": "1", "confirmed": true}}
-		case cacheTest:
-			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Cache.ENTRIES", "path": "", "passing": "{}", "failing": `{"home":"<h1>home</h1>"}`, "confirmed": true}}
-		case sessionTest:
-			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Session.INSTANCE", "path": ".user", "passing": "null", "failing": "alice", "confirmed": true}}
-		case pluginsTest:
-			f["pollutedState"] = []map[string]any{{"kind": "static-field", "root": "fixture.repair.Plugins.LOADED", "path": "", "passing": "[]", "failing": `["csv","pdf"]`, "confirmed": true}}
-		}
-	}
 	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
 	os.MkdirAll(filepath.Dir(reportPath), 0o755)
-	data, _ = json.Marshal(raw)
-	if err := os.WriteFile(reportPath, data, 0o644); err != nil {
+	if err := report.Write(reportPath, &rep); err != nil {
 		t.Fatal(err)
 	}
 
@@ -123,6 +104,22 @@ func TestRepairApply(t *testing.T) {
 	}}}
 	srv := httptest.NewServer(llm)
 	defer srv.Close()
+
+	// The fixture as a Git repository, as a user's tree would be (build
+	// output ignored).
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("/target/\n"), 0o644)
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=e2e", "-c", "user.email=e2e@localhost", "-c", "core.autocrlf=false"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "fixture")
 
 	originals := map[string][]byte{}
 	src := filepath.Join(dir, "src", "test", "java", "fixture", "repair")
@@ -139,11 +136,15 @@ func TestRepairApply(t *testing.T) {
 		"fixture.repair.GreeterTest#greetsInConfiguredLanguage", "fixture.repair.SwitchModeTest#switchesToFast", modeTest,
 		"fixture.repair.VerboseTest#turnsVerboseOn", flagsTest,
 		"fixture.repair.CacheWarmTest#cachesPage", cacheTest, "fixture.repair.SignInTest#signsIn", sessionTest,
-		"fixture.repair.PluginsUserTest#loadsPdfAndCsv", pluginsTest}
+		"fixture.repair.PluginsUserTest#loadsPdfAndCsv", pluginsTest,
+		"fixture.repair.GermanTest#switchesLocale", "fixture.repair.DecimalTest#usesPoint",
+		"fixture.repair.TravelTest#movesToChatham", "fixture.repair.ClockTest#keepsZone",
+		"fixture.repair.LockTest#takesLock", "fixture.repair.LockFreeTest#noLockHeld",
+		"fixture.repair.NightModeTest#darkens", "fixture.repair.AppearanceTest#startsLight"}
 	orderFile := filepath.Join(dir, "failing-order.txt")
 	os.WriteFile(orderFile, []byte(strings.Join(order, "\n")+"\n"), 0o644)
 
-	cmd := exec.Command(bin, "repair", "--module", dir, "--apply")
+	cmd := exec.Command(bin, "repair", "--module", dir, "--apply", "--allow-reflection")
 	cmd.Env = append(os.Environ(), "FLAKY_LLM_URL="+srv.URL+"/v1", "FLAKY_LLM_MODEL=scripted")
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
@@ -160,8 +161,12 @@ func TestRepairApply(t *testing.T) {
 		"fixture.repair.RegistryReaderTest#startsEmpty":         report.RepairCleaner,
 		"fixture.repair.RegistryReaderTest#listsNoPdf":          report.RepairCleaner,
 		"fixture.repair.RegistryViewTest#rendersEmpty":          report.RepairCleaner,
-		modeTest:    report.RepairReset,
-		flagsTest:   report.RepairReset,
+		modeTest:                                    report.RepairReset,
+		flagsTest:                                   report.RepairReset,
+		"fixture.repair.DecimalTest#usesPoint":      report.RepairReset,
+		"fixture.repair.ClockTest#keepsZone":        report.RepairReset,
+		"fixture.repair.LockFreeTest#noLockHeld":    report.RepairReset,
+		"fixture.repair.AppearanceTest#startsLight": report.RepairReset,
 		cacheTest:   report.RepairReset,
 		sessionTest: report.RepairReset,
 		pluginsTest: report.RepairReset,
@@ -173,7 +178,7 @@ func TestRepairApply(t *testing.T) {
 			t.Errorf("%s %s: repair %+v, want a validated %s patch", f.Kind, f.Test, r, wantKind[f.Test])
 			continue
 		}
-		if f.Test == idTest && f.Kind == report.ODVictim && r.Evidence[0] != "not repaired symbolically: no cleaner; static field fixture.repair.Ids.last: none of 1 call sequence(s) of 1 reset-method(s) found in bytecode restores the passing state in the probe" {
+		if f.Test == idTest && f.Kind == report.ODVictim && r.Evidence[0] != "not repaired symbolically: no cleaner; no polluted state known (the root-cause analysis did not record one)" {
 			t.Errorf("%s: evidence %q, want the reason it was not repaired symbolically first", f.Test, r.Evidence)
 		}
 		if _, err := os.Stat(r.Patch); err != nil {
@@ -181,7 +186,16 @@ func TestRepairApply(t *testing.T) {
 		}
 	}
 
-	// Only the patched lines changed; the fixes went where they belong.
+	// git diff shows the patched files only (target/ is ignored), and in
+	// them only the patched lines.
+	gotFiles := strings.Fields(git("diff", "--name-only"))
+	var wantFiles []string
+	for _, f := range []string{"CacheWarmTest", "GermanTest", "GreeterTest", "IdTest", "LockTest", "NightModeTest", "PluginsUserTest", "RegistryWriterTest", "SignInTest", "SwitchModeTest", "TravelTest", "VerboseTest"} {
+		wantFiles = append(wantFiles, "src/test/java/fixture/repair/"+f+".java")
+	}
+	if !slices.Equal(gotFiles, wantFiles) {
+		t.Errorf("git diff --name-only: %q, want %q", gotFiles, wantFiles)
+	}
 	changes := map[string][2]string{}
 	for f, before := range originals {
 		after, _ := os.ReadFile(f)
@@ -202,7 +216,20 @@ func TestRepairApply(t *testing.T) {
 		"CacheWarmTest.java":      {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        CacheAdmin.purge();\n    }\n\n"},
 		"SignInTest.java":         {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        Session.getInstance().invalidate();\n    }\n\n"},
 		"PluginsUserTest.java":    {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        Plugins.unload(\"pdf\");\n        Plugins.unload(\"csv\");\n    }\n\n"},
-		"IdTest.java":             {"        assertEquals(1, Ids.next());\n", "import java.util.concurrent.atomic.AtomicLong;\n        AtomicLong before = new AtomicLong(Ids.peek());\n        assertEquals(before.get() + 1, Ids.next());\n"},
+		"GermanTest.java": {"", "import org.junit.After;\n" +
+			"    private static final java.util.Locale INITIAL_FORMAT_LOCALE = java.util.Locale.getDefault(java.util.Locale.Category.FORMAT);\n\n" +
+			"    @After\n    public void restoreSharedState() {\n" +
+			"        java.util.Locale.setDefault(java.util.Locale.Category.FORMAT, INITIAL_FORMAT_LOCALE);\n    }\n\n"},
+		"TravelTest.java": {"", "import org.junit.After;\n" +
+			"    private static final java.util.TimeZone INITIAL_TIME_ZONE = java.util.TimeZone.getDefault();\n\n" +
+			"    @After\n    public void restoreSharedState() {\n        java.util.TimeZone.setDefault(INITIAL_TIME_ZONE);\n    }\n\n"},
+		"LockTest.java": {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n" +
+			"        new java.io.File(System.getProperty(\"java.io.tmpdir\"), \"fixture-repair.lock\").delete();\n    }\n\n"},
+		"NightModeTest.java": {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() throws Exception {\n" +
+			"        java.lang.reflect.Field themeField = Class.forName(\"fixture.repair.Appearance\").getDeclaredField(\"theme\");\n" +
+			"        themeField.setAccessible(true);\n" +
+			"        themeField.set(null, Enum.valueOf((Class) themeField.getType(), \"LIGHT\"));\n    }\n\n"},
+		"IdTest.java": {"        assertEquals(1, Ids.next());\n", "import java.util.concurrent.atomic.AtomicLong;\n        AtomicLong before = new AtomicLong(Ids.peek());\n        assertEquals(before.get() + 1, Ids.next());\n"},
 	}
 	for name, w := range want {
 		if changes[name] != w {

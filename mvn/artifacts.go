@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
 // ArtifactGroupID is the groupId of flaky's Maven artifacts.
@@ -47,7 +49,7 @@ func InstallArtifacts(repo, version string, artifacts []Artifact) ([]string, err
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return wrote, fmt.Errorf("install %s: %w", a.ArtifactID, err)
 			}
-			if err := writeAtomic(f.path, f.data, 0o644); err != nil {
+			if err := safewrite.Atomic(f.path, f.data, 0o644); err != nil {
 				return wrote, fmt.Errorf("install %s: %w", f.path, err)
 			}
 			changed = true

@@ -2,12 +2,10 @@ package mvn
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"strconv"
+
+	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
 // BackupSuffix names the copy of pom.xml kept before flaky rewrites it.
@@ -158,11 +156,11 @@ func writePom(path string, old, content []byte, force bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	backup, err := writeBackup(path, old, fi.Mode().Perm()|0o200)
+	backup, err := safewrite.Backup(path+BackupSuffix, old, fi.Mode().Perm()|0o200)
 	if err != nil {
 		return "", fmt.Errorf("back up %s: %w", path, err)
 	}
-	if err := writeAtomic(path, content, fi.Mode().Perm()); err != nil {
+	if err := safewrite.Atomic(path, content, fi.Mode().Perm()); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	return backup, nil
@@ -205,62 +203,4 @@ func writePoms(edits []pomEdit, force bool) (map[string]string, error) {
 		backups[e.path] = backup
 	}
 	return backups, nil
-}
-
-// writeBackup writes data to the first of path+BackupSuffix, then with .1,
-// .2, ... appended, that does not exist yet, and returns its name.
-func writeBackup(path string, data []byte, perm os.FileMode) (string, error) {
-	for n := 0; n < 10000; n++ {
-		name := path + BackupSuffix
-		if n > 0 {
-			name += "." + strconv.Itoa(n)
-		}
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		_, err = f.Write(data)
-		if syncErr := f.Sync(); err == nil {
-			err = syncErr
-		}
-		if closeErr := f.Close(); err == nil {
-			err = closeErr
-		}
-		if err != nil {
-			os.Remove(name)
-			return "", err
-		}
-		return name, nil
-	}
-	return "", fmt.Errorf("too many backups of %s", path)
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory and a rename, so readers see the old or the new file, never a
-// part; concurrent writers of the same data are safe.
-func writeAtomic(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

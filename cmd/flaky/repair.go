@@ -23,6 +23,7 @@ func repairCommand() *cli.Command {
 			&cli.StringFlag{Name: "test", Usage: "repair only this finding's test"},
 			&cli.BoolFlag{Name: "apply", Usage: "apply the validated patches to the module's sources (originals backed up under target/flaky/repair/backup)"},
 			&cli.BoolFlag{Name: "no-llm", Usage: "do not ask a language model (FLAKY_LLM_URL, FLAKY_LLM_MODEL) for the findings the symbolic repairs leave"},
+			&cli.BoolFlag{Name: "allow-reflection", Usage: "restore a polluted static field that no reset-method restores through java.lang.reflect (Field.setAccessible) in the generated reset"},
 			&cli.IntFlag{Name: "llm-iterations", Value: repair.DefaultLLMIterations, Usage: "LLM attempts per finding"},
 		},
 		Action: repairAction,
@@ -46,10 +47,6 @@ func repairAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w (run flaky detect or mvn -Pflaky verify first)", err)
 	}
-	states, err := repair.ReadStates(reportPath)
-	if err != nil {
-		return err
-	}
 	if t := c.String("test"); t != "" && !hasFinding(rep, t) {
 		return usageError("--test %s: no such finding in %s", t, reportPath)
 	}
@@ -57,15 +54,15 @@ func repairAction(c *cli.Context) error {
 	prog.shower.Found = "repaired"
 	defer prog.finish()
 	cfg := repair.Config{
-		Module:   moduleOf(setup, javaPath(c)),
-		Report:   rep,
-		States:   states,
-		OutDir:   filepath.Join(flakyDir, "repair"),
-		WorkDir:  filepath.Join(flakyDir, "repair", "work"),
-		Test:     c.String("test"),
-		Workers:  c.Int("workers"),
-		Logf:     prog.logf("flaky: repair: "),
-		Progress: prog.tracker,
+		Module:          moduleOf(setup, javaPath(c)),
+		Report:          rep,
+		OutDir:          filepath.Join(flakyDir, "repair"),
+		WorkDir:         filepath.Join(flakyDir, "repair", "work"),
+		Test:            c.String("test"),
+		Workers:         c.Int("workers"),
+		AllowReflection: c.Bool("allow-reflection"),
+		Logf:            prog.logf("flaky: repair: "),
+		Progress:        prog.tracker,
 	}
 	if c.Bool("no-llm") {
 		cfg.NoLLMWhy = "LLM loop off (--no-llm)"

@@ -42,7 +42,7 @@ func main() {
 	odFixtures := flag.String("od-fixtures", "junit4,jupiter5,jupiter6,mixed-mockito,manyvictims", "fixtures for the order-dependence benchmark (empty: skip it)")
 	odSeed := flag.Int64("od-seed", 1, "seed of flaky's orders in the order-dependence benchmark")
 	odRuns := flag.Int("od-surefire-runs", 15, "most Surefire runOrder=random runs per fixture in the order-dependence benchmark")
-	repairFixtures := flag.String("repair-fixtures", "repair,junit4,jupiter5,manyvictims,jmock,chaos", "fixtures for the repair benchmark, their expected.json as the report (empty: skip it)")
+	repairFixtures := flag.String("repair-fixtures", "repair,state,junit4,jupiter5,manyvictims,jmock,chaos", "fixtures for the repair benchmark, their expected.json as the report (empty: skip it)")
 	stateFixtures := flag.String("state-fixtures", "state,junit4,jupiter5,jupiter6,mixed-mockito,jmock,reactor-deps", "fixtures for the polluted-state benchmark (empty: skip it)")
 	startFixture := flag.String("start-fixture", "jupiter5", "fixture for the per-JVM start benchmark (empty: skip it)")
 	startRuns := flag.Int("start-runs", 10, "JVMs per JDK and mode in the per-JVM start benchmark")

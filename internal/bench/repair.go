@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/otiai10/copy"
@@ -22,18 +21,20 @@ type repairTally struct {
 	time               time.Duration
 }
 
-// runRepair measures flaky repair (symbolic repairs, no LLM) on fixtures,
-// each fixture's expected.json taken as its report: the share of findings
-// repaired per kind and the time per repair, next to the published figures
-// of iFixFlakies, ODRepair and FlakyDoctor.
+// runRepair measures flaky repair (symbolic repairs with reflection
+// allowed, no LLM) on fixtures, each fixture's expected.json taken as its
+// report: the share of findings repaired per finding kind and the time per
+// repair, next to the published figures of iFixFlakies, ODRepair and
+// FlakyDoctor, and the repairs and time per repair kind.
 func runRepair(fixtures []string) error {
 	if len(fixtures) == 0 || fixtures[0] == "" {
 		return nil
 	}
 	tallies := map[report.Kind]*repairTally{}
+	byRepair := map[string]*repairTally{} // by repair kind: only repaired and time count
 	fmt.Printf("\n%-12s %-10s %-60s %-9s %s\n", "fixture", "kind", "test", "repair", "time")
 	for _, name := range fixtures {
-		if err := benchRepairFixture(name, tallies); err != nil {
+		if err := benchRepairFixture(name, tallies, byRepair); err != nil {
 			return fmt.Errorf("repair %s: %w", name, err)
 		}
 	}
@@ -50,13 +51,21 @@ func runRepair(fixtures []string) error {
 		}
 		fmt.Printf("%-10s %8d %8d %6.0f%% %14s\n", k, t.findings, t.repaired, 100*float64(t.repaired)/float64(t.findings), mean.Round(100*time.Millisecond))
 	}
+	fmt.Printf("\n%-10s %8s %14s\n", "repair", "findings", "time/repair")
+	for _, k := range []string{report.RepairCleaner, report.RepairSetter, report.RepairReset, report.RepairTemplate, report.RepairLLM} {
+		if t := byRepair[k]; t != nil {
+			fmt.Printf("%-10s %8d %14s\n", k, t.repaired, (t.time / time.Duration(t.repaired)).Round(100*time.Millisecond))
+		}
+	}
 	fmt.Println("anchors (FlakyDoctor's comparison on IDoFT): iFixFlakies 40% and ODRepair 45% of OD victims;")
 	fmt.Println("FlakyDoctor with GPT-4 57% of OD and 59% of ID (api) flaky tests, 103 s mean per repair. The fixtures here are small and")
 	fmt.Println("built around the repairs (most victims have cleaners), so the shares measure coverage of the techniques, not of real suites.")
 	return nil
 }
 
-func benchRepairFixture(name string, tallies map[report.Kind]*repairTally) error {
+// benchRepairFixture repairs a fixture's expected findings (in its
+// expected.json's module, for a reactor), reflection allowed.
+func benchRepairFixture(name string, tallies map[report.Kind]*repairTally, byRepair map[string]*repairTally) error {
 	dir, err := os.MkdirTemp("", "flaky-bench-")
 	if err != nil {
 		return err
@@ -65,18 +74,20 @@ func benchRepairFixture(name string, tallies map[report.Kind]*repairTally) error
 	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
 		return fmt.Errorf("copying fixture: %w", err)
 	}
-	ctx := context.Background()
-	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Log: io.Discard})
-	if err != nil {
-		return err
-	}
 	rep, err := report.Read(filepath.Join(dir, "expected.json"))
 	if err != nil {
 		return err
 	}
-	// NOD findings have no repair.
-	rep.Findings = slices.DeleteFunc(rep.Findings, func(f report.Finding) bool { return f.Kind == report.NOD })
-	flakyDir := filepath.Join(dir, "target", "flaky")
+	module := dir
+	if st, err := os.Stat(filepath.Join(dir, rep.Module)); err == nil && st.IsDir() && rep.Module != "" {
+		module = filepath.Join(dir, rep.Module)
+	}
+	ctx := context.Background()
+	setup, err := mvn.Prepare(ctx, module, mvn.PrepareOptions{Log: io.Discard})
+	if err != nil {
+		return err
+	}
+	flakyDir := filepath.Join(module, "target", "flaky")
 	res, err := repair.Run(ctx, repair.Config{
 		Module: repair.Module{
 			Dir: setup.ModuleDir, ClassesDir: setup.ClassesDir, TestClassesDir: setup.TestClassesDir,
@@ -84,11 +95,15 @@ func benchRepairFixture(name string, tallies map[report.Kind]*repairTally) error
 			Includes: setup.Includes, Excludes: setup.Excludes,
 		},
 		Report: rep, OutDir: filepath.Join(flakyDir, "repair"), WorkDir: filepath.Join(flakyDir, "repair", "work"),
+		AllowReflection: true,
 	})
 	if err != nil {
 		return err
 	}
 	for _, f := range rep.Findings {
+		if f.Kind == report.NOD {
+			continue // no repair; kept in the report so validation ignores their outcomes
+		}
 		t := tallies[f.Kind]
 		if t == nil {
 			t = &repairTally{}
@@ -101,6 +116,13 @@ func benchRepairFixture(name string, tallies map[report.Kind]*repairTally) error
 			t.repaired++
 			t.time += time.Duration(r.DurationMs) * time.Millisecond
 			what = r.Kind
+			b := byRepair[r.Kind]
+			if b == nil {
+				b = &repairTally{}
+				byRepair[r.Kind] = b
+			}
+			b.repaired++
+			b.time += time.Duration(r.DurationMs) * time.Millisecond
 		}
 		d := time.Duration(0)
 		if r != nil {

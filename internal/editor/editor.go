@@ -107,6 +107,9 @@ type FieldInfo struct {
 	Names  []string `json:"names"`
 	Text   string   `json:"text"`
 	Static bool     `json:"static"`
+	Final  bool     `json:"final"`
+	Public bool     `json:"public"`
+	Type   string   `json:"type"` // the first variable's type as written: long, Map<String, Integer>, int[]
 }
 
 // MethodInfo is one method declaration.

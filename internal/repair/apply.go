@@ -7,9 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 
-	"github.com/google/renameio/v2"
+	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
 // Applied is one file --apply changed and where its original was saved.
@@ -43,44 +42,18 @@ func Apply(dir, backupDir string, res *Result) ([]Applied, error) {
 	}
 	var out []Applied
 	for _, rel := range rels {
-		backup, err := backupFile(filepath.Join(backupDir, rel), res.Originals[rel])
+		backup := filepath.Join(backupDir, rel)
+		if err := os.MkdirAll(filepath.Dir(backup), 0o755); err != nil {
+			return out, fmt.Errorf("apply: back up %s: %w", rel, err)
+		}
+		backup, err := safewrite.Backup(backup, res.Originals[rel], 0o644)
 		if err != nil {
 			return out, fmt.Errorf("apply: back up %s: %w", rel, err)
 		}
-		if err := renameio.WriteFile(filepath.Join(dir, rel), res.Files[rel], perms[rel]); err != nil {
+		if err := safewrite.Atomic(filepath.Join(dir, rel), res.Files[rel], perms[rel]); err != nil {
 			return out, fmt.Errorf("apply: write %s: %w", rel, err)
 		}
 		out = append(out, Applied{File: rel, Backup: backup})
 	}
 	return out, nil
-}
-
-// backupFile writes data to path, or path.1, path.2, ... when it exists.
-func backupFile(path string, data []byte) (string, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", err
-	}
-	for n := 0; n < 10000; n++ {
-		name := path
-		if n > 0 {
-			name += "." + strconv.Itoa(n)
-		}
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if os.IsExist(err) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		_, err = f.Write(data)
-		if closeErr := f.Close(); err == nil {
-			err = closeErr
-		}
-		if err != nil {
-			os.Remove(name)
-			return "", err
-		}
-		return name, nil
-	}
-	return "", fmt.Errorf("too many backups of %s", path)
 }

@@ -8,9 +8,7 @@ package repair
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"github.com/flakyhq/flaky/internal/editor"
 	"maps"
 	"os"
 	"path/filepath"
@@ -18,6 +16,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/flakyhq/flaky/internal/editor"
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
@@ -28,24 +28,20 @@ import (
 
 // State is one polluted state of an order-dependent finding, as the
 // root-cause analysis (issue 9) records it in the finding's pollutedState.
-type State struct {
-	Kind      string `json:"kind"` // static-field, system-property, jdk-default or file
-	Root      string `json:"root"`
-	Path      string `json:"path"`
-	Passing   string `json:"passing"`
-	Failing   string `json:"failing"`
-	Confirmed bool   `json:"confirmed"`
-}
+type State = report.StateItem
 
 // Config says what to repair and how.
 type Config struct {
 	Module  Module
 	Report  *report.Report
-	States  map[string][]State // test -> its polluted state, from the report
+	States  map[string][]State // test -> its polluted state; nil: each finding's pollutedState
 	OutDir  string             // where diffs and LLM logs go (target/flaky/repair)
 	WorkDir string             // where sandboxes go
 	Test    string             // only this finding's test, when set
 	LLM     *LLMConfig         // nil: no LLM loop
+	// AllowReflection lets a generated reset restore a static field through
+	// java.lang.reflect when no reset-method does (--allow-reflection).
+	AllowReflection bool
 	// NoLLMWhy says why the LLM loop is off, for the findings it would have taken.
 	NoLLMWhy string
 	Workers  int
@@ -69,6 +65,9 @@ type Result struct {
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.States == nil {
+		cfg.States = statesOf(cfg.Report)
 	}
 	jars, err := agent.Extract()
 	if err != nil {
@@ -135,7 +134,10 @@ type run struct {
 	sb   *Sandbox
 	res  *Result
 	nod  []string
-	base *launcher.Result // the module's default order, unpatched
+	base *launcher.Result // the module's default order with the accepted patches
+	// validBase is the default-order run of the candidate validated last,
+	// which becomes base when it is accepted.
+	validBase *launcher.Result
 	// accepted are the validated patches so far, which later findings try first.
 	accepted []accepted
 	cpIndex  map[string][]string // classpath classes by simple name, for stitching
@@ -195,6 +197,9 @@ type candidate struct {
 
 // repair finds a validated patch for one finding.
 func (r *run) repair(ctx context.Context, f report.Finding) (*report.Repair, error) {
+	if f.Kind == report.NOD {
+		return &report.Repair{Reason: "a NOD finding fails without a known order or perturbation, so no run can show a patch fixes it: not repaired"}, nil
+	}
 	// The patches accepted for other findings may already fix this one.
 	if len(r.accepted) > 0 {
 		ev, fb, err := r.validate(ctx, f, nil)
@@ -302,6 +307,9 @@ func (r *run) accept(f report.Finding, c *candidate, evidence, partner []string)
 	maps.Copy(r.src.files, c.files)
 	rep := &report.Repair{Kind: c.kind, Patch: path, Files: slices.Sorted(maps.Keys(c.files)), Validated: true, Evidence: append(c.notes, evidence...)}
 	r.accepted = append(r.accepted, accepted{test: f.Test, rep: rep, partner: partner})
+	if r.validBase != nil {
+		r.base, r.validBase = r.validBase, nil
+	}
 	return rep, nil
 }
 
@@ -327,27 +335,13 @@ func failingOrder(f report.Finding) []string {
 	return []string{f.Test}
 }
 
-// ReadStates reads the pollutedState of each finding in a report file (the
-// root-cause analysis adds it); tests without one are absent.
-func ReadStates(path string) (map[string][]State, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read report: %w", err)
-	}
-	var rep struct {
-		Findings []struct {
-			Test          string  `json:"test"`
-			PollutedState []State `json:"pollutedState"`
-		} `json:"findings"`
-	}
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("parse report %s: %w", path, err)
-	}
+// statesOf are the polluted states the report's findings carry, by test.
+func statesOf(rep *report.Report) map[string][]State {
 	out := map[string][]State{}
 	for _, f := range rep.Findings {
-		if len(f.PollutedState) > 0 {
+		if len(f.PollutedState) > 0 && len(out[f.Test]) == 0 {
 			out[f.Test] = f.PollutedState
 		}
 	}
-	return out, nil
+	return out
 }

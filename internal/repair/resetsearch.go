@@ -505,21 +505,6 @@ func minimalHits(seqs []sequence, hits []int) []int {
 	return out
 }
 
-// validatedAt validates code at one placement as it is: the probe showed
-// that no shorter sequence of its calls restores the passing state.
-func (r *run) validatedAt(ctx context.Context, f report.Finding, p placement, code editor.Code, kind, donor string) (*candidate, []string, string, error) {
-	files, err := r.edit(p, code)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	c := &candidate{kind: kind, files: files, notes: []string{fmt.Sprintf("%s (%d call(s), no shorter sequence of them restored the passing state in the probe) in the %s", donor, len(code.Statements), p.label)}}
-	ev, fb, err := r.validate(ctx, f, c)
-	if err != nil || fb != "" {
-		return nil, nil, fb, err
-	}
-	return c, ev, "", nil
-}
-
 // probe runs the finding's failing order once with the agent's state.probe:
 // the root's passing state before the first test, then each sequence tried
 // before the victim and put back. It returns the indexes of the sequences
@@ -615,26 +600,26 @@ func restoresAt(passing, got agent.StateRoot, path string) bool {
 
 // staticResets are the candidate resets of a polluted static field for code
 // in the class of test into: the probed sequences of the bytecode search
-// (probed: each reached the passing state in the probe JVM, so only the
-// full validation remains), else (when the probe could not run) the source
+// (each reached the passing state in the probe JVM, so only the full
+// validation remains), else (when the probe could not run) the source
 // heuristic's calls of methods of the field's class; why says why there
 // are none.
-func (r *run) staticResets(ctx context.Context, f report.Finding, s State, into string) (alts [][]string, probed bool, why string, err error) {
-	alts, probed, why, err = r.searchResets(ctx, f, s, into)
+func (r *run) staticResets(ctx context.Context, f report.Finding, s State, into string) (alts [][]string, why string, err error) {
+	alts, probed, why, err := r.searchResets(ctx, f, s, into)
 	if err != nil || probed || len(alts) > 0 {
-		return alts, probed, why, err
+		return alts, why, err
 	}
 	calls, err := r.resetCalls(s, into)
 	if err != nil {
-		return nil, false, "", err
+		return nil, "", err
 	}
 	if len(calls) == 0 {
 		if why == "" {
 			why = "static field " + s.Root + ": no reset-method found in its class's bytecode or source"
 		}
-		return nil, false, why, nil
+		return nil, why, nil
 	}
-	return calls, false, "", nil
+	return calls, "", nil
 }
 
 // maxInvariantCalls bounds the calls of the invariant analysis's methods
@@ -682,7 +667,8 @@ func (r *run) invariantResets(ctx context.Context, f report.Finding) (*candidate
 				}
 				continue
 			}
-			cand, ev, _, err := r.minimalAt(ctx, f, p, editor.Code{Statements: []string{stmt}}, report.RepairReset, "the invariant analysis's reset "+stmt)
+			unit := restore{code: editor.Code{Statements: []string{stmt}}, what: "invariant analysis's reset " + stmt}
+			cand, ev, _, err := r.minimalAt(ctx, f, p, []restore{unit}, report.RepairReset, "")
 			if err != nil || cand != nil {
 				return cand, ev, "", err
 			}

@@ -77,7 +77,7 @@ func (r *run) inlined(ctx context.Context, f report.Finding) (*candidate, []stri
 			continue
 		}
 		for _, p := range places {
-			c, ev, why, err := r.minimalAt(ctx, f, p, code, kind, strings.Join(group, " + "))
+			c, ev, why, err := r.minimalAt(ctx, f, p, statementUnits(code), kind, strings.Join(group, " + "))
 			if err != nil {
 				return nil, nil, "", err
 			}
@@ -90,23 +90,24 @@ func (r *run) inlined(ctx context.Context, f report.Finding) (*candidate, []stri
 	return nil, nil, strings.Join(tried, "; "), nil
 }
 
-// minimalAt tries code at one placement: if all of it fixes the failing
-// order, it is delta-debugged to a minimal set of statements (one statement
-// is minimal already) and validated.
-func (r *run) minimalAt(ctx context.Context, f report.Finding, p placement, code editor.Code, kind, donor string) (*candidate, []string, string, error) {
-	build := func(stmts []string) (map[string][]byte, error) {
-		c := code
-		c.Statements = stmts
-		return r.edit(p, c)
+// minimalAt tries units of code at one placement: if all of them fix the
+// failing order, they are delta-debugged to a minimal set (one unit is
+// minimal already) and validated.
+func (r *run) minimalAt(ctx context.Context, f report.Finding, p placement, units []restore, kind, donor string) (*candidate, []string, string, error) {
+	build := func(idx []string) (map[string][]byte, error) {
+		return r.edit(p, merged(units, idx))
 	}
-	oracle := func(stmts []string) (bool, error) {
-		files, err := build(stmts)
+	oracle := func(idx []string) (bool, error) {
+		files, err := build(idx)
 		if err != nil {
 			return false, nil
 		}
 		return r.fixes(ctx, f, files)
 	}
-	minimal := code.Statements
+	minimal := make([]string, len(units))
+	for i := range units {
+		minimal[i] = strconv.Itoa(i)
+	}
 	if len(minimal) > 1 {
 		ok, err := oracle(minimal)
 		if err != nil || !ok {
@@ -120,12 +121,56 @@ func (r *run) minimalAt(ctx context.Context, f report.Finding, p placement, code
 	if err != nil {
 		return nil, nil, "", err
 	}
-	c := &candidate{kind: kind, files: files, notes: []string{fmt.Sprintf("inlined %d of %d statements of %s into the %s", len(minimal), len(code.Statements), donor, p.label)}}
+	note := fmt.Sprintf("inlined %d of %d statements of %s into the %s", len(minimal), len(units), donor, p.label)
+	if kind == report.RepairReset {
+		var whats []string
+		for _, i := range minimal {
+			n, _ := strconv.Atoi(i)
+			whats = append(whats, units[n].what)
+		}
+		note = fmt.Sprintf("generated reset of the %s in the %s", strings.Join(whats, ", "), p.label)
+	}
+	c := &candidate{kind: kind, files: files, notes: []string{note}}
 	ev, fb, err := r.validate(ctx, f, c)
 	if err != nil || fb != "" {
 		return nil, nil, fb, err
 	}
 	return c, ev, "", nil
+}
+
+// statementUnits splits code into one unit per statement, each with the
+// code's members, imports and throws (the editor adds only what is used).
+func statementUnits(code editor.Code) []restore {
+	units := make([]restore, len(code.Statements))
+	for i, st := range code.Statements {
+		c := code
+		c.Statements = []string{st}
+		units[i] = restore{code: c}
+	}
+	return units
+}
+
+// merged is the code of the units at the indexes idx, in order, members and
+// imports once.
+func merged(units []restore, idx []string) editor.Code {
+	var out editor.Code
+	for _, i := range idx {
+		n, _ := strconv.Atoi(i)
+		u := units[n].code
+		out.Statements = append(out.Statements, u.Statements...)
+		for _, m := range u.Members {
+			if !slices.Contains(out.Members, m) {
+				out.Members = append(out.Members, m)
+			}
+		}
+		for _, m := range u.Imports {
+			if !slices.Contains(out.Imports, m) {
+				out.Imports = append(out.Imports, m)
+			}
+		}
+		out.Throws = out.Throws || u.Throws
+	}
+	return out
 }
 
 // donorCode is the code of a cleaner or setter group: per test, its class's
@@ -191,12 +236,14 @@ func anyOf(have, want []string) bool {
 
 // reset is ODRepair's generated reset for a polluted state the root-cause
 // analysis found: the direct restore of a system property, JDK default or
-// file, and for a static field a short sequence of reset-method calls the
+// file; for a static field a short sequence of reset-method calls the
 // bytecode search (resetsearch.go) checked against the passing state in one
-// JVM, else a call the source heuristic finds; without a recorded state,
-// the invariant analysis's cleaner methods. In the polluter's tear-down,
-// else the victim's set-up; each is checked on the failing order (unless
-// the probe did), then minimised and validated.
+// JVM (else a call the source heuristic finds), then the assignment of its
+// passing value when the field is public and not final, else (with
+// --allow-reflection) its reflective restore; without a recorded state, the
+// invariant analysis's cleaner methods. In the polluter's tear-down, else the
+// victim's set-up. With several states, delta debugging keeps the restores
+// the failing order needs; then the patch is validated.
 func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string, string, error) {
 	states := r.cfg.States[f.Test]
 	if f.Kind != report.ODVictim && f.Kind != report.ODBrittle {
@@ -209,72 +256,134 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 		}
 		return nil, nil, strings.TrimSuffix("no polluted state known (the root-cause analysis did not record one); "+why, "; "), nil
 	}
-	direct, why := restores(states)
-	var whys []string
-	if why != "" {
-		whys = append(whys, why)
-	}
+	units, whys := r.directRestores(states)
 	var places []placement
 	for _, g := range f.Polluters {
 		last := g[len(g)-1]
 		places = append(places, placement{last, "after", "tear-down of polluter " + last})
 	}
 	places = append(places, placement{f.Test, "before", "set-up of " + f.Test})
-	// Each static field's candidate calls; without static fields, the direct
-	// restores alone.
-	alternatives := [][]string{nil}
-	probed := false // the alternatives reached the passing state in the probe already
+	// Each static field's alternatives: its reset-method call sequences, then
+	// its assignment or reflective restore.
+	var fields []string // the fields with reset-method calls, for the reason
+	calls := 0
 	for _, s := range states {
 		if s.Kind != "static-field" {
 			continue
 		}
-		calls, ok, why, err := r.staticResets(ctx, f, s, places[0].test)
+		seqs, none, err := r.staticResets(ctx, f, s, places[0].test)
 		if err != nil {
 			return nil, nil, "", err
 		}
-		if len(calls) == 0 {
+		alts, why := r.fieldRestores(s, places[0].test, seqs, none)
+		if why != "" {
 			whys = append(whys, why)
-			continue
 		}
-		alternatives, probed = calls, ok
-		break
+		if len(seqs) > 0 {
+			fields, calls = append(fields, s.Root), calls+len(seqs)
+		}
+		if len(alts) > 0 {
+			units = append(units, alts)
+		}
 	}
+	if len(units) == 0 {
+		return nil, nil, strings.Join(whys, "; "), nil
+	}
+	// Plan i takes each unit's i-th alternative (its last when it has fewer).
+	plans := 0
+	for _, u := range units {
+		plans = max(plans, len(u))
+	}
+	var failed []string
 	for _, p := range places {
-		for _, alt := range alternatives {
-			stmts := append(slices.Clone(direct), alt...)
-			if len(stmts) == 0 {
-				continue
+		firstFailure := ""
+		for i := range plans {
+			plan := make([]restore, len(units))
+			for j, u := range units {
+				plan[j] = u[min(i, len(u)-1)]
 			}
-			if alt != nil && !probed {
-				files, err := r.edit(p, editor.Code{Statements: stmts})
-				if err != nil {
-					return nil, nil, "", err
-				}
-				if ok, err := r.fixes(ctx, f, files); err != nil || !ok {
-					if err != nil {
-						return nil, nil, "", err
-					}
-					continue
-				}
-			}
-			at := r.minimalAt
-			if probed && len(direct) == 0 {
-				at = r.validatedAt
-			}
-			c, ev, fb, err := at(ctx, f, p, editor.Code{Statements: stmts}, report.RepairReset, "the generated reset")
+			c, ev, fb, err := r.minimalAt(ctx, f, p, plan, report.RepairReset, "")
 			if err != nil {
 				return nil, nil, "", err
 			}
 			if c != nil {
 				return c, ev, "", nil
 			}
-			whys = append(whys, "generated reset "+strings.Join(stmts, " ")+" in the "+p.label+": "+fb)
+			if firstFailure == "" {
+				firstFailure = fb
+			}
+		}
+		failed = append(failed, "in the "+p.label+": "+firstFailure)
+	}
+	if calls > 0 {
+		whys = append(whys, fmt.Sprintf("none of %d reset-method call(s) of %s restores the passing state", calls, strings.Join(fields, ", ")))
+	}
+	whys = append(whys, fmt.Sprintf("the generated reset (%d plan(s)) does not validate: %s", plans, strings.Join(failed, "; ")))
+	return nil, nil, strings.Join(whys, "; "), nil
+}
+
+// fieldRestores are a static field's restores: its reset-method calls
+// (from staticResets; none says why there are none), then the assignment of
+// its passing value when the field is public and not final, else, when the
+// user allows reflection, its reflective restore. why says when a
+// reflective restore exists but is not allowed, or why there is none.
+func (r *run) fieldRestores(s State, into string, calls [][]string, none string) (alts []restore, why string) {
+	class, field := splitField(s.Root)
+	for _, c := range calls {
+		alts = append(alts, restore{code: editor.Code{Statements: c}, what: "static field " + s.Root})
+	}
+	fi := r.fieldInfo(class, field)
+	if a, ok := assignment(s, classRef(class, into)+"."+field, fi); ok {
+		return append(alts, a), ""
+	}
+	ref, rwhy := reflectiveRestore(s, class, field, fi)
+	switch {
+	case rwhy != "" && len(calls) == 0:
+		why = none + "; " + strings.TrimPrefix(rwhy, "static field "+s.Root+": ")
+	case rwhy != "":
+		why = rwhy
+	case r.cfg.AllowReflection:
+		alts = append(alts, ref)
+	default:
+		why = "static field " + s.Root + ": " + reflectionHint
+	}
+	return alts, why
+}
+
+// splitField splits a static field's root (pkg.Class.FIELD or
+// pkg.Class#FIELD) into its class and field names.
+func splitField(root string) (class, field string) {
+	if c, f, ok := strings.Cut(root, "#"); ok {
+		return c, f
+	}
+	i := strings.LastIndexByte(root, '.')
+	if i < 0 {
+		return "", root
+	}
+	return root[:i], root[i+1:]
+}
+
+// fieldInfo is the declaration of a field in its class's source; nil
+// without a source.
+func (r *run) fieldInfo(class, field string) *editor.FieldInfo {
+	rel, inFile, err := r.src.classFile(class)
+	if err != nil {
+		return nil
+	}
+	src, err := r.src.read(rel)
+	if err != nil {
+		return nil
+	}
+	info, err := r.ed.Info(src, inFile)
+	if err != nil {
+		return nil
+	}
+	for i := range info.Fields {
+		if slices.Contains(info.Fields[i].Names, field) {
+			return &info.Fields[i]
 		}
 	}
-	if len(alternatives) > 1 || alternatives[0] != nil {
-		whys = append(whys, fmt.Sprintf("none of %d reset-method call(s) restores the passing state", len(alternatives)))
-	}
-	return nil, nil, strings.Join(whys, "; "), nil
+	return nil
 }
 
 // maxResetCalls bounds the reset-method calls tried per static field.
@@ -286,14 +395,9 @@ const maxResetCalls = 12
 // class is named simply when it shares the package of the class the call
 // goes into.
 func (r *run) resetCalls(s State, into string) ([][]string, error) {
-	root := s.Root
-	class, field, ok := strings.Cut(root, "#")
-	if !ok {
-		i := strings.LastIndexByte(root, '.')
-		if i < 0 {
-			return nil, nil
-		}
-		class, field = root[:i], root[i+1:]
+	class, field := splitField(s.Root)
+	if class == "" {
+		return nil, nil
 	}
 	rel, inFile, err := r.src.classFile(class)
 	if err != nil {
@@ -314,12 +418,7 @@ func (r *run) resetCalls(s State, into string) ([][]string, error) {
 	if err := r.ed.Call(map[string]any{"op": "reset-methods", "source": src, "class": inFile, "field": field}, &out); err != nil {
 		return nil, err
 	}
-	name := strings.ReplaceAll(class, "$", ".")
-	intoClass, _ := splitTest(into)
-	if pkgOf(class) == pkgOf(intoClass) {
-		name = name[len(pkgOf(class)):]
-		name = strings.TrimPrefix(name, ".")
-	}
+	name := classRef(class, into)
 	var calls [][]string
 	for _, m := range out.Methods {
 		if !m.Static || m.Private || len(m.Params) > 2 {
@@ -340,6 +439,17 @@ func (r *run) resetCalls(s State, into string) ([][]string, error) {
 		}
 	}
 	return calls[:min(len(calls), maxResetCalls)], nil
+}
+
+// classRef is how code in the class of test into names class: simply when
+// they share a package, else fully qualified.
+func classRef(class, into string) string {
+	name := strings.ReplaceAll(class, "$", ".")
+	intoClass, _ := splitTest(into)
+	if pkgOf(class) == pkgOf(intoClass) {
+		name = strings.TrimPrefix(name[len(pkgOf(class)):], ".")
+	}
+	return name
 }
 
 // pkgOf is a class name's package.
@@ -378,47 +488,6 @@ func argValues(typ, passing string) []string {
 		return []string{javaString(passing), "null"}
 	}
 	return []string{"null"}
-}
-
-// restores turns polluted states into Java statements that restore their
-// passing values, and says which states have no direct restore.
-func restores(states []State) (stmts []string, why string) {
-	var whys []string
-	for _, s := range states {
-		name := s.Root
-		if name == "" {
-			name = s.Path
-		}
-		switch s.Kind {
-		case "system-property":
-			if absent(s.Passing) {
-				stmts = append(stmts, "System.clearProperty("+javaString(name)+");")
-			} else {
-				stmts = append(stmts, "System.setProperty("+javaString(name)+", "+javaString(s.Passing)+");")
-			}
-		case "jdk-default":
-			switch {
-			case strings.Contains(name, "Locale"):
-				tag := strings.ReplaceAll(s.Passing, "_", "-")
-				stmts = append(stmts, "java.util.Locale.setDefault(java.util.Locale.forLanguageTag("+javaString(tag)+"));")
-			case strings.Contains(name, "TimeZone"):
-				stmts = append(stmts, "java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("+javaString(s.Passing)+"));")
-			default:
-				whys = append(whys, "JDK default "+name+": no direct restore known")
-			}
-		case "file":
-			if absent(s.Passing) {
-				stmts = append(stmts, "new java.io.File("+javaString(name)+").delete();")
-			} else {
-				whys = append(whys, "file "+name+" existed before: its content cannot be restored")
-			}
-		case "static-field":
-			// reset's reset-method search.
-		default:
-			whys = append(whys, "polluted state of kind "+s.Kind+": unknown")
-		}
-	}
-	return stmts, strings.Join(whys, "; ")
 }
 
 // absent tells whether a recorded value means "not set" / "did not exist".

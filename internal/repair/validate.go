@@ -44,11 +44,14 @@ func (r *run) fixes(ctx context.Context, f report.Finding, files map[string][]by
 // way for every kind (issue 10 item 7): in the sandbox the test passes in its
 // failing order, alone, and for NIO twice in one JVM; every polluter and
 // setter still passes; the module's default order keeps the outcome of every
-// other test; an api finding's test passes under its strategy. It returns
+// other test (as of the patches accepted so far: accepting a candidate makes
+// its default-order run the new reference); an api finding's test passes
+// under its strategy. It returns
 // the evidence, and feedback (empty when valid) saying concisely what failed.
 func (r *run) validate(ctx context.Context, f report.Finding, c *candidate) (evidence []string, feedback string, err error) {
 	var files map[string][]byte
-	if c != nil {
+	patched := c != nil
+	if patched {
 		files = c.files
 	}
 	if fb, err := r.apply(ctx, files); err != nil || fb != "" {
@@ -101,6 +104,9 @@ func (r *run) validate(ctx context.Context, f report.Finding, c *candidate) (evi
 				return nil, "the module's default order changed: " + strings.Join(changed, "; "), nil
 			}
 			evidence = append(evidence, fmt.Sprintf("default order (%d tests): every other test's outcome unchanged", len(res.Order)))
+			if patched {
+				r.validBase = res
+			}
 			continue
 		}
 		for _, t := range uniq(c.order) {

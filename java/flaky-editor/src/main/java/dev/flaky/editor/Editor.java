@@ -129,6 +129,9 @@ final class Editor {
                 o.add("names", names);
                 o.addProperty("text", u.text(f));
                 o.addProperty("static", f.isStatic());
+                o.addProperty("final", f.isFinal());
+                o.addProperty("public", f.isPublic());
+                o.addProperty("type", f.getVariable(0).getType().asString());
                 fields.add(o);
             } else if (m instanceof MethodDeclaration) {
                 methods.add(methodInfo(u, (MethodDeclaration) m));
@@ -198,6 +201,12 @@ final class Editor {
                 break;
             }
         }
+        // The members first: a field goes before a new lifecycle method inserted at the same place.
+        Set<String> names = new LinkedHashSet<>();
+        for (Statement s : stmts) {
+            collectNames(s, names);
+        }
+        JsonArray members = addMembers(u, type, strings(req, "members"), names);
         if (target == null) {
             String name = newLifecycleMethod(u, type, annotation, before ? "resetSharedState" : "restoreSharedState",
                     fw, req.has("throws") && req.get("throws").getAsBoolean(), texts);
@@ -207,7 +216,8 @@ final class Editor {
         } else {
             insertStatements(u, target.getBody().get(), texts, false);
         }
-        addSupport(u, type, stmts, req, added);
+        added.addAll(members);
+        addImports(u, strings(req, "imports"), names).forEach(added::add);
         return added;
     }
 

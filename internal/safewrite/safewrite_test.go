@@ -1,0 +1,42 @@
+package safewrite
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestBackupNeverOverwrites(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "pom.xml.bak")
+	for i, want := range []string{name, name + ".1", name + ".2"} {
+		got, err := Backup(name, []byte{byte('a' + i)}, 0o600)
+		if err != nil || got != want {
+			t.Fatalf("backup %d: %q, %v; want %q", i, got, err, want)
+		}
+	}
+	for i, p := range []string{name, name + ".1", name + ".2"} {
+		if data, _ := os.ReadFile(p); string(data) != string(rune('a'+i)) {
+			t.Errorf("%s holds %q", p, data)
+		}
+	}
+}
+
+func TestAtomicKeepsPermAndReplaces(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "A.java")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Atomic(path, []byte("new"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("stat: %v %v, want mode 0640", fi, err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "new" {
+		t.Errorf("content %q", data)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
