@@ -247,8 +247,10 @@ type Invariants struct {
 // as a program point's sample holds them (the field by its name, the
 // method's value as "return"), Count how often that change happened.
 type WatchChange struct {
-	Watch  string                     `json:"watch"`
-	Method string                     `json:"method"`
+	Watch  string `json:"watch"`
+	Method string `json:"method"`
+	// Static says whether Method is a static method.
+	Static bool                       `json:"static"`
 	Test   string                     `json:"test"`
 	Before map[string]json.RawMessage `json:"before"`
 	After  map[string]json.RawMessage `json:"after"`

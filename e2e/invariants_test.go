@@ -37,28 +37,40 @@ func TestProblemInvariants(t *testing.T) {
 	}
 	t.Cleanup(func() { l.Close() })
 	const pkg = "fixture.invariants."
-	suite := []string{pkg + "ModeTest#defaultMode", pkg + "NoteTakerTest#takesNote", pkg + "NotesCleanupTest#clears",
-		pkg + "NotesTest#noNotes", pkg + "PurgeTest#purges", pkg + "ResetTest#resets", pkg + "SignupTest#signsUp",
-		pkg + "StrictTest#setsStrict", pkg + "UsersTest#startsEmpty"}
+	suite := []string{pkg + "ClearHitsTest#clears", pkg + "HitsTest#noHits", pkg + "HitterTest#hits", pkg + "InitTest#inits",
+		pkg + "ModeTest#defaultMode", pkg + "NoteTakerTest#takesNote", pkg + "NotesCleanupTest#clears",
+		pkg + "NotesTest#noNotes", pkg + "PurgeTest#purges", pkg + "ReadyTest#isReady", pkg + "ResetTest#resets",
+		pkg + "SignupTest#signsUp", pkg + "StrictTest#setsStrict", pkg + "UsersTest#startsEmpty"}
 	tests := []struct {
-		victim, polluter string
-		point, variable  string
+		kind report.Kind
+		// before is the victim's polluter or the brittle's state-setter.
+		test, before    string
+		point, variable string
 		passing, failing []string
-		// The first reset candidate: a cleaner method, or a return-value modifier that restores.
+		// The first reset candidate: a cleaner method (for a brittle the
+		// method that sets its state), or a return-value modifier that restores.
 		reset, resetTest string
 	}{
-		{pkg + "ModeTest#defaultMode", pkg + "StrictTest#setsStrict", pkg + "Registry.mode():::", pkg + "Registry.mode",
+		{report.ODVictim, pkg + "ModeTest#defaultMode", pkg + "StrictTest#setsStrict", pkg + "Registry.mode():::", pkg + "Registry.mode",
 			[]string{pkg + `Registry.mode == "default"`}, []string{pkg + `Registry.mode == "strict"`},
 			pkg + "Registry.reset()", pkg + "ResetTest#resets"},
-		{pkg + "UsersTest#startsEmpty", pkg + "SignupTest#signsUp", pkg + "Store.count():::EXIT", "return",
+		{report.ODVictim, pkg + "UsersTest#startsEmpty", pkg + "SignupTest#signsUp", pkg + "Store.count():::EXIT", "return",
 			[]string{"return == 0"}, []string{"return == 1"}, pkg + "Store.deleteAll()", pkg + "PurgeTest#purges"},
-		{pkg + "NotesTest#noNotes", pkg + "NoteTakerTest#takesNote", pkg + "Notes.lines():::EXIT", "return",
+		{report.ODVictim, pkg + "NotesTest#noNotes", pkg + "NoteTakerTest#takesNote", pkg + "Notes.lines():::EXIT", "return",
 			[]string{"return == 0"}, []string{"return == 1"}, pkg + "Notes.clear()", pkg + "NotesCleanupTest#clears"},
+		// The victim reads the field directly: it is a variable of the test method's own points.
+		{report.ODVictim, pkg + "HitsTest#noHits", pkg + "HitterTest#hits", pkg + "HitsTest.noHits():::ENTER", pkg + "Flags.hits",
+			[]string{pkg + "Flags.hits == 0"}, []string{pkg + "Flags.hits == 1"}, pkg + "Flags.reset()", pkg + "ClearHitsTest#clears"},
+		// A brittle: passing after its state-setter, failing alone; the
+		// method that sets the state it needs takes the field from the
+		// failing side to the passing one.
+		{report.ODBrittle, pkg + "ReadyTest#isReady", pkg + "InitTest#inits", pkg + "ReadyTest.isReady():::ENTER", pkg + "Flags.ready",
+			[]string{pkg + "Flags.ready == true"}, []string{pkg + "Flags.ready == false"}, pkg + "Flags.init()", pkg + "InitTest#inits"},
 	}
 	// The whole polluted order traced once, written as Daikon's files and read back.
 	t.Run("daikon", func(t *testing.T) {
 		t.Parallel()
-		order := []string{tests[1].polluter, tests[1].victim, tests[0].polluter, tests[0].victim}
+		order := []string{tests[1].before, tests[1].test, tests[0].before, tests[0].test}
 		r, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: invariants.AgentOptions})
 		if err != nil {
 			t.Fatal(err)
@@ -91,10 +103,16 @@ func TestProblemInvariants(t *testing.T) {
 		}
 	})
 	for _, tt := range tests {
-		t.Run(tt.victim, func(t *testing.T) {
+		t.Run(tt.test, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			all, errs, err := invariants.Analyze(ctx, l, []invariants.Target{{Test: tt.victim, Passing: []string{tt.victim}, Failing: []string{tt.polluter, tt.victim}}})
+			target := invariants.Target{Test: tt.test, Passing: []string{tt.test}, Failing: []string{tt.before, tt.test}}
+			f := report.Finding{Test: tt.test, Kind: tt.kind, Polluters: [][]string{{tt.before}}}
+			if tt.kind == report.ODBrittle {
+				target.Passing, target.Failing = target.Failing, target.Passing
+				f = report.Finding{Test: tt.test, Kind: tt.kind, Setters: [][]string{{tt.before}}}
+			}
+			all, errs, err := invariants.Analyze(ctx, l, []invariants.Target{target})
 			if err != nil || errs[0] != nil {
 				t.Fatal(err, errs)
 			}
@@ -110,11 +128,12 @@ func TestProblemInvariants(t *testing.T) {
 			}
 
 			start = time.Now()
-			findings := []report.Finding{{Test: tt.victim, Kind: report.ODVictim, Polluters: [][]string{{tt.polluter}}, ProblemInvariants: got}}
+			f.ProblemInvariants = got
+			findings := []report.Finding{f}
 			if err := invariants.FindResets(ctx, l, findings, suite, t.Logf); err != nil {
 				t.Fatal(err)
 			}
-			f := findings[0]
+			f = findings[0]
 			t.Logf("reset candidates in %v: cleaners %+v, modifiers %+v", time.Since(start), f.CleanerMethods, f.ReturnValueModifiers)
 			resets := f.CleanerMethods
 			if tt.variable == "return" {
@@ -124,7 +143,11 @@ func TestProblemInvariants(t *testing.T) {
 				resets = f.ReturnValueModifiers
 			}
 			if len(resets) == 0 || resets[0].Method != tt.reset || resets[0].Test != tt.resetTest || !resets[0].Restores {
-				t.Errorf("reset candidates %+v, want first %s called by %s", resets, tt.reset, tt.resetTest)
+				t.Fatalf("reset candidates %+v, want first %s called by %s", resets, tt.reset, tt.resetTest)
+			}
+			// What a caller needs to call it: every reset method here is a static method without parameters.
+			if r := resets[0]; r.Class+"."+r.Name+"()" != tt.reset || len(r.ParameterTypes) != 0 || r.ParameterTypes == nil || !r.Static {
+				t.Errorf("reset candidate %+v: want class and name of %s, no parameters, static", r, tt.reset)
 			}
 		})
 	}

@@ -43,8 +43,13 @@ func printProblemInvariants(w io.Writer, f report.Finding) {
 			fmt.Fprintf(w, "    v> %s\n", inv)
 		}
 	}
+	// A brittle's "cleaner" methods set the state it needs.
+	role := "cleaner method"
+	if f.Kind == report.ODBrittle {
+		role = "state-setting method"
+	}
 	for _, m := range f.CleanerMethods {
-		fmt.Fprintf(w, "  cleaner method of %s: %s (called by %s)\n", m.Variable, m.Method, m.Test)
+		fmt.Fprintf(w, "  %s of %s: %s (called by %s)\n", role, m.Variable, m.Method, m.Test)
 	}
 	for _, m := range f.ReturnValueModifiers {
 		how := "changes"

@@ -7,6 +7,7 @@ import net.bytebuddy.asm.Advice;
 import net.bytebuddy.jar.asm.Type;
 
 import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -35,6 +36,7 @@ public final class Tracer implements Channel.Boundary {
     private final int maxSamples;
     private final Values values;
     private final Watches watches;
+    private final StaticReads reads;
     private final ThreadLocal<Boolean> busy = new ThreadLocal<>();
     /** Method descriptions by declaring class and {@code name+descriptor}. */
     private final Map<Class<?>, Map<String, Site>> sites = new HashMap<>();
@@ -49,6 +51,7 @@ public final class Tracer implements Channel.Boundary {
         this.maxSamples = maxSamples;
         this.values = values;
         this.watches = new Watches(watches, values);
+        this.reads = new StaticReads(values.selection);
     }
 
     /** Installs the tracer when the options hold {@code invariants}. */
@@ -119,7 +122,7 @@ public final class Tracer implements Channel.Boundary {
                 Object read = null;
                 if (watches.any()) {
                     if (exit) {
-                        watches.compare(watched, type, method, site.name, running);
+                        watches.compare(watched, type, method, site.name, self == null, running);
                     } else {
                         read = watches.read(type, method);
                     }
@@ -159,6 +162,9 @@ public final class Tracer implements Channel.Boundary {
             values.flatten(p, sample, "arg" + i, site.argKinds[i], args[i], values.depth);
         }
         values.statics(p, sample, type);
+        for (Field f : site.reads) {
+            values.staticField(p, sample, f);
+        }
         if (exit && site.returnKind != null) {
             values.flatten(p, sample, "return", site.returnKind, result, values.depth);
         }
@@ -173,7 +179,7 @@ public final class Tracer implements Channel.Boundary {
         }
         Site s = byMethod.get(method);
         if (s == null) {
-            s = new Site(type, method);
+            s = new Site(type, method, reads.of(type, method));
             byMethod.put(method, s);
         }
         return s;
@@ -232,8 +238,11 @@ public final class Tracer implements Channel.Boundary {
         final String[] argKinds;
         /** Null for a void method. */
         final String returnKind;
+        /** The static fields of other traced classes the method reads directly. */
+        final List<Field> reads;
 
-        Site(Class<?> type, String method) {
+        Site(Class<?> type, String method, List<Field> reads) {
+            this.reads = reads;
             int paren = method.indexOf('(');
             String desc = method.substring(paren);
             Type[] args = Type.getArgumentTypes(desc);

@@ -26,7 +26,7 @@ final class Values {
     private static final int ELEMENTS = 8;
 
     final int depth;
-    private final ClassSelection selection;
+    final ClassSelection selection;
     private final Map<Class<?>, List<Field>> staticFields = new HashMap<>();
     private final Map<Class<?>, List<Field>> instanceFields = new HashMap<>();
 
@@ -126,6 +126,15 @@ final class Values {
             } catch (IllegalAccessException | RuntimeException e) {
                 // Left out.
             }
+        }
+    }
+
+    /** Adds a static field of another class (one a method reads directly) as {@code pkg.Class.field}. */
+    void staticField(Point p, Map<String, Object> sample, Field f) {
+        try {
+            flatten(p, sample, f.getDeclaringClass().getName() + "." + f.getName(), kind(f.getType()), f.get(null), depth);
+        } catch (IllegalAccessException | RuntimeException e) {
+            // Left out.
         }
     }
 

@@ -105,8 +105,11 @@ final class Watches {
         return r;
     }
 
-    /** Records the watches whose value differs between {@code before} and the exit of {@code point}. */
-    void compare(Object before, Class<?> type, String method, String point, String test) {
+    /**
+     * Records the watches whose value differs between {@code before} and the exit of {@code point} (a static
+     * method when {@code isStatic}).
+     */
+    void compare(Object before, Class<?> type, String method, String point, boolean isStatic, String test) {
         if (!(before instanceof Object[])) {
             return;
         }
@@ -125,6 +128,7 @@ final class Watches {
                 c = new LinkedHashMap<>();
                 c.put("watch", names.get(i));
                 c.put("method", point);
+                c.put("static", isStatic);
                 c.put("test", test);
                 c.put("before", b[i]);
                 c.put("after", after[i]);

@@ -1,0 +1,11 @@
+package testfixture.invariants;
+
+/** Static fields another class reads directly (StaticReadsTest). */
+public final class Flags {
+    public static boolean ready;
+    public static int hits;
+    public static final int LIMIT = 3;
+
+    private Flags() {
+    }
+}
