@@ -44,8 +44,8 @@ func TestProblemInvariants(t *testing.T) {
 	tests := []struct {
 		kind report.Kind
 		// before is the victim's polluter or the brittle's state-setter.
-		test, before    string
-		point, variable string
+		test, before     string
+		point, variable  string
 		passing, failing []string
 		// The first reset candidate: a cleaner method (for a brittle the
 		// method that sets its state), or a return-value modifier that restores.
