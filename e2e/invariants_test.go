@@ -13,15 +13,19 @@ import (
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/mvn"
 )
 
 // TestProblemInvariants traces the victims of testdata/invariants alone and
-// after their polluters in real JVMs and checks that the top-ranked problem
-// invariant names the polluted variable (issue 13): a static field, the
-// return value of a count() over an H2 table, the return value of a method
-// that reads a file.
+// after their polluters (its brittle after its state-setter and alone) in
+// real JVMs and checks that the top-ranked problem invariant names the
+// polluted variable (issue 13): a static field, the return value of a
+// count() over an H2 table, the return value of a method that reads a file,
+// a static field the victim reads directly; and that the first reset
+// candidate is the method that restores it (for the brittle: sets it).
+// All findings go in one batch, as detect runs them.
 func TestProblemInvariants(t *testing.T) {
 	needsTools(t)
 	dir := copyFixture(t, "invariants")
@@ -31,7 +35,9 @@ func TestProblemInvariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := newLauncher(setup, javaBin(), launcher.Options{RunTimeout: 2 * time.Minute})
+	fast := *setup // the short JVMs of the analysis, as detect starts them
+	fast.ArgLine = od.FastStart(launcher.Env{JVMArgs: setup.ArgLine}).JVMArgs
+	l, err := newLauncher(&fast, javaBin(), launcher.Options{RunTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,55 +108,62 @@ func TestProblemInvariants(t *testing.T) {
 			t.Errorf("no Store.count() exit among %d points", len(got))
 		}
 	})
-	for _, tt := range tests {
-		t.Run(tt.test, func(t *testing.T) {
-			t.Parallel()
-			start := time.Now()
-			target := invariants.Target{Test: tt.test, Passing: []string{tt.test}, Failing: []string{tt.before, tt.test}}
-			f := report.Finding{Test: tt.test, Kind: tt.kind, Polluters: [][]string{{tt.before}}}
+	t.Run("findings", func(t *testing.T) {
+		t.Parallel()
+		targets := make([]invariants.Target, len(tests))
+		findings := make([]report.Finding, len(tests))
+		for i, tt := range tests {
+			targets[i] = invariants.Target{Test: tt.test, Passing: []string{tt.test}, Failing: []string{tt.before, tt.test}}
+			findings[i] = report.Finding{Test: tt.test, Kind: tt.kind, Polluters: [][]string{{tt.before}}}
 			if tt.kind == report.ODBrittle {
-				target.Passing, target.Failing = target.Failing, target.Passing
-				f = report.Finding{Test: tt.test, Kind: tt.kind, Setters: [][]string{{tt.before}}}
+				targets[i].Passing, targets[i].Failing = targets[i].Failing, targets[i].Passing
+				findings[i] = report.Finding{Test: tt.test, Kind: tt.kind, Setters: [][]string{{tt.before}}}
 			}
-			all, errs, err := invariants.Analyze(ctx, l, []invariants.Target{target})
-			if err != nil || errs[0] != nil {
-				t.Fatal(err, errs)
-			}
-			got := all[0]
-			t.Logf("%d problem invariants in %v: %+v", len(got), time.Since(start), got)
-			if len(got) == 0 || len(got) > invariants.Top {
-				t.Fatalf("got %d problem invariants, want 1 to %d", len(got), invariants.Top)
+		}
+		start := time.Now()
+		all, errs, err := invariants.Analyze(ctx, l, targets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("problem invariants of %d findings in %v", len(targets), time.Since(start))
+		for i, tt := range tests {
+			got := all[i]
+			if errs[i] != nil || len(got) == 0 || len(got) > invariants.Top {
+				t.Fatalf("%s: got %d problem invariants (%v), want 1 to %d", tt.test, len(got), errs[i], invariants.Top)
 			}
 			top := got[0]
 			// The static field is the same at the entry and the exit of Registry.mode().
 			if !strings.HasPrefix(top.Point, tt.point) || top.Variable != tt.variable || !slices.Equal(top.Passing, tt.passing) || !slices.Equal(top.Failing, tt.failing) {
-				t.Errorf("top problem invariant %+v, want %s %s v> %q pv> %q", top, tt.point, tt.variable, tt.passing, tt.failing)
+				t.Errorf("%s: top problem invariant %+v, want %s %s v> %q pv> %q", tt.test, top, tt.point, tt.variable, tt.passing, tt.failing)
 			}
+			findings[i].ProblemInvariants = got
+		}
 
-			start = time.Now()
-			f.ProblemInvariants = got
-			findings := []report.Finding{f}
-			if err := invariants.FindResets(ctx, l, findings, suite, t.Logf); err != nil {
-				t.Fatal(err)
-			}
-			f = findings[0]
-			t.Logf("reset candidates in %v: cleaners %+v, modifiers %+v", time.Since(start), f.CleanerMethods, f.ReturnValueModifiers)
+		start = time.Now()
+		if err := invariants.FindResets(ctx, l, findings, suite, t.Logf); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("reset candidates in %v", time.Since(start))
+		for i, tt := range tests {
+			f := findings[i]
+			t.Logf("%s: cleaners %+v, modifiers %+v", tt.test, f.CleanerMethods, f.ReturnValueModifiers)
 			resets := f.CleanerMethods
 			if tt.variable == "return" {
 				if len(f.CleanerMethods) != 0 {
-					t.Errorf("cleaner methods %+v for a return value", f.CleanerMethods)
+					t.Errorf("%s: cleaner methods %+v for a return value", tt.test, f.CleanerMethods)
 				}
 				resets = f.ReturnValueModifiers
 			}
 			if len(resets) == 0 || resets[0].Method != tt.reset || resets[0].Test != tt.resetTest || !resets[0].Restores {
-				t.Fatalf("reset candidates %+v, want first %s called by %s", resets, tt.reset, tt.resetTest)
+				t.Errorf("%s: reset candidates %+v, want first %s called by %s", tt.test, resets, tt.reset, tt.resetTest)
+				continue
 			}
 			// What a caller needs to call it: every reset method here is a static method without parameters.
 			if r := resets[0]; r.Class+"."+r.Name+"()" != tt.reset || len(r.ParameterTypes) != 0 || r.ParameterTypes == nil || !r.Static {
-				t.Errorf("reset candidate %+v: want class and name of %s, no parameters, static", r, tt.reset)
+				t.Errorf("%s: reset candidate %+v: want class and name of %s, no parameters, static", tt.test, r, tt.reset)
 			}
-		})
-	}
+		}
+	})
 }
 
 // roundTrip re-encodes the samples' values so that equal values compare equal.
