@@ -76,7 +76,7 @@ func TestProblemInvariants(t *testing.T) {
 	// The whole polluted order traced once, written as Daikon's files and read back.
 	t.Run("daikon", func(t *testing.T) {
 		t.Parallel()
-		order := []string{tests[1].before, tests[1].test, tests[0].before, tests[0].test}
+		order := []string{tests[1].before, tests[1].test, tests[0].before, tests[0].test, tests[3].before, tests[3].test}
 		r, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: invariants.AgentOptions})
 		if err != nil {
 			t.Fatal(err)
@@ -106,6 +106,12 @@ func TestProblemInvariants(t *testing.T) {
 		}
 		if !slices.ContainsFunc(got, func(p agent.TracePoint) bool { return p.Point == pkg+"Store.count():::EXIT" }) {
 			t.Errorf("no Store.count() exit among %d points", len(got))
+		}
+		// The field the test reads directly is a variable of its point.
+		if !slices.ContainsFunc(got, func(p agent.TracePoint) bool {
+			return p.Point == pkg+"HitsTest.noHits():::ENTER" && slices.Contains(p.Vars, agent.TraceVar{Name: pkg + "Flags.hits", Kind: "int"})
+		}) {
+			t.Errorf("no %sFlags.hits at HitsTest.noHits():::ENTER among %d points", pkg, len(got))
 		}
 	})
 	t.Run("findings", func(t *testing.T) {
