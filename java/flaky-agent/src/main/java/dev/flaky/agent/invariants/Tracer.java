@@ -37,11 +37,14 @@ public final class Tracer implements Channel.Boundary {
     private final Values values;
     private final Watches watches;
     private final StaticReads reads;
-    private final ThreadLocal<Boolean> busy = new ThreadLocal<>();
+    /** Set while this records (guarded by this): a traced method the recording itself calls is not recorded. */
+    private boolean inside;
     /** Method descriptions by declaring class and {@code name+descriptor}. */
     private final Map<Class<?>, Map<String, Site>> sites = new HashMap<>();
     /** The running test's program points by name, in first-seen order. Guarded by this. */
     private Map<String, Point> points = new LinkedHashMap<>();
+    /** Changes whenever {@link #points} is replaced, so that sites drop the points they cached. Guarded by this. */
+    private int generation;
     private int dropped;
 
     private String running = "";
@@ -67,7 +70,10 @@ public final class Tracer implements Channel.Boundary {
                 ClassSelection.list(options.get("invariants.watch")));
         active = t;
         Channel.onBoundary(t);
+        // Advice only adds code to existing methods: decorating (no rebase, no class format changes) is cheaper.
         new AgentBuilder.Default()
+                .disableClassFormatChanges()
+                .with(AgentBuilder.TypeStrategy.Default.DECORATE)
                 .ignore(nameStartsWith("dev.flaky.").or(nameStartsWith("net.bytebuddy.")))
                 .type((type, loader, module, redefined, domain) -> loader != null
                         && selection.selects(type.getName(), domain) && !type.isInterface() && !type.isAnnotation())
@@ -112,12 +118,13 @@ public final class Tracer implements Channel.Boundary {
 
     private Object record(Class<?> type, String method, Object self, Object[] args, Object result, boolean exit,
             Object watched) {
-        if (Boolean.TRUE.equals(busy.get())) {
-            return null;
-        }
-        busy.set(Boolean.TRUE);
-        try {
-            synchronized (this) {
+        synchronized (this) {
+            // The monitor is reentrant: only this thread can be inside already.
+            if (inside) {
+                return null;
+            }
+            inside = true;
+            try {
                 Site site = site(type, method);
                 Object read = null;
                 if (watches.any()) {
@@ -129,26 +136,39 @@ public final class Tracer implements Channel.Boundary {
                 }
                 sample(site, type, self, args, result, exit);
                 return read;
+            } catch (Throwable e) {
+                // Tracing must never break the method it observes.
+                return null;
+            } finally {
+                inside = false;
             }
-        } catch (Throwable e) {
-            // Tracing must never break the method it observes.
-            return null;
-        } finally {
-            busy.remove();
         }
     }
 
     /** Adds one execution of the point to its sample, within the bounds. Guarded by this. */
     private void sample(Site site, Class<?> type, Object self, Object[] args, Object result, boolean exit) {
-        String name = site.name + (exit ? ":::EXIT" : ":::ENTER");
-        Point p = points.get(name);
+        if (site.generation != generation) {
+            site.generation = generation;
+            site.enter = null;
+            site.exit = null;
+        }
+        Point p = exit ? site.exit : site.enter;
         if (p == null) {
-            if (points.size() >= maxPoints) {
-                dropped++;
-                return;
+            String name = exit ? site.exitName : site.enterName;
+            p = points.get(name);
+            if (p == null) {
+                if (points.size() >= maxPoints) {
+                    dropped++;
+                    return;
+                }
+                p = new Point(name);
+                points.put(name, p);
             }
-            p = new Point(name);
-            points.put(name, p);
+            if (exit) {
+                site.exit = p;
+            } else {
+                site.enter = p;
+            }
         }
         p.calls++;
         if (p.samples.size() >= maxSamples) {
@@ -189,6 +209,7 @@ public final class Tracer implements Channel.Boundary {
     public void testStarting(String test, int index) {
         synchronized (this) {
             points = new LinkedHashMap<>();
+            generation++;
             dropped = 0;
             running = test;
             watches.drain();
@@ -208,6 +229,7 @@ public final class Tracer implements Channel.Boundary {
             changes = watches.any() ? watches.drain() : null;
             running = "";
             points = new LinkedHashMap<>();
+            generation++;
             dropped = 0;
         }
         // Several events of at most POINTS_PER_EVENT points each, so that every one fits in a frame.
@@ -235,6 +257,12 @@ public final class Tracer implements Channel.Boundary {
     /** A traced method: its Daikon program-point name (without the ENTER/EXIT suffix) and its value kinds. */
     private static final class Site {
         final String name;
+        final String enterName;
+        final String exitName;
+        /** The running test's points of this site, valid while {@link #generation} is the tracer's. */
+        Point enter;
+        Point exit;
+        int generation = -1;
         final String[] argKinds;
         /** Null for a void method. */
         final String returnKind;
@@ -253,6 +281,8 @@ public final class Tracer implements Channel.Boundary {
                 b.append(i > 0 ? ", " : "").append(args[i].getClassName());
             }
             name = b.append(')').toString();
+            enterName = name + ":::ENTER";
+            exitName = name + ":::EXIT";
             Type r = Type.getReturnType(desc);
             returnKind = r.getSort() == Type.VOID ? null : Values.kind(r);
         }
