@@ -6,6 +6,11 @@ public final class Flags {
     public static int hits;
     public static final int LIMIT = 3;
 
+    /** Its constants are not state. */
+    public enum Mode {
+        ON
+    }
+
     private Flags() {
     }
 }

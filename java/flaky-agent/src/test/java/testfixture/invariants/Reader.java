@@ -5,7 +5,8 @@ public final class Reader {
     private static int own = 1;
 
     public static boolean reads() {
-        return Flags.ready && Flags.hits == 0 && own == 1 && Flags.LIMIT > 0 && Integer.MAX_VALUE > 0;
+        return Flags.ready && Flags.hits == 0 && own == 1 && Flags.LIMIT > 0 && Integer.MAX_VALUE > 0
+                && Flags.Mode.ON != null;
     }
 
     public static int none() {

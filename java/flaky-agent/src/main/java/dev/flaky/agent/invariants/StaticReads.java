@@ -22,7 +22,9 @@ import java.util.Set;
 /**
  * The static fields of other traced classes that a method reads directly ({@code GETSTATIC} in its own code, as a
  * test reading {@code Config.enabled} without calling a method of {@code Config} does): they become variables of
- * the method's program points, named {@code pkg.Class.field} like the declaring class's own statics.
+ * the method's program points, named {@code pkg.Class.field} like the declaring class's own statics. Enum constants
+ * and compile-time constants are left out. Reading such a field at the method's entry initialises its class if the
+ * method has not yet done so (as its own {@code GETSTATIC} would a little later).
  */
 final class StaticReads {
     private final ClassSelection selection;
@@ -68,7 +70,7 @@ final class StaticReads {
                     continue;
                 }
                 int m = f.getModifiers();
-                if (!Modifier.isStatic(m) || f.isSynthetic() || !selection.selects(c.getName(), c.getProtectionDomain())
+                if (!Modifier.isStatic(m) || f.isSynthetic() || f.isEnumConstant() || !selection.selects(c.getName(), c.getProtectionDomain())
                         || Modifier.isFinal(m) && (f.getType().isPrimitive() || f.getType() == String.class)) {
                     return null;
                 }

@@ -29,7 +29,7 @@ public class StaticReadsTest {
 
     @Test
     public void fieldsOfOtherProjectClassesReadDirectly() {
-        // Not its own static, not the inlined constant, not a JDK class's field.
+        // Not its own static, not the inlined constant, not an enum constant, not a JDK class's field.
         assertEquals(java.util.Arrays.asList("testfixture.invariants.Flags.ready", "testfixture.invariants.Flags.hits"),
                 names(reads.of(Reader.class, "reads()Z")));
         assertTrue(reads.of(Reader.class, "none()I").isEmpty());
