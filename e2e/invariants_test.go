@@ -164,6 +164,12 @@ func TestProblemInvariants(t *testing.T) {
 				t.Errorf("%s: reset candidates %+v, want first %s called by %s", tt.test, resets, tt.reset, tt.resetTest)
 				continue
 			}
+			if tt.kind == report.ODVictim && tt.variable == pkg+"Registry.mode" &&
+				!slices.ContainsFunc(f.ReturnValueModifiers, func(m report.MethodCandidate) bool {
+					return m.Name == "setMode" && slices.Equal(m.ParameterTypes, []string{"java.lang.String"}) && slices.Equal(m.Arguments, []string{`"strict"`})
+				}) {
+				t.Errorf("%s: no modifier Registry.setMode(java.lang.String) called with \"strict\" among %+v", tt.test, f.ReturnValueModifiers)
+			}
 			// What a caller needs to call it: every reset method here is a static method without parameters.
 			if r := resets[0]; r.Class+"."+r.Name+"()" != tt.reset || len(r.ParameterTypes) != 0 || r.ParameterTypes == nil || !r.Static {
 				t.Errorf("%s: reset candidate %+v: want class and name of %s, no parameters, static", tt.test, r, tt.reset)

@@ -153,19 +153,19 @@ func FindResets(ctx context.Context, r Runner, findings []report.Finding, suite 
 	return nil
 }
 
-// sameAs returns whether a candidate has c's method, test, variable and
-// outcome.
+// sameAs returns whether a candidate has c's method, test, variable,
+// outcome and arguments.
 func sameAs(c report.MethodCandidate) func(report.MethodCandidate) bool {
 	return func(o report.MethodCandidate) bool {
-		return c.Method == o.Method && c.Test == o.Test && c.Variable == o.Variable && c.Restores == o.Restores
+		return c.Method == o.Method && c.Test == o.Test && c.Variable == o.Variable && c.Restores == o.Restores && slices.Equal(c.Arguments, o.Arguments)
 	}
 }
 
 // candidate turns a watched change into a reset candidate, with the
 // method's class, name and parameter types from its program point
-// (pkg.C.m(int, java.lang.String)).
+// (pkg.C.m(int, java.lang.String)) and the call's arguments.
 func candidate(c agent.WatchChange, variable string, restores bool) report.MethodCandidate {
-	m := report.MethodCandidate{Method: c.Method, Test: c.Test, Variable: variable, Restores: restores, Static: c.Static, ParameterTypes: []string{}}
+	m := report.MethodCandidate{Method: c.Method, Test: c.Test, Variable: variable, Restores: restores, Static: c.Static, ParameterTypes: []string{}, Arguments: c.Arguments}
 	open := strings.Index(c.Method, "(")
 	if open < 0 || !strings.HasSuffix(c.Method, ")") {
 		return m

@@ -160,8 +160,8 @@ func TestCandidate(t *testing.T) {
 		{"p.Outer$Inner.set(int, java.lang.String[])", "p.Outer$Inner", "set", []string{"int", "java.lang.String[]"}, false},
 	}
 	for _, tt := range tests {
-		c := candidate(agent.WatchChange{Method: tt.method, Static: tt.static, Test: "p.T#t"}, "p.Store.count()", true)
-		if c.Class != tt.class || c.Name != tt.name || !slices.Equal(c.ParameterTypes, tt.params) || c.ParameterTypes == nil || c.Static != tt.static {
+		c := candidate(agent.WatchChange{Method: tt.method, Static: tt.static, Test: "p.T#t", Arguments: tt.params}, "p.Store.count()", true)
+		if !slices.Equal(c.Arguments, tt.params) || c.Class != tt.class || c.Name != tt.name || !slices.Equal(c.ParameterTypes, tt.params) || c.ParameterTypes == nil || c.Static != tt.static {
 			t.Errorf("candidate(%s) = %+v, want class %s, name %s, parameters %q, static %v", tt.method, c, tt.class, tt.name, tt.params, tt.static)
 		}
 	}

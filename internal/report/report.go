@@ -130,18 +130,22 @@ type Finding struct {
 }
 
 // MethodCandidate is a method that resets (or changes) a polluted
-// variable, and the test during which it did. Class, Name, ParameterTypes
-// and Static say how to call it: Class.forName(Class) (a binary name,
-// pkg.Outer$Inner for a nested class), then its declared method Name whose
-// parameters are ParameterTypes (Java type names: int, java.lang.String,
-// pkg.Outer$Inner, java.lang.String[]; empty for none), static or an
-// instance method (which needs a receiver).
+// variable, and the test during which it did. Class, Name, ParameterTypes,
+// Static and Arguments say how to call it: Class.forName(Class) (a binary
+// name, pkg.Outer$Inner for a nested class), then its declared method Name
+// whose parameters are ParameterTypes (Java type names: int,
+// java.lang.String, pkg.Outer$Inner, java.lang.String[]; empty for none),
+// static or an instance method (which needs a receiver), with Arguments,
+// the arguments of the call that made the change as Java expressions
+// (literals, null, enum constants as pkg.Enum.NAME; "" for an object no
+// expression writes).
 type MethodCandidate struct {
 	Method         string   `json:"method"` // pkg.Class.method(types), the program point without :::EXIT
 	Class          string   `json:"class,omitempty"`
 	Name           string   `json:"name,omitempty"`
 	ParameterTypes []string `json:"parameterTypes"`
 	Static         bool     `json:"static"`
+	Arguments      []string `json:"arguments,omitempty"`
 	Test           string   `json:"test"`
 	Variable       string   `json:"variable"` // the problem invariant's variable (pkg.Class.field, or pkg.Class.method() for a return value)
 	Restores       bool     `json:"restores"` // the change went from the failing-side to the passing-side invariants

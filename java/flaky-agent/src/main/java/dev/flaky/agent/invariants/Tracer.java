@@ -129,7 +129,7 @@ public final class Tracer implements Channel.Boundary {
                 Object read = null;
                 if (watches.any()) {
                     if (exit) {
-                        watches.compare(watched, type, method, site.name, self == null, running);
+                        watches.compare(watched, type, method, site.name, self == null, args, running);
                     } else {
                         read = watches.read(type, method);
                     }
