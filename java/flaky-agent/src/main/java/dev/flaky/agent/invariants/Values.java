@@ -16,7 +16,8 @@ import java.util.Map;
  * Turns a value into the variables Daikon would derive from it: the value itself for primitives and strings, an
  * identity hash for other references (null-ness is what matters), and for non-null references the dynamic type
  * ({@code x.getClass().getName()}), the size of arrays ({@code size(x[])}) and collections or maps
- * ({@code x.size()}), the elements of small arrays and collections ({@code x[]}), and, down to the depth bound, the
+ * ({@code x.size()}), the elements of small arrays and collections and the entries of small maps ({@code x[]}, an
+ * entry as {@code key=value}), and, down to the depth bound, the
  * fields of the project's objects ({@code x.f}).
  */
 final class Values {
@@ -106,7 +107,16 @@ final class Values {
                 put(p, sample, name + "[]", "string[]", items);
             }
         } else if (value instanceof Map) {
-            put(p, sample, name + ".size()", "int", (long) ((Map<?, ?>) value).size());
+            Map<?, ?> map = (Map<?, ?>) value;
+            int n = map.size();
+            put(p, sample, name + ".size()", "int", (long) n);
+            if (n <= ELEMENTS) {
+                List<String> items = new ArrayList<>();
+                for (Map.Entry<?, ?> e : map.entrySet()) {
+                    items.add(render(e.getKey()) + "=" + render(e.getValue()));
+                }
+                put(p, sample, name + "[]", "string[]", items);
+            }
         } else if (levels > 0 && selection.selects(c.getName(), c.getProtectionDomain())) {
             for (Field f : fields(instanceFields, c, false)) {
                 try {
