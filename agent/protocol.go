@@ -247,12 +247,17 @@ type Invariants struct {
 // as a program point's sample holds them (the field by its name, the
 // method's value as "return"), Count how often that change happened.
 type WatchChange struct {
-	Watch  string                     `json:"watch"`
-	Method string                     `json:"method"`
-	Test   string                     `json:"test"`
-	Before map[string]json.RawMessage `json:"before"`
-	After  map[string]json.RawMessage `json:"after"`
-	Count  int                        `json:"count"`
+	Watch  string `json:"watch"`
+	Method string `json:"method"`
+	// Static says whether Method is a static method.
+	Static bool `json:"static"`
+	// Arguments are the call's arguments as Java expressions (literals,
+	// null, enum constants; "" for an object none writes).
+	Arguments []string                   `json:"arguments"`
+	Test      string                     `json:"test"`
+	Before    map[string]json.RawMessage `json:"before"`
+	After     map[string]json.RawMessage `json:"after"`
+	Count     int                        `json:"count"`
 }
 
 // TracePoint is one program point ("pkg.C.m(int):::ENTER" or ":::EXIT"):

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
@@ -43,14 +45,32 @@ func printProblemInvariants(w io.Writer, f report.Finding) {
 			fmt.Fprintf(w, "    v> %s\n", inv)
 		}
 	}
+	// A brittle's "cleaner" methods set the state it needs.
+	role := "cleaner method"
+	if f.Kind == report.ODBrittle {
+		role = "state-setting method"
+	}
 	for _, m := range f.CleanerMethods {
-		fmt.Fprintf(w, "  cleaner method of %s: %s (called by %s)\n", m.Variable, m.Method, m.Test)
+		fmt.Fprintf(w, "  %s of %s: %s%s (called by %s)\n", role, m.Variable, m.Method, withArguments(m), m.Test)
 	}
 	for _, m := range f.ReturnValueModifiers {
 		how := "changes"
 		if m.Restores {
 			how = "restores"
 		}
-		fmt.Fprintf(w, "  return-value modifier of %s: %s %s it (called by %s)\n", m.Variable, m.Method, how, m.Test)
+		fmt.Fprintf(w, "  return-value modifier of %s: %s%s %s it (called by %s)\n", m.Variable, m.Method, withArguments(m), how, m.Test)
 	}
+}
+
+// withArguments says which arguments a reset candidate's call had, when it
+// had some.
+func withArguments(m report.MethodCandidate) string {
+	if len(m.Arguments) == 0 {
+		return ""
+	}
+	args := make([]string, len(m.Arguments))
+	for i, a := range m.Arguments {
+		args[i] = cmp.Or(a, "?")
+	}
+	return " with (" + strings.Join(args, ", ") + ")"
 }

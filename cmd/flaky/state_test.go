@@ -59,9 +59,18 @@ func TestExplainReadsTheReport(t *testing.T) {
 func TestPrintExplanationWithoutConfirmedState(t *testing.T) {
 	var b bytes.Buffer
 	printExplanation(&b, "", true, report.Finding{Test: "p.T#t", Kind: report.ODBrittle, Setters: [][]string{{"p.S#s"}},
-		PollutedState: []report.StateItem{{Kind: "static-field", Root: "p.Codecs.CODECS", Path: "['json']", Passing: "<skipped: generated>", Failing: "<absent>"}}})
-	if !strings.Contains(b.String(), "unconfirmed") || !strings.Contains(b.String(), "state-setters: [p.S#s]") {
-		t.Errorf("printed\n%s", b.String())
+		PollutedState: []report.StateItem{{Kind: "static-field", Root: "p.Codecs.CODECS", Path: "['json']", Passing: "<skipped: generated>", Failing: "<absent>"}},
+		// A brittle's problem invariants: passing after its setter, failing alone.
+		ProblemInvariants: []report.ProblemInvariant{{Point: "p.T.t():::ENTER", Variable: "p.Flags.ready", Passing: []string{"p.Flags.ready == true"}, Failing: []string{"p.Flags.ready == false"}}},
+		CleanerMethods: []report.MethodCandidate{{Method: "p.Flags.init()", Class: "p.Flags", Name: "init", Static: true, Test: "p.S#s", Variable: "p.Flags.ready", Restores: true},
+			{Method: "p.Flags.set(boolean, java.lang.Object)", Class: "p.Flags", Name: "set", ParameterTypes: []string{"boolean", "java.lang.Object"}, Static: true, Arguments: []string{"true", ""}, Test: "p.S#s", Variable: "p.Flags.ready", Restores: true}}})
+	for _, want := range []string{"unconfirmed", "state-setters: [p.S#s]",
+		"    p.T.t():::ENTER\n    pv> p.Flags.ready == false\n    v> p.Flags.ready == true\n",
+		"  state-setting method of p.Flags.ready: p.Flags.init() (called by p.S#s)\n",
+		"  state-setting method of p.Flags.ready: p.Flags.set(boolean, java.lang.Object) with (true, ?) (called by p.S#s)\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("printed\n%s\nwant %q in it", b.String(), want)
+		}
 	}
 }
 

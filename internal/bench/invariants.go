@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/otiai10/copy"
@@ -25,10 +26,23 @@ import (
 // problem invariants for 6 of 13 victims.
 const takuanFigures = "Takuan: 12.6 s mean per victim (ODRepair 105.7 s); correct problem invariants for 6 of 13"
 
-// runInvariants measures, per OD victim of each fixture's expected.json, the
-// time to infer its problem invariants and to find its reset methods, checks
-// the top-ranked variable and first reset method against the expected ones,
-// and compares the whole suite's run time traced and untraced.
+// invMD is the problem-invariant benchmark's Markdown table, for its own
+// part of README.md.
+var invMD strings.Builder
+
+// invFigures sums the benchmark over its fixtures.
+type invFigures struct {
+	findings, right int
+	inv, resets     time.Duration
+	plain, traced   time.Duration // the last fixture's whole suite, medians
+	rows            []string
+}
+
+// runInvariants measures, per OD victim and brittle of each fixture's
+// expected.json, the time to infer its problem invariants and to find its
+// reset methods, checks the top-ranked variable and first reset method
+// against the expected ones, and compares the whole suite's run time traced
+// and untraced.
 func runInvariants(fixtures []string) error {
 	if len(fixtures) == 0 || fixtures[0] == "" {
 		return nil
@@ -37,23 +51,34 @@ func runInvariants(fixtures []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\n%-12s %-48s %9s %9s  %s\n", "fixture", "victim", "invariants", "resets", "top variable / first reset (ok?)")
-	var total time.Duration
-	victims, right := 0, 0
+	fmt.Printf("\n%-12s %-48s %9s %9s  %s\n", "fixture", "finding", "invariants", "resets", "top variable / first reset (ok?)")
+	var fig invFigures
+	var suites []string
 	for _, name := range fixtures {
-		if err := benchInvariantsFixture(name, jars, &total, &victims, &right); err != nil {
+		if err := benchInvariantsFixture(name, jars, &fig); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		suites = append(suites, fmt.Sprintf("%s: %s against %s untraced (%.1f×)", name, secs(fig.traced), secs(fig.plain), ratio(fig.traced, fig.plain)))
 	}
-	if victims > 0 {
-		fmt.Printf("flaky: right top problem invariant and reset method for %d of %d victims, %.1f s mean per victim\n",
-			right, victims, total.Seconds()/float64(victims))
-		fmt.Println(takuanFigures)
+	if fig.findings == 0 {
+		return nil
 	}
+	n := float64(fig.findings)
+	fmt.Printf("flaky: right top problem invariant and reset method for %d of %d findings, %.1f s mean per finding\n",
+		fig.right, fig.findings, (fig.inv+fig.resets).Seconds()/n)
+	fmt.Println(takuanFigures)
+	invMD.WriteString("| finding | kind | top problem invariant | first reset method | invariants | resets | right |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range fig.rows {
+		invMD.WriteString(r)
+	}
+	invMD.WriteString("\n| findings | right top variable and first reset method | mean per finding | tracing the whole suite |\n|---|---|---|---|\n")
+	fmt.Fprintf(&invMD, "| %d (flaky) | %d | %.1f s (%.1f s invariants + %.1f s resets) | %s |\n", fig.findings, fig.right,
+		(fig.inv+fig.resets).Seconds()/n, fig.inv.Seconds()/n, fig.resets.Seconds()/n, strings.Join(suites, "; "))
+	invMD.WriteString("| 13 (Takuan, ICSE 2025 demo) | 6 (correct problem invariants) | 12.6 s (ODRepair: 105.7 s) | |\n")
 	return nil
 }
 
-func benchInvariantsFixture(name string, jars agent.Jars, total *time.Duration, victims, right *int) error {
+func benchInvariantsFixture(name string, jars agent.Jars, fig *invFigures) error {
 	dir, err := os.MkdirTemp("", "flaky-bench-")
 	if err != nil {
 		return err
@@ -92,11 +117,21 @@ func benchInvariantsFixture(name string, jars agent.Jars, total *time.Duration, 
 		suite = append(suite, ti.ID)
 	}
 	for _, want := range e.Findings {
-		if want.Kind != report.ODVictim || len(want.Polluters) == 0 || len(want.ProblemInvariants) == 0 {
+		if len(want.ProblemInvariants) == 0 {
+			continue
+		}
+		target := invariants.Target{Test: want.Test}
+		f := []report.Finding{{Test: want.Test, Kind: want.Kind, Polluters: want.Polluters, Setters: want.Setters}}
+		switch {
+		case want.Kind == report.ODVictim && len(want.Polluters) > 0:
+			target.Passing, target.Failing = []string{want.Test}, append(slices.Clone(want.Polluters[0]), want.Test)
+		case want.Kind == report.ODBrittle && len(want.Setters) > 0:
+			target.Passing, target.Failing = append(slices.Clone(want.Setters[0]), want.Test), []string{want.Test}
+		default:
 			continue
 		}
 		start := time.Now()
-		got, errs, err := invariants.Analyze(ctx, l, []invariants.Target{{Test: want.Test, Passing: []string{want.Test}, Failing: append(slices.Clone(want.Polluters[0]), want.Test)}})
+		got, errs, err := invariants.Analyze(ctx, l, []invariants.Target{target})
 		if err != nil {
 			return err
 		}
@@ -104,7 +139,7 @@ func benchInvariantsFixture(name string, jars agent.Jars, total *time.Duration, 
 			return fmt.Errorf("%s: %w", want.Test, errs[0])
 		}
 		inv := time.Since(start)
-		f := []report.Finding{{Test: want.Test, Kind: report.ODVictim, Polluters: want.Polluters, ProblemInvariants: got[0]}}
+		f[0].ProblemInvariants = got[0]
 		start = time.Now()
 		if err := invariants.FindResets(ctx, l, f, suite, func(string, ...any) {}); err != nil {
 			return err
@@ -120,12 +155,19 @@ func benchInvariantsFixture(name string, jars agent.Jars, total *time.Duration, 
 			reset = gotReset[0].Method
 		}
 		ok := top == want.ProblemInvariants[0].Variable && len(wantReset) > 0 && reset == wantReset[0].Method
-		*victims++
+		fig.findings++
 		if ok {
-			*right++
+			fig.right++
 		}
-		*total += inv + resets
+		fig.inv += inv
+		fig.resets += resets
 		fmt.Printf("%-12s %-48s %9s %9s  %s / %s (%v)\n", name, want.Test, inv.Round(10*time.Millisecond), resets.Round(10*time.Millisecond), top, reset, ok)
+		point := "-"
+		if len(got[0]) > 0 {
+			point = strings.TrimPrefix(got[0][0].Point, "fixture.invariants.")
+		}
+		fig.rows = append(fig.rows, fmt.Sprintf("| `%s` | %s | `%s` at `%s` | `%s` | %s | %s | %v |\n", strings.TrimPrefix(want.Test, "fixture.invariants."), want.Kind,
+			strings.TrimPrefix(top, "fixture.invariants."), point, strings.TrimPrefix(reset, "fixture.invariants."), secs(inv), secs(resets), ok))
 	}
 	// Tracing overhead: the whole suite, untraced and traced, three runs each (medians).
 	var plain, traced []time.Duration
@@ -142,7 +184,8 @@ func benchInvariantsFixture(name string, jars agent.Jars, total *time.Duration, 
 			}
 		}
 	}
-	fmt.Printf("%-12s whole suite: %s untraced, %s traced (%.1fx)\n", name, median(plain).Round(10*time.Millisecond),
-		median(traced).Round(10*time.Millisecond), ratio(median(traced), median(plain)))
+	fig.plain, fig.traced = median(plain), median(traced)
+	fmt.Printf("%-12s whole suite: %s untraced, %s traced (%.1fx)\n", name, fig.plain.Round(10*time.Millisecond),
+		fig.traced.Round(10*time.Millisecond), ratio(fig.traced, fig.plain))
 	return nil
 }

@@ -47,7 +47,7 @@ func main() {
 	startFixture := flag.String("start-fixture", "jupiter5", "fixture for the per-JVM start benchmark (empty: skip it)")
 	startRuns := flag.Int("start-runs", 10, "JVMs per JDK and mode in the per-JVM start benchmark")
 	readme := flag.Bool("readme", false, "rewrite the generated tables of README.md's Performance section")
-	invariantFixtures := flag.String("invariant-fixtures", "invariants", "fixtures for the problem-invariant benchmark, their expected.json's victims (empty: skip it)")
+	invariantFixtures := flag.String("invariant-fixtures", "invariants", "fixtures for the problem-invariant benchmark, their expected.json's victims and brittles (empty: skip it)")
 	flag.Parse()
 	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns, *startFixture, *startRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -69,11 +69,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("\nmarkdown:\n\n%s", md.String())
+	fmt.Printf("\nmarkdown:\n\n%s\n%s", md.String(), invMD.String())
 	if *readme {
-		if err := writeReadme("README.md", md.String()); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
+		// Each part only when its benchmarks ran.
+		for _, part := range []struct {
+			begin, end string
+			text       *strings.Builder
+		}{{readmeBegin, readmeEnd, &md}, {readmeInvariantsBegin, readmeInvariantsEnd, &invMD}} {
+			if part.text.Len() == 0 {
+				continue
+			}
+			if err := writeReadme("README.md", part.begin, part.end, part.text.String()); err != nil {
+				fmt.Fprintln(os.Stderr, "bench:", err)
+				os.Exit(1)
+			}
 		}
 	}
 }
@@ -81,14 +90,18 @@ func main() {
 // md collects the benchmarks' tables in Markdown, for README.md.
 var md strings.Builder
 
-// Markers around the generated part of README.md's Performance section.
+// Markers around the generated parts of README.md's Performance section:
+// the launcher and order-dependence tables, and the problem-invariant ones.
 const (
-	readmeBegin = "<!-- make bench -readme: begin -->"
-	readmeEnd   = "<!-- make bench -readme: end -->"
+	readmeBegin           = "<!-- make bench -readme: begin -->"
+	readmeEnd             = "<!-- make bench -readme: end -->"
+	readmeInvariantsBegin = "<!-- make bench -readme: invariants begin -->"
+	readmeInvariantsEnd   = "<!-- make bench -readme: invariants end -->"
 )
 
-// writeReadme replaces the text between the markers of path with tables.
-func writeReadme(path, tables string) error {
+// writeReadme replaces the text between the markers begin and end of path
+// with tables.
+func writeReadme(path, readmeBegin, readmeEnd, tables string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err

@@ -263,8 +263,12 @@ func finding(p Page, m Module, f report.Finding, multi bool) findingView {
 		fv.StateConfirmed = fv.StateConfirmed || it.Confirmed
 	}
 	fv.Invariants = f.ProblemInvariants
+	role := "cleaner method" // a brittle's set the state it needs
+	if f.Kind == report.ODBrittle {
+		role = "state-setting method"
+	}
 	for _, m := range f.CleanerMethods {
-		fv.Resets = append(fv.Resets, fmt.Sprintf("cleaner method of %s: %s (called by %s)", m.Variable, m.Method, m.Test))
+		fv.Resets = append(fv.Resets, fmt.Sprintf("%s of %s: %s (called by %s)", role, m.Variable, m.Method, m.Test))
 	}
 	for _, m := range f.ReturnValueModifiers {
 		fv.Resets = append(fv.Resets, fmt.Sprintf("return-value modifier of %s: %s (called by %s)", m.Variable, m.Method, m.Test))

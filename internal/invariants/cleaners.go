@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
@@ -23,9 +25,10 @@ type watch struct {
 	problem  report.ProblemInvariant
 }
 
-// watchOf returns the watch for a problem invariant: its static field, or
-// its point's method when the variable is the return value of a static
-// query without arguments; ok is false for other variables.
+// watchOf returns the watch for a problem invariant: its static field (of
+// the point's class, or of another class the point's method reads
+// directly), or its point's method when the variable is the return value of
+// a static query without arguments; ok is false for other variables.
 func watchOf(p report.ProblemInvariant) (watch, bool) {
 	base, _, _ := strings.Cut(p.Point, ":::")
 	open := strings.Index(base, "(")
@@ -38,31 +41,65 @@ func watchOf(p report.ProblemInvariant) (watch, bool) {
 	if strings.HasPrefix(root, "size(") {
 		root = strings.TrimSuffix(strings.TrimPrefix(root, "size("), "[])")
 	}
-	if root == "return" || strings.HasPrefix(root, "return.") {
+	first, _, _ := strings.Cut(root, ".")
+	switch {
+	case first == "return":
 		if base[open:] != "()" {
 			return watch{}, false
 		}
 		return watch{name: class + "#" + method, class: class, method: true, variable: class + "." + method + "()", problem: p}, true
+	case first == "this" || strings.HasPrefix(first, "arg"):
+		return watch{}, false
 	}
 	field, ok := strings.CutPrefix(root, class+".")
 	if !ok {
-		return watch{}, false
+		// Another class's static field: pkg.Class.field, the class being
+		// the first name that starts with an upper-case letter.
+		parts := strings.Split(root, ".")
+		at := slices.IndexFunc(parts, func(s string) bool { return s != "" && unicode.IsUpper([]rune(s)[0]) })
+		if at < 0 || at+1 >= len(parts) {
+			return watch{}, false
+		}
+		class, field = strings.Join(parts[:at+1], "."), strings.Join(parts[at+1:], ".")
 	}
 	field, _, _ = strings.Cut(field, ".")
 	field = strings.TrimSuffix(field, "[]")
 	return watch{name: class + "." + field, class: class, variable: class + "." + field, problem: p}, true
 }
 
-// FindResets runs, for every OD victim with problem invariants on a static
-// field or a query's return value, its first polluter group and then the
-// rest of suite with those values watched, and sets the finding's
-// CleanerMethods and ReturnValueModifiers.
+// resetOrder is the order that looks for a finding's reset methods: for a
+// victim its first polluter group, for a brittle its first state-setter
+// group (the brittle's failing state is the JVM's initial one), then the
+// rest of suite without the test; ok is false for other findings.
+func resetOrder(f report.Finding, suite []string) ([]string, bool) {
+	var order []string
+	switch {
+	case f.Kind == report.ODVictim && len(f.Polluters) > 0:
+		order = slices.Clone(f.Polluters[0])
+	case f.Kind == report.ODBrittle && len(f.Setters) > 0:
+		order = slices.Clone(f.Setters[0])
+	default:
+		return nil, false
+	}
+	for _, t := range suite {
+		if !slices.Contains(order, t) && t != f.Test {
+			order = append(order, t)
+		}
+	}
+	return order, true
+}
+
+// FindResets runs, for every OD victim and brittle with problem invariants
+// on a static field or a query's return value, its resetOrder with those
+// values watched, and sets the finding's CleanerMethods (for a brittle: the
+// methods that set the state it needs) and ReturnValueModifiers.
 func FindResets(ctx context.Context, r Runner, findings []report.Finding, suite []string, logf func(string, ...any)) error {
 	var jobs []launcher.Job
 	var at []int
 	var watches [][]watch
 	for i, f := range findings {
-		if f.Kind != report.ODVictim || len(f.Polluters) == 0 {
+		order, ok := resetOrder(f, suite)
+		if !ok {
 			continue
 		}
 		var ws []watch
@@ -78,12 +115,6 @@ func FindResets(ctx context.Context, r Runner, findings []report.Finding, suite 
 		for j, w := range ws {
 			names[j] = escapeOption(w.name)
 		}
-		order := slices.Clone(f.Polluters[0])
-		for _, t := range suite {
-			if !slices.Contains(order, t) && t != f.Test {
-				order = append(order, t)
-			}
-		}
 		opts := launcher.RunOptions{AgentOptions: append(slices.Clone(AgentOptions), "invariants.watch="+strings.Join(names, "+"))}
 		jobs = append(jobs, launcher.Job{Order: order, RunOptions: opts})
 		at = append(at, i)
@@ -92,7 +123,7 @@ func FindResets(ctx context.Context, r Runner, findings []report.Finding, suite 
 	if len(jobs) == 0 {
 		return nil
 	}
-	logf("looking for cleaner methods and return-value modifiers of %d OD victim(s)", len(jobs))
+	logf("looking for cleaner methods and return-value modifiers of %d OD finding(s)", len(jobs))
 	res, err := r.RunJobs(ctx, jobs)
 	if err != nil {
 		return fmt.Errorf("invariants: %w", err)
@@ -106,11 +137,11 @@ func FindResets(ctx context.Context, r Runner, findings []report.Finding, suite 
 						continue
 					}
 					restores := holdsAll(w.problem.Failing, c.Before) && holdsAll(w.problem.Passing, c.After)
-					cand := report.MethodCandidate{Method: c.Method, Test: c.Test, Variable: w.variable, Restores: restores}
+					cand := candidate(c, w.variable, restores)
 					switch {
-					case w.method && !slices.Contains(f.ReturnValueModifiers, cand):
+					case w.method && !slices.ContainsFunc(f.ReturnValueModifiers, sameAs(cand)):
 						f.ReturnValueModifiers = append(f.ReturnValueModifiers, cand)
-					case !w.method && restores && !slices.Contains(f.CleanerMethods, cand):
+					case !w.method && restores && !slices.ContainsFunc(f.CleanerMethods, sameAs(cand)):
 						f.CleanerMethods = append(f.CleanerMethods, cand)
 					}
 				}
@@ -120,6 +151,32 @@ func FindResets(ctx context.Context, r Runner, findings []report.Finding, suite 
 		sortCandidates(f.ReturnValueModifiers)
 	}
 	return nil
+}
+
+// sameAs returns whether a candidate has c's method, test, variable,
+// outcome and arguments.
+func sameAs(c report.MethodCandidate) func(report.MethodCandidate) bool {
+	return func(o report.MethodCandidate) bool {
+		return c.Method == o.Method && c.Test == o.Test && c.Variable == o.Variable && c.Restores == o.Restores && slices.Equal(c.Arguments, o.Arguments)
+	}
+}
+
+// candidate turns a watched change into a reset candidate, with the
+// method's class, name and parameter types from its program point
+// (pkg.C.m(int, java.lang.String)) and the call's arguments.
+func candidate(c agent.WatchChange, variable string, restores bool) report.MethodCandidate {
+	m := report.MethodCandidate{Method: c.Method, Test: c.Test, Variable: variable, Restores: restores, Static: c.Static, ParameterTypes: []string{}, Arguments: c.Arguments}
+	open := strings.Index(c.Method, "(")
+	if open < 0 || !strings.HasSuffix(c.Method, ")") {
+		return m
+	}
+	if dot := strings.LastIndex(c.Method[:open], "."); dot > 0 {
+		m.Class, m.Name = c.Method[:dot], c.Method[dot+1:open]
+	}
+	if params := c.Method[open+1 : len(c.Method)-1]; params != "" {
+		m.ParameterTypes = strings.Split(params, ", ")
+	}
+	return m
 }
 
 // sortCandidates puts restoring methods first, then the methods of the

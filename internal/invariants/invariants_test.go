@@ -135,11 +135,53 @@ func TestWatchOf(t *testing.T) {
 		{"p.Registry.mode():::ENTER", "p.Registry.items.size()", "p.Registry.items", true},
 		{"p.Registry.mode():::ENTER", "size(p.Registry.names[])", "p.Registry.names", true},
 		{"p.Registry.get(int):::ENTER", "arg0", "", false},
+		{"p.Registry.get(int):::ENTER", "this.items", "", false},
+		{"p.Registry.mode():::EXIT", "return.getClass().getName()", "p.Registry#mode", true},
+		// A static field of another class that a test reads directly.
+		{"p.ModeTest.check():::ENTER", "p.Flags.ready", "p.Flags.ready", true},
+		{"p.ModeTest.check():::ENTER", "p.sub.Flags$Inner.names.size()", "p.sub.Flags$Inner.names", true},
+		{"p.ModeTest.check():::ENTER", "p.lower.case", "", false},
 	}
 	for _, tt := range tests {
 		w, ok := watchOf(report.ProblemInvariant{Point: tt.point, Variable: tt.variable})
 		if ok != tt.ok || w.name != tt.want {
 			t.Errorf("watchOf(%s, %s) = %q, %v; want %q, %v", tt.point, tt.variable, w.name, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestCandidate(t *testing.T) {
+	tests := []struct {
+		method, class, name string
+		params              []string
+		static              bool
+	}{
+		{"p.Store.deleteAll()", "p.Store", "deleteAll", []string{}, true},
+		{"p.Outer$Inner.set(int, java.lang.String[])", "p.Outer$Inner", "set", []string{"int", "java.lang.String[]"}, false},
+	}
+	for _, tt := range tests {
+		c := candidate(agent.WatchChange{Method: tt.method, Static: tt.static, Test: "p.T#t", Arguments: tt.params}, "p.Store.count()", true)
+		if !slices.Equal(c.Arguments, tt.params) || c.Class != tt.class || c.Name != tt.name || !slices.Equal(c.ParameterTypes, tt.params) || c.ParameterTypes == nil || c.Static != tt.static {
+			t.Errorf("candidate(%s) = %+v, want class %s, name %s, parameters %q, static %v", tt.method, c, tt.class, tt.name, tt.params, tt.static)
+		}
+	}
+}
+
+func TestResetOrder(t *testing.T) {
+	suite := []string{"A#a", "B#b", "S#s", "V#v"}
+	tests := []struct {
+		f    report.Finding
+		want []string
+	}{
+		{report.Finding{Test: "V#v", Kind: report.ODVictim, Polluters: [][]string{{"S#s"}}}, []string{"S#s", "A#a", "B#b"}},
+		{report.Finding{Test: "V#v", Kind: report.ODBrittle, Setters: [][]string{{"B#b"}}}, []string{"B#b", "A#a", "S#s"}},
+		{report.Finding{Test: "V#v", Kind: report.ODBrittle}, nil},
+		{report.Finding{Test: "V#v", Kind: report.NOD, Polluters: [][]string{{"S#s"}}}, nil},
+	}
+	for _, tt := range tests {
+		got, ok := resetOrder(tt.f, suite)
+		if ok != (tt.want != nil) || !slices.Equal(got, tt.want) {
+			t.Errorf("resetOrder(%+v) = %q, %v; want %q", tt.f, got, ok, tt.want)
 		}
 	}
 }

@@ -117,23 +117,38 @@ type Finding struct {
 	// the passing run (the test alone; for a brittle, after its setter) and
 	// only in the failing one, the largest groups first, at most five.
 	ProblemInvariants []ProblemInvariant `json:"problemInvariants,omitempty"`
-	// CleanerMethods are the methods that, run after the polluters, took a
-	// static-field problem invariant's variable from its failing-side
-	// invariants to its passing-side ones; ReturnValueModifiers the methods
-	// of a return-value problem invariant's class that changed the polluted
-	// method's value (those that restore it first). Both are reset
+	// CleanerMethods are the methods that took a static-field problem
+	// invariant's variable from its failing-side invariants to its
+	// passing-side ones: for a victim run after its polluters, the methods
+	// that clean the state; for a brittle run on its own, those that set
+	// the state it needs. ReturnValueModifiers are the methods of a
+	// return-value problem invariant's class that changed the query's value
+	// (those that restore the passing value first). Both are reset
 	// candidates for a repair.
 	CleanerMethods       []MethodCandidate `json:"cleanerMethods,omitempty"`
 	ReturnValueModifiers []MethodCandidate `json:"returnValueModifiers,omitempty"`
 }
 
 // MethodCandidate is a method that resets (or changes) a polluted
-// variable, and the test during which it did.
+// variable, and the test during which it did. Class, Name, ParameterTypes,
+// Static and Arguments say how to call it: Class.forName(Class) (a binary
+// name, pkg.Outer$Inner for a nested class), then its declared method Name
+// whose parameters are ParameterTypes (Java type names: int,
+// java.lang.String, pkg.Outer$Inner, java.lang.String[]; empty for none),
+// static or an instance method (which needs a receiver), with Arguments,
+// the arguments of the call that made the change as Java expressions
+// (literals, null, enum constants as pkg.Enum.NAME; "" for an object no
+// expression writes).
 type MethodCandidate struct {
-	Method   string `json:"method"` // pkg.Class.method(types)
-	Test     string `json:"test"`
-	Variable string `json:"variable"` // the problem invariant's variable (pkg.Class.field, or pkg.Class.method() for a return value)
-	Restores bool   `json:"restores"` // the change went from the failing-side to the passing-side invariants
+	Method         string   `json:"method"` // pkg.Class.method(types), the program point without :::EXIT
+	Class          string   `json:"class,omitempty"`
+	Name           string   `json:"name,omitempty"`
+	ParameterTypes []string `json:"parameterTypes"`
+	Static         bool     `json:"static"`
+	Arguments      []string `json:"arguments,omitempty"`
+	Test           string   `json:"test"`
+	Variable       string   `json:"variable"` // the problem invariant's variable (pkg.Class.field, or pkg.Class.method() for a return value)
+	Restores       bool     `json:"restores"` // the change went from the failing-side to the passing-side invariants
 }
 
 // ProblemInvariant is one variable's invariants that differ between an OD

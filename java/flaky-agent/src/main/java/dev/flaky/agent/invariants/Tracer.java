@@ -7,6 +7,7 @@ import net.bytebuddy.asm.Advice;
 import net.bytebuddy.jar.asm.Type;
 
 import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -35,11 +36,15 @@ public final class Tracer implements Channel.Boundary {
     private final int maxSamples;
     private final Values values;
     private final Watches watches;
-    private final ThreadLocal<Boolean> busy = new ThreadLocal<>();
+    private final StaticReads reads;
+    /** Set while this records (guarded by this): a traced method the recording itself calls is not recorded. */
+    private boolean inside;
     /** Method descriptions by declaring class and {@code name+descriptor}. */
     private final Map<Class<?>, Map<String, Site>> sites = new HashMap<>();
     /** The running test's program points by name, in first-seen order. Guarded by this. */
     private Map<String, Point> points = new LinkedHashMap<>();
+    /** Changes whenever {@link #points} is replaced, so that sites drop the points they cached. Guarded by this. */
+    private int generation;
     private int dropped;
 
     private String running = "";
@@ -49,6 +54,7 @@ public final class Tracer implements Channel.Boundary {
         this.maxSamples = maxSamples;
         this.values = values;
         this.watches = new Watches(watches, values);
+        this.reads = new StaticReads(values.selection);
     }
 
     /** Installs the tracer when the options hold {@code invariants}. */
@@ -64,7 +70,10 @@ public final class Tracer implements Channel.Boundary {
                 ClassSelection.list(options.get("invariants.watch")));
         active = t;
         Channel.onBoundary(t);
+        // Advice only adds code to existing methods: decorating (no rebase, no class format changes) is cheaper.
         new AgentBuilder.Default()
+                .disableClassFormatChanges()
+                .with(AgentBuilder.TypeStrategy.Default.DECORATE)
                 .ignore(nameStartsWith("dev.flaky.").or(nameStartsWith("net.bytebuddy.")))
                 .type((type, loader, module, redefined, domain) -> loader != null
                         && selection.selects(type.getName(), domain) && !type.isInterface() && !type.isAnnotation())
@@ -109,43 +118,57 @@ public final class Tracer implements Channel.Boundary {
 
     private Object record(Class<?> type, String method, Object self, Object[] args, Object result, boolean exit,
             Object watched) {
-        if (Boolean.TRUE.equals(busy.get())) {
-            return null;
-        }
-        busy.set(Boolean.TRUE);
-        try {
-            synchronized (this) {
+        synchronized (this) {
+            // The monitor is reentrant: only this thread can be inside already.
+            if (inside) {
+                return null;
+            }
+            inside = true;
+            try {
                 Site site = site(type, method);
                 Object read = null;
                 if (watches.any()) {
                     if (exit) {
-                        watches.compare(watched, type, method, site.name, running);
+                        watches.compare(watched, type, method, site.name, self == null, args, running);
                     } else {
                         read = watches.read(type, method);
                     }
                 }
                 sample(site, type, self, args, result, exit);
                 return read;
+            } catch (Throwable e) {
+                // Tracing must never break the method it observes.
+                return null;
+            } finally {
+                inside = false;
             }
-        } catch (Throwable e) {
-            // Tracing must never break the method it observes.
-            return null;
-        } finally {
-            busy.remove();
         }
     }
 
     /** Adds one execution of the point to its sample, within the bounds. Guarded by this. */
     private void sample(Site site, Class<?> type, Object self, Object[] args, Object result, boolean exit) {
-        String name = site.name + (exit ? ":::EXIT" : ":::ENTER");
-        Point p = points.get(name);
+        if (site.generation != generation) {
+            site.generation = generation;
+            site.enter = null;
+            site.exit = null;
+        }
+        Point p = exit ? site.exit : site.enter;
         if (p == null) {
-            if (points.size() >= maxPoints) {
-                dropped++;
-                return;
+            String name = exit ? site.exitName : site.enterName;
+            p = points.get(name);
+            if (p == null) {
+                if (points.size() >= maxPoints) {
+                    dropped++;
+                    return;
+                }
+                p = new Point(name);
+                points.put(name, p);
             }
-            p = new Point(name);
-            points.put(name, p);
+            if (exit) {
+                site.exit = p;
+            } else {
+                site.enter = p;
+            }
         }
         p.calls++;
         if (p.samples.size() >= maxSamples) {
@@ -159,6 +182,9 @@ public final class Tracer implements Channel.Boundary {
             values.flatten(p, sample, "arg" + i, site.argKinds[i], args[i], values.depth);
         }
         values.statics(p, sample, type);
+        for (Field f : site.reads) {
+            values.staticField(p, sample, f);
+        }
         if (exit && site.returnKind != null) {
             values.flatten(p, sample, "return", site.returnKind, result, values.depth);
         }
@@ -173,7 +199,7 @@ public final class Tracer implements Channel.Boundary {
         }
         Site s = byMethod.get(method);
         if (s == null) {
-            s = new Site(type, method);
+            s = new Site(type, method, reads.of(type, method));
             byMethod.put(method, s);
         }
         return s;
@@ -183,6 +209,7 @@ public final class Tracer implements Channel.Boundary {
     public void testStarting(String test, int index) {
         synchronized (this) {
             points = new LinkedHashMap<>();
+            generation++;
             dropped = 0;
             running = test;
             watches.drain();
@@ -202,6 +229,7 @@ public final class Tracer implements Channel.Boundary {
             changes = watches.any() ? watches.drain() : null;
             running = "";
             points = new LinkedHashMap<>();
+            generation++;
             dropped = 0;
         }
         // Several events of at most POINTS_PER_EVENT points each, so that every one fits in a frame.
@@ -229,11 +257,20 @@ public final class Tracer implements Channel.Boundary {
     /** A traced method: its Daikon program-point name (without the ENTER/EXIT suffix) and its value kinds. */
     private static final class Site {
         final String name;
+        final String enterName;
+        final String exitName;
+        /** The running test's points of this site, valid while {@link #generation} is the tracer's. */
+        Point enter;
+        Point exit;
+        int generation = -1;
         final String[] argKinds;
         /** Null for a void method. */
         final String returnKind;
+        /** The static fields of other traced classes the method reads directly. */
+        final List<Field> reads;
 
-        Site(Class<?> type, String method) {
+        Site(Class<?> type, String method, List<Field> reads) {
+            this.reads = reads;
             int paren = method.indexOf('(');
             String desc = method.substring(paren);
             Type[] args = Type.getArgumentTypes(desc);
@@ -244,6 +281,8 @@ public final class Tracer implements Channel.Boundary {
                 b.append(i > 0 ? ", " : "").append(args[i].getClassName());
             }
             name = b.append(')').toString();
+            enterName = name + ":::ENTER";
+            exitName = name + ":::EXIT";
             Type r = Type.getReturnType(desc);
             returnKind = r.getSort() == Type.VOID ? null : Values.kind(r);
         }

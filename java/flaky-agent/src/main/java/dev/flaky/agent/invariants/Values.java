@@ -16,7 +16,8 @@ import java.util.Map;
  * Turns a value into the variables Daikon would derive from it: the value itself for primitives and strings, an
  * identity hash for other references (null-ness is what matters), and for non-null references the dynamic type
  * ({@code x.getClass().getName()}), the size of arrays ({@code size(x[])}) and collections or maps
- * ({@code x.size()}), the elements of small arrays and collections ({@code x[]}), and, down to the depth bound, the
+ * ({@code x.size()}), the elements of small arrays and collections and the entries of small maps ({@code x[]}, an
+ * entry as {@code key=value}), and, down to the depth bound, the
  * fields of the project's objects ({@code x.f}).
  */
 final class Values {
@@ -26,7 +27,7 @@ final class Values {
     private static final int ELEMENTS = 8;
 
     final int depth;
-    private final ClassSelection selection;
+    final ClassSelection selection;
     private final Map<Class<?>, List<Field>> staticFields = new HashMap<>();
     private final Map<Class<?>, List<Field>> instanceFields = new HashMap<>();
 
@@ -106,7 +107,16 @@ final class Values {
                 put(p, sample, name + "[]", "string[]", items);
             }
         } else if (value instanceof Map) {
-            put(p, sample, name + ".size()", "int", (long) ((Map<?, ?>) value).size());
+            Map<?, ?> map = (Map<?, ?>) value;
+            int n = map.size();
+            put(p, sample, name + ".size()", "int", (long) n);
+            if (n <= ELEMENTS) {
+                List<String> items = new ArrayList<>();
+                for (Map.Entry<?, ?> e : map.entrySet()) {
+                    items.add(render(e.getKey()) + "=" + render(e.getValue()));
+                }
+                put(p, sample, name + "[]", "string[]", items);
+            }
         } else if (levels > 0 && selection.selects(c.getName(), c.getProtectionDomain())) {
             for (Field f : fields(instanceFields, c, false)) {
                 try {
@@ -126,6 +136,15 @@ final class Values {
             } catch (IllegalAccessException | RuntimeException e) {
                 // Left out.
             }
+        }
+    }
+
+    /** Adds a static field of another class (one a method reads directly) as {@code pkg.Class.field}. */
+    void staticField(Point p, Map<String, Object> sample, Field f) {
+        try {
+            flatten(p, sample, f.getDeclaringClass().getName() + "." + f.getName(), kind(f.getType()), f.get(null), depth);
+        } catch (IllegalAccessException | RuntimeException e) {
+            // Left out.
         }
     }
 

@@ -105,18 +105,26 @@ final class Watches {
         return r;
     }
 
-    /** Records the watches whose value differs between {@code before} and the exit of {@code point}. */
-    void compare(Object before, Class<?> type, String method, String point, String test) {
+    /**
+     * Records the watches whose value differs between {@code before} and the exit of {@code point} (a static
+     * method when {@code isStatic}, called with {@code args}).
+     */
+    void compare(Object before, Class<?> type, String method, String point, boolean isStatic, Object[] args,
+            String test) {
         if (!(before instanceof Object[])) {
             return;
         }
         Object[] b = (Object[]) before;
         Object[] after = read(type, method);
+        List<String> arguments = null;
         for (int i = 0; i < b.length && i < after.length; i++) {
             if (b[i] == null || after[i] == null || b[i].equals(after[i])) {
                 continue;
             }
-            String key = names.get(i) + "\n" + point + "\n" + b[i] + "\n" + after[i];
+            if (arguments == null) {
+                arguments = literals(args);
+            }
+            String key = names.get(i) + "\n" + point + "\n" + arguments + "\n" + b[i] + "\n" + after[i];
             Map<String, Object> c = changes.get(key);
             if (c == null) {
                 if (changes.size() >= CHANGES) {
@@ -125,6 +133,8 @@ final class Watches {
                 c = new LinkedHashMap<>();
                 c.put("watch", names.get(i));
                 c.put("method", point);
+                c.put("static", isStatic);
+                c.put("arguments", arguments);
                 c.put("test", test);
                 c.put("before", b[i]);
                 c.put("after", after[i]);
@@ -133,6 +143,72 @@ final class Watches {
             }
             c.put("count", (Integer) c.get("count") + 1);
         }
+    }
+
+    /**
+     * The arguments as Java expressions that reproduce them: literals of primitives, strings and null, enum
+     * constants; an empty string for an object no expression writes.
+     */
+    static List<String> literals(Object[] args) {
+        List<String> out = new ArrayList<>();
+        if (args == null) {
+            return out;
+        }
+        for (Object a : args) {
+            out.add(literal(a));
+        }
+        return out;
+    }
+
+    private static String literal(Object a) {
+        if (a == null) {
+            return "null";
+        }
+        if (a instanceof String) {
+            return quote((String) a, '"');
+        }
+        if (a instanceof Character) {
+            return quote(String.valueOf(a), '\'');
+        }
+        if (a instanceof Boolean || a instanceof Integer) {
+            return String.valueOf(a);
+        }
+        if (a instanceof Long) {
+            return a + "L";
+        }
+        if (a instanceof Short || a instanceof Byte) {
+            return "(" + (a instanceof Short ? "short" : "byte") + ") " + a;
+        }
+        if (a instanceof Double || a instanceof Float) {
+            double d = ((Number) a).doubleValue();
+            String type = a instanceof Double ? "Double" : "Float";
+            if (Double.isNaN(d)) {
+                return type + ".NaN";
+            }
+            if (Double.isInfinite(d)) {
+                return type + (d > 0 ? ".POSITIVE_INFINITY" : ".NEGATIVE_INFINITY");
+            }
+            return a instanceof Double ? a + "d" : a + "f";
+        }
+        if (a instanceof Enum) {
+            return ((Enum<?>) a).getDeclaringClass().getName().replace('$', '.') + "." + ((Enum<?>) a).name();
+        }
+        return "";
+    }
+
+    private static String quote(String s, char q) {
+        StringBuilder b = new StringBuilder().append(q);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == q || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c < 0x20 || c > 0x7e) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.append(q).toString();
     }
 
     List<Object> drain() {

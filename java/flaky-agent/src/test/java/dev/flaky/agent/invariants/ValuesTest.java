@@ -53,6 +53,17 @@ public class ValuesTest {
         Map<String, Object> l = flatten("hashcode", new ArrayList<>(Collections.nCopies(20, "z")));
         assertEquals(20L, l.get("x.size()"));
         assertFalse("a large collection's elements are not kept", l.containsKey("x[]"));
+        Map<String, Integer> prices = new LinkedHashMap<>();
+        prices.put("BTC", 100);
+        prices.put("ETH", null);
+        Map<String, Object> m = flatten("hashcode", prices);
+        assertEquals(2L, m.get("x.size()"));
+        assertEquals(Arrays.asList("BTC=100", "ETH=null"), m.get("x[]"));
+        Map<Integer, Integer> big = new LinkedHashMap<>();
+        for (int i = 0; i < 20; i++) {
+            big.put(i, i);
+        }
+        assertFalse("a large map's entries are not kept", flatten("hashcode", big).containsKey("x[]"));
     }
 
     @Test
