@@ -7,7 +7,10 @@
 // (flaky chaos) costs per strategy; and how fast flaky's order-dependence
 // analysis exposes each fixture's known order-dependent tests compared with
 // Surefire's random reruns; the time per OD finding to name and confirm its
-// polluted state, next to ODRepair's figures; and what share of the
+// polluted state, next to ODRepair's figures; the JVM runs and time the
+// data-dependency analysis (PraDeT) needs to report every known victim and
+// brittle, against the order generators, on the fixtures and a generated
+// suite of 2,000 tests, next to PraDeT's figures; and what share of the
 // fixtures' findings flaky repair fixes, how fast; the time per OD victim to
 // infer its problem invariants and find its reset methods, next to Takuan's
 // figures, and what tracing costs. Run it with `make bench`; -readme rewrites
@@ -47,6 +50,8 @@ func main() {
 	startFixture := flag.String("start-fixture", "jupiter5", "fixture for the per-JVM start benchmark (empty: skip it)")
 	startRuns := flag.Int("start-runs", 10, "JVMs per JDK and mode in the per-JVM start benchmark")
 	readme := flag.Bool("readme", false, "rewrite the generated tables of README.md's Performance section")
+	dataflowFixtures := flag.String("dataflow-fixtures", "junit4,jupiter5,manyvictims,dataflow", "fixtures for the data-dependency benchmark, their expected.json's victims and brittles (empty: skip them)")
+	dataflowSuite := flag.Bool("dataflow-suite", true, "run the data-dependency benchmark on the generated suite of 2,000 tests too")
 	invariantFixtures := flag.String("invariant-fixtures", "invariants", "fixtures for the problem-invariant benchmark, their expected.json's victims (empty: skip it)")
 	flag.Parse()
 	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns, *startFixture, *startRuns); err != nil {
@@ -54,6 +59,10 @@ func main() {
 		os.Exit(1)
 	}
 	if err := runOD(strings.Split(*odFixtures, ","), *odSeed, *odRuns); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if err := runDataflow(strings.Split(*dataflowFixtures, ","), *dataflowSuite, *odSeed); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
