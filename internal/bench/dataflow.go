@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/otiai10/copy"
@@ -26,6 +27,10 @@ const pradetFigures = "PraDeT (ICST'18, Table I, serial): Crystal 76 tests, 93 d
 	"XML Security 108, 118, 4 in 146 s; Synoptic 118, 204, 2 in 106 s; jodatime 3,861 tests, 37,418 data dependencies, " +
 	"4 manifest in 14,914 s (about 4 hours), where DTDetector's exhaustive search did not finish in 2 days and its isolated " +
 	"and reversed runs found 1 each"
+
+// dfmd collects the data-dependency benchmark's table in Markdown, for
+// README.md's Data dependencies section.
+var dfmd strings.Builder
 
 // dfFigures is what the data-dependency benchmark measured on one module.
 type dfFigures struct {
@@ -57,8 +62,8 @@ func runDataflow(fixtures []string, suiteToo bool, seed int64) error {
 	}
 	fmt.Printf("\ndata dependencies (dataflow) vs the order generators (seed %d): JVM runs and wall time until every known victim and brittle is reported with its polluter or setter\n", seed)
 	fmt.Printf("%-14s %5s %5s | %5s %8s %5s %6s %6s %8s | %7s %5s %8s %5s\n", "module", "tests", "known", "runs", "time", "found", "other", "benign", "untested", "flipped", "runs", "time", "found")
-	fmt.Fprintf(&md, "Data dependencies against the order generators (seed %d, 3 confirmations, with the class-data sharing archive): JVM runs and wall time until every known victim and brittle is reported with its polluter or setter; the order generators' full analysis on the fixtures, and on the generated suite the same wall-clock budget that dataflow took:\n\n", seed)
-	md.WriteString("| module | tests | known OD | dataflow: runs, time | found | tested-benign (untested) | orders: flipped after | orders: runs, time (budget) | found |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&dfmd, "Data dependencies against the order generators (seed %d, 3 confirmations, with the class-data sharing archive): JVM runs and wall time until every known victim and brittle is reported with its polluter or setter; the order generators' full analysis on the fixtures, and on the generated suite the same wall-clock budget that dataflow took:\n\n", seed)
+	dfmd.WriteString("| module | tests | known OD | dataflow: runs, time | found | tested-benign (untested) | orders: flipped after | orders: runs, time (budget) | found |\n|---|---|---|---|---|---|---|---|---|\n")
 	row := func(name string, f dfFigures) {
 		flipped := fmt.Sprint(f.odFlipped)
 		if f.odFlipped == 0 {
@@ -70,7 +75,7 @@ func runDataflow(fixtures []string, suiteToo bool, seed int64) error {
 		}
 		fmt.Printf("%-14s %5d %5d | %5d %8s %5d %6d %6d %8d | %7s %5d %8s %5d\n", name, f.tests, f.known, f.dfRuns, f.dfTime.Round(100*time.Millisecond),
 			f.dfFound, f.dfOther, f.dfBenign, f.dfUntested, flipped, f.odRuns, f.odTime.Round(100*time.Millisecond), f.odFound)
-		fmt.Fprintf(&md, "| %s | %d | %d | %d runs, %s | %d of %d (%d other) | %d (%d) | %s orders | %d runs, %s (%s) | %d of %d |\n", name, f.tests, f.known,
+		fmt.Fprintf(&dfmd, "| %s | %d | %d | %d runs, %s | %d of %d (%d other) | %d (%d) | %s orders | %d runs, %s (%s) | %d of %d |\n", name, f.tests, f.known,
 			f.dfRuns, secs(f.dfTime), f.dfFound, f.known, f.dfOther, f.dfBenign, f.dfUntested, flipped, f.odRuns, secs(f.odTime), budget, f.odFound, f.known)
 	}
 	for _, name := range fixtures {
@@ -90,7 +95,7 @@ func runDataflow(fixtures []string, suiteToo bool, seed int64) error {
 		}
 		row("generated", f)
 	}
-	fmt.Fprintf(&md, "\n%s.\n\n", pradetFigures)
+	fmt.Fprintf(&dfmd, "\n%s.\n\n", pradetFigures)
 	fmt.Println(pradetFigures)
 	return nil
 }

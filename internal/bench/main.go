@@ -49,7 +49,7 @@ func main() {
 	stateFixtures := flag.String("state-fixtures", "state,junit4,jupiter5,jupiter6,mixed-mockito,jmock,reactor-deps", "fixtures for the polluted-state benchmark (empty: skip it)")
 	startFixture := flag.String("start-fixture", "jupiter5", "fixture for the per-JVM start benchmark (empty: skip it)")
 	startRuns := flag.Int("start-runs", 10, "JVMs per JDK and mode in the per-JVM start benchmark")
-	readme := flag.Bool("readme", false, "rewrite the generated tables of README.md's Performance section")
+	readme := flag.Bool("readme", false, "rewrite the generated tables of README.md (Performance, and Data dependencies)")
 	dataflowFixtures := flag.String("dataflow-fixtures", "junit4,jupiter5,manyvictims,dataflow", "fixtures for the data-dependency benchmark, their expected.json's victims and brittles (empty: skip them)")
 	dataflowSuite := flag.Bool("dataflow-suite", true, "run the data-dependency benchmark on the generated suite of 2,000 tests too")
 	invariantFixtures := flag.String("invariant-fixtures", "invariants", "fixtures for the problem-invariant benchmark, their expected.json's victims (empty: skip it)")
@@ -78,11 +78,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("\nmarkdown:\n\n%s", md.String())
+	fmt.Printf("\nmarkdown:\n\n%s%s", md.String(), dfmd.String())
 	if *readme {
-		if err := writeReadme("README.md", md.String()); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			os.Exit(1)
+		for _, s := range []struct{ begin, end, tables string }{{readmeBegin, readmeEnd, md.String()}, {dataflowBegin, dataflowEnd, dfmd.String()}} {
+			if s.tables == "" {
+				continue // that benchmark did not run
+			}
+			if err := writeReadme("README.md", s.begin, s.end, s.tables); err != nil {
+				fmt.Fprintln(os.Stderr, "bench:", err)
+				os.Exit(1)
+			}
 		}
 	}
 }
@@ -94,20 +99,24 @@ var md strings.Builder
 const (
 	readmeBegin = "<!-- make bench -readme: begin -->"
 	readmeEnd   = "<!-- make bench -readme: end -->"
+	// The data-dependency table sits in README.md's Data dependencies section.
+	dataflowBegin = "<!-- make bench -readme: dataflow begin -->"
+	dataflowEnd   = "<!-- make bench -readme: dataflow end -->"
 )
 
-// writeReadme replaces the text between the markers of path with tables.
-func writeReadme(path, tables string) error {
+// writeReadme replaces the text between the markers begin and end of path
+// with tables.
+func writeReadme(path, begin, end, tables string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	text := string(data)
-	i, j := strings.Index(text, readmeBegin), strings.Index(text, readmeEnd)
+	i, j := strings.Index(text, begin), strings.Index(text, end)
 	if i < 0 || j < i {
-		return fmt.Errorf("%s has no %s ... %s section", path, readmeBegin, readmeEnd)
+		return fmt.Errorf("%s has no %s ... %s section", path, begin, end)
 	}
-	text = text[:i+len(readmeBegin)] + "\n" + tables + text[j:]
+	text = text[:i+len(begin)] + "\n" + tables + text[j:]
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
 		return err
