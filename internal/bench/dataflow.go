@@ -61,11 +61,11 @@ func runDataflow(fixtures []string, suiteToo bool, seed int64) error {
 		return err
 	}
 	fmt.Printf("\ndata dependencies (dataflow) vs the order generators (seed %d): JVM runs and wall time until every known victim and brittle is reported with its polluter or setter\n", seed)
-	fmt.Printf("%-14s %5s %5s | %5s %8s %5s %6s %6s %8s | %7s %5s %8s %5s\n", "module", "tests", "known", "runs", "time", "found", "other", "benign", "untested", "flipped", "runs", "time", "found")
+	fmt.Printf("%-14s %5s %5s | %5s %8s %5s %6s %6s %8s | %10s %5s %8s %5s\n", "module", "tests", "known", "runs", "time", "found", "other", "benign", "untested", "flipped", "runs", "time", "found")
 	fmt.Fprintf(&dfmd, "Data dependencies against the order generators (seed %d, 3 confirmations, with the class-data sharing archive): JVM runs and wall time until every known victim and brittle is reported with its polluter or setter; the order generators' full analysis on the fixtures, and on the generated suite the same wall-clock budget that dataflow took:\n\n", seed)
 	dfmd.WriteString("| module | tests | known OD | dataflow: runs, time | found | tested-benign (untested) | orders: flipped after | orders: runs, time (budget) | found |\n|---|---|---|---|---|---|---|---|---|\n")
 	row := func(name string, f dfFigures) {
-		flipped := fmt.Sprint(f.odFlipped)
+		flipped := fmt.Sprintf("%d orders", f.odFlipped)
 		if f.odFlipped == 0 {
 			flipped = "not all"
 		}
@@ -73,9 +73,9 @@ func runDataflow(fixtures []string, suiteToo bool, seed int64) error {
 		if f.odBudget > 0 {
 			budget = secs(f.odBudget)
 		}
-		fmt.Printf("%-14s %5d %5d | %5d %8s %5d %6d %6d %8d | %7s %5d %8s %5d\n", name, f.tests, f.known, f.dfRuns, f.dfTime.Round(100*time.Millisecond),
+		fmt.Printf("%-14s %5d %5d | %5d %8s %5d %6d %6d %8d | %10s %5d %8s %5d\n", name, f.tests, f.known, f.dfRuns, f.dfTime.Round(100*time.Millisecond),
 			f.dfFound, f.dfOther, f.dfBenign, f.dfUntested, flipped, f.odRuns, f.odTime.Round(100*time.Millisecond), f.odFound)
-		fmt.Fprintf(&dfmd, "| %s | %d | %d | %d runs, %s | %d of %d (%d other) | %d (%d) | %s orders | %d runs, %s (%s) | %d of %d |\n", name, f.tests, f.known,
+		fmt.Fprintf(&dfmd, "| %s | %d | %d | %d runs, %s | %d of %d (%d other) | %d (%d) | %s | %d runs, %s (%s) | %d of %d |\n", name, f.tests, f.known,
 			f.dfRuns, secs(f.dfTime), f.dfFound, f.known, f.dfOther, f.dfBenign, f.dfUntested, flipped, f.odRuns, secs(f.odTime), budget, f.odFound, f.known)
 	}
 	for _, name := range fixtures {
