@@ -254,6 +254,8 @@ func verifyFindsExpected(t *testing.T, name, strategy string) {
 	// The strategy reaches verify: data dependencies ran unless it is orders.
 	if df := r.Stats.Dataflow; (strategy == "orders") != (df == nil) || df != nil && (df.ReferenceRuns != 1 || df.Manifest == 0 || r.Stats.Coverage.Generators["dataflow"] != df.Runs) {
 		t.Errorf("strategy %q: dataflow stats %+v, coverage %+v", strategy, df, r.Stats.Coverage)
+	} else if df != nil {
+		t.Logf("data dependencies: %d JVM runs, %d ms", df.Runs, df.DurationMs)
 	}
 	var got, want []string
 	for _, f := range r.Findings {
