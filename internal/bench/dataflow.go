@@ -41,13 +41,18 @@ type dfFigures struct {
 	dfRuns                                 int
 	dfTime                                 time.Duration
 	dfFound, dfOther, dfBenign, dfUntested int
-	// the order generators: orders until every known test flipped (0 when
-	// not all did), orders and wall time of the analysis, and the known
-	// findings it reported with their polluters or setters.
-	odFlipped, odRuns int
-	odTime            time.Duration
-	odFound           int
-	odBudget          time.Duration // the budget it had (0: its default)
+	// the order generators within dataflow's wall time, and (on the
+	// fixtures) their full analysis with its default budget.
+	budgeted odRun
+	full     *odRun
+}
+
+// odRun is one analysis of the order generators.
+type odRun struct {
+	runs    int
+	time    time.Duration
+	found   int // known findings reported with their polluters or setters
+	flipped int // orders until every known test flipped; 0 when not all did
 }
 
 // runDataflow runs the data-dependency benchmark on the fixtures and, when
@@ -61,22 +66,25 @@ func runDataflow(fixtures []string, suiteToo bool, seed int64) error {
 		return err
 	}
 	fmt.Printf("\ndata dependencies (dataflow) vs the order generators (seed %d): JVM runs and wall time until every known victim and brittle is reported with its polluter or setter\n", seed)
-	fmt.Printf("%-14s %5s %5s | %5s %8s %5s %6s %6s %8s | %10s %5s %8s %5s\n", "module", "tests", "known", "runs", "time", "found", "other", "benign", "untested", "flipped", "runs", "time", "found")
-	fmt.Fprintf(&dfmd, "Data dependencies against the order generators (seed %d, 3 confirmations, with the class-data sharing archive): JVM runs and wall time until every known victim and brittle is reported with its polluter or setter; the order generators' full analysis on the fixtures, and on the generated suite the same wall-clock budget that dataflow took:\n\n", seed)
-	dfmd.WriteString("| module | tests | known OD | dataflow: runs, time | found | tested-benign (untested) | orders: flipped after | orders: runs, time (budget) | found |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("%-14s %5s %5s | %5s %8s %5s %6s %6s %8s | %5s %5s | %5s %8s %5s %8s\n", "module", "tests", "known", "runs", "time", "found", "other", "benign", "untested",
+		"runs", "found", "runs", "time", "found", "flipped")
+	fmt.Fprintf(&dfmd, "Data dependencies against the order generators (seed %d, 3 confirmations, with the class-data sharing archive): JVM runs and wall time until every known victim and brittle is reported with its polluter or setter; the order generators within the wall-clock time dataflow took, and (on the fixtures) their full analysis with its default budget:\n\n", seed)
+	dfmd.WriteString("| module | tests | known OD | dataflow: runs, time | found | tested-benign (untested) | orders in dataflow's time: runs, found | orders, full analysis: runs, time, found (all flipped after) |\n|---|---|---|---|---|---|---|---|\n")
 	row := func(name string, f dfFigures) {
-		flipped := fmt.Sprintf("%d orders", f.odFlipped)
-		if f.odFlipped == 0 {
-			flipped = "not all"
+		full, fullMd := "", "—"
+		if o := f.full; o != nil {
+			flipped := fmt.Sprintf("%d orders", o.flipped)
+			if o.flipped == 0 {
+				flipped = "not all"
+			}
+			full = fmt.Sprintf("%5d %8s %5d %8s", o.runs, o.time.Round(100*time.Millisecond), o.found, flipped)
+			fullMd = fmt.Sprintf("%d runs, %s, %d of %d (%s)", o.runs, secs(o.time), o.found, f.known, flipped)
 		}
-		budget := "default"
-		if f.odBudget > 0 {
-			budget = secs(f.odBudget)
-		}
-		fmt.Printf("%-14s %5d %5d | %5d %8s %5d %6d %6d %8d | %10s %5d %8s %5d\n", name, f.tests, f.known, f.dfRuns, f.dfTime.Round(100*time.Millisecond),
-			f.dfFound, f.dfOther, f.dfBenign, f.dfUntested, flipped, f.odRuns, f.odTime.Round(100*time.Millisecond), f.odFound)
-		fmt.Fprintf(&dfmd, "| %s | %d | %d | %d runs, %s | %d of %d (%d other) | %d (%d) | %s | %d runs, %s (%s) | %d of %d |\n", name, f.tests, f.known,
-			f.dfRuns, secs(f.dfTime), f.dfFound, f.known, f.dfOther, f.dfBenign, f.dfUntested, flipped, f.odRuns, secs(f.odTime), budget, f.odFound, f.known)
+		b := f.budgeted
+		fmt.Printf("%-14s %5d %5d | %5d %8s %5d %6d %6d %8d | %5d %5d | %s\n", name, f.tests, f.known, f.dfRuns, f.dfTime.Round(100*time.Millisecond),
+			f.dfFound, f.dfOther, f.dfBenign, f.dfUntested, b.runs, b.found, full)
+		fmt.Fprintf(&dfmd, "| %s | %d | %d | %d runs, %s | %d of %d (%d other) | %d (%d) | %d runs (%s), %d of %d | %s |\n", name, f.tests, f.known,
+			f.dfRuns, secs(f.dfTime), f.dfFound, f.known, f.dfOther, f.dfBenign, f.dfUntested, b.runs, secs(b.time), b.found, f.known, fullMd)
 	}
 	for _, name := range fixtures {
 		if name == "" {
@@ -121,7 +129,7 @@ func benchDataflowFixture(name string, seed int64, jars agent.Jars) (dfFigures, 
 			known[e.Test] = findingKey(e.Test, e.Kind, e.Polluters, e.Setters)
 		}
 	}
-	return benchDataflowModule(dir, known, seed, 0, jars)
+	return benchDataflowModule(dir, known, seed, true, jars)
 }
 
 // benchDataflowSuite generates the large suite and measures both
@@ -144,13 +152,13 @@ func benchDataflowSuite(seed int64, jars agent.Jars) (dfFigures, error) {
 			known[p.Test] = findingKey(p.Test, p.Kind, nil, [][]string{{p.Writer}})
 		}
 	}
-	return benchDataflowModule(dir, known, seed, -1, jars)
+	return benchDataflowModule(dir, known, seed, false, jars)
 }
 
 // benchDataflowModule runs dataflow alone, then the order generators alone
-// (budget 0: their default; negative: dataflow's wall time), on the
-// module in dir; known maps each known OD test to its finding's key.
-func benchDataflowModule(dir string, known map[string]string, seed int64, budget time.Duration, jars agent.Jars) (dfFigures, error) {
+// within dataflow's wall time and, when full, with their default budget,
+// on the module in dir; known maps each known OD test to its finding's key.
+func benchDataflowModule(dir string, known map[string]string, seed int64, full bool, jars agent.Jars) (dfFigures, error) {
 	f := dfFigures{known: len(known)}
 	ctx := context.Background()
 	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Log: io.Discard})
@@ -188,27 +196,40 @@ func benchDataflowModule(dir string, known map[string]string, seed int64, budget
 		}
 	}
 
-	if budget < 0 {
-		budget = df.Duration
-	}
-	f.odBudget = budget
-	res, err := od.Analyze(ctx, l, od.Config{Tests: tests, Seed: seed, Fixtures: fixtures, Unrepeatable: unrepeatable, Budget: budget})
-	if err != nil {
+	if f.budgeted, err = benchOrders(ctx, l, od.Config{Tests: tests, Seed: seed, Fixtures: fixtures, Unrepeatable: unrepeatable, Budget: df.Duration}, known); err != nil {
 		return f, err
 	}
-	f.odRuns, f.odTime = res.Coverage.Orders, res.Coverage.Duration
+	if full {
+		o, err := benchOrders(ctx, l, od.Config{Tests: tests, Seed: seed, Fixtures: fixtures, Unrepeatable: unrepeatable}, known)
+		if err != nil {
+			return f, err
+		}
+		f.full = &o
+	}
+	return f, nil
+}
+
+// benchOrders runs the order generators' analysis and counts the known
+// findings it reports.
+func benchOrders(ctx context.Context, l *launcher.Launcher, cfg od.Config, known map[string]string) (odRun, error) {
+	var o odRun
+	res, err := od.Analyze(ctx, l, cfg)
+	if err != nil {
+		return o, err
+	}
+	o.runs, o.time = res.Coverage.Orders, res.Coverage.Duration
 	flipped := 0
 	for _, finding := range res.Findings {
 		if key, ok := known[finding.Test]; ok {
 			flipped++
-			f.odFlipped = max(f.odFlipped, finding.DetectedAfter)
+			o.flipped = max(o.flipped, finding.DetectedAfter)
 			if key == findingKey(finding.Test, finding.Kind, finding.Polluters, finding.Setters) {
-				f.odFound++
+				o.found++
 			}
 		}
 	}
 	if flipped < len(known) {
-		f.odFlipped = 0
+		o.flipped = 0
 	}
-	return f, nil
+	return o, nil
 }
