@@ -19,7 +19,8 @@ import (
 // source-first (t3 -> t2 tested first and manifest, t3 -> t1 deferred
 // while it would make a cycle, then benign; t2 -> t1 benign), the
 // counter's shared reads are tested-benign, and the findings are exactly
-// the fixture's expected ones, each with its writer and root.
+// the fixture's expected ones, each with its writer and root (the victims
+// of a file in the working directory and of the default locale included).
 func TestDataflow(t *testing.T) {
 	p := fixture(t, "dataflow")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -221,27 +221,41 @@ func sameTest(c surefire.TestCase, id string) bool {
 // reports; the fork record has the pom's system properties and environment
 // variables and none of the build's other variables; each OD finding carries
 // its confirmed polluted state.
+//
+// jupiter6 runs with -Dflaky.strategy=orders (no data dependencies), junit4
+// with the default strategy, both: the data dependencies first, then the
+// order generators, with the same findings.
 func TestVerifyRunsOrderDependenceAnalysis(t *testing.T) {
 	// jupiter6 runs on Surefire 3.5.4, junit4 on Surefire 2.22.2.
-	for _, name := range []string{"jupiter6", "junit4"} {
-		t.Run(name, func(t *testing.T) { verifyFindsExpected(t, name) })
+	for _, c := range []struct{ name, strategy string }{{"jupiter6", "orders"}, {"junit4", ""}} {
+		t.Run(c.name, func(t *testing.T) { verifyFindsExpected(t, c.name, c.strategy) })
 	}
 }
 
-func verifyFindsExpected(t *testing.T, name string) {
+func verifyFindsExpected(t *testing.T, name, strategy string) {
 	needsTools(t)
 	dir := copyFixture(t, name)
 	e := readExpected(t, dir)
 	flakyInit(t, dir)
 	const secret = "do-not-record-this-token"
 	t.Setenv("FLAKY_E2E_CI_TOKEN", secret)
-	out, code := mvnRun(t, dir, "-Pflaky", "verify", "-Dflaky.gate=off", "-Dflaky.budget=3m")
+	args := []string{"-Pflaky", "verify", "-Dflaky.gate=off", "-Dflaky.budget=3m"}
+	if strategy != "" {
+		args = append(args, "-Dflaky.strategy="+strategy)
+	}
+	out, code := mvnRun(t, dir, args...)
 	if code != 0 {
 		t.Fatalf("mvn -Pflaky verify with the gate off failed:\n%s", tail(out))
 	}
 	r, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The strategy reaches verify: data dependencies ran unless it is orders.
+	if df := r.Stats.Dataflow; (strategy == "orders") != (df == nil) || df != nil && (df.ReferenceRuns != 1 || df.Manifest == 0 || r.Stats.Coverage.Generators["dataflow"] != df.Runs) {
+		t.Errorf("strategy %q: dataflow stats %+v, coverage %+v", strategy, df, r.Stats.Coverage)
+	} else if df != nil {
+		t.Logf("data dependencies: %d JVM runs, %d ms", df.Runs, df.DurationMs)
 	}
 	var got, want []string
 	for _, f := range r.Findings {

@@ -174,14 +174,14 @@ func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, t
 		}
 	}
 	res := &od.Result{Coverage: od.Coverage{Seed: cfg.Seed, Tests: len(tests), Pairs: len(tests) * (len(tests) - 1), Generators: map[string]int{}}}
-	if c.String(strategyFlag.Name) != strategyDataflow {
+	if c.String(strategyFlag.Name) != dataflow.StrategyDataflow {
 		if res, err = od.Analyze(c.Context, runner, cfg); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	var fromDataflow map[string]bool
 	if df != nil {
-		fromDataflow = mergeDataflow(res, df)
+		fromDataflow = dataflow.Merge(res, df)
 	}
 	if err := ranOrders(len(tests), res.Coverage); err != nil {
 		return err
@@ -209,7 +209,7 @@ func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, t
 		return err
 	}
 	if df != nil {
-		withDataflowState(findings, df, fromDataflow)
+		dataflow.WithState(findings, df, fromDataflow)
 	}
 	if err := withInitStep(findings, setup.ModuleDir, root); err != nil {
 		return err
@@ -234,7 +234,7 @@ func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, t
 		},
 	}
 	if df != nil {
-		rep.Stats.Dataflow = dataflowStats(df)
+		rep.Stats.Dataflow = dataflow.Stats(nil, df)
 	}
 	rep.Sort()
 	path, err := publishReport(c, rep, root, setup.ModuleDir, flakyDir)

@@ -26,9 +26,10 @@ func TestDetectUsage(t *testing.T) {
 		{"shard without seed", []string{"detect", "--module", noPom, "--shard", "1/3"}, "--shard needs --seed"},
 		{"merge without parts", []string{"merge", "--module", noPom}, "needs the shards' target/flaky directories"},
 		{"merge of a directory without a shard", []string{"merge", "--module", noPom, noPom}, "want exactly one shard-I-of-N.json"},
-		{"bad strategy", []string{"detect", "--module", noPom, "--strategy", "random"}, "--strategy must be dataflow, orders or both"},
+		{"bad strategy", []string{"detect", "--module", noPom, "--strategy", "random"}, "--strategy: the strategy must be dataflow, orders or both, not \"random\""},
 		{"no pom", []string{"detect", "--module", noPom}, "no pom.xml in " + noPom},
 		{"verify bad rounds", []string{"verify", "--module", noPom, "--rounds", "x"}, "--rounds must be a number"},
+		{"verify bad strategy", []string{"verify", "--module", noPom, "--strategy", "pairs"}, "--strategy: the strategy must be dataflow, orders or both, not \"pairs\""},
 		{"verify bad budget", []string{"verify", "--module", noPom, "--budget", "soon"}, "--budget: want a duration"},
 	}
 	for _, tt := range tests {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/flakyhq/flaky/internal/dataflow"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/verify"
 	"github.com/flakyhq/flaky/mvn"
@@ -33,6 +34,7 @@ func verifyCommand() *cli.Command {
 			&cli.DurationFlag{Name: "test-timeout", Value: verify.DefaultTestTimeout, Usage: "cut a test that runs longer than this and go on with the rest of its order in a fresh JVM (0: off)"},
 			&cli.StringFlag{Name: "chaos", Usage: "API perturbation: off (default), combined or single, optionally :STRATEGY+... (see flaky chaos); its attribution gets the same --budget"},
 			noInvariantsFlag,
+			&cli.StringFlag{Name: "strategy", Usage: "how OD tests are searched for: dataflow, orders or both (default both; see flaky detect --strategy)"},
 			&cli.StringFlag{Name: "repair", Usage: "true: propose validated patches for the findings in the report (see flaky repair), without applying them (default false)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -108,6 +110,9 @@ func verifyCommand() *cli.Command {
 			case "", "false", "off":
 			default:
 				return usageError("--repair must be true or false, not %q", r)
+			}
+			if cfg.Strategy, err = dataflow.ParseStrategy(strings.ToLower(strings.TrimSpace(c.String("strategy")))); err != nil {
+				return usageError("--strategy: %v", err)
 			}
 			gateFile := filepath.Join(cfg.BuildDir, filepath.FromSlash(mvn.GateFile))
 			if err := os.Remove(gateFile); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -7,7 +7,10 @@
 // (flaky chaos) costs per strategy; and how fast flaky's order-dependence
 // analysis exposes each fixture's known order-dependent tests compared with
 // Surefire's random reruns; the time per OD finding to name and confirm its
-// polluted state, next to ODRepair's figures; and what share of the
+// polluted state, next to ODRepair's figures; the JVM runs and time the
+// data-dependency analysis (PraDeT) needs to report every known victim and
+// brittle, against the order generators, on the fixtures and a generated
+// suite of 2,000 tests, next to PraDeT's figures; and what share of the
 // fixtures' findings flaky repair fixes, how fast; the time per OD victim to
 // infer its problem invariants and find its reset methods, next to Takuan's
 // figures, and what tracing costs. Run it with `make bench`; -readme rewrites
@@ -46,7 +49,9 @@ func main() {
 	stateFixtures := flag.String("state-fixtures", "state,junit4,jupiter5,jupiter6,mixed-mockito,jmock,reactor-deps", "fixtures for the polluted-state benchmark (empty: skip it)")
 	startFixture := flag.String("start-fixture", "jupiter5", "fixture for the per-JVM start benchmark (empty: skip it)")
 	startRuns := flag.Int("start-runs", 10, "JVMs per JDK and mode in the per-JVM start benchmark")
-	readme := flag.Bool("readme", false, "rewrite the generated tables of README.md's Performance section")
+	readme := flag.Bool("readme", false, "rewrite the generated tables of README.md (Performance, and Data dependencies)")
+	dataflowFixtures := flag.String("dataflow-fixtures", "junit4,jupiter5,manyvictims,dataflow", "fixtures for the data-dependency benchmark, their expected.json's victims and brittles (empty: skip them)")
+	dataflowSuite := flag.Bool("dataflow-suite", true, "run the data-dependency benchmark on the generated suite of 2,000 tests too")
 	invariantFixtures := flag.String("invariant-fixtures", "invariants", "fixtures for the problem-invariant benchmark, their expected.json's victims and brittles (empty: skip it)")
 	flag.Parse()
 	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns, *startFixture, *startRuns); err != nil {
@@ -54,6 +59,10 @@ func main() {
 		os.Exit(1)
 	}
 	if err := runOD(strings.Split(*odFixtures, ","), *odSeed, *odRuns); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if err := runDataflow(strings.Split(*dataflowFixtures, ","), *dataflowSuite, *odSeed); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -69,13 +78,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("\nmarkdown:\n\n%s\n%s", md.String(), invMD.String())
+	fmt.Printf("\nmarkdown:\n\n%s\n%s%s", md.String(), invMD.String(), dfmd.String())
 	if *readme {
 		// Each part only when its benchmarks ran.
 		for _, part := range []struct {
 			begin, end string
 			text       *strings.Builder
-		}{{readmeBegin, readmeEnd, &md}, {readmeInvariantsBegin, readmeInvariantsEnd, &invMD}} {
+		}{{readmeBegin, readmeEnd, &md}, {readmeInvariantsBegin, readmeInvariantsEnd, &invMD}, {dataflowBegin, dataflowEnd, &dfmd}} {
 			if part.text.Len() == 0 {
 				continue
 			}
@@ -90,28 +99,32 @@ func main() {
 // md collects the benchmarks' tables in Markdown, for README.md.
 var md strings.Builder
 
-// Markers around the generated parts of README.md's Performance section:
-// the launcher and order-dependence tables, and the problem-invariant ones.
+// Markers around the generated parts of README.md: in its Performance
+// section the launcher and order-dependence tables and the problem-invariant
+// ones.
 const (
 	readmeBegin           = "<!-- make bench -readme: begin -->"
 	readmeEnd             = "<!-- make bench -readme: end -->"
 	readmeInvariantsBegin = "<!-- make bench -readme: invariants begin -->"
 	readmeInvariantsEnd   = "<!-- make bench -readme: invariants end -->"
+	// The data-dependency table sits in README.md's Data dependencies section.
+	dataflowBegin = "<!-- make bench -readme: dataflow begin -->"
+	dataflowEnd   = "<!-- make bench -readme: dataflow end -->"
 )
 
 // writeReadme replaces the text between the markers begin and end of path
 // with tables.
-func writeReadme(path, readmeBegin, readmeEnd, tables string) error {
+func writeReadme(path, begin, end, tables string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	text := string(data)
-	i, j := strings.Index(text, readmeBegin), strings.Index(text, readmeEnd)
+	i, j := strings.Index(text, begin), strings.Index(text, end)
 	if i < 0 || j < i {
-		return fmt.Errorf("%s has no %s ... %s section", path, readmeBegin, readmeEnd)
+		return fmt.Errorf("%s has no %s ... %s section", path, begin, end)
 	}
-	text = text[:i+len(readmeBegin)] + "\n" + tables + text[j:]
+	text = text[:i+len(begin)] + "\n" + tables + text[j:]
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/dataflow"
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
@@ -18,8 +19,9 @@ import (
 
 // detectOrderDependence runs the order-dependence analysis on one fork's
 // tests in JVMs like the fork's (its recorded environment, started with
-// od.FastStart), starting from the fork's own run and the reruns of its
-// order, and adds to res what it finds about the tests res does not report
+// od.FastStart): the data dependencies of the original order, then the
+// order generators starting from the fork's own run and the reruns of its
+// order (or one of the two, as cfg.Strategy says), and adds to res what it finds about the tests res does not report
 // yet (so a NOD test is reported once), each OD victim and brittle with its
 // polluted state named and confirmed. A test it explains as flaky no longer
 // counts as failing in every run.
@@ -51,24 +53,41 @@ func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRe
 		return fmt.Errorf("order-dependence analysis: list the module's tests: %w", err)
 	}
 	fixtures, unrepeatable := od.FixtureClasses(infos)
-	out, err := od.Analyze(ctx, l, od.Config{
-		Tests:        rec.TestIDs(),
-		Progress:     cfg.Progress,
-		Fixtures:     fixtures,
-		Unrepeatable: unrepeatable,
-		Original:     original,
-		OriginalRuns: len(original),
-		Skip:         skip,
-		Seed:         time.Now().UnixNano(),
-		Rounds:       cfg.Rounds,
-		Budget:       cfg.Budget,
-		Workers:      cfg.Workers,
-		Logf: func(format string, args ...any) {
-			fmt.Fprintf(cfg.Out, "[flaky] module %s: order dependence: "+format+"\n", append([]any{cfg.Module}, args...)...)
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("order-dependence analysis: %w", err)
+	logf := func(what string) func(string, ...any) {
+		return func(format string, args ...any) {
+			fmt.Fprintf(cfg.Out, "[flaky] module %s: %s: "+format+"\n", append([]any{cfg.Module, what}, args...)...)
+		}
+	}
+	var df *dataflow.Result
+	if cfg.Strategy != dataflow.StrategyOrders {
+		if df, err = detectDataflow(ctx, cfg, l, rec.TestIDs(), fixtures, logf("data dependencies")); err != nil {
+			return err
+		}
+		df.Drop(skip)
+	}
+	out := &od.Result{Coverage: od.Coverage{Generators: map[string]int{}}}
+	if cfg.Strategy != dataflow.StrategyDataflow {
+		out, err = od.Analyze(ctx, l, od.Config{
+			Tests:        rec.TestIDs(),
+			Progress:     cfg.Progress,
+			Fixtures:     fixtures,
+			Unrepeatable: unrepeatable,
+			Original:     original,
+			OriginalRuns: len(original),
+			Skip:         skip,
+			Seed:         time.Now().UnixNano(),
+			Rounds:       cfg.Rounds,
+			Budget:       cfg.Budget,
+			Workers:      cfg.Workers,
+			Logf:         logf("order dependence"),
+		})
+		if err != nil {
+			return fmt.Errorf("order-dependence analysis: %w", err)
+		}
+	}
+	var fromDataflow map[string]bool
+	if df != nil {
+		fromDataflow = dataflow.Merge(out, df)
 	}
 	findings, err := od.ReportFindings(out.Findings, od.ReportOptions{
 		OrderDir:  filepath.Join(cfg.BuildDir, "flaky", "orders"),
@@ -77,6 +96,10 @@ func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRe
 	})
 	if err != nil {
 		return err
+	}
+	if df != nil {
+		dataflow.WithState(findings, df, fromDataflow)
+		res.Report.Stats.Dataflow = dataflow.Stats(res.Report.Stats.Dataflow, df)
 	}
 	if _, err := state.Annotate(ctx, l, findings, nil, func(format string, args ...any) {
 		fmt.Fprintf(cfg.Out, "[flaky] module %s: polluted state: "+format+"\n", append([]any{cfg.Module}, args...)...)
@@ -98,6 +121,23 @@ func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRe
 		return slices.ContainsFunc(findings, func(f report.Finding) bool { return f.Test == t })
 	})
 	return nil
+}
+
+// detectDataflow runs the data-dependency analysis of one fork's tests
+// (issue 14); refinement starts no new round after the budget (without
+// one, after the longest budget the order generators would choose).
+func detectDataflow(ctx context.Context, cfg Config, l *launcher.Launcher, tests []string, fixtures map[string]bool, logf func(string, ...any)) (*dataflow.Result, error) {
+	deadline := time.Now().Add(od.MaxAutoBudget)
+	if cfg.Budget > 0 {
+		deadline = time.Now().Add(cfg.Budget)
+	}
+	cfg.Progress.Phase("data dependencies", 0, deadline)
+	res, err := dataflow.Analyze(ctx, l, dataflow.Config{Tests: tests, Confirmations: od.DefaultConfirmations, Deadline: deadline, Fixtures: fixtures, Logf: logf})
+	if err != nil {
+		return nil, fmt.Errorf("data dependencies: %w", err)
+	}
+	cfg.Progress.Found(len(res.Findings))
+	return res, nil
 }
 
 // forkResult turns the fork's recorded run into a launcher result.

@@ -53,6 +53,9 @@ type Config struct {
 	Out         io.Writer
 	Chaos       ChaosConfig // API perturbation (see chaos.go); off by default
 	Repair      bool        // propose validated patches for the findings (see repair.go)
+	// Strategy is how OD tests are searched for: dataflow.StrategyDataflow,
+	// StrategyOrders or StrategyBoth (the default, also for "").
+	Strategy string
 	// NoInvariants skips inferring the problem invariants of OD findings.
 	NoInvariants bool
 	// Progress hears the analyses' phases and runs; nil shows nothing.

@@ -2,9 +2,13 @@ package dev.flaky.agent.dataflow;
 
 import dev.flaky.agent.Channel;
 
+import java.io.File;
 import java.lang.instrument.Instrumentation;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.file.FileSystems;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -16,7 +20,9 @@ import java.util.Set;
 /**
  * The dataflow recorder: the hooks that instrumented project code calls on every access to shared state, the last
  * writer of every root, and the per-test summary sent when a test ends. Roots are static fields
- * ({@code pkg.Class.field}, kind {@code static-field}) and system properties (kind {@code system-property}); an
+ * ({@code pkg.Class.field}, kind {@code static-field}), system properties (kind {@code system-property}), the default
+ * locale and time zone (kind {@code jdk-default}) and the files of the working and temporary directories (kind
+ * {@code file}); an
  * object read from a static field (or from a field or collection of such an object) carries the field's root, so
  * that its field writes and reads and its collection and map mutations and reads count as writes and reads of the
  * root. Immutable values (strings, boxed primitives, enums, classes) are never tagged. Code outside a test (class
@@ -27,6 +33,12 @@ public final class Dataflow implements Channel.Boundary {
     static final String STATIC = "static-field";
     /** Kind of a system-property root. */
     static final String PROPERTY = "system-property";
+    /** Kind of a JDK default's root ({@code Locale.default}, {@code TimeZone.default}). */
+    static final String DEFAULT = "jdk-default";
+    /** Kind of a file's root: its path in the working directory, or {@code ${java.io.tmpdir}/} and its path there. */
+    static final String FILE = "file";
+    /** Root name prefix of files in the temporary directory (as the state capture names them). */
+    static final String TMP = "${java.io.tmpdir}/";
 
     private static volatile Dataflow active;
 
@@ -47,7 +59,16 @@ public final class Dataflow implements Channel.Boundary {
     /** The root of the object whose field or element was read last on this thread (for tagging what it returned). */
     private final ThreadLocal<String> lastRoot = new ThreadLocal<>();
 
+    /** The working and the temporary directory, absolute and normalised. */
+    private final Path cwd, tmp;
+
     private Dataflow() {
+        cwd = normalised(System.getProperty("user.dir", "."));
+        tmp = normalised(System.getProperty("java.io.tmpdir", "/tmp"));
+    }
+
+    private static Path normalised(String path) {
+        return Paths.get(path).toAbsolutePath().normalize();
     }
 
     /** Installs the recorder when the options hold {@code dataflow=true}. */
@@ -239,6 +260,74 @@ public final class Dataflow implements Channel.Boundary {
     public static String clearProperty(String key) {
         property(key, true);
         return System.clearProperty(key);
+    }
+
+    /** A JDK default ({@code Locale.default}, {@code TimeZone.default}) is about to be read, directly or by an API. */
+    public static void readDefault(String root) {
+        Dataflow d = active;
+        if (d != null) {
+            d.read(root, DEFAULT);
+        }
+    }
+
+    /** A JDK default is about to be set. */
+    public static void writeDefault(String root) {
+        Dataflow d = active;
+        if (d != null) {
+            d.write(root, DEFAULT);
+        }
+    }
+
+    /** The file {@code path} (a {@link File}, {@link Path} or name) is about to be read. */
+    public static void readFile(Object path) {
+        Dataflow d = active;
+        String root = d == null ? null : d.fileRoot(path);
+        if (root != null) {
+            d.read(root, FILE);
+        }
+    }
+
+    /** The file {@code path} is about to be created, written or deleted. */
+    public static void writeFile(Object path) {
+        Dataflow d = active;
+        String root = d == null ? null : d.fileRoot(path);
+        if (root != null) {
+            d.write(root, FILE);
+        }
+    }
+
+    /**
+     * The root of a file in the working directory (its relative path) or the temporary directory ({@link #TMP} and
+     * its path there), whichever is nearer; null for other files, for the build's class directories and for what is
+     * not a path.
+     */
+    String fileRoot(Object path) {
+        Path p;
+        try {
+            if (path instanceof File) {
+                p = ((File) path).toPath();
+            } else if (path instanceof Path) {
+                p = (Path) path;
+            } else if (path instanceof String) {
+                p = Paths.get((String) path);
+            } else {
+                return null;
+            }
+            if (p.getFileSystem() != FileSystems.getDefault()) {
+                return null;
+            }
+            p = p.isAbsolute() ? p.normalize() : cwd.resolve(p).normalize();
+        } catch (RuntimeException e) {
+            return null;
+        }
+        boolean inCwd = p.startsWith(cwd) && !p.equals(cwd);
+        boolean inTmp = p.startsWith(tmp) && !p.equals(tmp);
+        if (inCwd && (!inTmp || cwd.startsWith(tmp))) {
+            String rel = cwd.relativize(p).toString().replace(File.separatorChar, '/');
+            return rel.startsWith("target/classes") || rel.startsWith("target/test-classes")
+                    || rel.startsWith("target/flaky") ? null : rel;
+        }
+        return inTmp ? TMP + tmp.relativize(p).toString().replace(File.separatorChar, '/') : null;
     }
 
     private static void property(String key, boolean write) {

@@ -1,5 +1,6 @@
 package dev.flaky.agent.dataflow;
 
+import dev.flaky.agent.HookTransformer;
 import dev.flaky.agent.chaos.ClassSelection;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
@@ -8,23 +9,25 @@ import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
 import net.bytebuddy.jar.asm.Type;
 
-import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
 
 /**
  * Instruments project classes (those loaded from a class directory, not a jar; never {@code dev.flaky.*} or generated
  * ones) so that every access to shared state calls {@link Dataflow}: static field reads and writes, field reads and
  * writes of objects, array element loads and stores (not stores into long and double arrays), call sites of
  * {@code java.util} collections and maps (with up to two one-slot arguments), and
- * {@code System.getProperty}/{@code setProperty}/{@code clearProperty}. Static initialisers are left alone: what
- * they write is the class's initial state, not a test's.
+ * {@code System.getProperty}/{@code setProperty}/{@code clearProperty}, calls that set the default locale or time
+ * zone and those that read them (without a locale or zone argument: {@code String.format}, the {@code java.text}
+ * formats, {@code Calendar.getInstance}, {@code java.time}'s {@code now()}, ...), and calls that read a file of the
+ * working or temporary directory ({@code File.exists}, {@code Files.readAllBytes}, {@code new FileInputStream}, ...)
+ * or create, write or delete one ({@code File.createNewFile}, {@code File.delete}, {@code Files.write},
+ * {@code new FileOutputStream}, ...). Static initialisers are left alone: what they write is the class's initial
+ * state, not a test's.
  */
-final class FlowTransformer implements ClassFileTransformer {
+final class FlowTransformer extends HookTransformer {
     private static final String HOOK = Type.getInternalName(Dataflow.class);
     private static final Set<String> MUTATORS = new HashSet<>(Arrays.asList("add", "addAll", "put", "putAll",
             "remove", "removeAll", "retainAll", "clear", "set", "offer", "poll", "push", "pop", "putIfAbsent",
@@ -37,24 +40,63 @@ final class FlowTransformer implements ClassFileTransformer {
             "setProperty(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;",
             "clearProperty(Ljava/lang/String;)Ljava/lang/String;"));
 
-    private final Map<ClassLoader, Boolean> seesHook = new WeakHashMap<>();
+    /** Calls that read the default locale when they are passed no locale ({@code owner.name}). */
+    private static final Set<String> LOCALE_READERS = new HashSet<>(Arrays.asList("java/util/Locale.getDefault",
+            "java/lang/String.format", "java/lang/String.toUpperCase", "java/lang/String.toLowerCase",
+            "java/text/NumberFormat.getInstance", "java/text/NumberFormat.getNumberInstance",
+            "java/text/NumberFormat.getIntegerInstance", "java/text/NumberFormat.getCurrencyInstance",
+            "java/text/NumberFormat.getPercentInstance", "java/text/DecimalFormat.<init>",
+            "java/text/DecimalFormatSymbols.<init>", "java/text/SimpleDateFormat.<init>",
+            "java/text/DateFormat.getInstance", "java/text/DateFormat.getDateInstance",
+            "java/text/DateFormat.getTimeInstance", "java/text/DateFormat.getDateTimeInstance",
+            "java/util/Calendar.getInstance", "java/util/GregorianCalendar.<init>", "java/util/Formatter.<init>",
+            "java/io/PrintStream.printf", "java/io/PrintStream.format", "java/io/PrintWriter.printf",
+            "java/io/PrintWriter.format", "java/time/format/DateTimeFormatter.ofPattern"));
+    /** Calls that read the default time zone when they are passed no zone, time zone or clock. */
+    private static final Set<String> ZONE_READERS = new HashSet<>(Arrays.asList("java/util/TimeZone.getDefault",
+            "java/util/Calendar.getInstance", "java/util/GregorianCalendar.<init>", "java/util/Date.toString",
+            "java/text/SimpleDateFormat.<init>", "java/text/DateFormat.getInstance",
+            "java/text/DateFormat.getDateInstance", "java/text/DateFormat.getTimeInstance",
+            "java/text/DateFormat.getDateTimeInstance", "java/time/ZoneId.systemDefault",
+            "java/time/Clock.systemDefaultZone", "java/time/LocalDate.now", "java/time/LocalTime.now",
+            "java/time/LocalDateTime.now", "java/time/ZonedDateTime.now", "java/time/OffsetDateTime.now",
+            "java/time/Year.now", "java/time/YearMonth.now", "java/time/MonthDay.now"));
+    /** Calls that read a file: {@code java.io.File}'s on their receiver, the others on their first argument. */
+    private static final Set<String> FILE_READERS = new HashSet<>(Arrays.asList("java/io/File.exists",
+            "java/io/File.isFile", "java/io/File.isDirectory", "java/io/File.length", "java/io/File.lastModified",
+            "java/io/File.list", "java/io/File.listFiles", "java/io/File.canRead", "java/nio/file/Files.exists",
+            "java/nio/file/Files.notExists", "java/nio/file/Files.isRegularFile", "java/nio/file/Files.isDirectory",
+            "java/nio/file/Files.isReadable", "java/nio/file/Files.size", "java/nio/file/Files.readAllBytes",
+            "java/nio/file/Files.readAllLines", "java/nio/file/Files.readString", "java/nio/file/Files.lines",
+            "java/nio/file/Files.newBufferedReader", "java/nio/file/Files.newInputStream",
+            "java/nio/file/Files.getLastModifiedTime", "java/nio/file/Files.list",
+            "java/nio/file/Files.newDirectoryStream", "java/io/FileInputStream.<init>", "java/io/FileReader.<init>"));
+    /** Calls that create, write or delete a file (receiver or first argument, as for FILE_READERS). */
+    private static final Set<String> FILE_WRITERS = new HashSet<>(Arrays.asList("java/io/File.createNewFile",
+            "java/io/File.delete", "java/io/File.mkdir", "java/io/File.mkdirs", "java/io/File.renameTo",
+            "java/io/File.setLastModified", "java/nio/file/Files.write", "java/nio/file/Files.writeString",
+            "java/nio/file/Files.createFile", "java/nio/file/Files.createDirectory",
+            "java/nio/file/Files.createDirectories", "java/nio/file/Files.delete",
+            "java/nio/file/Files.deleteIfExists", "java/nio/file/Files.newOutputStream",
+            "java/nio/file/Files.newBufferedWriter", "java/nio/file/Files.setLastModifiedTime",
+            "java/io/FileOutputStream.<init>", "java/io/FileWriter.<init>", "java/io/PrintWriter.<init>",
+            "java/io/PrintStream.<init>"));
+    /** Roots of the JDK defaults, as the state capture names them. */
+    static final String LOCALE = "Locale.default", ZONE = "TimeZone.default";
+
+    FlowTransformer() {
+        super(Dataflow.class);
+    }
 
     @Override
-    public byte[] transform(ClassLoader loader, String internalName, Class<?> redefined, ProtectionDomain domain,
-            byte[] classFile) {
-        if (loader == null || internalName == null || redefined != null) {
-            return null;
-        }
-        String name = internalName.replace('/', '.');
-        if (name.startsWith("dev.flaky.") || name.contains("$$") || name.contains("$MockitoMock$")
-                || name.contains("$ByteBuddy$") || !ClassSelection.fromDirectory(name, domain) || !seesHook(loader)) {
-            return null;
-        }
-        try {
-            return rewrite(classFile);
-        } catch (Throwable t) {
-            return null;
-        }
+    protected boolean selects(ClassLoader loader, String name, ProtectionDomain domain) {
+        return !name.startsWith("dev.flaky.") && !name.contains("$$") && !name.contains("$MockitoMock$")
+                && !name.contains("$ByteBuddy$") && ClassSelection.fromDirectory(name, domain);
+    }
+
+    @Override
+    protected byte[] instrument(byte[] classFile) {
+        return rewrite(classFile);
     }
 
     /** Adds the hook calls to every method but {@code <clinit>}. */
@@ -162,13 +204,16 @@ final class FlowTransformer implements ClassFileTransformer {
 
         @Override
         public void visitMethodInsn(int opcode, String owner, String name, String descriptor, boolean itf) {
+            String call = owner + "." + name;
+            Type[] args = Type.getArgumentTypes(descriptor);
+            defaults(call, args);
+            file(opcode, call, args);
             if (opcode == Opcodes.INVOKESTATIC && "java/lang/System".equals(owner)
                     && PROPERTY_METHODS.contains(name + descriptor)) {
                 super.visitMethodInsn(opcode, HOOK, name, descriptor, false);
                 return;
             }
             if ((opcode == Opcodes.INVOKEINTERFACE || opcode == Opcodes.INVOKEVIRTUAL) && collection(owner)) {
-                Type[] args = Type.getArgumentTypes(descriptor);
                 int slots = 0;
                 for (Type a : args) {
                     slots += a.getSize();
@@ -186,6 +231,52 @@ final class FlowTransformer implements ClassFileTransformer {
                 }
             }
             super.visitMethodInsn(opcode, owner, name, descriptor, itf);
+        }
+
+        /** Calls the hooks of the JDK defaults that {@code call} sets or reads. */
+        private void defaults(String call, Type[] args) {
+            if ("java/util/Locale.setDefault".equals(call) || "java/util/TimeZone.setDefault".equals(call)) {
+                super.visitLdcInsn(call.startsWith("java/util/Locale") ? LOCALE : ZONE);
+                hook("writeDefault", "(Ljava/lang/String;)V");
+                return;
+            }
+            if (LOCALE_READERS.contains(call) && !passes(args, "java/util/Locale")) {
+                super.visitLdcInsn(LOCALE);
+                hook("readDefault", "(Ljava/lang/String;)V");
+            }
+            if (ZONE_READERS.contains(call) && !passes(args, "java/util/TimeZone", "java/time/ZoneId", "java/time/Clock")) {
+                super.visitLdcInsn(ZONE);
+                hook("readDefault", "(Ljava/lang/String;)V");
+            }
+        }
+
+        /**
+         * Calls the file hook with a copy of the file {@code call} reads or writes: the receiver of a
+         * {@code java.io.File} method, else the first argument when it is a name, file or path and at most two stack
+         * slots lie above it.
+         */
+        private void file(int opcode, String call, Type[] args) {
+            boolean read = FILE_READERS.contains(call);
+            if (!read && !FILE_WRITERS.contains(call)) {
+                return;
+            }
+            int first = opcode == Opcodes.INVOKEVIRTUAL ? -1 : 0;
+            if (first == 0) {
+                String type = args.length == 0 ? "" : args[0].getDescriptor();
+                if (!"Ljava/lang/String;".equals(type) && !"Ljava/io/File;".equals(type)
+                        && !"Ljava/nio/file/Path;".equals(type)) {
+                    return;
+                }
+            }
+            int above = 0;
+            for (int i = first + 1; i < args.length; i++) {
+                above += args[i].getSize();
+            }
+            if (above > 2) {
+                return;
+            }
+            receiverBelow(above);
+            hook(read ? "readFile" : "writeFile", "(Ljava/lang/Object;)V");
         }
 
         /** Pushes a copy of the object that lies below {@code slots} stack slots (each one-slot, or one two-slot). */
@@ -211,6 +302,18 @@ final class FlowTransformer implements ClassFileTransformer {
         }
     }
 
+    /** Reports whether a call with {@code args} passes an argument of one of {@code types} (internal names). */
+    private static boolean passes(Type[] args, String... types) {
+        for (Type a : args) {
+            for (String t : types) {
+                if (a.getSort() == Type.OBJECT && a.getInternalName().equals(t)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /** Collections and maps of the JDK whose call sites count as reads and writes of their receiver. */
     private static boolean collection(String owner) {
         if (!owner.startsWith("java/util/")) {
@@ -220,21 +323,5 @@ final class FlowTransformer implements ClassFileTransformer {
         return simple.endsWith("List") || simple.endsWith("Map") || simple.endsWith("Set")
                 || simple.endsWith("Collection") || simple.endsWith("Queue") || simple.endsWith("Deque")
                 || "Vector".equals(simple) || "Stack".equals(simple);
-    }
-
-    /** Reports whether classes of {@code loader} resolve {@link Dataflow} to the agent's class. */
-    private boolean seesHook(ClassLoader loader) {
-        synchronized (seesHook) {
-            Boolean known = seesHook.get(loader);
-            if (known == null) {
-                try {
-                    known = Class.forName(Dataflow.class.getName(), false, loader) == Dataflow.class;
-                } catch (ClassNotFoundException | LinkageError e) {
-                    known = false;
-                }
-                seesHook.put(loader, known);
-            }
-            return known;
-        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.flaky.agent.state;
 
+import dev.flaky.agent.HookTransformer;
 import net.bytebuddy.jar.asm.ClassReader;
 import net.bytebuddy.jar.asm.ClassVisitor;
 import net.bytebuddy.jar.asm.ClassWriter;
@@ -7,41 +8,32 @@ import net.bytebuddy.jar.asm.MethodVisitor;
 import net.bytebuddy.jar.asm.Opcodes;
 import net.bytebuddy.jar.asm.Type;
 
-import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
-import java.util.Map;
-import java.util.WeakHashMap;
 
 /**
  * Makes every selected class call {@link Capture#initialised} when its static initialiser completes (a class without
  * one gets one), so that the capture knows which classes are initialised (reading a static field of a class that is
  * not would initialise it) and what state each starts from. Interfaces, whose fields are constants, are left alone.
  */
-final class InitTransformer implements ClassFileTransformer {
+final class InitTransformer extends HookTransformer {
     private static final String HOOK_OWNER = Type.getInternalName(Capture.class);
     private static final String HOOK_DESC = "(Ljava/lang/Class;)V";
 
     private final StateConfig config;
-    private final Map<ClassLoader, Boolean> seesHook = new WeakHashMap<>();
 
     InitTransformer(StateConfig config) {
+        super(Capture.class);
         this.config = config;
     }
 
     @Override
-    public byte[] transform(ClassLoader loader, String internalName, Class<?> redefined, ProtectionDomain domain,
-            byte[] classFile) {
-        if (loader == null || internalName == null || redefined != null || loader == Types.platformLoader()) {
-            return null;
-        }
-        if (!config.selects(internalName.replace('/', '.')) || !seesHook(loader)) {
-            return null;
-        }
-        try {
-            return rewrite(classFile);
-        } catch (Throwable t) {
-            return null;
-        }
+    protected boolean selects(ClassLoader loader, String name, ProtectionDomain domain) {
+        return loader != Types.platformLoader() && config.selects(name);
+    }
+
+    @Override
+    protected byte[] instrument(byte[] classFile) {
+        return rewrite(classFile);
     }
 
     /** Adds the hook call before each return of {@code <clinit>}, or a {@code <clinit>} that only calls it. */
@@ -100,21 +92,5 @@ final class InitTransformer implements ClassFileTransformer {
 
     private static int readVersion(byte[] classFile) {
         return ((classFile[6] & 0xff) << 8) | (classFile[7] & 0xff);
-    }
-
-    /** Reports whether classes of {@code loader} resolve {@link Capture} to the agent's class. */
-    private boolean seesHook(ClassLoader loader) {
-        synchronized (seesHook) {
-            Boolean known = seesHook.get(loader);
-            if (known == null) {
-                try {
-                    known = Class.forName(Capture.class.getName(), false, loader) == Capture.class;
-                } catch (ClassNotFoundException | LinkageError e) {
-                    known = false;
-                }
-                seesHook.put(loader, known);
-            }
-            return known;
-        }
     }
 }

@@ -1,53 +1,24 @@
 package dev.flaky.agent.dataflow;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNull;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
+import java.io.File;
 import java.lang.reflect.Constructor;
+import java.nio.file.Files;
+import java.nio.file.Paths;
 import java.lang.reflect.Field;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import dev.flaky.agent.RewritingLoader;
 import org.junit.After;
 import org.junit.Test;
 
 public class FlowTransformerTest {
     /** Loads the sample classes from rewritten bytes; everything else from the parent. */
-    static final class Rewriting extends ClassLoader {
-        Rewriting() {
-            super(FlowTransformerTest.class.getClassLoader());
-        }
-
-        @Override
-        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-            if (!name.startsWith("sample.dataflow.")) {
-                return super.loadClass(name, resolve);
-            }
-            synchronized (getClassLoadingLock(name)) {
-                Class<?> c = findLoadedClass(name);
-                if (c == null) {
-                    byte[] rewritten = FlowTransformer.rewrite(bytes(name));
-                    c = defineClass(name, rewritten, 0, rewritten.length);
-                }
-                return c;
-            }
-        }
-
-        private static byte[] bytes(String name) throws ClassNotFoundException {
-            try (InputStream in = FlowTransformerTest.class.getClassLoader()
-                    .getResourceAsStream(name.replace('.', '/') + ".class")) {
-                ByteArrayOutputStream out = new ByteArrayOutputStream();
-                byte[] buf = new byte[8192];
-                for (int n; (n = in.read(buf)) > 0; ) {
-                    out.write(buf, 0, n);
-                }
-                return out.toByteArray();
-            } catch (IOException | NullPointerException e) {
-                throw new ClassNotFoundException(name, e);
-            }
-        }
+    private static ClassLoader rewriting() {
+        return new RewritingLoader("sample.dataflow.", FlowTransformer::rewrite);
     }
 
     private static Dataflow install() throws Exception {
@@ -81,7 +52,7 @@ public class FlowTransformerTest {
     @Test
     public void readsOfStateAnEarlierTestWroteAreDependenciesOnIt() throws Exception {
         Dataflow d = install();
-        Class<?> shared = Class.forName("sample.dataflow.Shared", true, new Rewriting());
+        Class<?> shared = Class.forName("sample.dataflow.Shared", true, rewriting());
         d.testStarting("writer", 0);
         shared.getMethod("write").invoke(null);
         Map<String, String> own = reads(d);
@@ -102,7 +73,7 @@ public class FlowTransformerTest {
     @Test
     public void aFieldWriteOfAnObjectReachedFromAStaticWritesTheStatic() throws Exception {
         Dataflow d = install();
-        Class<?> shared = Class.forName("sample.dataflow.Shared", true, new Rewriting());
+        Class<?> shared = Class.forName("sample.dataflow.Shared", true, rewriting());
         d.testStarting("first", 0);
         shared.getMethod("write").invoke(null);
         d.testStarting("second", 1);
@@ -111,5 +82,45 @@ public class FlowTransformerTest {
         shared.getMethod("readBox").invoke(null);
         // second only read the box: third still depends on first.
         assertEquals("first", reads(d).get("sample.dataflow.Shared.box"));
+    }
+
+    @Test
+    public void defaultsAndFilesAreRootsToo() throws Exception {
+        Dataflow d = install();
+        Class<?> outside = Class.forName("sample.dataflow.Outside", true, rewriting());
+        String name = "flaky-dataflow-test-" + System.nanoTime();
+        try {
+            d.testStarting("writer", 0);
+            outside.getMethod("write", String.class).invoke(null, name);
+            d.testStarting("explicit", 1);
+            outside.getMethod("readExplicit").invoke(null);
+            assertEquals(new LinkedHashMap<String, String>(), reads(d));
+            d.testStarting("reader", 2);
+            assertEquals("1:false:true", outside.getMethod("read", String.class).invoke(null, name));
+            Map<String, String> want = new LinkedHashMap<>();
+            want.put(FlowTransformer.LOCALE, "writer");
+            want.put(FlowTransformer.ZONE, "writer");
+            want.put(Dataflow.TMP + name, "writer");
+            assertEquals(want, reads(d));
+            d.testStarting("deleter", 3);
+            outside.getMethod("delete", String.class).invoke(null, name);
+            d.testStarting("checker", 4);
+            outside.getMethod("read", String.class).invoke(null, name);
+            assertEquals("deleter", reads(d).get(Dataflow.TMP + name));
+        } finally {
+            Files.deleteIfExists(Paths.get(System.getProperty("java.io.tmpdir"), name));
+        }
+    }
+
+    @Test
+    public void filesAreNamedAsTheStateCaptureNamesThem() throws Exception {
+        Dataflow d = install();
+        String tmp = System.getProperty("java.io.tmpdir");
+        assertEquals(Dataflow.TMP + "a/b.txt", d.fileRoot(new File(tmp, "a/b.txt")));
+        assertEquals("target/out.txt", d.fileRoot("target/out.txt"));
+        assertEquals("out.txt", d.fileRoot(Paths.get(System.getProperty("user.dir"), "x", "..", "out.txt")));
+        assertNull(d.fileRoot("target/classes/a/B.class"));
+        assertNull(d.fileRoot(new File(System.getProperty("user.dir")).getParentFile()));
+        assertNull(d.fileRoot(42));
     }
 }

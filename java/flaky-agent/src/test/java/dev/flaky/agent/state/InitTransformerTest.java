@@ -4,9 +4,6 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNull;
 import static org.junit.Assert.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
@@ -14,43 +11,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.flaky.agent.RewritingLoader;
 import org.junit.Test;
 
 public class InitTransformerTest {
     /** Loads the sample classes from rewritten bytes; everything else from the parent. */
-    static final class Rewriting extends ClassLoader {
-        Rewriting() {
-            super(InitTransformerTest.class.getClassLoader());
-        }
-
-        @Override
-        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-            if (!name.startsWith("sample.state.")) {
-                return super.loadClass(name, resolve);
-            }
-            synchronized (getClassLoadingLock(name)) {
-                Class<?> c = findLoadedClass(name);
-                if (c == null) {
-                    byte[] rewritten = InitTransformer.rewrite(bytes(name));
-                    c = defineClass(name, rewritten, 0, rewritten.length);
-                }
-                return c;
-            }
-        }
-
-        private static byte[] bytes(String name) throws ClassNotFoundException {
-            try (InputStream in = InitTransformerTest.class.getClassLoader()
-                    .getResourceAsStream(name.replace('.', '/') + ".class")) {
-                ByteArrayOutputStream out = new ByteArrayOutputStream();
-                byte[] buf = new byte[8192];
-                for (int n; (n = in.read(buf)) > 0; ) {
-                    out.write(buf, 0, n);
-                }
-                return out.toByteArray();
-            } catch (IOException | NullPointerException e) {
-                throw new ClassNotFoundException(name, e);
-            }
-        }
+    private static ClassLoader rewriting() {
+        return new RewritingLoader("sample.state.", InitTransformer::rewrite);
     }
 
     @Test
@@ -65,7 +32,7 @@ public class InitTransformerTest {
         active.setAccessible(true);
         active.set(null, capture);
         try {
-            ClassLoader loader = new Rewriting();
+            ClassLoader loader = rewriting();
             Class<?> holder = Class.forName("sample.state.Holder", true, loader);
             Class<?> bare = Class.forName("sample.state.Bare", true, loader);
             List<String> names = new ArrayList<>();
@@ -87,6 +54,6 @@ public class InitTransformerTest {
 
     @Test
     public void interfacesAreLeftAlone() throws Exception {
-        assertNull(InitTransformer.rewrite(Rewriting.bytes("sample.state.Named")));
+        assertNull(InitTransformer.rewrite(RewritingLoader.bytes("sample.state.Named")));
     }
 }
