@@ -36,6 +36,7 @@ func detectCommand() *cli.Command {
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
 			noStateFlag,
+			&cli.BoolFlag{Name: "warm", Usage: fmt.Sprintf("run the exploration orders up to %d at a time in one JVM, each in a fresh class loader with the JDK state reset between them; every candidate is still confirmed and minimised in fresh JVMs", od.DefaultWarmOrders)},
 			&cli.StringFlag{Name: "shard", Usage: "I/N: run only the I-th of N disjoint shares of the exploration orders (needs --seed) and write a partial report, target/flaky/shard-I-of-N.json, for flaky merge"},
 			noInvariantsFlag,
 			strategyFlag,
@@ -105,6 +106,9 @@ func detect(c *cli.Context) error {
 	}
 	return analyseModule(c, "detect", func(cfg *od.Config, _ []string) error {
 		cfg.Seed, cfg.Rounds, cfg.Shard = c.Int64("seed"), c.Int("rounds"), shard
+		if c.Bool("warm") {
+			cfg.Warm = od.DefaultWarmOrders
+		}
 		if !c.IsSet("seed") {
 			cfg.Seed = rand.Int64()
 		}
