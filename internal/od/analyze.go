@@ -210,7 +210,7 @@ type analysis struct {
 	runner  Runner
 	s       *suite
 	st      *store
-	warm    *store // the outcomes of warm runs: candidates only, never a finding's evidence
+	warm    *store              // the outcomes of warm runs: candidates only, never a finding's evidence
 	slots   *semaphore.Weighted // one per JVM the runner may run at once
 	busy    atomic.Int64        // slots taken
 	start   time.Time
