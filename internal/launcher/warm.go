@@ -11,9 +11,12 @@ import (
 	"github.com/flakyhq/flaky/agent"
 )
 
-// warmPrefix starts the runner's notes about a warm JVM (the runner's
-// dev.flaky.runner.warm.Warm.PREFIX).
-const warmPrefix = "warm: "
+// warmPrefix starts the runner's notes about a warm JVM, and warmDone its
+// last one (the runner's dev.flaky.runner.warm.Warm.PREFIX and DONE).
+const (
+	warmPrefix = "warm: "
+	warmDone   = warmPrefix + "done: "
+)
 
 // RunWarm runs orders in one warm JVM, one after another, each in a fresh
 // class loader over the module's class path (the project's classes, its
@@ -95,13 +98,19 @@ func (l *Launcher) runWarm(ctx context.Context, orders [][]string) ([]*Result, e
 	}
 	ends := make([]time.Time, len(orders))
 	notes := make([][]string, len(orders))
-	cur := 0
+	var shown []string // the notes that say something is wrong, for Options.Notef
+	cur, done := 0, false
 	w := &watch{
 		handle: func(m agent.Message, now time.Time) {
 			if lg, ok := m.(*agent.Log); ok && strings.HasPrefix(lg.Message, warmPrefix) {
+				note := strings.TrimRight(lg.Message, "\n")
 				if cur > 0 {
-					notes[cur-1] = append(notes[cur-1], strings.TrimRight(lg.Message, "\n"))
+					notes[cur-1] = append(notes[cur-1], note)
 				}
+				if lg.Level != "info" {
+					shown = append(shown, note)
+				}
+				done = done || strings.HasPrefix(note, warmDone)
 				return
 			}
 			if cur >= len(asms) {
@@ -119,7 +128,7 @@ func (l *Launcher) runWarm(ctx context.Context, orders [][]string) ([]*Result, e
 			}
 			return asms[cur].deadline(l.opts.TestTimeout)
 		},
-		ended: func() bool { return cur == len(asms) },
+		ended: func() bool { return done },
 	}
 	p, err := l.launch(ctx, args, w)
 	if err != nil {
@@ -127,6 +136,11 @@ func (l *Launcher) runWarm(ctx context.Context, orders [][]string) ([]*Result, e
 	}
 	if cur > 0 {
 		notes[cur-1] = append(notes[cur-1], p.notes...)
+	}
+	if l.opts.Notef != nil {
+		for _, note := range append(shown, p.notes...) {
+			l.opts.Notef(note)
+		}
 	}
 	out := make([]*Result, len(orders))
 	begin := p.start
@@ -136,7 +150,7 @@ func (l *Launcher) runWarm(ctx context.Context, orders [][]string) ([]*Result, e
 		tests, _ := a.finish(ending{}, ends[i])
 		n := append(notes[i], a.notes...)
 		if l.opts.Notef != nil {
-			for _, note := range n {
+			for _, note := range a.notes {
 				l.opts.Notef(note)
 			}
 		}

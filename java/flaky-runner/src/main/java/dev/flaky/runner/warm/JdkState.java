@@ -49,12 +49,13 @@ final class JdkState {
     private final Set<Thread> hooks;
 
     private JdkState() {
+        // The JDK sets user.timezone when it first works out the default zone: do that before the snapshot.
+        zone = TimeZone.getDefault();
         properties = System.getProperties();
         propertyValues = strings(properties);
         locale = Locale.getDefault();
         display = Locale.getDefault(Locale.Category.DISPLAY);
         format = Locale.getDefault(Locale.Category.FORMAT);
-        zone = TimeZone.getDefault();
         out = System.out;
         err = System.err;
         in = System.in;

@@ -22,18 +22,27 @@ import java.util.List;
 public final class Warm {
     /** Starts every log message of the warm bootstrap. */
     public static final String PREFIX = "warm: ";
+    /** Starts the last log message of a warm JVM. */
+    public static final String DONE = PREFIX + "done: ";
     private static final String ENTRY = "dev.flaky.runner.Main";
 
     private Warm() {
     }
 
-    /** Runs the order files one after another; see the class comment. */
+    /**
+     * Runs the order files one after another; see the class comment. The last event is a log whose message starts
+     * with {@value #DONE}: how many orders ran, why it stopped early, and how many of the finished orders' class
+     * loaders are still reachable after a garbage collection (each one that is holds its classes in the metaspace).
+     * Notes on what was reset are {@code info}, problems (threads left running, an early stop) {@code warn}.
+     */
     public static void run(List<String> orderFiles, Events events) throws IOException, InterruptedException {
         URL[] urls = classPath();
         ClassLoader app = Warm.class.getClassLoader();
         JdkState start = JdkState.capture();
         List<WeakReference<ClassLoader>> finished = new ArrayList<>();
-        for (int i = 0; i < orderFiles.size(); i++) {
+        String stop = null;
+        int ran = 0;
+        for (int i = 0; i < orderFiles.size() && stop == null; i++) {
             String where = "order " + (i + 1) + " of " + orderFiles.size();
             Throwable failure;
             try (WarmLoader loader = new WarmLoader(urls, app)) {
@@ -43,19 +52,19 @@ public final class Warm {
             if (failure != null) {
                 StringWriter trace = new StringWriter();
                 failure.printStackTrace(new PrintWriter(trace));
-                events.log("error", PREFIX + where + " failed to run: " + trace);
-                return;
+                stop = where + " failed to run: " + trace;
+                break;
             }
+            ran++;
             JdkState.Reset r = start.reset();
             if (!r.notes.isEmpty()) {
                 events.log("info", PREFIX + "after " + where + ", reset " + String.join(", ", r.notes));
             }
             if (r.threads != null) {
-                events.log("info", PREFIX + "after " + where + ", " + r.threads);
+                events.log("warn", PREFIX + r.threads);
             }
             if (r.unfit != null) {
-                events.log("warn", PREFIX + "stopping after " + where + ": " + r.unfit);
-                return;
+                stop = "after " + where + ", " + r.unfit;
             }
         }
         System.gc();
@@ -65,7 +74,13 @@ public final class Warm {
                 reachable++;
             }
         }
-        events.log("info", PREFIX + reachable + " of " + finished.size() + " order class loaders still reachable");
+        String done = DONE + ran + " of " + orderFiles.size() + " orders ran";
+        if (stop != null) {
+            done += "; stopped " + stop;
+        }
+        done += "; " + reachable + " of " + finished.size() + " order class loaders still reachable";
+        events.log(stop != null || reachable > 0 ? "warn" : "info", done);
+        events.flush();
     }
 
     /** Runs one order file in loader on a new thread named main; returns what stopped it from running, or null. */
