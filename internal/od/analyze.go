@@ -791,6 +791,29 @@ func (a *analysis) add(f *Finding) {
 	a.findings[f.Test][f.Kind] = f
 }
 
+// warmBatches groups the exploration orders n at a time, each group in the
+// place of its first order; every other order (the original, isolation and
+// twice-in-a-row runs, and orders of one test) is a group of its own.
+func warmBatches(orders []plannedOrder, n int) [][]plannedOrder {
+	var batches [][]plannedOrder
+	open := -1
+	for _, o := range orders {
+		switch {
+		case o.gen == GenOriginal || o.gen == GenIsolation || o.gen == GenTwice || len(o.tests) < 2:
+			batches = append(batches, []plannedOrder{o})
+		case open >= 0 && len(batches[open]) < n:
+			batches[open] = append(batches[open], o)
+		default:
+			open = len(batches)
+			batches = append(batches, []plannedOrder{o})
+		}
+		if open >= 0 && len(batches[open]) == n {
+			open = -1
+		}
+	}
+	return batches
+}
+
 // runDetection runs the detection orders: each in its own fresh JVM, or,
 // with Config.Warm and a WarmRunner, the exploration orders up to
 // Config.Warm at a time in one warm JVM (a batch takes the place of its
@@ -800,22 +823,7 @@ func (a *analysis) runDetection(ctx context.Context, deadline time.Time, orders 
 	if a.cfg.Warm <= 0 || !ok {
 		return a.run(ctx, deadline, orders)
 	}
-	var batches [][]plannedOrder
-	open := -1
-	for _, o := range orders {
-		switch {
-		case o.gen == GenOriginal || o.gen == GenIsolation || o.gen == GenTwice || len(o.tests) < 2:
-			batches = append(batches, []plannedOrder{o})
-		case open >= 0 && len(batches[open]) < a.cfg.Warm:
-			batches[open] = append(batches[open], o)
-		default:
-			open = len(batches)
-			batches = append(batches, []plannedOrder{o})
-		}
-		if open >= 0 && len(batches[open]) == a.cfg.Warm {
-			open = -1
-		}
-	}
+	batches := warmBatches(orders, a.cfg.Warm)
 	g, gctx := errgroup.WithContext(ctx)
 	late := false
 	var err error
