@@ -305,8 +305,12 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 	if cov.Workers > 0 && cov.Duration > 0 {
 		workers = fmt.Sprintf(" on %d workers, %.0f%% busy, %.1f CPU cores used", cov.Workers, 100*cov.Efficiency, float64(cov.JVMCPU)/float64(cov.Duration))
 	}
-	fmt.Fprintf(w, "%d flaky of %d tests: %d orders (%d exploration, seed %d), %d of %d pairs adjacent, %d tests alone%s%s, %s%s\n",
-		len(rep.Findings), cov.Tests, cov.Orders, cov.Rounds, cov.Seed, cov.PairsCovered, cov.Pairs, cov.TestsAlone,
+	explored := fmt.Sprintf("%d exploration", cov.Rounds)
+	if cov.WarmOrders > 0 {
+		explored += fmt.Sprintf(", %d of them in %d warm JVMs", cov.WarmOrders, cov.WarmJVMs)
+	}
+	fmt.Fprintf(w, "%d flaky of %d tests: %d orders (%s, seed %d), %d of %d pairs adjacent, %d tests alone%s%s, %s%s\n",
+		len(rep.Findings), cov.Tests, cov.Orders, explored, cov.Seed, cov.PairsCovered, cov.Pairs, cov.TestsAlone,
 		unconfirmed, stop, cov.Duration.Round(100*time.Millisecond), workers)
 }
 
