@@ -21,8 +21,9 @@ import java.util.TreeMap;
  * The JDK state that outlives an order's class loader, taken once before the first order and put back after each:
  * system properties, the default locale (each category) and time zone, {@code System.out/err/in}, the default
  * uncaught-exception handler, cookie handler, proxy selector and response cache, the files and directories of the
- * working directory and {@code java.io.tmpdir}, and shutdown hooks (removed). What cannot be put back (a file that
- * existed before and changed or went away) makes {@link #reset} say so: the JVM is then not fit for another order.
+ * working directory and {@code java.io.tmpdir} (the ones created are deleted, and only when both listings are
+ * complete), and shutdown hooks (removed). What cannot be put back (a file that existed before and changed or went
+ * away, directories too large to list) makes {@link #reset} say so: the JVM is then not fit for another order.
  * Threads an order leaves running are reported.
  */
 final class JdkState {
@@ -45,6 +46,8 @@ final class JdkState {
     private final File cwd;
     private final File tmp;
     private final Map<String, String> files;
+    /** Whether {@link #files} lists every entry (within the depth bound); only then may created files be deleted. */
+    private final boolean complete;
     private final Set<Thread> threads;
     private final Set<Thread> hooks;
 
@@ -65,7 +68,9 @@ final class JdkState {
         responses = ResponseCache.getDefault();
         cwd = new File(System.getProperty("user.dir", ".")).getAbsoluteFile();
         tmp = new File(System.getProperty("java.io.tmpdir", "/tmp")).getAbsoluteFile();
-        files = listing();
+        int[] budget = {MAX_ENTRIES};
+        files = listing(budget);
+        complete = budget[0] >= 0;
         threads = new HashSet<>(Thread.getAllStackTraces().keySet());
         hooks = ShutdownHooks.registered();
     }
@@ -149,7 +154,16 @@ final class JdkState {
 
     /** Deletes the files and directories the order created; a file that existed before and changed is unfit. */
     private void resetFiles(Reset r) {
-        Map<String, String> now = listing();
+        if (!complete) {
+            r.unfit = "the working and temporary directories hold more than " + MAX_ENTRIES + " entries: files cannot be reset";
+            return;
+        }
+        int[] budget = {MAX_ENTRIES};
+        Map<String, String> now = listing(budget);
+        if (budget[0] < 0) {
+            r.unfit = "the order left more than " + MAX_ENTRIES + " entries in the working and temporary directories";
+            return;
+        }
         List<String> created = new ArrayList<>();
         for (Map.Entry<String, String> e : now.entrySet()) {
             String before = files.get(e.getKey());
@@ -211,10 +225,12 @@ final class JdkState {
         return name.startsWith("${tmp}/") ? new File(tmp, name.substring(7)) : new File(cwd, name);
     }
 
-    /** Files (size and modification time) and directories (empty value) under the working and temporary directories. */
-    private Map<String, String> listing() {
+    /**
+     * Files (size and modification time) and directories (empty value) under the working and temporary directories,
+     * at most {@code budget[0]} entries (the budget ends below 0 when there were more).
+     */
+    private Map<String, String> listing(int[] budget) {
         Map<String, String> out = new TreeMap<>();
-        int[] budget = {MAX_ENTRIES};
         list(cwd, "", 0, out, budget);
         if (!tmp.equals(cwd)) {
             list(tmp, "${tmp}/", 0, out, budget);
