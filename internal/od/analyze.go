@@ -504,44 +504,11 @@ func interleave(x, y []plannedOrder) []plannedOrder {
 // slots is free (shared by everything running at the same time), and stops
 // starting new ones once the deadline has passed (errBudget) or a run failed.
 func (a *analysis) run(ctx context.Context, deadline time.Time, orders []plannedOrder) error {
-	g, gctx := errgroup.WithContext(ctx)
-	late := false
-	var err error
-	for _, o := range orders {
-		if err = a.slots.Acquire(gctx, 1); err != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			a.slots.Release(1)
-			late = true
-			break
-		}
-		a.busy.Add(1)
-		g.Go(func() error {
-			defer a.slots.Release(1)
-			defer a.busy.Add(-1)
-			res, err := a.runner.RunAll(gctx, [][]string{o.tests})
-			if err != nil {
-				return fmt.Errorf("run orders: %w", err)
-			}
-			a.mu.Lock()
-			a.cov.JVMTime += res[0].Duration
-			a.cov.JVMCPU += res[0].CPU
-			a.mu.Unlock()
-			a.record(o, res[0], true)
-			return nil
-		})
+	batches := make([][]plannedOrder, len(orders))
+	for i, o := range orders {
+		batches[i] = []plannedOrder{o}
 	}
-	if werr := g.Wait(); werr != nil {
-		return werr
-	}
-	if err != nil {
-		return fmt.Errorf("run orders: %w", err)
-	}
-	if late {
-		return errBudget
-	}
-	return nil
+	return a.runBatches(ctx, deadline, batches)
 }
 
 // freeSlots is how many more JVMs could start now: how many candidates
@@ -816,14 +783,20 @@ func warmBatches(orders []plannedOrder, n int) [][]plannedOrder {
 
 // runDetection runs the detection orders: each in its own fresh JVM, or,
 // with Config.Warm and a WarmRunner, the exploration orders up to
-// Config.Warm at a time in one warm JVM (a batch takes the place of its
-// first order in the schedule) and the others fresh.
+// Config.Warm at a time in one warm JVM (warmBatches) and the others fresh.
 func (a *analysis) runDetection(ctx context.Context, deadline time.Time, orders []plannedOrder) error {
-	wr, ok := a.runner.(WarmRunner)
-	if a.cfg.Warm <= 0 || !ok {
+	if _, ok := a.runner.(WarmRunner); a.cfg.Warm <= 0 || !ok {
 		return a.run(ctx, deadline, orders)
 	}
-	batches := warmBatches(orders, a.cfg.Warm)
+	return a.runBatches(ctx, deadline, warmBatches(orders, a.cfg.Warm))
+}
+
+// runBatches runs each batch as soon as one of the runner's slots is free
+// (shared by everything running at the same time): a batch of one order in
+// a fresh JVM, a larger one in a warm JVM (the runner is then a
+// WarmRunner). It stops starting new ones once the deadline has passed
+// (errBudget) or a run failed.
+func (a *analysis) runBatches(ctx context.Context, deadline time.Time, batches [][]plannedOrder) error {
 	g, gctx := errgroup.WithContext(ctx)
 	late := false
 	var err error
@@ -840,16 +813,16 @@ func (a *analysis) runDetection(ctx context.Context, deadline time.Time, orders 
 		g.Go(func() error {
 			defer a.slots.Release(1)
 			defer a.busy.Add(-1)
+			orders := make([][]string, len(b))
+			for i, o := range b {
+				orders[i] = o.tests
+			}
 			var res []*launcher.Result
 			var err error
 			if len(b) == 1 {
-				res, err = a.runner.RunAll(gctx, [][]string{b[0].tests})
+				res, err = a.runner.RunAll(gctx, orders)
 			} else {
-				orders := make([][]string, len(b))
-				for i, o := range b {
-					orders[i] = o.tests
-				}
-				res, err = wr.RunWarm(gctx, orders)
+				res, err = a.runner.(WarmRunner).RunWarm(gctx, orders)
 			}
 			if err != nil {
 				return fmt.Errorf("run orders: %w", err)
