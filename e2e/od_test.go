@@ -149,6 +149,13 @@ func TestDetectFindsExactlyTheExpectedFindings(t *testing.T) {
 			if warmDetect[name] && (cov == nil || cov.WarmOrders == 0 || cov.WarmJVMs == 0) {
 				t.Errorf("detect --warm ran no order in a warm JVM: coverage %+v", cov)
 			}
+			// A warm JVM's problems (threads left running, an early stop, class
+			// loaders of finished orders still reachable) are notes on stderr.
+			for _, line := range strings.Split(d.stderr, "\n") {
+				if strings.Contains(line, "note: warm: ") {
+					t.Errorf("detect --warm: %s", line)
+				}
+			}
 			if cov == nil || cov.BudgetExhausted || cov.Rounds == 0 || cov.PairsCovered == 0 || cov.TestsAlone == 0 || len(cov.Unconfirmed) > 0 {
 				t.Errorf("coverage %+v", cov)
 			}
