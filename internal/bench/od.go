@@ -138,7 +138,7 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 	if err != nil {
 		return f, err
 	}
-	if module != "" {
+	if _, err := os.Stat(filepath.Join(dir, module, "pom.xml")); module != "" && err == nil {
 		// A reactor's module: analysed there; Surefire would need the reactor built and installed.
 		dir, f.reactor = filepath.Join(dir, module), true
 	}
