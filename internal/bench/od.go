@@ -212,6 +212,8 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 			w.missed = append(w.missed, finding.Test)
 		}
 	}
+	fmt.Printf("%-16s warm: found after %d orders, %s; full analysis %d orders, %s; %d warm JVMs (%d orders); missed %v; same findings as fresh: %v\n",
+		name, w.foundOrders, w.found.Round(100*time.Millisecond), w.orders, w.total.Round(100*time.Millisecond), w.jvms, w.warmOrders, w.missed, w.same)
 	if f.reactor {
 		return f, nil
 	}
