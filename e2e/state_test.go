@@ -60,6 +60,7 @@ func TestPollutedState(t *testing.T) {
 	}
 
 	t.Run("debugger", func(t *testing.T) { checkPollutedState(ctx, t, setup, want, javaBin(), nil) })
+	t.Run("warm", func(t *testing.T) { checkWarmResets(ctx, t, setup, want) })
 	// On the newest JDK of the machine (module rules: the locale is restored through java.base, which the
 	// agent opens to itself), two kinds of root.
 	if java := otherJDK(); java != "" {
@@ -159,4 +160,62 @@ func checkPollutedState(ctx context.Context, t *testing.T, setup *mvn.TestSetup,
 		t.Logf("%s: %s, %d runs", tm.Test, tm.Duration.Round(time.Millisecond), tm.Runs)
 	}
 	t.Logf("debugger: %d findings in %s", len(timings), time.Since(start).Round(time.Millisecond))
+}
+
+// checkWarmResets runs, in one warm JVM (launcher.RunWarm), each expected OD
+// finding's failing and passing order one right after the other: the
+// pollution (a static field, a system property, a file, the default locale
+// and time zone) must show inside an order, where the victim fails after its
+// polluter and the brittle passes after its setter, and must not leak into
+// the next order, where the victim alone passes and the brittle alone fails.
+func checkWarmResets(ctx context.Context, t *testing.T, setup *mvn.TestSetup, want stateExpected) {
+	start := time.Now()
+	jarsOnce.Do(func() { jars, jarsErr = agent.Extract() })
+	if jarsErr != nil {
+		t.Fatal(jarsErr)
+	}
+	env := launcher.Env{Java: javaBin(), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{RunTimeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var orders [][]string
+	var fails []bool // whether the last test of each order must fail
+	for _, f := range want.Findings {
+		switch f.Kind {
+		case report.ODVictim:
+			orders = append(orders, append(slices.Clone(f.Polluters[0]), f.Test), []string{f.Test})
+			fails = append(fails, true, false)
+		case report.ODBrittle:
+			orders = append(orders, append(slices.Clone(f.Setters[0]), f.Test), []string{f.Test})
+			fails = append(fails, false, true)
+		}
+	}
+	res, err := l.RunWarm(ctx, orders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	for i, r := range res {
+		notes = append(notes, r.Notes...)
+		test := orders[i][len(orders[i])-1]
+		if !r.Warm {
+			t.Errorf("order %d %v ran in a fresh JVM: %v", i+1, orders[i], r.Notes)
+		}
+		if got := failed(outcomeOf(r, test)); got != fails[i] {
+			t.Errorf("order %d %v in the warm JVM: %s %s, want failed=%v\n%s", i+1, orders[i], test, outcomeOf(r, test), fails[i], describe(r))
+		}
+	}
+	all := strings.Join(notes, "\n")
+	for _, reset := range []string{"system properties [fixture.mode]", "the default locale", "the default time zone", "1 file(s) created"} {
+		if !strings.Contains(all, reset) {
+			t.Errorf("no note says the warm JVM reset %s:\n%s", reset, all)
+		}
+	}
+	done := fmt.Sprintf("warm: done: %d of %d orders ran; 0 of %d order class loaders still reachable", len(orders), len(orders), len(orders))
+	if !strings.Contains(all, done) {
+		t.Errorf("want the note %q:\n%s", done, all)
+	}
+	t.Logf("warm: %d orders in one JVM in %s", len(orders), time.Since(start).Round(time.Millisecond))
 }

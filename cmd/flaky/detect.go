@@ -36,6 +36,7 @@ func detectCommand() *cli.Command {
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
 			noStateFlag,
+			&cli.BoolFlag{Name: "warm", Usage: fmt.Sprintf("run the exploration orders up to %d at a time in one JVM, each in a fresh class loader with the JDK state reset between them; every candidate is still confirmed and minimised in fresh JVMs", od.DefaultWarmOrders)},
 			&cli.StringFlag{Name: "shard", Usage: "I/N: run only the I-th of N disjoint shares of the exploration orders (needs --seed) and write a partial report, target/flaky/shard-I-of-N.json, for flaky merge"},
 			noInvariantsFlag,
 			strategyFlag,
@@ -105,6 +106,9 @@ func detect(c *cli.Context) error {
 	}
 	return analyseModule(c, "detect", func(cfg *od.Config, _ []string) error {
 		cfg.Seed, cfg.Rounds, cfg.Shard = c.Int64("seed"), c.Int("rounds"), shard
+		if c.Bool("warm") {
+			cfg.Warm = od.DefaultWarmOrders
+		}
 		if !c.IsSet("seed") {
 			cfg.Seed = rand.Int64()
 		}
@@ -301,8 +305,12 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 	if cov.Workers > 0 && cov.Duration > 0 {
 		workers = fmt.Sprintf(" on %d workers, %.0f%% busy, %.1f CPU cores used", cov.Workers, 100*cov.Efficiency, float64(cov.JVMCPU)/float64(cov.Duration))
 	}
-	fmt.Fprintf(w, "%d flaky of %d tests: %d orders (%d exploration, seed %d), %d of %d pairs adjacent, %d tests alone%s%s, %s%s\n",
-		len(rep.Findings), cov.Tests, cov.Orders, cov.Rounds, cov.Seed, cov.PairsCovered, cov.Pairs, cov.TestsAlone,
+	explored := fmt.Sprintf("%d exploration", cov.Rounds)
+	if cov.WarmOrders > 0 {
+		explored += fmt.Sprintf(", %d of them in %d warm JVMs", cov.WarmOrders, cov.WarmJVMs)
+	}
+	fmt.Fprintf(w, "%d flaky of %d tests: %d orders (%s, seed %d), %d of %d pairs adjacent, %d tests alone%s%s, %s%s\n",
+		len(rep.Findings), cov.Tests, cov.Orders, explored, cov.Seed, cov.PairsCovered, cov.Pairs, cov.TestsAlone,
 		unconfirmed, stop, cov.Duration.Round(100*time.Millisecond), workers)
 }
 

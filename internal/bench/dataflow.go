@@ -119,7 +119,7 @@ func benchDataflowFixture(name string, seed int64, jars agent.Jars) (dfFigures, 
 	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
 		return dfFigures{}, fmt.Errorf("copying fixture: %w", err)
 	}
-	expected, err := expectedFindings(dir)
+	expected, _, err := expectedFindings(dir) // the data-dependency fixtures are single modules
 	if err != nil {
 		return dfFigures{}, err
 	}

@@ -3,14 +3,17 @@
 // sharing archive on JDK 17 and the newest JDK here; the wall time to run a
 // module's whole suite in N shuffled orders, with flaky's directly launched
 // JVMs (plain and with the archive) versus N runs of
-// `mvn surefire:test -Dsurefire.runOrder=random`; what API perturbation
+// `mvn surefire:test -Dsurefire.runOrder=random`, and in warm JVMs of
+// several orders each; what API perturbation
 // (flaky chaos) costs per strategy; and how fast flaky's order-dependence
 // analysis exposes each fixture's known order-dependent tests compared with
-// Surefire's random reruns; the time per OD finding to name and confirm its
-// polluted state, next to ODRepair's figures; the JVM runs and time the
-// data-dependency analysis (PraDeT) needs to report every known victim and
-// brittle, against the order generators, on the fixtures and a generated
-// suite of 2,000 tests, next to PraDeT's figures; and what share of the
+// Surefire's random reruns, and with warm exploration runs against fresh
+// ones (does the warm analysis find every OD test, how fast); the time per
+// OD finding to name and confirm its polluted state, next to ODRepair's
+// figures; the JVM runs and time the data-dependency analysis (PraDeT)
+// needs to report every known victim and brittle, against the order
+// generators, on the fixtures and a generated suite of 2,000 tests, next to
+// PraDeT's figures; and what share of the
 // fixtures' findings flaky repair fixes, how fast; the time per OD victim to
 // infer its problem invariants and find its reset methods, next to Takuan's
 // figures, and what tracing costs. Run it with `make bench`; -readme rewrites
@@ -31,9 +34,11 @@ import (
 	"time"
 
 	"github.com/otiai10/copy"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/mvn"
 )
 
@@ -42,7 +47,7 @@ func main() {
 	fixtures := flag.String("fixtures", "junit4,jupiter5", "comma-separated fixtures under testdata/ (empty: skip the launcher benchmark)")
 	chaosFixture := flag.String("chaos-fixture", "chaos", "fixture for the API perturbation overhead benchmark (empty: skip it)")
 	chaosRuns := flag.Int("chaos-runs", 3, "runs per strategy in the API perturbation benchmark")
-	odFixtures := flag.String("od-fixtures", "junit4,jupiter5,jupiter6,mixed-mockito,manyvictims", "fixtures for the order-dependence benchmark (empty: skip it)")
+	odFixtures := flag.String("od-fixtures", "junit4,jupiter5,jupiter6,mixed-mockito,manyvictims,state", "fixtures for the order-dependence benchmark, fresh and warm (empty: skip it)")
 	odSeed := flag.Int64("od-seed", 1, "seed of flaky's orders in the order-dependence benchmark")
 	odRuns := flag.Int("od-surefire-runs", 15, "most Surefire runOrder=random runs per fixture in the order-dependence benchmark")
 	repairFixtures := flag.String("repair-fixtures", "repair,state,junit4,jupiter5,manyvictims,jmock,chaos", "fixtures for the repair benchmark, their expected.json as the report (empty: skip it)")
@@ -167,20 +172,20 @@ func run(orders int, fixtures []string, chaosFixture string, chaosRuns int, star
 
 func benchLauncher(orders int, fixtures []string, jars agent.Jars) error {
 	fmt.Printf("\nlauncher vs surefire: %d shuffled orders of the whole suite\n", orders)
-	fmt.Printf("%-10s %6s %7s %12s %12s %12s %12s %10s %8s\n", "fixture", "tests", "orders", "flaky", "flaky+cds", "flaky(1 jvm)", "surefire", "orders/s", "ratio")
-	fmt.Fprintf(&md, "Launcher vs Surefire: a fixture's whole suite in %d shuffled orders with flaky's launcher (%d workers, plain and with the class-data sharing archive; and one JVM at a time), against %d runs of `mvn surefire:test -Dsurefire.runOrder=random`. Orders per second are fresh JVMs (warm runs are not implemented yet):\n\n", orders, runtime.NumCPU(), orders)
-	md.WriteString("| fixture | tests | flaky | flaky with CDS | flaky, 1 JVM at a time | orders/s (plain, CDS) | Surefire | Surefire / flaky with CDS |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("%-10s %6s %7s %12s %12s %12s %12s %12s %14s %8s\n", "fixture", "tests", "orders", "flaky", "flaky+cds", "flaky warm", "flaky(1 jvm)", "surefire", "orders/s", "ratio")
+	fmt.Fprintf(&md, "Launcher vs Surefire: a fixture's whole suite in %d shuffled orders with flaky's launcher (%d workers; fresh JVMs plain and with the class-data sharing archive, warm JVMs of %d orders each with the archive (`detect --warm`), and fresh JVMs one at a time), against %d runs of `mvn surefire:test -Dsurefire.runOrder=random`:\n\n", orders, runtime.NumCPU(), od.DefaultWarmOrders, orders)
+	md.WriteString("| fixture | tests | flaky | flaky with CDS | flaky warm | flaky, 1 JVM at a time | orders/s (plain, CDS, warm) | Surefire | Surefire / flaky with CDS |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, name := range fixtures {
 		r, err := benchFixture(name, orders, jars)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		perSec := func(d time.Duration) float64 { return float64(orders) / d.Seconds() }
-		fmt.Printf("%-10s %6d %7d %12s %12s %12s %12s %4.1f %4.1f %7.1fx\n", name, r.tests, orders,
-			r.flaky.Round(time.Millisecond), r.flakyShared.Round(time.Millisecond), r.flakySerial.Round(time.Millisecond),
-			r.surefire.Round(time.Millisecond), perSec(r.flaky), perSec(r.flakyShared), r.surefire.Seconds()/r.flakyShared.Seconds())
-		fmt.Fprintf(&md, "| %s | %d | %s | %s | %s | %.1f, %.1f | %s | %.1f× |\n", name, r.tests, secs(r.flaky), secs(r.flakyShared), secs(r.flakySerial),
-			perSec(r.flaky), perSec(r.flakyShared), secs(r.surefire), r.surefire.Seconds()/r.flakyShared.Seconds())
+		fmt.Printf("%-10s %6d %7d %12s %12s %12s %12s %12s %4.1f %4.1f %4.1f %7.1fx\n", name, r.tests, orders,
+			r.flaky.Round(time.Millisecond), r.flakyShared.Round(time.Millisecond), r.flakyWarm.Round(time.Millisecond), r.flakySerial.Round(time.Millisecond),
+			r.surefire.Round(time.Millisecond), perSec(r.flaky), perSec(r.flakyShared), perSec(r.flakyWarm), r.surefire.Seconds()/r.flakyShared.Seconds())
+		fmt.Fprintf(&md, "| %s | %d | %s | %s | %s | %s | %.1f, %.1f, %.1f | %s | %.1f× |\n", name, r.tests, secs(r.flaky), secs(r.flakyShared), secs(r.flakyWarm), secs(r.flakySerial),
+			perSec(r.flaky), perSec(r.flakyShared), perSec(r.flakyWarm), secs(r.surefire), r.surefire.Seconds()/r.flakyShared.Seconds())
 	}
 	md.WriteString("\n")
 	fmt.Println("ratio = surefire / flaky+cds (parallel workers = cores); flaky(1 jvm) runs the same orders one JVM at a time")
@@ -196,8 +201,8 @@ func secs(d time.Duration) string {
 }
 
 type figures struct {
-	tests                                     int
-	flaky, flakyShared, flakySerial, surefire time.Duration
+	tests                                                int
+	flaky, flakyShared, flakyWarm, flakySerial, surefire time.Duration
 }
 
 func benchFixture(name string, n int, jars agent.Jars) (figures, error) {
@@ -268,6 +273,12 @@ func benchFixture(name string, n int, jars agent.Jars) (figures, error) {
 	}
 	f.flakyShared = time.Since(start)
 
+	start = time.Now()
+	if err := runWarm(ctx, shared, shuffled, od.DefaultWarmOrders, runtime.NumCPU()); err != nil {
+		return f, err
+	}
+	f.flakyWarm = time.Since(start)
+
 	serial, err := launcher.New(env, jars, launcher.Options{Workers: 1})
 	if err != nil {
 		return f, err
@@ -290,4 +301,27 @@ func benchFixture(name string, n int, jars agent.Jars) (figures, error) {
 	}
 	f.surefire = time.Since(start)
 	return f, nil
+}
+
+// runWarm runs orders in warm JVMs of batch orders each, workers JVMs at a
+// time, and fails when any order ran in a fresh JVM instead.
+func runWarm(ctx context.Context, l *launcher.Launcher, orders [][]string, batch, workers int) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i := 0; i < len(orders); i += batch {
+		part := orders[i:min(i+batch, len(orders))]
+		g.Go(func() error {
+			res, err := l.RunWarm(ctx, part)
+			if err != nil {
+				return err
+			}
+			for _, r := range res {
+				if !r.Warm {
+					return fmt.Errorf("an order ran in a fresh JVM, not a warm one: %v", r.Notes)
+				}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
 }

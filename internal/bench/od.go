@@ -34,6 +34,18 @@ type odFigures struct {
 	// Surefire: runs with runOrder=random until every known OD test failed once.
 	surefireRuns, surefireFound int
 	surefire                    time.Duration
+	reactor                     bool // a reactor's module: no Surefire reruns
+	// warm is the same analysis with the exploration orders in warm JVMs.
+	warm warmFigures
+}
+
+// warmFigures is what the analysis with warm exploration runs measured.
+type warmFigures struct {
+	foundOrders, orders int
+	found, total        time.Duration
+	jvms, warmOrders    int      // warm JVMs and the exploration orders they ran
+	missed              []string // known OD tests the fresh analysis found and the warm one did not
+	same                bool     // the warm analysis' findings equal the fresh one's (tests, kinds, groups)
 }
 
 // runOD runs the order-dependence benchmark on the fixtures, if any.
@@ -57,11 +69,13 @@ func benchOD(fixtures []string, seed int64, surefireCap int, jars agent.Jars) er
 	fmt.Printf("%-16s %5s | %13s %9s | %13s %9s %9s %6s | %14s %9s\n", "fixture", "known", "flaky orders", "time", "all orders", "time", "minimise", "exact", "surefire runs", "time")
 	fmt.Fprintf(&md, "Order-dependence detection (flaky detect's defaults, seed %d, with the class-data sharing archive) until every known OD test has flipped, and the full analysis, against Surefire `runOrder=random` reruns (capped at %d) until each has failed once:\n\n", seed, surefireCap)
 	md.WriteString("| fixture | known OD tests | flaky: found after | flaky: full analysis (confirmed, minimised) | exact findings | Surefire random reruns | Surefire / flaky |\n|---|---|---|---|---|---|---|\n")
+	var all []odFigures
 	for _, name := range fixtures {
 		f, err := benchODFixture(name, seed, surefireCap, jars)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		all = append(all, f)
 		found := fmt.Sprint(f.surefireRuns)
 		if f.surefireFound < f.known {
 			found = fmt.Sprintf(">%d (%d/%d)", f.surefireRuns, f.surefireFound, f.known)
@@ -71,7 +85,10 @@ func benchOD(fixtures []string, seed int64, surefireCap int, jars agent.Jars) er
 			found, f.surefire.Round(100*time.Millisecond))
 		sf := fmt.Sprintf("found in %d run(s), %s", f.surefireRuns, secs(f.surefire))
 		vs := fmt.Sprintf("%.1f×", ratio(f.surefire, f.found))
-		if f.surefireFound < f.known {
+		switch {
+		case f.reactor:
+			sf, vs = "not run (a reactor's module)", ""
+		case f.surefireFound < f.known:
 			sf = fmt.Sprintf("%d of %d found in %d runs, %s", f.surefireFound, f.known, f.surefireRuns, secs(f.surefire))
 			vs = "> " + vs
 		}
@@ -81,7 +98,30 @@ func benchOD(fixtures []string, seed int64, surefireCap int, jars agent.Jars) er
 	md.WriteString("\n")
 	fmt.Println("flaky orders/time: until every known victim and brittle flipped; all orders/time: the whole analysis with confirmation and minimisation;")
 	fmt.Println("minimise: confirming and minimising (polluters, setters, cleaners); exact: findings equal expected.json's, groups included")
+	writeWarmOD(fixtures, seed, all)
 	return nil
+}
+
+// writeWarmOD prints the comparison of the fresh and the warm analysis of
+// each fixture.
+func writeWarmOD(fixtures []string, seed int64, all []odFigures) {
+	fmt.Printf("\nwarm vs fresh detection (seed %d, exploration orders %d to a warm JVM)\n", seed, od.DefaultWarmOrders)
+	fmt.Printf("%-16s %5s | %16s %16s | %12s | %10s %10s | %6s %5s\n", "fixture", "known", "fresh found", "warm found", "warm jvms", "fresh all", "warm all", "missed", "same")
+	fmt.Fprintf(&md, "Warm runs (`detect --warm`, the same analysis and seed %d, exploration orders %d to a warm JVM, every candidate confirmed and minimised in fresh JVMs) against fresh JVMs only: until every known OD test has flipped, the full analysis, and whether the warm analysis finds every OD test the fresh one finds, with the same findings:\n\n", seed, od.DefaultWarmOrders)
+	md.WriteString("| fixture | known OD tests | fresh: found after | warm: found after | warm JVMs (orders) | fresh: full analysis | warm: full analysis | warm finds every OD test fresh finds | same findings |\n|---|---|---|---|---|---|---|---|---|\n")
+	for i, f := range all {
+		w := f.warm
+		missed := "yes"
+		if len(w.missed) > 0 {
+			missed = fmt.Sprintf("no: misses %s", strings.Join(w.missed, ", "))
+		}
+		fmt.Printf("%-16s %5d | %5d %9s | %5d %9s | %4d (%5d) | %10s %10s | %6d %5v\n", fixtures[i], f.known,
+			f.foundOrders, f.found.Round(100*time.Millisecond), w.foundOrders, w.found.Round(100*time.Millisecond), w.jvms, w.warmOrders,
+			f.total.Round(100*time.Millisecond), w.total.Round(100*time.Millisecond), len(w.missed), w.same)
+		fmt.Fprintf(&md, "| %s | %d | %d orders, %s | %d orders, %s | %d (%d) | %s | %s | %s | %v |\n", fixtures[i], f.known,
+			f.foundOrders, secs(f.found), w.foundOrders, secs(w.found), w.jvms, w.warmOrders, secs(f.total), secs(w.total), missed, w.same)
+	}
+	md.WriteString("\n")
 }
 
 func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (odFigures, error) {
@@ -94,9 +134,13 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
 		return f, fmt.Errorf("copying fixture: %w", err)
 	}
-	expected, err := expectedFindings(dir)
+	expected, module, err := expectedFindings(dir)
 	if err != nil {
 		return f, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, module, "pom.xml")); module != "" && err == nil {
+		// A reactor's module: analysed there; Surefire would need the reactor built and installed.
+		dir, f.reactor = filepath.Join(dir, module), true
 	}
 	known := map[string]bool{}
 	for _, e := range expected {
@@ -143,6 +187,37 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 		f.exact = f.exact && got[findingKey(e.Test, e.Kind, e.Polluters, e.Setters, e.Cleaners)]
 	}
 
+	wres, err := od.Analyze(ctx, l, od.Config{Tests: tests, Seed: seed, Fixtures: fixtures, Unrepeatable: unrepeatable, Warm: od.DefaultWarmOrders})
+	if err != nil {
+		return f, err
+	}
+	w := &f.warm
+	w.orders, w.total, w.jvms, w.warmOrders = wres.Coverage.Orders, wres.Coverage.Duration, wres.Coverage.WarmJVMs, wres.Coverage.WarmOrders
+	wgot := map[string]bool{}
+	warmFound := map[string]bool{}
+	for _, finding := range wres.Findings {
+		wgot[findingKey(finding.Test, finding.Kind, finding.Polluters, finding.Setters, finding.Cleaners)] = true
+		if known[finding.Test] {
+			warmFound[finding.Test] = true
+			w.foundOrders = max(w.foundOrders, finding.DetectedAfter)
+			w.found = max(w.found, finding.DetectedIn)
+		}
+	}
+	w.same = len(wgot) == len(got)
+	for k := range got {
+		w.same = w.same && wgot[k]
+	}
+	for _, finding := range res.Findings {
+		if known[finding.Test] && !warmFound[finding.Test] && !slices.Contains(w.missed, finding.Test) {
+			w.missed = append(w.missed, finding.Test)
+		}
+	}
+	fmt.Printf("%-16s warm: found after %d orders, %s; full analysis %d orders, %s; %d warm JVMs (%d orders); missed %v; same findings as fresh: %v\n",
+		name, w.foundOrders, w.found.Round(100*time.Millisecond), w.orders, w.total.Round(100*time.Millisecond), w.jvms, w.warmOrders, w.missed, w.same)
+	if f.reactor {
+		return f, nil
+	}
+
 	failed := map[string]bool{}
 	reports := filepath.Join(dir, "target", "surefire-reports")
 	start := time.Now()
@@ -184,17 +259,19 @@ func findingKey(test string, kind report.Kind, groups ...[][]string) string {
 	return key
 }
 
-// expectedFindings reads the findings of a fixture's expected.json.
-func expectedFindings(dir string) ([]report.Finding, error) {
+// expectedFindings reads the findings of a fixture's expected.json, and
+// the module they are in when the fixture is a reactor.
+func expectedFindings(dir string) ([]report.Finding, string, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var e struct {
+		Module   string           `json:"module"`
 		Findings []report.Finding `json:"findings"`
 	}
 	if err := json.Unmarshal(data, &e); err != nil {
-		return nil, fmt.Errorf("parsing expected.json: %w", err)
+		return nil, "", fmt.Errorf("parsing expected.json: %w", err)
 	}
-	return e.Findings, nil
+	return e.Findings, e.Module, nil
 }

@@ -45,6 +45,7 @@ func fakeJVM(scenario string, args []string) int {
 		return 0
 	}
 	var port, chaos, orderFile, mode, tmpdir string
+	var orderFiles []string
 	token := os.Getenv(agent.TokenEnv)
 	for i, a := range args {
 		if v, ok := strings.CutPrefix(a, "-Djava.io.tmpdir="); ok {
@@ -69,6 +70,7 @@ func fakeJVM(scenario string, args []string) int {
 		}
 		if a == "--order" && i+1 < len(args) {
 			orderFile = args[i+1]
+			orderFiles = append(orderFiles, orderFile)
 		}
 	}
 	fmt.Println("fake JVM starting", scenario)
@@ -106,6 +108,9 @@ func fakeJVM(scenario string, args []string) int {
 	if mode == "list" {
 		send(&agent.Tests{Tests: []agent.TestDescriptor{{ID: "p.A#a", Class: "p.A", Method: "a", Engine: "junit4"}}})
 		return 0
+	}
+	if mode == "warm" {
+		return fakeWarm(scenario, send, orderFiles)
 	}
 	if scenario == "runner-fails" {
 		send(&agent.Log{Level: "error", Message: "flaky runner failed: java.nio.charset.MalformedInputException: Input length = 1\n\tat Main.run\n"})
@@ -201,6 +206,42 @@ func fakeJVM(scenario string, args []string) int {
 		time.Sleep(time.Hour)
 	}
 	conn.Close()
+	return 0
+}
+
+// fakeWarm plays a warm JVM running the order files one after another: a
+// test named exit ends it, one named fail fails; scenario warm-unfit stops
+// after the first order as if that order left state it cannot reset.
+func fakeWarm(scenario string, send func(agent.Message), files []string) int {
+	ran := 0
+	for k, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			panic(err)
+		}
+		order := strings.Fields(string(data))
+		send(&agent.RunStart{Count: len(order)})
+		for i, test := range order {
+			send(&agent.TestStart{Test: test, Index: i})
+			outcome := "pass"
+			switch test[strings.IndexByte(test, '#')+1:] {
+			case "exit":
+				send(&agent.Exit{Status: 3, Test: test, Class: className(test)})
+				return 3
+			case "fail":
+				outcome = "fail"
+			}
+			send(&agent.TestEnd{Test: test, Index: i, Outcome: outcome, TimeMs: 1})
+		}
+		send(&agent.RunEnd{Count: len(order)})
+		ran++
+		send(&agent.Log{Level: "info", Message: fmt.Sprintf("warm: after order %d of %d, reset system properties [p]", k+1, len(files))})
+		if scenario == "warm-unfit" {
+			send(&agent.Log{Level: "warn", Message: fmt.Sprintf("warm: done: 1 of %d orders ran; stopped after order 1 of %d, the file x changed; 0 of 1 order class loaders still reachable", len(files), len(files))})
+			return 0
+		}
+	}
+	send(&agent.Log{Level: "info", Message: fmt.Sprintf("warm: done: %d of %d orders ran; 0 of %d order class loaders still reachable", ran, len(files), ran)})
 	return 0
 }
 

@@ -101,6 +101,10 @@ type Result struct {
 	// names the tests whose clash in a parallel run made it rerun so.
 	Serial  bool
 	Clashed []string
+	// Warm says the order ran in a warm JVM (RunWarm), after other orders
+	// of that JVM in class loaders of their own: evidence for exploring,
+	// never for a finding.
+	Warm bool
 	// Notes say what the driver ignored, refused or cleaned up during the
 	// run (a result for a test not in the order, a second connection, ...).
 	Notes    []string

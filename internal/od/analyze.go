@@ -33,6 +33,10 @@ const (
 	MaxAutoBudget        = time.Hour
 	DefaultConfirmations = 3
 	DefaultOriginalRuns  = 2
+	// DefaultWarmOrders is how many exploration orders one warm JVM runs
+	// (Config.Warm) when the caller turns warm runs on: few enough that the
+	// class loaders of finished orders never crowd the metaspace.
+	DefaultWarmOrders = 8
 )
 
 // detectShare is the part of the budget the detection orders may use; the
@@ -46,6 +50,15 @@ var errBudget = errors.New("budget exhausted")
 // returns their results in the same order; *launcher.Launcher is one.
 type Runner interface {
 	RunAll(ctx context.Context, orders [][]string) ([]*launcher.Result, error)
+}
+
+// WarmRunner is a Runner that can also run several orders in one warm JVM,
+// each in a fresh class loader with the JDK state reset between them;
+// *launcher.Launcher is one (RunWarm). Results it marks Warm only point at
+// candidates: the analysis confirms every one of them in fresh JVMs.
+type WarmRunner interface {
+	Runner
+	RunWarm(ctx context.Context, orders [][]string) ([]*launcher.Result, error)
 }
 
 // Config says what to analyse and how much effort to spend.
@@ -94,6 +107,12 @@ type Config struct {
 	// the original runs, which every shard makes) and stops there: the
 	// Result's Runs hold what a merge needs.
 	Shard Shard
+	// Warm, when positive and the runner is a WarmRunner, runs the
+	// exploration orders (not the original, isolation and twice-in-a-row
+	// runs, nor any confirming or minimising run) up to Warm at a time in
+	// one warm JVM. Their outcomes only make candidates, which are
+	// confirmed in fresh JVMs as always, so no finding rests on a warm run.
+	Warm int
 	// Recorded are the runs of all shards of an analysis (MergeRuns): the
 	// analysis replays them instead of running the original and detection
 	// orders, then confirms and minimises their candidates.
@@ -167,6 +186,9 @@ type Coverage struct {
 	// chosen when the analysis sized them (Config.AutoWorkers).
 	Workers    int
 	WorkersWhy string
+	// WarmOrders counts the exploration orders that ran in warm JVMs (of
+	// Orders), and WarmJVMs those JVMs (Config.Warm).
+	WarmOrders, WarmJVMs int
 	// JVMTime and JVMCPU sum the wall and CPU time of the JVMs the
 	// analysis ran; Efficiency is JVMTime over Workers times Duration: how
 	// busy the workers were.
@@ -188,6 +210,7 @@ type analysis struct {
 	runner  Runner
 	s       *suite
 	st      *store
+	warm    *store              // the outcomes of warm runs: candidates only, never a finding's evidence
 	slots   *semaphore.Weighted // one per JVM the runner may run at once
 	busy    atomic.Int64        // slots taken
 	start   time.Time
@@ -225,7 +248,7 @@ func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		cfg.Logf = func(string, ...any) {}
 	}
 	a := &analysis{
-		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(),
+		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(), warm: newStore(),
 		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
 		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
 		outcomes: map[string]uint8{}, flipped: map[string]milestone{}, cleanerGroups: map[string][][]string{},
@@ -348,7 +371,7 @@ func (a *analysis) analyse(ctx context.Context) error {
 	end := a.start.Add(a.cfg.Budget)
 	detectEnd := a.start.Add(time.Duration(float64(a.cfg.Budget) * detectShare))
 	a.cfg.Progress.Phase("detecting", len(orders), detectEnd)
-	if err := a.run(ctx, detectEnd, orders); errors.Is(err, errBudget) {
+	if err := a.runDetection(ctx, detectEnd, orders); errors.Is(err, errBudget) {
 		a.mu.Lock()
 		a.cov.BudgetExhausted = true
 		a.mu.Unlock()
@@ -481,44 +504,11 @@ func interleave(x, y []plannedOrder) []plannedOrder {
 // slots is free (shared by everything running at the same time), and stops
 // starting new ones once the deadline has passed (errBudget) or a run failed.
 func (a *analysis) run(ctx context.Context, deadline time.Time, orders []plannedOrder) error {
-	g, gctx := errgroup.WithContext(ctx)
-	late := false
-	var err error
-	for _, o := range orders {
-		if err = a.slots.Acquire(gctx, 1); err != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			a.slots.Release(1)
-			late = true
-			break
-		}
-		a.busy.Add(1)
-		g.Go(func() error {
-			defer a.slots.Release(1)
-			defer a.busy.Add(-1)
-			res, err := a.runner.RunAll(gctx, [][]string{o.tests})
-			if err != nil {
-				return fmt.Errorf("run orders: %w", err)
-			}
-			a.mu.Lock()
-			a.cov.JVMTime += res[0].Duration
-			a.cov.JVMCPU += res[0].CPU
-			a.mu.Unlock()
-			a.record(o, res[0], true)
-			return nil
-		})
+	batches := make([][]plannedOrder, len(orders))
+	for i, o := range orders {
+		batches[i] = []plannedOrder{o}
 	}
-	if werr := g.Wait(); werr != nil {
-		return werr
-	}
-	if err != nil {
-		return fmt.Errorf("run orders: %w", err)
-	}
-	if late {
-		return errBudget
-	}
-	return nil
+	return a.runBatches(ctx, deadline, batches)
 }
 
 // freeSlots is how many more JVMs could start now: how many candidates
@@ -540,7 +530,7 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 	if a.cfg.Shard.N > 0 {
 		a.mu.Lock()
 		a.runs = append(a.runs, Run{Gen: o.gen, Label: o.label, Plan: o.plan, Order: r.Order, Tests: r.Tests,
-			ClassScopes: r.ClassScopes, Clashed: r.Clashed, DurationMs: r.Duration.Milliseconds()})
+			ClassScopes: r.ClassScopes, Clashed: r.Clashed, DurationMs: r.Duration.Milliseconds(), Warm: r.Warm})
 		a.mu.Unlock()
 	}
 	if cut := a.infeasibleFrom(r); cut >= 0 {
@@ -549,9 +539,16 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 		trimmed.Order = r.Order[:cut]
 		r = &trimmed
 	}
-	outcomes := a.st.add(o.label, r)
+	st := a.st
+	if r.Warm {
+		st = a.warm
+	}
+	outcomes := st.add(o.label, r)
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if r.Warm && ours {
+		a.cov.WarmOrders++
+	}
 	if o.gen == GenOriginal {
 		a.originals = append(a.originals, r)
 	}
@@ -662,7 +659,11 @@ func (a *analysis) candidates() []*candidate {
 	var out []*candidate
 	for _, t := range a.targets {
 		c := &candidate{test: t}
-		for _, o := range a.st.observed(t, false) {
+		// Warm runs count here, and only here: the failing and passing
+		// orders they give are rerun in fresh JVMs by confirm.
+		observed := append(a.st.observed(t, false), a.warm.observed(t, false)...)
+		sortObs(observed)
+		for _, o := range observed {
 			if o.fail > 0 && c.failing == nil {
 				c.failing = o.order
 			}
@@ -755,4 +756,100 @@ func (a *analysis) add(f *Finding) {
 		a.findings[f.Test] = map[report.Kind]*Finding{}
 	}
 	a.findings[f.Test][f.Kind] = f
+}
+
+// warmBatches groups the exploration orders n at a time, each group in the
+// place of its first order; every other order (the original, isolation and
+// twice-in-a-row runs, and orders of one test) is a group of its own.
+func warmBatches(orders []plannedOrder, n int) [][]plannedOrder {
+	var batches [][]plannedOrder
+	open := -1
+	for _, o := range orders {
+		switch {
+		case o.gen == GenOriginal || o.gen == GenIsolation || o.gen == GenTwice || len(o.tests) < 2:
+			batches = append(batches, []plannedOrder{o})
+		case open >= 0 && len(batches[open]) < n:
+			batches[open] = append(batches[open], o)
+		default:
+			open = len(batches)
+			batches = append(batches, []plannedOrder{o})
+		}
+		if open >= 0 && len(batches[open]) == n {
+			open = -1
+		}
+	}
+	return batches
+}
+
+// runDetection runs the detection orders: each in its own fresh JVM, or,
+// with Config.Warm and a WarmRunner, the exploration orders up to
+// Config.Warm at a time in one warm JVM (warmBatches) and the others fresh.
+func (a *analysis) runDetection(ctx context.Context, deadline time.Time, orders []plannedOrder) error {
+	if _, ok := a.runner.(WarmRunner); a.cfg.Warm <= 0 || !ok {
+		return a.run(ctx, deadline, orders)
+	}
+	return a.runBatches(ctx, deadline, warmBatches(orders, a.cfg.Warm))
+}
+
+// runBatches runs each batch as soon as one of the runner's slots is free
+// (shared by everything running at the same time): a batch of one order in
+// a fresh JVM, a larger one in a warm JVM (the runner is then a
+// WarmRunner). It stops starting new ones once the deadline has passed
+// (errBudget) or a run failed.
+func (a *analysis) runBatches(ctx context.Context, deadline time.Time, batches [][]plannedOrder) error {
+	g, gctx := errgroup.WithContext(ctx)
+	late := false
+	var err error
+	for _, b := range batches {
+		if err = a.slots.Acquire(gctx, 1); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			a.slots.Release(1)
+			late = true
+			break
+		}
+		a.busy.Add(1)
+		g.Go(func() error {
+			defer a.slots.Release(1)
+			defer a.busy.Add(-1)
+			orders := make([][]string, len(b))
+			for i, o := range b {
+				orders[i] = o.tests
+			}
+			var res []*launcher.Result
+			var err error
+			if len(b) == 1 {
+				res, err = a.runner.RunAll(gctx, orders)
+			} else {
+				res, err = a.runner.(WarmRunner).RunWarm(gctx, orders)
+			}
+			if err != nil {
+				return fmt.Errorf("run orders: %w", err)
+			}
+			a.mu.Lock()
+			for _, r := range res {
+				a.cov.JVMTime += r.Duration
+				a.cov.JVMCPU += r.CPU
+			}
+			if slices.ContainsFunc(res, func(r *launcher.Result) bool { return r.Warm }) {
+				a.cov.WarmJVMs++
+			}
+			a.mu.Unlock()
+			for i, r := range res {
+				a.record(b[i], r, true)
+			}
+			return nil
+		})
+	}
+	if werr := g.Wait(); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return fmt.Errorf("run orders: %w", err)
+	}
+	if late {
+		return errBudget
+	}
+	return nil
 }

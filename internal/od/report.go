@@ -150,6 +150,6 @@ func (c Coverage) Report() *report.Coverage {
 		BudgetMs: c.Budget.Milliseconds(), BudgetWhy: c.BudgetWhy, BudgetExhausted: c.BudgetExhausted,
 		Unconfirmed: c.Unconfirmed, DurationMs: c.Duration.Milliseconds(), Serial: c.Serial,
 		Workers: c.Workers, WorkersWhy: c.WorkersWhy, JVMMs: c.JVMTime.Milliseconds(), JVMCPUMs: c.JVMCPU.Milliseconds(),
-		ParallelEfficiency: math.Round(c.Efficiency*100) / 100,
+		ParallelEfficiency: math.Round(c.Efficiency*100) / 100, WarmOrders: c.WarmOrders, WarmJVMs: c.WarmJVMs,
 	}
 }

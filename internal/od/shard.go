@@ -46,11 +46,14 @@ type Run struct {
 	ClassScopes map[string]int        `json:"classScopes,omitempty"`
 	Clashed     []string              `json:"clashed,omitempty"`
 	DurationMs  int64                 `json:"durationMs"`
+	// Warm says the run was in a warm JVM (Config.Warm): a candidate's
+	// evidence, never a finding's.
+	Warm bool `json:"warm,omitempty"`
 }
 
 // result turns a recorded run back into the launcher's result.
 func (r Run) result() *launcher.Result {
-	return &launcher.Result{Order: r.Order, Tests: r.Tests, ClassScopes: r.ClassScopes, Clashed: r.Clashed, Duration: time.Duration(r.DurationMs) * time.Millisecond}
+	return &launcher.Result{Order: r.Order, Tests: r.Tests, ClassScopes: r.ClassScopes, Clashed: r.Clashed, Duration: time.Duration(r.DurationMs) * time.Millisecond, Warm: r.Warm}
 }
 
 // Partial is a shard's part of an analysis (target/flaky/shard-I-of-N.json).

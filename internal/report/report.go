@@ -322,6 +322,10 @@ type Coverage struct {
 	JVMMs              int64   `json:"jvmMs,omitempty"`
 	JVMCPUMs           int64   `json:"jvmCpuMs,omitempty"`
 	ParallelEfficiency float64 `json:"parallelEfficiency,omitempty"`
+	// WarmOrders are the exploration orders that ran in warm JVMs (detect
+	// --warm), WarmJVMs those JVMs.
+	WarmOrders int `json:"warmOrders,omitempty"`
+	WarmJVMs   int `json:"warmJvms,omitempty"`
 }
 
 // Sort orders findings by kind, then test id, so reports diff cleanly.

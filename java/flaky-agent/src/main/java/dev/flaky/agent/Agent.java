@@ -58,6 +58,7 @@ public final class Agent {
             return;
         }
         Map<String, String> options = parseOptions(args);
+        JdkAccess.install(inst);
         connect(options);
         try {
             Chaos.install(options, inst);

@@ -144,7 +144,7 @@ public final class Events {
     }
 
     /** Flushes the sink. */
-    void flush() {
+    public void flush() {
         if (sink != null) {
             sink.flush();
         }

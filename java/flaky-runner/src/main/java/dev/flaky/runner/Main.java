@@ -1,5 +1,8 @@
 package dev.flaky.runner;
 
+import dev.flaky.runner.warm.Warm;
+
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
@@ -15,8 +18,10 @@ import java.util.Map;
  * <pre>
  * Main list --test-classes DIR [--include PATTERN]... [--exclude PATTERN]...
  * Main run --order FILE
+ * Main warm --order FILE [--order FILE]...
  * </pre>
- * Both report through {@link Events} and exit the JVM with status 0 when done (2 for bad arguments).
+ * All report through {@link Events} and exit the JVM with status 0 when done (2 for bad arguments). {@code warm} runs
+ * each order in a fresh class loader of this JVM ({@link Warm}).
  */
 public final class Main {
     private static final int USAGE_STATUS = 2;
@@ -27,8 +32,8 @@ public final class Main {
 
     /** Runs the {@code list} or {@code run} command; see the class comment. */
     public static void main(String[] args) {
-        if (args.length == 0 || !("list".equals(args[0]) || "run".equals(args[0]))) {
-            usage("expected a command, list or run");
+        if (args.length == 0 || !("list".equals(args[0]) || "run".equals(args[0]) || "warm".equals(args[0]))) {
+            usage("expected a command, list, run or warm");
         }
         Map<String, List<String>> options = parseOptions(args);
         Events events = Events.open();
@@ -36,6 +41,11 @@ public final class Main {
         try {
             if ("list".equals(args[0])) {
                 list(options, events);
+            } else if ("warm".equals(args[0])) {
+                if (!options.containsKey("--order")) {
+                    usage("expected at least one --order");
+                }
+                Warm.run(options.get("--order"), events);
             } else {
                 run(options, events);
             }
@@ -66,6 +76,19 @@ public final class Main {
     private static void run(Map<String, List<String>> options, Events events) throws Exception {
         List<OrderEntry> order = OrderFile.read(Paths.get(single(options, "--order")));
         TestRunner.with(events).run(order);
+    }
+
+    /**
+     * Runs one order file with a runner of its own reporting to the driver: an order of a warm run, called by
+     * {@link Warm} in the order's class loader.
+     */
+    public static void runWarmOrder(String orderFile) throws IOException {
+        Events events = Events.open();
+        try {
+            TestRunner.with(events).run(OrderFile.read(Paths.get(orderFile)));
+        } finally {
+            events.flush();
+        }
     }
 
     private static Map<String, List<String>> parseOptions(String[] args) {
@@ -100,6 +123,7 @@ public final class Main {
         System.err.println("flaky runner: " + problem);
         System.err.println("usage: Main list --test-classes DIR [--include PATTERN]... [--exclude PATTERN]...");
         System.err.println("       Main run --order FILE");
+        System.err.println("       Main warm --order FILE [--order FILE]...");
         System.exit(USAGE_STATUS);
     }
 }
