@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +16,6 @@ import (
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/mvn"
 )
 
 // PraDeT's published figures (ICST'18, Table I, serial, one machine): the
@@ -161,26 +159,13 @@ func benchDataflowSuite(seed int64, jars agent.Jars) (dfFigures, error) {
 func benchDataflowModule(dir string, known map[string]string, seed int64, full bool, jars agent.Jars) (dfFigures, error) {
 	f := dfFigures{known: len(known)}
 	ctx := context.Background()
-	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Log: io.Discard})
+	m, err := openSuite(ctx, dir, jars)
 	if err != nil {
 		return f, err
 	}
-	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{CDSDir: launcher.CDSCache()})
-	if err != nil {
-		return f, err
-	}
-	defer l.Close()
-	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
-	if err != nil {
-		return f, err
-	}
-	tests := make([]string, len(infos))
-	for i, ti := range infos {
-		tests[i] = ti.ID
-	}
+	defer m.l.Close()
+	l, tests, fixtures, unrepeatable := m.l, m.tests, m.fixtures, m.unrepeatable
 	f.tests = len(tests)
-	fixtures, unrepeatable := od.FixtureClasses(infos)
 
 	df, err := dataflow.Analyze(ctx, l, dataflow.Config{Tests: tests, Confirmations: od.DefaultConfirmations, Fixtures: fixtures})
 	if err != nil {

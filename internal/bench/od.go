@@ -150,25 +150,12 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 	}
 	f.known = len(known)
 	ctx := context.Background()
-	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Log: io.Discard})
+	m, err := openSuite(ctx, dir, jars)
 	if err != nil {
 		return f, err
 	}
-	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{CDSDir: launcher.CDSCache()})
-	if err != nil {
-		return f, err
-	}
-	defer l.Close()
-	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
-	if err != nil {
-		return f, err
-	}
-	tests := make([]string, len(infos))
-	for i, ti := range infos {
-		tests[i] = ti.ID
-	}
-	fixtures, unrepeatable := od.FixtureClasses(infos)
+	defer m.l.Close()
+	l, tests, fixtures, unrepeatable := m.l, m.tests, m.fixtures, m.unrepeatable
 	res, err := od.Analyze(ctx, l, od.Config{Tests: tests, Seed: seed, Fixtures: fixtures, Unrepeatable: unrepeatable})
 	if err != nil {
 		return f, err
@@ -274,4 +261,39 @@ func expectedFindings(dir string) ([]report.Finding, string, error) {
 		return nil, "", fmt.Errorf("parsing expected.json: %w", err)
 	}
 	return e.Findings, e.Module, nil
+}
+
+// benchSuite is a module prepared with Maven, a launcher for it that starts JVMs
+// as detect does, and its tests as the launcher lists them.
+type benchSuite struct {
+	setup        *mvn.TestSetup
+	l            *launcher.Launcher
+	tests        []string
+	fixtures     map[string]bool
+	unrepeatable map[string]bool
+}
+
+// openSuite prepares the module in dir and lists its tests; the caller
+// closes the launcher.
+func openSuite(ctx context.Context, dir string, jars agent.Jars) (*benchSuite, error) {
+	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Log: io.Discard})
+	if err != nil {
+		return nil, err
+	}
+	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{CDSDir: launcher.CDSCache()})
+	if err != nil {
+		return nil, err
+	}
+	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
+	if err != nil {
+		l.Close()
+		return nil, err
+	}
+	tests := make([]string, len(infos))
+	for i, ti := range infos {
+		tests[i] = ti.ID
+	}
+	fixtures, unrepeatable := od.FixtureClasses(infos)
+	return &benchSuite{setup: setup, l: l, tests: tests, fixtures: fixtures, unrepeatable: unrepeatable}, nil
 }
