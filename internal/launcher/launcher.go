@@ -189,23 +189,34 @@ func (l *Launcher) Run(ctx context.Context, order []string) (*Result, error) {
 	return l.RunWith(ctx, order, RunOptions{})
 }
 
-// runOnce executes order in one fresh JVM with opts.
-func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
-	if err := checkAgentOptions(opts.AgentOptions); err != nil {
-		return nil, err
-	}
+// writeOrder writes order to a new order file in the launcher's temporary
+// directory; the caller removes it.
+func (l *Launcher) writeOrder(order []string) (string, error) {
 	f, err := os.CreateTemp(l.tmp, "order-*.txt")
 	if err != nil {
-		return nil, fmt.Errorf("write order file: %w", err)
+		return "", fmt.Errorf("write order file: %w", err)
 	}
-	defer os.Remove(f.Name())
 	_, err = f.WriteString(strings.Join(order, "\n") + "\n")
 	if closeErr := f.Close(); err == nil {
 		err = closeErr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("write order file: %w", err)
+		os.Remove(f.Name())
+		return "", fmt.Errorf("write order file: %w", err)
 	}
+	return f.Name(), nil
+}
+
+// runOnce executes order in one fresh JVM with opts.
+func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
+	if err := checkAgentOptions(opts.AgentOptions); err != nil {
+		return nil, err
+	}
+	orderFile, err := l.writeOrder(order)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(orderFile)
 
 	asm := newAssembler(order)
 	w := &watch{
@@ -215,7 +226,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		agentOptions: opts.AgentOptions,
 		keepTmp:      opts.KeepTmp,
 	}
-	p, err := l.launch(ctx, []string{"run", "--order", f.Name()}, w)
+	p, err := l.launch(ctx, []string{"run", "--order", orderFile}, w)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package launcher
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -78,19 +77,12 @@ func (l *Launcher) RunWarm(ctx context.Context, orders [][]string) ([]*Result, e
 func (l *Launcher) runWarm(ctx context.Context, orders [][]string) ([]*Result, error) {
 	args := []string{"warm"}
 	for _, o := range orders {
-		f, err := os.CreateTemp(l.tmp, "order-*.txt")
+		orderFile, err := l.writeOrder(o)
 		if err != nil {
-			return nil, fmt.Errorf("write order file: %w", err)
+			return nil, err
 		}
-		defer os.Remove(f.Name())
-		_, err = f.WriteString(strings.Join(o, "\n") + "\n")
-		if closeErr := f.Close(); err == nil {
-			err = closeErr
-		}
-		if err != nil {
-			return nil, fmt.Errorf("write order file: %w", err)
-		}
-		args = append(args, "--order", f.Name())
+		defer os.Remove(orderFile)
+		args = append(args, "--order", orderFile)
 	}
 	asms := make([]*assembler, len(orders))
 	for i, o := range orders {
