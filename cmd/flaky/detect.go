@@ -268,7 +268,11 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 		fmt.Fprintf(w, "the budget of %s ended the analysis early: below is what it confirmed, and no test is known stable\n", cov.Budget)
 	}
 	if len(cov.Unconfirmed) > 0 {
-		fmt.Fprintf(w, "unconfirmed (their outcome changed, but the budget ended before they were confirmed): %s\n", strings.Join(cov.Unconfirmed, ", "))
+		why := "the reruns of their orders confirmed no finding"
+		if cov.BudgetExhausted {
+			why = "the budget ended before they were confirmed"
+		}
+		fmt.Fprintf(w, "unconfirmed (their outcome changed, but %s): %s\n", why, strings.Join(cov.Unconfirmed, ", "))
 	}
 	for _, kind := range []report.Kind{report.ODVictim, report.ODBrittle, report.NIO, report.NOD} {
 		for _, f := range rep.Findings {

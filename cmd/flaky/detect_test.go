@@ -128,3 +128,14 @@ func TestRanOrders(t *testing.T) {
 		}
 	}
 }
+
+// Unconfirmed tests of an analysis its budget did not cut are named with
+// what their reruns showed.
+func TestPrintFindingsUnconfirmedWithinTheBudget(t *testing.T) {
+	var out bytes.Buffer
+	printFindings(&out, &report.Report{}, od.Coverage{Tests: 2, Orders: 9, Rounds: 3, Seed: 7, Pairs: 2, PairsCovered: 2, TestsAlone: 2,
+		Duration: time.Second, Unconfirmed: []string{"p.U#one"}})
+	if want := "unconfirmed (their outcome changed, but the reruns of their orders confirmed no finding): p.U#one\n"; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("got\n%s\nwant it to start with\n%s", out.String(), want)
+	}
+}

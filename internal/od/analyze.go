@@ -660,15 +660,19 @@ func (a *analysis) candidates() []*candidate {
 	for _, t := range a.targets {
 		c := &candidate{test: t}
 		// Warm runs count here, and only here: the failing and passing
-		// orders they give are rerun in fresh JVMs by confirm.
-		observed := append(a.st.observed(t, false), a.warm.observed(t, false)...)
-		sortObs(observed)
-		for _, o := range observed {
-			if o.fail > 0 && c.failing == nil {
-				c.failing = o.order
-			}
-			if o.pass > 0 && c.passing == nil {
-				c.passing = o.order
+		// orders they give are rerun in fresh JVMs by confirm. A fresh
+		// run's order comes first, whatever its length: its reruns add
+		// to an outcome a finding may rest on.
+		for _, st := range []*store{a.st, a.warm} {
+			observed := st.observed(t, false)
+			sortObs(observed)
+			for _, o := range observed {
+				if o.fail > 0 && c.failing == nil {
+					c.failing = o.order
+				}
+				if o.pass > 0 && c.passing == nil {
+					c.passing = o.order
+				}
 			}
 		}
 		if c.failing == nil || c.passing == nil {
@@ -697,6 +701,11 @@ func (a *analysis) changesWhenRepeated(t string) bool {
 	return false
 }
 
+// unreproduced is how many fresh reruns of an order a failure seen only in
+// a warm JVM gets before confirm calls it unreproduced: a NOD test that
+// fails one run in three still fails in one of them 99.7% of the time.
+const unreproduced = 16
+
 // confirm reruns each candidate alone and twice in a row until each has k
 // outcomes, and its failing and passing orders until each has two (the
 // shortest failing or passing order found by minimisation gets k later),
@@ -715,6 +724,21 @@ func (a *analysis) confirm(ctx context.Context, deadline time.Time, cands []*can
 		}
 	}
 	err := a.run(ctx, deadline, a.plan(a.plan(nil, genConfirm, alone, k), genConfirm, prefixes, pre))
+	// A failure seen only in a warm JVM that its order's fresh reruns
+	// did not reproduce is what a NOD test's rare failure looks like: in
+	// fresh JVMs that first failure would have made the order's outcome
+	// mixed. Rerun the order fresh until it fails again or has
+	// unreproduced runs; a failure then makes the test NOD on fresh
+	// evidence alone, and none leaves it stable.
+	var again [][]string
+	for _, c := range cands {
+		if c.failing != nil && a.st.get(c.failing).fail == 0 && a.warm.get(c.failing).fail > 0 {
+			again = append(again, c.failing)
+		}
+	}
+	if len(again) > 0 && err == nil {
+		err = a.run(ctx, deadline, a.plan(nil, genConfirm, again, pre+unreproduced))
+	}
 	for _, c := range cands {
 		alone := a.st.get([]string{c.test}).tally
 		if c.failing != nil {

@@ -32,10 +32,17 @@ type fakeSuite struct {
 	rng   *rand.Rand
 	runs  int
 	delay time.Duration
+	warm  bool // the order running now runs in a warm JVM (warmSuite)
 }
 
 // RunAll implements Runner.
 func (f *fakeSuite) RunAll(ctx context.Context, orders [][]string) ([]*launcher.Result, error) {
+	return f.run(ctx, orders, false)
+}
+
+// run runs orders, each in a fresh "JVM" of its own; warm marks their
+// results Warm, as a warm JVM's are.
+func (f *fakeSuite) run(ctx context.Context, orders [][]string, warm bool) ([]*launcher.Result, error) {
 	out := make([]*launcher.Result, len(orders))
 	for i, order := range orders {
 		if f.delay > 0 {
@@ -47,8 +54,9 @@ func (f *fakeSuite) RunAll(ctx context.Context, orders [][]string) ([]*launcher.
 		}
 		f.mu.Lock()
 		f.runs++
+		f.warm = warm
 		st := map[string]int{}
-		r := &launcher.Result{Order: order}
+		r := &launcher.Result{Order: order, Warm: warm}
 		scopes := map[string]int{}
 		for j, id := range order {
 			c := ClassOf(id)
@@ -68,6 +76,14 @@ func (f *fakeSuite) RunAll(ctx context.Context, orders [][]string) ([]*launcher.
 		out[i] = r
 	}
 	return out, nil
+}
+
+// warmSuite is a fakeSuite whose exploration orders run in warm JVMs.
+type warmSuite struct{ *fakeSuite }
+
+// RunWarm implements WarmRunner.
+func (w warmSuite) RunWarm(ctx context.Context, orders [][]string) ([]*launcher.Result, error) {
+	return w.run(ctx, orders, true)
 }
 
 // set returns a test that sets key to v and passes.
@@ -435,5 +451,39 @@ func TestInfeasibleFrom(t *testing.T) {
 		if got := a.infeasibleFrom(&launcher.Result{Order: c.order, ClassScopes: c.scopes}); got != c.want {
 			t.Errorf("infeasibleFrom(%v, %v) = %d, want %d", c.order, c.scopes, got, c.want)
 		}
+	}
+}
+
+// TestAnalyzeWarmOnlyFailureOfANODTest: a NOD test that happened to fail
+// in warm JVMs only, and rarely fails fresh, is still found NOD on fresh
+// runs alone: confirm reruns its failing order in fresh JVMs until it
+// fails there too.
+func TestAnalyzeWarmOnlyFailureOfANODTest(t *testing.T) {
+	f := &fakeSuite{rng: rand.New(rand.NewPCG(1, 2)), order: []string{"a.A#one", "a.A#two", "a.B#three", "n.Retry#rare"}}
+	fresh := 0
+	f.tests = map[string]func(map[string]int) bool{
+		"a.A#one": func(map[string]int) bool { return true }, "a.A#two": func(map[string]int) bool { return true },
+		"a.B#three": func(map[string]int) bool { return true },
+		// fails in every warm run, and in every seventh fresh one
+		"n.Retry#rare": func(map[string]int) bool {
+			if f.warm {
+				return false
+			}
+			fresh++
+			return fresh%7 != 0
+		},
+	}
+	res, err := Analyze(context.Background(), warmSuite{f}, Config{Tests: f.order, Seed: 1, Workers: 2, Warm: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Test != "n.Retry#rare" || res.Findings[0].Kind != report.NOD {
+		t.Fatalf("findings %+v, want n.Retry#rare NOD", res.Findings)
+	}
+	if e := res.Findings[0].Evidence; len(e) != 1 || e[0].Pass == 0 || e[0].Fail == 0 {
+		t.Errorf("evidence %+v, want one order that passed and failed fresh", e)
+	}
+	if res.Coverage.WarmOrders == 0 || len(res.Coverage.Unconfirmed) > 0 {
+		t.Errorf("coverage %+v, want warm orders and nothing unconfirmed", res.Coverage)
 	}
 }

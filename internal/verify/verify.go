@@ -243,8 +243,10 @@ func clearer(cfg Config, rep *report.Report, ran func(string) bool) func(gate.Ac
 			switch {
 			case cfg.Budget < 0 || cov == nil:
 				return "the order-dependence analysis did not run"
-			case slices.Contains(cov.Unconfirmed, a.Test):
+			case slices.Contains(cov.Unconfirmed, a.Test) && cov.BudgetExhausted:
 				return "its outcome changed, but the budget ended before it was confirmed"
+			case slices.Contains(cov.Unconfirmed, a.Test):
+				return "its outcome changed, but the reruns of its orders confirmed no finding"
 			case cov.BudgetExhausted:
 				return fmt.Sprintf("the order-dependence analysis was cut by its budget (%s)", time.Duration(cov.BudgetMs)*time.Millisecond)
 			}
