@@ -47,7 +47,7 @@ func main() {
 	fixtures := flag.String("fixtures", "junit4,jupiter5", "comma-separated fixtures under testdata/ (empty: skip the launcher benchmark)")
 	chaosFixture := flag.String("chaos-fixture", "chaos", "fixture for the API perturbation overhead benchmark (empty: skip it)")
 	chaosRuns := flag.Int("chaos-runs", 3, "runs per strategy in the API perturbation benchmark")
-	odFixtures := flag.String("od-fixtures", "junit4,jupiter5,jupiter6,mixed-mockito,manyvictims,state", "fixtures for the order-dependence benchmark, fresh and warm (empty: skip it)")
+	odFixtures := flag.String("od-fixtures", "junit4,jupiter5,jupiter6,mixed-mockito,mockito-subclass,jmock,classfixtures,manyvictims,state,dataflow", "fixtures for the order-dependence benchmark, fresh and warm (empty: skip it)")
 	odSeed := flag.Int64("od-seed", 1, "seed of flaky's orders in the order-dependence benchmark")
 	odRuns := flag.Int("od-surefire-runs", 15, "most Surefire runOrder=random runs per fixture in the order-dependence benchmark")
 	repairFixtures := flag.String("repair-fixtures", "repair,state,junit4,jupiter5,manyvictims,jmock,chaos", "fixtures for the repair benchmark, their expected.json as the report (empty: skip it)")
