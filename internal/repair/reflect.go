@@ -31,7 +31,9 @@ func reflectiveRestore(s State, class, field string, fi *editor.FieldInfo) (rest
 	}
 	passing := strings.TrimSpace(s.Passing)
 	var last string
-	switch {
+	switch entry, ok := mapEntry(s, fi.Type); {
+	case ok:
+		last = fmt.Sprintf("((java.util.Map<Object, Object>) %s.get(null)).%s;", v, entry)
 	case s.Path == "" && (passing == "[]" || passing == "{}"), strings.HasPrefix(s.Path, "[") && passing == "<absent>":
 		iface := collectionInterface(fi.Type)
 		if iface == "" {
@@ -52,17 +54,20 @@ func reflectiveRestore(s State, class, field string, fi *editor.FieldInfo) (rest
 	return restore{code: editor.Code{Statements: append(head, last), Throws: true}, what: name + " (through reflection)"}, ""
 }
 
-// assignment restores a public, non-final static field by plain Java: its
-// passing value assigned (null, a primitive, a string or a boxed value), or
-// its collection or map emptied; ref names the field from the class the
-// restore goes into.
+// assignment restores a public static field by plain Java: the entry of
+// its map that differs put back (or removed), its collection or map
+// emptied, or, when it is not final, its passing value assigned (null, a
+// primitive, a string or a boxed value); ref names the field from the
+// class the restore goes into.
 func assignment(s State, ref string, fi *editor.FieldInfo) (restore, bool) {
 	if fi == nil || !fi.Public {
 		return restore{}, false
 	}
 	passing := strings.TrimSpace(s.Passing)
 	var stmt string
-	switch {
+	switch entry, ok := mapEntry(s, fi.Type); {
+	case ok:
+		stmt = ref + "." + entry + ";"
 	case s.Path == "" && (passing == "[]" || passing == "{}"), strings.HasPrefix(s.Path, "[") && passing == "<absent>":
 		if collectionInterface(fi.Type) == "" {
 			return restore{}, false
@@ -78,6 +83,55 @@ func assignment(s State, ref string, fi *editor.FieldInfo) (restore, bool) {
 		stmt = ref + " = " + v + ";"
 	}
 	return restore{code: editor.Code{Statements: []string{stmt}}, what: "static field " + s.Root}, true
+}
+
+// mapEntry is the call that puts back the one entry of a map-typed field
+// that differs (path ['key'], a string key): put(key, passing value), or
+// remove(key) when the passing map had no such key. ok is false for any
+// other state, and for a passing value not writable as Java of the map's
+// value type.
+func mapEntry(s State, typ string) (call string, ok bool) {
+	inner, ok := strings.CutPrefix(s.Path, "['")
+	if !ok || !strings.HasPrefix(collectionInterface(typ), "java.util.Map") {
+		return "", false
+	}
+	key, ok := strings.CutSuffix(inner, "']")
+	if !ok || strings.Contains(key, "']") {
+		return "", false
+	}
+	passing := strings.TrimSpace(s.Passing)
+	if passing != "null" && absent(passing) {
+		return "remove(" + javaString(key) + ")", true
+	}
+	v, ok := javaValue(strings.TrimPrefix(typeArgs(typ)[1], "java.lang."), passing, "")
+	if !ok || strings.HasPrefix(v, "Enum.valueOf") {
+		return "", false
+	}
+	return "put(" + javaString(key) + ", " + v + ")", true
+}
+
+// typeArgs are the two top-level type arguments of a declared generic type
+// (Map<K, V>), "Object" for those it does not name.
+func typeArgs(typ string) [2]string {
+	out := [2]string{"Object", "Object"}
+	_, args, ok := strings.Cut(typ, "<")
+	if !ok {
+		return out
+	}
+	args = strings.TrimSuffix(strings.TrimSpace(args), ">")
+	depth, start, n := 0, 0, 0
+	for i, c := range args + "," {
+		switch {
+		case c == '<':
+			depth++
+		case c == '>':
+			depth--
+		case c == ',' && depth == 0 && n < 2:
+			out[n] = strings.TrimSpace(args[start:i])
+			n, start = n+1, i+1
+		}
+	}
+	return out
 }
 
 // collectionInterface is java.util.Map or java.util.Collection (with
