@@ -1,11 +1,14 @@
 package repair
 
 import (
+	"archive/zip"
 	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,7 +132,13 @@ func (r *run) scanResets(f report.Finding, class, field string) (*scanResult, er
 			extra = append(extra, m.Method)
 		}
 	}
-	req := map[string]any{"op": "scan-resets", "dirs": []string{r.sb.mapPath(r.cfg.Module.ClassesDir), r.sb.mapPath(r.cfg.Module.TestClassesDir)},
+	dirs := []string{r.sb.mapPath(r.cfg.Module.ClassesDir), r.sb.mapPath(r.cfg.Module.TestClassesDir)}
+	if e := classpathEntry(r.sb.env.Classpath, class); e != "" && !slices.Contains(dirs, e) {
+		// The field's class is in another module or a dependency: its
+		// classes (directory or jar) are searched too.
+		dirs = append(dirs, e)
+	}
+	req := map[string]any{"op": "scan-resets", "dirs": dirs,
 		"class": class, "field": field, "literalClasses": uniq(lits), "extra": extra, "depth": 2}
 	var out scanResult
 	if err := r.ed.Call(req, &out); err != nil {
@@ -139,6 +148,36 @@ func (r *run) scanResets(f report.Finding, class, field string) (*scanResult, er
 		out.Methods[i].invariant = strings.HasPrefix(m.How, "named by")
 	}
 	return &out, nil
+}
+
+// classpathEntry is the classpath entry (a class directory or a jar) that
+// holds class, "" when none does.
+func classpathEntry(classpath []string, class string) string {
+	if class == "" {
+		return ""
+	}
+	rel := strings.ReplaceAll(class, ".", "/") + ".class"
+	for _, e := range classpath {
+		fi, err := os.Stat(e)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			if _, err := os.Stat(filepath.Join(e, filepath.FromSlash(rel))); err == nil {
+				return e
+			}
+		default:
+			z, err := zip.OpenReader(e)
+			if err != nil {
+				continue
+			}
+			_, err = fs.Stat(z, rel)
+			z.Close()
+			if err == nil {
+				return e
+			}
+		}
+	}
+	return ""
 }
 
 // callable tells whether code in class into can call a member with the

@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"archive/zip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -296,6 +297,42 @@ func TestRestoresAt(t *testing.T) {
 	for _, tt := range tests {
 		if got := restoresAt(passing, tree(tt.got), tt.path); got != tt.want {
 			t.Errorf("%s: restoresAt = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestClasspathEntry finds the directory or jar of the classpath that holds
+// a class.
+func TestClasspathEntry(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "classes")
+	if err := os.MkdirAll(filepath.Join(dir, "p"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "p", "A.class"), []byte{0xca}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jar := filepath.Join(root, "lib.jar")
+	f, err := os.Create(jar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := zip.NewWriter(f)
+	for _, name := range []string{"q/", "q/B.class", "q/B$Inner.class"} {
+		if _, err := z.Create(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cp := []string{filepath.Join(root, "missing"), dir, jar}
+	for _, tt := range []struct{ class, want string }{
+		{"p.A", dir}, {"q.B", jar}, {"q.B$Inner", jar}, {"q.C", ""}, {"", ""},
+	} {
+		if got := classpathEntry(cp, tt.class); got != tt.want {
+			t.Errorf("classpathEntry(%q) = %q, want %q", tt.class, got, tt.want)
 		}
 	}
 }

@@ -28,6 +28,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -35,6 +36,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 
 /**
  * ODRepair's reset-method finder on bytecode: in the module's class directories, the methods that write a polluted
@@ -61,7 +64,7 @@ public final class ResetFinder {
     /**
      * Runs the finder.
      *
-     * @param req {@code {dirs: [class directories], class, field, literalClasses: [...], depth}}
+     * @param req {@code {dirs: [class directories or jars], class, field, literalClasses: [...], depth}}
      * @return {@code {methods: [...], receivers: {class: [...]}, literals: [...]}}
      * @throws IOException when a class directory cannot be read
      */
@@ -197,6 +200,19 @@ public final class ResetFinder {
     }
 
     private static void load(Path dir, Map<String, ClassNode> classes) throws IOException {
+        if (Files.isRegularFile(dir) && dir.toString().endsWith(".jar")) {
+            try (ZipFile jar = new ZipFile(dir.toFile())) {
+                List<? extends ZipEntry> entries = Collections.list(jar.entries());
+                for (ZipEntry e : entries) {
+                    if (e.getName().endsWith(".class") && !e.getName().startsWith("META-INF/")) {
+                        try (InputStream in = jar.getInputStream(e)) {
+                            read(in, classes);
+                        }
+                    }
+                }
+            }
+            return;
+        }
         if (!Files.isDirectory(dir)) {
             return;
         }
@@ -206,12 +222,18 @@ public final class ResetFinder {
         }
         for (Path p : files) {
             try (InputStream in = Files.newInputStream(p)) {
-                ClassNode c = new ClassNode();
-                new ClassReader(in).accept(c, ClassReader.SKIP_FRAMES);
-                classes.putIfAbsent(c.name, c);
-            } catch (RuntimeException e) {
-                // A class file ASM cannot read is not a reset-method's home.
+                read(in, classes);
             }
+        }
+    }
+
+    private static void read(InputStream in, Map<String, ClassNode> classes) throws IOException {
+        try {
+            ClassNode c = new ClassNode();
+            new ClassReader(in).accept(c, ClassReader.SKIP_FRAMES);
+            classes.putIfAbsent(c.name, c);
+        } catch (RuntimeException e) {
+            // A class file ASM cannot read is not a reset-method's home.
         }
     }
 
