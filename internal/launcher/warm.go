@@ -24,39 +24,32 @@ const (
 // the working and temporary directories, System.out/err/in, shutdown hooks,
 // ...) put back between orders; threads an order leaves running are noted.
 // It is for exploring orders only: a warm run is not a fresh JVM, so no
-// finding may rest on one (Result.Warm marks them). An order the warm JVM
-// did not finish (it stopped because an order left state it cannot put
-// back, a test timed out, the JVM crashed or a test called System.exit),
-// an order with a test that clashed over a resource, and an order that must
-// run alone (the serial lane) run in fresh JVMs (RunWith) instead. The
-// results are in the order of orders.
+// finding may rest on one (Result.Warm marks them). Orders that must run
+// alone (a test of theirs clashed over a resource) share a warm JVM of
+// their own that runs with no other JVM at once (Result.Serial), when there
+// are two or more of them. An order the warm JVM did not finish (it stopped
+// because an order left state it cannot put back, a test timed out, the
+// JVM crashed or a test called System.exit), an order with a test that
+// clashed over a resource, and a lone order of the serial lane run in fresh
+// JVMs (RunWith) instead. The results are in the order of orders.
 func (l *Launcher) RunWarm(ctx context.Context, orders [][]string) ([]*Result, error) {
 	results := make([]*Result, len(orders))
-	var warm []int
+	var shared, serial []int
 	for i, o := range orders {
-		if len(o) > 0 && !l.lanes.needsSerial(o) {
-			warm = append(warm, i)
+		switch {
+		case len(o) == 0:
+		case l.lanes.needsSerial(o):
+			serial = append(serial, i)
+		default:
+			shared = append(shared, i)
 		}
 	}
-	if len(warm) > 0 {
-		picked := make([][]string, len(warm))
-		for j, i := range warm {
-			picked[j] = orders[i]
-		}
-		l.lanes.running.RLock()
-		done, err := l.runWarm(ctx, picked)
-		l.lanes.running.RUnlock()
-		if err != nil {
+	if err := l.warmGroup(ctx, orders, shared, false, results); err != nil {
+		return nil, err
+	}
+	if len(serial) > 1 {
+		if err := l.warmGroup(ctx, orders, serial, true, results); err != nil {
 			return nil, err
-		}
-		for j, r := range done {
-			if r == nil || slices.ContainsFunc(r.Tests, Clashes) {
-				continue
-			}
-			results[warm[j]] = r
-			if l.opts.Ran != nil {
-				l.opts.Ran(r)
-			}
 		}
 	}
 	for i, o := range orders {
@@ -70,6 +63,40 @@ func (l *Launcher) RunWarm(ctx context.Context, orders [][]string) ([]*Result, e
 		results[i] = r
 	}
 	return results, nil
+}
+
+// warmGroup runs the orders at the indexes idx in one warm JVM, beside
+// other JVMs or, alone, with none at once, and stores the results it
+// finished without a resource clash in results.
+func (l *Launcher) warmGroup(ctx context.Context, orders [][]string, idx []int, alone bool, results []*Result) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	picked := make([][]string, len(idx))
+	for j, i := range idx {
+		picked[j] = orders[i]
+	}
+	lock, unlock := l.lanes.running.RLock, l.lanes.running.RUnlock
+	if alone {
+		lock, unlock = l.lanes.running.Lock, l.lanes.running.Unlock
+	}
+	lock()
+	done, err := l.runWarm(ctx, picked)
+	unlock()
+	if err != nil {
+		return err
+	}
+	for j, r := range done {
+		if r == nil || slices.ContainsFunc(r.Tests, Clashes) {
+			continue
+		}
+		r.Serial = alone
+		results[idx[j]] = r
+		if l.opts.Ran != nil {
+			l.opts.Ran(r)
+		}
+	}
+	return nil
 }
 
 // runWarm runs orders in one warm JVM and returns a result for each order

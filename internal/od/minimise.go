@@ -385,7 +385,7 @@ func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, fro
 		}
 	}
 	var sources [][]string
-	for _, o := range a.st.observed(t, false) {
+	for _, o := range a.hints(t) {
 		if p := o.order[:len(o.order)-1]; (fail && o.fails() || !fail && o.passes()) && !explained(p, groups) {
 			sources = append(sources, p)
 		}
@@ -413,12 +413,19 @@ func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, fro
 	}
 }
 
+// hints are the orders t ran in with an outcome, fresh and warm: they only
+// choose which groups the minimisation tries first, and every group is
+// then run in fresh JVMs, so no finding rests on a warm run.
+func (a *analysis) hints(t string) []obs {
+	return append(a.st.observed(t, false), a.warm.observed(t, false)...)
+}
+
 // common returns the tests of prefix (in its order) that ran before t in
 // every order after which t failed (fail) or passed.
 func (a *analysis) common(t string, prefix []string, fail bool) []string {
 	count := map[string]int{}
 	n := 0
-	for _, o := range a.st.observed(t, false) {
+	for _, o := range a.hints(t) {
 		if (fail && !o.fails()) || (!fail && !o.passes()) {
 			continue
 		}
@@ -457,7 +464,7 @@ func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g
 	if full {
 		var between []string
 		inBetween := map[string]bool{}
-		for _, o := range a.st.observed(t, false) {
+		for _, o := range a.hints(t) {
 			last := lastIndexOfGroup(o.order, g)
 			if !o.passes() || last < 0 {
 				continue
