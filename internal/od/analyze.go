@@ -790,7 +790,7 @@ func warmBatches(orders []plannedOrder, n int) [][]plannedOrder {
 	open := -1
 	for _, o := range orders {
 		switch {
-		case o.gen == GenOriginal || o.gen == GenIsolation || o.gen == GenTwice || len(o.tests) < 2:
+		case !warmable(o):
 			batches = append(batches, []plannedOrder{o})
 		case open >= 0 && len(batches[open]) < n:
 			batches[open] = append(batches[open], o)
@@ -812,7 +812,26 @@ func (a *analysis) runDetection(ctx context.Context, deadline time.Time, orders 
 	if _, ok := a.runner.(WarmRunner); a.cfg.Warm <= 0 || !ok {
 		return a.run(ctx, deadline, orders)
 	}
-	return a.runBatches(ctx, deadline, warmBatches(orders, a.cfg.Warm))
+	return a.runBatches(ctx, deadline, warmBatches(orders, warmBatchSize(orders, a.cfg.Warm, a.cfg.Workers)))
+}
+
+// warmBatchSize is how many exploration orders one warm JVM runs: at most
+// most, and few enough that the exploration orders keep every worker busy
+// (a warm JVM runs its orders one after another), but two at least.
+func warmBatchSize(orders []plannedOrder, most, workers int) int {
+	n := 0
+	for _, o := range orders {
+		if warmable(o) {
+			n++
+		}
+	}
+	return max(2, min(most, (n+workers-1)/max(workers, 1)))
+}
+
+// warmable tells whether an order may run in a warm JVM: an exploration
+// order of two tests or more.
+func warmable(o plannedOrder) bool {
+	return o.gen != GenOriginal && o.gen != GenIsolation && o.gen != GenTwice && len(o.tests) >= 2
 }
 
 // runBatches runs each batch as soon as one of the runner's slots is free

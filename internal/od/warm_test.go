@@ -38,3 +38,32 @@ func TestWarmBatches(t *testing.T) {
 		})
 	}
 }
+
+// TestWarmBatchSize: as many orders per warm JVM as keep every worker busy,
+// within 2 and the most asked for.
+func TestWarmBatchSize(t *testing.T) {
+	explore := func(n int) []plannedOrder {
+		out := []plannedOrder{{gen: GenOriginal, tests: make([]string, 5)}, {gen: GenIsolation, tests: make([]string, 1)}}
+		for range n {
+			out = append(out, plannedOrder{gen: GenRandomMethods, tests: make([]string, 5)})
+		}
+		return out
+	}
+	tests := []struct {
+		orders        []plannedOrder
+		most, workers int
+		want          int
+	}{
+		{explore(24), 8, 4, 6},
+		{explore(11), 8, 4, 3},
+		{explore(100), 8, 4, 8},
+		{explore(3), 8, 4, 2},
+		{explore(0), 8, 4, 2},
+		{explore(9), 8, 0, 8},
+	}
+	for _, tt := range tests {
+		if got := warmBatchSize(tt.orders, tt.most, tt.workers); got != tt.want {
+			t.Errorf("%d exploration orders, most %d, %d workers: %d, want %d", len(tt.orders)-2, tt.most, tt.workers, got, tt.want)
+		}
+	}
+}
