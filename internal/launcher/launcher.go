@@ -252,6 +252,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		Notes:         notes,
 		Output:        p.output,
 		Duration:      p.end.Sub(p.start),
+		Ended:         p.end,
 		covered:       asm.covered,
 		resumeAt:      asm.resumeAt(),
 		ending:        asm.ending(p.killed != ""),

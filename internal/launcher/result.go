@@ -110,6 +110,10 @@ type Result struct {
 	Notes    []string
 	Output   string // the JVM's stdout and stderr, head and tail when long
 	Duration time.Duration
+	// Ended is when the order's last result arrived: its JVM ended or, in a
+	// warm JVM, the order's last event came (its result is handed over only
+	// when the warm JVM ends).
+	Ended time.Time
 	// Resumed says where a run with RunOptions.Resume went on in a fresh
 	// JVM after one ended early; Exit, Output and TmpDir are then the last
 	// JVM's (Output keeps the earlier ones' too, bounded), TimedOut says

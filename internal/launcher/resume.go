@@ -82,6 +82,7 @@ func (r *Result) resume(at int, rest *Result) {
 	}
 	r.Output += sep + rest.Output
 	r.Duration += rest.Duration
+	r.Ended = rest.Ended
 	r.removeTmp()
 	r.TmpDir = rest.TmpDir
 	r.ending, r.victim = rest.ending, rest.victim

@@ -186,6 +186,7 @@ func (l *Launcher) runWarm(ctx context.Context, orders [][]string) ([]*Result, e
 			Notes:         n,
 			Output:        p.output,
 			Duration:      d,
+			Ended:         ends[i],
 			Warm:          true,
 			covered:       a.covered,
 			resumeAt:      len(orders[i]),

@@ -223,6 +223,9 @@ type analysis struct {
 	findings map[string]map[report.Kind]*Finding
 	outcomes map[string]uint8     // per test: 1 when it passed, 2 when it failed
 	flipped  map[string]milestone // when a test was first seen both passing and failing
+	// firstSeen is, per test, when the first run that saw it pass ([0]) and
+	// the first that saw it fail ([1]) ended.
+	firstSeen map[string][2]time.Time
 	// groups found so far, tried first for later tests.
 	polluterGroups, setterGroups [][]string
 	cleanerGroups                map[string][][]string // by polluter group (orderKey)
@@ -251,7 +254,7 @@ func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(), warm: newStore(),
 		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
 		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
-		outcomes: map[string]uint8{}, flipped: map[string]milestone{}, cleanerGroups: map[string][][]string{},
+		outcomes: map[string]uint8{}, flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, cleanerGroups: map[string][][]string{},
 	}
 	for i, t := range a.s.tests {
 		a.index[t] = i
@@ -567,16 +570,23 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 			a.cov.Rounds++
 		}
 	}
+	ended := r.Ended
+	if ended.IsZero() {
+		ended = time.Now()
+	}
 	for i, p := range outcomes {
 		t := r.Order[i]
 		switch severity(p.outcome) {
 		case 3:
 			a.outcomes[t] |= 2
+			a.see(t, 1, ended)
 		case 2:
 			a.outcomes[t] |= 1
+			a.see(t, 0, ended)
 		}
 		if _, ok := a.flipped[t]; !ok && a.outcomes[t] == 3 {
-			a.flipped[t] = milestone{orders: a.cov.Orders, elapsed: time.Since(a.start)}
+			seen := a.firstSeen[t]
+			a.flipped[t] = milestone{orders: a.cov.Orders, elapsed: max(seen[0].Sub(a.start), seen[1].Sub(a.start))}
 		}
 	}
 	for i := 1; i < len(r.Order); i++ {
@@ -585,6 +595,18 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 		if okx && oky && x != y {
 			a.pairs[[2]int{x, y}] = true
 		}
+	}
+}
+
+// see notes that a run that ended at ended saw t pass (outcome 0) or fail
+// (outcome 1), keeping the earliest; a warm JVM hands its orders' results
+// over together, so a flip's time is when the runs that showed it ended,
+// not when the analysis received them.
+func (a *analysis) see(t string, outcome int, ended time.Time) {
+	seen := a.firstSeen[t]
+	if seen[outcome].IsZero() || ended.Before(seen[outcome]) {
+		seen[outcome] = ended
+		a.firstSeen[t] = seen
 	}
 }
 
@@ -782,25 +804,30 @@ func (a *analysis) add(f *Finding) {
 	a.findings[f.Test][f.Kind] = f
 }
 
-// warmBatches groups the exploration orders n at a time, each group in the
-// place of its first order; every other order (the original, isolation and
+// warmBatches groups the exploration orders n at a time for workers warm
+// JVMs at once: each stretch of n×workers exploration orders is dealt out
+// in turn to workers groups, so that every warm JVM starts with the
+// generators' first (most telling) orders; each group takes the place of
+// its first order. Every other order (the original, isolation and
 // twice-in-a-row runs, and orders of one test) is a group of its own.
-func warmBatches(orders []plannedOrder, n int) [][]plannedOrder {
+func warmBatches(orders []plannedOrder, n, workers int) [][]plannedOrder {
+	workers = max(workers, 1)
 	var batches [][]plannedOrder
-	open := -1
+	at := map[int]int{} // group -> its index in batches
+	e := 0              // exploration orders so far
 	for _, o := range orders {
-		switch {
-		case !warmable(o):
+		if !warmable(o) {
 			batches = append(batches, []plannedOrder{o})
-		case open >= 0 && len(batches[open]) < n:
-			batches[open] = append(batches[open], o)
-		default:
-			open = len(batches)
-			batches = append(batches, []plannedOrder{o})
+			continue
 		}
-		if open >= 0 && len(batches[open]) == n {
-			open = -1
+		g := e/(n*workers)*workers + e%workers
+		e++
+		if i, ok := at[g]; ok {
+			batches[i] = append(batches[i], o)
+			continue
 		}
+		at[g] = len(batches)
+		batches = append(batches, []plannedOrder{o})
 	}
 	return batches
 }
@@ -812,7 +839,7 @@ func (a *analysis) runDetection(ctx context.Context, deadline time.Time, orders 
 	if _, ok := a.runner.(WarmRunner); a.cfg.Warm <= 0 || !ok {
 		return a.run(ctx, deadline, orders)
 	}
-	return a.runBatches(ctx, deadline, warmBatches(orders, warmBatchSize(orders, a.cfg.Warm, a.cfg.Workers)))
+	return a.runBatches(ctx, deadline, warmBatches(orders, warmBatchSize(orders, a.cfg.Warm, a.cfg.Workers), a.cfg.Workers))
 }
 
 // warmBatchSize is how many exploration orders one warm JVM runs: at most

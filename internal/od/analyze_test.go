@@ -454,6 +454,46 @@ func TestInfeasibleFrom(t *testing.T) {
 	}
 }
 
+// TestFlipTimeIsWhenTheRunsEnded: a test's flip is dated when the runs that
+// showed it pass and fail ended, not when the analysis received them (a warm
+// JVM hands its orders' results over together, at its end).
+func TestFlipTimeIsWhenTheRunsEnded(t *testing.T) {
+	t0 := time.Now().Add(-time.Minute)
+	run := func(ended time.Duration, warm bool, outcomes ...launcher.Outcome) *launcher.Result {
+		r := &launcher.Result{Ended: t0.Add(ended), Warm: warm}
+		for i, o := range outcomes {
+			test := fmt.Sprintf("a.C#%d", i+1)
+			r.Order = append(r.Order, test)
+			r.Tests = append(r.Tests, launcher.TestResult{Test: test, Outcome: o})
+		}
+		return r
+	}
+	for _, tt := range []struct {
+		name string
+		runs []*launcher.Result
+		want time.Duration
+	}{
+		{"a warm failure that ended before the fresh pass", []*launcher.Result{run(5*time.Second, false, launcher.Pass, launcher.Pass), run(2*time.Second, true, launcher.Pass, launcher.Fail)}, 5 * time.Second},
+		{"a warm failure received after, ended after the pass", []*launcher.Result{run(time.Second, false, launcher.Pass, launcher.Pass), run(3*time.Second, true, launcher.Pass, launcher.Fail)}, 3 * time.Second},
+		{"the earliest pass counts", []*launcher.Result{run(4*time.Second, true, launcher.Pass, launcher.Fail), run(3*time.Second, true, launcher.Pass, launcher.Pass), run(2*time.Second, true, launcher.Pass, launcher.Pass)}, 4 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &analysis{cfg: Config{Logf: func(string, ...any) {}}, s: newSuite([]string{"a.C#1", "a.C#2"}, nil), st: newStore(), warm: newStore(),
+				start: t0, index: map[string]int{"a.C#1": 0, "a.C#2": 1}, pairs: map[[2]int]bool{},
+				outcomes: map[string]uint8{}, flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, cov: Coverage{Generators: map[string]int{}}}
+			for i, r := range tt.runs {
+				a.record(plannedOrder{gen: GenRandomMethods, label: fmt.Sprintf("r%d", i), tests: r.Order}, r, true)
+			}
+			if got := a.flipped["a.C#2"].elapsed; got != tt.want {
+				t.Errorf("flipped after %s, want %s", got, tt.want)
+			}
+			if _, ok := a.flipped["a.C#1"]; ok {
+				t.Errorf("a.C#1 never failed but flipped")
+			}
+		})
+	}
+}
+
 // TestAnalyzeWarmOnlyFailureOfANODTest: a NOD test that happened to fail
 // in warm JVMs only, and rarely fails fresh, is still found NOD on fresh
 // runs alone: confirm reruns its failing order in fresh JVMs until it

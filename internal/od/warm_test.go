@@ -10,22 +10,26 @@ func TestWarmBatches(t *testing.T) {
 		return plannedOrder{gen: gen, label: label, tests: make([]string, n)}
 	}
 	tests := []struct {
-		name   string
-		orders []plannedOrder
-		n      int
-		want   string
+		name       string
+		orders     []plannedOrder
+		n, workers int
+		want       string
 	}{
-		{"exploration orders n at a time", []plannedOrder{o(GenRandomMethods, "r1", 3), o(GenRandomMethods, "r2", 3), o(GenRandomMethods, "r3", 3)}, 2, "r1 r2 | r3"},
+		{"exploration orders n at a time", []plannedOrder{o(GenRandomMethods, "r1", 3), o(GenRandomMethods, "r2", 3), o(GenRandomMethods, "r3", 3)}, 2, 1, "r1 r2 | r3"},
 		{"isolation and twice runs stay fresh, in their place", []plannedOrder{
 			o(GenRandomMethods, "r1", 3), o(GenIsolation, "i1", 1), o(GenRandomMethods, "r2", 3), o(GenTwice, "t", 6), o(GenRandomMethods, "r3", 3),
-		}, 8, "r1 r2 r3 | i1 | t"},
-		{"a full batch opens the next", []plannedOrder{o(GenRandomMethods, "r1", 3), o(GenRandomMethods, "r2", 3), o(GenIsolation, "i1", 1), o(GenRandomMethods, "r3", 3)}, 2, "r1 r2 | i1 | r3"},
-		{"orders of one test run fresh", []plannedOrder{o(GenRandomMethods, "r1", 1), o(GenRandomMethods, "r2", 2)}, 4, "r1 | r2"},
+		}, 8, 1, "r1 r2 r3 | i1 | t"},
+		{"a full batch opens the next", []plannedOrder{o(GenRandomMethods, "r1", 3), o(GenRandomMethods, "r2", 3), o(GenIsolation, "i1", 1), o(GenRandomMethods, "r3", 3)}, 2, 1, "r1 r2 | i1 | r3"},
+		{"orders of one test run fresh", []plannedOrder{o(GenRandomMethods, "r1", 1), o(GenRandomMethods, "r2", 2)}, 4, 1, "r1 | r2"},
+		{"the first orders are dealt out to the JVMs that start first", []plannedOrder{
+			o(GenIsolation, "i1", 1), o(GenReverseClasses, "r1", 3), o(GenTuscanClasses, "p1", 3), o(GenTuscanClasses, "p2", 3), o(GenRandomMethods, "r2", 3),
+			o(GenRandomMethods, "r3", 3), o(GenRandomMethods, "r4", 3), o(GenRandomMethods, "r5", 3),
+		}, 2, 2, "i1 | r1 p2 | p1 r2 | r3 r5 | r4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var parts []string
-			for _, b := range warmBatches(tt.orders, tt.n) {
+			for _, b := range warmBatches(tt.orders, tt.n, tt.workers) {
 				var labels []string
 				for _, p := range b {
 					labels = append(labels, p.label)
