@@ -671,8 +671,13 @@ func (a *analysis) plan(todo []plannedOrder, gen string, orders [][]string, k in
 type candidate struct {
 	test             string
 	failing, passing []string // shortest orders it failed and passed in (order dependence), itself last
-	nio              bool     // its second run in a JVM differed from its first
-	od               verdict
+	// freshFailing and freshPassing are the shortest orders it failed and
+	// passed in in fresh JVMs, when failing or passing came from a warm
+	// run: confirm falls back to them when fresh reruns do not reproduce
+	// the warm outcome.
+	freshFailing, freshPassing []string
+	nio                        bool // its second run in a JVM differed from its first
+	od                         verdict
 }
 
 // candidates finds the tests that both passed and failed in different
@@ -682,23 +687,28 @@ func (a *analysis) candidates() []*candidate {
 	for _, t := range a.targets {
 		c := &candidate{test: t}
 		// Warm runs count here, and only here: the failing and passing
-		// orders they give are rerun in fresh JVMs by confirm. A fresh
-		// run's order comes first, whatever its length: its reruns add
-		// to an outcome a finding may rest on.
-		for _, st := range []*store{a.st, a.warm} {
-			observed := st.observed(t, false)
-			sortObs(observed)
-			for _, o := range observed {
-				if o.fail > 0 && c.failing == nil {
-					c.failing = o.order
-				}
-				if o.pass > 0 && c.passing == nil {
-					c.passing = o.order
-				}
-			}
+		// orders they give are rerun in fresh JVMs by confirm. The
+		// shortest orders are taken, as without warm runs (a short order
+		// keeps minimisation cheap), a fresh one where lengths tie; the
+		// shortest fresh ones are kept for when fresh reruns do not
+		// reproduce a warm outcome.
+		fresh := a.st.observed(t, false)
+		sortObs(fresh)
+		c.freshFailing, c.freshPassing = shortestOutcomes(fresh)
+		c.failing, c.passing = c.freshFailing, c.freshPassing
+		if warm := a.warm.observed(t, false); len(warm) > 0 {
+			all := append(fresh, warm...)
+			sortObs(all)
+			c.failing, c.passing = shortestOutcomes(all)
 		}
 		if c.failing == nil || c.passing == nil {
 			c.failing, c.passing = nil, nil
+		}
+		if slices.Equal(c.failing, c.freshFailing) {
+			c.freshFailing = nil
+		}
+		if slices.Equal(c.passing, c.freshPassing) {
+			c.freshPassing = nil
 		}
 		c.nio = a.changesWhenRepeated(t)
 		if c.failing != nil || c.nio {
@@ -706,6 +716,20 @@ func (a *analysis) candidates() []*candidate {
 		}
 	}
 	return out
+}
+
+// shortestOutcomes returns the first order of observed (sorted shortest
+// first) with a failure, and the first with a pass.
+func shortestOutcomes(observed []obs) (failing, passing []string) {
+	for _, o := range observed {
+		if o.fail > 0 && failing == nil {
+			failing = o.order
+		}
+		if o.pass > 0 && passing == nil {
+			passing = o.order
+		}
+	}
+	return failing, passing
 }
 
 // changesWhenRepeated reports whether a run of t right after itself had a
@@ -752,11 +776,28 @@ func (a *analysis) confirm(ctx context.Context, deadline time.Time, cands []*can
 	// mixed. Rerun the order fresh until it fails again or has
 	// unreproduced runs; a failure then makes the test NOD on fresh
 	// evidence alone, and none leaves it stable.
-	var again [][]string
+	// Where a fresh run showed the outcome too, its order is taken
+	// instead (and rerun), as without warm runs.
+	var again, fallback [][]string
 	for _, c := range cands {
-		if c.failing != nil && a.st.get(c.failing).fail == 0 && a.warm.get(c.failing).fail > 0 {
-			again = append(again, c.failing)
+		if c.failing == nil {
+			continue
 		}
+		if a.st.get(c.failing).fail == 0 && a.warm.get(c.failing).fail > 0 {
+			if c.freshFailing != nil {
+				c.failing = c.freshFailing
+				fallback = append(fallback, c.failing)
+			} else {
+				again = append(again, c.failing)
+			}
+		}
+		if a.st.get(c.passing).pass == 0 && a.warm.get(c.passing).pass > 0 && c.freshPassing != nil {
+			c.passing = c.freshPassing
+			fallback = append(fallback, c.passing)
+		}
+	}
+	if len(fallback) > 0 && err == nil {
+		err = a.run(ctx, deadline, a.plan(nil, genConfirm, fallback, pre))
 	}
 	if len(again) > 0 && err == nil {
 		err = a.run(ctx, deadline, a.plan(nil, genConfirm, again, pre+unreproduced))

@@ -494,6 +494,34 @@ func TestFlipTimeIsWhenTheRunsEnded(t *testing.T) {
 	}
 }
 
+// TestAnalyzeWarmFailureFallsBackToAFreshOne: a victim's shortest failing
+// order is a warm one that fresh JVMs do not reproduce (a warm JVM kept
+// state a fresh one does not have); confirm falls back to the shortest
+// fresh order it failed in, so the victim is found with its real polluter,
+// as without warm runs.
+func TestAnalyzeWarmFailureFallsBackToAFreshOne(t *testing.T) {
+	f := &fakeSuite{rng: rand.New(rand.NewPCG(1, 2)), order: []string{"a.A#one", "a.P#pollutes", "a.V#victim", "a.B#warmOnly"}}
+	f.tests = map[string]func(map[string]int) bool{
+		"a.A#one":      func(map[string]int) bool { return true },
+		"a.P#pollutes": set("x", 1),
+		"a.B#warmOnly": set("w", 1),
+		"a.V#victim":   func(st map[string]int) bool { return st["x"] == 0 && (!f.warm || st["w"] == 0) },
+	}
+	res, err := Analyze(context.Background(), warmSuite{f}, Config{Tests: f.order, Seed: 1, Workers: 2, Warm: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Test != "a.V#victim" || res.Findings[0].Kind != report.ODVictim {
+		t.Fatalf("findings %+v, want a.V#victim a victim", res.Findings)
+	}
+	if p := res.Findings[0].Polluters; !slices.EqualFunc(p, [][]string{{"a.P#pollutes"}}, slices.Equal) {
+		t.Errorf("polluters %v, want [[a.P#pollutes]]", p)
+	}
+	if res.Coverage.WarmOrders == 0 || len(res.Coverage.Unconfirmed) > 0 {
+		t.Errorf("coverage %+v, want warm orders and nothing unconfirmed", res.Coverage)
+	}
+}
+
 // TestAnalyzeWarmOnlyFailureOfANODTest: a NOD test that happened to fail
 // in warm JVMs only, and rarely fails fresh, is still found NOD on fresh
 // runs alone: confirm reruns its failing order in fresh JVMs until it
