@@ -105,9 +105,9 @@ func benchOD(fixtures []string, seed int64, surefireCap int, jars agent.Jars) er
 // writeWarmOD prints the comparison of the fresh and the warm analysis of
 // each fixture.
 func writeWarmOD(fixtures []string, seed int64, all []odFigures) {
-	fmt.Printf("\nwarm vs fresh detection (seed %d, exploration orders %d to a warm JVM)\n", seed, od.DefaultWarmOrders)
+	fmt.Printf("\nwarm vs fresh detection (seed %d, exploration orders at most %d to a warm JVM)\n", seed, od.DefaultWarmOrders)
 	fmt.Printf("%-16s %5s | %16s %16s | %12s | %10s %10s | %6s %5s\n", "fixture", "known", "fresh found", "warm found", "warm jvms", "fresh all", "warm all", "missed", "same")
-	fmt.Fprintf(&md, "Warm runs (`detect --warm`, the same analysis and seed %d, exploration orders %d to a warm JVM, every candidate confirmed and minimised in fresh JVMs) against fresh JVMs only: until every known OD test has flipped, the full analysis, and whether the warm analysis finds every OD test the fresh one finds, with the same findings:\n\n", seed, od.DefaultWarmOrders)
+	fmt.Fprintf(&md, "Warm runs (`detect --warm`, the same analysis and seed %d, exploration orders at most %d to a warm JVM, as many as keep every worker busy, every candidate confirmed and minimised in fresh JVMs) against fresh JVMs only: until every known OD test has flipped, the full analysis, and whether the warm analysis finds every OD test the fresh one finds, with the same findings:\n\n", seed, od.DefaultWarmOrders)
 	md.WriteString("| fixture | known OD tests | fresh: found after | warm: found after | warm JVMs (orders) | fresh: full analysis | warm: full analysis | warm finds every OD test fresh finds | same findings |\n|---|---|---|---|---|---|---|---|---|\n")
 	for i, f := range all {
 		w := f.warm
