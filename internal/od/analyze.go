@@ -221,10 +221,9 @@ type analysis struct {
 	cov      Coverage
 	pairs    map[[2]int]bool
 	findings map[string]map[report.Kind]*Finding
-	outcomes map[string]uint8     // per test: 1 when it passed, 2 when it failed
 	flipped  map[string]milestone // when a test was first seen both passing and failing
 	// firstSeen is, per test, when the first run that saw it pass ([0]) and
-	// the first that saw it fail ([1]) ended.
+	// the first that saw it fail ([1]) ended (zero: none did).
 	firstSeen map[string][2]time.Time
 	// groups found so far, tried first for later tests.
 	polluterGroups, setterGroups [][]string
@@ -254,7 +253,7 @@ func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(), warm: newStore(),
 		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
 		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
-		outcomes: map[string]uint8{}, flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, cleanerGroups: map[string][][]string{},
+		flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, cleanerGroups: map[string][][]string{},
 	}
 	for i, t := range a.s.tests {
 		a.index[t] = i
@@ -578,14 +577,12 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 		t := r.Order[i]
 		switch severity(p.outcome) {
 		case 3:
-			a.outcomes[t] |= 2
 			a.see(t, 1, ended)
 		case 2:
-			a.outcomes[t] |= 1
 			a.see(t, 0, ended)
 		}
-		if _, ok := a.flipped[t]; !ok && a.outcomes[t] == 3 {
-			seen := a.firstSeen[t]
+		seen := a.firstSeen[t]
+		if _, ok := a.flipped[t]; !ok && !seen[0].IsZero() && !seen[1].IsZero() {
 			a.flipped[t] = milestone{orders: a.cov.Orders, elapsed: max(seen[0].Sub(a.start), seen[1].Sub(a.start))}
 		}
 	}
@@ -672,9 +669,9 @@ type candidate struct {
 	test             string
 	failing, passing []string // shortest orders it failed and passed in (order dependence), itself last
 	// freshFailing and freshPassing are the shortest orders it failed and
-	// passed in in fresh JVMs, when failing or passing came from a warm
-	// run: confirm falls back to them when fresh reruns do not reproduce
-	// the warm outcome.
+	// passed in in fresh JVMs (nil: none): confirm falls back to them when
+	// failing or passing came from a warm run that fresh reruns do not
+	// reproduce.
 	freshFailing, freshPassing []string
 	nio                        bool // its second run in a JVM differed from its first
 	od                         verdict
@@ -689,26 +686,20 @@ func (a *analysis) candidates() []*candidate {
 		// Warm runs count here, and only here: the failing and passing
 		// orders they give are rerun in fresh JVMs by confirm. The
 		// shortest orders are taken, as without warm runs (a short order
-		// keeps minimisation cheap), a fresh one where lengths tie; the
-		// shortest fresh ones are kept for when fresh reruns do not
-		// reproduce a warm outcome.
+		// keeps minimisation cheap; sortObs breaks ties); the shortest
+		// fresh ones are kept for when fresh reruns do not reproduce a
+		// warm outcome.
 		fresh := a.st.observed(t, false)
 		sortObs(fresh)
 		c.freshFailing, c.freshPassing = shortestOutcomes(fresh)
 		c.failing, c.passing = c.freshFailing, c.freshPassing
 		if warm := a.warm.observed(t, false); len(warm) > 0 {
-			all := append(fresh, warm...)
+			all := slices.Concat(fresh, warm)
 			sortObs(all)
 			c.failing, c.passing = shortestOutcomes(all)
 		}
 		if c.failing == nil || c.passing == nil {
 			c.failing, c.passing = nil, nil
-		}
-		if slices.Equal(c.failing, c.freshFailing) {
-			c.freshFailing = nil
-		}
-		if slices.Equal(c.passing, c.freshPassing) {
-			c.freshPassing = nil
 		}
 		c.nio = a.changesWhenRepeated(t)
 		if c.failing != nil || c.nio {
