@@ -1,0 +1,106 @@
+// Package testid is flaky's one vocabulary for naming a test: the id
+// "pkg.Outer$Inner#method[2]" that the runner lists, order files hold and
+// every report prints. It is parsed and built here and nowhere else.
+//
+// An id has three parts: the test's class as a Java binary name (nested
+// classes joined with '$'), the method's name, and an optional invocation
+// suffix that tells one invocation of a parameterized, repeated or dynamic
+// test from another ("[2]", "[1][3]", JUnit 4's "[name]" or a legacy
+// "(params)"). A class-level id (a class fixture's failure) has no method.
+package testid
+
+import (
+	"encoding"
+	"strings"
+)
+
+// ID is a parsed test id.
+type ID struct {
+	Class      string // binary class name, e.g. "pkg.Outer$Inner"
+	Method     string // method name without its invocation suffix; "" for a class-level id
+	Invocation string // the invocation suffix, brackets included, e.g. "[2]"; "" for none
+}
+
+var (
+	_ encoding.TextMarshaler   = ID{}
+	_ encoding.TextUnmarshaler = (*ID)(nil)
+)
+
+// Parse splits a test id into its parts. It accepts any string: one
+// without '#' is a class-level id.
+func Parse(s string) ID {
+	class, member, ok := strings.Cut(s, "#")
+	if !ok {
+		return ID{Class: s}
+	}
+	method, invocation := member, ""
+	if i := strings.IndexAny(member, "(["); i >= 0 {
+		method, invocation = member[:i], member[i:]
+	}
+	return ID{Class: class, Method: method, Invocation: invocation}
+}
+
+// New builds the id of a method of a class (no invocation).
+func New(class, method string) ID { return ID{Class: class, Method: method} }
+
+// String formats the id as the runner lists it.
+func (id ID) String() string {
+	if id.Method == "" && id.Invocation == "" {
+		return id.Class
+	}
+	return id.Class + "#" + id.Member()
+}
+
+// Member is the method with its invocation suffix ("m[2]"), the part after '#'.
+func (id ID) Member() string { return id.Method + id.Invocation }
+
+// Base is the id without its invocation suffix: the test method all of
+// its invocations share.
+func (id ID) Base() ID { return ID{Class: id.Class, Method: id.Method} }
+
+// Package is the package of the id's class ("" for the default package).
+func (id ID) Package() string {
+	if i := strings.LastIndexByte(id.Class, '.'); i >= 0 {
+		return id.Class[:i]
+	}
+	return ""
+}
+
+// SimpleClass is the class's name without its package ("Outer$Inner").
+func (id ID) SimpleClass() string { return id.Class[strings.LastIndexByte(id.Class, '.')+1:] }
+
+// TopLevel is the binary name of the top-level class that declares the
+// id's class: the class whose source file holds the test.
+func (id ID) TopLevel() string {
+	start := strings.LastIndexByte(id.Class, '.') + 1
+	if i := strings.IndexByte(id.Class[start:], '$'); i > 0 {
+		return id.Class[:start+i]
+	}
+	return id.Class
+}
+
+// IsInvocationOf reports whether id names test itself or one of its
+// invocations ("C#m[2]" is an invocation of "C#m").
+func (id ID) IsInvocationOf(test ID) bool {
+	return id.Class == test.Class && id.Method == test.Method &&
+		(test.Invocation == "" || id.Invocation == test.Invocation)
+}
+
+// MarshalText writes the id as its string form (JSON strings, map keys).
+func (id ID) MarshalText() ([]byte, error) { return []byte(id.String()), nil }
+
+// UnmarshalText parses the id's string form.
+func (id *ID) UnmarshalText(b []byte) error {
+	*id = Parse(string(b))
+	return nil
+}
+
+// ClassOf is the class part of a test id string ("pkg.C#m" -> "pkg.C").
+func ClassOf(s string) string { return Parse(s).Class }
+
+// Split returns the class of a test id string and the member after '#'
+// (the method with its invocation suffix; "" for a class-level id).
+func Split(s string) (class, member string) {
+	id := Parse(s)
+	return id.Class, id.Member()
+}
