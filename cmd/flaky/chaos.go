@@ -13,7 +13,9 @@ import (
 
 	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/mvn"
 )
 
@@ -85,60 +87,43 @@ func runChaos(c *cli.Context) error {
 	for i, ti := range infos {
 		tests[i] = ti.ID
 	}
-	res, err := chaos.Run(c.Context, l, chaos.Config{
-		Tests:      tests,
-		Mode:       mode,
-		Strategies: strategies,
-		Settings:   settings,
-		Budget:     c.Duration("budget"),
-		Workers:    c.Int("workers"),
-		Logf:       prog.logf("flaky: chaos: "),
-		Progress:   prog.tracker,
-	})
-	if err != nil {
-		return fmt.Errorf("chaos: %w", err)
-	}
-
 	root := setup.ReactorRoot
 	if r := c.String("root"); r != "" {
 		if root, err = filepath.Abs(r); err != nil {
 			return err
 		}
 	}
-	module := chaosModuleName(root, setup.ModuleDir)
-	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
 	_, mavenArgs, err := mavenOptions(c)
 	if err != nil {
 		return err
 	}
-	findings, err := chaos.ReportFindings(res.Findings, chaos.ReportOptions{
-		OrderDir: filepath.Join(flakyDir, "orders"), ModuleDir: setup.ModuleDir, Module: module, Settings: settings, MavenArgs: mavenArgs.Args(),
-	})
-	if err != nil {
-		return err
+	m := pipeline.Module{
+		Dir: setup.ModuleDir, Name: chaosModuleName(root, setup.ModuleDir), Root: root,
+		FlakyDir: filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky"),
+		Tests:    tests, Infos: infos, Launcher: l,
 	}
-	if err := withInitStep(findings, setup.ModuleDir, root); err != nil {
-		return err
-	}
-	path := filepath.Join(flakyDir, "report.json")
+	path := filepath.Join(m.FlakyDir, "report.json")
 	rep, err := report.Read(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		n := len(tests)
-		if res.Tests > 0 {
-			n = res.Tests // invocations of parameterized tests count one each, as for Surefire
-		}
-		rep = &report.Report{Module: module, Stats: report.Stats{Tests: n}}
+		rep = nil // the pipeline starts one
 	case err != nil:
 		return fmt.Errorf("%w (move it away to start a new report)", err)
 	}
-	chaos.Merge(rep, findings, chaos.Stats(res))
-	if _, err := publishReport(c, rep, root, setup.ModuleDir, flakyDir); err != nil {
+	logf := prog.logf("flaky: chaos: ")
+	res, err := pipeline.Run(c.Context, m, pipeline.Options{
+		Report: rep, InitStep: true, Workers: c.Int("workers"), Progress: prog.tracker,
+		Chaos: &pipeline.ChaosOptions{Mode: mode, Strategies: strategies, Settings: settings, Budget: c.Duration("budget"), MavenArgs: mavenArgs.Args()},
+	}, func(_ pipeline.Stage, line string) { logf("%s", line) })
+	if err != nil {
 		return err
 	}
-	printChaos(c.App.Writer, findings, res, len(tests))
+	if _, err := publishReport(c, res.Report, root, setup.ModuleDir, m.FlakyDir); err != nil {
+		return err
+	}
+	printChaos(c.App.Writer, res.ChaosFindings, res.Chaos, len(tests))
 	fmt.Fprintf(c.App.Writer, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
-	if len(findings) > 0 {
+	if len(res.ChaosFindings) > 0 {
 		return &exitStatus{code: exitTestsFailed}
 	}
 	return nil
@@ -275,7 +260,7 @@ func writePerturbations(w io.Writer, r *launcher.Result) error {
 		if !t.Outcome.Failed() {
 			continue
 		}
-		class, _, _ := strings.Cut(t.Test, "#")
+		class := testid.ClassOf(t.Test)
 		var lines []string
 		for _, p := range r.Perturbations {
 			if p.Test == t.Test || p.Test == class {

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
-	"time"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/dataflow"
-	"github.com/flakyhq/flaky/internal/od"
 )
 
 // strategyFlag picks how detect finds OD tests.
@@ -26,31 +22,4 @@ func checkStrategy(c *cli.Context) error {
 		return usageError("--strategy: %v", err)
 	}
 	return nil
-}
-
-// detectDataflow runs the data-dependency analysis when the strategy asks
-// for it (nil otherwise) and writes its graph when --graph names a file.
-func detectDataflow(ctx context.Context, c *cli.Context, l dataflow.Launcher, cfg od.Config) (*dataflow.Result, error) {
-	if c.String(strategyFlag.Name) == dataflow.StrategyOrders {
-		return nil, nil
-	}
-	dcfg := dataflow.Config{Tests: cfg.Tests, Confirmations: cfg.Confirmations, Logf: cfg.Logf, Fixtures: cfg.Fixtures, Reverse: c.Bool(reverseFlag.Name)}
-	// Refinement starts no new round after the budget (without one, after
-	// the longest budget the order generators would choose).
-	dcfg.Deadline = time.Now().Add(od.MaxAutoBudget)
-	if cfg.Budget > 0 {
-		dcfg.Deadline = time.Now().Add(cfg.Budget)
-	}
-	cfg.Progress.Phase("data dependencies", 0, dcfg.Deadline)
-	res, err := dataflow.Analyze(ctx, l, dcfg)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Progress.Found(len(res.Findings))
-	if path := c.String(graphFlag.Name); path != "" {
-		if err := res.Graph.Write(path); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
 }

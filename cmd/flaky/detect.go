@@ -1,21 +1,20 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/dataflow"
-	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
 )
@@ -75,13 +74,7 @@ func merge(c *cli.Context) error {
 	if err != nil {
 		return &exitStatus{code: exitError, msg: "merge: " + err.Error()}
 	}
-	return analyseModule(c, "merge", func(cfg *od.Config, tests []string) error {
-		if !slices.Equal(tests, parts[0].Tests) {
-			return &exitStatus{code: exitError, msg: fmt.Sprintf("merge: the module's %d tests are not the %d tests the shards ran", len(tests), len(parts[0].Tests))}
-		}
-		cfg.Seed, cfg.Rounds, cfg.Recorded = parts[0].Seed, parts[0].Rounds, od.MergeRuns(parts)
-		return nil
-	})
+	return analyseModule(c, "merge", &pipeline.DetectOptions{Partials: parts})
 }
 
 func detect(c *cli.Context) error {
@@ -94,35 +87,39 @@ func detect(c *cli.Context) error {
 	if err := checkStrategy(c); err != nil {
 		return err
 	}
-	var shard od.Shard
+	d := &pipeline.DetectOptions{
+		Strategy:     c.String(strategyFlag.Name),
+		Seed:         c.Int64("seed"),
+		Rounds:       c.Int("rounds"),
+		Reverse:      c.Bool(reverseFlag.Name),
+		Graph:        c.String(graphFlag.Name),
+		NoState:      c.Bool(noStateFlag.Name),
+		NoInvariants: c.Bool(noInvariantsFlag.Name),
+	}
 	if s := c.String("shard"); s != "" {
 		var err error
-		if shard, err = od.ParseShard(s); err != nil {
+		if d.Shard, err = od.ParseShard(s); err != nil {
 			return usageError("--shard: %v", err)
 		}
 		if !c.IsSet("seed") {
 			return usageError("--shard needs --seed: every shard must plan the same orders")
 		}
 	}
-	return analyseModule(c, "detect", func(cfg *od.Config, _ []string) error {
-		cfg.Seed, cfg.Rounds, cfg.Shard = c.Int64("seed"), c.Int("rounds"), shard
-		if c.Bool("warm") {
-			cfg.Warm = od.DefaultWarmOrders
-		}
-		if !c.IsSet("seed") {
-			cfg.Seed = rand.Int64()
-		}
-		if c.IsSet("rounds") && cfg.Rounds == 0 {
-			cfg.Rounds = -1
-		}
-		return nil
-	})
+	if c.Bool("warm") {
+		d.Warm = od.DefaultWarmOrders
+	}
+	if !c.IsSet("seed") {
+		d.Seed = rand.Int64()
+	}
+	if c.IsSet("rounds") && d.Rounds == 0 {
+		d.Rounds = -1
+	}
+	return analyseModule(c, "detect", d)
 }
 
-// analyseModule runs the order-dependence analysis of the module that
-// configure completes (detect and merge), then writes the report, or a
-// shard's partial report.
-func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, tests []string) error) error {
+// analyseModule runs the detection stages of the pipeline on the module
+// (detect and merge), then writes the report, or a shard's partial report.
+func analyseModule(c *cli.Context, name string, d *pipeline.DetectOptions) error {
 	opts := launcher.Options{TestTimeout: c.Duration("test-timeout")}
 	setup, l, err := openModule(c, opts)
 	if err != nil {
@@ -143,9 +140,8 @@ func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, t
 	opts.Workers = c.Int("workers")
 	opts.Notef = noteOnce(c.App.ErrWriter, "flaky: "+name+": note: ")
 	opts.Ran = prog.ran
-	opts.CDSDir = launcher.CDSCache()
 	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	runner, err := launcher.New(od.FastStart(env), jars, opts)
+	runner, err := pipeline.NewFast(env, jars, opts)
 	if err != nil {
 		return err
 	}
@@ -154,100 +150,41 @@ func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, t
 	for i, ti := range infos {
 		tests[i] = ti.ID
 	}
-	fixtures, unrepeatable := od.FixtureClasses(infos)
-	cfg := od.Config{
-		Tests:         tests,
-		Fixtures:      fixtures,
-		Unrepeatable:  unrepeatable,
-		Budget:        c.Duration("budget"),
-		Confirmations: c.Int("confirmations"),
-		Workers:       c.Int("workers"),
-		AutoWorkers:   !c.IsSet("workers"),
-		Logf:          prog.logf("flaky: " + name + ": "),
-		Progress:      prog.tracker,
-	}
-	if err := configure(&cfg, tests); err != nil {
-		return err
-	}
-	// Data dependencies are detect's (a shard runs only its share of the
-	// order generators' plan, and a merge replays those).
-	var df *dataflow.Result
-	if name == "detect" && cfg.Shard.N == 0 {
-		if df, err = detectDataflow(c.Context, c, runner, cfg); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	res := &od.Result{Coverage: od.Coverage{Seed: cfg.Seed, Tests: len(tests), Pairs: len(tests) * (len(tests) - 1), Generators: map[string]int{}}}
-	if c.String(strategyFlag.Name) != dataflow.StrategyDataflow {
-		if res, err = od.Analyze(c.Context, runner, cfg); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	var fromDataflow map[string]bool
-	if df != nil {
-		fromDataflow = dataflow.Merge(res, df)
-	}
-	if err := ranOrders(len(tests), res.Coverage); err != nil {
-		return err
-	}
-	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
-	if cfg.Shard.N > 0 {
-		path, err := od.WritePartial(flakyDir, od.NewPartial(cfg, res))
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(c.App.Writer, "shard %s of %d tests: %d orders (seed %d), %s\npartial report: %s\n",
-			cfg.Shard, len(tests), res.Coverage.Orders, cfg.Seed, res.Coverage.Duration.Round(100*time.Millisecond), path)
-		return nil
-	}
-
 	root := setup.ReactorRoot
 	if r := c.String("root"); r != "" {
 		if root, err = filepath.Abs(r); err != nil {
 			return err
 		}
 	}
-	module := relModule(root, setup.ModuleDir)
-	findings, err := od.ReportFindings(res.Findings, od.ReportOptions{OrderDir: filepath.Join(flakyDir, "orders"), ModuleDir: setup.ModuleDir, Module: module})
+	d.Budget, d.Confirmations, d.AutoWorkers, d.RequireOrders = c.Duration("budget"), c.Int("confirmations"), !c.IsSet("workers"), true
+	m := pipeline.Module{
+		Dir: setup.ModuleDir, Name: relModule(root, setup.ModuleDir), Root: root,
+		FlakyDir: filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky"),
+		Tests:    tests, Infos: infos, Fast: runner,
+	}
+	logf := prog.logf("flaky: " + name + ": ")
+	res, err := pipeline.Run(c.Context, m, pipeline.Options{InitStep: true, Workers: c.Int("workers"), Progress: prog.tracker, Detect: d},
+		func(_ pipeline.Stage, line string) { logf("%s", line) })
+	var none *pipeline.NoOrdersError
+	switch {
+	case errors.As(err, &none):
+		return &exitStatus{code: exitError, msg: "detect: " + err.Error()}
+	case err != nil:
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if d.Shard.N > 0 {
+		fmt.Fprintf(c.App.Writer, "shard %s of %d tests: %d orders (seed %d), %s\npartial report: %s\n",
+			d.Shard, len(tests), res.OD.Coverage.Orders, d.Seed, res.OD.Coverage.Duration.Round(100*time.Millisecond), res.Partial)
+		return nil
+	}
+	rep := res.Report
+	path, err := publishReport(c, rep, root, setup.ModuleDir, m.FlakyDir)
 	if err != nil {
 		return err
 	}
-	if df != nil {
-		dataflow.WithState(findings, df, fromDataflow)
-	}
-	if err := withInitStep(findings, setup.ModuleDir, root); err != nil {
-		return err
-	}
-	if !c.Bool(noStateFlag.Name) {
-		if _, err := state.Annotate(c.Context, runner, findings, nil, cfg.Logf); err != nil {
-			return fmt.Errorf("detect: %w", err)
-		}
-	}
-	if !c.Bool(noInvariantsFlag.Name) {
-		if err := invariants.Annotate(c.Context, runner, findings, tests, cfg.Logf); err != nil {
-			return fmt.Errorf("detect: %w", err)
-		}
-	}
-	rep := &report.Report{
-		Module:   module,
-		Findings: findings,
-		Runs:     res.Coverage.Orders,
-		Stats: report.Stats{
-			Tests: len(tests), Orders: res.Coverage.Orders,
-			DurationMs: res.Coverage.Duration.Milliseconds(), Coverage: res.Coverage.Report(),
-		},
-	}
-	if df != nil {
-		rep.Stats.Dataflow = dataflow.Stats(nil, df)
-	}
-	rep.Sort()
-	path, err := publishReport(c, rep, root, setup.ModuleDir, flakyDir)
-	if err != nil {
-		return err
-	}
-	printFindings(c.App.Writer, rep, res.Coverage)
+	printFindings(c.App.Writer, rep, res.OD.Coverage)
 	fmt.Fprintf(c.App.Writer, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
-	if len(findings) > 0 {
+	if len(rep.Findings) > 0 {
 		return &exitStatus{code: exitTestsFailed}
 	}
 	return nil
@@ -325,17 +262,4 @@ func formatGroups(groups [][]string) string {
 		parts[i] = "[" + strings.Join(g, " + ") + "]"
 	}
 	return strings.Join(parts, ", ")
-}
-
-// ranOrders refuses to report an analysis that completed none of its orders
-// as clean: "0 flaky" would only mean that nothing ran.
-func ranOrders(tests int, cov od.Coverage) error {
-	if tests == 0 || cov.Orders > 0 {
-		return nil
-	}
-	why := "no order completed"
-	if cov.BudgetExhausted {
-		why += fmt.Sprintf(" within the budget of %s (raise --budget, or check for tests that hang)", cov.Budget)
-	}
-	return &exitStatus{code: exitError, msg: fmt.Sprintf("detect: %s; no result for the %d tests", why, tests)}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -99,32 +98,6 @@ func TestRelModule(t *testing.T) {
 	} {
 		if got := relModule(c.root, c.module); got != c.want {
 			t.Errorf("relModule(%q, %q) = %q, want %q", c.root, c.module, got, c.want)
-		}
-	}
-}
-
-// An analysis that completed no order exits 2 with the reason instead of
-// claiming "0 flaky".
-func TestRanOrders(t *testing.T) {
-	tests := []struct {
-		name    string
-		tests   int
-		cov     od.Coverage
-		wantErr string
-	}{
-		{name: "orders ran", tests: 3, cov: od.Coverage{Orders: 2}},
-		{name: "no tests", tests: 0, cov: od.Coverage{}},
-		{name: "budget spent", tests: 3, cov: od.Coverage{Budget: time.Minute, BudgetExhausted: true}, wantErr: "detect: no order completed within the budget of 1m0s (raise --budget, or check for tests that hang); no result for the 3 tests"},
-		{name: "nothing ran", tests: 3, cov: od.Coverage{}, wantErr: "detect: no order completed; no result for the 3 tests"},
-	}
-	for _, tt := range tests {
-		err := ranOrders(tt.tests, tt.cov)
-		var es *exitStatus
-		switch {
-		case tt.wantErr == "" && err != nil:
-			t.Errorf("%s: %v", tt.name, err)
-		case tt.wantErr != "" && (!errors.As(err, &es) || es.code != exitError || es.msg != tt.wantErr):
-			t.Errorf("%s: %v, want exit 2 with %q", tt.name, err, tt.wantErr)
 		}
 	}
 }

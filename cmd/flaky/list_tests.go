@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/mvn"
 	"github.com/flakyhq/flaky/surefire"
 )
@@ -185,8 +186,4 @@ func inClassOrder(tests []launcher.TestInfo, classes []string) []launcher.TestIn
 }
 
 // topClass is the top-level class of a test id or class name.
-func topClass(id string) string {
-	class, _, _ := strings.Cut(id, "#")
-	class, _, _ = strings.Cut(class, "$")
-	return class
-}
+func topClass(id string) string { return testid.Parse(id).TopLevel() }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/repair"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/mvn"
@@ -53,40 +54,29 @@ func repairAction(c *cli.Context) error {
 	prog := startProgress(c, "repair")
 	prog.shower.Found = "repaired"
 	defer prog.finish()
-	cfg := repair.Config{
-		Module:          moduleOf(setup, javaPath(c)),
-		Report:          rep,
-		OutDir:          filepath.Join(flakyDir, "repair"),
-		WorkDir:         filepath.Join(flakyDir, "repair", "work"),
-		Test:            c.String("test"),
-		Workers:         c.Int("workers"),
-		AllowReflection: c.Bool("allow-reflection"),
-		Logf:            prog.logf("flaky: repair: "),
-		Progress:        prog.tracker,
-	}
+	ropts := &pipeline.RepairOptions{Test: c.String("test"), AllowReflection: c.Bool("allow-reflection")}
 	if c.Bool("no-llm") {
-		cfg.NoLLMWhy = "LLM loop off (--no-llm)"
+		ropts.NoLLMWhy = "LLM loop off (--no-llm)"
 	} else {
-		cfg.LLM, cfg.NoLLMWhy = repair.LLMFromEnv(os.Getenv)
-		if cfg.LLM != nil {
-			cfg.LLM.Iterations = c.Int("llm-iterations")
+		ropts.LLM, ropts.NoLLMWhy = repair.LLMFromEnv(os.Getenv)
+		if ropts.LLM != nil {
+			ropts.LLM.Iterations = c.Int("llm-iterations")
 		}
 	}
-	res, err := repair.Run(c.Context, cfg)
+	logf := prog.logf("flaky: repair: ")
+	m := pipeline.Module{Dir: setup.ModuleDir, FlakyDir: flakyDir, Repair: moduleOf(setup, javaPath(c))}
+	out, err := pipeline.Run(c.Context, m, pipeline.Options{Report: rep, Workers: c.Int("workers"), Progress: prog.tracker, Repair: ropts},
+		func(_ pipeline.Stage, line string) { logf("%s", line) })
 	if err != nil {
 		return err
 	}
-	for i, f := range rep.Findings {
-		if r, ok := res.Repairs[repair.Key(f)]; ok {
-			rep.Findings[i].Repair = r
-		}
-	}
+	res := out.Repair
 	if err := report.Write(reportPath, rep); err != nil {
 		return err
 	}
 	printRepairs(c.App.Writer, rep, res)
 	if c.Bool("apply") && len(res.Files) > 0 {
-		applied, err := repair.Apply(setup.ModuleDir, filepath.Join(cfg.OutDir, "backup"), res)
+		applied, err := repair.Apply(setup.ModuleDir, filepath.Join(flakyDir, "repair", "backup"), res)
 		for _, a := range applied {
 			fmt.Fprintf(c.App.Writer, "patched %s (original in %s)\n", a.File, a.Backup)
 		}

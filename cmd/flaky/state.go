@@ -13,9 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
 )
@@ -192,24 +191,16 @@ func nameState(c *cli.Context, findings []report.Finding, names, infers bool) er
 		return err
 	}
 	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	runner, err := launcher.New(od.FastStart(env), jars, launcher.Options{Workers: c.Int("workers"), Notef: noteOnce(c.App.ErrWriter, "flaky: explain: note: ")})
+	runner, err := pipeline.NewFast(env, jars, launcher.Options{Workers: c.Int("workers"), Notef: noteOnce(c.App.ErrWriter, "flaky: explain: note: ")})
 	if err != nil {
 		return err
 	}
 	defer runner.Close()
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(c.App.ErrWriter, "flaky: explain: "+format+"\n", args...)
-	}
-	if names {
-		if _, err := state.Annotate(c.Context, runner, findings, nil, logf); err != nil {
-			return err
-		}
-	}
-	if infers {
-		// Without the suite's list, no search for reset methods: detect and verify do that.
-		return invariants.Annotate(c.Context, runner, findings, nil, logf)
-	}
-	return nil
+	// Without the suite's list, no search for reset methods: detect and verify do that.
+	_, err = pipeline.Run(c.Context, pipeline.Module{Dir: setup.ModuleDir, Fast: runner},
+		pipeline.Options{Annotate: &pipeline.AnnotateOptions{Findings: findings, State: names, Invariants: infers}},
+		func(_ pipeline.Stage, line string) { fmt.Fprintf(c.App.ErrWriter, "flaky: explain: %s\n", line) })
+	return err
 }
 
 // maxExplainLines bounds each message and patch explain prints.

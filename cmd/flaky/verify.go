@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/dataflow"
+	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/verify"
 	"github.com/flakyhq/flaky/mvn"
@@ -33,7 +34,11 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "budget", Usage: "wall-clock budget of the order-dependence analysis per fork, e.g. 2m or 90 (seconds); 0 turns it off (default: scaled to the suite's measured run time, at least 5m)"},
 			&cli.DurationFlag{Name: "test-timeout", Value: verify.DefaultTestTimeout, Usage: "cut a test that runs longer than this and go on with the rest of its order in a fresh JVM (0: off)"},
 			&cli.StringFlag{Name: "chaos", Usage: "API perturbation: off (default), combined or single, optionally :STRATEGY+... (see flaky chaos); its attribution gets the same --budget"},
+			&cli.StringFlag{Name: "seed", Usage: "seed of the order generators (default: a new one per fork, recorded in the report)"},
+			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
+			noStateFlag,
 			noInvariantsFlag,
+			reverseFlag,
 			&cli.StringFlag{Name: "strategy", Usage: "how OD tests are searched for: dataflow, orders or both (default both; see flaky detect --strategy)"},
 			&cli.StringFlag{Name: "repair", Usage: "true: propose validated patches for the findings in the report (see flaky repair), without applying them (default false)"},
 		},
@@ -45,7 +50,11 @@ func verifyCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			cfg := verify.Config{ModuleDir: module, BuildDir: c.String("build-dir"), Root: c.String("root"), Out: c.App.Writer, Workers: c.Int("workers"), TestTimeout: c.Duration("test-timeout"), NoInvariants: c.Bool(noInvariantsFlag.Name)}
+			cfg := verify.Config{ModuleDir: module, BuildDir: c.String("build-dir"), Root: c.String("root"), Out: c.App.Writer, Workers: c.Int("workers"), TestTimeout: c.Duration("test-timeout"),
+				Confirmations: c.Int("confirmations"), DataflowReverse: c.Bool(reverseFlag.Name), NoState: c.Bool(noStateFlag.Name), NoInvariants: c.Bool(noInvariantsFlag.Name)}
+			if cfg.Confirmations < 1 {
+				return usageError("--confirmations must be at least 1")
+			}
 			shower := progress.New(c.App.Writer, progress.ModeFor(c.App.Writer, c.Bool("quiet")), "[flaky] progress")
 			defer shower.Finish()
 			cfg.Progress = progress.NewTracker(shower.Func())
@@ -87,6 +96,13 @@ func verifyCommand() *cli.Command {
 				if n == 0 {
 					cfg.Rounds = -1
 				}
+			}
+			if v := strings.TrimSpace(c.String("seed")); v != "" {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil || n == 0 {
+					return usageError("--seed must be a number other than 0, not %q", v)
+				}
+				cfg.Seed = n
 			}
 			if b := strings.TrimSpace(c.String("budget")); b != "" {
 				d, err := parseBudget(b)

@@ -13,8 +13,7 @@ import (
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/bench/suite"
 	"github.com/flakyhq/flaky/internal/dataflow"
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -164,13 +163,13 @@ func benchDataflowModule(dir string, known map[string]string, seed int64, full b
 		return f, err
 	}
 	defer m.l.Close()
-	l, tests, fixtures, unrepeatable := m.l, m.tests, m.fixtures, m.unrepeatable
-	f.tests = len(tests)
+	f.tests = len(m.tests)
 
-	df, err := dataflow.Analyze(ctx, l, dataflow.Config{Tests: tests, Confirmations: od.DefaultConfirmations, Fixtures: fixtures})
+	dres, err := m.detect(ctx, pipeline.DetectOptions{Strategy: dataflow.StrategyDataflow})
 	if err != nil {
 		return f, err
 	}
+	df := dres.Dataflow
 	f.dfRuns, f.dfTime = df.Runs, df.Duration
 	f.dfBenign, f.dfUntested = df.Graph.Count(dataflow.Benign), df.Graph.Count(dataflow.Untested)
 	for _, finding := range df.Findings {
@@ -181,11 +180,11 @@ func benchDataflowModule(dir string, known map[string]string, seed int64, full b
 		}
 	}
 
-	if f.budgeted, err = benchOrders(ctx, l, od.Config{Tests: tests, Seed: seed, Fixtures: fixtures, Unrepeatable: unrepeatable, Budget: df.Duration}, known); err != nil {
+	if f.budgeted, err = benchOrders(ctx, m, pipeline.DetectOptions{Seed: seed, Budget: df.Duration}, known); err != nil {
 		return f, err
 	}
 	if full {
-		o, err := benchOrders(ctx, l, od.Config{Tests: tests, Seed: seed, Fixtures: fixtures, Unrepeatable: unrepeatable}, known)
+		o, err := benchOrders(ctx, m, pipeline.DetectOptions{Seed: seed}, known)
 		if err != nil {
 			return f, err
 		}
@@ -196,9 +195,9 @@ func benchDataflowModule(dir string, known map[string]string, seed int64, full b
 
 // benchOrders runs the order generators' analysis and counts the known
 // findings it reports.
-func benchOrders(ctx context.Context, l *launcher.Launcher, cfg od.Config, known map[string]string) (odRun, error) {
+func benchOrders(ctx context.Context, m *benchSuite, d pipeline.DetectOptions, known map[string]string) (odRun, error) {
 	var o odRun
-	res, err := od.Analyze(ctx, l, cfg)
+	res, err := m.orders(ctx, d)
 	if err != nil {
 		return o, err
 	}

@@ -15,8 +15,10 @@ import (
 	"github.com/otiai10/copy"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/dataflow"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/mvn"
 	"github.com/flakyhq/flaky/surefire"
@@ -155,8 +157,7 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 		return f, err
 	}
 	defer m.l.Close()
-	l, tests, fixtures, unrepeatable := m.l, m.tests, m.fixtures, m.unrepeatable
-	res, err := od.Analyze(ctx, l, od.Config{Tests: tests, Seed: seed, Fixtures: fixtures, Unrepeatable: unrepeatable})
+	res, err := m.orders(ctx, pipeline.DetectOptions{Seed: seed})
 	if err != nil {
 		return f, err
 	}
@@ -174,7 +175,7 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 		f.exact = f.exact && got[findingKey(e.Test, e.Kind, e.Polluters, e.Setters, e.Cleaners)]
 	}
 
-	wres, err := od.Analyze(ctx, l, od.Config{Tests: tests, Seed: seed, Fixtures: fixtures, Unrepeatable: unrepeatable, Warm: od.DefaultWarmOrders})
+	wres, err := m.orders(ctx, pipeline.DetectOptions{Seed: seed, Warm: od.DefaultWarmOrders})
 	if err != nil {
 		return f, err
 	}
@@ -266,11 +267,10 @@ func expectedFindings(dir string) ([]report.Finding, string, error) {
 // benchSuite is a module prepared with Maven, a launcher for it that starts JVMs
 // as detect does, and its tests as the launcher lists them.
 type benchSuite struct {
-	setup        *mvn.TestSetup
-	l            *launcher.Launcher
-	tests        []string
-	fixtures     map[string]bool
-	unrepeatable map[string]bool
+	setup *mvn.TestSetup
+	l     *launcher.Launcher
+	tests []string
+	infos []launcher.TestInfo
 }
 
 // openSuite prepares the module in dir and lists its tests; the caller
@@ -281,7 +281,7 @@ func openSuite(ctx context.Context, dir string, jars agent.Jars) (*benchSuite, e
 		return nil, err
 	}
 	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{CDSDir: launcher.CDSCache()})
+	l, err := pipeline.NewFast(env, jars, launcher.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -294,6 +294,31 @@ func openSuite(ctx context.Context, dir string, jars agent.Jars) (*benchSuite, e
 	for i, ti := range infos {
 		tests[i] = ti.ID
 	}
-	fixtures, unrepeatable := od.FixtureClasses(infos)
-	return &benchSuite{setup: setup, l: l, tests: tests, fixtures: fixtures, unrepeatable: unrepeatable}, nil
+	return &benchSuite{setup: setup, l: l, tests: tests, infos: infos}, nil
+}
+
+// module is the suite as the pipeline analyses it.
+func (s *benchSuite) module() pipeline.Module {
+	return pipeline.Module{
+		Dir: s.setup.ModuleDir, Name: filepath.Base(s.setup.ModuleDir), Root: s.setup.ModuleDir,
+		FlakyDir: filepath.Join(filepath.Dir(s.setup.TestClassesDir), "flaky"),
+		Tests:    s.tests, Infos: s.infos, Fast: s.l,
+	}
+}
+
+// detect runs the pipeline's detection alone (no polluted state, no
+// problem invariants) on the suite with d, quietly.
+func (s *benchSuite) detect(ctx context.Context, d pipeline.DetectOptions) (*pipeline.Result, error) {
+	d.NoState, d.NoInvariants = true, true
+	return pipeline.Run(ctx, s.module(), pipeline.Options{Detect: &d}, nil)
+}
+
+// orders runs the order generators alone on the suite.
+func (s *benchSuite) orders(ctx context.Context, d pipeline.DetectOptions) (*od.Result, error) {
+	d.Strategy = dataflow.StrategyOrders
+	res, err := s.detect(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return res.OD, nil
 }

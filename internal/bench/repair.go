@@ -10,6 +10,7 @@ import (
 
 	"github.com/otiai10/copy"
 
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/repair"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/mvn"
@@ -88,18 +89,18 @@ func benchRepairFixture(name string, tallies map[report.Kind]*repairTally, byRep
 		return err
 	}
 	flakyDir := filepath.Join(module, "target", "flaky")
-	res, err := repair.Run(ctx, repair.Config{
-		Module: repair.Module{
+	out, err := pipeline.Run(ctx, pipeline.Module{
+		Dir: setup.ModuleDir, FlakyDir: flakyDir,
+		Repair: repair.Module{
 			Dir: setup.ModuleDir, ClassesDir: setup.ClassesDir, TestClassesDir: setup.TestClassesDir,
 			Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Java: "java",
 			Includes: setup.Includes, Excludes: setup.Excludes,
 		},
-		Report: rep, OutDir: filepath.Join(flakyDir, "repair"), WorkDir: filepath.Join(flakyDir, "repair", "work"),
-		AllowReflection: true,
-	})
+	}, pipeline.Options{Report: rep, Repair: &pipeline.RepairOptions{AllowReflection: true}}, nil)
 	if err != nil {
 		return err
 	}
+	res := out.Repair
 	for _, f := range rep.Findings {
 		if f.Kind == report.NOD {
 			continue // no repair; kept in the report so validation ignores their outcomes

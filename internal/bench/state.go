@@ -15,7 +15,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
 	"github.com/flakyhq/flaky/mvn"
@@ -101,7 +101,7 @@ func benchStateFixture(name string, jars agent.Jars) ([]stateRow, error) {
 		return nil, err
 	}
 	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{})
+	l, err := pipeline.NewFast(env, jars, launcher.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -122,13 +122,13 @@ func benchStateFixture(name string, jars agent.Jars) ([]stateRow, error) {
 	// One finding at a time, so that each one's time is its own.
 	var rows []stateRow
 	for i := range findings {
-		timings, err := state.Annotate(ctx, l, findings[i:i+1], nil, func(format string, args ...any) {
-			fmt.Fprintf(os.Stderr, "bench: "+name+": "+format+"\n", args...)
-		})
+		res, err := pipeline.Run(ctx, pipeline.Module{Dir: setup.ModuleDir, Fast: l},
+			pipeline.Options{Annotate: &pipeline.AnnotateOptions{Findings: findings[i : i+1], State: true}},
+			func(_ pipeline.Stage, line string) { fmt.Fprintf(os.Stderr, "bench: %s: %s\n", name, line) })
 		if err != nil {
 			return nil, err
 		}
-		for _, tm := range timings {
+		for _, tm := range res.StateTimings {
 			rows = append(rows, stateRow{timing: tm, items: findings[i].PollutedState})
 		}
 	}

@@ -5,139 +5,131 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/dataflow"
-	"github.com/flakyhq/flaky/internal/invariants"
+	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/internal/state"
 	"github.com/flakyhq/flaky/surefire"
 )
 
-// detectOrderDependence runs the order-dependence analysis on one fork's
-// tests in JVMs like the fork's (its recorded environment, started with
-// od.FastStart): the data dependencies of the original order, then the
-// order generators starting from the fork's own run and the reruns of its
-// order (or one of the two, as cfg.Strategy says), and adds to res what it finds about the tests res does not report
-// yet (so a NOD test is reported once), each OD victim and brittle with its
-// polluted state named and confirmed. A test it explains as flaky no longer
-// counts as failing in every run.
-func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRecord, reruns []*launcher.Result, res *Result) error {
-	if cfg.Budget < 0 {
-		return nil
+// analyseFork runs the pipeline on one fork's tests: detection in JVMs like
+// the fork's (its recorded environment, started for speed) from the fork's
+// own run and the reruns of its order, on the tests res does not report yet
+// (so a NOD test is reported once), then API perturbation with the reruns
+// as unperturbed evidence, in l. It adds the findings and statistics to
+// res.Report; a test the detection explains as flaky no longer counts as
+// failing in every run.
+func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *surefire.ForkRecord, reruns []*launcher.Result, res *Result) error {
+	opts := pipeline.Options{Report: res.Report, Accumulate: true, Workers: cfg.Workers, Progress: cfg.Progress}
+	m := pipeline.Module{
+		Dir: cfg.ModuleDir, Name: moduleName(cfg.Root, cfg.ModuleDir), Root: cfg.Root,
+		FlakyDir: filepath.Join(cfg.BuildDir, "flaky"), Tests: rec.TestIDs(), Launcher: l,
 	}
-	jars, err := agent.Extract()
-	if err != nil {
-		return err
-	}
-	opts := launcher.Options{Workers: cfg.Workers, Notef: notef(cfg), CDSDir: launcher.CDSCache()}
-	if cfg.Progress != nil {
-		opts.Ran = func(*launcher.Result) { cfg.Progress.Ran() }
-	}
-	l, err := launcher.New(od.FastStart(envOf(rec, cfg.Java)), jars, opts)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
-	skip := map[string]bool{}
-	for _, f := range res.Report.Findings {
-		skip[f.Test] = true
-	}
-	original := append([]*launcher.Result{forkResult(rec)}, reruns...)
-	// Which classes have class fixtures: the analysis keeps each of them in one scope.
-	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: rec.TestClassesDirectory})
-	if err != nil {
-		return fmt.Errorf("order-dependence analysis: list the module's tests: %w", err)
-	}
-	fixtures, unrepeatable := od.FixtureClasses(infos)
-	logf := func(what string) func(string, ...any) {
-		return func(format string, args ...any) {
-			fmt.Fprintf(cfg.Out, "[flaky] module %s: %s: "+format+"\n", append([]any{cfg.Module, what}, args...)...)
-		}
-	}
-	var df *dataflow.Result
-	if cfg.Strategy != dataflow.StrategyOrders {
-		if df, err = detectDataflow(ctx, cfg, l, rec.TestIDs(), fixtures, logf("data dependencies")); err != nil {
+	if cfg.Budget >= 0 {
+		jars, err := agent.Extract()
+		if err != nil {
 			return err
 		}
-		df.Drop(skip)
-	}
-	out := &od.Result{Coverage: od.Coverage{Generators: map[string]int{}}}
-	if cfg.Strategy != dataflow.StrategyDataflow {
-		out, err = od.Analyze(ctx, l, od.Config{
-			Tests:        rec.TestIDs(),
-			Progress:     cfg.Progress,
-			Fixtures:     fixtures,
-			Unrepeatable: unrepeatable,
-			Original:     original,
-			OriginalRuns: len(original),
-			Skip:         skip,
-			Seed:         time.Now().UnixNano(),
-			Rounds:       cfg.Rounds,
-			Budget:       cfg.Budget,
-			Workers:      cfg.Workers,
-			Logf:         logf("order dependence"),
-		})
-		if err != nil {
-			return fmt.Errorf("order-dependence analysis: %w", err)
+		lopts := launcher.Options{Workers: cfg.Workers, Notef: notef(cfg)}
+		if cfg.Progress != nil {
+			lopts.Ran = func(*launcher.Result) { cfg.Progress.Ran() }
+		}
+		if m.Fast, err = pipeline.NewFast(envOf(rec, cfg.Java), jars, lopts); err != nil {
+			return err
+		}
+		defer m.Fast.Close()
+		// Which classes have class fixtures: the analysis keeps each of them in one scope.
+		if m.Infos, err = m.Fast.List(ctx, launcher.Selection{TestClassesDir: rec.TestClassesDirectory}); err != nil {
+			return fmt.Errorf("order-dependence analysis: list the module's tests: %w", err)
+		}
+		skip := map[string]bool{}
+		for _, f := range res.Report.Findings {
+			skip[f.Test] = true
+		}
+		seed := cfg.Seed
+		if seed == 0 {
+			seed = time.Now().UnixNano()
+		}
+		opts.Detect = &pipeline.DetectOptions{
+			Strategy:      cfg.Strategy,
+			Seed:          seed,
+			Rounds:        cfg.Rounds,
+			Budget:        cfg.Budget,
+			Confirmations: cfg.Confirmations,
+			Original:      append([]*launcher.Result{forkResult(rec)}, reruns...),
+			Skip:          skip,
+			Reverse:       cfg.DataflowReverse,
+			NoState:       cfg.NoState,
+			NoInvariants:  cfg.NoInvariants,
 		}
 	}
-	var fromDataflow map[string]bool
-	if df != nil {
-		fromDataflow = dataflow.Merge(out, df)
+	if cfg.Chaos.Mode != "" {
+		failed := map[string]bool{}
+		for _, t := range rec.Tests {
+			if launcher.ParseOutcome(t.Outcome).Failed() {
+				failed[t.Test] = true
+			}
+		}
+		opts.Chaos = &pipeline.ChaosOptions{
+			Mode: cfg.Chaos.Mode, Strategies: cfg.Chaos.Strategies, Budget: cfg.Chaos.Budget,
+			Settings: chaos.Settings{Roots: classRoots(rec, cfg.BuildDir)}, Baseline: reruns, Drop: failed,
+		}
 	}
-	findings, err := od.ReportFindings(out.Findings, od.ReportOptions{
-		OrderDir:  filepath.Join(cfg.BuildDir, "flaky", "orders"),
-		ModuleDir: cfg.ModuleDir,
-		Module:    moduleName(cfg.Root, cfg.ModuleDir),
-	})
+	if opts.Detect == nil && opts.Chaos == nil {
+		return nil
+	}
+	out, err := pipeline.Run(ctx, m, opts, logTo(cfg))
 	if err != nil {
 		return err
 	}
-	if df != nil {
-		dataflow.WithState(findings, df, fromDataflow)
-		res.Report.Stats.Dataflow = dataflow.Stats(res.Report.Stats.Dataflow, df)
-	}
-	if _, err := state.Annotate(ctx, l, findings, nil, func(format string, args ...any) {
-		fmt.Fprintf(cfg.Out, "[flaky] module %s: polluted state: "+format+"\n", append([]any{cfg.Module}, args...)...)
-	}); err != nil {
-		return fmt.Errorf("polluted state: %w", err)
-	}
-	if !cfg.NoInvariants {
-		if err := invariants.Annotate(ctx, l, findings, rec.TestIDs(), func(format string, args ...any) {
-			fmt.Fprintf(cfg.Out, "[flaky] module %s: problem invariants: "+format+"\n", append([]any{cfg.Module}, args...)...)
-		}); err != nil {
-			return fmt.Errorf("problem invariants: %w", err)
-		}
-	}
-	res.Report.Findings = append(res.Report.Findings, findings...)
-	res.Report.Runs += out.Coverage.Orders
-	res.Report.Stats.Orders += out.Coverage.Orders
-	res.Report.Stats.Coverage = mergeCoverage(res.Report.Stats.Coverage, out.Coverage.Report())
 	res.Failing = slices.DeleteFunc(res.Failing, func(t string) bool {
-		return slices.ContainsFunc(findings, func(f report.Finding) bool { return f.Test == t })
+		return slices.ContainsFunc(out.Findings, func(f report.Finding) bool { return f.Test == t })
 	})
+	if opts.Chaos != nil {
+		printChaos(cfg, out)
+	}
 	return nil
 }
 
-// detectDataflow runs the data-dependency analysis of one fork's tests
-// (issue 14); refinement starts no new round after the budget (without
-// one, after the longest budget the order generators would choose).
-func detectDataflow(ctx context.Context, cfg Config, l *launcher.Launcher, tests []string, fixtures map[string]bool, logf func(string, ...any)) (*dataflow.Result, error) {
-	deadline := time.Now().Add(od.MaxAutoBudget)
-	if cfg.Budget > 0 {
-		deadline = time.Now().Add(cfg.Budget)
+// logTo prints the pipeline's lines as the build's: "[flaky] module M:
+// stage: ...", the chaos stage's as "[flaky] chaos: ...".
+func logTo(cfg Config) pipeline.Log {
+	return func(stage pipeline.Stage, line string) {
+		if stage == pipeline.StageChaos {
+			fmt.Fprintf(cfg.Out, "[flaky] chaos: %s\n", line)
+			return
+		}
+		fmt.Fprintf(cfg.Out, "[flaky] module %s: %s: %s\n", cfg.Module, stage, line)
 	}
-	cfg.Progress.Phase("data dependencies", 0, deadline)
-	res, err := dataflow.Analyze(ctx, l, dataflow.Config{Tests: tests, Confirmations: od.DefaultConfirmations, Deadline: deadline, Fixtures: fixtures, Logf: logf})
-	if err != nil {
-		return nil, fmt.Errorf("data dependencies: %w", err)
+}
+
+// printChaos prints what API perturbation left out and found in one fork.
+func printChaos(cfg Config, res *pipeline.Result) {
+	out := res.Chaos
+	stats := chaos.Stats(out)
+	if len(stats.Skipped) > 0 {
+		fmt.Fprintf(cfg.Out, "[flaky] chaos: skipped: %s did not run: the budget of %s ended first\n", strings.Join(stats.Skipped, "+"), out.Budget.Round(time.Second))
 	}
-	cfg.Progress.Found(len(res.Findings))
-	return res, nil
+	for _, s := range stats.PerStrategy {
+		if s.NotRun > 0 && (out.Mode == chaos.Single || s.Name == string(chaos.Combined)) {
+			fmt.Fprintf(cfg.Out, "[flaky] chaos: not analysed: %d test(s) never ran under %s\n", s.NotRun, s.Name)
+		}
+	}
+	for _, m := range out.Machinery {
+		fmt.Fprintf(cfg.Out, "[flaky] chaos: left out: %s\n", m)
+	}
+	for _, f := range res.ChaosFindings {
+		for _, s := range f.CallSites {
+			fmt.Fprintf(cfg.Out, "[flaky] chaos: %s fails with %s at %s.%s(%s:%d) calling %s\n", f.Test, f.Strategy, s.Class, s.Method, s.File, s.Line, s.API)
+		}
+	}
+	for _, s := range append(stats.PerStrategy, stats.PerGroup...) {
+		fmt.Fprintf(cfg.Out, "[flaky] chaos: %-20s %d tests, %d not run, %d failures, %d findings\n", s.Name, s.Tests, s.NotRun, s.Failures, s.Findings)
+	}
 }
 
 // forkResult turns the fork's recorded run into a launcher result.
@@ -147,29 +139,4 @@ func forkResult(rec *surefire.ForkRecord) *launcher.Result {
 		r.Tests = append(r.Tests, launcher.TestResult{Test: t.Test, Outcome: launcher.ParseOutcome(t.Outcome), TimeMs: t.TimeMs, Message: t.Message})
 	}
 	return r
-}
-
-// mergeCoverage adds the coverage of another fork's analysis to c.
-func mergeCoverage(c, o *report.Coverage) *report.Coverage {
-	if c == nil {
-		return o
-	}
-	c.Orders += o.Orders
-	for g, n := range o.Generators {
-		if c.Generators == nil {
-			c.Generators = map[string]int{}
-		}
-		c.Generators[g] += n
-	}
-	c.Rounds += o.Rounds
-	c.RoundsPlanned += o.RoundsPlanned
-	c.Pairs += o.Pairs
-	c.PairsCovered += o.PairsCovered
-	c.TestsAlone += o.TestsAlone
-	c.BudgetMs += o.BudgetMs
-	c.BudgetExhausted = c.BudgetExhausted || o.BudgetExhausted
-	c.Unconfirmed = append(c.Unconfirmed, o.Unconfirmed...)
-	c.Serial = append(c.Serial, o.Serial...)
-	c.DurationMs += o.DurationMs
-	return c
 }

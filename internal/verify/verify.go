@@ -22,6 +22,7 @@ import (
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/publish"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -56,6 +57,17 @@ type Config struct {
 	// Strategy is how OD tests are searched for: dataflow.StrategyDataflow,
 	// StrategyOrders or StrategyBoth (the default, also for "").
 	Strategy string
+	// Seed drives the order generators' random choices; 0 means a new one
+	// (the time) for each fork.
+	Seed int64
+	// Confirmations is how many runs of an order must agree before a
+	// finding is reported; 0 means od.DefaultConfirmations.
+	Confirmations int
+	// DataflowReverse adds a reference run of the reversed order to the
+	// data dependencies.
+	DataflowReverse bool
+	// NoState skips naming and confirming the polluted state of OD findings.
+	NoState bool
 	// NoInvariants skips inferring the problem invariants of OD findings.
 	NoInvariants bool
 	// Progress hears the analyses' phases and runs; nil shows nothing.
@@ -169,10 +181,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				res.Failing = append(res.Failing, test)
 			}
 		}
-		err = detectOrderDependence(ctx, cfg, rec, results, res)
-		if err == nil {
-			err = runChaos(ctx, cfg, l, rec, order, results, res)
-		}
+		err = analyseFork(ctx, cfg, l, rec, results, res)
 		l.Close()
 		if err != nil {
 			return nil, err
@@ -281,7 +290,7 @@ func classify(test string, runs []runOutcome, order []string, orderFile string, 
 	if len(failed) == 0 {
 		return nil, nil, false
 	}
-	class, method := splitID(test)
+	class, method := testid.Split(test)
 	c := &surefire.FlakyCase{Class: class, Name: method}
 	problems := make([]surefire.Problem, len(failed))
 	for i, r := range failed {
@@ -317,13 +326,6 @@ func moduleName(root, moduleDir string) string {
 		return filepath.Base(moduleDir)
 	}
 	return filepath.ToSlash(rel)
-}
-
-func splitID(id string) (class, method string) {
-	if i := strings.IndexByte(id, '#'); i >= 0 {
-		return id[:i], id[i+1:]
-	}
-	return id, ""
 }
 
 // envOf turns a fork record into the environment for flaky's own JVMs: they

@@ -1,5 +1,5 @@
 // Package suite generates the large Maven module of the data-dependency
-// benchmark (issue 14): JUnit 4 test classes of equal size that run in a
+// benchmark: JUnit 4 test classes of equal size that run in a
 // known order (classes alphabetically, methods by name), among which a few
 // planted order dependencies hide — victims whose polluter runs after them
 // and brittles whose state-setter runs before them, each on its own static

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // TestWrite generates the default suite and checks what it plants: 20
@@ -27,7 +28,7 @@ func TestWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	source := func(id string) string {
-		class, method, _ := strings.Cut(strings.TrimPrefix(id, Package+"."), "#")
+		class, method := testid.Split(strings.TrimPrefix(id, Package+"."))
 		data, err := os.ReadFile(filepath.Join(dir, "src", "test", "java", "bench", "suite", class+".java"))
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,197 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/dataflow"
+	"github.com/flakyhq/flaky/internal/invariants"
+	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/state"
+)
+
+// detect runs the detection stages: the data dependencies (unless the
+// strategy is orders, a shard's or a merge's run), the order generators
+// (unless the strategy is dataflow), their merge into one set of findings,
+// a shard's partial report, then the polluted state and the problem
+// invariants of the findings; it adds them, their runs and coverage to
+// res.Report.
+func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) error {
+	d := opts.Detect
+	if m.Fast == nil {
+		return fmt.Errorf("detection needs the module's fast launcher")
+	}
+	fixtures, unrepeatable := od.FixtureClasses(m.Infos)
+	cfg := od.Config{
+		Tests:         m.Tests,
+		Original:      d.Original,
+		Skip:          d.Skip,
+		Fixtures:      fixtures,
+		Unrepeatable:  unrepeatable,
+		Seed:          d.Seed,
+		Rounds:        d.Rounds,
+		Budget:        d.Budget,
+		Confirmations: d.Confirmations,
+		Workers:       opts.Workers,
+		AutoWorkers:   d.AutoWorkers,
+		Warm:          d.Warm,
+		Shard:         d.Shard,
+		Logf:          log.logf(StageOrders),
+		Progress:      opts.Progress,
+	}
+	if len(d.Original) > 0 {
+		cfg.OriginalRuns = len(d.Original)
+	}
+	if len(d.Partials) > 0 {
+		if !slices.Equal(m.Tests, d.Partials[0].Tests) {
+			return fmt.Errorf("the module's %d tests are not the %d tests the shards ran", len(m.Tests), len(d.Partials[0].Tests))
+		}
+		cfg.Seed, cfg.Rounds, cfg.Recorded = d.Partials[0].Seed, d.Partials[0].Rounds, od.MergeRuns(d.Partials)
+	}
+	// Data dependencies are a whole run's: a shard runs only its share of
+	// the order generators' plan, and a merge replays those.
+	var df *dataflow.Result
+	if d.Strategy != dataflow.StrategyOrders && cfg.Shard.N == 0 && len(d.Partials) == 0 {
+		var err error
+		if df, err = dependencies(ctx, m, cfg, d, log); err != nil {
+			return err
+		}
+		df.Drop(d.Skip)
+	}
+	n := len(m.Tests)
+	out := &od.Result{Coverage: od.Coverage{Seed: cfg.Seed, Tests: n, Pairs: n * (n - 1), Generators: map[string]int{}}}
+	if d.Strategy != dataflow.StrategyDataflow {
+		var err error
+		if out, err = od.Analyze(ctx, m.Fast, cfg); err != nil {
+			return err
+		}
+	}
+	res.OD, res.Dataflow = out, df
+	var fromDataflow map[string]bool
+	if df != nil {
+		fromDataflow = dataflow.Merge(out, df)
+	}
+	if d.RequireOrders {
+		if err := ranOrders(n, out.Coverage); err != nil {
+			return err
+		}
+	}
+	if cfg.Shard.N > 0 {
+		path, err := od.WritePartial(m.FlakyDir, od.NewPartial(cfg, out))
+		res.Partial = path
+		return err
+	}
+
+	findings, err := od.ReportFindings(out.Findings, od.ReportOptions{OrderDir: filepath.Join(m.FlakyDir, "orders"), ModuleDir: m.Dir, Module: m.Name})
+	if err != nil {
+		return err
+	}
+	if df != nil {
+		dataflow.WithState(findings, df, fromDataflow)
+		res.Report.Stats.Dataflow = dataflow.Stats(res.Report.Stats.Dataflow, df)
+	}
+	if opts.InitStep {
+		if err := withInitStep(findings, m.Dir, m.Root); err != nil {
+			return err
+		}
+	}
+	if err := annotate(ctx, m, findings, !d.NoState, !d.NoInvariants, m.Tests, log, res); err != nil {
+		return err
+	}
+	rep := res.Report
+	rep.Findings = append(rep.Findings, findings...)
+	rep.Runs += out.Coverage.Orders
+	rep.Stats.Orders += out.Coverage.Orders
+	rep.Stats.DurationMs += out.Coverage.Duration.Milliseconds()
+	rep.Stats.Coverage = addCoverage(rep.Stats.Coverage, out.Coverage.Report())
+	rep.Sort()
+	res.Findings = findings
+	return nil
+}
+
+// annotate names and confirms the polluted state (when names) and infers
+// the problem invariants (when infers, with reset methods searched in
+// suite) of the OD findings, in m's fast JVMs.
+func annotate(ctx context.Context, m Module, findings []report.Finding, names, infers bool, suite []string, log Log, res *Result) error {
+	if m.Fast == nil {
+		return fmt.Errorf("naming the polluted state needs the module's fast launcher")
+	}
+	if names {
+		timings, err := state.Annotate(ctx, m.Fast, findings, nil, log.logf(StageState))
+		if err != nil {
+			return fmt.Errorf("polluted state: %w", err)
+		}
+		res.StateTimings = append(res.StateTimings, timings...)
+	}
+	if infers {
+		if err := invariants.Annotate(ctx, m.Fast, findings, suite, log.logf(StageInvariants)); err != nil {
+			return fmt.Errorf("problem invariants: %w", err)
+		}
+	}
+	return nil
+}
+
+// ranOrders refuses to report an analysis that completed none of its orders
+// as clean: "0 flaky" would only mean that nothing ran.
+func ranOrders(tests int, cov od.Coverage) error {
+	if tests == 0 || cov.Orders > 0 {
+		return nil
+	}
+	return &NoOrdersError{Tests: tests, Coverage: cov}
+}
+
+// dependencies runs the data-dependency analysis and writes its graph when
+// asked to; refinement starts no new round after the budget (without one,
+// after the longest budget the order generators would choose).
+func dependencies(ctx context.Context, m Module, cfg od.Config, d *DetectOptions, log Log) (*dataflow.Result, error) {
+	dcfg := dataflow.Config{Tests: cfg.Tests, Confirmations: cfg.Confirmations, Logf: log.logf(StageDataflow), Fixtures: cfg.Fixtures, Reverse: d.Reverse}
+	if dcfg.Confirmations == 0 {
+		dcfg.Confirmations = od.DefaultConfirmations
+	}
+	dcfg.Deadline = time.Now().Add(od.MaxAutoBudget)
+	if cfg.Budget > 0 {
+		dcfg.Deadline = time.Now().Add(cfg.Budget)
+	}
+	cfg.Progress.Phase("data dependencies", 0, dcfg.Deadline)
+	res, err := dataflow.Analyze(ctx, m.Fast, dcfg)
+	if err != nil {
+		return nil, fmt.Errorf("data dependencies: %w", err)
+	}
+	cfg.Progress.Found(len(res.Findings))
+	if d.Graph != "" {
+		if err := res.Graph.Write(d.Graph); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// addCoverage adds the coverage of another run of the analysis (verify:
+// another fork's) to c.
+func addCoverage(c, o *report.Coverage) *report.Coverage {
+	if c == nil {
+		return o
+	}
+	c.Orders += o.Orders
+	for g, n := range o.Generators {
+		if c.Generators == nil {
+			c.Generators = map[string]int{}
+		}
+		c.Generators[g] += n
+	}
+	c.Rounds += o.Rounds
+	c.RoundsPlanned += o.RoundsPlanned
+	c.Pairs += o.Pairs
+	c.PairsCovered += o.PairsCovered
+	c.TestsAlone += o.TestsAlone
+	c.BudgetMs += o.BudgetMs
+	c.BudgetExhausted = c.BudgetExhausted || o.BudgetExhausted
+	c.Unconfirmed = append(c.Unconfirmed, o.Unconfirmed...)
+	c.Serial = append(c.Serial, o.Serial...)
+	c.DurationMs += o.DurationMs
+	return c
+}

@@ -1,0 +1,38 @@
+package pipeline
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/flakyhq/flaky/internal/repair"
+)
+
+// runRepair proposes a validated patch for each finding of res.Report (or
+// only opts.Repair.Test's) and records on each finding its patch or why it
+// has none; applying the patches is the caller's choice.
+func runRepair(ctx context.Context, m Module, opts Options, log Log, res *Result) error {
+	r := opts.Repair
+	out, err := repair.Run(ctx, repair.Config{
+		Module:          m.Repair,
+		Report:          res.Report,
+		OutDir:          filepath.Join(m.FlakyDir, "repair"),
+		WorkDir:         filepath.Join(m.FlakyDir, "repair", "work"),
+		Test:            r.Test,
+		Workers:         opts.Workers,
+		AllowReflection: r.AllowReflection,
+		LLM:             r.LLM,
+		NoLLMWhy:        r.NoLLMWhy,
+		Logf:            log.logf(StageRepair),
+		Progress:        opts.Progress,
+	})
+	if err != nil {
+		return err
+	}
+	res.Repair = out
+	for i, f := range res.Report.Findings {
+		if p, ok := out.Repairs[repair.Key(f)]; ok {
+			res.Report.Findings[i].Repair = p
+		}
+	}
+	return nil
+}
