@@ -12,12 +12,34 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/dataflow"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
 )
+
+// noStateFlag skips naming the polluted state of OD findings.
+var noStateFlag = &cli.BoolFlag{Name: "no-state", Usage: "do not name and confirm the polluted state of each OD victim and brittle"}
+
+// strategyFlag picks how detect finds OD tests.
+var strategyFlag = &cli.StringFlag{Name: "strategy", Value: dataflow.StrategyBoth,
+	Usage: "dataflow (record which test wrote the shared state each test reads, then test those dependencies; PraDeT), orders (the order generators) or both (dataflow first, then the orders; a test both find keeps the orders' finding, which has cleaners)"}
+
+// graphFlag names where detect writes the data-dependency graph.
+var graphFlag = &cli.StringFlag{Name: "graph", Usage: "write the data-dependency graph as Graphviz DOT to `FILE` and as JSON to FILE.json (with --strategy dataflow or both)"}
+
+// reverseFlag adds a reference run of the reversed order.
+var reverseFlag = &cli.BoolFlag{Name: "dataflow-reverse", Usage: "also record data dependencies in a run of the reversed order (PraDeT's remedy when a test that resets shared state hides a polluter from the original order)"}
+
+// checkStrategy validates --strategy.
+func checkStrategy(c *cli.Context) error {
+	if _, err := dataflow.ParseStrategy(c.String(strategyFlag.Name)); err != nil {
+		return usageError("--strategy: %v", err)
+	}
+	return nil
+}
 
 // detectCommand finds a module's order-dependent flaky tests outside Maven's verify phase.
 func detectCommand() *cli.Command {
@@ -44,37 +66,6 @@ func detectCommand() *cli.Command {
 		},
 		Action: detect,
 	}
-}
-
-// mergeCommand combines the partial reports of detect's shards.
-func mergeCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "merge",
-		Usage:     "combine the partial reports of flaky detect --shard I/N runs, confirm and minimise their candidates in the module and write target/flaky/report.json; exits 1 when it finds flaky tests",
-		ArgsUsage: "PART...  (each a shard's target/flaky directory)",
-		Flags: []cli.Flag{
-			moduleFlag,
-			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for -pl in the reproduce commands (default: the root of the reactor on disk that builds the module)"},
-			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget for confirming and minimising (default: scaled to the suite, at least 5m)"},
-			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
-			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
-		},
-		Action: merge,
-	}
-}
-
-func merge(c *cli.Context) error {
-	if c.NArg() == 0 {
-		return usageError("merge needs the shards' target/flaky directories")
-	}
-	if c.Duration("budget") < 0 || (c.IsSet("budget") && c.Duration("budget") == 0) || c.Int("confirmations") < 1 || c.Duration("test-timeout") < 0 {
-		return usageError("--budget must be positive, --confirmations at least 1, --test-timeout not negative")
-	}
-	parts, err := od.ReadPartials(c.Args().Slice())
-	if err != nil {
-		return &exitStatus{code: exitError, msg: "merge: " + err.Error()}
-	}
-	return analyseModule(c, "merge", &pipeline.DetectOptions{Partials: parts})
 }
 
 func detect(c *cli.Context) error {

@@ -6,97 +6,183 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/mvn"
-	"github.com/flakyhq/flaky/surefire"
 )
 
-// explainFinding reruns the api finding of test (flaky chaos --explain)
-// with its strategy and the agent's perturbation log, and prints every
-// perturbed call the test made with the original and the perturbed value.
-func explainFinding(c *cli.Context, l *launcher.Launcher, setup *mvn.TestSetup, settings chaos.Settings, test string) error {
-	path := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky", "report.json")
+// explainCommand prints everything known about one flaky test.
+func explainCommand() *cli.Command {
+	return &cli.Command{
+		Name: "explain",
+		Usage: "print everything target/flaky/report.json knows about a flaky test, in the order of the chain: how it was found (runs and orders), " +
+			"its polluters, state-setters and cleaners, the polluted state (named and confirmed first when an OD finding has none), perturbed call sites, " +
+			"the proposed patch, and the commands that reproduce it",
+		ArgsUsage: "TEST",
+		Flags:     []cli.Flag{moduleFlag},
+		Action:    explain,
+	}
+}
+
+func explain(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageError("explain takes one test id (pkg.Class#method), got %q", c.Args().Slice())
+	}
+	test := c.Args().First()
+	dir, err := filepath.Abs(c.String("module"))
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, "target", "flaky", "report.json")
 	rep, err := report.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return usageError("--explain: no report at %s: run flaky chaos first", path)
-	} else if err != nil {
-		return err
+		return &exitStatus{code: exitError, msg: fmt.Sprintf("explain: no report at %s: run flaky detect first", path)}
 	}
-	i := slices.IndexFunc(rep.Findings, func(f report.Finding) bool { return f.Kind == report.API && f.Test == test })
-	if i < 0 {
-		return usageError("--explain: %s has no api finding in %s", test, path)
-	}
-	f := rep.Findings[i]
-	strategies, err := chaos.Parse(f.Strategy)
-	if err != nil || len(strategies) == 0 {
-		return fmt.Errorf("--explain: the finding's strategy %q: %v", f.Strategy, err)
-	}
-	order, err := findingOrder(f, setup.ModuleDir)
 	if err != nil {
 		return err
 	}
-	opts, err := settings.AgentOptions(strategies)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	opts = append(opts, "chaos.explain=true")
-	fmt.Fprintf(c.App.ErrWriter, "flaky: chaos: rerunning %s (order of %d) with %s and the perturbation log\n", test, len(order), f.Strategy)
-	results, err := l.RunJobs(c.Context, []launcher.Job{{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts}}})
-	if err != nil {
-		return err
-	}
-	return printExplain(c.App.Writer, results[0], test)
-}
-
-// findingOrder is the order of the finding's first evidence that has one:
-// listed, or in an order file (relative paths resolve against the module).
-func findingOrder(f report.Finding, moduleDir string) ([]string, error) {
-	for _, e := range f.Evidence {
-		if len(e.Order) > 0 {
-			return e.Order, nil
+	var findings []report.Finding
+	for _, f := range rep.Findings {
+		if f.Test == test {
+			findings = append(findings, f)
 		}
-		if e.OrderFile != "" {
-			file := e.OrderFile
-			if !filepath.IsAbs(file) {
-				file = filepath.Join(moduleDir, file)
+	}
+	if len(findings) == 0 {
+		return &exitStatus{code: exitError, msg: fmt.Sprintf("explain: %s has no finding in %s", test, path)}
+	}
+	for i, f := range findings {
+		if (f.Kind == report.ODVictim || f.Kind == report.ODBrittle) && len(f.PollutedState) == 0 {
+			// A report without state was made by an older flaky or with --no-state: infer what it lacks.
+			if err := nameState(c, findings[i:i+1], true, len(f.ProblemInvariants) == 0); err != nil {
+				return err
 			}
-			return surefire.ReadOrderFile(file)
 		}
+		if i > 0 {
+			fmt.Fprintln(c.App.Writer)
+		}
+		printExplanation(c.App.Writer, dir, rep.IsNew(findings[i]), findings[i])
 	}
-	return []string{f.Test}, nil
+	return nil
 }
 
-// printExplain prints the test's outcome and its perturbation log.
-func printExplain(w io.Writer, r *launcher.Result, test string) error {
-	t := launcher.TestResult{Test: test, Outcome: launcher.NotRun}
-	for _, tr := range r.Tests {
-		if tr.Test == test {
-			t = tr
-		}
+// nameState runs the state debugger (when names) and the problem-invariant
+// inference (when infers) on findings in JVMs of the module.
+func nameState(c *cli.Context, findings []report.Finding, names, infers bool) error {
+	setup, l, err := openModule(c, launcher.Options{})
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(w, "%s  %s\n", strings.ToUpper(string(t.Outcome)), test)
-	if t.Message != "" {
-		fmt.Fprintf(w, "       %s\n", firstLine(t.Message))
+	l.Close()
+	jars, err := agent.Extract()
+	if err != nil {
+		return err
 	}
-	class, _, _ := strings.Cut(test, "#")
-	n := 0
-	for _, p := range r.Perturbations {
-		if p.Original == "" && p.Perturbed == "" || p.Test != test && p.Test != class {
-			continue
-		}
-		if n == 0 {
-			fmt.Fprintln(w, "perturbed calls, in order:")
-		}
-		n++
-		fmt.Fprintf(w, "  %s.%s(%s:%d) %s: %s -> %s\n", p.Class, p.Method, p.File, p.Line, p.API, p.Original, p.Perturbed)
+	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+	runner, err := pipeline.NewFast(env, jars, launcher.Options{Workers: c.Int("workers"), Notef: noteOnce(c.App.ErrWriter, "flaky: explain: note: ")})
+	if err != nil {
+		return err
 	}
-	_, err := fmt.Fprintf(w, "%d perturbed call(s)\n", n)
+	defer runner.Close()
+	// Without the suite's list, no search for reset methods: detect and verify do that.
+	_, err = pipeline.Run(c.Context, pipeline.Module{Dir: setup.ModuleDir, Fast: runner},
+		pipeline.Options{Annotate: &pipeline.AnnotateOptions{Findings: findings, State: names, Invariants: infers}},
+		func(_ pipeline.Stage, line string) { fmt.Fprintf(c.App.ErrWriter, "flaky: explain: %s\n", line) })
 	return err
+}
+
+// maxExplainLines bounds each message and patch explain prints.
+const maxExplainLines = 20
+
+// printExplanation prints one finding in the order of its evidence chain:
+// what it is and why, the runs that showed it, the tests involved, the
+// polluted state, the perturbed call sites, the proposed patch, and the
+// commands that reproduce it. dir is the module, for the patch file.
+func printExplanation(w io.Writer, dir string, isNew bool, f report.Finding) {
+	status := "known (in the baseline)"
+	if isNew {
+		status = "new"
+	}
+	fmt.Fprintf(w, "%s %s\n  %s, %s: %s\n", f.Kind, f.Test, f.Kind.Title(), status, report.Describe(f))
+	if f.Message != "" {
+		fmt.Fprintf(w, "  failure:\n%s", indent(f.Message, maxExplainLines))
+	}
+	if len(f.Evidence) > 0 {
+		fmt.Fprintln(w, "  evidence:")
+		for _, e := range f.Evidence {
+			where := e.OrderFile
+			if len(e.Order) > 0 {
+				where = strings.Join(e.Order, ", ")
+			}
+			fmt.Fprintf(w, "    %s: %s", e.Run, e.Outcome)
+			if where != "" {
+				fmt.Fprintf(w, " in [%s]", where)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if len(f.Polluters) > 0 {
+		fmt.Fprintf(w, "  polluters: %s\n", formatGroups(f.Polluters))
+	}
+	if len(f.Setters) > 0 {
+		fmt.Fprintf(w, "  state-setters: %s\n", formatGroups(f.Setters))
+	}
+	if len(f.Cleaners) > 0 {
+		fmt.Fprintf(w, "  cleaners: %s\n", formatGroups(f.Cleaners))
+	}
+	if len(f.FailingOrder) > 0 {
+		fmt.Fprintf(w, "  fails in: %s\n", strings.Join(f.FailingOrder, ", "))
+	}
+	if len(f.PassingOrder) > 0 {
+		fmt.Fprintf(w, "  passes in: %s\n", strings.Join(f.PassingOrder, ", "))
+	}
+	if f.Kind == report.ODVictim || f.Kind == report.ODBrittle || len(f.PollutedState) > 0 {
+		printState(w, f.PollutedState)
+	}
+	printProblemInvariants(w, f)
+	if len(f.CallSites) > 0 {
+		fmt.Fprintln(w, "  perturbed call sites:")
+		for _, cs := range f.CallSites {
+			fmt.Fprintf(w, "    %s.%s (%s:%d) %s\n", cs.Class, cs.Method, cs.File, cs.Line, cs.API)
+		}
+	}
+	if r := f.Repair; r != nil {
+		switch {
+		case r.Validated:
+			fmt.Fprintf(w, "  proposed fix (%s, validated; flaky repair --apply writes it): %s\n", r.Kind, r.Patch)
+			if diff := report.ReadPatch(dir, r.Patch); diff != "" {
+				fmt.Fprint(w, indent(diff, maxExplainLines))
+			}
+		case r.Reason != "":
+			fmt.Fprintf(w, "  not repaired: %s\n", r.Reason)
+		}
+	}
+	if f.Reproduce != "" || f.ReproduceRunOrder != "" {
+		fmt.Fprintln(w, "  reproduce:")
+		for _, cmd := range []string{f.Reproduce, f.ReproduceRunOrder} {
+			if cmd != "" {
+				fmt.Fprintf(w, "    %s\n", cmd)
+			}
+		}
+	}
+}
+
+// printState prints an OD finding's polluted state.
+func printState(w io.Writer, items []report.StateItem) {
+	if len(items) == 0 {
+		fmt.Fprintln(w, "  polluted state: none found (no captured root differs right before the test)")
+		return
+	}
+	if items[0].Confirmed {
+		fmt.Fprintln(w, "  polluted state (confirmed: setting it back to its passing value right before the test makes it pass in the failing order):")
+	} else {
+		fmt.Fprintln(w, "  state that differs right before the test (unconfirmed: setting it back did not make the test pass):")
+	}
+	for _, it := range items {
+		fmt.Fprintf(w, "    %s %s%s\n      passing: %s\n      failing: %s\n", it.Kind, it.Root, it.Path, it.Passing, it.Failing)
+	}
 }

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/mvn"
+	"github.com/flakyhq/flaky/surefire"
+)
+
+// explainFinding reruns the api finding of test (flaky chaos --explain)
+// with its strategy and the agent's perturbation log, and prints every
+// perturbed call the test made with the original and the perturbed value.
+func explainFinding(c *cli.Context, l *launcher.Launcher, setup *mvn.TestSetup, settings chaos.Settings, test string) error {
+	path := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky", "report.json")
+	rep, err := report.Read(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return usageError("--explain: no report at %s: run flaky chaos first", path)
+	} else if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(rep.Findings, func(f report.Finding) bool { return f.Kind == report.API && f.Test == test })
+	if i < 0 {
+		return usageError("--explain: %s has no api finding in %s", test, path)
+	}
+	f := rep.Findings[i]
+	strategies, err := chaos.Parse(f.Strategy)
+	if err != nil || len(strategies) == 0 {
+		return fmt.Errorf("--explain: the finding's strategy %q: %v", f.Strategy, err)
+	}
+	order, err := findingOrder(f, setup.ModuleDir)
+	if err != nil {
+		return err
+	}
+	opts, err := settings.AgentOptions(strategies)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	opts = append(opts, "chaos.explain=true")
+	fmt.Fprintf(c.App.ErrWriter, "flaky: chaos: rerunning %s (order of %d) with %s and the perturbation log\n", test, len(order), f.Strategy)
+	results, err := l.RunJobs(c.Context, []launcher.Job{{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts}}})
+	if err != nil {
+		return err
+	}
+	return printExplain(c.App.Writer, results[0], test)
+}
+
+// findingOrder is the order of the finding's first evidence that has one:
+// listed, or in an order file (relative paths resolve against the module).
+func findingOrder(f report.Finding, moduleDir string) ([]string, error) {
+	for _, e := range f.Evidence {
+		if len(e.Order) > 0 {
+			return e.Order, nil
+		}
+		if e.OrderFile != "" {
+			file := e.OrderFile
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(moduleDir, file)
+			}
+			return surefire.ReadOrderFile(file)
+		}
+	}
+	return []string{f.Test}, nil
+}
+
+// printExplain prints the test's outcome and its perturbation log.
+func printExplain(w io.Writer, r *launcher.Result, test string) error {
+	t := launcher.TestResult{Test: test, Outcome: launcher.NotRun}
+	for _, tr := range r.Tests {
+		if tr.Test == test {
+			t = tr
+		}
+	}
+	fmt.Fprintf(w, "%s  %s\n", strings.ToUpper(string(t.Outcome)), test)
+	if t.Message != "" {
+		fmt.Fprintf(w, "       %s\n", firstLine(t.Message))
+	}
+	class, _, _ := strings.Cut(test, "#")
+	n := 0
+	for _, p := range r.Perturbations {
+		if p.Original == "" && p.Perturbed == "" || p.Test != test && p.Test != class {
+			continue
+		}
+		if n == 0 {
+			fmt.Fprintln(w, "perturbed calls, in order:")
+		}
+		n++
+		fmt.Fprintf(w, "  %s.%s(%s:%d) %s: %s -> %s\n", p.Class, p.Method, p.File, p.Line, p.API, p.Original, p.Perturbed)
+	}
+	_, err := fmt.Fprintf(w, "%d perturbed call(s)\n", n)
+	return err
+}
