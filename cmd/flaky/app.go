@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 
 	"github.com/urfave/cli/v2"
@@ -102,23 +100,10 @@ func exitCode(err error, stderr io.Writer) int {
 }
 
 // debugLog is where debug notes go: stderr with --debug, else nowhere.
-func debugLog(c *cli.Context) io.Writer {
-	if c.Bool("debug") {
-		return c.App.ErrWriter
-	}
-	return io.Discard
-}
+func debugLog(c *cli.Context) io.Writer { return globalsOf(c).debugLog() }
 
 // javaPath returns the --java flag, else $JAVA_HOME/bin/java, else java.
-func javaPath(c *cli.Context) string {
-	if j := c.String("java"); j != "" {
-		return j
-	}
-	if home := os.Getenv("JAVA_HOME"); home != "" {
-		return filepath.Join(home, "bin", "java")
-	}
-	return "java"
-}
+func javaPath(c *cli.Context) string { return globalsOf(c).java() }
 
 // noteOnce returns a launcher note printer that writes each distinct note
 // once to w, after prefix.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -43,43 +44,75 @@ func chaosCommand() *cli.Command {
 			&cli.DurationFlag{Name: "test-timeout", Value: 2 * time.Minute, Usage: "kill a JVM when one test runs longer than this (0: off); a perturbed test that hangs counts as failing"},
 			&cli.StringFlag{Name: "explain", Usage: "rerun the api finding of this test (from target/flaky/report.json) with its strategy and print every perturbed call it made, with the original and the perturbed value"},
 		},
-		Action: runChaos,
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			return runChaos(c.Context, chaosOptions{
+				globalOptions: globalsOf(c),
+				Module:        c.String("module"),
+				Root:          c.String("root"),
+				Strategies:    c.StringSlice("strategy"),
+				Mode:          c.String("mode"),
+				Budget:        c.Duration("budget"),
+				Params:        c.StringSlice("param"),
+				Include:       c.StringSlice("include"),
+				Exclude:       c.StringSlice("exclude"),
+				TestTimeout:   c.Duration("test-timeout"),
+				Explain:       c.String("explain"),
+			})
+		},
 	}
 }
 
-func runChaos(c *cli.Context) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
-	mode, err := chaos.ParseMode(c.String("mode"))
+// chaosOptions are chaos's flags.
+type chaosOptions struct {
+	globalOptions
+	Module      string   // the module's directory
+	Root        string   // the project's Maven root; "": the reactor root on disk
+	Strategies  []string // strategies or groups, each possibly joined with +
+	Mode        string
+	Budget      time.Duration
+	Params      []string // key=value
+	Include     []string // class-name patterns to instrument
+	Exclude     []string // class-name patterns not to instrument
+	TestTimeout time.Duration
+	Explain     string // a test whose api finding to rerun and explain
+}
+
+// runChaos checks o and runs the pipeline's API perturbation on the
+// module (or, with Explain, reruns one finding).
+func runChaos(ctx context.Context, o chaosOptions) error {
+	mode, err := chaos.ParseMode(o.Mode)
 	if err != nil {
 		return usageError("--mode: %v", err)
 	}
 	var strategies []chaos.Strategy
-	if names := c.StringSlice("strategy"); len(names) > 0 {
-		if strategies, err = chaos.Parse(names...); err != nil {
+	if len(o.Strategies) > 0 {
+		if strategies, err = chaos.Parse(o.Strategies...); err != nil {
 			return usageError("--strategy: %v", err)
 		}
 	}
-	if c.Duration("budget") < 0 || c.Duration("test-timeout") < 0 {
+	if o.Budget < 0 || o.TestTimeout < 0 {
 		return usageError("--budget and --test-timeout must not be negative")
 	}
-	settings := chaos.Settings{Include: c.StringSlice("include"), Exclude: c.StringSlice("exclude"), Params: c.StringSlice("param")}
+	settings := chaos.Settings{Include: o.Include, Exclude: o.Exclude, Params: o.Params}
 	if _, err := settings.AgentOptions(chaos.Strategies); err != nil {
 		return usageError("%v", err)
 	}
-	prog := startProgress(c, "chaos")
+	g := o.globalOptions
+	prog := g.startProgress("chaos")
 	defer prog.finish()
-	setup, l, err := openModule(c, launcher.Options{TestTimeout: c.Duration("test-timeout"), Notef: noteOnce(c.App.ErrWriter, "flaky: chaos: note: "), Ran: prog.ran})
+	setup, l, err := g.openModule(ctx, o.Module, launcher.Options{TestTimeout: o.TestTimeout, Notef: noteOnce(g.Stderr, "flaky: chaos: note: "), Ran: prog.ran})
 	if err != nil {
 		return err
 	}
 	defer l.Close()
 	settings = withModuleRoots(settings, setup)
-	if test := c.String("explain"); test != "" {
-		return explainFinding(c, l, setup, settings, test)
+	if o.Explain != "" {
+		return explainFinding(ctx, g, l, setup, settings, o.Explain)
 	}
-	infos, err := l.List(c.Context, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
+	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
 	if err != nil {
 		return fmt.Errorf("list tests: %w", err)
 	}
@@ -88,12 +121,12 @@ func runChaos(c *cli.Context) error {
 		tests[i] = ti.ID
 	}
 	root := setup.ReactorRoot
-	if r := c.String("root"); r != "" {
-		if root, err = filepath.Abs(r); err != nil {
+	if o.Root != "" {
+		if root, err = filepath.Abs(o.Root); err != nil {
 			return err
 		}
 	}
-	_, mavenArgs, err := mavenOptions(c)
+	_, mavenArgs, err := g.mavenOptions()
 	if err != nil {
 		return err
 	}
@@ -110,19 +143,18 @@ func runChaos(c *cli.Context) error {
 	case err != nil:
 		return fmt.Errorf("%w (move it away to start a new report)", err)
 	}
-	logf := prog.logf("flaky: chaos: ")
-	res, err := pipeline.Run(c.Context, m, pipeline.Options{
-		Report: rep, InitStep: true, Workers: c.Int("workers"), Progress: prog.tracker,
-		Chaos: &pipeline.ChaosOptions{Mode: mode, Strategies: strategies, Settings: settings, Budget: c.Duration("budget"), MavenArgs: mavenArgs.Args()},
-	}, func(_ pipeline.Stage, line string) { logf("%s", line) })
+	res, err := pipeline.Run(ctx, m, pipeline.Options{
+		Report: rep, InitStep: true, Workers: g.Workers, Progress: prog.tracker,
+		Chaos: &pipeline.ChaosOptions{Mode: mode, Strategies: strategies, Settings: settings, Budget: o.Budget, MavenArgs: mavenArgs.Args()},
+	}, prog.log("flaky: chaos: "))
 	if err != nil {
 		return err
 	}
-	if _, err := publishReport(c, res.Report, root, setup.ModuleDir, m.FlakyDir); err != nil {
+	if _, err := g.publishReport(ctx, res.Report, root, setup.ModuleDir, m.FlakyDir); err != nil {
 		return err
 	}
-	printChaos(c.App.Writer, res.ChaosFindings, res.Chaos, len(tests))
-	fmt.Fprintf(c.App.Writer, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
+	printChaos(g.Stdout, res.ChaosFindings, res.Chaos, len(tests))
+	fmt.Fprintf(g.Stdout, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
 	if len(res.ChaosFindings) > 0 {
 		return &exitStatus{code: exitTestsFailed}
 	}

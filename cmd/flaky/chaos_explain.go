@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,8 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/launcher"
@@ -21,7 +20,7 @@ import (
 // explainFinding reruns the api finding of test (flaky chaos --explain)
 // with its strategy and the agent's perturbation log, and prints every
 // perturbed call the test made with the original and the perturbed value.
-func explainFinding(c *cli.Context, l *launcher.Launcher, setup *mvn.TestSetup, settings chaos.Settings, test string) error {
+func explainFinding(ctx context.Context, g globalOptions, l *launcher.Launcher, setup *mvn.TestSetup, settings chaos.Settings, test string) error {
 	path := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky", "report.json")
 	rep, err := report.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -47,12 +46,12 @@ func explainFinding(c *cli.Context, l *launcher.Launcher, setup *mvn.TestSetup, 
 		return usageError("%v", err)
 	}
 	opts = append(opts, "chaos.explain=true")
-	fmt.Fprintf(c.App.ErrWriter, "flaky: chaos: rerunning %s (order of %d) with %s and the perturbation log\n", test, len(order), f.Strategy)
-	results, err := l.RunJobs(c.Context, []launcher.Job{{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts}}})
+	fmt.Fprintf(g.Stderr, "flaky: chaos: rerunning %s (order of %d) with %s and the perturbation log\n", test, len(order), f.Strategy)
+	results, err := l.RunJobs(ctx, []launcher.Job{{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts}}})
 	if err != nil {
 		return err
 	}
-	return printExplain(c.App.Writer, results[0], test)
+	return printExplain(g.Stdout, results[0], test)
 }
 
 // findingOrder is the order of the finding's first evidence that has one:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -33,14 +34,6 @@ var graphFlag = &cli.StringFlag{Name: "graph", Usage: "write the data-dependency
 // reverseFlag adds a reference run of the reversed order.
 var reverseFlag = &cli.BoolFlag{Name: "dataflow-reverse", Usage: "also record data dependencies in a run of the reversed order (PraDeT's remedy when a test that resets shared state hides a polluter from the original order)"}
 
-// checkStrategy validates --strategy.
-func checkStrategy(c *cli.Context) error {
-	if _, err := dataflow.ParseStrategy(c.String(strategyFlag.Name)); err != nil {
-		return usageError("--strategy: %v", err)
-	}
-	return nil
-}
-
 // detectCommand finds a module's order-dependent flaky tests outside Maven's verify phase.
 func detectCommand() *cli.Command {
 	return &cli.Command{
@@ -64,60 +57,113 @@ func detectCommand() *cli.Command {
 			graphFlag,
 			reverseFlag,
 		},
-		Action: detect,
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			return runDetect(c.Context, detectOptions{
+				globalOptions: globalsOf(c),
+				Module:        c.String("module"),
+				Root:          c.String("root"),
+				Rounds:        c.Int("rounds"),
+				RoundsSet:     c.IsSet("rounds"),
+				Budget:        c.Duration("budget"),
+				BudgetSet:     c.IsSet("budget"),
+				Seed:          c.Int64("seed"),
+				SeedSet:       c.IsSet("seed"),
+				Confirmations: c.Int("confirmations"),
+				TestTimeout:   c.Duration("test-timeout"),
+				NoState:       c.Bool(noStateFlag.Name),
+				Warm:          c.Bool("warm"),
+				Shard:         c.String("shard"),
+				NoInvariants:  c.Bool(noInvariantsFlag.Name),
+				Strategy:      c.String(strategyFlag.Name),
+				Graph:         c.String(graphFlag.Name),
+				Reverse:       c.Bool(reverseFlag.Name),
+			})
+		},
 	}
 }
 
-func detect(c *cli.Context) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
-	if c.Duration("budget") < 0 || (c.IsSet("budget") && c.Duration("budget") == 0) || c.Int("confirmations") < 1 || c.Int("rounds") < 0 || c.Duration("test-timeout") < 0 {
+// detectOptions are detect's flags.
+type detectOptions struct {
+	globalOptions
+	Module        string // the module's directory
+	Root          string // the project's Maven root; "": the reactor root on disk
+	Rounds        int
+	RoundsSet     bool // --rounds was given (0 then means none)
+	Budget        time.Duration
+	BudgetSet     bool // --budget was given (it must then be positive)
+	Seed          int64
+	SeedSet       bool // --seed was given (else a random one)
+	Confirmations int
+	TestTimeout   time.Duration
+	NoState       bool
+	NoInvariants  bool
+	Warm          bool
+	Shard         string // "I/N", or "" for the whole analysis
+	Strategy      string
+	Graph         string
+	Reverse       bool
+}
+
+// analysedModule names the module a detection analyses and how its
+// launchers time tests out (detect's and merge's).
+type analysedModule struct {
+	Dir, Root   string
+	TestTimeout time.Duration
+}
+
+// runDetect checks o and runs the detection pipeline on the module.
+func runDetect(ctx context.Context, o detectOptions) error {
+	if o.Budget < 0 || (o.BudgetSet && o.Budget == 0) || o.Confirmations < 1 || o.Rounds < 0 || o.TestTimeout < 0 {
 		return usageError("--budget must be positive, --confirmations at least 1, --rounds and --test-timeout not negative")
 	}
-	if err := checkStrategy(c); err != nil {
-		return err
+	if _, err := dataflow.ParseStrategy(o.Strategy); err != nil {
+		return usageError("--strategy: %v", err)
 	}
 	d := &pipeline.DetectOptions{
-		Strategy:     c.String(strategyFlag.Name),
-		Seed:         c.Int64("seed"),
-		Rounds:       c.Int("rounds"),
-		Reverse:      c.Bool(reverseFlag.Name),
-		Graph:        c.String(graphFlag.Name),
-		NoState:      c.Bool(noStateFlag.Name),
-		NoInvariants: c.Bool(noInvariantsFlag.Name),
+		Strategy:      o.Strategy,
+		Seed:          o.Seed,
+		Rounds:        o.Rounds,
+		Budget:        o.Budget,
+		Confirmations: o.Confirmations,
+		Reverse:       o.Reverse,
+		Graph:         o.Graph,
+		NoState:       o.NoState,
+		NoInvariants:  o.NoInvariants,
 	}
-	if s := c.String("shard"); s != "" {
+	if o.Shard != "" {
 		var err error
-		if d.Shard, err = od.ParseShard(s); err != nil {
+		if d.Shard, err = od.ParseShard(o.Shard); err != nil {
 			return usageError("--shard: %v", err)
 		}
-		if !c.IsSet("seed") {
+		if !o.SeedSet {
 			return usageError("--shard needs --seed: every shard must plan the same orders")
 		}
 	}
-	if c.Bool("warm") {
+	if o.Warm {
 		d.Warm = od.DefaultWarmOrders
 	}
-	if !c.IsSet("seed") {
+	if !o.SeedSet {
 		d.Seed = rand.Int64()
 	}
-	if c.IsSet("rounds") && d.Rounds == 0 {
+	if o.RoundsSet && d.Rounds == 0 {
 		d.Rounds = -1
 	}
-	return analyseModule(c, "detect", d)
+	return analyseModule(ctx, o.globalOptions, "detect", analysedModule{Dir: o.Module, Root: o.Root, TestTimeout: o.TestTimeout}, d)
 }
 
 // analyseModule runs the detection stages of the pipeline on the module
 // (detect and merge), then writes the report, or a shard's partial report.
-func analyseModule(c *cli.Context, name string, d *pipeline.DetectOptions) error {
-	opts := launcher.Options{TestTimeout: c.Duration("test-timeout")}
-	setup, l, err := openModule(c, opts)
+func analyseModule(ctx context.Context, g globalOptions, name string, am analysedModule, d *pipeline.DetectOptions) error {
+	opts := launcher.Options{TestTimeout: am.TestTimeout}
+	setup, l, err := g.openModule(ctx, am.Dir, opts)
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	infos, err := l.List(c.Context, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
+	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
 	if err != nil {
 		return fmt.Errorf("list tests: %w", err)
 	}
@@ -126,13 +172,12 @@ func analyseModule(c *cli.Context, name string, d *pipeline.DetectOptions) error
 	if err != nil {
 		return err
 	}
-	prog := startProgress(c, name)
+	prog := g.startProgress(name)
 	defer prog.finish()
-	opts.Workers = c.Int("workers")
-	opts.Notef = noteOnce(c.App.ErrWriter, "flaky: "+name+": note: ")
+	opts.Workers = g.Workers
+	opts.Notef = noteOnce(g.Stderr, "flaky: "+name+": note: ")
 	opts.Ran = prog.ran
-	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	runner, err := pipeline.NewFast(env, jars, opts)
+	runner, err := pipeline.NewFast(g.env(setup), jars, opts)
 	if err != nil {
 		return err
 	}
@@ -142,20 +187,18 @@ func analyseModule(c *cli.Context, name string, d *pipeline.DetectOptions) error
 		tests[i] = ti.ID
 	}
 	root := setup.ReactorRoot
-	if r := c.String("root"); r != "" {
-		if root, err = filepath.Abs(r); err != nil {
+	if am.Root != "" {
+		if root, err = filepath.Abs(am.Root); err != nil {
 			return err
 		}
 	}
-	d.Budget, d.Confirmations, d.AutoWorkers, d.RequireOrders = c.Duration("budget"), c.Int("confirmations"), !c.IsSet("workers"), true
+	d.AutoWorkers, d.RequireOrders = !g.WorkersSet, true
 	m := pipeline.Module{
 		Dir: setup.ModuleDir, Name: relModule(root, setup.ModuleDir), Root: root,
 		FlakyDir: filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky"),
 		Tests:    tests, Infos: infos, Fast: runner,
 	}
-	logf := prog.logf("flaky: " + name + ": ")
-	res, err := pipeline.Run(c.Context, m, pipeline.Options{InitStep: true, Workers: c.Int("workers"), Progress: prog.tracker, Detect: d},
-		func(_ pipeline.Stage, line string) { logf("%s", line) })
+	res, err := pipeline.Run(ctx, m, pipeline.Options{InitStep: true, Workers: g.Workers, Progress: prog.tracker, Detect: d}, prog.log("flaky: "+name+": "))
 	var none *pipeline.NoOrdersError
 	switch {
 	case errors.As(err, &none):
@@ -164,17 +207,17 @@ func analyseModule(c *cli.Context, name string, d *pipeline.DetectOptions) error
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if d.Shard.N > 0 {
-		fmt.Fprintf(c.App.Writer, "shard %s of %d tests: %d orders (seed %d), %s\npartial report: %s\n",
+		fmt.Fprintf(g.Stdout, "shard %s of %d tests: %d orders (seed %d), %s\npartial report: %s\n",
 			d.Shard, len(tests), res.OD.Coverage.Orders, d.Seed, res.OD.Coverage.Duration.Round(100*time.Millisecond), res.Partial)
 		return nil
 	}
 	rep := res.Report
-	path, err := publishReport(c, rep, root, setup.ModuleDir, m.FlakyDir)
+	path, err := g.publishReport(ctx, rep, root, setup.ModuleDir, m.FlakyDir)
 	if err != nil {
 		return err
 	}
-	printFindings(c.App.Writer, rep, res.OD.Coverage)
-	fmt.Fprintf(c.App.Writer, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
+	printFindings(g.Stdout, rep, res.OD.Coverage)
+	fmt.Fprintf(g.Stdout, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
 	if len(rep.Findings) > 0 {
 		return &exitStatus{code: exitTestsFailed}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -25,16 +26,28 @@ func explainCommand() *cli.Command {
 			"the proposed patch, and the commands that reproduce it",
 		ArgsUsage: "TEST",
 		Flags:     []cli.Flag{moduleFlag},
-		Action:    explain,
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return usageError("explain takes one test id (pkg.Class#method), got %q", c.Args().Slice())
+			}
+			return runExplain(c.Context, explainOptions{globalOptions: globalsOf(c), Module: c.String("module"), Test: c.Args().First()})
+		},
 	}
 }
 
-func explain(c *cli.Context) error {
-	if c.NArg() != 1 {
-		return usageError("explain takes one test id (pkg.Class#method), got %q", c.Args().Slice())
-	}
-	test := c.Args().First()
-	dir, err := filepath.Abs(c.String("module"))
+// explainOptions are explain's flags and argument.
+type explainOptions struct {
+	globalOptions
+	Module string // the module's directory
+	Test   string // the test to explain
+}
+
+// runExplain prints every finding of the module's report on o.Test, naming
+// the polluted state (and inferring the problem invariants) of an OD
+// finding that lacks them first.
+func runExplain(ctx context.Context, o explainOptions) error {
+	g := o.globalOptions
+	dir, err := filepath.Abs(o.Module)
 	if err != nil {
 		return err
 	}
@@ -48,32 +61,33 @@ func explain(c *cli.Context) error {
 	}
 	var findings []report.Finding
 	for _, f := range rep.Findings {
-		if f.Test == test {
+		if f.Test == o.Test {
 			findings = append(findings, f)
 		}
 	}
 	if len(findings) == 0 {
-		return &exitStatus{code: exitError, msg: fmt.Sprintf("explain: %s has no finding in %s", test, path)}
+		return &exitStatus{code: exitError, msg: fmt.Sprintf("explain: %s has no finding in %s", o.Test, path)}
 	}
 	for i, f := range findings {
 		if (f.Kind == report.ODVictim || f.Kind == report.ODBrittle) && len(f.PollutedState) == 0 {
 			// A report without state was made by an older flaky or with --no-state: infer what it lacks.
-			if err := nameState(c, findings[i:i+1], true, len(f.ProblemInvariants) == 0); err != nil {
+			if err := nameState(ctx, g, o.Module, findings[i:i+1], true, len(f.ProblemInvariants) == 0); err != nil {
 				return err
 			}
 		}
 		if i > 0 {
-			fmt.Fprintln(c.App.Writer)
+			fmt.Fprintln(g.Stdout)
 		}
-		printExplanation(c.App.Writer, dir, rep.IsNew(findings[i]), findings[i])
+		printExplanation(g.Stdout, dir, rep.IsNew(findings[i]), findings[i])
 	}
 	return nil
 }
 
-// nameState runs the state debugger (when names) and the problem-invariant
-// inference (when infers) on findings in JVMs of the module.
-func nameState(c *cli.Context, findings []report.Finding, names, infers bool) error {
-	setup, l, err := openModule(c, launcher.Options{})
+// nameState runs the pipeline's annotation of findings in JVMs of the
+// module in dir: their polluted state (when names) and problem invariants
+// (when infers).
+func nameState(ctx context.Context, g globalOptions, dir string, findings []report.Finding, names, infers bool) error {
+	setup, l, err := g.openModule(ctx, dir, launcher.Options{})
 	if err != nil {
 		return err
 	}
@@ -82,16 +96,15 @@ func nameState(c *cli.Context, findings []report.Finding, names, infers bool) er
 	if err != nil {
 		return err
 	}
-	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	runner, err := pipeline.NewFast(env, jars, launcher.Options{Workers: c.Int("workers"), Notef: noteOnce(c.App.ErrWriter, "flaky: explain: note: ")})
+	runner, err := pipeline.NewFast(g.env(setup), jars, launcher.Options{Workers: g.Workers, Notef: noteOnce(g.Stderr, "flaky: explain: note: ")})
 	if err != nil {
 		return err
 	}
 	defer runner.Close()
 	// Without the suite's list, no search for reset methods: detect and verify do that.
-	_, err = pipeline.Run(c.Context, pipeline.Module{Dir: setup.ModuleDir, Fast: runner},
+	_, err = pipeline.Run(ctx, pipeline.Module{Dir: setup.ModuleDir, Fast: runner},
 		pipeline.Options{Annotate: &pipeline.AnnotateOptions{Findings: findings, State: names, Invariants: infers}},
-		func(_ pipeline.Stage, line string) { fmt.Fprintf(c.App.ErrWriter, "flaky: explain: %s\n", line) })
+		func(_ pipeline.Stage, line string) { fmt.Fprintf(g.Stderr, "flaky: explain: %s\n", line) })
 	return err
 }
 

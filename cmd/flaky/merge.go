@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"time"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/od"
@@ -20,20 +23,46 @@ func mergeCommand() *cli.Command {
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
 		},
-		Action: merge,
+		Action: func(c *cli.Context) error {
+			return runMerge(c.Context, mergeOptions{
+				globalOptions: globalsOf(c),
+				Module:        c.String("module"),
+				Root:          c.String("root"),
+				Parts:         c.Args().Slice(),
+				Budget:        c.Duration("budget"),
+				BudgetSet:     c.IsSet("budget"),
+				Confirmations: c.Int("confirmations"),
+				TestTimeout:   c.Duration("test-timeout"),
+			})
+		},
 	}
 }
 
-func merge(c *cli.Context) error {
-	if c.NArg() == 0 {
+// mergeOptions are merge's flags and arguments.
+type mergeOptions struct {
+	globalOptions
+	Module        string   // the module's directory
+	Root          string   // the project's Maven root; "": the reactor root on disk
+	Parts         []string // the shards' target/flaky directories
+	Budget        time.Duration
+	BudgetSet     bool // --budget was given (it must then be positive)
+	Confirmations int
+	TestTimeout   time.Duration
+}
+
+// runMerge checks o, reads the shards' partial reports and replays them
+// in the detection pipeline, which confirms and minimises their candidates.
+func runMerge(ctx context.Context, o mergeOptions) error {
+	if len(o.Parts) == 0 {
 		return usageError("merge needs the shards' target/flaky directories")
 	}
-	if c.Duration("budget") < 0 || (c.IsSet("budget") && c.Duration("budget") == 0) || c.Int("confirmations") < 1 || c.Duration("test-timeout") < 0 {
+	if o.Budget < 0 || (o.BudgetSet && o.Budget == 0) || o.Confirmations < 1 || o.TestTimeout < 0 {
 		return usageError("--budget must be positive, --confirmations at least 1, --test-timeout not negative")
 	}
-	parts, err := od.ReadPartials(c.Args().Slice())
+	parts, err := od.ReadPartials(o.Parts)
 	if err != nil {
 		return &exitStatus{code: exitError, msg: "merge: " + err.Error()}
 	}
-	return analyseModule(c, "merge", &pipeline.DetectOptions{Partials: parts})
+	return analyseModule(ctx, o.globalOptions, "merge", analysedModule{Dir: o.Module, Root: o.Root, TestTimeout: o.TestTimeout},
+		&pipeline.DetectOptions{Partials: parts, Budget: o.Budget, Confirmations: o.Confirmations})
 }

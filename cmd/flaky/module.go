@@ -1,7 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -27,19 +31,72 @@ func mavenPropertyFlag() cli.Flag {
 	return &cli.StringSliceFlag{Name: "maven-property", Aliases: []string{"D"}, Usage: "Maven user property key=value for every Maven call and the poms flaky reads (repeatable)"}
 }
 
-// openModule prepares the module named by --module and starts a launcher
-// for it; the caller closes the launcher.
-func openModule(c *cli.Context, opts launcher.Options) (*mvn.TestSetup, *launcher.Launcher, error) {
-	workers := c.Int("workers")
-	if workers < 1 {
-		return nil, nil, usageError("--workers must be at least 1, not %d", workers)
+// globalOptions are the app's global flags and writers, which every
+// command's options carry.
+type globalOptions struct {
+	Java       string   // --java; "" means $JAVA_HOME/bin/java, else java on PATH
+	Mvn        string   // --mvn, optionally with -P and -D arguments
+	Profiles   []string // -P, before and after the command
+	Properties []string // -D, before and after the command
+	Workers    int      // --workers
+	WorkersSet bool     // whether --workers was given
+	Quiet      bool     // --quiet
+	Debug      bool     // --debug
+	Stdout     io.Writer
+	Stderr     io.Writer
+}
+
+// globalsOf reads the global flags (and -P, -D given after the command).
+func globalsOf(c *cli.Context) globalOptions {
+	g := globalOptions{
+		Java: c.String("java"), Mvn: c.String("mvn"), Workers: c.Int("workers"), WorkersSet: c.IsSet("workers"),
+		Quiet: c.Bool("quiet"), Debug: c.Bool("debug"), Stdout: c.App.Writer, Stderr: c.App.ErrWriter,
 	}
-	opts.Workers = workers
-	mvnCmd, mavenArgs, err := mavenOptions(c)
+	// Each context answers with its own flags, or its parent's: gather all,
+	// the global ones first (a property given twice: the later wins).
+	lineage := c.Lineage()
+	for i := len(lineage) - 1; i >= 0; i-- {
+		for _, p := range lineage[i].StringSlice("maven-profile") {
+			if !slices.Contains(g.Profiles, p) {
+				g.Profiles = append(g.Profiles, p)
+			}
+		}
+		g.Properties = append(g.Properties, lineage[i].StringSlice("maven-property")...)
+	}
+	return g
+}
+
+// java is the java executable: --java, else $JAVA_HOME/bin/java, else java.
+func (g globalOptions) java() string {
+	if g.Java != "" {
+		return g.Java
+	}
+	if home := os.Getenv("JAVA_HOME"); home != "" {
+		return filepath.Join(home, "bin", "java")
+	}
+	return "java"
+}
+
+// debugLog is where debug notes go: stderr with --debug, else nowhere.
+func (g globalOptions) debugLog() io.Writer {
+	if g.Debug {
+		return g.Stderr
+	}
+	return io.Discard
+}
+
+// openModule prepares the module in dir and starts a launcher for it; the
+// caller closes the launcher.
+func (g globalOptions) openModule(ctx context.Context, dir string, opts launcher.Options) (*mvn.TestSetup, *launcher.Launcher, error) {
+	if g.Workers < 1 {
+		return nil, nil, usageError("--workers must be at least 1, not %d", g.Workers)
+	}
+	opts.Workers = g.Workers
+	mvnCmd, mavenArgs, err := g.mavenOptions()
 	if err != nil {
 		return nil, nil, err
 	}
-	setup, err := mvn.Prepare(c.Context, c.String("module"), mvn.PrepareOptions{Mvn: mvnCmd, Log: c.App.ErrWriter, Debug: debugLog(c), Maven: mavenArgs})
+	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Mvn: mvnCmd, Log: g.Stderr, Debug: g.debugLog(), Maven: mavenArgs})
 	if err != nil {
 		return nil, nil, fmt.Errorf("prepare module: %w", err)
 	}
@@ -47,37 +104,24 @@ func openModule(c *cli.Context, opts launcher.Options) (*mvn.TestSetup, *launche
 	if err != nil {
 		return nil, nil, err
 	}
-	env := launcher.Env{
-		Java:      javaPath(c),
-		Classpath: setup.Classpath,
-		JVMArgs:   setup.ArgLine,
-		SysProps:  setup.SysProps,
-		Dir:       setup.ModuleDir,
-	}
-	l, err := launcher.New(env, jars, opts)
+	l, err := launcher.New(g.env(setup), jars, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	return setup, l, nil
 }
 
+// env is the environment of the module's JVMs.
+func (g globalOptions) env(setup *mvn.TestSetup) launcher.Env {
+	return launcher.Env{Java: g.java(), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+}
+
 // mavenOptions returns the Maven command and the profiles and properties
 // of -P and -D (before and after the command) and of the --mvn command's
 // own -P and -D arguments.
-func mavenOptions(c *cli.Context) (string, mvn.MavenArgs, error) {
-	// Each context answers with its own flags, or its parent's: gather all,
-	// the global ones first (a property given twice: the later wins).
-	var profiles, props []string
-	lineage := c.Lineage()
-	for i := len(lineage) - 1; i >= 0; i-- {
-		for _, p := range lineage[i].StringSlice("maven-profile") {
-			if !slices.Contains(profiles, p) {
-				profiles = append(profiles, p)
-			}
-		}
-		props = append(props, lineage[i].StringSlice("maven-property")...)
-	}
-	cmd := c.String("mvn")
+func (g globalOptions) mavenOptions() (string, mvn.MavenArgs, error) {
+	profiles, props := slices.Clone(g.Profiles), slices.Clone(g.Properties)
+	cmd := g.Mvn
 	if strings.ContainsAny(cmd, " \t") {
 		words, err := shellquote.Split(cmd)
 		if err != nil || len(words) == 0 {
@@ -91,7 +135,7 @@ func mavenOptions(c *cli.Context) (string, mvn.MavenArgs, error) {
 			case strings.HasPrefix(w, "-D") && len(w) > 2:
 				props = append(props, w[2:])
 			default:
-				return "", mvn.MavenArgs{}, usageError("--mvn %q: only -PPROFILE and -DKEY=VALUE may follow the command, not %q", c.String("mvn"), w)
+				return "", mvn.MavenArgs{}, usageError("--mvn %q: only -PPROFILE and -DKEY=VALUE may follow the command, not %q", g.Mvn, w)
 			}
 		}
 	}
@@ -100,6 +144,17 @@ func mavenOptions(c *cli.Context) (string, mvn.MavenArgs, error) {
 		return "", mvn.MavenArgs{}, usageError("%v", err)
 	}
 	return cmd, args, nil
+}
+
+// openModule prepares the module named by --module and starts a launcher
+// for it (the commands that read their flags as they go).
+func openModule(c *cli.Context, opts launcher.Options) (*mvn.TestSetup, *launcher.Launcher, error) {
+	return globalsOf(c).openModule(c.Context, c.String("module"), opts)
+}
+
+// mavenOptions is globalOptions.mavenOptions of c's flags.
+func mavenOptions(c *cli.Context) (string, mvn.MavenArgs, error) {
+	return globalsOf(c).mavenOptions()
 }
 
 // noArgs rejects positional arguments.

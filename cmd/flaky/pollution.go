@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kballard/go-shellquote"
 	"github.com/urfave/cli/v2"
@@ -25,20 +27,32 @@ func pollutionCommand() *cli.Command {
 			moduleFlag,
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill the JVM when one test runs longer than this (0: off)"},
 		},
-		Action: pollution,
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			return runPollution(c.Context, pollutionOptions{globalOptions: globalsOf(c), Module: c.String("module"), TestTimeout: c.Duration("test-timeout")})
+		},
 	}
 }
 
-func pollution(c *cli.Context) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
-	setup, l, err := openModule(c, launcher.Options{TestTimeout: c.Duration("test-timeout"), Notef: noteOnce(c.App.ErrWriter, "flaky: pollution: note: ")})
+// pollutionOptions are pollution's flags.
+type pollutionOptions struct {
+	globalOptions
+	Module      string // the module's directory
+	TestTimeout time.Duration
+}
+
+// runPollution runs the module's tests with a state capture around each
+// and reports the tests that change shared state.
+func runPollution(ctx context.Context, o pollutionOptions) error {
+	g := o.globalOptions
+	setup, l, err := g.openModule(ctx, o.Module, launcher.Options{TestTimeout: o.TestTimeout, Notef: noteOnce(g.Stderr, "flaky: pollution: note: ")})
 	if err != nil {
 		return err
 	}
 	defer l.Close()
-	infos, err := l.List(c.Context, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
+	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
 	if err != nil {
 		return fmt.Errorf("list tests: %w", err)
 	}
@@ -46,7 +60,7 @@ func pollution(c *cli.Context) error {
 	for i, ti := range infos {
 		order[i] = ti.ID
 	}
-	res, err := l.RunWith(c.Context, order, launcher.RunOptions{AgentOptions: []string{"state=all"}})
+	res, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: []string{"state=all"}})
 	if err != nil {
 		return fmt.Errorf("pollution: %w", err)
 	}
@@ -81,10 +95,10 @@ func pollution(c *cli.Context) error {
 		return err
 	}
 	for _, p := range pols {
-		fmt.Fprintf(c.App.Writer, "%-10s %s  %s\n", report.Polluter, p.Test, describeRoots(p.Roots))
+		fmt.Fprintf(g.Stdout, "%-10s %s  %s\n", report.Polluter, p.Test, describeRoots(p.Roots))
 	}
-	fmt.Fprintf(c.App.Writer, "%d of %d tests changed shared state, %s\n", len(pols), len(order), res.Duration.Round(100_000_000))
-	fmt.Fprintf(c.App.Writer, "report: %s\n", path)
+	fmt.Fprintf(g.Stdout, "%d of %d tests changed shared state, %s\n", len(pols), len(order), res.Duration.Round(100_000_000))
+	fmt.Fprintf(g.Stdout, "report: %s\n", path)
 	if len(pols) > 0 {
 		return &exitStatus{code: exitTestsFailed}
 	}

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/progress"
 )
 
@@ -18,9 +19,14 @@ type commandProgress struct {
 }
 
 // startProgress starts the progress display of the command named label.
-func startProgress(c *cli.Context, label string) *commandProgress {
-	s := progress.New(c.App.ErrWriter, progress.ModeFor(c.App.ErrWriter, c.Bool("quiet")), label)
+func (g globalOptions) startProgress(label string) *commandProgress {
+	s := progress.New(g.Stderr, progress.ModeFor(g.Stderr, g.Quiet), label)
 	return &commandProgress{shower: s, tracker: progress.NewTracker(s.Func())}
+}
+
+// log maps the pipeline's lines onto the command's notes, after prefix.
+func (p *commandProgress) log(prefix string) pipeline.Log {
+	return func(_ pipeline.Stage, line string) { p.shower.Printf("%s%s\n", prefix, line) }
 }
 
 // ran is the launcher's Options.Ran: every run counts.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -27,18 +28,42 @@ func repairCommand() *cli.Command {
 			&cli.BoolFlag{Name: "allow-reflection", Usage: "restore a polluted static field that no reset-method restores through java.lang.reflect (Field.setAccessible) in the generated reset"},
 			&cli.IntFlag{Name: "llm-iterations", Value: repair.DefaultLLMIterations, Usage: "LLM attempts per finding"},
 		},
-		Action: repairAction,
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			return runRepair(c.Context, repairOptions{
+				globalOptions:   globalsOf(c),
+				Module:          c.String("module"),
+				Test:            c.String("test"),
+				Apply:           c.Bool("apply"),
+				NoLLM:           c.Bool("no-llm"),
+				AllowReflection: c.Bool("allow-reflection"),
+				LLMIterations:   c.Int("llm-iterations"),
+			})
+		},
 	}
 }
 
-func repairAction(c *cli.Context) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
-	if c.Int("llm-iterations") < 1 {
+// repairOptions are repair's flags.
+type repairOptions struct {
+	globalOptions
+	Module          string // the module's directory
+	Test            string // repair only this test's findings
+	Apply           bool
+	NoLLM           bool
+	AllowReflection bool
+	LLMIterations   int
+}
+
+// runRepair checks o and runs the pipeline's repair stage on the findings
+// of the module's report, then writes the report and, with Apply, the patches.
+func runRepair(ctx context.Context, o repairOptions) error {
+	if o.LLMIterations < 1 {
 		return usageError("--llm-iterations must be at least 1")
 	}
-	setup, err := mvn.Prepare(c.Context, c.String("module"), mvn.PrepareOptions{Mvn: c.String("mvn"), Log: c.App.ErrWriter, Debug: debugLog(c)})
+	g := o.globalOptions
+	setup, err := mvn.Prepare(ctx, o.Module, mvn.PrepareOptions{Mvn: g.Mvn, Log: g.Stderr, Debug: g.debugLog()})
 	if err != nil {
 		return fmt.Errorf("prepare module: %w", err)
 	}
@@ -48,25 +73,23 @@ func repairAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w (run flaky detect or mvn -Pflaky verify first)", err)
 	}
-	if t := c.String("test"); t != "" && !hasFinding(rep, t) {
+	if t := o.Test; t != "" && !hasFinding(rep, t) {
 		return usageError("--test %s: no such finding in %s", t, reportPath)
 	}
-	prog := startProgress(c, "repair")
+	prog := g.startProgress("repair")
 	prog.shower.Found = "repaired"
 	defer prog.finish()
-	ropts := &pipeline.RepairOptions{Test: c.String("test"), AllowReflection: c.Bool("allow-reflection")}
-	if c.Bool("no-llm") {
+	ropts := &pipeline.RepairOptions{Test: o.Test, AllowReflection: o.AllowReflection}
+	if o.NoLLM {
 		ropts.NoLLMWhy = "LLM loop off (--no-llm)"
 	} else {
 		ropts.LLM, ropts.NoLLMWhy = repair.LLMFromEnv(os.Getenv)
 		if ropts.LLM != nil {
-			ropts.LLM.Iterations = c.Int("llm-iterations")
+			ropts.LLM.Iterations = o.LLMIterations
 		}
 	}
-	logf := prog.logf("flaky: repair: ")
-	m := pipeline.Module{Dir: setup.ModuleDir, FlakyDir: flakyDir, Repair: moduleOf(setup, javaPath(c))}
-	out, err := pipeline.Run(c.Context, m, pipeline.Options{Report: rep, Workers: c.Int("workers"), Progress: prog.tracker, Repair: ropts},
-		func(_ pipeline.Stage, line string) { logf("%s", line) })
+	m := pipeline.Module{Dir: setup.ModuleDir, FlakyDir: flakyDir, Repair: moduleOf(setup, g.java())}
+	out, err := pipeline.Run(ctx, m, pipeline.Options{Report: rep, Workers: g.Workers, Progress: prog.tracker, Repair: ropts}, prog.log("flaky: repair: "))
 	if err != nil {
 		return err
 	}
@@ -74,17 +97,17 @@ func repairAction(c *cli.Context) error {
 	if err := report.Write(reportPath, rep); err != nil {
 		return err
 	}
-	printRepairs(c.App.Writer, rep, res)
-	if c.Bool("apply") && len(res.Files) > 0 {
+	printRepairs(g.Stdout, rep, res)
+	if o.Apply && len(res.Files) > 0 {
 		applied, err := repair.Apply(setup.ModuleDir, filepath.Join(flakyDir, "repair", "backup"), res)
 		for _, a := range applied {
-			fmt.Fprintf(c.App.Writer, "patched %s (original in %s)\n", a.File, a.Backup)
+			fmt.Fprintf(g.Stdout, "patched %s (original in %s)\n", a.File, a.Backup)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(c.App.Writer, "report: %s\n", reportPath)
+	fmt.Fprintf(g.Stdout, "report: %s\n", reportPath)
 	for _, f := range rep.Findings {
 		if f.Repair != nil && !f.Repair.Validated {
 			return &exitStatus{code: exitTestsFailed}
