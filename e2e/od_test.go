@@ -246,15 +246,20 @@ func sameTest(c surefire.TestCase, id string) bool {
 //
 // jupiter6 runs with -Dflaky.strategy=orders (no data dependencies), junit4
 // with the default strategy, both: the data dependencies first, then the
-// order generators, with the same findings.
+// order generators, with the same findings. junit4 runs with a fixed seed
+// (-Dflaky.seed), and `flaky detect` with that seed then finds exactly
+// what verify found.
 func TestVerifyRunsOrderDependenceAnalysis(t *testing.T) {
 	// jupiter6 runs on Surefire 3.5.4, junit4 on Surefire 2.22.2.
-	for _, c := range []struct{ name, strategy string }{{"jupiter6", "orders"}, {"junit4", ""}} {
-		t.Run(c.name, func(t *testing.T) { verifyFindsExpected(t, c.name, c.strategy) })
+	for _, c := range []struct {
+		name, strategy string
+		sameAsDetect   bool
+	}{{"jupiter6", "orders", false}, {"junit4", "", true}} {
+		t.Run(c.name, func(t *testing.T) { verifyFindsExpected(t, c.name, c.strategy, c.sameAsDetect) })
 	}
 }
 
-func verifyFindsExpected(t *testing.T, name, strategy string) {
+func verifyFindsExpected(t *testing.T, name, strategy string, sameAsDetect bool) {
 	needsTools(t)
 	dir := copyFixture(t, name)
 	e := readExpected(t, dir)
@@ -264,6 +269,9 @@ func verifyFindsExpected(t *testing.T, name, strategy string) {
 	args := []string{"-Pflaky", "verify", "-Dflaky.gate=off", "-Dflaky.budget=3m"}
 	if strategy != "" {
 		args = append(args, "-Dflaky.strategy="+strategy)
+	}
+	if sameAsDetect {
+		args = append(args, "-Dflaky.seed="+pipelineSeed)
 	}
 	out, code := mvnRun(t, dir, args...)
 	if code != 0 {
@@ -344,6 +352,10 @@ func verifyFindsExpected(t *testing.T, name, strategy string) {
 	}
 	if data, _ := os.ReadFile(rec.File); strings.Contains(string(data), secret) {
 		t.Errorf("%s records the build's environment (a secret)", rec.File)
+	}
+
+	if sameAsDetect {
+		detectFindsTheSame(t, dir, strategy, r)
 	}
 }
 

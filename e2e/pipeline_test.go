@@ -8,53 +8,46 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flakyhq/flaky/internal/report"
 )
 
-// TestDetectAndVerifyFindTheSame runs one fixture through `flaky detect` and
-// through `mvn -Pflaky verify` with the same seed and strategy: both call
-// the one analysis pipeline, so their findings are the same, test by test:
-// kind, polluters, setters, cleaners and confirmed polluted-state roots.
-func TestDetectAndVerifyFindTheSame(t *testing.T) {
-	needsTools(t)
-	const name, seed, strategy = "junit4", "20231", "orders"
-	dir := copyFixture(t, name)
-	flakyInit(t, dir)
-	out, code := mvnRun(t, dir, "-Pflaky", "verify", "-Dflaky.gate=off", "-Dflaky.budget=3m",
-		"-Dflaky.seed="+seed, "-Dflaky.strategy="+strategy)
-	if code != 0 {
-		t.Fatalf("mvn -Pflaky verify with the gate off failed:\n%s", tail(out))
-	}
-	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
-	verified, err := report.Read(reportPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cov := verified.Stats.Coverage; cov == nil || fmt.Sprint(cov.Seed) != seed {
-		t.Errorf("verify did not use -Dflaky.seed=%s: coverage %+v", seed, cov)
-	}
+// pipelineSeed is the seed TestVerifyRunsOrderDependenceAnalysis gives
+// `mvn -Pflaky verify` (-Dflaky.seed) and then `flaky detect` (--seed).
+const pipelineSeed = "20231"
 
-	// The same module, analysed by detect (its problem invariants are not
-	// compared, so it skips them).
+// detectFindsTheSame runs `flaky detect` on the module in dir that
+// `mvn -Pflaky verify` analysed into verified, with verify's seed and
+// strategy: both entry points call the one analysis pipeline, so their
+// findings are the same, test by test: kind, polluters, setters, cleaners
+// and confirmed polluted-state roots. Run from the verify test, it costs no
+// Maven build and no verify of its own.
+func detectFindsTheSame(t *testing.T, dir, strategy string, verified *report.Report) {
+	t.Helper()
+	if cov := verified.Stats.Coverage; cov == nil || fmt.Sprint(cov.Seed) != pipelineSeed {
+		t.Errorf("verify did not use -Dflaky.seed=%s: coverage %+v", pipelineSeed, cov)
+	}
+	// Problem invariants are not compared, so detect skips them.
+	args := []string{"detect", "--module", dir, "--seed", pipelineSeed, "--budget", "3m", "--no-invariants"}
+	if strategy != "" {
+		args = append(args, "--strategy", strategy)
+	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(flakyBin(t), "detect", "--module", dir, "--seed", seed, "--strategy", strategy, "--budget", "3m", "--no-invariants")
+	cmd := exec.Command(flakyBin(t), args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
 	if err := cmd.Run(); exitCode(err) != 1 {
 		t.Fatalf("flaky detect exited %d, want 1 (findings): %v\n%s%s", exitCode(err), err, stdout.String(), stderr.String())
 	}
-	detected, err := report.Read(reportPath)
+	t.Logf("flaky detect with verify's seed: %s", time.Since(start).Round(100*time.Millisecond))
+	detected, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-
 	got, want := pipelineFindings(verified), pipelineFindings(detected)
-	if len(want) == 0 {
-		t.Fatalf("detect found nothing on %s:\n%s", name, stdout.String())
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("verify and detect differ (seed %s)\nverify: %q\ndetect: %q\nverify output:\n%s\ndetect output:\n%s", seed,
-			got, want, tail(out), stdout.String())
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("verify and detect differ (seed %s)\nverify: %q\ndetect: %q\ndetect output:\n%s", pipelineSeed, got, want, stdout.String())
 	}
 }
 

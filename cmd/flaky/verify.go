@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -46,112 +47,149 @@ func verifyCommand() *cli.Command {
 			if err := noArgs(c); err != nil {
 				return err
 			}
-			module, err := filepath.Abs(c.String("module"))
-			if err != nil {
-				return err
-			}
-			cfg := verify.Config{ModuleDir: module, BuildDir: c.String("build-dir"), Root: c.String("root"), Out: c.App.Writer, Workers: c.Int("workers"), TestTimeout: c.Duration("test-timeout"),
-				Confirmations: c.Int("confirmations"), DataflowReverse: c.Bool(reverseFlag.Name), NoState: c.Bool(noStateFlag.Name), NoInvariants: c.Bool(noInvariantsFlag.Name)}
-			if cfg.Confirmations < 1 {
-				return usageError("--confirmations must be at least 1")
-			}
-			shower := progress.New(c.App.Writer, progress.ModeFor(c.App.Writer, c.Bool("quiet")), "[flaky] progress")
-			defer shower.Finish()
-			cfg.Progress = progress.NewTracker(shower.Func())
-			switch {
-			case cfg.TestTimeout < 0:
-				return usageError("--test-timeout must not be negative")
-			case cfg.TestTimeout == 0:
-				cfg.TestTimeout = -1 // off
-			}
+			o := verifyOptions{globalOptions: globalsOf(c), Module: c.String("module"), BuildDir: c.String("build-dir"), Root: c.String("root"),
+				Gate: c.String("gate"), Reruns: c.String("reruns"), Rounds: c.String("rounds"), Budget: c.String("budget"),
+				TestTimeout: c.Duration("test-timeout"), Chaos: c.String("chaos"), Seed: c.String("seed"), Confirmations: c.Int("confirmations"),
+				NoState: c.Bool(noStateFlag.Name), NoInvariants: c.Bool(noInvariantsFlag.Name), Reverse: c.Bool(reverseFlag.Name),
+				Strategy: c.String("strategy"), Repair: c.String("repair")}
 			if c.IsSet("java") {
-				cfg.Java = javaPath(c)
+				o.JavaSet = true
 			}
-			if cfg.BuildDir == "" {
-				cfg.BuildDir = filepath.Join(module, "target")
-			}
-			if cfg.Root == "" {
-				cfg.Root = module
-			}
-			switch g := strings.ToLower(strings.TrimSpace(c.String("gate"))); g {
-			case "", "on", "true":
-				cfg.Gate = true
-			case "off", "false":
-			default:
-				return usageError("--gate must be on or off, not %q", g)
-			}
-			if r := strings.TrimSpace(c.String("reruns")); r != "" {
-				n, err := strconv.Atoi(r)
-				if err != nil || n < 1 {
-					return usageError("--reruns must be a positive number, not %q", r)
-				}
-				cfg.Reruns = n
-			}
-			if r := strings.TrimSpace(c.String("rounds")); r != "" {
-				n, err := strconv.Atoi(r)
-				if err != nil || n < 0 {
-					return usageError("--rounds must be a number, 0 or more, not %q", r)
-				}
-				cfg.Rounds = n
-				if n == 0 {
-					cfg.Rounds = -1
-				}
-			}
-			if v := strings.TrimSpace(c.String("seed")); v != "" {
-				n, err := strconv.ParseInt(v, 10, 64)
-				if err != nil || n == 0 {
-					return usageError("--seed must be a number other than 0, not %q", v)
-				}
-				cfg.Seed = n
-			}
-			if b := strings.TrimSpace(c.String("budget")); b != "" {
-				d, err := parseBudget(b)
-				if err != nil {
-					return usageError("--budget: %v", err)
-				}
-				cfg.Budget = d
-				if d == 0 {
-					cfg.Budget = -1
-				}
-			}
-			if cfg.Chaos, err = verify.ParseChaos(c.String("chaos")); err != nil {
-				return usageError("--chaos: %v", err)
-			}
-			if cfg.Budget > 0 {
-				cfg.Chaos.Budget = cfg.Budget
-			}
-			switch r := strings.ToLower(strings.TrimSpace(c.String("repair"))); r {
-			case "true", "on":
-				cfg.Repair = true
-			case "", "false", "off":
-			default:
-				return usageError("--repair must be true or false, not %q", r)
-			}
-			if cfg.Strategy, err = dataflow.ParseStrategy(strings.ToLower(strings.TrimSpace(c.String("strategy")))); err != nil {
-				return usageError("--strategy: %v", err)
-			}
-			gateFile := filepath.Join(cfg.BuildDir, filepath.FromSlash(mvn.GateFile))
-			if err := os.Remove(gateFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("remove the previous gate verdict: %w", err)
-			}
-			res, err := verify.Run(c.Context, cfg)
-			if err != nil {
-				return fmt.Errorf("verify %s: %w", module, err)
-			}
-			if !res.Pass {
-				// The flaky profile fails the build on this file.
-				verdict := fmt.Sprintf("flaky verify failed the gate in %s; see %s\n", module, filepath.Join(cfg.BuildDir, "flaky", "report.json"))
-				if err := os.MkdirAll(filepath.Dir(gateFile), 0o755); err != nil {
-					return fmt.Errorf("write the gate verdict: %w", err)
-				}
-				if err := os.WriteFile(gateFile, []byte(verdict), 0o644); err != nil {
-					return fmt.Errorf("write the gate verdict: %w", err)
-				}
-				return &exitStatus{code: exitTestsFailed}
-			}
-			return nil
+			return runVerify(c.Context, o)
 		},
 	}
+}
+
+// verifyOptions are verify's flags: the flaky profile passes the Maven
+// properties as they are, so most are strings that may be empty.
+type verifyOptions struct {
+	globalOptions
+	JavaSet       bool // --java was given (else the fork's java)
+	Module        string
+	BuildDir      string
+	Root          string
+	Gate          string
+	Reruns        string
+	Rounds        string
+	Budget        string
+	TestTimeout   time.Duration
+	Chaos         string
+	Seed          string
+	Confirmations int
+	NoState       bool
+	NoInvariants  bool
+	Reverse       bool
+	Strategy      string
+	Repair        string
+}
+
+// runVerify turns o into a verify.Config, verifies the module and writes
+// the gate verdict the flaky profile fails the build on.
+func runVerify(ctx context.Context, o verifyOptions) error {
+	module, err := filepath.Abs(o.Module)
+	if err != nil {
+		return err
+	}
+	cfg := verify.Config{ModuleDir: module, BuildDir: o.BuildDir, Root: o.Root, Out: o.Stdout, Workers: o.Workers, TestTimeout: o.TestTimeout,
+		Confirmations: o.Confirmations, DataflowReverse: o.Reverse, NoState: o.NoState, NoInvariants: o.NoInvariants}
+	if cfg.Confirmations < 1 {
+		return usageError("--confirmations must be at least 1")
+	}
+	shower := progress.New(o.Stdout, progress.ModeFor(o.Stdout, o.Quiet), "[flaky] progress")
+	defer shower.Finish()
+	cfg.Progress = progress.NewTracker(shower.Func())
+	switch {
+	case cfg.TestTimeout < 0:
+		return usageError("--test-timeout must not be negative")
+	case cfg.TestTimeout == 0:
+		cfg.TestTimeout = -1 // off
+	}
+	if o.JavaSet {
+		cfg.Java = o.java()
+	}
+	if cfg.BuildDir == "" {
+		cfg.BuildDir = filepath.Join(module, "target")
+	}
+	if cfg.Root == "" {
+		cfg.Root = module
+	}
+	switch g := strings.ToLower(strings.TrimSpace(o.Gate)); g {
+	case "", "on", "true":
+		cfg.Gate = true
+	case "off", "false":
+	default:
+		return usageError("--gate must be on or off, not %q", g)
+	}
+	if r := strings.TrimSpace(o.Reruns); r != "" {
+		n, err := strconv.Atoi(r)
+		if err != nil || n < 1 {
+			return usageError("--reruns must be a positive number, not %q", r)
+		}
+		cfg.Reruns = n
+	}
+	if r := strings.TrimSpace(o.Rounds); r != "" {
+		n, err := strconv.Atoi(r)
+		if err != nil || n < 0 {
+			return usageError("--rounds must be a number, 0 or more, not %q", r)
+		}
+		cfg.Rounds = n
+		if n == 0 {
+			cfg.Rounds = -1
+		}
+	}
+	if v := strings.TrimSpace(o.Seed); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n == 0 {
+			return usageError("--seed must be a number other than 0, not %q", v)
+		}
+		cfg.Seed = n
+	}
+	if b := strings.TrimSpace(o.Budget); b != "" {
+		d, err := parseBudget(b)
+		if err != nil {
+			return usageError("--budget: %v", err)
+		}
+		cfg.Budget = d
+		if d == 0 {
+			cfg.Budget = -1
+		}
+	}
+	if cfg.Chaos, err = verify.ParseChaos(o.Chaos); err != nil {
+		return usageError("--chaos: %v", err)
+	}
+	if cfg.Budget > 0 {
+		cfg.Chaos.Budget = cfg.Budget
+	}
+	switch r := strings.ToLower(strings.TrimSpace(o.Repair)); r {
+	case "true", "on":
+		cfg.Repair = true
+	case "", "false", "off":
+	default:
+		return usageError("--repair must be true or false, not %q", r)
+	}
+	if cfg.Strategy, err = dataflow.ParseStrategy(strings.ToLower(strings.TrimSpace(o.Strategy))); err != nil {
+		return usageError("--strategy: %v", err)
+	}
+	gateFile := filepath.Join(cfg.BuildDir, filepath.FromSlash(mvn.GateFile))
+	if err := os.Remove(gateFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the previous gate verdict: %w", err)
+	}
+	res, err := verify.Run(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("verify %s: %w", module, err)
+	}
+	if !res.Pass {
+		// The flaky profile fails the build on this file.
+		verdict := fmt.Sprintf("flaky verify failed the gate in %s; see %s\n", module, filepath.Join(cfg.BuildDir, "flaky", "report.json"))
+		if err := os.MkdirAll(filepath.Dir(gateFile), 0o755); err != nil {
+			return fmt.Errorf("write the gate verdict: %w", err)
+		}
+		if err := os.WriteFile(gateFile, []byte(verdict), 0o644); err != nil {
+			return fmt.Errorf("write the gate verdict: %w", err)
+		}
+		return &exitStatus{code: exitTestsFailed}
+	}
+	return nil
 }
 
 // parseBudget reads a duration ("90s", "2m") or a number of seconds.
