@@ -131,7 +131,7 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 		return err
 	}
 	m := pipeline.Module{
-		Dir: setup.ModuleDir, Name: chaosModuleName(root, setup.ModuleDir), Root: root,
+		Dir: setup.ModuleDir, Name: relModule(root, setup.ModuleDir), Root: root,
 		FlakyDir: filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky"),
 		Tests:    tests, Infos: infos, Launcher: l,
 	}
@@ -168,15 +168,6 @@ func withModuleRoots(s chaos.Settings, setup *mvn.TestSetup) chaos.Settings {
 		s.Roots = chaos.RootsFor(setup.ModuleDir, setup.ClassesDir, setup.TestClassesDir)
 	}
 	return s
-}
-
-// chaosModuleName is the module's path from the root ("." for the root itself).
-func chaosModuleName(root, module string) string {
-	rel, err := filepath.Rel(root, module)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return filepath.Base(module)
-	}
-	return filepath.ToSlash(rel)
 }
 
 // printChaos prints what the analysis left out, then each api finding with

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +113,37 @@ func TestPrintFindingsUnconfirmedWithinTheBudget(t *testing.T) {
 		Duration: time.Second, Unconfirmed: []string{"p.U#one"}})
 	if want := "unconfirmed (their outcome changed, but the reruns of their orders confirmed no finding): p.U#one\n"; !strings.HasPrefix(out.String(), want) {
 		t.Errorf("got\n%s\nwant it to start with\n%s", out.String(), want)
+	}
+}
+
+// The commands' run functions take their options as a struct, without a
+// *cli.Context: their checks answer before anything runs.
+func TestRunFunctionsCheckTheirOptions(t *testing.T) {
+	ctx := context.Background()
+	g := globalOptions{Workers: 1, Stdout: io.Discard, Stderr: io.Discard}
+	tests := []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"detect without confirmations", func() error {
+			return runDetect(ctx, detectOptions{globalOptions: g, Strategy: "both"})
+		}, "--confirmations at least 1"},
+		{"detect with a zero budget", func() error {
+			return runDetect(ctx, detectOptions{globalOptions: g, Confirmations: 1, BudgetSet: true, Strategy: "both"})
+		}, "--budget must be positive"},
+		{"detect shard without seed", func() error {
+			return runDetect(ctx, detectOptions{globalOptions: g, Confirmations: 1, Strategy: "orders", Shard: "1/2"})
+		}, "--shard needs --seed"},
+		{"merge without parts", func() error { return runMerge(ctx, mergeOptions{globalOptions: g, Confirmations: 1}) }, "needs the shards'"},
+		{"chaos with a bad mode", func() error { return runChaos(ctx, chaosOptions{globalOptions: g, Mode: "sideways"}) }, "--mode"},
+		{"repair without LLM attempts", func() error { return runRepair(ctx, repairOptions{globalOptions: g}) }, "--llm-iterations must be at least 1"},
+		{"verify without confirmations", func() error { return runVerify(ctx, verifyOptions{globalOptions: g, Module: t.TempDir()}) }, "--confirmations must be at least 1"},
+	}
+	for _, tt := range tests {
+		var es *exitStatus
+		if err := tt.run(); !errors.As(err, &es) || es.code != exitError || !strings.Contains(es.msg, tt.want) {
+			t.Errorf("%s: %v, want a usage error with %q", tt.name, err, tt.want)
+		}
 	}
 }

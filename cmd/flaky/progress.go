@@ -32,10 +32,5 @@ func (p *commandProgress) log(prefix string) pipeline.Log {
 // ran is the launcher's Options.Ran: every run counts.
 func (p *commandProgress) ran(*launcher.Result) { p.tracker.Ran() }
 
-// logf prints a note of the command on its own line.
-func (p *commandProgress) logf(prefix string) func(format string, args ...any) {
-	return func(format string, args ...any) { p.shower.Printf(prefix+format+"\n", args...) }
-}
-
 // finish removes the display.
 func (p *commandProgress) finish() { p.shower.Finish() }
