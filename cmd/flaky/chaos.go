@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
@@ -244,7 +245,7 @@ var runOrderChaosFlags = []cli.Flag{
 
 // runOrderChaos checks run-order's --chaos flags and returns the agent
 // options they ask for once the module is prepared; nil without --chaos.
-func runOrderChaos(c *cli.Context) (func(*mvn.TestSetup) ([]string, error), error) {
+func runOrderChaos(c *cli.Context) (func(*mvn.TestSetup) (agent.Options, error), error) {
 	if !c.IsSet("chaos") {
 		for _, name := range []string{"chaos-param", "chaos-include", "chaos-exclude"} {
 			if c.IsSet(name) {
@@ -264,7 +265,7 @@ func runOrderChaos(c *cli.Context) (func(*mvn.TestSetup) ([]string, error), erro
 	if _, err := settings.AgentOptions(strategies); err != nil {
 		return nil, usageError("%v", err)
 	}
-	return func(setup *mvn.TestSetup) ([]string, error) {
+	return func(setup *mvn.TestSetup) (agent.Options, error) {
 		return withModuleRoots(settings, setup).AgentOptions(strategies)
 	}, nil
 }

@@ -46,7 +46,7 @@ func explainFinding(c *cli.Context, l *launcher.Launcher, setup *mvn.TestSetup, 
 	if err != nil {
 		return usageError("%v", err)
 	}
-	opts = append(opts, "chaos.explain=true")
+	opts.Chaos.Explain = true
 	fmt.Fprintf(c.App.ErrWriter, "flaky: chaos: rerunning %s (order of %d) with %s and the perturbation log\n", test, len(order), f.Strategy)
 	results, err := l.RunJobs(c.Context, []launcher.Job{{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts}}})
 	if err != nil {

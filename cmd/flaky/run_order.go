@@ -1,9 +1,9 @@
 package main
 
 import (
-	"slices"
 
 	"fmt"
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/invariants"
 
 	"github.com/urfave/cli/v2"
@@ -46,7 +46,7 @@ func runOrderCommand() *cli.Command {
 				return err
 			}
 			defer l.Close()
-			var agentOptions []string
+			var agentOptions agent.Options
 			if chaosOptions != nil {
 				if agentOptions, err = chaosOptions(setup); err != nil {
 					return err
@@ -55,7 +55,9 @@ func runOrderCommand() *cli.Command {
 			runOptions := launcher.RunOptions{AgentOptions: agentOptions}
 			daikonOut := c.String(daikonOutFlag.Name)
 			if daikonOut != "" {
-				runOptions.AgentOptions = append(slices.Clip(agentOptions), invariants.AgentOptions...)
+				if runOptions.AgentOptions, err = agentOptions.With(invariants.AgentOptions); err != nil {
+					return err
+				}
 			}
 			r, err := l.RunWith(c.Context, order, runOptions)
 			if err != nil {
@@ -69,7 +71,7 @@ func runOrderCommand() *cli.Command {
 			if c.Bool("json") {
 				writeNotes(c.App.ErrWriter, r)
 				err = writeJSON(c.App.Writer, r)
-			} else if err = writeText(c.App.Writer, r); err == nil && agentOptions != nil {
+			} else if err = writeText(c.App.Writer, r); err == nil && chaosOptions != nil {
 				err = writePerturbations(c.App.Writer, r)
 			}
 			if err != nil {

@@ -53,7 +53,7 @@ func pollution(c *cli.Context) error {
 	for i, ti := range infos {
 		order[i] = ti.ID
 	}
-	res, err := l.RunWith(c.Context, order, launcher.RunOptions{AgentOptions: []string{"state=all"}})
+	res, err := l.RunWith(c.Context, order, launcher.RunOptions{AgentOptions: agent.Options{State: agent.StateOptions{All: true}}})
 	if err != nil {
 		return fmt.Errorf("pollution: %w", err)
 	}

@@ -177,7 +177,7 @@ func benchInvariantsFixture(name string, jars agent.Jars, fig *invFigures) error
 			if _, err := l.RunWith(ctx, suite, opts); err != nil {
 				return err
 			}
-			if opts.AgentOptions == nil {
+			if !opts.AgentOptions.Invariants.On {
 				plain = append(plain, time.Since(start))
 			} else {
 				traced = append(traced, time.Since(start))

@@ -283,7 +283,7 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 func unperturbedOf(jobs []launcher.Job, results []*launcher.Result) []*launcher.Result {
 	var out []*launcher.Result
 	for i, j := range jobs {
-		if len(j.AgentOptions) == 0 && results[i] != nil {
+		if len(j.AgentOptions.Chaos.Strategies) == 0 && results[i] != nil {
 			out = append(out, results[i])
 		}
 	}

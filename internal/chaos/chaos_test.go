@@ -58,7 +58,7 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 		on := map[string]bool{}
 		groups := map[string]string{}
 		on["alone"] = len(j.Order) == 1
-		for _, o := range j.AgentOptions {
+		for _, o := range encoded(j.AgentOptions) {
 			on[o] = true
 			if v, ok := strings.CutPrefix(o, "chaos="); ok {
 				for _, id := range strings.Split(v, "+") {
@@ -95,7 +95,7 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 				}
 				t := launcher.TestResult{Test: id, Outcome: launcher.Pass}
 				if b.fails != nil && b.fails(on) {
-					t.Outcome, t.Message = launcher.Fail, "failed under "+strings.Join(j.AgentOptions, ",")
+					t.Outcome, t.Message = launcher.Fail, "failed under "+strings.Join(encoded(j.AgentOptions), ",")
 					if b.ftype != "" || b.stack != "" {
 						t.Outcome, t.FailureType, t.Message, t.Stack = launcher.Error, b.ftype, b.message, b.stack
 					}
@@ -291,8 +291,8 @@ func TestRun(t *testing.T) {
 			var jobs []string
 			for _, j := range r.jobs {
 				opt := ""
-				if len(j.AgentOptions) > 0 {
-					opt = j.AgentOptions[0]
+				if o := encoded(j.AgentOptions); len(o) > 0 {
+					opt = o[0]
 				}
 				jobs = append(jobs, opt+" "+strconv.Itoa(len(j.Order)))
 			}
@@ -344,7 +344,7 @@ func TestCombinedTriesOtherStrategies(t *testing.T) {
 	}
 	var jobs []string
 	for _, j := range r.jobs {
-		jobs = append(jobs, strings.Join(j.AgentOptions, ",")+" "+strconv.Itoa(len(j.Order)))
+		jobs = append(jobs, strings.Join(encoded(j.AgentOptions), ",")+" "+strconv.Itoa(len(j.Order)))
 	}
 	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1", "chaos=RANDOM_MAX 1"}
 	if !slices.Equal(jobs, wantJobs) {

@@ -145,7 +145,14 @@ func MavenCommand(module, orderFile string, order []string, strategies []Strateg
 	if err != nil {
 		return "", err
 	}
-	token := strings.Join(append([]string{""}, opts...), ",") // an empty token, then the chaos options
+	enc, err := opts.Encode()
+	if err != nil {
+		return "", err
+	}
+	token := "" // an empty token, then the chaos options
+	if enc != "" {
+		token = "," + enc
+	}
 	return shellquote.Join(append(cmd, "-Dflaky.token="+token)...), nil
 }
 

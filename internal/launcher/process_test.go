@@ -466,7 +466,11 @@ func TestCommand(t *testing.T) {
 		jars:   agent.Jars{Agent: "/c/flaky-agent.jar", Runner: "/c/flaky-runner.jar"},
 		cpArgs: []string{"-cp", "/p/test-classes:/c/flaky-runner.jar"},
 	}
-	got := l.command(4321, []string{"chaos=RANDOM_MAX+LOCALE", "chaos.seed=3"}, []string{"run", "--order", "/tmp/o.txt"}, "/r/jvm-1")
+	opts := agent.Options{Chaos: agent.ChaosOptions{Strategies: []string{"RANDOM_MAX", "LOCALE"}, Params: []agent.Param{{Key: "chaos.seed", Value: "3"}}}}
+	got, err := l.command(4321, opts, []string{"run", "--order", "/tmp/o.txt"}, "/r/jvm-1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []string{
 		"-Xmx256m", "--add-opens=java.base/java.lang=ALL-UNNAMED",
 		"-Da=x y", "-Db=2", "-Djava.io.tmpdir=/r/jvm-1",
@@ -478,7 +482,7 @@ func TestCommand(t *testing.T) {
 		t.Errorf("command:\n got %q\nwant %q", got, want)
 	}
 	l.env.SysProps["java.io.tmpdir"] = "/module/tmp"
-	if got := l.command(4321, nil, nil, "/r/jvm-1"); slices.Contains(got, "-Djava.io.tmpdir=/r/jvm-1") {
+	if got, _ := l.command(4321, agent.Options{}, nil, "/r/jvm-1"); slices.Contains(got, "-Djava.io.tmpdir=/r/jvm-1") {
 		t.Errorf("overrides the module's java.io.tmpdir: %q", got)
 	}
 }
@@ -515,7 +519,7 @@ func TestRunJobsAgentOptions(t *testing.T) {
 	order := []string{"p.A#a", "p.A#perturbed"}
 	res, err := l.RunJobs(context.Background(), []Job{
 		{Order: order},
-		{Order: order, RunOptions: RunOptions{AgentOptions: []string{"chaos=RANDOM_MAX"}}},
+		{Order: order, RunOptions: RunOptions{AgentOptions: agent.Options{Chaos: agent.ChaosOptions{Strategies: []string{"RANDOM_MAX"}}}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -529,24 +533,10 @@ func TestRunJobsAgentOptions(t *testing.T) {
 	}
 }
 
-func TestCheckAgentOptions(t *testing.T) {
-	tests := []struct {
-		options []string
-		ok      bool
-	}{
-		{nil, true},
-		{[]string{"chaos=RANDOM_MAX+TIME_FAST", "chaos.roots=/a b/classes"}, true},
-		{[]string{"chaos.roots=/a,b"}, false},
-		{[]string{"chaos"}, false},
-		{[]string{"=x"}, false},
-	}
-	for _, tt := range tests {
-		if err := checkAgentOptions(tt.options); (err == nil) != tt.ok {
-			t.Errorf("checkAgentOptions(%q) = %v, want ok %v", tt.options, err, tt.ok)
-		}
-	}
+func TestRunRejectsInvalidAgentOptions(t *testing.T) {
 	l := fakeLauncher(t, "run", Options{})
-	if _, err := l.RunWith(context.Background(), []string{"p.A#a"}, RunOptions{AgentOptions: []string{"a=1,b=2"}}); err == nil {
-		t.Error("RunWith accepted an agent option with a comma")
+	bad := agent.Options{Chaos: agent.ChaosOptions{Strategies: []string{"RANDOM_MAX"}, Params: []agent.Param{{Key: "chaos.a", Value: "1,b=2"}}}}
+	if _, err := l.RunWith(context.Background(), []string{"p.A#a"}, RunOptions{AgentOptions: bad}); err == nil {
+		t.Error("RunWith accepted an agent option value with a comma")
 	}
 }

@@ -154,7 +154,7 @@ func (r *run) problem(ctx context.Context, f report.Finding) (*problem, error) {
 	if _, err := r.apply(ctx, nil); err != nil {
 		return nil, err
 	}
-	res, err := r.sb.Run(ctx, failingOrder(f), r.agentOptions(f)...)
+	res, err := r.sb.Run(ctx, failingOrder(f), r.agentOptions(f))
 	if err != nil {
 		return nil, err
 	}

@@ -137,8 +137,8 @@ func (s *Sandbox) mapProps(props map[string]string) map[string]string {
 	return out
 }
 
-// Run runs an order in one fresh JVM in the sandbox.
-func (s *Sandbox) Run(ctx context.Context, order []string, agentOptions ...string) (*launcher.Result, error) {
+// Run runs an order in one fresh JVM in the sandbox with agentOptions.
+func (s *Sandbox) Run(ctx context.Context, order []string, agentOptions agent.Options) (*launcher.Result, error) {
 	return s.l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: agentOptions})
 }
 
