@@ -174,8 +174,8 @@ func TestOptionsRoundTrip(t *testing.T) {
 	}
 }
 
-// TestOptionsRejectedByAgent checks that options the Go side refuses to
-// encode are ones the agent could not read as meant.
+// TestOptionsRejected checks that Encode refuses options the agent would
+// not read as meant.
 func TestOptionsRejected(t *testing.T) {
 	for _, o := range []agent.Options{
 		{Chaos: agent.ChaosOptions{Include: []string{"a"}}},

@@ -1,13 +1,12 @@
 package main
 
 import (
-
 	"fmt"
-	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/invariants"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/surefire"
 )
