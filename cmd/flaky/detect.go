@@ -145,7 +145,7 @@ func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, t
 	opts.Ran = prog.ran
 	opts.CDSDir = launcher.CDSCache()
 	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	runner, err := launcher.New(od.FastStart(env), jars, opts)
+	runner, err := launcher.New(launcher.FastStart(env), jars, opts)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // Defaults for zero Config fields. The default budget is scaled to the
@@ -469,7 +470,7 @@ func (a *analysis) detectionOrders() ([]plannedOrder, int) {
 		first[o.tests[0]] = true
 	}
 	var more []plannedOrder
-	repeatable := slices.DeleteFunc(slices.Clone(a.targets), func(t string) bool { return a.cfg.Unrepeatable[ClassOf(t)] })
+	repeatable := slices.DeleteFunc(slices.Clone(a.targets), func(t string) bool { return a.cfg.Unrepeatable[testid.ClassOf(t)] })
 	if len(repeatable) > 0 {
 		more = append(more, twice(GenTwice, repeatable), twice(GenTwice+" reversed", reversed(repeatable)))
 	}
@@ -536,7 +537,7 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 		a.mu.Unlock()
 	}
 	if cut := a.infeasibleFrom(r); cut >= 0 {
-		a.logf("dropping the outcomes from position %d of a %s run: %s ran its class fixtures more than once", cut+1, o.label, ClassOf(r.Order[cut]))
+		a.logf("dropping the outcomes from position %d of a %s run: %s ran its class fixtures more than once", cut+1, o.label, testid.ClassOf(r.Order[cut]))
 		trimmed := *r
 		trimmed.Order = r.Order[:cut]
 		r = &trimmed
@@ -615,11 +616,11 @@ func (a *analysis) infeasibleFrom(r *launcher.Result) int {
 	stretches := map[string]int{}
 	seen := map[string]map[string]bool{}
 	for i, t := range r.Order {
-		c := ClassOf(t)
+		c := testid.ClassOf(t)
 		if !a.s.fixtures[c] {
 			continue
 		}
-		if i == 0 || ClassOf(r.Order[i-1]) != c {
+		if i == 0 || testid.ClassOf(r.Order[i-1]) != c {
 			if stretches[c]++; stretches[c] > 1 {
 				return i
 			}

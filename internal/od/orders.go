@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // Generator names, recorded in reports as the source of each order.
@@ -41,7 +43,7 @@ type suite struct {
 }
 
 func newSuite(tests []string, fixtures map[string]bool) *suite {
-	return &suite{tests: tests, classes: groupBy(tests, ClassOf), packages: groupBy(tests, packageOf), fixtures: fixtures}
+	return &suite{tests: tests, classes: groupBy(tests, testid.ClassOf), packages: groupBy(tests, packageOf), fixtures: fixtures}
 }
 
 // feasible returns order rearranged into one that Surefire and the test
@@ -56,17 +58,17 @@ func (s *suite) feasible(order []string) []string {
 	if len(s.fixtures) == 0 || len(order) < 2 || s.contiguous(order) {
 		return order
 	}
-	lastClass := ClassOf(order[len(order)-1])
+	lastClass := testid.ClassOf(order[len(order)-1])
 	blocks := map[string][]string{}
 	for _, t := range order {
-		if c := ClassOf(t); s.fixtures[c] {
+		if c := testid.ClassOf(t); s.fixtures[c] {
 			blocks[c] = append(blocks[c], t)
 		}
 	}
 	out := make([]string, 0, len(order))
 	placed := map[string]bool{lastClass: true}
 	for _, t := range order {
-		c := ClassOf(t)
+		c := testid.ClassOf(t)
 		switch {
 		case !s.fixtures[c]:
 			out = append(out, t)
@@ -86,8 +88,8 @@ func (s *suite) feasible(order []string) []string {
 func (s *suite) contiguous(order []string) bool {
 	done := map[string]bool{}
 	for i, t := range order {
-		c := ClassOf(t)
-		if !s.fixtures[c] || (i > 0 && ClassOf(order[i-1]) == c) {
+		c := testid.ClassOf(t)
+		if !s.fixtures[c] || (i > 0 && testid.ClassOf(order[i-1]) == c) {
 			continue
 		}
 		if done[c] {
@@ -114,22 +116,8 @@ func groupBy(tests []string, key func(string) string) []group {
 	return groups
 }
 
-// ClassOf returns the class part of a test id ("pkg.C#m" -> "pkg.C").
-func ClassOf(id string) string {
-	if i := strings.IndexByte(id, '#'); i >= 0 {
-		return id[:i]
-	}
-	return id
-}
-
 // packageOf returns the package of a test id's class ("" for the default package).
-func packageOf(id string) string {
-	c := ClassOf(id)
-	if i := strings.LastIndexByte(c, '.'); i >= 0 {
-		return c[:i]
-	}
-	return ""
-}
+func packageOf(id string) string { return testid.Parse(id).Package() }
 
 // plannedOrder is an order with the generator and label that produced it.
 type plannedOrder struct {

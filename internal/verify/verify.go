@@ -18,10 +18,10 @@ import (
 	"github.com/flakyhq/flaky/internal/buildinfo"
 	"github.com/flakyhq/flaky/internal/gate"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/publish"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/mvn"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -308,7 +308,7 @@ func classify(test string, runs []runOutcome, order []string, orderFile string, 
 // orderFile, of the module (a module's command names the order's classes
 // in -Dtest, so the sibling modules -am builds do not run their tests).
 func reproduce(cfg Config, orderFile string, order []string) string {
-	return od.MavenReproduce(moduleName(cfg.Root, cfg.ModuleDir), orderFile, order...)
+	return mvn.Reproduce(moduleName(cfg.Root, cfg.ModuleDir), orderFile, order...)
 }
 
 func moduleName(root, moduleDir string) string {
