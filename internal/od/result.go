@@ -31,7 +31,7 @@ func (a *analysis) result() *Result {
 		}
 		a.findings[t] = map[report.Kind]*Finding{report.NOD: {
 			Test: t, Kind: report.NOD, FailingOrder: flip.order, PassingOrder: flip.order,
-			Message: strings.TrimSpace(fmt.Sprintf("%s (passed %d and failed %d times in the same order)", firstLine(flip.message), flip.pass, flip.fail)),
+			Message: strings.TrimSpace(fmt.Sprintf("%s (passed %d and failed %d times in the same order)", report.FirstLine(flip.message), flip.pass, flip.fail)),
 			Runs:    pass + fail,
 			Fails:   fail,
 		}}
@@ -102,9 +102,4 @@ func (a *analysis) evidence(f *Finding) []Observation {
 		}
 	}
 	return out
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
