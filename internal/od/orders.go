@@ -1,3 +1,10 @@
+// Order generation, the first stage: the suite's tests, grouped by class
+// and by package (suite), and the seed give the exploration orders (the
+// generators below: reversed, random, Tuscan-square pairwise), each made
+// feasible under class-level fixtures; detectionOrders adds the isolation
+// and twice-in-a-row runs and gives the numbered detection plan, which
+// schedule.go puts in the order to run it.
+
 package od
 
 import (
@@ -355,4 +362,60 @@ func twice(label string, tests []string) plannedOrder {
 // orderKey identifies an order.
 func orderKey(order []string) string {
 	return strings.Join(order, "\n")
+}
+
+// detectionOrders interleaves the exploration orders with the isolation
+// runs, so both progress when the budget is short.
+func (a *analysis) detectionOrders() ([]plannedOrder, int) {
+	rounds := a.cfg.Rounds
+	if rounds == 0 {
+		rounds = autoRounds(a.s)
+	}
+	var explore []plannedOrder
+	ex := newExplorer(a.s, a.cfg.Seed)
+	for len(explore) < rounds {
+		o, ok := ex.next()
+		if !ok {
+			break
+		}
+		explore = append(explore, o)
+	}
+	a.cov.RoundsPlanned = len(explore)
+	// A test that runs first in an order runs alone: isolate only the others.
+	first := map[string]bool{a.s.tests[0]: true}
+	for _, o := range explore {
+		first[o.tests[0]] = true
+	}
+	var more []plannedOrder
+	repeatable := slices.DeleteFunc(slices.Clone(a.targets), func(t string) bool { return a.cfg.Unrepeatable[testid.ClassOf(t)] })
+	if len(repeatable) > 0 {
+		more = append(more, twice(GenTwice, repeatable), twice(GenTwice+" reversed", reversed(repeatable)))
+	}
+	for _, t := range a.targets {
+		if !first[t] {
+			more = append(more, isolation(t))
+		}
+	}
+	a.logf("%d tests: %d exploration orders (seed %d), %d isolation and twice-in-a-row runs", len(a.s.tests), len(explore), a.cfg.Seed, len(more))
+	plan := interleave(explore, more)
+	for i := range plan {
+		plan[i].plan = i
+	}
+	return plan, len(explore)
+}
+
+// interleave merges two lists, each keeping its order, evenly.
+func interleave(x, y []plannedOrder) []plannedOrder {
+	out := make([]plannedOrder, 0, len(x)+len(y))
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		if j >= len(y) || (i < len(x) && i*len(y) <= j*len(x)) {
+			out = append(out, x[i])
+			i++
+		} else {
+			out = append(out, y[j])
+			j++
+		}
+	}
+	return out
 }
