@@ -12,7 +12,6 @@ import (
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // watch is what a problem invariant asks the agent to observe: a static
@@ -48,7 +47,7 @@ func watchOf(p report.ProblemInvariant) (watch, bool) {
 		if base[open:] != "()" {
 			return watch{}, false
 		}
-		return watch{name: testid.New(class, method).String(), class: class, method: true, variable: class + "." + method + "()", problem: p}, true
+		return watch{name: class + "#" + method, class: class, method: true, variable: class + "." + method + "()", problem: p}, true
 	case first == "this" || strings.HasPrefix(first, "arg"):
 		return watch{}, false
 	}

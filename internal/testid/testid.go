@@ -80,10 +80,11 @@ func (id ID) TopLevel() string {
 }
 
 // IsInvocationOf reports whether id names test itself or one of its
-// invocations ("C#m[2]" is an invocation of "C#m", "C#m[2][1]" of "C#m[2]").
+// invocations: test's id with an index appended ("C#m[2]" is an invocation
+// of "C#m", "C#m[2][1]" of "C#m[2]"; "C#m(String)" is not one of "C#m").
 func (id ID) IsInvocationOf(test ID) bool {
 	return id.Class == test.Class && id.Method == test.Method &&
-		(test.Invocation == "" || id.Invocation == test.Invocation || strings.HasPrefix(id.Invocation, test.Invocation+"["))
+		(id.Invocation == test.Invocation || strings.HasPrefix(id.Invocation, test.Invocation+"["))
 }
 
 // MarshalText writes the id as its string form (JSON strings, map keys).

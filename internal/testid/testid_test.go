@@ -49,7 +49,7 @@ func TestInvocations(t *testing.T) {
 		{"p.C#m[4]", Parse("p.C#m[3]"), false},
 		{"p.C#m[3][1]", Parse("p.C#m[3]"), true},
 		{"p.C#m[30]", Parse("p.C#m[3]"), false},
-		{"p.C#m(String)", base, true},
+		{"p.C#m(String)", base, false},
 		{"p.C", Parse("p.C"), true},
 		{"p.C#m", Parse("p.C"), false},
 	} {
