@@ -15,6 +15,7 @@ import (
 	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/mvn"
 )
 
@@ -199,7 +200,7 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 			fmt.Fprintf(w, "       at %s.%s(%s:%d) calls %s\n", s.Class, s.Method, s.File, s.Line, s.API)
 		}
 		if f.Message != "" {
-			fmt.Fprintf(w, "       %s\n", firstLine(f.Message))
+			fmt.Fprintf(w, "       %s\n", report.FirstLine(f.Message))
 		}
 		fmt.Fprintf(w, "       reproduce: %s\n", f.ReproduceRunOrder)
 	}
@@ -276,7 +277,7 @@ func writePerturbations(w io.Writer, r *launcher.Result) error {
 		if !t.Outcome.Failed() {
 			continue
 		}
-		class, _, _ := strings.Cut(t.Test, "#")
+		class := testid.ClassOf(t.Test)
 		var lines []string
 		for _, p := range r.Perturbations {
 			if p.Test == t.Test || p.Test == class {

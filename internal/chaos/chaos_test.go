@@ -13,6 +13,7 @@ import (
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // behaviour says how a synthetic test reacts to perturbation.
@@ -72,8 +73,8 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 		for _, entry := range j.Order {
 			b, ok := f.suite[entry]
 			ids := b.results
-			if base, _, invocation := strings.Cut(entry, "["); !ok && invocation {
-				b, ids = f.suite[base], []string{entry} // one invocation of a parameterized test
+			if id := testid.Parse(entry); !ok && id.Invocation != "" {
+				b, ids = f.suite[id.Base().String()], []string{entry} // one invocation of a parameterized test
 			}
 			if ids == nil {
 				ids = []string{entry}
@@ -87,7 +88,7 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 					for _, s := range b.sites[g] {
 						test := id
 						if b.atClass {
-							test = id[:strings.IndexByte(id, '#')]
+							test = testid.ClassOf(id)
 						}
 						r.Perturbations = append(r.Perturbations, agent.Perturbation{Test: test, Strategy: strategy, Group: g,
 							API: s.api, Class: s.class, Method: s.method, File: s.class[strings.LastIndexByte(s.class, '.')+1:] + ".java", Line: s.line})

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // The launcher tests below start this test binary as a fake "java": with
@@ -145,12 +146,12 @@ func fakeJVM(scenario string, args []string) int {
 	}
 	for i, test := range order {
 		send(&agent.TestStart{Test: test, Index: i})
-		method := test[strings.IndexByte(test, '#')+1:]
+		_, method := testid.Split(test)
 		switch {
 		case method == "hang":
 			time.Sleep(time.Hour)
 		case method == "exit":
-			send(&agent.Exit{Status: 3, Test: test, Class: className(test), Stack: "at java.lang.System.exit(System.java:1)"})
+			send(&agent.Exit{Status: 3, Test: test, Class: testid.ClassOf(test), Stack: "at java.lang.System.exit(System.java:1)"})
 			return 3
 		case method == "oom":
 			fmt.Fprintln(os.Stderr, "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space")
@@ -192,7 +193,7 @@ func fakeJVM(scenario string, args []string) int {
 			}
 		}
 		if method == "perturbed" && chaos != "" {
-			send(&agent.Perturbation{Test: test, Strategy: chaos, Group: "RANDOM", API: "java.util.Random#nextInt(int)", Class: className(test), Method: method, File: "A.java", Line: 7})
+			send(&agent.Perturbation{Test: test, Strategy: chaos, Group: "RANDOM", API: "java.util.Random#nextInt(int)", Class: testid.ClassOf(test), Method: method, File: "A.java", Line: 7})
 			outcome = "fail"
 		}
 		send(&agent.TestEnd{Test: test, Index: i, Outcome: outcome, TimeMs: 1, Message: message})
@@ -224,9 +225,9 @@ func fakeWarm(scenario string, send func(agent.Message), files []string) int {
 		for i, test := range order {
 			send(&agent.TestStart{Test: test, Index: i})
 			outcome := "pass"
-			switch test[strings.IndexByte(test, '#')+1:] {
+			switch _, method := testid.Split(test); method {
 			case "exit":
-				send(&agent.Exit{Status: 3, Test: test, Class: className(test)})
+				send(&agent.Exit{Status: 3, Test: test, Class: testid.ClassOf(test)})
 				return 3
 			case "fail":
 				outcome = "fail"
