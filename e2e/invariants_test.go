@@ -13,7 +13,6 @@ import (
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/mvn"
 )
@@ -21,7 +20,7 @@ import (
 // TestProblemInvariants traces the victims of testdata/invariants alone and
 // after their polluters (its brittle after its state-setter and alone) in
 // real JVMs and checks that the top-ranked problem invariant names the
-// polluted variable (issue 13): a static field, the return value of a
+// polluted variable: a static field, the return value of a
 // count() over an H2 table, the return value of a method that reads a file,
 // a static field the victim reads directly; and that the first reset
 // candidate is the method that restores it (for the brittle: sets it).
@@ -36,7 +35,7 @@ func TestProblemInvariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	fast := *setup // the short JVMs of the analysis, as detect starts them
-	fast.ArgLine = od.FastStart(launcher.Env{JVMArgs: setup.ArgLine}).JVMArgs
+	fast.ArgLine = launcher.FastStart(launcher.Env{JVMArgs: setup.ArgLine}).JVMArgs
 	l, err := newLauncher(&fast, javaBin(), launcher.Options{RunTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)

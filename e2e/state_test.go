@@ -14,7 +14,6 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
 	"github.com/flakyhq/flaky/mvn"
@@ -35,7 +34,7 @@ type stateExpected struct {
 }
 
 // TestPollutedState names and confirms the polluted state of every OD test
-// of the state fixture (issue 9) from the failing and passing orders its
+// of the state fixture from the failing and passing orders its
 // expected findings give, in JVMs like detect's, and checks that `flaky
 // pollution` lists exactly the polluting tests. One Maven preparation serves
 // both.
@@ -107,7 +106,7 @@ func checkPollutedState(ctx context.Context, t *testing.T, setup *mvn.TestSetup,
 		t.Fatal(jarsErr)
 	}
 	env := launcher.Env{Java: java, Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{RunTimeout: 2 * time.Minute})
+	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{RunTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +174,7 @@ func checkWarmResets(ctx context.Context, t *testing.T, setup *mvn.TestSetup, wa
 		t.Fatal(jarsErr)
 	}
 	env := launcher.Env{Java: javaBin(), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{RunTimeout: 2 * time.Minute})
+	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{RunTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

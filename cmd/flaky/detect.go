@@ -260,7 +260,7 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 				}
 			}
 			if kind == report.NOD || len(details) == 0 {
-				details = append(details, firstLine(f.Message))
+				details = append(details, report.FirstLine(f.Message))
 			}
 			if roots := state.Confirmed(f.PollutedState); len(roots) > 0 {
 				details = append(details, "state "+strings.Join(roots, ", "))

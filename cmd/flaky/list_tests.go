@@ -133,7 +133,7 @@ func withInvocations(tests []launcher.TestInfo, records []*surefire.ForkRecord) 
 		var ids []string
 		for _, r := range records {
 			for _, ft := range r.Tests {
-				if strings.HasPrefix(ft.Test, t.ID+"[") && !slices.Contains(ids, ft.Test) {
+				if id := testid.Parse(ft.Test); strings.HasPrefix(id.Invocation, "[") && id.IsInvocationOf(testid.Parse(t.ID)) && !slices.Contains(ids, ft.Test) {
 					ids = append(ids, ft.Test)
 				}
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/kballard/go-shellquote"
 	"github.com/urfave/cli/v2"
 
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
@@ -60,7 +61,7 @@ func runPollution(ctx context.Context, o pollutionOptions) error {
 	for i, ti := range infos {
 		order[i] = ti.ID
 	}
-	res, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: []string{"state=all"}})
+	res, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: agent.Options{State: agent.StateOptions{All: true}}})
 	if err != nil {
 		return fmt.Errorf("pollution: %w", err)
 	}

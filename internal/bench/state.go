@@ -101,7 +101,7 @@ func benchStateFixture(name string, jars agent.Jars) ([]stateRow, error) {
 		return nil, err
 	}
 	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := pipeline.NewFast(env, jars, launcher.Options{})
+	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{})
 	if err != nil {
 		return nil, err
 	}

@@ -68,10 +68,10 @@ type Module struct {
 }
 
 // NewFast returns a launcher for m's detection stages: JVMs like env's that
-// start faster (od.FastStart) and share a class-data archive.
+// start faster (launcher.FastStart) and share a class-data archive.
 func NewFast(env launcher.Env, jars agent.Jars, opts launcher.Options) (*launcher.Launcher, error) {
 	opts.CDSDir = launcher.CDSCache()
-	return launcher.New(od.FastStart(env), jars, opts)
+	return launcher.New(launcher.FastStart(env), jars, opts)
 }
 
 // Options say which stages run and how.

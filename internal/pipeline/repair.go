@@ -30,7 +30,7 @@ func runRepair(ctx context.Context, m Module, opts Options, log Log, res *Result
 	}
 	res.Repair = out
 	for i, f := range res.Report.Findings {
-		if p, ok := out.Repairs[repair.Key(f)]; ok {
+		if p, ok := out.Repairs[f.Key()]; ok {
 			res.Report.Findings[i].Repair = p
 		}
 	}

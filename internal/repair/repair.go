@@ -1,5 +1,5 @@
 // Package repair turns the findings of target/flaky/report.json into minimal
-// validated source patches (issue 10): iFixFlakies' inlined cleaners and
+// validated source patches: iFixFlakies' inlined cleaners and
 // state-setters, ODRepair-style resets of a known polluted state, standard
 // fixes of API findings, and FlakyDoctor's LLM loop for the rest. Candidates
 // are edited with the Java source editor, compiled with javac and run in a
@@ -19,15 +19,16 @@ import (
 
 	"github.com/flakyhq/flaky/internal/editor"
 
+	"github.com/google/renameio/v2"
+
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/google/renameio/v2"
 )
 
 // State is one polluted state of an order-dependent finding, as the
-// root-cause analysis (issue 9) records it in the finding's pollutedState.
+// root-cause analysis records it in the finding's pollutedState.
 type State = report.StateItem
 
 // Config says what to repair and how.
@@ -53,7 +54,8 @@ type Config struct {
 
 // Result is what a repair run produced.
 type Result struct {
-	// Repairs holds a repair for every finding looked at, by Key.
+	// Repairs holds a repair for every finding looked at, by its
+	// report.Finding.Key (a test can be a victim and NIO).
 	Repairs map[string]*report.Repair
 	// Files are the validated patches' combined contents (module-relative
 	// path -> new content) and Originals the module's contents of them.
@@ -111,7 +113,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("repair %s: %w", f.Test, err)
 		}
 		rep.DurationMs = time.Since(start).Milliseconds()
-		r.res.Repairs[Key(f)] = rep
+		r.res.Repairs[f.Key()] = rep
 		if rep.Validated {
 			repaired++
 			cfg.Progress.Found(repaired)
@@ -122,9 +124,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	return r.res, nil
 }
-
-// Key identifies a finding in Result.Repairs: a test can be a victim and NIO.
-func Key(f report.Finding) string { return string(f.Kind) + " " + f.Test }
 
 // run is one repair run's state.
 type run struct {
@@ -181,7 +180,7 @@ func (r *run) baseline(ctx context.Context) error {
 	for i, ti := range infos {
 		order[i] = ti.ID
 	}
-	if r.base, err = r.sb.Run(ctx, order); err != nil {
+	if r.base, err = r.sb.Run(ctx, order, agent.Options{}); err != nil {
 		return fmt.Errorf("run the default order: %w", err)
 	}
 	return nil

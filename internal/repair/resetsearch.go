@@ -17,9 +17,10 @@ import (
 	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
-// ODRepair's generated cleaners (issue 10 item 4), the search half: the
+// ODRepair's generated cleaners, the search half: the
 // editor's bytecode finder lists the methods that reset a polluted static
 // field (or call one that does) and mines literals; this file turns them
 // into short call sequences ranked cheapest first, checks them all in one
@@ -46,7 +47,7 @@ type resetMethod struct {
 	Params      []string `json:"params"`
 	How         string   `json:"how"`
 	Depth       int      `json:"depth"`
-	// invariant says the dynamic-invariant analysis (issue 13) named the
+	// invariant says the dynamic-invariant analysis named the
 	// method as a cleaner method or return-value modifier.
 	invariant bool
 }
@@ -98,18 +99,6 @@ type sequence struct {
 	picks []int // the calls' indexes among the single calls
 }
 
-// splitRoot splits a static root pkg.Class.field (or pkg.Class#field).
-func splitRoot(root string) (class, field string, ok bool) {
-	if class, field, ok = strings.Cut(root, "#"); ok {
-		return class, field, true
-	}
-	i := strings.LastIndexByte(root, '.')
-	if i < 0 {
-		return "", "", false
-	}
-	return root[:i], root[i+1:], true
-}
-
 // scanResets asks the bytecode finder for a static field's reset-methods,
 // the methods the invariant analysis named, and the literals of the
 // polluters, the victim and the field's class.
@@ -117,11 +106,11 @@ func (r *run) scanResets(f report.Finding, class, field string) (*scanResult, er
 	lits := []string{}
 	for _, g := range f.Polluters {
 		for _, t := range g {
-			c, _ := splitTest(t)
+			c := testid.ClassOf(t)
 			lits = append(lits, c)
 		}
 	}
-	victim, _ := splitTest(f.Test)
+	victim := testid.ClassOf(f.Test)
 	lits = append(lits, victim)
 	if class != "" {
 		lits = append(lits, class)
@@ -476,7 +465,7 @@ func paramsOf(c probeCall, ms []resetMethod) []string {
 // whether the probe ran (when it did not, the caller may fall back on the
 // source heuristic); why says why nothing was found.
 func (r *run) searchResets(ctx context.Context, f report.Finding, s State, into string) (alts [][]string, probed bool, why string, err error) {
-	class, field, ok := splitRoot(s.Root)
+	class, field, ok := state.SplitStaticField(s.Root)
 	if !ok {
 		return nil, false, "", nil
 	}
@@ -484,7 +473,7 @@ func (r *run) searchResets(ctx context.Context, f report.Finding, s State, into 
 	if err != nil {
 		return nil, false, "", err
 	}
-	intoClass, _ := splitTest(into)
+	intoClass := testid.ClassOf(into)
 	ms := rankMethods(sc.Methods, sc.Receivers, intoClass)
 	if len(sc.Methods) == 0 {
 		return nil, false, fmt.Sprintf("static field %s: no reset-method in the module's bytecode", s.Root), nil
@@ -575,7 +564,7 @@ func (r *run) probe(ctx context.Context, f report.Finding, root, path string, se
 	if err := file.Close(); err != nil {
 		return false, nil, fmt.Errorf("write the probe file: %w", err)
 	}
-	res, err := r.sb.Run(ctx, order, "state.probe="+agent.EscapeListItem(file.Name()))
+	res, err := r.sb.Run(ctx, order, agent.Options{State: agent.StateOptions{Probe: file.Name()}})
 	if err != nil {
 		return false, nil, err
 	}
@@ -667,7 +656,7 @@ const maxInvariantCalls = 6
 
 // invariantResets tries, for a finding whose polluted state the root-cause
 // analysis did not record (state outside the heap: a database table, a file
-// read through a method), the methods the invariant analysis (issue 13)
+// read through a method), the methods the invariant analysis
 // named as cleaner methods or restoring return-value modifiers: each called
 // with arguments from the mined literals, in the polluter's tear-down, else
 // the victim's set-up, checked on the failing order, then validated. why is
@@ -686,7 +675,7 @@ func (r *run) invariantResets(ctx context.Context, f report.Finding) (*candidate
 		places = append(places, placement{last, "after", "tear-down of polluter " + last})
 	}
 	places = append(places, placement{f.Test, "before", "set-up of " + f.Test})
-	into, _ := splitTest(places[0].test)
+	into := testid.ClassOf(places[0].test)
 	ms := rankMethods(sc.Methods, sc.Receivers, into)
 	calls := singles(ms, sc.Receivers, nil, sc.Literals, into)
 	calls = calls[:min(len(calls), maxInvariantCalls)]

@@ -3,11 +3,14 @@ package repair
 import (
 	"context"
 	"fmt"
-	"github.com/flakyhq/flaky/internal/editor"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/flakyhq/flaky/internal/editor"
+	"github.com/flakyhq/flaky/internal/state"
+	"github.com/flakyhq/flaky/internal/testid"
 
 	"github.com/flakyhq/flaky/internal/report"
 )
@@ -23,7 +26,7 @@ type placement struct {
 // edit applies code at a placement to the sources as patched so far and
 // returns the changed file.
 func (r *run) edit(p placement, code editor.Code) (map[string][]byte, error) {
-	class, method := splitTest(p.test)
+	class, method := testid.ClassMethod(p.test)
 	rel, inFile, err := r.src.classFile(class)
 	if err != nil {
 		return nil, err
@@ -179,7 +182,7 @@ func merged(units []restore, idx []string) editor.Code {
 func (r *run) donorCode(group []string) (editor.Code, error) {
 	var code editor.Code
 	for _, t := range group {
-		class, method := splitTest(t)
+		class, method := testid.ClassMethod(t)
 		rel, inFile, err := r.src.classFile(class)
 		if err != nil {
 			return editor.Code{}, err
@@ -353,14 +356,10 @@ func (r *run) fieldRestores(s State, into string, calls [][]string, none string)
 // splitField splits a static field's root (pkg.Class.FIELD or
 // pkg.Class#FIELD) into its class and field names.
 func splitField(root string) (class, field string) {
-	if c, f, ok := strings.Cut(root, "#"); ok {
+	if c, f, ok := state.SplitStaticField(root); ok {
 		return c, f
 	}
-	i := strings.LastIndexByte(root, '.')
-	if i < 0 {
-		return "", root
-	}
-	return root[:i], root[i+1:]
+	return "", root
 }
 
 // fieldInfo is the declaration of a field in its class's source; nil
@@ -445,7 +444,7 @@ func (r *run) resetCalls(s State, into string) ([][]string, error) {
 // they share a package, else fully qualified.
 func classRef(class, into string) string {
 	name := strings.ReplaceAll(class, "$", ".")
-	intoClass, _ := splitTest(into)
+	intoClass := testid.ClassOf(into)
 	if pkgOf(class) == pkgOf(intoClass) {
 		name = strings.TrimPrefix(name[len(pkgOf(class)):], ".")
 	}
@@ -581,7 +580,7 @@ func (r *run) template(ctx context.Context, f report.Finding) (*candidate, []str
 	if c != nil || err != nil {
 		return c, ev, why, err
 	}
-	class, method := splitTest(f.Test)
+	class, method := testid.ClassMethod(f.Test)
 	rel, inFile, err := r.src.classFile(class)
 	if err != nil {
 		return nil, nil, "template at the call sites: " + why, nil

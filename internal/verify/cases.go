@@ -57,7 +57,7 @@ func failureOf(outcome string) (launcher.Outcome, bool) {
 func problemOf(f report.Finding, failure launcher.Outcome, run, message string) surefire.Problem {
 	return surefire.Problem{
 		Error:     failure != launcher.Fail,
-		Message:   firstLine(message),
+		Message:   report.FirstLine(message),
 		Stack:     message,
 		SystemOut: fmt.Sprintf("flaky: %s (%s, %s)\nreproduce: %s\n", f.Kind, run, failure, f.Reproduce),
 	}

@@ -18,11 +18,11 @@ import (
 	"github.com/flakyhq/flaky/internal/buildinfo"
 	"github.com/flakyhq/flaky/internal/gate"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/publish"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/testid"
+	"github.com/flakyhq/flaky/mvn"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -317,7 +317,7 @@ func classify(test string, runs []runOutcome, order []string, orderFile string, 
 // orderFile, of the module (a module's command names the order's classes
 // in -Dtest, so the sibling modules -am builds do not run their tests).
 func reproduce(cfg Config, orderFile string, order []string) string {
-	return od.MavenReproduce(moduleName(cfg.Root, cfg.ModuleDir), orderFile, order...)
+	return mvn.Reproduce(moduleName(cfg.Root, cfg.ModuleDir), orderFile, order...)
 }
 
 func moduleName(root, moduleDir string) string {
@@ -362,7 +362,7 @@ func printSummary(cfg Config, res *Result) {
 	for _, f := range res.Verdict.New {
 		fmt.Fprintf(w, "[flaky] NEW   %-10s %s\n", f.Kind, f.Test)
 		if f.Message != "" {
-			fmt.Fprintf(w, "[flaky]         %s\n", firstLine(f.Message))
+			fmt.Fprintf(w, "[flaky]         %s\n", report.FirstLine(f.Message))
 		}
 		fmt.Fprintf(w, "[flaky]         reproduce: %s\n", f.Reproduce)
 		if f.Repair != nil && f.Repair.Validated {
@@ -413,11 +413,4 @@ func unconfirmedList(tests []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (%d unconfirmed: %s)", len(tests), strings.Join(tests, ", "))
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
