@@ -1,7 +1,8 @@
 // Package verify is the driver behind the verify phase of `mvn -Pflaky verify`:
 // it reads what the flaky Surefire provider recorded about the module's fork,
-// replicates that environment in JVMs it launches itself, runs the configured
-// analyses, writes the module's reports and applies the gate.
+// replicates that environment in JVMs it launches itself, reruns the recorded
+// order, runs the analysis pipeline (internal/pipeline) on each fork, writes
+// the module's reports and applies the gate.
 package verify
 
 import (
