@@ -181,7 +181,7 @@ type Log struct {
 	Message string `json:"message"`
 }
 
-// Perturbation says a perturbed call site (issue 5, API perturbation) was
+// Perturbation says a perturbed call site (API perturbation, flaky chaos) was
 // hit for the first time during Test; Test is "pkg.Class" for call sites
 // hit in a class's fixtures or static initialiser, empty outside any test.
 type Perturbation struct {
@@ -200,7 +200,7 @@ type Perturbation struct {
 	Perturbed string `json:"perturbed,omitempty"`
 }
 
-// State carries captured shared state (issue 9): the roots whose
+// State carries captured shared state (agent option state=true): the roots whose
 // fingerprint changed since the JVM's previous state event, at a test
 // boundary (Point "before" or "after" the test at Index) or right after a
 // class's static initialiser (Point "init", Index -1, Test the running test).
@@ -227,7 +227,7 @@ type StateRoot struct {
 	Absent bool            `json:"absent,omitempty"`
 }
 
-// Invariants carries the invariant tracer's sample of one test (issue 13),
+// Invariants carries the invariant tracer's sample of one test,
 // sent right after its test-end: per program point of the project's
 // methods, the variables as Daikon would declare them and a bounded sample
 // of their values. Dropped counts the executions of points beyond the
@@ -278,7 +278,7 @@ type TraceVar struct {
 	Kind string `json:"kind"`
 }
 
-// Dataflow is one test's data dependencies (issue 14): the roots it read
+// Dataflow is one test's data dependencies (PraDeT): the roots it read
 // that an earlier test of the JVM wrote last (Reads, with that writer), all
 // the roots it read (Touched) and the roots it wrote (Writes). Sent once per
 // test, right after its test-end, when the agent option dataflow=true is set.

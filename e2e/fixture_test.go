@@ -51,7 +51,7 @@ type finding struct {
 	Polluters [][]string `json:"polluters"`
 	Setters   [][]string `json:"setters"`
 	Cleaners  [][]string `json:"cleaners"`
-	// PollutedState, when given, is exactly what detect must name (issue 9).
+	// PollutedState, when given, is exactly what detect must name.
 	PollutedState []report.StateItem `json:"pollutedState"`
 }
 

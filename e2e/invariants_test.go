@@ -21,7 +21,7 @@ import (
 // TestProblemInvariants traces the victims of testdata/invariants alone and
 // after their polluters (its brittle after its state-setter and alone) in
 // real JVMs and checks that the top-ranked problem invariant names the
-// polluted variable (issue 13): a static field, the return value of a
+// polluted variable: a static field, the return value of a
 // count() over an H2 table, the return value of a method that reads a file,
 // a static field the victim reads directly; and that the first reset
 // candidate is the method that restores it (for the brittle: sets it).

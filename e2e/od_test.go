@@ -295,7 +295,7 @@ func verifyFindsExpected(t *testing.T, name, strategy string) {
 	if cov := r.Stats.Coverage; cov == nil || cov.Rounds == 0 || cov.TestsAlone == 0 {
 		t.Errorf("coverage %+v", cov)
 	}
-	// The verify report names and confirms the polluted state of each OD finding (issue 9).
+	// The verify report names and confirms the polluted state of each OD finding.
 	for _, w := range e.Findings {
 		if len(w.PollutedState) == 0 {
 			continue

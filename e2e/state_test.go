@@ -35,7 +35,7 @@ type stateExpected struct {
 }
 
 // TestPollutedState names and confirms the polluted state of every OD test
-// of the state fixture (issue 9) from the failing and passing orders its
+// of the state fixture from the failing and passing orders its
 // expected findings give, in JVMs like detect's, and checks that `flaky
 // pollution` lists exactly the polluting tests. One Maven preparation serves
 // both.

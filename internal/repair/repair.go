@@ -1,5 +1,5 @@
 // Package repair turns the findings of target/flaky/report.json into minimal
-// validated source patches (issue 10): iFixFlakies' inlined cleaners and
+// validated source patches: iFixFlakies' inlined cleaners and
 // state-setters, ODRepair-style resets of a known polluted state, standard
 // fixes of API findings, and FlakyDoctor's LLM loop for the rest. Candidates
 // are edited with the Java source editor, compiled with javac and run in a
@@ -27,7 +27,7 @@ import (
 )
 
 // State is one polluted state of an order-dependent finding, as the
-// root-cause analysis (issue 9) records it in the finding's pollutedState.
+// root-cause analysis records it in the finding's pollutedState.
 type State = report.StateItem
 
 // Config says what to repair and how.

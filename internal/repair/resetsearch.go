@@ -19,7 +19,7 @@ import (
 	"github.com/flakyhq/flaky/internal/state"
 )
 
-// ODRepair's generated cleaners (issue 10 item 4), the search half: the
+// ODRepair's generated cleaners, the search half: the
 // editor's bytecode finder lists the methods that reset a polluted static
 // field (or call one that does) and mines literals; this file turns them
 // into short call sequences ranked cheapest first, checks them all in one
@@ -46,7 +46,7 @@ type resetMethod struct {
 	Params      []string `json:"params"`
 	How         string   `json:"how"`
 	Depth       int      `json:"depth"`
-	// invariant says the dynamic-invariant analysis (issue 13) named the
+	// invariant says the dynamic-invariant analysis named the
 	// method as a cleaner method or return-value modifier.
 	invariant bool
 }
@@ -667,7 +667,7 @@ const maxInvariantCalls = 6
 
 // invariantResets tries, for a finding whose polluted state the root-cause
 // analysis did not record (state outside the heap: a database table, a file
-// read through a method), the methods the invariant analysis (issue 13)
+// read through a method), the methods the invariant analysis
 // named as cleaner methods or restoring return-value modifiers: each called
 // with arguments from the mined literals, in the polluter's tear-down, else
 // the victim's set-up, checked on the failing order, then validated. why is

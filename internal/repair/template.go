@@ -11,7 +11,7 @@ import (
 	"github.com/flakyhq/flaky/internal/report"
 )
 
-// template offers the standard fix of an api finding (issue 10 item 5):
+// template offers the standard fix of an api finding:
 // Locale.ROOT for LOCALE findings, an ordered collection for ITERATION_ORDER
 // findings; at the perturbed call sites, else in the test.
 func (r *run) template(ctx context.Context, f report.Finding) (*candidate, []string, string, error) {

@@ -41,7 +41,7 @@ func (r *run) fixes(ctx context.Context, f report.Finding, files map[string][]by
 }
 
 // validate checks a candidate (nil: the accepted patches alone) the same
-// way for every kind (issue 10 item 7): in the sandbox the test passes in its
+// way for every kind: in the sandbox the test passes in its
 // failing order, alone, and for NIO twice in one JVM; every polluter and
 // setter still passes; the module's default order keeps the outcome of every
 // other test (as of the patches accepted so far: accepting a candidate makes
