@@ -91,20 +91,32 @@ func TestProcessRunRefusesOtherProcess(t *testing.T) {
 	}
 }
 
-// A process run waits for SetProcess before it welcomes anyone.
+// A process run waits for SetProcess before it welcomes anyone, also when
+// the driver records the process only after the hello deadline (a loaded
+// machine, the driver descheduled between starting the JVM and recording it).
 func TestProcessRunWaitsForProcess(t *testing.T) {
-	s := newServer(t)
-	r, err := s.RegisterProcess()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	c := dial(t, s)
-	c.send(&Hello{Protocol: ProtocolVersion, Token: r.Token, PID: int64(os.Getpid())})
-	time.Sleep(200 * time.Millisecond)
-	r.SetProcess(os.Getpid())
-	if _, ok := c.reply().(*Welcome); !ok {
-		t.Fatal("not welcomed after SetProcess")
+	for _, tc := range []struct {
+		name  string
+		delay time.Duration
+	}{
+		{"soon", 200 * time.Millisecond},
+		{"after the hello deadline", helloTimeout + time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t)
+			r, err := s.RegisterProcess()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			c := dial(t, s)
+			c.send(&Hello{Protocol: ProtocolVersion, Token: r.Token, PID: int64(os.Getpid())})
+			time.Sleep(tc.delay)
+			r.SetProcess(os.Getpid())
+			if m := c.reply(); m == nil || m.MessageType() != "welcome" {
+				t.Fatalf("answered %#v after SetProcess, want a welcome", m)
+			}
+		})
 	}
 }
 

@@ -19,6 +19,13 @@ const (
 	// helloTimeout bounds the wait for a new connection's hello frame; the
 	// agent sends it right after connecting.
 	helloTimeout = 3 * time.Second
+	// processWait bounds how long a launched JVM's hello waits for the
+	// driver to record the JVM's pid (SetProcess). It is not the hello
+	// deadline: on a loaded machine the driver may be descheduled for
+	// seconds between starting the JVM and recording it, and only a holder
+	// of the run's secret token ever waits here. It stays below the 10 s
+	// the agent waits for its answer.
+	processWait = 8 * time.Second
 	// maxPending caps the connections that have not completed the handshake;
 	// more are closed at once.
 	maxPending = 32
@@ -283,7 +290,7 @@ func (s *Server) handshake(conn net.Conn) (*Run, *Hello) {
 			"unsupported protocol version %d (driver speaks %d)", hello.Protocol, ProtocolVersion)})
 		return nil, nil
 	}
-	if reason := run.claim(conn, hello, deadline); reason != "" {
+	if reason := run.claim(conn, hello); reason != "" {
 		_ = WriteMessage(conn, &Reject{Reason: reason})
 		run.notify(Event{Refused: fmt.Sprintf("refused a connection from %s (claimed pid %d): %s", conn.RemoteAddr(), hello.PID, reason)})
 		return nil, nil
@@ -300,16 +307,18 @@ func (s *Server) handshake(conn net.Conn) (*Run, *Hello) {
 // claim decides whether conn may join a single-connection run: it must be
 // the first, and come from the launched process. It returns the reason for
 // a refusal, or "".
-func (r *Run) claim(conn net.Conn, hello *Hello, deadline time.Time) string {
+func (r *Run) claim(conn net.Conn, hello *Hello) string {
 	if !r.single {
 		return ""
 	}
+	wait := time.NewTimer(processWait)
+	defer wait.Stop()
 	select {
 	case <-r.pidKnown:
 	case <-r.done:
 		return "the run is over"
-	case <-time.After(time.Until(deadline)):
-		return "the driver does not know the launched process yet"
+	case <-wait.C:
+		return fmt.Sprintf("the driver did not record the launched process within %s", processWait)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
