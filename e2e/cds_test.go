@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/otiai10/copy"
+
+	"github.com/flakyhq/flaky/internal/launcher"
 )
 
 // Class-data sharing: the first run of a module records its classes and

@@ -107,7 +107,7 @@ func checkAPIFindings(t *testing.T, got []report.Finding, e chaosExpected) {
 		} else if slices.Contains(e.Fixture.Seeded, test) {
 			kind = "seeded-Random"
 		}
-		t.Errorf("%s test %s reported with %s: %s", kind, test, f.Strategy, firstLine(f.Message))
+		t.Errorf("%s test %s reported with %s: %s", kind, test, f.Strategy, report.FirstLine(f.Message))
 	}
 }
 
@@ -265,14 +265,14 @@ func TestChaosKeepsMockitoWorking(t *testing.T) {
 			}
 			for _, tr := range results[0].Tests {
 				if tr.Outcome != launcher.Pass {
-					t.Fatalf("unperturbed, %s: %s %s", tr.Test, tr.Outcome, firstLine(tr.Message))
+					t.Fatalf("unperturbed, %s: %s %s", tr.Test, tr.Outcome, report.FirstLine(tr.Message))
 				}
 			}
 			for i, s := range layers {
 				r := results[i+1]
 				for _, tr := range r.Tests {
 					if tr.Outcome != launcher.Pass {
-						t.Errorf("%s: %s %s %s", chaos.Join(s), tr.Test, tr.Outcome, firstLine(tr.Message))
+						t.Errorf("%s: %s %s %s", chaos.Join(s), tr.Test, tr.Outcome, report.FirstLine(tr.Message))
 					}
 				}
 				if len(r.Tests) != len(order) {

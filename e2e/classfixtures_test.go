@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // TestClassFixturesListed checks that `flaky list-tests --json` marks exactly
@@ -56,16 +57,16 @@ func TestClassFixtureScopes(t *testing.T) {
 		failing    string // the test that fails in the class set-up, "" when all pass
 		failingMsg string
 	}{
-		{order: []string{consumes, consumes}, scopes: map[string]int{className(consumes): 1}},
-		{order: []string{consumes, acknowledges, consumes}, scopes: map[string]int{className(consumes): 1}},
+		{order: []string{consumes, consumes}, scopes: map[string]int{testid.ClassOf(consumes): 1}},
+		{order: []string{consumes, acknowledges, consumes}, scopes: map[string]int{testid.ClassOf(consumes): 1}},
 		{
 			order:   []string{consumes, adds, acknowledges},
-			scopes:  map[string]int{className(consumes): 2, className(adds): 1},
+			scopes:  map[string]int{testid.ClassOf(consumes): 2, testid.ClassOf(adds): 1},
 			failing: acknowledges, failingMsg: "a mock with name consumer already exists",
 		},
 		{
 			order:   []string{produces, produces},
-			scopes:  map[string]int{className(produces): 2},
+			scopes:  map[string]int{testid.ClassOf(produces): 2},
 			failing: produces, failingMsg: "a mock with name producer already exists",
 		},
 	}
@@ -95,5 +96,3 @@ func TestClassFixtureScopes(t *testing.T) {
 		}
 	}
 }
-
-func className(id string) string { return id[:strings.IndexByte(id, '#')] }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -108,8 +110,7 @@ func TestInterleavedOrder(t *testing.T) {
 			if !slices.Equal(ran, order) {
 				t.Fatalf("ran %v, want %v", ran, order)
 			}
-			classOf := func(id string) string { return id[:strings.IndexByte(id, '#')] }
-			a, b := classOf(il.A1), classOf(il.B1)
+			a, b := testid.ClassOf(il.A1), testid.ClassOf(il.B1)
 			want := []string{
 				"before-class " + a, "test " + il.A1, "after-class " + a,
 				"before-class " + b, "test " + il.B1, "after-class " + b,
@@ -255,7 +256,7 @@ func TestDefaultOrderMatchesSurefire(t *testing.T) {
 				}
 				compared++
 				if got := surefireOutcome(tr.Outcome); got != want {
-					t.Errorf("%s: flaky %s, surefire %s (%s)", tr.Test, tr.Outcome, want, firstLine(tr.Message))
+					t.Errorf("%s: flaky %s, surefire %s (%s)", tr.Test, tr.Outcome, want, report.FirstLine(tr.Message))
 				}
 			}
 			if compared < len(cases)/2 || compared < 5 {
@@ -300,7 +301,7 @@ func TestMockitoWithAgent(t *testing.T) {
 				r := runOrders(t, l, order)[0]
 				for _, tr := range r.Tests {
 					if tr.Outcome != launcher.Pass && tr.Outcome != launcher.Skipped {
-						t.Errorf("%s = %s: %s", tr.Test, tr.Outcome, firstLine(tr.Message))
+						t.Errorf("%s = %s: %s", tr.Test, tr.Outcome, report.FirstLine(tr.Message))
 					}
 				}
 				if len(r.Tests) < 3 {

@@ -271,14 +271,7 @@ func join(groups ...[]string) []string {
 func describe(r *launcher.Result) string {
 	var b strings.Builder
 	for _, tr := range r.Tests {
-		fmt.Fprintf(&b, "  %-10s %s %s\n", tr.Outcome, tr.Test, firstLine(tr.Message))
+		fmt.Fprintf(&b, "  %-10s %s %s\n", tr.Outcome, tr.Test, report.FirstLine(tr.Message))
 	}
 	return b.String()
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

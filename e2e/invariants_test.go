@@ -13,7 +13,6 @@ import (
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/mvn"
 )
@@ -36,7 +35,7 @@ func TestProblemInvariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	fast := *setup // the short JVMs of the analysis, as detect starts them
-	fast.ArgLine = od.FastStart(launcher.Env{JVMArgs: setup.ArgLine}).JVMArgs
+	fast.ArgLine = launcher.FastStart(launcher.Env{JVMArgs: setup.ArgLine}).JVMArgs
 	l, err := newLauncher(&fast, javaBin(), launcher.Options{RunTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)

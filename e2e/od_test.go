@@ -16,6 +16,7 @@ import (
 	"github.com/kballard/go-shellquote"
 
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -233,7 +234,7 @@ func failedIn(out, test string) bool {
 // sameTest reports whether a Surefire test case is the test id (JUnit
 // Platform names may carry "()" or an invocation suffix).
 func sameTest(c surefire.TestCase, id string) bool {
-	class, method, _ := strings.Cut(id, "#")
+	class, method := testid.Split(id)
 	return c.Class == class && strings.HasPrefix(c.Name, method)
 }
 

@@ -14,7 +14,6 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
 	"github.com/flakyhq/flaky/mvn"
@@ -107,7 +106,7 @@ func checkPollutedState(ctx context.Context, t *testing.T, setup *mvn.TestSetup,
 		t.Fatal(jarsErr)
 	}
 	env := launcher.Env{Java: java, Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{RunTimeout: 2 * time.Minute})
+	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{RunTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +174,7 @@ func checkWarmResets(ctx context.Context, t *testing.T, setup *mvn.TestSetup, wa
 		t.Fatal(jarsErr)
 	}
 	env := launcher.Env{Java: javaBin(), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{RunTimeout: 2 * time.Minute})
+	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{RunTimeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,6 +117,13 @@ func (p *pomDoc) foreignProfile(force bool) error {
 	return fmt.Errorf("%s has a profile with id %q that flaky did not write (it has no flaky.profile property); rename it, or pass --force to let flaky replace or remove it", p.path, ProfileID)
 }
 
+// AgentArgLine is the JVM argument of the profile's Surefire argLine that
+// attaches the agent from the local repository: it connects to the driver
+// that flaky.port and flaky.token name, and with both empty stays
+// unconnected. A flaky.token value that starts with a comma adds agent
+// options (see chaos.MavenCommand).
+const AgentArgLine = "-javaagent:${settings.localRepository}/dev/flaky/flaky-agent/${flaky.version}/flaky-agent-${flaky.version}.jar=port=${flaky.port},token=${flaky.token}"
+
 // ProfileReaches says whether the module in moduleDir gets a flaky profile
 // from its own pom or a parent pom on disk.
 func ProfileReaches(moduleDir string) (bool, error) {
@@ -576,7 +583,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	elem(5, "forkCount", "1")
 	elem(5, "reuseForks", "true")
 	elem(5, "testFailureIgnore", "${flaky.testFailureIgnore}")
-	elem(5, "argLine", s.argLine+" -javaagent:${settings.localRepository}/dev/flaky/flaky-agent/${flaky.version}/flaky-agent-${flaky.version}.jar=port=${flaky.port},token=${flaky.token}")
+	elem(5, "argLine", s.argLine+" "+AgentArgLine)
 	line(5, "<systemPropertyVariables>")
 	elem(6, "flaky.buildDir", "${project.build.directory}")
 	line(5, "</systemPropertyVariables>")

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // WriteOrderFile stores an order as an order file the flaky provider and
@@ -80,8 +82,8 @@ func checkTestID(id string) error {
 			return fmt.Errorf("test id %q contains a control character", id)
 		}
 	}
-	class, method, ok := strings.Cut(id, "#")
-	if !ok || method == "" {
+	class, member := testid.Split(id)
+	if member == "" {
 		return fmt.Errorf("test id %q: want pkg.Class#method", id)
 	}
 	for _, seg := range strings.Split(class, ".") {

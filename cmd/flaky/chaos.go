@@ -11,9 +11,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/mvn"
 )
 
@@ -198,7 +200,7 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 			fmt.Fprintf(w, "       at %s.%s(%s:%d) calls %s\n", s.Class, s.Method, s.File, s.Line, s.API)
 		}
 		if f.Message != "" {
-			fmt.Fprintf(w, "       %s\n", firstLine(f.Message))
+			fmt.Fprintf(w, "       %s\n", report.FirstLine(f.Message))
 		}
 		fmt.Fprintf(w, "       reproduce: %s\n", f.ReproduceRunOrder)
 	}
@@ -244,7 +246,7 @@ var runOrderChaosFlags = []cli.Flag{
 
 // runOrderChaos checks run-order's --chaos flags and returns the agent
 // options they ask for once the module is prepared; nil without --chaos.
-func runOrderChaos(c *cli.Context) (func(*mvn.TestSetup) ([]string, error), error) {
+func runOrderChaos(c *cli.Context) (func(*mvn.TestSetup) (agent.Options, error), error) {
 	if !c.IsSet("chaos") {
 		for _, name := range []string{"chaos-param", "chaos-include", "chaos-exclude"} {
 			if c.IsSet(name) {
@@ -264,7 +266,7 @@ func runOrderChaos(c *cli.Context) (func(*mvn.TestSetup) ([]string, error), erro
 	if _, err := settings.AgentOptions(strategies); err != nil {
 		return nil, usageError("%v", err)
 	}
-	return func(setup *mvn.TestSetup) ([]string, error) {
+	return func(setup *mvn.TestSetup) (agent.Options, error) {
 		return withModuleRoots(settings, setup).AgentOptions(strategies)
 	}, nil
 }
@@ -275,7 +277,7 @@ func writePerturbations(w io.Writer, r *launcher.Result) error {
 		if !t.Outcome.Failed() {
 			continue
 		}
-		class, _, _ := strings.Cut(t.Test, "#")
+		class := testid.ClassOf(t.Test)
 		var lines []string
 		for _, p := range r.Perturbations {
 			if p.Test == t.Test || p.Test == class {

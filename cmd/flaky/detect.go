@@ -145,7 +145,7 @@ func analyseModule(c *cli.Context, name string, configure func(cfg *od.Config, t
 	opts.Ran = prog.ran
 	opts.CDSDir = launcher.CDSCache()
 	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	runner, err := launcher.New(od.FastStart(env), jars, opts)
+	runner, err := launcher.New(launcher.FastStart(env), jars, opts)
 	if err != nil {
 		return err
 	}
@@ -289,7 +289,7 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 				}
 			}
 			if kind == report.NOD || len(details) == 0 {
-				details = append(details, firstLine(f.Message))
+				details = append(details, report.FirstLine(f.Message))
 			}
 			if roots := state.Confirmed(f.PollutedState); len(roots) > 0 {
 				details = append(details, "state "+strings.Join(roots, ", "))

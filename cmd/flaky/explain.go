@@ -14,6 +14,7 @@ import (
 	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/mvn"
 	"github.com/flakyhq/flaky/surefire"
 )
@@ -46,7 +47,7 @@ func explainFinding(c *cli.Context, l *launcher.Launcher, setup *mvn.TestSetup, 
 	if err != nil {
 		return usageError("%v", err)
 	}
-	opts = append(opts, "chaos.explain=true")
+	opts.Chaos.Explain = true
 	fmt.Fprintf(c.App.ErrWriter, "flaky: chaos: rerunning %s (order of %d) with %s and the perturbation log\n", test, len(order), f.Strategy)
 	results, err := l.RunJobs(c.Context, []launcher.Job{{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts}}})
 	if err != nil {
@@ -83,9 +84,9 @@ func printExplain(w io.Writer, r *launcher.Result, test string) error {
 	}
 	fmt.Fprintf(w, "%s  %s\n", strings.ToUpper(string(t.Outcome)), test)
 	if t.Message != "" {
-		fmt.Fprintf(w, "       %s\n", firstLine(t.Message))
+		fmt.Fprintf(w, "       %s\n", report.FirstLine(t.Message))
 	}
-	class, _, _ := strings.Cut(test, "#")
+	class := testid.ClassOf(test)
 	n := 0
 	for _, p := range r.Perturbations {
 		if p.Original == "" && p.Perturbed == "" || p.Test != test && p.Test != class {

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/mvn"
 	"github.com/flakyhq/flaky/surefire"
 )
@@ -132,7 +133,7 @@ func withInvocations(tests []launcher.TestInfo, records []*surefire.ForkRecord) 
 		var ids []string
 		for _, r := range records {
 			for _, ft := range r.Tests {
-				if strings.HasPrefix(ft.Test, t.ID+"[") && !slices.Contains(ids, ft.Test) {
+				if id := testid.Parse(ft.Test); strings.HasPrefix(id.Invocation, "[") && id.IsInvocationOf(testid.Parse(t.ID)) && !slices.Contains(ids, ft.Test) {
 					ids = append(ids, ft.Test)
 				}
 			}
@@ -185,8 +186,4 @@ func inClassOrder(tests []launcher.TestInfo, classes []string) []launcher.TestIn
 }
 
 // topClass is the top-level class of a test id or class name.
-func topClass(id string) string {
-	class, _, _ := strings.Cut(id, "#")
-	class, _, _ = strings.Cut(class, "$")
-	return class
-}
+func topClass(id string) string { return testid.Parse(id).TopLevel() }

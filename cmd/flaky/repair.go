@@ -77,7 +77,7 @@ func repairAction(c *cli.Context) error {
 		return err
 	}
 	for i, f := range rep.Findings {
-		if r, ok := res.Repairs[repair.Key(f)]; ok {
+		if r, ok := res.Repairs[f.Key()]; ok {
 			rep.Findings[i].Repair = r
 		}
 	}
@@ -124,7 +124,7 @@ func hasFinding(rep *report.Report, test string) bool {
 // printRepairs prints one line per finding looked at: its patch or why there is none.
 func printRepairs(w io.Writer, rep *report.Report, res *repair.Result) {
 	for _, f := range rep.Findings {
-		r, ok := res.Repairs[repair.Key(f)]
+		r, ok := res.Repairs[f.Key()]
 		if !ok {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
 )
 
 // jsonResult is one element of run-order --json.
@@ -59,7 +60,7 @@ func writeText(w io.Writer, r *launcher.Result) error {
 		}
 	}
 	for _, ce := range r.ClassErrors {
-		fmt.Fprintf(w, "CLASS ERROR in %s: %s\n", ce.Class, firstLine(ce.Message))
+		fmt.Fprintf(w, "CLASS ERROR in %s: %s\n", ce.Class, report.FirstLine(ce.Message))
 	}
 	writeNotes(w, r)
 	_, err := fmt.Fprintln(w, summary(r))
@@ -86,11 +87,6 @@ func indent(msg string, max int) string {
 		b.WriteString("        " + l + "\n")
 	}
 	return b.String()
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // summary counts the outcomes, e.g. "3 tests: 2 passed, 1 failed (1.2s)",

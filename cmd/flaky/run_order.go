@@ -1,13 +1,12 @@
 package main
 
 import (
-	"slices"
-
 	"fmt"
-	"github.com/flakyhq/flaky/internal/invariants"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/surefire"
 )
@@ -46,7 +45,7 @@ func runOrderCommand() *cli.Command {
 				return err
 			}
 			defer l.Close()
-			var agentOptions []string
+			var agentOptions agent.Options
 			if chaosOptions != nil {
 				if agentOptions, err = chaosOptions(setup); err != nil {
 					return err
@@ -55,7 +54,9 @@ func runOrderCommand() *cli.Command {
 			runOptions := launcher.RunOptions{AgentOptions: agentOptions}
 			daikonOut := c.String(daikonOutFlag.Name)
 			if daikonOut != "" {
-				runOptions.AgentOptions = append(slices.Clip(agentOptions), invariants.AgentOptions...)
+				if runOptions.AgentOptions, err = agentOptions.With(invariants.AgentOptions); err != nil {
+					return err
+				}
 			}
 			r, err := l.RunWith(c.Context, order, runOptions)
 			if err != nil {
@@ -69,7 +70,7 @@ func runOrderCommand() *cli.Command {
 			if c.Bool("json") {
 				writeNotes(c.App.ErrWriter, r)
 				err = writeJSON(c.App.Writer, r)
-			} else if err = writeText(c.App.Writer, r); err == nil && agentOptions != nil {
+			} else if err = writeText(c.App.Writer, r); err == nil && chaosOptions != nil {
 				err = writePerturbations(c.App.Writer, r)
 			}
 			if err != nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
 )
@@ -53,7 +52,7 @@ func pollution(c *cli.Context) error {
 	for i, ti := range infos {
 		order[i] = ti.ID
 	}
-	res, err := l.RunWith(c.Context, order, launcher.RunOptions{AgentOptions: []string{"state=all"}})
+	res, err := l.RunWith(c.Context, order, launcher.RunOptions{AgentOptions: agent.Options{State: agent.StateOptions{All: true}}})
 	if err != nil {
 		return fmt.Errorf("pollution: %w", err)
 	}
@@ -192,7 +191,7 @@ func nameState(c *cli.Context, findings []report.Finding, names, infers bool) er
 		return err
 	}
 	env := launcher.Env{Java: javaPath(c), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	runner, err := launcher.New(od.FastStart(env), jars, launcher.Options{Workers: c.Int("workers"), Notef: noteOnce(c.App.ErrWriter, "flaky: explain: note: ")})
+	runner, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{Workers: c.Int("workers"), Notef: noteOnce(c.App.ErrWriter, "flaky: explain: note: ")})
 	if err != nil {
 		return err
 	}

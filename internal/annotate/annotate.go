@@ -9,12 +9,12 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/flakyhq/flaky/internal/console"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // Module is one module's report and how to find its sources.
@@ -42,7 +42,7 @@ func GitHub(w io.Writer, modules []Module) {
 	for _, m := range modules {
 		for _, f := range m.Report.Findings {
 			fields := map[string]string{"title": fmt.Sprintf("flaky: %s (%s)", f.Test, f.Kind.Title())}
-			class, method, _ := strings.Cut(f.Test, "#")
+			class, method := testid.Split(f.Test)
 			if m.Locate != nil {
 				if path, line := m.Locate(class, method, ""); path != "" {
 					fields["file"] = path
@@ -52,11 +52,7 @@ func GitHub(w io.Writer, modules []Module) {
 				}
 			}
 			msg := report.Describe(f)
-			if first, _, _ := strings.Cut(strings.TrimSpace(f.Message), "\n"); first != "" {
-				first = strings.TrimRight(first, "\r")
-				if len(first) > maxLine {
-					first = strings.ToValidUTF8(first[:maxLine], "") + "..."
-				}
+			if first := report.Headline(f.Message, maxLine); first != "" {
 				msg += "\n" + first
 			}
 			if f.Reproduce != "" {

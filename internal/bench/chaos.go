@@ -70,7 +70,7 @@ func benchChaos(name string, runs int, jars agent.Jars) error {
 	configs = append(configs, config{name: "combined", strategies: combined})
 
 	type measured struct {
-		opts          []string
+		opts          agent.Options
 		jvm, tests    []time.Duration
 		sites, failed int
 	}

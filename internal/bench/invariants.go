@@ -16,7 +16,6 @@ import (
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/mvn"
 )
@@ -103,7 +102,7 @@ func benchInvariantsFixture(name string, jars agent.Jars, fig *invFigures) error
 		return err
 	}
 	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{})
+	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{})
 	if err != nil {
 		return err
 	}
@@ -177,7 +176,7 @@ func benchInvariantsFixture(name string, jars agent.Jars, fig *invFigures) error
 			if _, err := l.RunWith(ctx, suite, opts); err != nil {
 				return err
 			}
-			if opts.AgentOptions == nil {
+			if !opts.AgentOptions.Invariants.On {
 				plain = append(plain, time.Since(start))
 			} else {
 				traced = append(traced, time.Since(start))

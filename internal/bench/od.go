@@ -281,7 +281,7 @@ func openSuite(ctx context.Context, dir string, jars agent.Jars) (*benchSuite, e
 		return nil, err
 	}
 	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{CDSDir: launcher.CDSCache()})
+	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{CDSDir: launcher.CDSCache()})
 	if err != nil {
 		return nil, err
 	}

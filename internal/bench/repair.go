@@ -110,7 +110,7 @@ func benchRepairFixture(name string, tallies map[report.Kind]*repairTally, byRep
 			tallies[f.Kind] = t
 		}
 		t.findings++
-		r := res.Repairs[repair.Key(f)]
+		r := res.Repairs[f.Key()]
 		what := "-"
 		if r != nil && r.Validated {
 			t.repaired++

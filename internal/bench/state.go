@@ -15,7 +15,6 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
 	"github.com/flakyhq/flaky/mvn"
@@ -101,7 +100,7 @@ func benchStateFixture(name string, jars agent.Jars) ([]stateRow, error) {
 		return nil, err
 	}
 	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(od.FastStart(env), jars, launcher.Options{})
+	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{})
 	if err != nil {
 		return nil, err
 	}

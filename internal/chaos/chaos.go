@@ -12,6 +12,7 @@ import (
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // DefaultBudget is the least budget an analysis gets when Config.Budget is
@@ -283,7 +284,7 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 func unperturbedOf(jobs []launcher.Job, results []*launcher.Result) []*launcher.Result {
 	var out []*launcher.Result
 	for i, j := range jobs {
-		if len(j.AgentOptions) == 0 && results[i] != nil {
+		if len(j.AgentOptions.Chaos.Strategies) == 0 && results[i] != nil {
 			out = append(out, results[i])
 		}
 	}
@@ -563,7 +564,7 @@ func resultOf(r *launcher.Result, test string) (launcher.TestResult, bool) {
 // the same id, or the test template "X" of an invocation "X[i]"; -1 if none.
 func entryOf(order []string, test string) int {
 	for i, e := range order {
-		if e == test || strings.HasPrefix(test, e+"[") {
+		if testid.IsInvocation(test, e) {
 			return i
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // behaviour says how a synthetic test reacts to perturbation.
@@ -58,7 +59,7 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 		on := map[string]bool{}
 		groups := map[string]string{}
 		on["alone"] = len(j.Order) == 1
-		for _, o := range j.AgentOptions {
+		for _, o := range encoded(j.AgentOptions) {
 			on[o] = true
 			if v, ok := strings.CutPrefix(o, "chaos="); ok {
 				for _, id := range strings.Split(v, "+") {
@@ -72,8 +73,8 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 		for _, entry := range j.Order {
 			b, ok := f.suite[entry]
 			ids := b.results
-			if base, _, invocation := strings.Cut(entry, "["); !ok && invocation {
-				b, ids = f.suite[base], []string{entry} // one invocation of a parameterized test
+			if id := testid.Parse(entry); !ok && id.Invocation != "" {
+				b, ids = f.suite[id.Base().String()], []string{entry} // one invocation of a parameterized test
 			}
 			if ids == nil {
 				ids = []string{entry}
@@ -87,7 +88,7 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 					for _, s := range b.sites[g] {
 						test := id
 						if b.atClass {
-							test = id[:strings.IndexByte(id, '#')]
+							test = testid.ClassOf(id)
 						}
 						r.Perturbations = append(r.Perturbations, agent.Perturbation{Test: test, Strategy: strategy, Group: g,
 							API: s.api, Class: s.class, Method: s.method, File: s.class[strings.LastIndexByte(s.class, '.')+1:] + ".java", Line: s.line})
@@ -95,7 +96,7 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 				}
 				t := launcher.TestResult{Test: id, Outcome: launcher.Pass}
 				if b.fails != nil && b.fails(on) {
-					t.Outcome, t.Message = launcher.Fail, "failed under "+strings.Join(j.AgentOptions, ",")
+					t.Outcome, t.Message = launcher.Fail, "failed under "+strings.Join(encoded(j.AgentOptions), ",")
 					if b.ftype != "" || b.stack != "" {
 						t.Outcome, t.FailureType, t.Message, t.Stack = launcher.Error, b.ftype, b.message, b.stack
 					}
@@ -291,8 +292,8 @@ func TestRun(t *testing.T) {
 			var jobs []string
 			for _, j := range r.jobs {
 				opt := ""
-				if len(j.AgentOptions) > 0 {
-					opt = j.AgentOptions[0]
+				if o := encoded(j.AgentOptions); len(o) > 0 {
+					opt = o[0]
 				}
 				jobs = append(jobs, opt+" "+strconv.Itoa(len(j.Order)))
 			}
@@ -344,7 +345,7 @@ func TestCombinedTriesOtherStrategies(t *testing.T) {
 	}
 	var jobs []string
 	for _, j := range r.jobs {
-		jobs = append(jobs, strings.Join(j.AgentOptions, ",")+" "+strconv.Itoa(len(j.Order)))
+		jobs = append(jobs, strings.Join(encoded(j.AgentOptions), ",")+" "+strconv.Itoa(len(j.Order)))
 	}
 	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1", "chaos=RANDOM_MAX 1"}
 	if !slices.Equal(jobs, wantJobs) {

@@ -3,9 +3,9 @@ package chaos
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // candidate is a test that failed in the combined run and passed unperturbed.
@@ -199,7 +199,7 @@ func (a *analysis) candidates(r *launcher.Result) []*candidate {
 		if !a.passesUnperturbed(t.Test) {
 			continue
 		}
-		class, _, _ := strings.Cut(t.Test, "#")
+		class := testid.ClassOf(t.Test)
 		hit := map[string]bool{}
 		for _, p := range r.Perturbations {
 			if p.Test == t.Test || p.Test == class {

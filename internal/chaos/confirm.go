@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // mildParam is the parameter of a strategy that a milder rerun scales
@@ -114,11 +115,7 @@ func ownClass(order []string, test string) []string {
 }
 
 // topClass returns the top-level class of a test id.
-func topClass(id string) string {
-	id, _, _ = strings.Cut(id, "#")
-	id, _, _ = strings.Cut(id, "$")
-	return id
-}
+func topClass(id string) string { return testid.Parse(id).TopLevel() }
 
 // confirmRound runs, for each attributed finding that plan accepts, its
 // strategy on the order with the settings plan returns (one job per

@@ -121,7 +121,7 @@ func (a *analysis) dismiss(ctx context.Context, set []Strategy, r *launcher.Resu
 		if err != nil {
 			return err
 		}
-		j.AgentOptions = append(j.AgentOptions, fmt.Sprintf("chaos.random.limit=%d", RandomLimit))
+		j.AgentOptions.Chaos.RandomLimit = RandomLimit
 		jobs[k] = j
 	}
 	a.cfg.Logf("rerunning %d test(s) that hung under %s with the extreme value only %d times per call site", len(hung), label, RandomLimit)

@@ -40,7 +40,7 @@ func (l *limitRunner) RunJobs(_ context.Context, jobs []launcher.Job) ([]*launch
 	out := make([]*launcher.Result, len(jobs))
 	for i, j := range jobs {
 		outcome := launcher.Timeout
-		if slices.ContainsFunc(j.AgentOptions, func(o string) bool { return strings.HasPrefix(o, "chaos.random.limit=") }) {
+		if slices.ContainsFunc(encoded(j.AgentOptions), func(o string) bool { return strings.HasPrefix(o, "chaos.random.limit=") }) {
 			outcome = launcher.Pass
 		}
 		out[i] = &launcher.Result{Order: j.Order, Tests: []launcher.TestResult{{Test: j.Order[0], Outcome: outcome}}}

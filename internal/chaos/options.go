@@ -3,13 +3,14 @@ package chaos
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/flakyhq/flaky/agent"
 )
 
 // Settings say which classes the agent instruments and how its strategies
-// are tuned; they turn into agent options (see /work/notes/issue5.md).
+// are tuned; they turn into the chaos part of the agent options.
 type Settings struct {
 	// Roots are class directories: exactly the classes under them are
 	// instrumented (chaos.roots). Relative paths resolve against the test
@@ -29,39 +30,28 @@ var reservedKeys = map[string]bool{"chaos": true, "chaos.roots": true, "chaos.in
 
 // AgentOptions returns the agent options that enable strategies with these
 // settings; no strategies means no options (no instrumentation).
-func (s Settings) AgentOptions(strategies []Strategy) ([]string, error) {
+func (s Settings) AgentOptions(strategies []Strategy) (agent.Options, error) {
 	if len(strategies) == 0 {
-		return nil, nil
-	}
-	opts := []string{"chaos=" + Join(strategies)}
-	for _, list := range []struct {
-		key    string
-		values []string
-	}{{"chaos.roots", s.Roots}, {"chaos.include", s.Include}, {"chaos.exclude", s.Exclude}} {
-		if len(list.values) == 0 {
-			continue
-		}
-		escaped := make([]string, len(list.values))
-		for i, v := range list.values {
-			if v == "" {
-				return nil, fmt.Errorf("%s: an empty value cannot be passed to the agent", list.key)
-			}
-			escaped[i] = agent.EscapeListItem(v)
-		}
-		opts = append(opts, list.key+"="+strings.Join(escaped, "+"))
+		return agent.Options{}, nil
 	}
 	params, err := normalizeParams(s.Params)
 	if err != nil {
-		return nil, err
+		return agent.Options{}, err
 	}
-	return append(opts, params...), nil
+	opts := agent.Options{Chaos: agent.ChaosOptions{Strategies: IDs(strategies), Roots: s.Roots, Include: s.Include, Exclude: s.Exclude, Params: params}}
+	if _, err := opts.Encode(); err != nil {
+		return agent.Options{}, err
+	}
+	return opts, nil
 }
 
-// normalizeParams checks parameters and gives their keys the chaos. prefix.
-func normalizeParams(params []string) ([]string, error) {
-	out := make([]string, 0, len(params))
+// normalizeParams checks parameters and gives their keys the chaos. prefix;
+// a later value of a key replaces an earlier one.
+func normalizeParams(params []string) ([]agent.Param, error) {
+	out := make([]agent.Param, 0, len(params))
 	for _, p := range params {
-		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+		k, v, ok := strings.Cut(p, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !strings.HasPrefix(k, "chaos.") {
 			k = "chaos." + k
 		}
@@ -73,7 +63,8 @@ func normalizeParams(params []string) ([]string, error) {
 		case strings.Contains(p, ","):
 			return nil, fmt.Errorf("strategy parameter %q: commas cannot be passed to the agent", p)
 		}
-		out = append(out, k+"="+v)
+		out = slices.DeleteFunc(out, func(q agent.Param) bool { return q.Key == k })
+		out = append(out, agent.Param{Key: k, Value: v})
 	}
 	return out, nil
 }

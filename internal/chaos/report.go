@@ -6,8 +6,8 @@ import (
 
 	"github.com/kballard/go-shellquote"
 
-	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/mvn"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -141,11 +141,18 @@ func MavenCommand(module, orderFile string, order []string, strategies []Strateg
 	if err != nil {
 		return "", err
 	}
-	cmd, err := shellquote.Split(od.MavenReproduce(module, orderFile, order...))
+	cmd, err := shellquote.Split(mvn.Reproduce(module, orderFile, order...))
 	if err != nil {
 		return "", err
 	}
-	token := strings.Join(append([]string{""}, opts...), ",") // an empty token, then the chaos options
+	enc, err := opts.Encode()
+	if err != nil {
+		return "", err
+	}
+	token := "" // an empty token, then the chaos options
+	if enc != "" {
+		token = "," + enc
+	}
 	return shellquote.Join(append(cmd, "-Dflaky.token="+token)...), nil
 }
 

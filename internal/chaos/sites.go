@@ -3,10 +3,10 @@ package chaos
 import (
 	"cmp"
 	"slices"
-	"strings"
 
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // site is a perturbed call site a run reported.
@@ -19,10 +19,7 @@ type site struct {
 // in r: the ones hit during the test, or, when there are none, the ones hit
 // in its class's fixtures and static initialisers.
 func sitesHit(r *launcher.Result, test string, keep func(strategy, group string) bool) []site {
-	class := test
-	if i := strings.IndexByte(test, '#'); i >= 0 {
-		class = test[:i]
-	}
+	class := testid.ClassOf(test)
 	var own, fixtures []site
 	for _, p := range r.Perturbations {
 		if !keep(p.Strategy, p.Group) {

@@ -6,11 +6,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
 )
 
-// Option is the agent option that records data dependencies.
-const Option = "dataflow=true"
+// AgentOptions are the agent options that record data dependencies.
+var AgentOptions = agent.Options{Dataflow: true}
 
 // Launcher runs orders in fresh JVMs, with agent options when asked;
 // *launcher.Launcher is one.
@@ -56,12 +57,12 @@ func Analyze(ctx context.Context, l Launcher, cfg Config) (*Result, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	jobs := []launcher.Job{{Order: cfg.Tests, RunOptions: launcher.RunOptions{AgentOptions: []string{Option}}}}
+	jobs := []launcher.Job{{Order: cfg.Tests, RunOptions: launcher.RunOptions{AgentOptions: AgentOptions}}}
 	names := []string{"original"}
 	if cfg.Reverse && len(cfg.Tests) > 1 {
 		rev := slices.Clone(cfg.Tests)
 		slices.Reverse(rev)
-		jobs = append(jobs, launcher.Job{Order: rev, RunOptions: launcher.RunOptions{AgentOptions: []string{Option}}})
+		jobs = append(jobs, launcher.Job{Order: rev, RunOptions: launcher.RunOptions{AgentOptions: AgentOptions}})
 		names = append(names, "reversed")
 	}
 	refs, err := l.RunJobs(ctx, jobs)

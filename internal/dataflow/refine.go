@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // Runner runs orders, each in a fresh JVM, possibly in parallel, and
@@ -139,9 +139,9 @@ func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]boo
 		}
 		slices.SortFunc(orders[i], func(x, y string) int { return cmp.Compare(ref.index[x], ref.index[y]) })
 		orders[i] = append(orders[i], gr.reader)
-		if c := od.ClassOf(gr.reader); fixtures[c] {
-			rest := slices.DeleteFunc(slices.Clone(orders[i]), func(t string) bool { return od.ClassOf(t) == c })
-			orders[i] = append(rest, slices.DeleteFunc(slices.Clone(orders[i]), func(t string) bool { return od.ClassOf(t) != c })...)
+		if c := testid.ClassOf(gr.reader); fixtures[c] {
+			rest := slices.DeleteFunc(slices.Clone(orders[i]), func(t string) bool { return testid.ClassOf(t) == c })
+			orders[i] = append(rest, slices.DeleteFunc(slices.Clone(orders[i]), func(t string) bool { return testid.ClassOf(t) != c })...)
 		}
 	}
 	res, err := r.RunAll(ctx, orders)

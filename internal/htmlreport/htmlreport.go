@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -221,7 +222,7 @@ func finding(p Page, m Module, f report.Finding, multi bool) findingView {
 		Test: f.Test, Module: m.Name, Kind: f.Kind, Title: f.Kind.Title(), Why: report.Describe(f),
 		Message: clip(f.Message), New: m.Report.IsNew(f), ShowModule: multi,
 	}
-	class, method, _ := strings.Cut(f.Test, "#")
+	class, method := testid.Split(f.Test)
 	fv.Source, fv.SourceHref = source(p, m, class, method, "", 0)
 	roles := map[string]string{}
 	for _, g := range f.Polluters {
@@ -326,14 +327,8 @@ func steps(order []string, roles map[string]string) ([]stepView, int) {
 
 // short is a test id without its package: CartTest#total.
 func short(id string) string {
-	class, method, _ := strings.Cut(id, "#")
-	if i := strings.LastIndexByte(class, '.'); i >= 0 {
-		class = class[i+1:]
-	}
-	if method == "" {
-		return class
-	}
-	return class + "#" + method
+	t := testid.Parse(id)
+	return testid.Join(t.SimpleClass(), t.Member())
 }
 
 func outcomeClass(o string) string {

@@ -113,10 +113,11 @@ func FindResets(ctx context.Context, r Runner, findings []report.Finding, suite 
 		}
 		names := make([]string, len(ws))
 		for j, w := range ws {
-			names[j] = escapeOption(w.name)
+			names[j] = w.name
 		}
-		opts := launcher.RunOptions{AgentOptions: append(slices.Clone(AgentOptions), "invariants.watch="+strings.Join(names, "+"))}
-		jobs = append(jobs, launcher.Job{Order: order, RunOptions: opts})
+		opts := AgentOptions
+		opts.Invariants.Watch = names
+		jobs = append(jobs, launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts}})
 		at = append(at, i)
 		watches = append(watches, ws)
 	}
@@ -195,11 +196,6 @@ func sortCandidates(cs []report.MethodCandidate) {
 		}
 		return 0
 	})
-}
-
-// escapeOption escapes what an agent list option cannot hold.
-func escapeOption(s string) string {
-	return strings.NewReplacer("%", "%25", ",", "%2C", "+", "%2B").Replace(s)
 }
 
 // holdsAll reports whether every invariant holds for the values (a

@@ -6,6 +6,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // Top is how many problem invariants a finding reports (Takuan's choice).
@@ -14,7 +15,7 @@ const Top = 5
 // OfTest returns the program points the tracer sent for test (every
 // invocation of a test template), merged per point.
 func OfTest(events []agent.Invariants, test string) []agent.TracePoint {
-	return merge(events, func(t string) bool { return t == test || strings.HasPrefix(t, test+"[") })
+	return merge(events, func(t string) bool { return testid.IsInvocation(t, test) })
 }
 
 func merge(events []agent.Invariants, keep func(test string) bool) []agent.TracePoint {

@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
 // AgentOptions turn the agent's invariant tracer on for the module's own
 // classes (those loaded from class directories; see agent/PROTOCOL.md).
-var AgentOptions = []string{"invariants=on"}
+var AgentOptions = agent.Options{Invariants: agent.InvariantOptions{On: true}}
 
 // Runner runs orders in test JVMs (a *launcher.Launcher).
 type Runner interface {

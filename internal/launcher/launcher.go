@@ -71,9 +71,9 @@ type Options struct {
 
 // RunOptions tune one run of RunWith.
 type RunOptions struct {
-	// AgentOptions are extra key=value agent options for this run's JVM,
-	// after port and token (see PROTOCOL.md); they must not contain commas.
-	AgentOptions []string
+	// AgentOptions are the agent options of this run's JVM; the launcher
+	// sets their port.
+	AgentOptions agent.Options
 	// KeepTmp keeps the JVM's temporary directory after the run (as
 	// evidence); Result.TmpDir names it and the caller removes it.
 	KeepTmp bool
@@ -209,8 +209,8 @@ func (l *Launcher) writeOrder(order []string) (string, error) {
 
 // runOnce executes order in one fresh JVM with opts.
 func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
-	if err := checkAgentOptions(opts.AgentOptions); err != nil {
-		return nil, err
+	if _, err := opts.AgentOptions.Encode(); err != nil {
+		return nil, fmt.Errorf("agent options: %w", err)
 	}
 	orderFile, err := l.writeOrder(order)
 	if err != nil {
@@ -378,25 +378,13 @@ func optionSafe(jar, tmp string) (string, error) {
 	return link, nil
 }
 
-// checkAgentOptions rejects agent options that would not survive the
-// comma-separated -javaagent option string.
-func checkAgentOptions(options []string) error {
-	for _, o := range options {
-		if k, _, ok := strings.Cut(o, "="); !ok || k == "" || strings.Contains(o, ",") {
-			return fmt.Errorf("agent option %q: want key=value without commas", o)
-		}
-	}
-	return nil
-}
-
 // tmpdirProperty is the JVM's temporary directory property.
 const tmpdirProperty = "java.io.tmpdir"
 
-// command returns the java arguments for one runner invocation; agentOptions
-// follow the port in the -javaagent option string. The token is not among
-// them: the command line is visible to every local user. tmpDir is the JVM's
-// java.io.tmpdir unless the module sets its own.
-func (l *Launcher) command(port int, agentOptions, mainArgs []string, tmpDir string) []string {
+// command returns the java arguments for one runner invocation, its agent
+// connecting to port with agentOptions. tmpDir is the JVM's java.io.tmpdir
+// unless the module sets its own.
+func (l *Launcher) command(port int, agentOptions agent.Options, mainArgs []string, tmpDir string) ([]string, error) {
 	args := append([]string(nil), l.env.JVMArgs...)
 	keys := make([]string, 0, len(l.env.SysProps))
 	for k := range l.env.SysProps {
@@ -409,14 +397,15 @@ func (l *Launcher) command(port int, agentOptions, mainArgs []string, tmpDir str
 	if !l.setsTmpdir() {
 		args = append(args, "-D"+tmpdirProperty+"="+tmpDir)
 	}
-	javaagent := fmt.Sprintf("-javaagent:%s=port=%d", l.jars.Agent, port)
-	for _, o := range agentOptions {
-		javaagent += "," + o
+	agentOptions.Port = port
+	javaagent, err := agentOptions.JavaAgent(l.jars.Agent)
+	if err != nil {
+		return nil, err
 	}
 	args = append(args, javaagent)
 	args = append(args, l.cpArgs...)
 	args = append(args, runnerMain)
-	return append(args, mainArgs...)
+	return append(args, mainArgs...), nil
 }
 
 // setsTmpdir reports whether the module's JVM arguments or system

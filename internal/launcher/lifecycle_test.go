@@ -167,7 +167,11 @@ func TestAgentJarPathWithEquals(t *testing.T) {
 	}
 	defer l.Close()
 	var javaagent string
-	for _, a := range l.command(1, []string{"chaos=LOCALE"}, nil, "/tmp") {
+	args, err := l.command(1, agent.Options{Chaos: agent.ChaosOptions{Strategies: []string{"LOCALE"}}}, nil, "/tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range args {
 		if v, ok := strings.CutPrefix(a, "-javaagent:"); ok {
 			javaagent = v
 		}

@@ -39,7 +39,7 @@ type watch struct {
 	handle       func(m agent.Message, now time.Time) // every message but the hello
 	deadline     func() time.Time                     // when to kill for the test timeout; zero for never
 	ended        func() bool                          // the runner reported the end of its work; nil for never
-	agentOptions []string                             // extra agent options after port and token
+	agentOptions agent.Options                        // the agent's options but the port
 	keepTmp      bool                                 // keep the JVM's temporary directory
 }
 
@@ -98,7 +98,11 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (_ *
 	if classList != "" {
 		defer l.cds.recorded(classList)
 	}
-	cmd := exec.Command(l.env.Java, append(shareArgs, l.command(l.server.Port(), w.agentOptions, mainArgs, tmpDir)...)...)
+	args, err := l.command(l.server.Port(), w.agentOptions, mainArgs, tmpDir)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(l.env.Java, append(shareArgs, args...)...)
 	cmd.Dir = l.env.Dir
 	// The token travels in the environment, which only the JVM's owner can read.
 	marker := fmt.Sprintf("%s=%d-%d", markerEnv, os.Getpid(), jvmSeq.Add(1))

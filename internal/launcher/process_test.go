@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // The launcher tests below start this test binary as a fake "java": with
@@ -145,12 +146,12 @@ func fakeJVM(scenario string, args []string) int {
 	}
 	for i, test := range order {
 		send(&agent.TestStart{Test: test, Index: i})
-		method := test[strings.IndexByte(test, '#')+1:]
+		_, method := testid.Split(test)
 		switch {
 		case method == "hang":
 			time.Sleep(time.Hour)
 		case method == "exit":
-			send(&agent.Exit{Status: 3, Test: test, Class: className(test), Stack: "at java.lang.System.exit(System.java:1)"})
+			send(&agent.Exit{Status: 3, Test: test, Class: testid.ClassOf(test), Stack: "at java.lang.System.exit(System.java:1)"})
 			return 3
 		case method == "oom":
 			fmt.Fprintln(os.Stderr, "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space")
@@ -192,7 +193,7 @@ func fakeJVM(scenario string, args []string) int {
 			}
 		}
 		if method == "perturbed" && chaos != "" {
-			send(&agent.Perturbation{Test: test, Strategy: chaos, Group: "RANDOM", API: "java.util.Random#nextInt(int)", Class: className(test), Method: method, File: "A.java", Line: 7})
+			send(&agent.Perturbation{Test: test, Strategy: chaos, Group: "RANDOM", API: "java.util.Random#nextInt(int)", Class: testid.ClassOf(test), Method: method, File: "A.java", Line: 7})
 			outcome = "fail"
 		}
 		send(&agent.TestEnd{Test: test, Index: i, Outcome: outcome, TimeMs: 1, Message: message})
@@ -224,9 +225,9 @@ func fakeWarm(scenario string, send func(agent.Message), files []string) int {
 		for i, test := range order {
 			send(&agent.TestStart{Test: test, Index: i})
 			outcome := "pass"
-			switch test[strings.IndexByte(test, '#')+1:] {
+			switch _, method := testid.Split(test); method {
 			case "exit":
-				send(&agent.Exit{Status: 3, Test: test, Class: className(test)})
+				send(&agent.Exit{Status: 3, Test: test, Class: testid.ClassOf(test)})
 				return 3
 			case "fail":
 				outcome = "fail"
@@ -466,7 +467,11 @@ func TestCommand(t *testing.T) {
 		jars:   agent.Jars{Agent: "/c/flaky-agent.jar", Runner: "/c/flaky-runner.jar"},
 		cpArgs: []string{"-cp", "/p/test-classes:/c/flaky-runner.jar"},
 	}
-	got := l.command(4321, []string{"chaos=RANDOM_MAX+LOCALE", "chaos.seed=3"}, []string{"run", "--order", "/tmp/o.txt"}, "/r/jvm-1")
+	opts := agent.Options{Chaos: agent.ChaosOptions{Strategies: []string{"RANDOM_MAX", "LOCALE"}, Params: []agent.Param{{Key: "chaos.seed", Value: "3"}}}}
+	got, err := l.command(4321, opts, []string{"run", "--order", "/tmp/o.txt"}, "/r/jvm-1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []string{
 		"-Xmx256m", "--add-opens=java.base/java.lang=ALL-UNNAMED",
 		"-Da=x y", "-Db=2", "-Djava.io.tmpdir=/r/jvm-1",
@@ -478,7 +483,7 @@ func TestCommand(t *testing.T) {
 		t.Errorf("command:\n got %q\nwant %q", got, want)
 	}
 	l.env.SysProps["java.io.tmpdir"] = "/module/tmp"
-	if got := l.command(4321, nil, nil, "/r/jvm-1"); slices.Contains(got, "-Djava.io.tmpdir=/r/jvm-1") {
+	if got, _ := l.command(4321, agent.Options{}, nil, "/r/jvm-1"); slices.Contains(got, "-Djava.io.tmpdir=/r/jvm-1") {
 		t.Errorf("overrides the module's java.io.tmpdir: %q", got)
 	}
 }
@@ -515,7 +520,7 @@ func TestRunJobsAgentOptions(t *testing.T) {
 	order := []string{"p.A#a", "p.A#perturbed"}
 	res, err := l.RunJobs(context.Background(), []Job{
 		{Order: order},
-		{Order: order, RunOptions: RunOptions{AgentOptions: []string{"chaos=RANDOM_MAX"}}},
+		{Order: order, RunOptions: RunOptions{AgentOptions: agent.Options{Chaos: agent.ChaosOptions{Strategies: []string{"RANDOM_MAX"}}}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -529,24 +534,10 @@ func TestRunJobsAgentOptions(t *testing.T) {
 	}
 }
 
-func TestCheckAgentOptions(t *testing.T) {
-	tests := []struct {
-		options []string
-		ok      bool
-	}{
-		{nil, true},
-		{[]string{"chaos=RANDOM_MAX+TIME_FAST", "chaos.roots=/a b/classes"}, true},
-		{[]string{"chaos.roots=/a,b"}, false},
-		{[]string{"chaos"}, false},
-		{[]string{"=x"}, false},
-	}
-	for _, tt := range tests {
-		if err := checkAgentOptions(tt.options); (err == nil) != tt.ok {
-			t.Errorf("checkAgentOptions(%q) = %v, want ok %v", tt.options, err, tt.ok)
-		}
-	}
+func TestRunRejectsInvalidAgentOptions(t *testing.T) {
 	l := fakeLauncher(t, "run", Options{})
-	if _, err := l.RunWith(context.Background(), []string{"p.A#a"}, RunOptions{AgentOptions: []string{"a=1,b=2"}}); err == nil {
-		t.Error("RunWith accepted an agent option with a comma")
+	bad := agent.Options{Chaos: agent.ChaosOptions{Strategies: []string{"RANDOM_MAX"}, Params: []agent.Param{{Key: "chaos.a", Value: "1,b=2"}}}}
+	if _, err := l.RunWith(context.Background(), []string{"p.A#a"}, RunOptions{AgentOptions: bad}); err == nil {
+		t.Error("RunWith accepted an agent option value with a comma")
 	}
 }

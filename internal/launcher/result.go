@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // Outcome is what happened to one test. Its values are flaky's one
@@ -270,7 +271,7 @@ func (a *assembler) deadline(timeout time.Duration) time.Time {
 // matches reports whether a result for test answers the order entry:
 // the same id, or an invocation "entry[i]" of a test template.
 func matches(entry, test string) bool {
-	return entry == test || strings.HasPrefix(test, entry+"[")
+	return testid.IsInvocation(test, entry)
 }
 
 // cover finds the order entry a result for test at index answers, marks it
@@ -316,21 +317,13 @@ func (a *assembler) victim() (test string, index int, start time.Time, fixture b
 			if a.covered[j] {
 				continue
 			}
-			if className(a.order[j]) == a.class {
+			if testid.ClassOf(a.order[j]) == a.class {
 				return a.order[j], j, a.classStart, true
 			}
 			break
 		}
 	}
 	return "", -1, time.Time{}, false
-}
-
-// className returns the class part of a test id.
-func className(id string) string {
-	if i := strings.IndexByte(id, '#'); i >= 0 {
-		return id[:i]
-	}
-	return id
 }
 
 // resumeAt is the order index a resumed run goes on from: after the last
@@ -383,7 +376,7 @@ func (a *assembler) finish(e ending, now time.Time) ([]TestResult, Exit) {
 				r.Message, r.Stack = a.crashReport(e)
 			}
 			if fixture {
-				r.Message = fmt.Sprintf("in the class fixtures of %s: %s", className(test), r.Message)
+				r.Message = fmt.Sprintf("in the class fixtures of %s: %s", testid.ClassOf(test), r.Message)
 			}
 			tests = append(tests, r)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // fakeSuite is a synthetic test suite: each test reads and writes a state
@@ -59,8 +60,8 @@ func (f *fakeSuite) run(ctx context.Context, orders [][]string, warm bool) ([]*l
 		r := &launcher.Result{Order: order, Warm: warm}
 		scopes := map[string]int{}
 		for j, id := range order {
-			c := ClassOf(id)
-			if j == 0 || ClassOf(order[j-1]) != c {
+			c := testid.ClassOf(id)
+			if j == 0 || testid.ClassOf(order[j-1]) != c {
 				scopes[c]++
 			}
 			o, msg := launcher.Fail, id+" fail"
@@ -373,20 +374,6 @@ func TestReportFindings(t *testing.T) {
 	}{{0, 0, maxNODRepeats}, {3, 3, 12}, {1, 1000, maxNODRepeats}, {30, 100, 28}} {
 		if got := repeatsFor(wilsonLower(c.fails, c.runs)); got != c.want {
 			t.Errorf("%d of %d runs failed: %d repeats, want %d", c.fails, c.runs, got, c.want)
-		}
-	}
-	for _, c := range []struct {
-		module string
-		tests  []string
-		want   string
-	}{
-		{".", []string{"a.B#c"}, `mvn -Pflaky test -Dflaky.testFailureIgnore=false '-Dflaky.order=/x y/o.txt'`},
-		{"core", nil, `mvn -Pflaky test -pl core -Dflaky.testFailureIgnore=false '-Dflaky.order=/x y/o.txt'`},
-		{"apps/core", []string{"a.B#c", "a.C$N#d", "a.B#e", "a.C#f"},
-			`mvn -Pflaky test -pl apps/core -am -Dtest=a.B,a.C -Dsurefire.failIfNoSpecifiedTests=false -Dflaky.testFailureIgnore=false '-Dflaky.order=/x y/o.txt'`},
-	} {
-		if got := MavenReproduce(c.module, "/x y/o.txt", c.tests...); got != c.want {
-			t.Errorf("MavenReproduce(%q, %q) = %s\nwant %s", c.module, c.tests, got, c.want)
 		}
 	}
 }

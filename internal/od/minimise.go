@@ -1,3 +1,11 @@
+// Minimisation, the last stage: minimiseClusters takes the confirmed
+// order-dependent candidates, clustered by the orders that showed them, and
+// gives their findings: the minimal polluter groups and their cleaners of a
+// victim, the minimal state-setter groups of a brittle test, found by delta
+// debugging (ddmin.go) over runs of order prefixes. Groups found for one
+// test are tried first for the next, and shareCleaners gives the victims of
+// one polluter group each other's cleaners.
+
 package od
 
 import (

@@ -1,3 +1,10 @@
+// Order generation, the first stage: the suite's tests, grouped by class
+// and by package (suite), and the seed give the exploration orders (the
+// generators below: reversed, random, Tuscan-square pairwise), each made
+// feasible under class-level fixtures; detectionOrders adds the isolation
+// and twice-in-a-row runs and gives the numbered detection plan, which
+// schedule.go puts in the order to run it.
+
 package od
 
 import (
@@ -5,6 +12,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // Generator names, recorded in reports as the source of each order.
@@ -41,7 +50,7 @@ type suite struct {
 }
 
 func newSuite(tests []string, fixtures map[string]bool) *suite {
-	return &suite{tests: tests, classes: groupBy(tests, ClassOf), packages: groupBy(tests, packageOf), fixtures: fixtures}
+	return &suite{tests: tests, classes: groupBy(tests, testid.ClassOf), packages: groupBy(tests, packageOf), fixtures: fixtures}
 }
 
 // feasible returns order rearranged into one that Surefire and the test
@@ -56,17 +65,17 @@ func (s *suite) feasible(order []string) []string {
 	if len(s.fixtures) == 0 || len(order) < 2 || s.contiguous(order) {
 		return order
 	}
-	lastClass := ClassOf(order[len(order)-1])
+	lastClass := testid.ClassOf(order[len(order)-1])
 	blocks := map[string][]string{}
 	for _, t := range order {
-		if c := ClassOf(t); s.fixtures[c] {
+		if c := testid.ClassOf(t); s.fixtures[c] {
 			blocks[c] = append(blocks[c], t)
 		}
 	}
 	out := make([]string, 0, len(order))
 	placed := map[string]bool{lastClass: true}
 	for _, t := range order {
-		c := ClassOf(t)
+		c := testid.ClassOf(t)
 		switch {
 		case !s.fixtures[c]:
 			out = append(out, t)
@@ -86,8 +95,8 @@ func (s *suite) feasible(order []string) []string {
 func (s *suite) contiguous(order []string) bool {
 	done := map[string]bool{}
 	for i, t := range order {
-		c := ClassOf(t)
-		if !s.fixtures[c] || (i > 0 && ClassOf(order[i-1]) == c) {
+		c := testid.ClassOf(t)
+		if !s.fixtures[c] || (i > 0 && testid.ClassOf(order[i-1]) == c) {
 			continue
 		}
 		if done[c] {
@@ -114,22 +123,8 @@ func groupBy(tests []string, key func(string) string) []group {
 	return groups
 }
 
-// ClassOf returns the class part of a test id ("pkg.C#m" -> "pkg.C").
-func ClassOf(id string) string {
-	if i := strings.IndexByte(id, '#'); i >= 0 {
-		return id[:i]
-	}
-	return id
-}
-
 // packageOf returns the package of a test id's class ("" for the default package).
-func packageOf(id string) string {
-	c := ClassOf(id)
-	if i := strings.LastIndexByte(c, '.'); i >= 0 {
-		return c[:i]
-	}
-	return ""
-}
+func packageOf(id string) string { return testid.Parse(id).Package() }
 
 // plannedOrder is an order with the generator and label that produced it.
 type plannedOrder struct {
@@ -367,4 +362,60 @@ func twice(label string, tests []string) plannedOrder {
 // orderKey identifies an order.
 func orderKey(order []string) string {
 	return strings.Join(order, "\n")
+}
+
+// detectionOrders interleaves the exploration orders with the isolation
+// runs, so both progress when the budget is short.
+func (a *analysis) detectionOrders() ([]plannedOrder, int) {
+	rounds := a.cfg.Rounds
+	if rounds == 0 {
+		rounds = autoRounds(a.s)
+	}
+	var explore []plannedOrder
+	ex := newExplorer(a.s, a.cfg.Seed)
+	for len(explore) < rounds {
+		o, ok := ex.next()
+		if !ok {
+			break
+		}
+		explore = append(explore, o)
+	}
+	a.cov.RoundsPlanned = len(explore)
+	// A test that runs first in an order runs alone: isolate only the others.
+	first := map[string]bool{a.s.tests[0]: true}
+	for _, o := range explore {
+		first[o.tests[0]] = true
+	}
+	var more []plannedOrder
+	repeatable := slices.DeleteFunc(slices.Clone(a.targets), func(t string) bool { return a.cfg.Unrepeatable[testid.ClassOf(t)] })
+	if len(repeatable) > 0 {
+		more = append(more, twice(GenTwice, repeatable), twice(GenTwice+" reversed", reversed(repeatable)))
+	}
+	for _, t := range a.targets {
+		if !first[t] {
+			more = append(more, isolation(t))
+		}
+	}
+	a.logf("%d tests: %d exploration orders (seed %d), %d isolation and twice-in-a-row runs", len(a.s.tests), len(explore), a.cfg.Seed, len(more))
+	plan := interleave(explore, more)
+	for i := range plan {
+		plan[i].plan = i
+	}
+	return plan, len(explore)
+}
+
+// interleave merges two lists, each keeping its order, evenly.
+func interleave(x, y []plannedOrder) []plannedOrder {
+	out := make([]plannedOrder, 0, len(x)+len(y))
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		if j >= len(y) || (i < len(x) && i*len(y) <= j*len(x)) {
+			out = append(out, x[i])
+			i++
+		} else {
+			out = append(out, y[j])
+			j++
+		}
+	}
+	return out
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // testSuite returns ids of classes p<k>.C<i> with the given method counts.
@@ -120,17 +122,17 @@ func TestTuscanClassesKeepClassesTogetherAndCoverClassPairs(t *testing.T) {
 		t.Fatalf("%d rows for 5 classes, want 6", len(rows))
 	}
 	for _, o := range rows {
-		runs := groupBy(o.tests, ClassOf)
+		runs := groupBy(o.tests, testid.ClassOf)
 		for i := 1; i < len(o.tests); i++ {
-			if ClassOf(o.tests[i]) != ClassOf(o.tests[i-1]) && slices.ContainsFunc(o.tests[:i-1], func(x string) bool { return ClassOf(x) == ClassOf(o.tests[i]) }) {
-				t.Fatalf("%s splits class %s: %v", o.label, ClassOf(o.tests[i]), o.tests)
+			if testid.ClassOf(o.tests[i]) != testid.ClassOf(o.tests[i-1]) && slices.ContainsFunc(o.tests[:i-1], func(x string) bool { return testid.ClassOf(x) == testid.ClassOf(o.tests[i]) }) {
+				t.Fatalf("%s splits class %s: %v", o.label, testid.ClassOf(o.tests[i]), o.tests)
 			}
 		}
 		if len(runs) != 5 {
 			t.Fatalf("%s has %d classes", o.label, len(runs))
 		}
 	}
-	pairs := adjacentPairs(rows, ClassOf)
+	pairs := adjacentPairs(rows, testid.ClassOf)
 	if len(pairs) != 5*4 {
 		t.Errorf("%d ordered class pairs adjacent, want 20", len(pairs))
 	}
@@ -138,7 +140,7 @@ func TestTuscanClassesKeepClassesTogetherAndCoverClassPairs(t *testing.T) {
 	within := map[[2]string]bool{}
 	for _, o := range rows {
 		for i := 1; i < len(o.tests); i++ {
-			if ClassOf(o.tests[i]) == "p0.C2" && ClassOf(o.tests[i-1]) == "p0.C2" {
+			if testid.ClassOf(o.tests[i]) == "p0.C2" && testid.ClassOf(o.tests[i-1]) == "p0.C2" {
 				within[[2]string{o.tests[i-1], o.tests[i]}] = true
 			}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/mvn"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -43,7 +44,7 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 			Cleaners:          f.Cleaners,
 			FailingOrder:      f.FailingOrder,
 			PassingOrder:      f.PassingOrder,
-			Reproduce:         MavenReproduce(opts.Module, file, order...),
+			Reproduce:         mvn.Reproduce(opts.Module, file, order...),
 			ReproduceRunOrder: shellquote.Join("flaky", "run-order", "--module", opts.ModuleDir, "--order", file),
 		}
 		if f.Incomplete {
@@ -109,37 +110,6 @@ func repeatsFor(p float64) int {
 		return maxNODRepeats
 	}
 	return min(maxNODRepeats, max(1, int(math.Ceil(math.Log(0.001)/math.Log(1-p)))))
-}
-
-// MavenReproduce is the plain-Maven command that runs an order file in a
-// module of the project ("." or "" for the root) through the flaky profile.
-// Given the order's tests, a module's command also builds the sibling
-// modules it depends on (-am: they are resolved from the reactor, not from
-// a repository) and keeps their tests from running (-Dtest names the
-// order's classes, which the siblings do not have).
-func MavenReproduce(module, orderFile string, tests ...string) string {
-	args := []string{"mvn", "-Pflaky", "test"}
-	if module != "" && module != "." {
-		args = append(args, "-pl", module)
-		if classes := testClasses(tests); classes != "" {
-			args = append(args, "-am", "-Dtest="+classes, "-Dsurefire.failIfNoSpecifiedTests=false")
-		}
-	}
-	return shellquote.Join(append(args, "-Dflaky.testFailureIgnore=false", "-Dflaky.order="+orderFile)...)
-}
-
-// testClasses lists the top-level classes of test ids, comma-separated, in
-// order of first appearance.
-func testClasses(tests []string) string {
-	var classes []string
-	for _, t := range tests {
-		class, _, _ := strings.Cut(t, "#")
-		class, _, _ = strings.Cut(class, "$")
-		if class != "" && !slices.Contains(classes, class) {
-			classes = append(classes, class)
-		}
-	}
-	return strings.Join(classes, ",")
 }
 
 // Report converts the coverage to its report form.

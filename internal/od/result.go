@@ -1,3 +1,7 @@
+// The analysis' output: Finding, Observation, Coverage and Result, and
+// result, which builds them from what the stages recorded (with the sweep
+// that makes every test that flipped in one order NOD).
+
 package od
 
 import (
@@ -6,8 +10,94 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
+
+// Finding is one flaky test the analysis confirmed.
+type Finding struct {
+	Test string
+	Kind report.Kind
+	// Polluters, Setters and Cleaners are groups of tests, each minimal and
+	// in the order they ran.
+	Polluters [][]string
+	Setters   [][]string
+	Cleaners  [][]string
+	// FailingOrder and PassingOrder are the shortest orders (the test
+	// last) in which the test failed and passed.
+	FailingOrder []string
+	PassingOrder []string
+	Message      string
+	Evidence     []Observation
+	// Runs and Fails count all the test's runs with an outcome and the
+	// failed ones (NOD findings).
+	Runs, Fails int
+	// Incomplete says the budget ended before its minimisation did.
+	Incomplete bool
+	// DetectedAfter and DetectedIn say when the test was first seen both
+	// passing and failing: after how many orders run, how long into the analysis.
+	DetectedAfter int
+	DetectedIn    time.Duration
+}
+
+// milestone is when something happened in the analysis.
+type milestone struct {
+	orders  int
+	elapsed time.Duration
+}
+
+// Observation is what the runs of one order showed for a finding's test.
+type Observation struct {
+	Label   string   // the step or generated order that ran it first
+	Order   []string // the order up to the finding's test
+	Pass    int
+	Fail    int
+	Failure launcher.Outcome // the first failure's outcome (fail, error, timeout, crash)
+	Message string
+}
+
+// Coverage says how much of the suite's order space the analysis explored.
+type Coverage struct {
+	Seed            int64
+	Tests           int            // tests in the suite
+	Orders          int            // orders run (JVMs started) by the analysis
+	Generators      map[string]int // orders run per generator
+	Rounds          int            // exploration orders run
+	RoundsPlanned   int            // exploration orders planned
+	Pairs           int            // ordered pairs of distinct tests
+	PairsCovered    int            // of those, the ones run right after each other
+	TestsAlone      int            // tests run alone
+	Budget          time.Duration
+	BudgetWhy       string // how the budget was chosen when the caller left it to the analysis
+	BudgetExhausted bool
+	Unconfirmed     []string // tests whose outcome changed but could not be confirmed in the budget
+	Duration        time.Duration
+	// Minimising is how long confirming and minimising the candidates took.
+	Minimising time.Duration
+	// Serial are the tests that clashed with another JVM over a resource
+	// (a fixed port, a file lock): every order holding them ran alone.
+	Serial []string
+	// Workers is how many JVMs ran at once, and WorkersWhy how that was
+	// chosen when the analysis sized them (Config.AutoWorkers).
+	Workers    int
+	WorkersWhy string
+	// WarmOrders counts the exploration orders that ran in warm JVMs (of
+	// Orders), and WarmJVMs those JVMs (Config.Warm).
+	WarmOrders, WarmJVMs int
+	// JVMTime and JVMCPU sum the wall and CPU time of the JVMs the
+	// analysis ran; Efficiency is JVMTime over Workers times Duration: how
+	// busy the workers were.
+	JVMTime, JVMCPU time.Duration
+	Efficiency      float64
+}
+
+// Result is an analysis' findings and coverage.
+type Result struct {
+	Findings []Finding
+	Coverage Coverage
+	// Runs are the runs of a shard (Config.Shard), for its partial report.
+	Runs []Run
+}
 
 // result builds the findings: NOD wherever a test's outcome differed
 // between runs of the same order (replacing any other finding for it),
@@ -31,7 +121,7 @@ func (a *analysis) result() *Result {
 		}
 		a.findings[t] = map[report.Kind]*Finding{report.NOD: {
 			Test: t, Kind: report.NOD, FailingOrder: flip.order, PassingOrder: flip.order,
-			Message: strings.TrimSpace(fmt.Sprintf("%s (passed %d and failed %d times in the same order)", firstLine(flip.message), flip.pass, flip.fail)),
+			Message: strings.TrimSpace(fmt.Sprintf("%s (passed %d and failed %d times in the same order)", report.FirstLine(flip.message), flip.pass, flip.fail)),
 			Runs:    pass + fail,
 			Fails:   fail,
 		}}
@@ -104,7 +194,12 @@ func (a *analysis) evidence(f *Finding) []Observation {
 	return out
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
+// add records a finding, replacing one of the same test and kind.
+func (a *analysis) add(f *Finding) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.findings[f.Test] == nil {
+		a.findings[f.Test] = map[report.Kind]*Finding{}
+	}
+	a.findings[f.Test][f.Kind] = f
 }

@@ -3,10 +3,10 @@ package od
 import (
 	"cmp"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // node is one order prefix in the store: the outcomes seen for its last
@@ -225,5 +225,5 @@ func firstOpen(order []string, taken []bool, test string, from int) int {
 
 // answers reports whether a result for test answers the order entry.
 func answers(entry, test string) bool {
-	return entry == test || strings.HasPrefix(test, entry+"[")
+	return testid.IsInvocation(test, entry)
 }

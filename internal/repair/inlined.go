@@ -12,6 +12,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // inlined is iFixFlakies' repair: a victim's cleaner (a brittle's setter)
@@ -66,7 +67,7 @@ func (r *run) inlined(ctx context.Context, f report.Finding) (*candidate, []stri
 func (r *run) donorCode(group []string) (editor.Code, error) {
 	var code editor.Code
 	for _, t := range group {
-		class, method := splitTest(t)
+		class, method := testid.ClassMethod(t)
 		rel, inFile, err := r.src.classFile(class)
 		if err != nil {
 			return editor.Code{}, err

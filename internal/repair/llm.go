@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"context"
 	"fmt"
-	"github.com/flakyhq/flaky/internal/editor"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/flakyhq/flaky/internal/editor"
+	"github.com/flakyhq/flaky/internal/testid"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -145,7 +147,7 @@ var stackFrame = regexp.MustCompile(`at ([\w$.]+)\.([\w$<>]+)\(([\w$]+\.java):(\
 // problem runs the failing order once to localise the failure and gathers
 // the related code.
 func (r *run) problem(ctx context.Context, f report.Finding) (*problem, error) {
-	class, method := splitTest(f.Test)
+	class, method := testid.ClassMethod(f.Test)
 	rel, inFile, err := r.src.classFile(class)
 	if err != nil {
 		return nil, err
@@ -154,7 +156,7 @@ func (r *run) problem(ctx context.Context, f report.Finding) (*problem, error) {
 	if _, err := r.apply(ctx, nil); err != nil {
 		return nil, err
 	}
-	res, err := r.sb.Run(ctx, failingOrder(f), r.agentOptions(f)...)
+	res, err := r.sb.Run(ctx, failingOrder(f), r.agentOptions(f))
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +193,7 @@ func (r *run) problem(ctx context.Context, f report.Finding) (*problem, error) {
 		p.related = append(p.related, lm.Text)
 	}
 	for _, t := range partners(f) {
-		pc, pm := splitTest(t)
+		pc, pm := testid.ClassMethod(t)
 		prel, pin, err := r.src.classFile(pc)
 		if err != nil {
 			continue

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // placement is where inlined code goes: a class's set-up or tear-down, or
@@ -27,7 +28,7 @@ type placement struct {
 // edit applies code at a placement to the sources as patched so far and
 // returns the changed file.
 func (r *run) edit(p placement, code editor.Code) (map[string][]byte, error) {
-	class, method := splitTest(p.test)
+	class, method := testid.ClassMethod(p.test)
 	rel, inFile, err := r.src.classFile(class)
 	if err != nil {
 		return nil, err

@@ -19,11 +19,12 @@ import (
 
 	"github.com/flakyhq/flaky/internal/editor"
 
+	"github.com/google/renameio/v2"
+
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/google/renameio/v2"
 )
 
 // State is one polluted state of an order-dependent finding, as the
@@ -53,7 +54,8 @@ type Config struct {
 
 // Result is what a repair run produced.
 type Result struct {
-	// Repairs holds a repair for every finding looked at, by Key.
+	// Repairs holds a repair for every finding looked at, by its
+	// report.Finding.Key (a test can be a victim and NIO).
 	Repairs map[string]*report.Repair
 	// Files are the validated patches' combined contents (module-relative
 	// path -> new content) and Originals the module's contents of them.
@@ -111,7 +113,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, fmt.Errorf("repair %s: %w", f.Test, err)
 		}
 		rep.DurationMs = time.Since(start).Milliseconds()
-		r.res.Repairs[Key(f)] = rep
+		r.res.Repairs[f.Key()] = rep
 		if rep.Validated {
 			repaired++
 			cfg.Progress.Found(repaired)
@@ -122,9 +124,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	return r.res, nil
 }
-
-// Key identifies a finding in Result.Repairs: a test can be a victim and NIO.
-func Key(f report.Finding) string { return string(f.Kind) + " " + f.Test }
 
 // run is one repair run's state.
 type run struct {
@@ -181,7 +180,7 @@ func (r *run) baseline(ctx context.Context) error {
 	for i, ti := range infos {
 		order[i] = ti.ID
 	}
-	if r.base, err = r.sb.Run(ctx, order); err != nil {
+	if r.base, err = r.sb.Run(ctx, order, agent.Options{}); err != nil {
 		return fmt.Errorf("run the default order: %w", err)
 	}
 	return nil

@@ -15,6 +15,8 @@ import (
 
 	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/state"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // reset is ODRepair's generated reset for a polluted state the root-cause
@@ -136,14 +138,10 @@ func (r *run) fieldRestores(s State, into string, calls [][]string, none string)
 // splitField splits a static field's root (pkg.Class.FIELD or
 // pkg.Class#FIELD) into its class and field names.
 func splitField(root string) (class, field string) {
-	if c, f, ok := strings.Cut(root, "#"); ok {
+	if c, f, ok := state.SplitStaticField(root); ok {
 		return c, f
 	}
-	i := strings.LastIndexByte(root, '.')
-	if i < 0 {
-		return "", root
-	}
-	return root[:i], root[i+1:]
+	return "", root
 }
 
 // fieldInfo is the declaration of a field in its class's source; nil
@@ -228,7 +226,7 @@ func (r *run) resetCalls(s State, into string) ([][]string, error) {
 // they share a package, else fully qualified.
 func classRef(class, into string) string {
 	name := strings.ReplaceAll(class, "$", ".")
-	intoClass, _ := splitTest(into)
+	intoClass := testid.ClassOf(into)
 	if pkgOf(class) == pkgOf(intoClass) {
 		name = strings.TrimPrefix(name[len(pkgOf(class)):], ".")
 	}

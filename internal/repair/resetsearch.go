@@ -17,6 +17,7 @@ import (
 	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // ODRepair's generated cleaners, the search half: the
@@ -98,18 +99,6 @@ type sequence struct {
 	picks []int // the calls' indexes among the single calls
 }
 
-// splitRoot splits a static root pkg.Class.field (or pkg.Class#field).
-func splitRoot(root string) (class, field string, ok bool) {
-	if class, field, ok = strings.Cut(root, "#"); ok {
-		return class, field, true
-	}
-	i := strings.LastIndexByte(root, '.')
-	if i < 0 {
-		return "", "", false
-	}
-	return root[:i], root[i+1:], true
-}
-
 // scanResets asks the bytecode finder for a static field's reset-methods,
 // the methods the invariant analysis named, and the literals of the
 // polluters, the victim and the field's class.
@@ -117,11 +106,11 @@ func (r *run) scanResets(f report.Finding, class, field string) (*scanResult, er
 	lits := []string{}
 	for _, g := range f.Polluters {
 		for _, t := range g {
-			c, _ := splitTest(t)
+			c := testid.ClassOf(t)
 			lits = append(lits, c)
 		}
 	}
-	victim, _ := splitTest(f.Test)
+	victim := testid.ClassOf(f.Test)
 	lits = append(lits, victim)
 	if class != "" {
 		lits = append(lits, class)
@@ -476,7 +465,7 @@ func paramsOf(c probeCall, ms []resetMethod) []string {
 // whether the probe ran (when it did not, the caller may fall back on the
 // source heuristic); why says why nothing was found.
 func (r *run) searchResets(ctx context.Context, f report.Finding, s State, into string) (alts [][]string, probed bool, why string, err error) {
-	class, field, ok := splitRoot(s.Root)
+	class, field, ok := state.SplitStaticField(s.Root)
 	if !ok {
 		return nil, false, "", nil
 	}
@@ -484,7 +473,7 @@ func (r *run) searchResets(ctx context.Context, f report.Finding, s State, into 
 	if err != nil {
 		return nil, false, "", err
 	}
-	intoClass, _ := splitTest(into)
+	intoClass := testid.ClassOf(into)
 	ms := rankMethods(sc.Methods, sc.Receivers, intoClass)
 	if len(sc.Methods) == 0 {
 		return nil, false, fmt.Sprintf("static field %s: no reset-method in the module's bytecode", s.Root), nil
@@ -575,7 +564,7 @@ func (r *run) probe(ctx context.Context, f report.Finding, root, path string, se
 	if err := file.Close(); err != nil {
 		return false, nil, fmt.Errorf("write the probe file: %w", err)
 	}
-	res, err := r.sb.Run(ctx, order, "state.probe="+agent.EscapeListItem(file.Name()))
+	res, err := r.sb.Run(ctx, order, agent.Options{State: agent.StateOptions{Probe: file.Name()}})
 	if err != nil {
 		return false, nil, err
 	}
@@ -686,7 +675,7 @@ func (r *run) invariantResets(ctx context.Context, f report.Finding) (*candidate
 		places = append(places, placement{last, "after", "tear-down of polluter " + last})
 	}
 	places = append(places, placement{f.Test, "before", "set-up of " + f.Test})
-	into, _ := splitTest(places[0].test)
+	into := testid.ClassOf(places[0].test)
 	ms := rankMethods(sc.Methods, sc.Receivers, into)
 	calls := singles(ms, sc.Receivers, nil, sc.Literals, into)
 	calls = calls[:min(len(calls), maxInvariantCalls)]

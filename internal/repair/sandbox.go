@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/flakyhq/flaky/internal/editor"
 	"io/fs"
 	"maps"
 	"os"
@@ -16,11 +15,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/flakyhq/flaky/internal/editor"
+
 	"github.com/otiai10/copy"
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
 )
 
 // Module is the module a repair works on, as mvn.Prepare found it.
@@ -85,7 +85,7 @@ func NewSandbox(mod Module, workDir string, jars agent.Jars, opts launcher.Optio
 		return nil, fmt.Errorf("copy the module into the sandbox: %w", err)
 	}
 	s := &Sandbox{mod: mod, Dir: dir, originals: map[string][]byte{}, applied: map[string][]byte{}}
-	s.env = od.FastStart(launcher.Env{
+	s.env = launcher.FastStart(launcher.Env{
 		Java:      mod.Java,
 		Classpath: s.mapPaths(mod.Classpath),
 		JVMArgs:   mod.JVMArgs,
@@ -137,8 +137,8 @@ func (s *Sandbox) mapProps(props map[string]string) map[string]string {
 	return out
 }
 
-// Run runs an order in one fresh JVM in the sandbox.
-func (s *Sandbox) Run(ctx context.Context, order []string, agentOptions ...string) (*launcher.Result, error) {
+// Run runs an order in one fresh JVM in the sandbox with agentOptions.
+func (s *Sandbox) Run(ctx context.Context, order []string, agentOptions agent.Options) (*launcher.Result, error) {
 	return s.l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: agentOptions})
 }
 

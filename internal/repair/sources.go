@@ -90,12 +90,3 @@ func (s *sources) read(rel string) (string, error) {
 	}
 	return string(data), nil
 }
-
-// splitTest splits a test id into its class and method (parameters dropped).
-func splitTest(id string) (class, method string) {
-	class, method, _ = strings.Cut(id, "#")
-	if i := strings.IndexAny(method, "(["); i >= 0 {
-		method = method[:i]
-	}
-	return class, method
-}

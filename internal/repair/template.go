@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // template offers the standard fix of an api finding:
@@ -66,7 +67,7 @@ func (r *run) template(ctx context.Context, f report.Finding) (*candidate, []str
 	if c != nil || err != nil {
 		return c, ev, why, err
 	}
-	class, method := splitTest(f.Test)
+	class, method := testid.ClassMethod(f.Test)
 	rel, inFile, err := r.src.classFile(class)
 	if err != nil {
 		return nil, nil, "template at the call sites: " + why, nil

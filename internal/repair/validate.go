@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
@@ -33,7 +34,7 @@ func (r *run) fixes(ctx context.Context, f report.Finding, files map[string][]by
 	if err != nil || fb != "" {
 		return false, err
 	}
-	res, err := r.sb.Run(ctx, failingOrder(f), r.agentOptions(f)...)
+	res, err := r.sb.Run(ctx, failingOrder(f), r.agentOptions(f))
 	if err != nil {
 		return false, err
 	}
@@ -60,23 +61,23 @@ func (r *run) validate(ctx context.Context, f report.Finding, c *candidate) (evi
 	type check struct {
 		label   string
 		order   []string
-		options []string
+		options agent.Options
 	}
-	checks := []check{{"failing order", failingOrder(f), nil}}
+	checks := []check{{"failing order", failingOrder(f), agent.Options{}}}
 	if !slices.Equal(failingOrder(f), []string{f.Test}) {
-		checks = append(checks, check{"alone", []string{f.Test}, nil})
+		checks = append(checks, check{"alone", []string{f.Test}, agent.Options{}})
 	}
 	if f.Kind == report.NIO {
-		checks = append(checks, check{"twice in one JVM", []string{f.Test, f.Test}, nil})
+		checks = append(checks, check{"twice in one JVM", []string{f.Test, f.Test}, agent.Options{}})
 	}
 	if f.Kind == report.API {
 		opts := r.agentOptions(f)
-		if opts == nil {
+		if len(opts.Chaos.Strategies) == 0 {
 			return nil, "", fmt.Errorf("strategy %q of an api finding: unknown", f.Strategy)
 		}
 		checks = append(checks, check{"under " + f.Strategy, []string{f.Test}, opts})
 	}
-	checks = append(checks, check{"default order", r.base.Order, nil})
+	checks = append(checks, check{"default order", r.base.Order, agent.Options{}})
 	// The failing order first: most candidates that fail, fail there, and
 	// the other checks need not run.
 	jobs := make([]launcher.Job, len(checks))
@@ -120,19 +121,19 @@ func (r *run) validate(ctx context.Context, f report.Finding, c *candidate) (evi
 }
 
 // agentOptions are the options that run an api finding's strategy in the
-// sandbox; nil for other findings.
-func (r *run) agentOptions(f report.Finding) []string {
+// sandbox; none for other findings.
+func (r *run) agentOptions(f report.Finding) agent.Options {
 	if f.Kind != report.API || f.Strategy == "" {
-		return nil
+		return agent.Options{}
 	}
 	strategies, err := chaos.Parse(f.Strategy)
 	if err != nil || len(strategies) == 0 {
-		return nil
+		return agent.Options{}
 	}
 	settings := chaos.Settings{Roots: chaos.RootsFor(r.sb.Dir, r.sb.mapPath(r.cfg.Module.ClassesDir), r.sb.mapPath(r.cfg.Module.TestClassesDir))}
 	opts, err := settings.AgentOptions(strategies)
 	if err != nil {
-		return nil
+		return agent.Options{}
 	}
 	return opts
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // Module is one module's report and how to find its sources.
@@ -118,7 +119,7 @@ func addResult(run *sarif.Run, m Module, f report.Finding) {
 		level, state = "warning", "unchanged"
 	}
 	text := fmt.Sprintf("%s is flaky (%s): %s.", f.Test, f.Kind.Title(), report.Describe(f))
-	if msg := firstLine(f.Message); msg != "" {
+	if msg := report.Headline(f.Message, maxLine); msg != "" {
 		text += " It failed with: " + msg
 	}
 	if f.Reproduce != "" {
@@ -129,7 +130,7 @@ func addResult(run *sarif.Run, m Module, f report.Finding) {
 		WithBaselineState(state).
 		WithMessage(sarif.NewTextMessage(text)).
 		WithPartialFingerprints(map[string]string{"flakyTest/v1": m.Name + ":" + f.Key()})
-	class, method, _ := strings.Cut(f.Test, "#")
+	class, method := testid.Split(f.Test)
 	if loc := location(m, class, method, "", f.Test); loc != nil {
 		res.AddLocation(loc)
 	}
@@ -152,7 +153,7 @@ func addResult(run *sarif.Run, m Module, f report.Finding) {
 	}{{"polluter", f.Polluters}, {"cleaner", f.Cleaners}, {"state-setter", f.Setters}} {
 		for _, g := range gs.groups {
 			for _, t := range g {
-				c, meth, _ := strings.Cut(t, "#")
+				c, meth := testid.Split(t)
 				related(location(m, c, meth, "", gs.role+" "+t))
 			}
 		}
@@ -185,13 +186,3 @@ func location(m Module, class, method, file, message string) *sarif.Location {
 
 // maxLine bounds the failure line quoted in a result's message.
 const maxLine = 1000
-
-// firstLine is the first line of s, at most maxLine bytes of it.
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	line = strings.TrimRight(line, "\r")
-	if len(line) > maxLine {
-		line = strings.ToValidUTF8(line[:maxLine], "") + "..."
-	}
-	return line
-}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/flakyhq/flaky/internal/editor"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/mvn"
 )
 
@@ -64,8 +65,7 @@ func (f *Finder) Class(class, file string) string {
 
 // Test returns the source file of a test id's class (pkg.Class#method).
 func (f *Finder) Test(id string) string {
-	class, _, _ := strings.Cut(id, "#")
-	return f.Class(class, "")
+	return f.Class(testid.ClassOf(id), "")
 }
 
 // Index locates classes and the methods of test ids: their source file
@@ -83,7 +83,7 @@ func (f *Finder) Index(ctx context.Context, java string, ids []string) *Index {
 	ix := &Index{finder: f, lines: map[string]int{}}
 	files := map[string][]string{} // source path -> classes in it
 	for _, id := range ids {
-		class, _, _ := strings.Cut(id, "#")
+		class := testid.ClassOf(id)
 		if path := f.Class(class, ""); path != "" && !slices.Contains(files[path], class) {
 			files[path] = append(files[path], class)
 		}
@@ -106,14 +106,14 @@ func (f *Finder) Index(ctx context.Context, java string, ids []string) *Index {
 			continue
 		}
 		for _, class := range classes {
-			name := class[strings.LastIndexByte(class, '.')+1:]
-			info, err := ed.Info(string(src), name)
+			info, err := ed.Info(string(src), testid.ID{Class: class}.SimpleClass())
 			if err != nil {
 				continue
 			}
 			for _, m := range info.Methods {
-				if _, seen := ix.lines[class+"#"+m.Name]; !seen {
-					ix.lines[class+"#"+m.Name] = m.BeginLine
+				key := testid.New(class, m.Name).String()
+				if _, seen := ix.lines[key]; !seen {
+					ix.lines[key] = m.BeginLine
 				}
 			}
 		}
@@ -128,11 +128,6 @@ func (ix *Index) Locate(class, method, file string) (string, int) {
 	if path == "" || method == "" {
 		return path, 0
 	}
-	if i := strings.IndexByte(method, '['); i >= 0 { // an invocation: m[2]
-		method = method[:i]
-	}
-	if i := strings.IndexByte(method, '('); i >= 0 { // a Jupiter display: m(int)
-		method = method[:i]
-	}
-	return path, ix.lines[class+"#"+method]
+	// The test method of an invocation (m[2]) or a Jupiter display (m(int)).
+	return path, ix.lines[testid.Parse(testid.Join(class, method)).Base().String()]
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -17,15 +18,19 @@ type Timing struct {
 }
 
 // Annotate sets PollutedState on every OD victim and brittle of findings,
-// debugging them together with r; logf says what it could not do (a
-// finding it cannot debug keeps no pollutedState: the rest goes on).
-func Annotate(ctx context.Context, r Runner, findings []report.Finding, agentOptions []string, logf func(string, ...any)) ([]Timing, error) {
+// debugging them together with r, every run with the state options base
+// (nil: the agent's defaults); logf says what it could not do (a finding it
+// cannot debug keeps no pollutedState: the rest goes on).
+func Annotate(ctx context.Context, r Runner, findings []report.Finding, base *agent.StateOptions, logf func(string, ...any)) ([]Timing, error) {
 	tmp, err := os.MkdirTemp("", "flaky-state-")
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	d := &Debugger{Runner: r, TmpDir: tmp, AgentOptions: agentOptions}
+	d := &Debugger{Runner: r, TmpDir: tmp}
+	if base != nil {
+		d.Base = *base
+	}
 	var targets []Target
 	var at []int
 	for i, f := range findings {

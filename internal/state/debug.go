@@ -37,8 +37,9 @@ type Debugger struct {
 	Runner Runner
 	// TmpDir holds the restore files; it must exist.
 	TmpDir string
-	// AgentOptions are extra state options for every run (state.include, ...).
-	AgentOptions []string
+	// Base are the state options of every run (class selection, bounds);
+	// the debugger adds its capture points and restore files.
+	Base agent.StateOptions
 	// MaxRoots bounds the differing roots tried one by one; 0 means 40.
 	MaxRoots int
 }
@@ -190,13 +191,15 @@ func (d *Debugger) capture(ctx context.Context, outs []*Debugged) error {
 	var jobs []launcher.Job
 	for _, o := range outs {
 		t := o.Target
-		passOrder, passPoints := []string{t.Test, t.Test}, "state=before:0+before:1"
+		passOrder, passPoints := []string{t.Test, t.Test}, []int{0, 1}
 		if t.Kind == report.ODBrittle {
-			passOrder, passPoints = t.PassingOrder, fmt.Sprintf("state=before:%d", len(t.PassingOrder)-1)
+			passOrder, passPoints = t.PassingOrder, []int{len(t.PassingOrder) - 1}
 		}
+		failing, passing := d.Base, d.Base
+		failing.Before, passing.Before = []int{len(t.FailingOrder) - 1}, passPoints
 		jobs = append(jobs,
-			launcher.Job{Order: t.FailingOrder, RunOptions: launcher.RunOptions{AgentOptions: d.options(fmt.Sprintf("state=before:%d", len(t.FailingOrder)-1))}},
-			launcher.Job{Order: passOrder, RunOptions: launcher.RunOptions{AgentOptions: d.options(passPoints)}})
+			launcher.Job{Order: t.FailingOrder, RunOptions: launcher.RunOptions{AgentOptions: agent.Options{State: failing}}},
+			launcher.Job{Order: passOrder, RunOptions: launcher.RunOptions{AgentOptions: agent.Options{State: passing}}})
 	}
 	res, err := d.Runner.RunJobs(ctx, jobs)
 	if err != nil {
@@ -227,11 +230,6 @@ func noteTail(r *launcher.Result) string {
 		return ""
 	}
 	return " (" + strings.Join(r.Notes, "; ") + ")"
-}
-
-// options returns the agent options of a run: its own, then d's.
-func (d *Debugger) options(own ...string) []string {
-	return append(own, d.AgentOptions...)
 }
 
 // differing returns the roots whose values differ between a and b (both
@@ -342,9 +340,9 @@ func (d *Debugger) tryRestores(ctx context.Context, trials []trial) ([]bool, err
 			return nil, err
 		}
 		defer os.Remove(name)
-		jobs[i] = launcher.Job{Order: order, RunOptions: launcher.RunOptions{
-			AgentOptions: d.options("state.restore=" + agent.EscapeListItem(name)),
-		}}
+		restore := d.Base
+		restore.Restore = name
+		jobs[i] = launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: agent.Options{State: restore}}}
 	}
 	res, err := d.Runner.RunJobs(ctx, jobs)
 	if err != nil {

@@ -80,10 +80,11 @@ func (id ID) TopLevel() string {
 }
 
 // IsInvocationOf reports whether id names test itself or one of its
-// invocations ("C#m[2]" is an invocation of "C#m").
+// invocations: test's id with an index appended ("C#m[2]" is an invocation
+// of "C#m", "C#m[2][1]" of "C#m[2]"; "C#m(String)" is not one of "C#m").
 func (id ID) IsInvocationOf(test ID) bool {
 	return id.Class == test.Class && id.Method == test.Method &&
-		(test.Invocation == "" || id.Invocation == test.Invocation)
+		(id.Invocation == test.Invocation || strings.HasPrefix(id.Invocation, test.Invocation+"["))
 }
 
 // MarshalText writes the id as its string form (JSON strings, map keys).
@@ -103,4 +104,28 @@ func ClassOf(s string) string { return Parse(s).Class }
 func Split(s string) (class, member string) {
 	id := Parse(s)
 	return id.Class, id.Member()
+}
+
+// ClassMethod returns the class of a test id string and its method without
+// the invocation suffix ("p.C#m[1]" -> "p.C", "m").
+func ClassMethod(s string) (class, method string) {
+	id := Parse(s)
+	return id.Class, id.Method
+}
+
+// Join builds a test id string from a class and the member after '#' (a
+// method with or without its invocation suffix); it is the inverse of
+// Split, so an empty member gives the class-level id.
+func Join(class, member string) string {
+	if member == "" {
+		return class
+	}
+	return class + "#" + member
+}
+
+// IsInvocation reports whether the test id string id names test (an id
+// string too) itself or one of its invocations: whether a result for id
+// answers the order entry test.
+func IsInvocation(id, test string) bool {
+	return id == test || Parse(id).IsInvocationOf(Parse(test))
 }

@@ -47,6 +47,11 @@ func TestInvocations(t *testing.T) {
 		{"p.D#m", base, false},
 		{"p.C#m[3]", Parse("p.C#m[3]"), true},
 		{"p.C#m[4]", Parse("p.C#m[3]"), false},
+		{"p.C#m[3][1]", Parse("p.C#m[3]"), true},
+		{"p.C#m[30]", Parse("p.C#m[3]"), false},
+		{"p.C#m(String)", base, false},
+		{"p.C", Parse("p.C"), true},
+		{"p.C#m", Parse("p.C"), false},
 	} {
 		if got := Parse(tc.id).IsInvocationOf(tc.test); got != tc.want {
 			t.Errorf("%s.IsInvocationOf(%s) = %v", tc.id, tc.test, got)
@@ -81,6 +86,28 @@ func TestHelpers(t *testing.T) {
 	}
 	if c, m := Split("p.C#m[1]"); c != "p.C" || m != "m[1]" {
 		t.Errorf("Split = %q %q", c, m)
+	}
+	if c, m := ClassMethod("p.C#m[1]"); c != "p.C" || m != "m" {
+		t.Errorf("ClassMethod = %q %q", c, m)
+	}
+	for _, id := range []string{"p.C#m[1]", "p.C#m", "p.C"} {
+		if got := Join(Split(id)); got != id {
+			t.Errorf("Join(Split(%q)) = %q", id, got)
+		}
+	}
+	for _, c := range []struct {
+		id, test string
+		want     bool
+	}{
+		{"p.C#m", "p.C#m", true},
+		{"p.C#m[2]", "p.C#m", true},
+		{"p.C#mm", "p.C#m", false},
+		{"p.C#m", "p.C#m[2]", false},
+		{"p.C", "p.C", true},
+	} {
+		if got := IsInvocation(c.id, c.test); got != c.want {
+			t.Errorf("IsInvocation(%q, %q) = %v", c.id, c.test, got)
+		}
 	}
 	if Parse("a.b.O$I#m").SimpleClass() != "O$I" {
 		t.Error("SimpleClass")

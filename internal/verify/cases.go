@@ -7,6 +7,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -17,7 +18,7 @@ import (
 // evidence run.
 func findingCases(cases []surefire.FlakyCase, findings []report.Finding) []surefire.FlakyCase {
 	for _, f := range findings {
-		class, method := splitID(f.Test)
+		class, method := testid.Split(f.Test)
 		if i := slices.IndexFunc(cases, func(c surefire.FlakyCase) bool { return c.Class == class && c.Name == method }); i >= 0 {
 			if c := &cases[i]; c.Failed {
 				c.Flaky = append([]surefire.Problem{c.Failure}, c.Reruns...)
@@ -56,7 +57,7 @@ func failureOf(outcome string) (launcher.Outcome, bool) {
 func problemOf(f report.Finding, failure launcher.Outcome, run, message string) surefire.Problem {
 	return surefire.Problem{
 		Error:     failure != launcher.Fail,
-		Message:   firstLine(message),
+		Message:   report.FirstLine(message),
 		Stack:     message,
 		SystemOut: fmt.Sprintf("flaky: %s (%s, %s)\nreproduce: %s\n", f.Kind, run, failure, f.Reproduce),
 	}

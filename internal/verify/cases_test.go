@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -44,7 +45,7 @@ func TestFindingCases(t *testing.T) {
 		for _, p := range c.Flaky {
 			runs = append(runs, run{p.Error, p.Message})
 		}
-		if id := c.Class + "#" + c.Name; c.Failed || !reflect.DeepEqual(runs, want[id]) {
+		if id := testid.Join(c.Class, c.Name); c.Failed || !reflect.DeepEqual(runs, want[id]) {
 			t.Errorf("%s: failed=%v flaky runs %v, want %v", id, c.Failed, runs, want[id])
 		}
 	}

@@ -19,7 +19,7 @@ import (
 
 // detectOrderDependence runs the order-dependence analysis on one fork's
 // tests in JVMs like the fork's (its recorded environment, started with
-// od.FastStart): the data dependencies of the original order, then the
+// launcher.FastStart): the data dependencies of the original order, then the
 // order generators starting from the fork's own run and the reruns of its
 // order (or one of the two, as cfg.Strategy says), and adds to res what it finds about the tests res does not report
 // yet (so a NOD test is reported once), each OD victim and brittle with its
@@ -37,7 +37,7 @@ func detectOrderDependence(ctx context.Context, cfg Config, rec *surefire.ForkRe
 	if cfg.Progress != nil {
 		opts.Ran = func(*launcher.Result) { cfg.Progress.Ran() }
 	}
-	l, err := launcher.New(od.FastStart(envOf(rec, cfg.Java)), jars, opts)
+	l, err := launcher.New(launcher.FastStart(envOf(rec, cfg.Java)), jars, opts)
 	if err != nil {
 		return err
 	}

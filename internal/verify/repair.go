@@ -41,7 +41,7 @@ func proposeRepairs(ctx context.Context, cfg Config, rec *surefire.ForkRecord, r
 		return fmt.Errorf("repair: %w", err)
 	}
 	for i, f := range res.Report.Findings {
-		if r, ok := out.Repairs[repair.Key(f)]; ok {
+		if r, ok := out.Repairs[f.Key()]; ok {
 			res.Report.Findings[i].Repair = r
 		}
 	}

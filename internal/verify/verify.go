@@ -18,10 +18,11 @@ import (
 	"github.com/flakyhq/flaky/internal/buildinfo"
 	"github.com/flakyhq/flaky/internal/gate"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/publish"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
+	"github.com/flakyhq/flaky/mvn"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -281,7 +282,7 @@ func classify(test string, runs []runOutcome, order []string, orderFile string, 
 	if len(failed) == 0 {
 		return nil, nil, false
 	}
-	class, method := splitID(test)
+	class, method := testid.Split(test)
 	c := &surefire.FlakyCase{Class: class, Name: method}
 	problems := make([]surefire.Problem, len(failed))
 	for i, r := range failed {
@@ -308,7 +309,7 @@ func classify(test string, runs []runOutcome, order []string, orderFile string, 
 // orderFile, of the module (a module's command names the order's classes
 // in -Dtest, so the sibling modules -am builds do not run their tests).
 func reproduce(cfg Config, orderFile string, order []string) string {
-	return od.MavenReproduce(moduleName(cfg.Root, cfg.ModuleDir), orderFile, order...)
+	return mvn.Reproduce(moduleName(cfg.Root, cfg.ModuleDir), orderFile, order...)
 }
 
 func moduleName(root, moduleDir string) string {
@@ -317,13 +318,6 @@ func moduleName(root, moduleDir string) string {
 		return filepath.Base(moduleDir)
 	}
 	return filepath.ToSlash(rel)
-}
-
-func splitID(id string) (class, method string) {
-	if i := strings.IndexByte(id, '#'); i >= 0 {
-		return id[:i], id[i+1:]
-	}
-	return id, ""
 }
 
 // envOf turns a fork record into the environment for flaky's own JVMs: they
@@ -360,7 +354,7 @@ func printSummary(cfg Config, res *Result) {
 	for _, f := range res.Verdict.New {
 		fmt.Fprintf(w, "[flaky] NEW   %-10s %s\n", f.Kind, f.Test)
 		if f.Message != "" {
-			fmt.Fprintf(w, "[flaky]         %s\n", firstLine(f.Message))
+			fmt.Fprintf(w, "[flaky]         %s\n", report.FirstLine(f.Message))
 		}
 		fmt.Fprintf(w, "[flaky]         reproduce: %s\n", f.Reproduce)
 		if f.Repair != nil && f.Repair.Validated {
@@ -411,11 +405,4 @@ func unconfirmedList(tests []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (%d unconfirmed: %s)", len(tests), strings.Join(tests, ", "))
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

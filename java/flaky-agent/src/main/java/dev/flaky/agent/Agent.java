@@ -1,5 +1,6 @@
 package dev.flaky.agent;
 
+import com.google.gson.GsonBuilder;
 import com.google.gson.JsonObject;
 import dev.flaky.agent.chaos.Chaos;
 import dev.flaky.agent.invariants.Tracer;
@@ -29,6 +30,13 @@ import java.util.Map;
  * {@code state.*} the state capture of {@link dev.flaky.agent.state}, {@code invariants} and {@code invariants.*} the
  * invariant tracer of {@link dev.flaky.agent.invariants}, {@code dataflow=true} the dependency recording of
  * {@link dev.flaky.agent.dataflow}.
+ *
+ * <p>With the system property {@value #DUMP_PROPERTY} set, {@code premain} only parses the options: it prints what
+ * they parse to as one JSON object on standard output ({@code port}, {@code token}, and {@code chaos}, {@code state},
+ * {@code invariants} as their packages' {@code describe} returns them, {@code dataflow} as a boolean) and returns
+ * without connecting or instrumenting; invalid options halt the JVM as they do otherwise. The driver's tests run
+ * {@code java -Dflaky.agent.dump=true -javaagent:flaky-agent.jar=... -version} to check that what the Go side
+ * encodes is what this side decodes.
  */
 public final class Agent {
     /** Exit status of a JVM whose agent could not connect to the driver. */
@@ -36,6 +44,9 @@ public final class Agent {
 
     /** The environment variable that holds the token when no {@code token} option is given. */
     static final String TOKEN_ENV = "FLAKY_AGENT_TOKEN";
+
+    /** The system property that makes {@code premain} print its parsed options instead of starting. */
+    static final String DUMP_PROPERTY = "flaky.agent.dump";
 
     private static final int PROTOCOL = 1;
     private static final int HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -58,6 +69,11 @@ public final class Agent {
             return;
         }
         Map<String, String> options = parseOptions(args);
+        if (System.getProperty(DUMP_PROPERTY) != null) {
+            System.out.println(dump(options));
+            System.out.flush();
+            return;
+        }
         JdkAccess.install(inst);
         connect(options);
         try {
@@ -76,6 +92,30 @@ public final class Agent {
             fail("invalid invariants options: " + e.getMessage());
         }
         Dataflow.install(options, inst);
+    }
+
+    /** Returns what {@code options} parse to as JSON (see {@value #DUMP_PROPERTY}); halts on invalid options. */
+    static String dump(Map<String, String> options) {
+        Map<String, Object> parsed = new LinkedHashMap<>();
+        parsed.put("port", options.get("port"));
+        parsed.put("token", options.get("token"));
+        try {
+            parsed.put("chaos", Chaos.describe(options));
+        } catch (IllegalArgumentException e) {
+            fail("invalid chaos options: " + e.getMessage());
+        }
+        try {
+            parsed.put("state", Capture.describe(options));
+        } catch (IllegalArgumentException e) {
+            fail("invalid state options: " + e.getMessage());
+        }
+        try {
+            parsed.put("invariants", Tracer.describe(options));
+        } catch (IllegalArgumentException e) {
+            fail("invalid invariants options: " + e.getMessage());
+        }
+        parsed.put("dataflow", Dataflow.enabled(options));
+        return new GsonBuilder().disableHtmlEscaping().create().toJson(parsed);
     }
 
     /** Connects to the driver that the {@code port} and {@code token} options name, if any. */

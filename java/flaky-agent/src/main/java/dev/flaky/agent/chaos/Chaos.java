@@ -11,6 +11,17 @@ public final class Chaos {
     }
 
     /**
+     * Returns what the chaos options of {@code options} parse to (strategies, lists decoded, parameters with their
+     * defaults), keyed by option name without the {@code chaos.} prefix; null without a {@code chaos} option.
+     *
+     * @throws IllegalArgumentException when the chaos options are invalid
+     */
+    public static Map<String, Object> describe(Map<String, String> options) {
+        ChaosConfig config = ChaosConfig.parse(options);
+        return config == null ? null : config.describe();
+    }
+
+    /**
      * Installs the transformers for the strategies enabled in {@code options}; does nothing (installs no
      * transformer at all) without a {@code chaos} option.
      *

@@ -7,6 +7,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -92,6 +93,39 @@ final class ChaosConfig {
             return null;
         }
         return new ChaosConfig(options);
+    }
+
+    /** Returns the parsed options keyed by option name without the {@code chaos.} prefix (strategies as "chaos"). */
+    Map<String, Object> describe() {
+        Map<String, Object> d = new LinkedHashMap<>();
+        List<String> names = new ArrayList<>();
+        for (Strategy s : strategies) {
+            names.add(s.name());
+        }
+        d.put("chaos", names);
+        d.put("roots", roots);
+        d.put("include", include);
+        d.put("exclude", exclude);
+        d.put("random", randomMode == RandomMode.VALUE ? String.valueOf(randomValue) : randomMode.name().toLowerCase(Locale.ROOT));
+        d.put("random.limit", randomLimit);
+        d.put("time.increment", timeIncrementMs);
+        d.put("time.granularity", timeGranularityMs);
+        d.put("time.fast", timeFast);
+        d.put("time.slow", timeSlow);
+        d.put("date", Instant.ofEpochMilli(dateMillis).toString());
+        d.put("date.margin", dateMarginMs);
+        d.put("date.zone", dstZone);
+        d.put("locale", locale.toLanguageTag());
+        d.put("timezone", timezone.getId());
+        d.put("sleep", sleepMs);
+        d.put("concurrency", concurrencyFactor);
+        d.put("network", networkFactor);
+        d.put("resolve", resolveDelayMs);
+        d.put("seed", seed);
+        d.put("iteration.scope", iterationAll ? "all" : "project");
+        d.put("async.delay", asyncDelayMs);
+        d.put("explain", explain);
+        return d;
     }
 
     boolean enabled(Strategy s) {

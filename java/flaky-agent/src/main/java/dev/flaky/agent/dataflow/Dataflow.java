@@ -71,10 +71,15 @@ public final class Dataflow implements Channel.Boundary {
         return Paths.get(path).toAbsolutePath().normalize();
     }
 
+    /** Reports whether the options hold {@code dataflow=true} (or a bare {@code dataflow}). */
+    public static boolean enabled(Map<String, String> options) {
+        String v = options.get("dataflow");
+        return v != null && ("true".equals(v) || v.isEmpty());
+    }
+
     /** Installs the recorder when the options hold {@code dataflow=true}. */
     public static void install(Map<String, String> options, Instrumentation inst) {
-        String v = options.get("dataflow");
-        if (v == null || !("true".equals(v) || v.isEmpty())) {
+        if (!enabled(options)) {
             return;
         }
         Dataflow d = new Dataflow();

@@ -57,17 +57,52 @@ public final class Tracer implements Channel.Boundary {
         this.reads = new StaticReads(values.selection);
     }
 
+    /** The tracer's options (see agent/PROTOCOL.md). */
+    private static final class Config {
+        final List<String> roots, include, exclude, watch;
+        final int points, samples, depth;
+
+        Config(Map<String, String> options) {
+            roots = ClassSelection.list(options.get("invariants.roots"));
+            include = ClassSelection.list(options.get("invariants.include"));
+            exclude = ClassSelection.list(options.get("invariants.exclude"));
+            watch = ClassSelection.list(options.get("invariants.watch"));
+            points = bound(options, "invariants.points", 2000);
+            samples = bound(options, "invariants.samples", 64);
+            depth = bound(options, "invariants.depth", 1);
+        }
+    }
+
+    /**
+     * Returns what the invariants options of {@code options} parse to, keyed by option name without the
+     * {@code invariants.} prefix; null without an {@code invariants} option.
+     *
+     * @throws IllegalArgumentException when a bound is not a number
+     */
+    public static Map<String, Object> describe(Map<String, String> options) {
+        if (!options.containsKey("invariants")) {
+            return null;
+        }
+        Config c = new Config(options);
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("roots", c.roots);
+        d.put("include", c.include);
+        d.put("exclude", c.exclude);
+        d.put("watch", c.watch);
+        d.put("points", c.points);
+        d.put("samples", c.samples);
+        d.put("depth", c.depth);
+        return d;
+    }
+
     /** Installs the tracer when the options hold {@code invariants}. */
     public static void install(Map<String, String> options, Instrumentation inst) {
         if (!options.containsKey("invariants")) {
             return;
         }
-        final ClassSelection selection = new ClassSelection(ClassSelection.list(options.get("invariants.roots")),
-                ClassSelection.list(options.get("invariants.include")),
-                ClassSelection.list(options.get("invariants.exclude")));
-        Tracer t = new Tracer(bound(options, "invariants.points", 2000), bound(options, "invariants.samples", 64),
-                new Values(bound(options, "invariants.depth", 1), selection),
-                ClassSelection.list(options.get("invariants.watch")));
+        Config c = new Config(options);
+        final ClassSelection selection = new ClassSelection(c.roots, c.include, c.exclude);
+        Tracer t = new Tracer(c.points, c.samples, new Values(c.depth, selection), c.watch);
         active = t;
         Channel.onBoundary(t);
         // Advice only adds code to existing methods: decorating (no rebase, no class format changes) is cheaper.

@@ -68,6 +68,17 @@ public final class Capture implements Channel.Boundary {
         probe = config.probe == null ? null : Probe.load(config.probe, this, Restorer.empty(this, inst));
     }
 
+    /**
+     * Returns what the state options of {@code options} parse to (see {@link StateConfig#describe}); null when they
+     * ask for no capture, restore or probe.
+     *
+     * @throws IllegalArgumentException when the state options are invalid
+     */
+    public static Map<String, Object> describe(Map<String, String> options) {
+        StateConfig config = StateConfig.parse(options);
+        return config == null ? null : config.describe();
+    }
+
     /** Installs the capture when the options ask for it. */
     public static void install(Map<String, String> options, Instrumentation inst) {
         StateConfig config = StateConfig.parse(options);

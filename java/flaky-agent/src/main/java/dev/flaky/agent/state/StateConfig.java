@@ -6,6 +6,7 @@ import java.io.UnsupportedEncodingException;
 import java.net.URLDecoder;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -33,6 +34,8 @@ final class StateConfig {
     final String restore;
     /** File with the reset candidates to probe (see {@link Probe}), or null. */
     final String probe;
+    /** The {@code state.include} and {@code state.exclude} patterns as given (decoded). */
+    final List<String> includeGlobs, excludeGlobs;
     final List<Pattern> include = new ArrayList<>();
     final List<Pattern> exclude = new ArrayList<>();
     final List<Pattern> defaultExclude = new ArrayList<>();
@@ -62,10 +65,12 @@ final class StateConfig {
         restore = r == null || r.isEmpty() ? null : decode(r);
         String pr = options.get("state.probe");
         probe = pr == null || pr.isEmpty() ? null : decode(pr);
-        for (String p : list(options.get("state.include"))) {
+        includeGlobs = list(options.get("state.include"));
+        excludeGlobs = list(options.get("state.exclude"));
+        for (String p : includeGlobs) {
             include.add(ClassSelection.pattern(p));
         }
-        for (String p : list(options.get("state.exclude"))) {
+        for (String p : excludeGlobs) {
             exclude.add(ClassSelection.pattern(p));
         }
         for (String p : DEFAULT_EXCLUDES) {
@@ -78,6 +83,24 @@ final class StateConfig {
     /** Returns the configuration, or null without a {@code state} option. */
     static StateConfig parse(Map<String, String> options) {
         return options.containsKey("state") || options.containsKey("state.restore") || options.containsKey("state.probe") ? new StateConfig(options) : null;
+    }
+
+    /** Returns the parsed options keyed by option name without the {@code state.} prefix (the points as "state"). */
+    Map<String, Object> describe() {
+        Map<String, Object> d = new LinkedHashMap<>();
+        Map<String, Object> points = new LinkedHashMap<>();
+        points.put("all", every);
+        points.put("before", before);
+        points.put("after", after);
+        d.put("state", points);
+        d.put("restore", restore);
+        d.put("probe", probe);
+        d.put("include", includeGlobs);
+        d.put("exclude", excludeGlobs);
+        d.put("depth", limits.depth);
+        d.put("nodes", limits.nodes);
+        d.put("bytes", limits.bytes);
+        return d;
     }
 
     /** Reports whether the static fields of class {@code name} are captured. */

@@ -1,23 +1,21 @@
-package od
+package launcher
 
 import (
 	"slices"
 	"testing"
-
-	"github.com/flakyhq/flaky/internal/launcher"
 )
 
 func TestFastStart(t *testing.T) {
 	cases := []struct {
 		args, want []string
 	}{
-		{nil, []string{fastStart}},
-		{[]string{"-Xmx1g"}, []string{"-Xmx1g", fastStart}},
+		{nil, []string{fastStartArg}},
+		{[]string{"-Xmx1g"}, []string{"-Xmx1g", fastStartArg}},
 		{[]string{"-XX:TieredStopAtLevel=4"}, []string{"-XX:TieredStopAtLevel=4"}},
 		{[]string{"-XX:-TieredCompilation"}, []string{"-XX:-TieredCompilation"}},
 	}
 	for _, c := range cases {
-		env := launcher.Env{JVMArgs: c.args}
+		env := Env{JVMArgs: c.args}
 		if got := FastStart(env).JVMArgs; !slices.Equal(got, c.want) {
 			t.Errorf("FastStart(%v) = %v, want %v", c.args, got, c.want)
 		}

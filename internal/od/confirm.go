@@ -1,0 +1,104 @@
+// Confirmation, the third stage: confirm takes the candidates, reruns each
+// alone, twice in a row and in its failing and passing orders until enough
+// runs agree (a failure seen only in a warm JVM is rechecked in fresh
+// ones), and classifies it (classify.go): an order-dependent verdict on the
+// candidate, for minimisation, and a non-idempotent finding recorded as
+// such.
+
+package od
+
+import (
+	"context"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// unreproduced is how many fresh reruns of an order a failure seen only in
+// a warm JVM gets before confirm calls it unreproduced: a NOD test that
+// fails one run in three still fails in one of them 99.7% of the time.
+const unreproduced = 16
+
+// confirm reruns each candidate alone and twice in a row until each has k
+// outcomes, and its failing and passing orders until each has two (the
+// shortest failing or passing order found by minimisation gets k later),
+// then classifies it.
+func (a *analysis) confirm(ctx context.Context, deadline time.Time, cands []*candidate) error {
+	k, pre := a.cfg.Confirmations, min(a.cfg.Confirmations, 2)
+	var alone, prefixes [][]string
+	for _, c := range cands {
+		if c.nio {
+			alone = append(alone, []string{c.test, c.test})
+		} else {
+			alone = append(alone, []string{c.test})
+		}
+		if c.failing != nil {
+			prefixes = append(prefixes, c.failing, c.passing)
+		}
+	}
+	err := a.run(ctx, deadline, a.plan(a.plan(nil, genConfirm, alone, k), genConfirm, prefixes, pre))
+	// A failure seen only in a warm JVM that its order's fresh reruns
+	// did not reproduce is what a NOD test's rare failure looks like: in
+	// fresh JVMs that first failure would have made the order's outcome
+	// mixed. Rerun the order fresh until it fails again or has
+	// unreproduced runs; a failure then makes the test NOD on fresh
+	// evidence alone, and none leaves it stable.
+	// Where a fresh run showed the outcome too, its order is taken
+	// instead (and rerun), as without warm runs.
+	var again, fallback [][]string
+	for _, c := range cands {
+		if c.failing == nil {
+			continue
+		}
+		if a.st.get(c.failing).fail == 0 && a.warm.get(c.failing).fail > 0 {
+			if c.freshFailing != nil {
+				c.failing = c.freshFailing
+				fallback = append(fallback, c.failing)
+			} else {
+				again = append(again, c.failing)
+			}
+		}
+		if a.st.get(c.passing).pass == 0 && a.warm.get(c.passing).pass > 0 && c.freshPassing != nil {
+			c.passing = c.freshPassing
+			fallback = append(fallback, c.passing)
+		}
+	}
+	if len(fallback) > 0 && err == nil {
+		err = a.run(ctx, deadline, a.plan(nil, genConfirm, fallback, pre))
+	}
+	if len(again) > 0 && err == nil {
+		err = a.run(ctx, deadline, a.plan(nil, genConfirm, again, pre+unreproduced))
+	}
+	for _, c := range cands {
+		alone := a.st.get([]string{c.test}).tally
+		if c.failing != nil {
+			c.od = classifyOD(alone, a.st.get(c.failing).tally, a.st.get(c.passing).tally, k, pre)
+		}
+		if c.nio && classifyNIO(alone, a.st.get([]string{c.test, c.test}).tally, k) == nonIdempotent {
+			once, twice := []string{c.test}, []string{c.test, c.test}
+			f := &Finding{Test: c.test, Kind: report.NIO, FailingOrder: twice, PassingOrder: once}
+			if alone.fails() {
+				f.FailingOrder, f.PassingOrder = once, twice
+			}
+			f.Message = a.failureMessage(c.test, f.FailingOrder)
+			a.add(f)
+		}
+	}
+	return err
+}
+
+// failureMessage returns the failure message of the first of the orders
+// that failed, else of any run of t that failed.
+func (a *analysis) failureMessage(t string, orders ...[]string) string {
+	for _, o := range orders {
+		if ob := a.st.get(o); ob.fail > 0 {
+			return ob.message
+		}
+	}
+	for _, ob := range a.st.all(t) {
+		if ob.fail > 0 {
+			return ob.message
+		}
+	}
+	return ""
+}

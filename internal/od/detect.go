@@ -1,0 +1,145 @@
+// Detection, the second stage: runDetection takes the scheduled detection
+// orders and runs them (each in a fresh JVM, or the exploration orders a
+// few at a time in warm JVMs); candidates then reads the recorded outcomes
+// and gives the tests worth confirming: the ones that failed in one order
+// and passed in another (with the shortest such orders) and the ones whose
+// second run in one JVM differed from their first.
+
+package od
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// candidate is a test whose outcome changed somewhere.
+type candidate struct {
+	test             string
+	failing, passing []string // shortest orders it failed and passed in (order dependence), itself last
+	// freshFailing and freshPassing are the shortest orders it failed and
+	// passed in in fresh JVMs (nil: none): confirm falls back to them when
+	// failing or passing came from a warm run that fresh reruns do not
+	// reproduce.
+	freshFailing, freshPassing []string
+	nio                        bool // its second run in a JVM differed from its first
+	od                         verdict
+}
+
+// candidates finds the tests that both passed and failed in different
+// orders, or in a first and a second run in one JVM.
+func (a *analysis) candidates() []*candidate {
+	var out []*candidate
+	for _, t := range a.targets {
+		c := &candidate{test: t}
+		// Warm runs count here, and only here: the failing and passing
+		// orders they give are rerun in fresh JVMs by confirm. The
+		// shortest orders are taken, as without warm runs (a short order
+		// keeps minimisation cheap; sortObs breaks ties); the shortest
+		// fresh ones are kept for when fresh reruns do not reproduce a
+		// warm outcome.
+		fresh := a.st.observed(t, false)
+		sortObs(fresh)
+		c.freshFailing, c.freshPassing = shortestOutcomes(fresh)
+		c.failing, c.passing = c.freshFailing, c.freshPassing
+		if warm := a.warm.observed(t, false); len(warm) > 0 {
+			all := slices.Concat(fresh, warm)
+			sortObs(all)
+			c.failing, c.passing = shortestOutcomes(all)
+		}
+		if c.failing == nil || c.passing == nil {
+			c.failing, c.passing = nil, nil
+		}
+		c.nio = a.changesWhenRepeated(t)
+		if c.failing != nil || c.nio {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// shortestOutcomes returns the first order of observed (sorted shortest
+// first) with a failure, and the first with a pass.
+func shortestOutcomes(observed []obs) (failing, passing []string) {
+	for _, o := range observed {
+		if o.fail > 0 && failing == nil {
+			failing = o.order
+		}
+		if o.pass > 0 && passing == nil {
+			passing = o.order
+		}
+	}
+	return failing, passing
+}
+
+// changesWhenRepeated reports whether a run of t right after itself had a
+// different outcome than that first run.
+func (a *analysis) changesWhenRepeated(t string) bool {
+	for _, o := range a.st.observed(t, true) {
+		n := len(o.order)
+		if n < 2 || o.order[n-2] != t {
+			continue
+		}
+		if first := a.st.get(o.order[:n-1]).tally; first.runs() > 0 && (o.mixed() || first.mixed() || first.passes() != o.passes()) {
+			return true
+		}
+	}
+	return false
+}
+
+// warmBatches groups the exploration orders n at a time for workers warm
+// JVMs at once: each stretch of n×workers exploration orders is dealt out
+// in turn to workers groups, so that every warm JVM starts with the
+// generators' first (most telling) orders; each group takes the place of
+// its first order. Every other order (the original, isolation and
+// twice-in-a-row runs, and orders of one test) is a group of its own.
+func warmBatches(orders []plannedOrder, n, workers int) [][]plannedOrder {
+	workers = max(workers, 1)
+	var batches [][]plannedOrder
+	at := map[int]int{} // group -> its index in batches
+	e := 0              // exploration orders so far
+	for _, o := range orders {
+		if !warmable(o) {
+			batches = append(batches, []plannedOrder{o})
+			continue
+		}
+		g := e/(n*workers)*workers + e%workers
+		e++
+		if i, ok := at[g]; ok {
+			batches[i] = append(batches[i], o)
+			continue
+		}
+		at[g] = len(batches)
+		batches = append(batches, []plannedOrder{o})
+	}
+	return batches
+}
+
+// runDetection runs the detection orders: each in its own fresh JVM, or,
+// with Config.Warm and a WarmRunner, the exploration orders up to
+// Config.Warm at a time in one warm JVM (warmBatches) and the others fresh.
+func (a *analysis) runDetection(ctx context.Context, deadline time.Time, orders []plannedOrder) error {
+	if _, ok := a.runner.(WarmRunner); a.cfg.Warm <= 0 || !ok {
+		return a.run(ctx, deadline, orders)
+	}
+	return a.runBatches(ctx, deadline, warmBatches(orders, warmBatchSize(orders, a.cfg.Warm, a.cfg.Workers), a.cfg.Workers))
+}
+
+// warmBatchSize is how many exploration orders one warm JVM runs: at most
+// most, and few enough that the exploration orders keep every worker busy
+// (a warm JVM runs its orders one after another), but two at least.
+func warmBatchSize(orders []plannedOrder, most, workers int) int {
+	n := 0
+	for _, o := range orders {
+		if warmable(o) {
+			n++
+		}
+	}
+	return max(2, min(most, (n+workers-1)/max(workers, 1)))
+}
+
+// warmable tells whether an order may run in a warm JVM: an exploration
+// order of two tests or more.
+func warmable(o plannedOrder) bool {
+	return o.gen != GenOriginal && o.gen != GenIsolation && o.gen != GenTwice && len(o.tests) >= 2
+}
