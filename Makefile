@@ -4,7 +4,7 @@ MVN     ?= mvn
 JARS    := agent/jars/flaky-agent.jar agent/jars/flaky-runner.jar agent/jars/flaky-surefire-provider.jar agent/jars/flaky-editor.jar
 JAVA_SRC := $(shell find java \( -name '*.java' -o -name pom.xml \) -not -path '*/target/*' 2>/dev/null)
 
-.PHONY: all build java test unit fuzz e2e bench demo lint clean
+.PHONY: all build java test unit fuzz e2e e2e-repeat bench demo lint clean
 
 all: build
 
@@ -41,10 +41,21 @@ fuzz:
 	done
 
 ## test: everything: lint, unit tests, fuzzing for a bounded time and the end-to-end tests on testdata/ with real Maven and JVMs.
-# (The end-to-end tests run verbosely so that the log shows what each one costs.)
 test: build lint fuzz
 	$(GO) test -count=1 -timeout 10m $$($(GO) list ./... | grep -v '/e2e$$')
+	$(MAKE) --no-print-directory e2e
+
+## e2e: the end-to-end tests on testdata/ with real Maven and JVMs (verbose, so that the log shows what each one costs).
+e2e: build
 	$(GO) test -count=1 -timeout 30m -v ./e2e
+
+## e2e-repeat: the end-to-end tests COUNT times in a row, stopping at the first failing round (checks that the suite is not flaky).
+COUNT ?= 3
+e2e-repeat: build
+	@for i in $$(seq 1 $(COUNT)); do \
+		echo "e2e round $$i of $(COUNT)"; \
+		$(GO) test -count=1 -timeout 30m -v ./e2e || { echo "e2e round $$i of $(COUNT) failed"; exit 1; }; \
+	done; echo "e2e: $(COUNT) rounds in a row passed"
 
 ## bench: benchmarks that need real JVMs (see README, Performance); BENCHFLAGS=-readme rewrites its tables.
 bench: build

@@ -150,7 +150,9 @@ func TestHandshakeFloodBounded(t *testing.T) {
 		conns[i] = c
 	}
 	time.Sleep(500 * time.Millisecond)
+	// What the server holds for them, not garbage not yet collected.
 	var after runtime.MemStats
+	runtime.GC()
 	runtime.ReadMemStats(&after)
 	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 8<<20 {
 		t.Errorf("heap grew by %d bytes for %d idle handshakes", grown, n)
@@ -206,7 +208,7 @@ func TestHandshakePendingCapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer extra.Close()
-	extra.SetReadDeadline(time.Now().Add(time.Second))
+	extra.SetReadDeadline(time.Now().Add(5 * time.Second)) // a bound for a loaded machine: the server closes it at once
 	if _, err := extra.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
 		t.Fatalf("connection over the cap: read %v, want EOF", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // ProtocolVersion is the protocol version this driver speaks (see PROTOCOL.md).
@@ -180,7 +181,7 @@ type Log struct {
 	Message string `json:"message"`
 }
 
-// Perturbation says a perturbed call site (API perturbation) was
+// Perturbation says a perturbed call site (API perturbation, flaky chaos) was
 // hit for the first time during Test; Test is "pkg.Class" for call sites
 // hit in a class's fixtures or static initialiser, empty outside any test.
 type Perturbation struct {
@@ -199,7 +200,7 @@ type Perturbation struct {
 	Perturbed string `json:"perturbed,omitempty"`
 }
 
-// State carries captured shared state: the roots whose
+// State carries captured shared state (agent option state=true): the roots whose
 // fingerprint changed since the JVM's previous state event, at a test
 // boundary (Point "before" or "after" the test at Index) or right after a
 // class's static initialiser (Point "init", Index -1, Test the running test).
@@ -277,7 +278,7 @@ type TraceVar struct {
 	Kind string `json:"kind"`
 }
 
-// Dataflow is one test's data dependencies: the roots it read
+// Dataflow is one test's data dependencies (PraDeT): the roots it read
 // that an earlier test of the JVM wrote last (Reads, with that writer), all
 // the roots it read (Touched) and the roots it wrote (Writes). Sent once per
 // test, right after its test-end, when the agent option dataflow=true is set.
@@ -429,4 +430,14 @@ func WriteMessage(w io.Writer, m Message) error {
 		return err
 	}
 	return WriteFrame(w, payload)
+}
+
+// listItemEscaper escapes the characters that separate agent options (',')
+// and the items of list options ('+'), and the escape character itself.
+var listItemEscaper = strings.NewReplacer("%", "%25", ",", "%2C", "+", "%2B")
+
+// EscapeListItem escapes one item of a list agent option (a path or a
+// pattern) so that it survives the option syntax; the agent decodes %XX.
+func EscapeListItem(item string) string {
+	return listItemEscaper.Replace(item)
 }

@@ -15,7 +15,7 @@ import (
 
 // TestDataflow records the data dependencies of the dataflow fixture in
 // an instrumented reference run of the original order and refines
-// them in real JVMs (issue 14): the PraDeT paper's example resolves
+// them in real JVMs: the PraDeT paper's example resolves
 // source-first (t3 -> t2 tested first and manifest, t3 -> t1 deferred
 // while it would make a cycle, then benign; t2 -> t1 benign), the
 // counter's shared reads are tested-benign, and the findings are exactly

@@ -76,11 +76,11 @@ func TestRepairApply(t *testing.T) {
 		pluginsTest = "fixture.repair.PluginsTest#noneLoaded"
 	)
 	// The report: the expected findings with the polluted states the
-	// root-cause analysis (issue 9) records, except that the flags victim
-	// has no state but the return-value modifier the invariant analysis
-	// (issue 13) reports, and the id victim gets the state detect cannot
-	// name (Ids is first initialised by the victim in its passing order),
-	// which no reset-method and no reflective restore reaches.
+	// root-cause analysis records, except that the flags victim has no
+	// state but the return-value modifier the invariant analysis reports,
+	// and the id victim gets the state detect cannot name (Ids is first
+	// initialised by the victim in its passing order), which no
+	// reset-method and no reflective restore reaches.
 	rep := report.Report{Version: report.Version, Module: "repair"}
 	for _, f := range e.Findings {
 		rep.Findings = append(rep.Findings, report.Finding{Test: f.Test, Kind: report.Kind(f.Kind), Polluters: f.Polluters, Setters: f.Setters, Cleaners: f.Cleaners, PollutedState: f.PollutedState})

@@ -14,10 +14,10 @@ import (
 )
 
 // TestDetectModuleWithSiblingDependency analyses one module of a reactor
-// whose sibling it depends on was never installed (issue #8, item 7): flaky
-// builds it from the reactor root, finds the expected victim, and its
-// reproduce command (which first adds the missing profile, item 10) fails
-// the victim under plain Maven.
+// whose sibling it depends on was never installed: flaky builds it from
+// the reactor root, finds the expected victim, and its reproduce command
+// (which first adds the missing profile) fails the victim under plain
+// Maven.
 func TestDetectModuleWithSiblingDependency(t *testing.T) {
 	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
 	needsTools(t)
@@ -77,9 +77,8 @@ func TestDetectModuleWithSiblingDependency(t *testing.T) {
 
 // TestInitAggregatorWithoutSurefirePin runs flaky init at an aggregator its
 // modules do not inherit from, in a project that leaves Surefire to Maven's
-// default (issue #8, items 8 and 9): the profile goes where it takes effect,
-// pins a supported Surefire and says so, and mvn -Pflaky verify runs flaky
-// in every module.
+// default: the profile goes where it takes effect, pins a supported
+// Surefire and says so, and mvn -Pflaky verify runs flaky in every module.
 func TestInitAggregatorWithoutSurefirePin(t *testing.T) {
 	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
 	needsTools(t)

@@ -4,7 +4,9 @@
 # test). Idempotent; needs root for apt-get.
 set -euo pipefail
 
-need_go="1.24"
+# The Go that go.mod asks for (its go line), and the Go toolchain installed when the machine has none that new (a release the Go module proxy serves).
+need_go=$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$(dirname "$0")/../go.mod")
+install_go="go1.25.14"
 missing=()
 command -v javac >/dev/null 2>&1 || missing+=(openjdk-17-jdk-headless)
 command -v mvn   >/dev/null 2>&1 || missing+=(maven)
@@ -30,7 +32,7 @@ if [ -z "$have_go" ] || ! version_ok "$have_go" "$need_go"; then
     sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq golang-go >/dev/null
   fi
-  ver="go1.24.11"; dest="/usr/local/go-$ver"
+  ver="$install_go"; dest="/usr/local/go-$ver"
   case "$(uname -m)" in aarch64|arm64) arch=arm64 ;; *) arch=amd64 ;; esac
   if [ ! -x "$dest/bin/go" ]; then
     echo "setup: installing $ver through GOPROXY ($(go env GOPROXY))"

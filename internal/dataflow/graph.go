@@ -1,7 +1,7 @@
 // Package dataflow finds order-dependent tests from data dependencies
-// (issue 14, PraDeT): an instrumented reference run records, for every
-// test, the shared state it read that an earlier test wrote last (agent
-// option dataflow=true); the dependencies form a graph that refinement
+// (PraDeT): an instrumented reference run records, for every test, the
+// shared state it read that an earlier test wrote last (agent option
+// dataflow=true); the dependencies form a graph that refinement
 // tests edge by edge, each time running the tests that must precede the
 // reader with the one edge inverted. An edge whose inversion changes the
 // reader's outcome is manifest, one that does not is benign.

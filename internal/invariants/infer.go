@@ -1,6 +1,6 @@
 // Package invariants infers Daikon's core likely invariants from the
-// invariant tracer's samples (issue 13) and compares an OD test's passing
-// and failing runs into Takuan's problem invariants.
+// invariant tracer's samples (agent option invariants) and compares an OD
+// test's passing and failing runs into Takuan's problem invariants.
 package invariants
 
 import (

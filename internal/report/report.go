@@ -231,7 +231,7 @@ type Stats struct {
 	Dataflow *DataflowStats `json:"dataflow,omitempty"`
 }
 
-// DataflowStats says what the data-dependency analysis (issue 14, PraDeT)
+// DataflowStats says what the data-dependency analysis (PraDeT)
 // found and ran: the dependencies of its reference runs by status (manifest
 // ones became findings), and its JVM runs.
 type DataflowStats struct {

@@ -1,5 +1,5 @@
 // Package state models the shared state the agent captures at test
-// boundaries (issue 9): canonical trees per root, replayed from a run's state
+// boundaries: canonical trees per root, replayed from a run's state
 // events into snapshots, diffed root by root into short path/value changes.
 // It finds the tests that pollute shared state (PolDet) and names and
 // confirms the polluted state of order-dependent tests (ODRepair's

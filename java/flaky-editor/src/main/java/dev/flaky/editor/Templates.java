@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** The standard fixes for API findings (issue 10 item 5): Locale.ROOT and ordered collections. */
+/** The standard fixes for API findings: Locale.ROOT and ordered collections. */
 final class Templates {
     private Templates() {
     }

@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * ODRepair's candidate check in one JVM (issue 10): the driver runs the failing order with {@code state.probe=FILE};
+ * ODRepair's candidate check in one JVM: the driver runs the failing order with {@code state.probe=FILE};
  * at the start of position {@code passingAt} (before any polluter) the agent initialises the field's class and sends
  * the root as the passing state (point {@code probe-passing}); at the start of position {@code index} (the victim,
  * after its polluters) it sends the failing root (point {@code probe-failing}), then for each candidate call sequence

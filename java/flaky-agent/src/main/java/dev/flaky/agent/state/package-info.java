@@ -1,5 +1,5 @@
 /**
- * Shared-state capture and restore (issue 9, PolDet and ODRepair's debugger): at test boundaries the agent walks the
+ * Shared-state capture and restore (PolDet and ODRepair's debugger): at test boundaries the agent walks the
  * state reachable from the static fields of the project's and its dependencies' classes, the system properties, the
  * JDK defaults and the files changed in the working and temporary directories, serialises each root to a canonical
  * JSON tree with a fingerprint, and sends the roots that changed to the driver; on request it sets roots back to

@@ -6,6 +6,8 @@ import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.net.MalformedURLException;
 import java.net.URL;
@@ -25,6 +27,13 @@ public final class Warm {
     /** Starts the last log message of a warm JVM. */
     public static final String DONE = PREFIX + "done: ";
     private static final String ENTRY = "dev.flaky.runner.Main";
+    /**
+     * How long, at most, the JVM keeps collecting before it counts the finished orders' class loaders that are still
+     * reachable. One collection is not enough: a loader can stay reachable for a moment after its order ended (a JIT
+     * compilation of one of its methods in progress, a thread of its order still exiting, an object awaiting
+     * finalization), longer on a loaded machine; a loader that a leak holds stays reachable for the whole bound.
+     */
+    static final long COLLECT_MILLIS = 5000;
 
     private Warm() {
     }
@@ -32,13 +41,15 @@ public final class Warm {
     /**
      * Runs the order files one after another; see the class comment. The last event is a log whose message starts
      * with {@value #DONE}: how many orders ran, why it stopped early, and how many of the finished orders' class
-     * loaders are still reachable after a garbage collection (each one that is holds its classes in the metaspace).
+     * loaders are still reachable after collecting garbage for up to {@link #COLLECT_MILLIS} ms (each one that is
+     * holds its classes in the metaspace).
      * Notes on what was reset are {@code info}, problems (threads left running, an early stop) {@code warn}.
      */
     public static void run(List<String> orderFiles, Events events) throws IOException, InterruptedException {
         URL[] urls = classPath();
         ClassLoader app = Warm.class.getClassLoader();
         JdkState start = JdkState.capture();
+        ReferenceQueue<ClassLoader> cleared = new ReferenceQueue<>();
         List<WeakReference<ClassLoader>> finished = new ArrayList<>();
         String stop = null;
         int ran = 0;
@@ -47,7 +58,7 @@ public final class Warm {
             Throwable failure;
             try (WarmLoader loader = new WarmLoader(urls, app)) {
                 failure = runIn(loader, orderFiles.get(i));
-                finished.add(new WeakReference<ClassLoader>(loader));
+                finished.add(new WeakReference<ClassLoader>(loader, cleared));
             }
             if (failure != null) {
                 StringWriter trace = new StringWriter();
@@ -67,13 +78,7 @@ public final class Warm {
                 stop = "after " + where + ", " + r.unfit;
             }
         }
-        System.gc();
-        int reachable = 0;
-        for (WeakReference<ClassLoader> ref : finished) {
-            if (ref.get() != null) {
-                reachable++;
-            }
-        }
+        int reachable = stillReachable(finished, cleared, COLLECT_MILLIS);
         String done = DONE + ran + " of " + orderFiles.size() + " orders ran";
         if (stop != null) {
             done += "; stopped " + stop;
@@ -81,6 +86,30 @@ public final class Warm {
         done += "; " + reachable + " of " + finished.size() + " order class loaders still reachable";
         events.log(stop != null || reachable > 0 ? "warn" : "info", done);
         events.flush();
+    }
+
+    /**
+     * Collects garbage until every reference in refs is cleared or boundMillis have passed, and returns how many are
+     * still not cleared. Between collections it waits (at most 100 ms) for the collector to enqueue a cleared
+     * reference on queue, where refs are registered.
+     */
+    static int stillReachable(List<? extends Reference<?>> refs, ReferenceQueue<?> queue, long boundMillis)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + boundMillis * 1_000_000L;
+        for (long wait = 10; ; wait = Math.min(2 * wait, 100)) {
+            System.gc();
+            int reachable = 0;
+            for (Reference<?> ref : refs) {
+                if (ref.get() != null) {
+                    reachable++;
+                }
+            }
+            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            if (reachable == 0 || left <= 0) {
+                return reachable;
+            }
+            queue.remove(Math.max(1, Math.min(wait, left)));
+        }
     }
 
     /** Runs one order file in loader on a new thread named main; returns what stopped it from running, or null. */
