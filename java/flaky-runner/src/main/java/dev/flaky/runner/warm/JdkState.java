@@ -24,11 +24,14 @@ import java.util.TreeMap;
  * working directory and {@code java.io.tmpdir} (the ones created are deleted, and only when both listings are
  * complete), and shutdown hooks (removed). What cannot be put back (a file that existed before and changed or went
  * away, directories too large to list) makes {@link #reset} say so: the JVM is then not fit for another order.
- * Threads an order leaves running are reported.
+ * Threads an order leaves running (still alive after waiting up to {@link #JOIN_MILLIS} ms in all for those it
+ * started to end) are reported.
  */
 final class JdkState {
     private static final int MAX_ENTRIES = 20_000;
     private static final int MAX_DEPTH = 8;
+    /** How long, at most, in all, the threads an order started may take to end before they count as left running. */
+    static final long JOIN_MILLIS = 2000;
 
     private final Properties properties;
     private final Map<String, String> propertyValues;
@@ -50,6 +53,8 @@ final class JdkState {
     private final boolean complete;
     private final Set<Thread> threads;
     private final Set<Thread> hooks;
+    /** Threads an earlier order left running: they are reported again without being waited for again. */
+    private final Set<Thread> leftRunning = new HashSet<>();
 
     private JdkState() {
         // The JDK sets user.timezone when it first works out the default zone: do that before the snapshot.
@@ -84,7 +89,7 @@ final class JdkState {
      * Puts the state back and returns what the order left behind: notes on what was reset or reported, and whether
      * the JVM can run another order faithfully.
      */
-    Reset reset() {
+    Reset reset() throws InterruptedException {
         Reset r = new Reset();
         if (System.getProperties() != properties) {
             System.setProperties(properties);
@@ -139,17 +144,43 @@ final class JdkState {
         }
         resetFiles(r);
         resetHooks(r);
-        List<String> left = new ArrayList<>();
+        List<Thread> started = new ArrayList<>();
+        List<Thread> running = new ArrayList<>();
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.isAlive() && !threads.contains(t) && !jdkThread(t)) {
-                left.add(t.getName() + (t.isDaemon() ? " (daemon)" : ""));
+                (leftRunning.contains(t) ? running : started).add(t);
             }
+        }
+        running.addAll(stillAlive(started, JOIN_MILLIS));
+        leftRunning.addAll(running);
+        List<String> left = new ArrayList<>();
+        for (Thread t : running) {
+            left.add(t.getName() + (t.isDaemon() ? " (daemon)" : ""));
         }
         if (!left.isEmpty()) {
             Collections.sort(left);
             r.threads = "threads left running: " + left;
         }
         return r;
+    }
+
+    /**
+     * Waits up to boundMillis in all for the threads to end, and returns those still alive then: a thread that was
+     * only exiting when its order ended is not left running.
+     */
+    static List<Thread> stillAlive(List<Thread> threads, long boundMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + boundMillis * 1_000_000L;
+        List<Thread> alive = new ArrayList<>();
+        for (Thread t : threads) {
+            long left = (deadline - System.nanoTime()) / 1_000_000L;
+            if (left > 0) {
+                t.join(left);
+            }
+            if (t.isAlive()) {
+                alive.add(t);
+            }
+        }
+        return alive;
     }
 
     /** Deletes the files and directories the order created; a file that existed before and changed is unfit. */

@@ -5,6 +5,7 @@ import org.junit.Test;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
@@ -36,6 +37,42 @@ public class WarmTest {
         long tookMillis = (System.nanoTime() - start) / 1_000_000L;
         assertEquals("returns at the bound", true, tookMillis >= 200);
         assertEquals(kept, refs.get(0).get());
+    }
+
+    @Test
+    public void aThreadThatEndsShortlyAfterItsOrderIsNotLeftRunning() throws Exception {
+        CountDownLatch orderEnded = new CountDownLatch(1);
+        Thread exiting = new Thread(() -> {
+            try {
+                orderEnded.await();
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "exiting");
+        exiting.start();
+        orderEnded.countDown();
+        assertEquals(true, exiting.isAlive());
+        assertEquals(Collections.emptyList(), JdkState.stillAlive(Collections.singletonList(exiting), JdkState.JOIN_MILLIS));
+    }
+
+    @Test
+    public void aThreadStillRunningAfterTheBoundIsLeftRunning() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        Thread running = new Thread(() -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "running");
+        running.start();
+        try {
+            assertEquals(Collections.singletonList(running), JdkState.stillAlive(Collections.singletonList(running), 100));
+        } finally {
+            release.countDown();
+            running.join();
+        }
     }
 
     /** A thread that registers a reference to an object of its own, counts held down, and drops it 300 ms later. */
