@@ -18,6 +18,7 @@ import (
 	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // chaosExpected is testdata/chaos/expected.json: one api finding per latent
@@ -319,7 +320,8 @@ func TestChaosInVerify(t *testing.T) {
 		t.Fatalf("Maven reproduce command %q: %v", rep.Findings[i].Reproduce, err)
 	}
 	out, code = mvnRun(t, dir, words[1:]...)
-	if code == 0 || !strings.Contains(out, strings.Replace(want, "#", ".", 1)+" -- Time elapsed") {
+	class, member := testid.Split(want)
+	if code == 0 || !strings.Contains(out, class+"."+member+" -- Time elapsed") {
 		t.Errorf("%s passed under its Maven reproduce command (exit %d):\n%s", want, code, tail(out))
 	}
 	// The agent runs without a driver there: nothing of it may reach the fork's stdout channel.

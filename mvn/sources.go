@@ -2,6 +2,7 @@ package mvn
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/vifraa/gopom"
 )
@@ -49,6 +50,17 @@ func ReactorModules(root string) ([]ReactorModule, error) {
 		out = append(out, ReactorModule{Dir: filepath.Dir(chain[0].path), BuildDir: target})
 	}
 	return out, nil
+}
+
+// ModulePath is the path of the module in moduleDir from the reactor root
+// root, slash-separated ("." for the root itself), as -pl names it; the
+// module directory's base name when it is not under root.
+func ModulePath(root, moduleDir string) string {
+	rel, err := filepath.Rel(root, moduleDir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return filepath.Base(moduleDir)
+	}
+	return filepath.ToSlash(rel)
 }
 
 // ReactorRoot returns the root of the reactor that builds the module in

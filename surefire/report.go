@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // Outcome is the result of one test case as a Surefire report records it.
@@ -35,8 +37,9 @@ type TestCase struct {
 	Flakes int
 }
 
-// ID is the test id flaky uses for this test case: Class#Name.
-func (c TestCase) ID() string { return c.Class + "#" + c.Name }
+// ID is the test id flaky uses for this test case: Class#Name ("Class#"
+// when the testcase has no name).
+func (c TestCase) ID() string { return testid.JoinMethod(c.Class, c.Name) }
 
 type xmlSuite struct {
 	XMLName xml.Name      `xml:"testsuite"`

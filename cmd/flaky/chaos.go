@@ -132,7 +132,7 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 		return err
 	}
 	m := pipeline.Module{
-		Dir: setup.ModuleDir, Name: relModule(root, setup.ModuleDir), Root: root,
+		Dir: setup.ModuleDir, Name: mvn.ModulePath(root, setup.ModuleDir), Root: root,
 		FlakyDir: filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky"),
 		Tests:    tests, Infos: infos, Launcher: l,
 	}

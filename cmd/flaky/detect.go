@@ -19,6 +19,7 @@ import (
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
+	"github.com/flakyhq/flaky/mvn"
 )
 
 // noStateFlag skips naming the polluted state of OD findings.
@@ -194,7 +195,7 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 	}
 	d.AutoWorkers, d.RequireOrders = !g.WorkersSet, true
 	m := pipeline.Module{
-		Dir: setup.ModuleDir, Name: relModule(root, setup.ModuleDir), Root: root,
+		Dir: setup.ModuleDir, Name: mvn.ModulePath(root, setup.ModuleDir), Root: root,
 		FlakyDir: filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky"),
 		Tests:    tests, Infos: infos, Fast: runner,
 	}
@@ -222,15 +223,6 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 		return &exitStatus{code: exitTestsFailed}
 	}
 	return nil
-}
-
-// relModule is the module's path from the root ("." for the root itself).
-func relModule(root, module string) string {
-	rel, err := filepath.Rel(root, module)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return filepath.Base(module)
-	}
-	return filepath.ToSlash(rel)
 }
 
 // printFindings prints one line per finding, grouped by kind, then the coverage.

@@ -95,16 +95,6 @@ func TestPrintFindingsSaysTheBudgetCutFirst(t *testing.T) {
 	}
 }
 
-func TestRelModule(t *testing.T) {
-	for _, c := range []struct{ root, module, want string }{
-		{"/p", "/p", "."}, {"/p", "/p/core", "core"}, {"/p", "/q/web", "web"},
-	} {
-		if got := relModule(c.root, c.module); got != c.want {
-			t.Errorf("relModule(%q, %q) = %q, want %q", c.root, c.module, got, c.want)
-		}
-	}
-}
-
 // Unconfirmed tests of an analysis its budget did not cut are named with
 // what their reruns showed.
 func TestPrintFindingsUnconfirmedWithinTheBudget(t *testing.T) {

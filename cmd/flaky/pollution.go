@@ -17,6 +17,7 @@ import (
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
+	"github.com/flakyhq/flaky/mvn"
 )
 
 // pollutionCommand finds the tests whose run changes shared state (PolDet).
@@ -85,7 +86,7 @@ func runPollution(ctx context.Context, o pollutionOptions) error {
 	path := filepath.Join(flakyDir, "report.json")
 	rep, err := report.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		rep, err = &report.Report{Module: relModule(setup.ReactorRoot, setup.ModuleDir)}, nil
+		rep, err = &report.Report{Module: mvn.ModulePath(setup.ReactorRoot, setup.ModuleDir)}, nil
 	}
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/mvn"
 	"github.com/flakyhq/flaky/surefire"
 )
@@ -223,7 +224,7 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 			return f, err
 		}
 		for _, c := range cases {
-			id := c.Class + "#" + strings.TrimSuffix(c.Name, "()")
+			id := testid.JoinMethod(c.Class, strings.TrimSuffix(c.Name, "()"))
 			if known[id] && (c.Outcome == surefire.Fail || c.Outcome == surefire.Error) {
 				failed[id] = true
 			}

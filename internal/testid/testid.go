@@ -123,6 +123,11 @@ func Join(class, member string) string {
 	return class + "#" + member
 }
 
+// JoinMethod is Join for a member that names a method: the id is always
+// method-level, so an empty member gives "class#", not the class-level id
+// (a Surefire testcase element without a name still names a method).
+func JoinMethod(class, member string) string { return class + "#" + member }
+
 // IsInvocation reports whether the test id string id names test (an id
 // string too) itself or one of its invocations: whether a result for id
 // answers the order entry test.

@@ -95,6 +95,9 @@ func TestHelpers(t *testing.T) {
 			t.Errorf("Join(Split(%q)) = %q", id, got)
 		}
 	}
+	if JoinMethod("p.C", "m[1]") != "p.C#m[1]" || JoinMethod("p.C", "") != "p.C#" {
+		t.Error("JoinMethod")
+	}
 	for _, c := range []struct {
 		id, test string
 		want     bool

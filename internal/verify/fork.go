@@ -13,6 +13,7 @@ import (
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/mvn"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -26,7 +27,7 @@ import (
 func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *surefire.ForkRecord, reruns []*launcher.Result, res *Result) error {
 	opts := pipeline.Options{Report: res.Report, Accumulate: true, Workers: cfg.Workers, Progress: cfg.Progress}
 	m := pipeline.Module{
-		Dir: cfg.ModuleDir, Name: moduleName(cfg.Root, cfg.ModuleDir), Root: cfg.Root,
+		Dir: cfg.ModuleDir, Name: mvn.ModulePath(cfg.Root, cfg.ModuleDir), Root: cfg.Root,
 		FlakyDir: filepath.Join(cfg.BuildDir, "flaky"), Tests: rec.TestIDs(), Launcher: l,
 	}
 	if cfg.Budget >= 0 {

@@ -107,7 +107,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Root = cfg.ModuleDir
 	}
 	if cfg.Module == "" {
-		cfg.Module = moduleName(cfg.Root, cfg.ModuleDir)
+		cfg.Module = mvn.ModulePath(cfg.Root, cfg.ModuleDir)
 	}
 	records, err := surefire.ReadForkRecords(cfg.BuildDir)
 	if err != nil {
@@ -318,15 +318,7 @@ func classify(test string, runs []runOutcome, order []string, orderFile string, 
 // orderFile, of the module (a module's command names the order's classes
 // in -Dtest, so the sibling modules -am builds do not run their tests).
 func reproduce(cfg Config, orderFile string, order []string) string {
-	return mvn.Reproduce(moduleName(cfg.Root, cfg.ModuleDir), orderFile, order...)
-}
-
-func moduleName(root, moduleDir string) string {
-	rel, err := filepath.Rel(root, moduleDir)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return filepath.Base(moduleDir)
-	}
-	return filepath.ToSlash(rel)
+	return mvn.Reproduce(mvn.ModulePath(cfg.Root, cfg.ModuleDir), orderFile, order...)
 }
 
 // envOf turns a fork record into the environment for flaky's own JVMs: they
