@@ -99,12 +99,6 @@ func exitCode(err error, stderr io.Writer) int {
 	return code
 }
 
-// debugLog is where debug notes go: stderr with --debug, else nowhere.
-func debugLog(c *cli.Context) io.Writer { return globalsOf(c).debugLog() }
-
-// javaPath returns the --java flag, else $JAVA_HOME/bin/java, else java.
-func javaPath(c *cli.Context) string { return globalsOf(c).java() }
-
 // noteOnce returns a launcher note printer that writes each distinct note
 // once to w, after prefix.
 func noteOnce(w io.Writer, prefix string) func(string) {

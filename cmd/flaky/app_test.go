@@ -84,7 +84,7 @@ func TestJavaPath(t *testing.T) {
 			var got string
 			app := newApp(&bytes.Buffer{}, &bytes.Buffer{})
 			app.Commands = append(app.Commands, &cli.Command{Name: "probe", Action: func(c *cli.Context) error {
-				got = javaPath(c)
+				got = globalsOf(c).java()
 				return nil
 			}})
 			args := []string{"flaky"}
@@ -95,7 +95,7 @@ func TestJavaPath(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got != tt.want {
-				t.Errorf("javaPath = %q, want %q", got, tt.want)
+				t.Errorf("java() = %q, want %q", got, tt.want)
 			}
 		})
 	}
@@ -167,7 +167,7 @@ func TestMavenOptions(t *testing.T) {
 		var gotErr error
 		app := newApp(io.Discard, io.Discard)
 		action := func(c *cli.Context) error {
-			cmd, args, err := mavenOptions(c)
+			cmd, args, err := globalsOf(c).mavenOptions()
 			gotCmd, got, gotErr = cmd, strings.Join(args.Args(), " "), err
 			return nil
 		}

@@ -30,13 +30,22 @@ func baselineCommand() *cli.Command {
 				if c.NArg() == 1 {
 					root = c.Args().First()
 				}
-				return acceptBaseline(c, root)
+				return acceptBaseline(baselineAcceptOptions{globalOptions: globalsOf(c), Root: root})
 			},
 		}},
 	}
 }
 
-func acceptBaseline(c *cli.Context, root string) error {
+// baselineAcceptOptions are baseline accept's directory.
+type baselineAcceptOptions struct {
+	globalOptions
+	Root string // the project's root
+}
+
+// acceptBaseline adds the flaky tests of the reports under o.Root to its
+// baseline.
+func acceptBaseline(o baselineAcceptOptions) error {
+	root := o.Root
 	reports, err := findReports(root)
 	if err != nil {
 		return err
@@ -59,7 +68,7 @@ func acceptBaseline(c *cli.Context, root string) error {
 	if err := b.Save(root); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.Writer, "accepted %d new flaky test(s); %s lists %d\n", added, filepath.Join(root, gate.BaselinePath), len(b.Accepted))
+	fmt.Fprintf(o.Stdout, "accepted %d new flaky test(s); %s lists %d\n", added, filepath.Join(root, gate.BaselinePath), len(b.Accepted))
 	return nil
 }
 

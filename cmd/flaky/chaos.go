@@ -12,12 +12,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/mvn"
 )
 
@@ -241,62 +239,4 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 	}
 	fmt.Fprintf(w, "%d api %s: %s mode, %s, %d runs%s, %s\n", len(findings), scope, res.Mode,
 		chaos.Join(res.Strategies), res.Runs, extra, res.Duration.Round(100*time.Millisecond))
-}
-
-// runOrderChaosFlags are run-order's flags for running with perturbation.
-var runOrderChaosFlags = []cli.Flag{
-	&cli.StringSliceFlag{Name: "chaos", Usage: "perturb APIs with this strategy or group (repeatable, or joined with +; see flaky chaos)"},
-	&cli.StringSliceFlag{Name: "chaos-param", Usage: "strategy parameter key=value (repeatable)"},
-	&cli.StringSliceFlag{Name: "chaos-include", Usage: "instrument the classes matching this class-name pattern instead of the module's own classes (repeatable)"},
-	&cli.StringSliceFlag{Name: "chaos-exclude", Usage: "do not instrument the classes matching this class-name pattern (repeatable)"},
-}
-
-// runOrderChaos checks run-order's --chaos flags and returns the agent
-// options they ask for once the module is prepared; nil without --chaos.
-func runOrderChaos(c *cli.Context) (func(*mvn.TestSetup) (agent.Options, error), error) {
-	if !c.IsSet("chaos") {
-		for _, name := range []string{"chaos-param", "chaos-include", "chaos-exclude"} {
-			if c.IsSet(name) {
-				return nil, usageError("--%s needs --chaos", name)
-			}
-		}
-		return nil, nil
-	}
-	strategies, err := chaos.Parse(c.StringSlice("chaos")...)
-	if err != nil {
-		return nil, usageError("--chaos: %v", err)
-	}
-	if len(strategies) == 0 {
-		return nil, usageError("--chaos names no strategy")
-	}
-	settings := chaos.Settings{Include: c.StringSlice("chaos-include"), Exclude: c.StringSlice("chaos-exclude"), Params: c.StringSlice("chaos-param")}
-	if _, err := settings.AgentOptions(strategies); err != nil {
-		return nil, usageError("%v", err)
-	}
-	return func(setup *mvn.TestSetup) (agent.Options, error) {
-		return withModuleRoots(settings, setup).AgentOptions(strategies)
-	}, nil
-}
-
-// writePerturbations prints the perturbed call sites each failed test hit.
-func writePerturbations(w io.Writer, r *launcher.Result) error {
-	for _, t := range r.Tests {
-		if !t.Outcome.Failed() {
-			continue
-		}
-		class := testid.ClassOf(t.Test)
-		var lines []string
-		for _, p := range r.Perturbations {
-			if p.Test == t.Test || p.Test == class {
-				lines = append(lines, fmt.Sprintf("  %s at %s.%s(%s:%d) calls %s", p.Strategy, p.Class, p.Method, p.File, p.Line, p.API))
-			}
-		}
-		if len(lines) == 0 {
-			continue
-		}
-		if _, err := fmt.Fprintf(w, "perturbed call sites %s hit:\n%s\n", t.Test, strings.Join(lines, "\n")); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -78,27 +78,6 @@ func TestPrintChaos(t *testing.T) {
 	}
 }
 
-func TestWritePerturbations(t *testing.T) {
-	r := &launcher.Result{
-		Tests: []launcher.TestResult{{Test: "p.T#a", Outcome: launcher.Fail}, {Test: "p.T#b", Outcome: launcher.Pass}, {Test: "p.U#c", Outcome: launcher.Error}},
-		Perturbations: []agent.Perturbation{
-			{Test: "p.T", Strategy: "LOCALE", Class: "p.T", Method: "<clinit>", File: "T.java", Line: 3, API: "java.util.Locale#getDefault()"},
-			{Test: "p.T#a", Strategy: "RANDOM_MAX", Class: "p.Dice", Method: "roll", File: "Dice.java", Line: 12, API: "java.util.Random#nextInt(int)"},
-			{Test: "p.T#b", Strategy: "RANDOM_MAX", Class: "p.Dice", Method: "roll", File: "Dice.java", Line: 12, API: "java.util.Random#nextInt(int)"},
-		},
-	}
-	var b bytes.Buffer
-	if err := writePerturbations(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	want := "perturbed call sites p.T#a hit:\n" +
-		"  LOCALE at p.T.<clinit>(T.java:3) calls java.util.Locale#getDefault()\n" +
-		"  RANDOM_MAX at p.Dice.roll(Dice.java:12) calls java.util.Random#nextInt(int)\n"
-	if b.String() != want {
-		t.Errorf("printed:\n%s\nwant:\n%s", b.String(), want)
-	}
-}
-
 // What was left out comes first, every failing strategy and the counts per
 // strategy and group follow, and the summary does not claim the whole
 // suite when a strategy did not run all of it.

@@ -129,6 +129,15 @@ func TestRunFunctionsCheckTheirOptions(t *testing.T) {
 		{"chaos with a bad mode", func() error { return runChaos(ctx, chaosOptions{globalOptions: g, Mode: "sideways"}) }, "--mode"},
 		{"repair without LLM attempts", func() error { return runRepair(ctx, repairOptions{globalOptions: g}) }, "--llm-iterations must be at least 1"},
 		{"verify without confirmations", func() error { return runVerify(ctx, verifyOptions{globalOptions: g, Module: t.TempDir()}) }, "--confirmations must be at least 1"},
+		{"list-tests without workers", func() error {
+			return listTests(ctx, listTestsOptions{globalOptions: globalOptions{Stdout: io.Discard, Stderr: io.Discard}, Module: t.TempDir()})
+		}, "--workers must be at least 1"},
+		{"init with --check and --remove", func() error {
+			return runInit(initOptions{globalOptions: g, Dir: t.TempDir(), Check: true, Remove: true})
+		}, "exclude each other"},
+		{"run without the profile", func() error {
+			return runProject(ctx, runProjectOptions{globalOptions: g, Dir: projectDir(t, strings.Replace(jupiterPom, "JUPITER", "5.14.4", 1))})
+		}, "run `flaky init"},
 	}
 	for _, tt := range tests {
 		var es *exitStatus

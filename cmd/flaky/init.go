@@ -28,24 +28,45 @@ func initCommand() *cli.Command {
 			&cli.BoolFlag{Name: "force", Usage: "replace or remove a flaky profile that flaky did not write, and write a read-only pom"},
 			&cli.StringFlag{Name: "junit-platform-version", Usage: "JUnit Platform version of the launcher the profile adds, when the poms on disk do not tell (e.g. 1.14.4 for Jupiter 5.14.4)"},
 		},
-		Action: runInit,
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 1 {
+				return usageError("init takes at most one directory, got %q", c.Args().Slice())
+			}
+			o := initOptions{
+				globalOptions:        globalsOf(c),
+				Dir:                  ".",
+				Check:                c.Bool("check"),
+				Remove:               c.Bool("remove"),
+				Force:                c.Bool("force"),
+				JUnitPlatformVersion: c.String("junit-platform-version"),
+			}
+			if c.NArg() == 1 {
+				o.Dir = c.Args().First()
+			}
+			return runInit(o)
+		},
 	}
 }
 
-func runInit(c *cli.Context) error {
-	if c.NArg() > 1 {
-		return usageError("init takes at most one directory, got %q", c.Args().Slice())
-	}
-	if c.Bool("check") && c.Bool("remove") {
+// initOptions are init's flags and directory.
+type initOptions struct {
+	globalOptions
+	Dir                  string // the project's directory
+	Check                bool
+	Remove               bool
+	Force                bool
+	JUnitPlatformVersion string
+}
+
+// runInit adds, checks or removes the flaky profile of the project in o.Dir.
+func runInit(o initOptions) error {
+	if o.Check && o.Remove {
 		return usageError("--check and --remove exclude each other")
 	}
-	dir := "."
-	if c.NArg() == 1 {
-		dir = c.Args().First()
-	}
-	out := c.App.Writer
-	if c.Bool("remove") {
-		removed, err := mvn.RemoveProfile(dir, c.Bool("force"))
+	dir := o.Dir
+	out := o.Stdout
+	if o.Remove {
+		removed, err := mvn.RemoveProfile(dir, o.Force)
 		if err != nil {
 			return err
 		}
@@ -57,8 +78,8 @@ func runInit(c *cli.Context) error {
 		}
 		return nil
 	}
-	opts := mvn.ProfileOptions{Version: buildinfo.MavenVersion(), JUnitPlatformVersion: c.String("junit-platform-version"), Force: c.Bool("force")}
-	if c.Bool("check") {
+	opts := mvn.ProfileOptions{Version: buildinfo.MavenVersion(), JUnitPlatformVersion: o.JUnitPlatformVersion, Force: o.Force}
+	if o.Check {
 		state, err := mvn.CheckProfile(dir, opts)
 		if err != nil {
 			return profileError(err)
@@ -80,7 +101,7 @@ func runInit(c *cli.Context) error {
 		}
 		return nil
 	}
-	opts.Log = c.App.ErrWriter
+	opts.Log = o.Stderr
 	state, err := mvn.InitProfile(dir, opts)
 	if err != nil {
 		return profileError(err)

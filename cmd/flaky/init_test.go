@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,5 +169,43 @@ func TestInstallArtifactsCommand(t *testing.T) {
 	}
 	if code, _, stderr := runApp("install-artifacts"); code != 2 || !strings.Contains(stderr, `"repo" not set`) {
 		t.Errorf("without --repo: exit %d, %q", code, stderr)
+	}
+}
+
+// runInit adds, checks and removes the profile from its options alone.
+func TestRunInit(t *testing.T) {
+	dir := projectDir(t, strings.Replace(jupiterPom, "JUPITER", "5.14.4", 1))
+	pom := filepath.Join(dir, "pom.xml")
+	var out bytes.Buffer
+	g := globalOptions{Stdout: &out, Stderr: io.Discard}
+	var es *exitStatus
+	if err := runInit(initOptions{globalOptions: g, Dir: dir, Check: true}); !errors.As(err, &es) || es.code != exitTestsFailed {
+		t.Fatalf("check before init: %v, want exit status 1", err)
+	}
+	if err := runInit(initOptions{globalOptions: g, Dir: dir}); err != nil || !strings.Contains(out.String(), "added the flaky profile to "+pom) {
+		t.Fatalf("init: %v\n%s", err, out.String())
+	}
+	out.Reset()
+	if err := runInit(initOptions{globalOptions: g, Dir: dir, Check: true}); err != nil || out.String() != "the flaky profile in "+pom+" is present and current\n" {
+		t.Fatalf("check after init: %v\n%s", err, out.String())
+	}
+	out.Reset()
+	if err := runInit(initOptions{globalOptions: g, Dir: dir, Remove: true}); err != nil || !strings.HasPrefix(out.String(), "removed the flaky profile from "+pom) {
+		t.Fatalf("remove: %v\n%s", err, out.String())
+	}
+}
+
+// installArtifacts writes the jars into the repository of its options.
+func TestInstallArtifacts(t *testing.T) {
+	repo := t.TempDir()
+	var debug bytes.Buffer
+	if err := installArtifacts(installArtifactsOptions{globalOptions: globalOptions{Debug: true, Stdout: io.Discard, Stderr: &debug}, Repo: repo}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(debug.String(), " in "+repo+"\n") {
+		t.Errorf("debug note %q", debug.String())
+	}
+	if _, err := os.Stat(filepath.Join(repo, "dev", "flaky", "flaky-agent", "0.0.0-dev", "flaky-agent-0.0.0-dev.jar")); err != nil {
+		t.Error(err)
 	}
 }

@@ -22,22 +22,33 @@ func installArtifactsCommand() *cli.Command {
 			if err := noArgs(c); err != nil {
 				return err
 			}
-			jars, err := agent.Contents()
-			if err != nil {
-				return err
-			}
-			repo := c.String("repo")
-			wrote, err := mvn.InstallArtifacts(repo, buildinfo.MavenVersion(), []mvn.Artifact{
-				{ArtifactID: "flaky-surefire-provider", Jar: jars.Provider},
-				{ArtifactID: "flaky-agent", Jar: jars.Agent},
-			})
-			if err != nil {
-				return err
-			}
-			if len(wrote) > 0 {
-				fmt.Fprintf(debugLog(c), "flaky: installed %s in %s\n", strings.Join(wrote, ", "), repo)
-			}
-			return nil
+			return installArtifacts(installArtifactsOptions{globalOptions: globalsOf(c), Repo: c.String("repo")})
 		},
 	}
+}
+
+// installArtifactsOptions are install-artifacts' flags.
+type installArtifactsOptions struct {
+	globalOptions
+	Repo string // the local Maven repository
+}
+
+// installArtifacts writes the embedded provider and agent jars into o.Repo
+// (a debug note says which it wrote).
+func installArtifacts(o installArtifactsOptions) error {
+	jars, err := agent.Contents()
+	if err != nil {
+		return err
+	}
+	wrote, err := mvn.InstallArtifacts(o.Repo, buildinfo.MavenVersion(), []mvn.Artifact{
+		{ArtifactID: "flaky-surefire-provider", Jar: jars.Provider},
+		{ArtifactID: "flaky-agent", Jar: jars.Agent},
+	})
+	if err != nil {
+		return err
+	}
+	if len(wrote) > 0 {
+		fmt.Fprintf(o.debugLog(), "flaky: installed %s in %s\n", strings.Join(wrote, ", "), o.Repo)
+	}
+	return nil
 }

@@ -18,13 +18,14 @@ var noInvariantsFlag = &cli.BoolFlag{Name: "no-invariants", Usage: "do not infer
 // daikonOutFlag makes run-order trace the run and write Daikon's files.
 var daikonOutFlag = &cli.StringFlag{Name: "daikon-out", Usage: "trace the project's methods during the run and write Daikon's DIR/flaky.decls and DIR/flaky.dtrace (declaration version 2)"}
 
-// writeDaikon writes the run's traced program points in Daikon's format.
-func writeDaikon(c *cli.Context, dir string, r *launcher.Result) error {
+// writeDaikon writes the run's traced program points in Daikon's format
+// and notes on w where.
+func writeDaikon(w io.Writer, dir string, r *launcher.Result) error {
 	points := invariants.Merge(r.Invariants)
 	if err := invariants.WriteDaikon(dir, "flaky", points); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.App.ErrWriter, "flaky: run-order: %d program points in %s (flaky.decls, flaky.dtrace)\n", len(points), dir)
+	fmt.Fprintf(w, "flaky: run-order: %d program points in %s (flaky.decls, flaky.dtrace)\n", len(points), dir)
 	return nil
 }
 

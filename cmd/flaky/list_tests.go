@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -31,47 +32,59 @@ func listTestsCommand() *cli.Command {
 			if err := noArgs(c); err != nil {
 				return err
 			}
-			setup, l, err := openModule(c, launcher.Options{})
-			if err != nil {
-				return err
-			}
-			defer l.Close()
-			tests, err := l.List(c.Context, launcher.Selection{
-				TestClassesDir: setup.TestClassesDir,
-				Includes:       setup.Includes,
-				Excludes:       setup.Excludes,
-			})
-			if err != nil {
-				return fmt.Errorf("list tests: %w", err)
-			}
-			classes, how, err := defaultClassOrder(setup, tests, time.Now())
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.ErrWriter, "flaky: default order: classes in %s\n", how)
-			tests = inClassOrder(tests, classes)
-			records, _ := surefire.ReadForkRecords(filepath.Dir(setup.TestClassesDir))
-			var expanded, unknown int
-			tests, expanded, unknown = withInvocations(tests, records)
-			if expanded > 0 {
-				fmt.Fprintf(c.App.ErrWriter, "flaky: %d parameterized or dynamic test(s) listed as the %d invocations the recorded Surefire fork ran\n", expanded, countInvocations(tests))
-			}
-			if unknown > 0 {
-				fmt.Fprintf(c.App.ErrWriter, "flaky: %d parameterized or dynamic test(s) listed once each: their invocations (ID[1], ID[2], ...; Surefire counts each) are known only when they run (run mvn -Pflaky test to record them)\n", unknown)
-			}
-			if c.Bool("json") {
-				enc := json.NewEncoder(c.App.Writer)
-				enc.SetIndent("", "  ")
-				return enc.Encode(tests)
-			}
-			for _, t := range tests {
-				if _, err := fmt.Fprintln(c.App.Writer, t.ID); err != nil {
-					return err
-				}
-			}
-			return nil
+			return listTests(c.Context, listTestsOptions{globalOptions: globalsOf(c), Module: c.String("module"), JSON: c.Bool("json")})
 		},
 	}
+}
+
+// listTestsOptions are list-tests' flags.
+type listTestsOptions struct {
+	globalOptions
+	Module string // the module's directory
+	JSON   bool
+}
+
+// listTests prints the module's tests in their default order.
+func listTests(ctx context.Context, o listTestsOptions) error {
+	setup, l, err := o.openModule(ctx, o.Module, launcher.Options{})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	tests, err := l.List(ctx, launcher.Selection{
+		TestClassesDir: setup.TestClassesDir,
+		Includes:       setup.Includes,
+		Excludes:       setup.Excludes,
+	})
+	if err != nil {
+		return fmt.Errorf("list tests: %w", err)
+	}
+	classes, how, err := defaultClassOrder(setup, tests, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Stderr, "flaky: default order: classes in %s\n", how)
+	tests = inClassOrder(tests, classes)
+	records, _ := surefire.ReadForkRecords(filepath.Dir(setup.TestClassesDir))
+	var expanded, unknown int
+	tests, expanded, unknown = withInvocations(tests, records)
+	if expanded > 0 {
+		fmt.Fprintf(o.Stderr, "flaky: %d parameterized or dynamic test(s) listed as the %d invocations the recorded Surefire fork ran\n", expanded, countInvocations(tests))
+	}
+	if unknown > 0 {
+		fmt.Fprintf(o.Stderr, "flaky: %d parameterized or dynamic test(s) listed once each: their invocations (ID[1], ID[2], ...; Surefire counts each) are known only when they run (run mvn -Pflaky test to record them)\n", unknown)
+	}
+	if o.JSON {
+		enc := json.NewEncoder(o.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(tests)
+	}
+	for _, t := range tests {
+		if _, err := fmt.Fprintln(o.Stdout, t.ID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // defaultClassOrder is the order the module's Surefire runs its test

@@ -146,17 +146,6 @@ func (g globalOptions) mavenOptions() (string, mvn.MavenArgs, error) {
 	return cmd, args, nil
 }
 
-// openModule prepares the module named by --module and starts a launcher
-// for it (the commands that read their flags as they go).
-func openModule(c *cli.Context, opts launcher.Options) (*mvn.TestSetup, *launcher.Launcher, error) {
-	return globalsOf(c).openModule(c.Context, c.String("module"), opts)
-}
-
-// mavenOptions is globalOptions.mavenOptions of c's flags.
-func mavenOptions(c *cli.Context) (string, mvn.MavenArgs, error) {
-	return globalsOf(c).mavenOptions()
-}
-
 // noArgs rejects positional arguments.
 func noArgs(c *cli.Context) error {
 	if c.NArg() > 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,45 +29,64 @@ func reportCommand() *cli.Command {
 			if err := noArgs(c); err != nil {
 				return err
 			}
-			moduleDir, err := filepath.Abs(c.String("module"))
-			if err != nil {
-				return err
-			}
-			mods, err := mvn.ReactorModules(moduleDir)
-			if err != nil {
-				return err
-			}
-			var formats []publish.Format
-			for _, s := range c.StringSlice("format") {
-				f, err := publish.ParseFormat(s)
-				if err != nil {
-					return err
-				}
-				formats = append(formats, f)
-			}
-			root := c.String("root")
-			if root == "" {
-				root = mvn.ReactorRoot(moduleDir)
-			}
-			opts := publish.Options{Root: root, ModuleDir: moduleDir, Version: buildinfo.Version(), Formats: formats, Java: javaPath(c)}
-			opts.FlakyDir = filepath.Join(mods[0].BuildDir, "flaky")
-			rep, err := report.Read(filepath.Join(opts.FlakyDir, publish.JSON.File()))
-			var written []string
-			switch {
-			case errors.Is(err, fs.ErrNotExist) && len(mods) > 1:
-				// an aggregator: the pages over its modules
-				opts.Root = moduleDir
-				written, err = publish.Reactor(c.Context, opts)
-			case err != nil:
-				return fmt.Errorf("%w (run flaky detect, flaky chaos or mvn -Pflaky verify first)", err)
-			default:
-				opts.Module = rep.Module
-				written, err = publish.Module(c.Context, rep, opts)
-			}
-			for _, w := range written {
-				fmt.Fprintln(c.App.Writer, w)
-			}
-			return err
+			return runReport(c.Context, reportOptions{
+				globalOptions: globalsOf(c),
+				Module:        c.String("module"),
+				Formats:       c.StringSlice("format"),
+				Root:          c.String("root"),
+			})
 		},
 	}
+}
+
+// reportOptions are report's flags.
+type reportOptions struct {
+	globalOptions
+	Module  string   // the module's directory
+	Formats []string // --format; none: all
+	Root    string   // the project root; "": the module's reactor root
+}
+
+// runReport writes the module's report.json again in o.Formats, or the
+// reactor pages of an aggregator module, and prints the files written.
+func runReport(ctx context.Context, o reportOptions) error {
+	moduleDir, err := filepath.Abs(o.Module)
+	if err != nil {
+		return err
+	}
+	mods, err := mvn.ReactorModules(moduleDir)
+	if err != nil {
+		return err
+	}
+	var formats []publish.Format
+	for _, s := range o.Formats {
+		f, err := publish.ParseFormat(s)
+		if err != nil {
+			return err
+		}
+		formats = append(formats, f)
+	}
+	root := o.Root
+	if root == "" {
+		root = mvn.ReactorRoot(moduleDir)
+	}
+	opts := publish.Options{Root: root, ModuleDir: moduleDir, Version: buildinfo.Version(), Formats: formats, Java: o.java()}
+	opts.FlakyDir = filepath.Join(mods[0].BuildDir, "flaky")
+	rep, err := report.Read(filepath.Join(opts.FlakyDir, publish.JSON.File()))
+	var written []string
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && len(mods) > 1:
+		// an aggregator: the pages over its modules
+		opts.Root = moduleDir
+		written, err = publish.Reactor(ctx, opts)
+	case err != nil:
+		return fmt.Errorf("%w (run flaky detect, flaky chaos or mvn -Pflaky verify first)", err)
+	default:
+		opts.Module = rep.Module
+		written, err = publish.Module(ctx, rep, opts)
+	}
+	for _, w := range written {
+		fmt.Fprintln(o.Stdout, w)
+	}
+	return err
 }

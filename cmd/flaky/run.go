@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -29,30 +30,49 @@ func runCommand() *cli.Command {
 			&cli.BoolFlag{Name: "init", Usage: "add or update the flaky profile first when it is absent or stale"},
 			&cli.StringFlag{Name: "junit-platform-version", Usage: "with --init: the JUnit Platform version, when the poms do not tell"},
 		},
-		Action: runProject,
+		Action: func(c *cli.Context) error {
+			o := runProjectOptions{
+				globalOptions:        globalsOf(c),
+				Dir:                  ".",
+				Init:                 c.Bool("init"),
+				JUnitPlatformVersion: c.String("junit-platform-version"),
+			}
+			args := c.Args().Slice()
+			if len(args) > 0 && args[0] != "--" {
+				o.Dir, args = args[0], args[1:]
+			}
+			if len(args) > 0 && args[0] == "--" {
+				args = args[1:]
+			}
+			o.MavenArgs = args
+			return runProject(c.Context, o)
+		},
 	}
 }
 
-func runProject(c *cli.Context) error {
-	dir := "."
-	args := c.Args().Slice()
-	if len(args) > 0 && args[0] != "--" {
-		dir, args = args[0], args[1:]
-	}
-	if len(args) > 0 && args[0] == "--" {
-		args = args[1:]
-	}
-	dir, err := filepath.Abs(dir)
+// runProjectOptions are run's flags and arguments.
+type runProjectOptions struct {
+	globalOptions
+	Dir                  string   // the project's directory
+	MavenArgs            []string // the arguments after the directory (and --), for Maven
+	Init                 bool
+	JUnitPlatformVersion string
+}
+
+// runProject runs mvn -Pflaky verify on the project in o.Dir (adding the
+// profile first with o.Init) and shows the forks' progress.
+func runProject(ctx context.Context, o runProjectOptions) error {
+	dir, err := filepath.Abs(o.Dir)
 	if err != nil {
 		return err
 	}
-	opts := mvn.ProfileOptions{Version: buildinfo.MavenVersion(), JUnitPlatformVersion: c.String("junit-platform-version"), Log: c.App.ErrWriter}
+	opts := mvn.ProfileOptions{Version: buildinfo.MavenVersion(), JUnitPlatformVersion: o.JUnitPlatformVersion, Log: o.Stderr}
 	state, err := mvn.CheckProfile(dir, opts)
 	if err != nil {
 		return err
 	}
 	if status := state.Status(); status != mvn.ProfileCurrent {
-		if !c.Bool("init") {
+		if !o.Init {
 			return &exitStatus{code: exitError, msg: fmt.Sprintf("%s: the flaky profile is %s; run `flaky init %s` or `flaky run --init`", dir, status, dir)}
 		}
 		state, err := mvn.InitProfile(dir, opts)
@@ -61,7 +81,7 @@ func runProject(c *cli.Context) error {
 		}
 		for _, check := range state.Poms {
 			if check.Backup != "" {
-				fmt.Fprintf(c.App.ErrWriter, "flaky: added the flaky profile to %s (previous version: %s)\n", check.Pom, check.Backup)
+				fmt.Fprintf(o.Stderr, "flaky: added the flaky profile to %s (previous version: %s)\n", check.Pom, check.Backup)
 			}
 		}
 	}
@@ -79,27 +99,27 @@ func runProject(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("locating the flaky binary: %w", err)
 	}
-	mvnCmd, extra, err := mavenOptions(c)
+	mvnCmd, extra, err := o.mavenOptions()
 	if err != nil {
 		return err
 	}
 	mavenArgs := append([]string{"-Pflaky", "verify",
 		"-Dflaky.port=" + strconv.Itoa(server.Port()),
 		"-Dflaky.bin=" + self,
-	}, append(extra.Args(), args...)...)
-	cmd := exec.CommandContext(c.Context, mvn.FindMaven(mvnCmd, dir), mavenArgs...)
+	}, append(extra.Args(), o.MavenArgs...)...)
+	cmd := exec.CommandContext(ctx, mvn.FindMaven(mvnCmd, dir), mavenArgs...)
 	cmd.Dir = dir
 	// The forks inherit Maven's environment; the agent reads its token there
 	// (the profile's token property stays empty, off every command line).
 	cmd.Env = append(os.Environ(), agent.TokenEnv+"="+run.Token)
-	cmd.Stdout, cmd.Stderr = console.Unwrap(c.App.Writer), console.Unwrap(c.App.ErrWriter) // Maven's own output, colors and all
+	cmd.Stdout, cmd.Stderr = console.Unwrap(o.Stdout), console.Unwrap(o.Stderr) // Maven's own output, colors and all
 
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		showProgress(c.App.ErrWriter, run.Events(), stop)
+		showProgress(o.Stderr, run.Events(), stop)
 	}()
 	err = cmd.Run()
 	close(stop)

@@ -10,11 +10,14 @@ import (
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "version",
-		Usage: "print flaky's version",
-		Action: func(c *cli.Context) error {
-			_, err := fmt.Fprintf(c.App.Writer, "flaky %s\n", buildinfo.Version())
-			return err
-		},
+		Name:   "version",
+		Usage:  "print flaky's version",
+		Action: func(c *cli.Context) error { return runVersion(globalsOf(c)) },
 	}
+}
+
+// runVersion prints flaky's version.
+func runVersion(g globalOptions) error {
+	_, err := fmt.Fprintf(g.Stdout, "flaky %s\n", buildinfo.Version())
+	return err
 }
