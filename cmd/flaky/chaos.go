@@ -111,19 +111,13 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	if o.Explain != "" {
 		return explainFinding(ctx, g, l, setup, settings, o.Explain)
 	}
-	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
+	infos, tests, err := listModule(ctx, setup, l)
 	if err != nil {
-		return fmt.Errorf("list tests: %w", err)
+		return err
 	}
-	tests := make([]string, len(infos))
-	for i, ti := range infos {
-		tests[i] = ti.ID
-	}
-	root := setup.ReactorRoot
-	if o.Root != "" {
-		if root, err = filepath.Abs(o.Root); err != nil {
-			return err
-		}
+	root, err := projectRoot(setup, o.Root)
+	if err != nil {
+		return err
 	}
 	_, mavenArgs, err := g.mavenOptions()
 	if err != nil {

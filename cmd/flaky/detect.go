@@ -164,9 +164,9 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 		return err
 	}
 	defer l.Close()
-	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
+	infos, tests, err := listModule(ctx, setup, l)
 	if err != nil {
-		return fmt.Errorf("list tests: %w", err)
+		return err
 	}
 	// The analysis runs in JVMs like l's that start faster.
 	jars, err := agent.Extract()
@@ -183,15 +183,9 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 		return err
 	}
 	defer runner.Close()
-	tests := make([]string, len(infos))
-	for i, ti := range infos {
-		tests[i] = ti.ID
-	}
-	root := setup.ReactorRoot
-	if am.Root != "" {
-		if root, err = filepath.Abs(am.Root); err != nil {
-			return err
-		}
+	root, err := projectRoot(setup, am.Root)
+	if err != nil {
+		return err
 	}
 	d.AutoWorkers, d.RequireOrders = !g.WorkersSet, true
 	m := pipeline.Module{

@@ -112,6 +112,25 @@ func (g globalOptions) openModule(ctx context.Context, dir string, opts launcher
 }
 
 // env is the environment of the module's JVMs.
+// listModule lists the module's selected tests with l, in their default
+// order, and returns them with their ids.
+func listModule(ctx context.Context, setup *mvn.TestSetup, l *launcher.Launcher) ([]launcher.TestInfo, []string, error) {
+	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list tests: %w", err)
+	}
+	return infos, launcher.IDs(infos), nil
+}
+
+// projectRoot is the --root the user gave, made absolute, or else the
+// root of the reactor on disk that builds the module.
+func projectRoot(setup *mvn.TestSetup, root string) (string, error) {
+	if root == "" {
+		return setup.ReactorRoot, nil
+	}
+	return filepath.Abs(root)
+}
+
 func (g globalOptions) env(setup *mvn.TestSetup) launcher.Env {
 	return launcher.Env{Java: g.java(), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
 }

@@ -54,13 +54,9 @@ func runPollution(ctx context.Context, o pollutionOptions) error {
 		return err
 	}
 	defer l.Close()
-	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
+	_, order, err := listModule(ctx, setup, l)
 	if err != nil {
-		return fmt.Errorf("list tests: %w", err)
-	}
-	order := make([]string, len(infos))
-	for i, ti := range infos {
-		order[i] = ti.ID
+		return err
 	}
 	res, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: agent.Options{State: agent.StateOptions{All: true}}})
 	if err != nil {

@@ -291,10 +291,7 @@ func openSuite(ctx context.Context, dir string, jars agent.Jars) (*benchSuite, e
 		l.Close()
 		return nil, err
 	}
-	tests := make([]string, len(infos))
-	for i, ti := range infos {
-		tests[i] = ti.ID
-	}
+	tests := launcher.IDs(infos)
 	return &benchSuite{setup: setup, l: l, tests: tests, infos: infos}, nil
 }
 

@@ -308,6 +308,15 @@ func (l *Launcher) RunJobs(ctx context.Context, jobs []Job) ([]*Result, error) {
 	return results, nil
 }
 
+// IDs returns the ids of listed tests, in their order.
+func IDs(infos []TestInfo) []string {
+	ids := make([]string, len(infos))
+	for i, ti := range infos {
+		ids[i] = ti.ID
+	}
+	return ids
+}
+
 // List asks the runner for the tests of the selected classes, in the
 // module's default order.
 func (l *Launcher) List(ctx context.Context, sel Selection) ([]TestInfo, error) {

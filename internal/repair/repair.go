@@ -176,10 +176,7 @@ func (r *run) baseline(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list tests: %w", err)
 	}
-	order := make([]string, len(infos))
-	for i, ti := range infos {
-		order[i] = ti.ID
-	}
+	order := launcher.IDs(infos)
 	if r.base, err = r.sb.Run(ctx, order, agent.Options{}); err != nil {
 		return fmt.Errorf("run the default order: %w", err)
 	}
