@@ -49,8 +49,9 @@ type Config struct {
 	Budget  time.Duration
 	Java    string // java executable; default: the one the fork used
 	Workers int    // parallel JVMs; 0 means one per core
-	// TestTimeout bounds one test of every run; 0 means
-	// DefaultTestTimeout, negative means none.
+	// TestTimeout bounds one test of every run; 0 means the provider's
+	// timeout in the fork (-Dflaky.testTimeout) or, for a fork that
+	// recorded none, DefaultTestTimeout; negative means none.
 	TestTimeout time.Duration
 	Out         io.Writer
 	Chaos       ChaosConfig // API perturbation (see chaos.go); off by default
@@ -144,7 +145,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			outcomes[t.Test] = append(outcomes[t.Test], runOutcome{run: "surefire", outcome: launcher.ParseOutcome(t.Outcome), message: t.Message})
 		}
-		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcherOptions(cfg))
+		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcherOptions(cfg, rec))
 		if err != nil {
 			return nil, err
 		}
@@ -217,15 +218,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// launcherOptions are the options of the module's launchers: every run,
-// reruns, order-dependence analysis and chaos alike, cuts a test at the
-// test timeout (DefaultTestTimeout unless Config.TestTimeout says otherwise).
-func launcherOptions(cfg Config) launcher.Options {
+// launcherOptions are the options of the launchers of the fork rec:
+// every run, reruns, order-dependence analysis and chaos alike, cuts a test
+// at the test timeout: Config.TestTimeout when set, else the one the
+// provider applied in the fork (-Dflaky.testTimeout), else
+// DefaultTestTimeout.
+func launcherOptions(cfg Config, rec *surefire.ForkRecord) launcher.Options {
 	opts := launcher.Options{Workers: cfg.Workers, Notef: notef(cfg), TestTimeout: cfg.TestTimeout}
 	if cfg.Progress != nil {
 		opts.Ran = func(*launcher.Result) { cfg.Progress.Ran() }
 	}
 	switch {
+	case cfg.TestTimeout == 0 && rec != nil && rec.TestTimeoutMs != nil:
+		opts.TestTimeout = time.Duration(*rec.TestTimeoutMs) * time.Millisecond
 	case cfg.TestTimeout == 0:
 		opts.TestTimeout = DefaultTestTimeout
 	case cfg.TestTimeout < 0:

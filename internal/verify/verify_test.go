@@ -106,13 +106,26 @@ func TestClearerNeverCallsACutAnalysisClean(t *testing.T) {
 }
 
 // Every run of verify cuts a hanging test at the test timeout (2 minutes
-// unless told otherwise), not at the whole run's timeout.
+// unless told otherwise, by the flag or by the fork's -Dflaky.testTimeout),
+// not at the whole run's timeout.
 func TestLauncherOptionsCutHangingTests(t *testing.T) {
+	ms := func(n int64) *int64 { return &n }
 	for _, c := range []struct {
-		set, want time.Duration
-	}{{0, DefaultTestTimeout}, {30 * time.Second, 30 * time.Second}, {-1, 0}} {
-		if got := launcherOptions(Config{TestTimeout: c.set, Workers: 2}); got.TestTimeout != c.want || got.Workers != 2 {
-			t.Errorf("TestTimeout %s: options %+v, want a test timeout of %s", c.set, got, c.want)
+		set    time.Duration
+		forkMs *int64
+		want   time.Duration
+	}{
+		{0, nil, DefaultTestTimeout},
+		{30 * time.Second, nil, 30 * time.Second},
+		{-1, nil, 0},
+		{0, ms(5000), 5 * time.Second},
+		{0, ms(0), 0},
+		{30 * time.Second, ms(5000), 30 * time.Second},
+		{-1, ms(5000), 0},
+	} {
+		rec := &surefire.ForkRecord{TestTimeoutMs: c.forkMs}
+		if got := launcherOptions(Config{TestTimeout: c.set, Workers: 2}, rec); got.TestTimeout != c.want || got.Workers != 2 {
+			t.Errorf("TestTimeout %s, fork %v: options %+v, want a test timeout of %s", c.set, c.forkMs, got, c.want)
 		}
 	}
 }
