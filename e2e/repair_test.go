@@ -56,8 +56,9 @@ func (s *scriptedLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // TestRepairApply runs `flaky repair --apply` on the repair fixture with its
 // findings as the report (plus a constructed polluted state) and a scripted
 // LLM endpoint, then checks every finding's validated patch, that the files
-// changed only in the patched lines, and that the failing orders pass with
-// flaky run-order and with plain Maven.
+// changed only in the patched lines (classes the files import named
+// simply), and that the failing orders pass with flaky run-order and with
+// plain Maven.
 func TestRepairApply(t *testing.T) {
 	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
 	needsTools(t)
@@ -223,14 +224,14 @@ func TestRepairApply(t *testing.T) {
 		"SignInTest.java":         {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        Session.getInstance().invalidate();\n    }\n\n"},
 		"PluginsUserTest.java":    {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        Plugins.unload(\"pdf\");\n        Plugins.unload(\"csv\");\n    }\n\n"},
 		"GermanTest.java": {"", "import org.junit.After;\n" +
-			"    private static final java.util.Locale INITIAL_FORMAT_LOCALE = java.util.Locale.getDefault(java.util.Locale.Category.FORMAT);\n\n" +
+			"    private static final Locale INITIAL_FORMAT_LOCALE = Locale.getDefault(Locale.Category.FORMAT);\n\n" +
 			"    @After\n    public void restoreSharedState() {\n" +
-			"        java.util.Locale.setDefault(java.util.Locale.Category.FORMAT, INITIAL_FORMAT_LOCALE);\n    }\n\n"},
+			"        Locale.setDefault(Locale.Category.FORMAT, INITIAL_FORMAT_LOCALE);\n    }\n\n"},
 		"TravelTest.java": {"", "import org.junit.After;\n" +
-			"    private static final java.util.TimeZone INITIAL_TIME_ZONE = java.util.TimeZone.getDefault();\n\n" +
-			"    @After\n    public void restoreSharedState() {\n        java.util.TimeZone.setDefault(INITIAL_TIME_ZONE);\n    }\n\n"},
+			"    private static final TimeZone INITIAL_TIME_ZONE = TimeZone.getDefault();\n\n" +
+			"    @After\n    public void restoreSharedState() {\n        TimeZone.setDefault(INITIAL_TIME_ZONE);\n    }\n\n"},
 		"LockTest.java": {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n" +
-			"        new java.io.File(System.getProperty(\"java.io.tmpdir\"), \"fixture-repair.lock\").delete();\n    }\n\n"},
+			"        new File(System.getProperty(\"java.io.tmpdir\"), \"fixture-repair.lock\").delete();\n    }\n\n"},
 		"NightModeTest.java": {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() throws Exception {\n" +
 			"        java.lang.reflect.Field themeField = Class.forName(\"fixture.repair.Appearance\").getDeclaredField(\"theme\");\n" +
 			"        themeField.setAccessible(true);\n" +

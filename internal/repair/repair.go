@@ -125,11 +125,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		rep.DurationMs = time.Since(start).Milliseconds()
 		r.res.Repairs[f.Key()] = rep
-		if rep.Validated {
+		switch {
+		case r.res.Unchanged[f.Key()]:
+			cfg.Logf("%s: unchanged: already passes its failing order with the module's sources as they are", f.Test)
+		case rep.Validated:
 			repaired++
 			cfg.Progress.Found(repaired)
 			cfg.Logf("%s: repaired (%s): %s", f.Test, rep.Kind, rep.Patch)
-		} else {
+		default:
 			cfg.Logf("%s: not repaired: %s", f.Test, rep.Reason)
 		}
 	}
