@@ -141,16 +141,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // run is one repair run's state.
 type run struct {
-	cfg  Config
-	src  *sources
-	ed   *editor.Editor
-	sb   *Sandbox
-	res  *Result
-	nod  []string
+	cfg Config
+	src *sources
+	ed  *editor.Editor
+	sb  *Sandbox
+	res *Result
+	nod []string
 	// known are the tests of the order-dependent findings, which a patch
 	// may make pass in the default order.
 	known map[string]bool
-	base *launcher.Result // the module's default order with the accepted patches
+	base  *launcher.Result // the module's default order with the accepted patches
 	// validBase is the default-order run of the candidate validated last,
 	// which becomes base when it is accepted.
 	validBase *launcher.Result
@@ -159,7 +159,7 @@ type run struct {
 	// patches are the diffs written so far: accepted patches that change a
 	// common file share one.
 	patches []*patch
-	cpIndex  map[string][]string // classpath classes by simple name, for stitching
+	cpIndex map[string][]string // classpath classes by simple name, for stitching
 }
 
 // accepted is a validated patch and the polluters and setters it was made for.
