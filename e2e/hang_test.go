@@ -15,7 +15,8 @@ import (
 // with its tests made to hang and a short -Dflaky.testTimeout: the build
 // ends, the test that ends when interrupted and the one that never ends are
 // reported as timed out in Surefire's XML, the fork record and flaky's
-// console, and the other tests ran and passed.
+// console, the other tests ran and passed, and verify's own runs used the
+// same timeout.
 func TestProviderCutsHangingTests(t *testing.T) {
 	needsTools(t)
 	dir := copyFixture(t, "hang")
@@ -27,6 +28,11 @@ func TestProviderCutsHangingTests(t *testing.T) {
 	const hanging, stuck = "fixture.hang.HangingTest#waitsForever", "fixture.hang.HangingTest#ignoresInterrupts"
 	if code == 0 {
 		t.Errorf("the build passed with two tests that hang:\n%s", tail(out))
+	}
+	// verify's reruns cut each hang at the fork's 3 s as well: at the 2-minute
+	// default, the two hangs of each rerun alone would take 4 minutes.
+	if took > 3*time.Minute {
+		t.Errorf("mvn -Pflaky verify took %s: verify's runs did not use -Dflaky.testTimeout", took)
 	}
 	for _, want := range []string{"[flaky] FAILS in every run: " + hanging, "[flaky] FAILS in every run: " + stuck} {
 		if !strings.Contains(out, want) {
