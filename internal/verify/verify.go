@@ -33,7 +33,8 @@ const DefaultReruns = 3
 // DefaultTestTimeout bounds one test of verify's runs when
 // Config.TestTimeout is 0: a test that hangs (perturbed or not) is cut
 // there, and the rest of the order goes on in a fresh JVM, instead of the
-// whole run waiting for the run timeout.
+// whole run waiting for the run timeout. The Surefire provider's default
+// (dev.flaky.surefire.TestTimeout) is the same.
 const DefaultTestTimeout = 2 * time.Minute
 
 // Config says what to verify and how.
