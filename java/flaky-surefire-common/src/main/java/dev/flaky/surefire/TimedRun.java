@@ -119,11 +119,11 @@ final class TimedRun {
     private Victim victim(Segment s) {
         StackTraceElement[] stack = s.thread.getStackTrace();
         if (runningTest != null) {
-            return new Victim(runningTest, runningIndex, runningSince, failure(runningTest, null, stack));
+            return new Victim(runningTest, runningIndex, true, runningSince, failure(runningTest, null, stack));
         }
         for (OrderEntry e : s.order) {
             if (!ended.contains(e.index)) {
-                return new Victim(e.id, e.index, 0, failure(e.id, e.className, stack));
+                return new Victim(e.id, e.index, false, 0, failure(e.id, e.className, stack));
             }
         }
         out.log("warn", "the tests made no progress for " + timeoutText + " after the last test of the order (class "
@@ -181,22 +181,23 @@ final class TimedRun {
             }
             after = after || e.index == v.index;
         }
-        String note = "; the test did not stop when interrupted, so its thread was left running and the rest of the "
-                + "order went on in a new thread";
         if (v != null) {
-            long ms = v.since == 0 ? 0 : TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - v.since);
-            Failure f = v.failure;
-            Throwable t = f.throwable();
-            Failure abandoned = Failure.of(new TestTimedOutException(f.message() + note, t.getStackTrace()),
-                    testClass(v.test));
+            String note = "; the test did not stop when interrupted, so its thread was left running and the rest of "
+                    + "the order went on in a new thread";
+            long ms = v.started ? TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - v.since) : 0;
+            StackTraceElement[] where = v.failure.throwable().getStackTrace();
             ended.add(v.index);
-            out.testEnd(v.test, v.index, TIMEOUT, ms, abandoned);
+            out.testEnd(v.test, v.index, TIMEOUT, ms,
+                    Failure.of(new TestTimedOutException(v.failure.message() + note, where), testClass(v.test)));
+            out.log("warn", v.test + " timed out after " + timeoutText + note
+                    + (rest.isEmpty() ? "" : " (" + rest.size() + " tests left)"));
+        } else {
+            out.log("warn", "the steps after the order's last test did not stop when interrupted; their thread was "
+                    + "left running");
         }
         if (openClass != null) {
             out.classEnd(openClass);
         }
-        out.log("warn", (v == null ? "the order's last steps" : v.test) + " timed out after " + timeoutText + note
-                + (rest.isEmpty() ? "" : " (" + rest.size() + " tests left)"));
         return rest;
     }
 
@@ -327,12 +328,14 @@ final class TimedRun {
     private static final class Victim {
         final String test;
         final int index;
+        final boolean started;
         final long since;
         final Failure failure;
 
-        Victim(String test, int index, long since, Failure failure) {
+        Victim(String test, int index, boolean started, long since, Failure failure) {
             this.test = test;
             this.index = index;
+            this.started = started;
             this.since = since;
             this.failure = failure;
         }
