@@ -72,8 +72,10 @@ public final class Junit4Engine implements Engine {
 
     @Override
     public void run(Class<?> c, List<OrderEntry> entries, Events events) {
-        // A JUnit 3 suite built now would run the test constructors after the tests before this class.
-        Runner analysis = isPlainTestCase(c)
+        // JUnit's own runner for a JUnit 3 class builds every test's instance now, after the tests before this
+        // class and before what is due at each test's start.
+        boolean plainTestCase = isPlainTestCase(c);
+        Runner analysis = plainTestCase
                 ? new JUnit38ClassRunner(Junit3Test.suite(c)) : new NoIgnoreBuilder().safeRunnerForClass(c);
         Description tree = analysis.getDescription();
         if (isErrorRunner(analysis)) {
@@ -97,7 +99,7 @@ public final class Junit4Engine implements Engine {
             return;
         }
         List<List<OrderEntry>> scopes = scopes(tree, found);
-        Runner ordered = OrderedChildren.runner(c, scopes.get(0));
+        Runner ordered = plainTestCase ? null : OrderedChildren.runner(c, scopes.get(0));
         if (ordered != null) {
             execute(c, scopes.get(0), tree, Request.runner(ordered), events);
             for (List<OrderEntry> scope : scopes.subList(1, scopes.size())) {
