@@ -10,12 +10,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/flakyhq/flaky/internal/hostile"
 )
 
 // mainEnv makes the test binary run flaky's main with its arguments.
 const mainEnv = "FLAKY_TEST_MAIN"
 
 func TestMain(m *testing.M) {
+	hostile.Main()
 	if os.Getenv(mainEnv) != "" {
 		os.Args = append([]string{"flaky"}, os.Args[1:]...)
 		main()
