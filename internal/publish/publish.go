@@ -227,6 +227,12 @@ func locator(ctx context.Context, o Options, moduleDir string, rep *report.Repor
 // report itself (of the single module).
 func write(dir string, o Options, mods []module, title string, withJSON bool) ([]string, error) {
 	var written []string
+	full := mods[0].report
+	// The pages show a bounded copy of each report; report.json keeps all.
+	mods = slices.Clone(mods)
+	for i := range mods {
+		mods[i].report = report.Trim(mods[i].report)
+	}
 	for _, f := range o.Formats {
 		var data []byte
 		switch f {
@@ -235,7 +241,7 @@ func write(dir string, o Options, mods []module, title string, withJSON bool) ([
 				continue
 			}
 			path := filepath.Join(dir, f.File())
-			if err := report.Write(path, mods[0].report); err != nil {
+			if err := report.Write(path, full); err != nil {
 				return written, err
 			}
 			written = append(written, path)
