@@ -93,13 +93,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("\nmarkdown:\n\n%s\n%s%s", md.String(), invMD.String(), dfmd.String())
+	fmt.Printf("\nmarkdown:\n\n%s\n%s%s%s", md.String(), invMD.String(), dfmd.String(), hostileMD.String())
 	if *readme {
 		// Each part only when its benchmarks ran.
 		for _, part := range []struct {
 			begin, end string
 			text       *strings.Builder
-		}{{readmeBegin, readmeEnd, &md}, {readmeInvariantsBegin, readmeInvariantsEnd, &invMD}, {dataflowBegin, dataflowEnd, &dfmd}} {
+		}{{readmeBegin, readmeEnd, &md}, {readmeInvariantsBegin, readmeInvariantsEnd, &invMD}, {dataflowBegin, dataflowEnd, &dfmd}, {hostileBegin, hostileEnd, &hostileMD}} {
 			if part.text.Len() == 0 {
 				continue
 			}
@@ -125,6 +125,9 @@ const (
 	// The data-dependency table sits in README.md's Data dependencies section.
 	dataflowBegin = "<!-- make bench -readme: dataflow begin -->"
 	dataflowEnd   = "<!-- make bench -readme: dataflow end -->"
+	// The hostile-pom table sits in README.md's Limits section.
+	hostileBegin = "<!-- make bench -readme: hostile begin -->"
+	hostileEnd   = "<!-- make bench -readme: hostile end -->"
 )
 
 // writeReadme replaces the text between the markers begin and end of path
