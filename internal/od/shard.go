@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // Shard picks one of N disjoint shares of the detection orders: the
@@ -149,21 +150,28 @@ func readCapped(path string, max int64) ([]byte, error) {
 }
 
 // unknownTests are the test ids p's runs name (in their orders and
-// results) that are not in p.Tests, sorted.
+// results) that are not in p.Tests, sorted: ids are compared without their
+// invocation suffix (a parameterized test's m[2] is m's), and a class-level
+// id of one of the suite's classes is known.
 func (p *Partial) unknownTests() []string {
-	suite := map[string]bool{}
+	methods, classes := map[testid.ID]bool{}, map[string]bool{}
 	for _, t := range p.Tests {
-		suite[t] = true
+		id := testid.Parse(t)
+		methods[id.Base()], classes[id.Class] = true, true
+	}
+	known := func(t string) bool {
+		id := testid.Parse(t)
+		return methods[id.Base()] || id.Method == "" && classes[id.Class]
 	}
 	unknown := map[string]bool{}
 	for _, r := range p.Runs {
 		for _, t := range r.Order {
-			if !suite[t] {
+			if !known(t) {
 				unknown[t] = true
 			}
 		}
 		for _, t := range r.Tests {
-			if !suite[t.Test] {
+			if !known(t.Test) {
 				unknown[t.Test] = true
 			}
 		}

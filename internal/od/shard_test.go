@@ -134,7 +134,7 @@ func TestReadPartialsValidates(t *testing.T) {
 		return dir
 	}
 	suite := []string{"a.A#x", "a.A#y"}
-	good := &Partial{Version: partialVersion, Shard: "1/1", Tests: suite, Runs: []Run{{Order: suite, Tests: []launcher.TestResult{{Test: "a.A#x"}, {Test: "a.A#y"}}}}}
+	good := &Partial{Version: partialVersion, Shard: "1/1", Tests: suite, Runs: []Run{{Order: suite, Tests: []launcher.TestResult{{Test: "a.A#x[1]"}, {Test: "a.A#x[2]"}, {Test: "a.A"}, {Test: "a.A#y"}}}}}
 	if _, err := ReadPartials([]string{write(good)}); err != nil {
 		t.Fatalf("a valid part: %v", err)
 	}
