@@ -119,6 +119,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		fmt.Fprintf(cfg.Out, "[flaky] module %s: no tests ran through the flaky provider; nothing to verify\n", cfg.Module)
 		return &Result{Report: &report.Report{Module: cfg.Module}, Pass: true}, nil
 	}
+	// What the end of the run needs is checked before it starts: a
+	// baseline that does not parse or a report that cannot be written
+	// would otherwise lose the whole analysis.
+	baseline, err := gate.LoadBaseline(cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	flakyDir := filepath.Join(cfg.BuildDir, "flaky")
+	if err := publish.CheckWritable(publish.Options{Root: cfg.Root, ModuleDir: cfg.ModuleDir, FlakyDir: flakyDir}); err != nil {
+		return nil, err
+	}
 	jars, err := agent.Extract()
 	if err != nil {
 		return nil, err
@@ -197,15 +208,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res.Report.Stats.DurationMs = time.Since(start).Milliseconds()
 
-	baseline, err := gate.LoadBaseline(cfg.Root)
-	if err != nil {
-		return nil, err
-	}
 	res.Verdict = gate.Check(baseline, res.Report, clearer(cfg, res.Report, func(test string) bool { _, ok := outcomes[test]; return ok }))
 	res.Pass = len(res.Failing) == 0 && (!cfg.Gate || res.Verdict.Pass())
 	res.Report.Gate = res.Verdict.Record(cfg.Gate)
 
-	flakyDir := filepath.Join(cfg.BuildDir, "flaky")
 	if _, err := publish.Module(ctx, res.Report, publish.Options{
 		Root: cfg.Root, ModuleDir: cfg.ModuleDir, FlakyDir: flakyDir, Module: cfg.Module,
 		Version: buildinfo.Version(), CI: cfg.Out, Java: envOf(records[0], cfg.Java).Java,
