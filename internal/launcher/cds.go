@@ -56,7 +56,8 @@ func CDSCache() string {
 	return filepath.Join(dir, "cds")
 }
 
-// cdsMinJava is the oldest Java that archives application classes.
+// cdsMinJava is the oldest Java whose JVM archives application classes
+// (JVM.appCDS).
 const cdsMinJava = 11
 
 // cdsTimeout bounds the dump and the check of an archive.
@@ -76,6 +77,7 @@ const (
 // cds manages one launcher's class-data sharing archive.
 type cds struct {
 	java     string
+	quiet    []string // the options that keep the JVM from logging about the archive
 	archive  string   // the archive's path in the cache
 	classes  []string // the module's directories' classes, as a class list names them (a/b/C)
 	cp       string   // the class path, jars first
@@ -195,8 +197,8 @@ func cdsDumpArgs(args []string) (out []string, ok bool) {
 // newCDS prepares class-data sharing for a launcher: the class path in the
 // order to use (jars first) and the archive's state. It returns nil and the
 // class path unchanged when the module or the JDK cannot share classes.
-func newCDS(ctx context.Context, dir, java string, major int, classpath, jvmArgs []string, tmp string) (*cds, []string) {
-	if dir == "" || major < cdsMinJava {
+func newCDS(ctx context.Context, dir, java string, jvm JVM, classpath, jvmArgs []string, tmp string) (*cds, []string) {
+	if dir == "" || !jvm.appCDS() {
 		return nil, classpath
 	}
 	dumpArgs, ok := cdsDumpArgs(jvmArgs)
@@ -215,7 +217,7 @@ func newCDS(ctx context.Context, dir, java string, major int, classpath, jvmArgs
 		return nil, classpath
 	}
 	c := &cds{
-		java: java, archive: filepath.Join(dir, key+".jsa"), classes: classes,
+		java: java, quiet: jvm.cdsQuiet(), archive: filepath.Join(dir, key+".jsa"), classes: classes,
 		cp: strings.Join(ordered, string(os.PathListSeparator)), jarsCP: strings.Join(ordered[:jars], string(os.PathListSeparator)),
 		dumpArgs: dumpArgs, tmp: tmp,
 	}
@@ -309,7 +311,7 @@ func (c *cds) args(record bool) (args []string, list string) {
 	case c.state == cdsReady:
 		// Xshare:auto: a JVM that cannot map the archive runs without it;
 		// the logs off keep that quiet.
-		return []string{"-XX:SharedArchiveFile=" + c.archive, "-Xlog:cds=off", "-Xlog:cds+dynamic=off", "-Xlog:class+path=off"}, ""
+		return append([]string{"-XX:SharedArchiveFile=" + c.archive}, c.quiet...), ""
 	case c.state == cdsRecord && record:
 		c.state = cdsRecording
 		list = filepath.Join(c.tmp, "cds-classes.lst")

@@ -103,12 +103,12 @@ func TestFilterClassList(t *testing.T) {
 func TestCDSOffWithoutDirOrOnOldJava(t *testing.T) {
 	cp := []string{"/a", "/b.jar"}
 	for _, tt := range []struct {
-		dir   string
-		major int
-	}{{"", 17}, {t.TempDir(), 8}} {
-		c, got := newCDS(t.Context(), tt.dir, "java", tt.major, cp, nil, t.TempDir())
+		dir string
+		jvm JVM
+	}{{"", JVM{Major: 17}}, {t.TempDir(), JVM{Major: 8}}, {t.TempDir(), JVM{Major: 10}}, {t.TempDir(), JVM{Major: 17, VMName: "Eclipse OpenJ9 VM"}}} {
+		c, got := newCDS(t.Context(), tt.dir, "java", tt.jvm, cp, nil, t.TempDir())
 		if c != nil || !slices.Equal(got, cp) {
-			t.Errorf("dir %q, Java %d: sharing %v, class path %v", tt.dir, tt.major, c, got)
+			t.Errorf("dir %q, %+v: sharing %v, class path %v", tt.dir, tt.jvm, c, got)
 		}
 	}
 	if args, list := (*cds)(nil).args(true); args != nil || list != "" {

@@ -3,63 +3,25 @@ package launcher
 import (
 	"archive/zip"
 	"bytes"
-	"context"
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
-	"time"
 )
 
 // maxInlineClasspath is the longest classpath passed directly with -cp.
 const maxInlineClasspath = 8192
 
-// javaVersionTimeout bounds `java -version`.
-const javaVersionTimeout = 30 * time.Second
-
-var javaVersionRE = regexp.MustCompile(`version "([0-9]+)(?:\.([0-9]+))?[^"]*"`)
-
-// javaMajor runs `java -version` and returns the Java major version.
-func javaMajor(ctx context.Context, java string) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, javaVersionTimeout)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, java, "-version").CombinedOutput()
-	if err != nil {
-		if tail := tailLines(string(out), 5); tail != "" {
-			err = fmt.Errorf("%w: %s", err, tail)
-		}
-		return 0, fmt.Errorf("run %s -version: %w", java, err)
-	}
-	return parseJavaMajor(string(out))
-}
-
-// parseJavaMajor reads the major version from `java -version` output
-// ("1.8.0_392" is 8, "17.0.15" is 17, "25" is 25).
-func parseJavaMajor(out string) (int, error) {
-	m := javaVersionRE.FindStringSubmatch(out)
-	if m == nil {
-		return 0, fmt.Errorf("no version in java -version output: %q", tailLines(out, 3))
-	}
-	major, _ := strconv.Atoi(m[1])
-	if major == 1 && m[2] != "" {
-		major, _ = strconv.Atoi(m[2])
-	}
-	return major, nil
-}
-
 // classpathArgs returns the JVM arguments that set classpath, writing an
-// @argfile (Java 9 and later) or a manifest-only jar (Java 8) into dir when
-// the classpath is too long for the command line.
-func classpathArgs(classpath []string, javaMajor int, dir string) ([]string, error) {
+// @argfile (when the JVM reads them: Java 9 and later) or a manifest-only
+// jar (Java 8) into dir when the classpath is too long for the command line.
+func classpathArgs(classpath []string, jvm JVM, dir string) ([]string, error) {
 	joined := strings.Join(classpath, string(os.PathListSeparator))
 	if len(joined) <= maxInlineClasspath {
 		return []string{"-cp", joined}, nil
 	}
-	if javaMajor >= 9 {
+	if jvm.argFiles() {
 		path := filepath.Join(dir, "classpath.args")
 		content := "-cp " + argfileQuote(joined) + "\n"
 		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {

@@ -11,29 +11,6 @@ import (
 	"testing"
 )
 
-func TestParseJavaMajor(t *testing.T) {
-	tests := []struct {
-		out     string
-		want    int
-		wantErr bool
-	}{
-		{out: "openjdk version \"17.0.15\" 2025-04-15\nOpenJDK Runtime Environment", want: 17},
-		{out: "java version \"1.8.0_392\"\nJava(TM) SE Runtime Environment", want: 8},
-		{out: "openjdk version \"1.8.0_452\"", want: 8},
-		{out: "openjdk version \"25\" 2025-09-16", want: 25},
-		{out: "openjdk version \"21-ea\" 2023-09-19", want: 21},
-		{out: "openjdk version \"11.0.2\" 2019-01-15", want: 11},
-		{out: "Picked up JAVA_TOOL_OPTIONS: -Dx=1\nopenjdk version \"21.0.1\"", want: 21},
-		{out: "bash: java: command not found", wantErr: true},
-	}
-	for _, tt := range tests {
-		got, err := parseJavaMajor(tt.out)
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("parseJavaMajor(%q) = %d, %v; want %d (error %v)", tt.out, got, err, tt.want, tt.wantErr)
-		}
-	}
-}
-
 func TestArgfileQuote(t *testing.T) {
 	tests := []struct {
 		in, want string
@@ -79,7 +56,7 @@ func TestArgfileQuoteWithJava(t *testing.T) {
 	}
 	out, err := exec.Command(java, "@"+argfile, filepath.Join(dir, "Echo.java")).CombinedOutput()
 	if err != nil {
-		if major, _ := parseJavaMajor(string(out)); major != 0 && major < 11 {
+		if jvm, _ := parseJVM(string(out)); jvm.Major != 0 && jvm.Major < 11 {
 			t.Skip("java too old for source launch")
 		}
 		t.Fatalf("java: %v\n%s", err, out)
@@ -97,7 +74,7 @@ func TestClasspathArgs(t *testing.T) {
 		long[i] = "/home/user/.m2/repository/org/example/artifact/1.0/artifact-with-a-long-name-1.0.jar"
 	}
 
-	args, err := classpathArgs(short, 17, dir)
+	args, err := classpathArgs(short, JVM{Major: 17}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +82,7 @@ func TestClasspathArgs(t *testing.T) {
 		t.Errorf("short classpath args = %q, want %q", args, want)
 	}
 
-	args, err = classpathArgs(long, 11, dir)
+	args, err = classpathArgs(long, JVM{Major: 11}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +94,7 @@ func TestClasspathArgs(t *testing.T) {
 		t.Errorf("argfile content differs")
 	}
 
-	args, err = classpathArgs(long, 8, dir)
+	args, err = classpathArgs(long, JVM{Major: 8}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

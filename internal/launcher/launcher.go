@@ -139,7 +139,7 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 	if opts.RunTimeout == 0 {
 		opts.RunTimeout = DefaultRunTimeout
 	}
-	major, err := javaMajor(context.Background(), env.Java)
+	jvm, err := ProbeJVM(context.Background(), env.Java)
 	if err != nil {
 		return nil, err
 	}
@@ -159,8 +159,8 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 		return nil, err
 	}
 	classpath := append(append([]string(nil), env.Classpath...), jars.Runner)
-	shared, classpath := newCDS(context.Background(), opts.CDSDir, env.Java, major, classpath, env.JVMArgs, tmp)
-	cpArgs, err := classpathArgs(classpath, major, tmp)
+	shared, classpath := newCDS(context.Background(), opts.CDSDir, env.Java, jvm, classpath, env.JVMArgs, tmp)
+	cpArgs, err := classpathArgs(classpath, jvm, tmp)
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
