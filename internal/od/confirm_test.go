@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +15,9 @@ import (
 // pollutedSuite is a fake suite of victims (in several classes) of one
 // polluter with one cleaner, a few victims of a second polluter, a brittle
 // test and its state-setter, and stable tests; its original order passes.
-func pollutedSuite(victims, second int) (f *fakeSuite, first, others []string) {
+// With fixtures, the polluter's class has class-level fixtures and a
+// quarter of its victims.
+func pollutedSuite(victims, second int, fixtures bool) (f *fakeSuite, first, others []string) {
 	f = &fakeSuite{rng: rand.New(rand.NewPCG(1, 2)), tests: map[string]func(map[string]int) bool{
 		"h.Conn#custom":   set("factory", 1),
 		"h.Conn#reset":    set("factory", 0),
@@ -24,6 +27,9 @@ func pollutedSuite(victims, second int) (f *fakeSuite, first, others []string) {
 	}}
 	for i := range victims {
 		id := fmt.Sprintf("h.Class%d#get%02d", i%4, i)
+		if fixtures && i%4 == 0 {
+			id = fmt.Sprintf("h.Conn#get%02d", i)
+		}
 		first = append(first, id)
 		f.tests[id] = func(st map[string]int) bool { return st["factory"] == 0 }
 	}
@@ -37,7 +43,13 @@ func pollutedSuite(victims, second int) (f *fakeSuite, first, others []string) {
 		f.tests[id] = func(map[string]int) bool { return true }
 		f.order = append(f.order, id)
 	}
-	f.order = slices.Concat([]string{"h.Registry#init", "h.Codec#json"}, f.order, first, others, []string{"h.Conn#custom", "h.Conn#reset", "h.Uri#scheme"})
+	if fixtures {
+		f.fixtures = map[string]bool{"h.Conn": true}
+	}
+	// The polluter's class in one stretch, as its class-level fixtures need.
+	inConn := func(t string) bool { return strings.HasPrefix(t, "h.Conn#") }
+	f.order = slices.Concat([]string{"h.Registry#init", "h.Codec#json"}, f.order, slices.DeleteFunc(slices.Clone(first), inConn), others,
+		slices.DeleteFunc(slices.Clone(first), func(t string) bool { return !inConn(t) }), []string{"h.Conn#custom", "h.Conn#reset", "h.Uri#scheme"})
 	return f, first, others
 }
 
@@ -55,8 +67,8 @@ func TestConfirmedTestsAreFindings(t *testing.T) {
 		{"budget spent: confirmation runs in its grace, minimisation not at all", time.Minute, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f, first, second := pollutedSuite(8, 2)
-			a := newAnalysis(f, Config{Tests: f.order, Workers: 2, Seed: 1})
+			f, first, second := pollutedSuite(8, 2, true)
+			a := newAnalysis(f, Config{Tests: f.order, Workers: 2, Seed: 1, Fixtures: f.fixtures})
 			a.stop = func() {}
 			ctx, far := context.Background(), time.Now().Add(time.Hour)
 			// The original order, then the reversed one, which shows every flip.
@@ -64,7 +76,7 @@ func TestConfirmedTestsAreFindings(t *testing.T) {
 				t.Fatal(err)
 			}
 			a.targets = a.analysable()
-			if err := a.run(ctx, far, []plannedOrder{{gen: "reverse-classes", label: "reverse-classes", tests: reversed(f.order), plan: -1}}); err != nil {
+			if err := a.run(ctx, far, []plannedOrder{{gen: "reverse-classes", label: "reverse-classes", tests: a.s.feasible(reversed(f.order)), plan: -1}}); err != nil {
 				t.Fatal(err)
 			}
 			a.start = time.Now().Add(-c.spent)
@@ -111,9 +123,10 @@ func TestVictimsOfOneGroupAreMinimisedOnce(t *testing.T) {
 	for _, c := range []struct {
 		victims, second int
 		seed            int64
-	}{{8, 2, 1}, {44, 3, 1}, {44, 3, 2}} {
-		f, first, second := pollutedSuite(c.victims, c.second)
-		res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: c.seed, Workers: 2})
+		fixtures        bool
+	}{{8, 2, 1, false}, {44, 3, 1, false}, {44, 3, 2, true}, {44, 3, 3, true}} {
+		f, first, second := pollutedSuite(c.victims, c.second, c.fixtures)
+		res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: c.seed, Workers: 2, Fixtures: f.fixtures})
 		if err != nil {
 			t.Fatal(err)
 		}

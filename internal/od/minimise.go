@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // errFlipped stops the minimisation of a test whose outcome differed
@@ -250,6 +251,12 @@ func (a *analysis) settle(ctx context.Context, deadline time.Time, followers []*
 			for _, c := range sh.victims {
 				names = append(names, c.test)
 			}
+			// The victims of the polluters' classes first, so that a class
+			// with class-level fixtures keeps the polluters before them all.
+			classes := classesOf(sh.polluters)
+			slices.SortStableFunc(names, func(x, y string) int {
+				return firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)])
+			})
 			order := a.s.feasible(concat(sh.polluters, without(a.s.tests, members), names))
 			if err := a.ensure(ctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
 				return nil, err
