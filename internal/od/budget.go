@@ -95,8 +95,10 @@ func (a *analysis) extendBudget(cands []*candidate) {
 		return
 	}
 	b := min(MaxAutoBudget, (elapsed + need + time.Minute - 1).Truncate(time.Minute))
+	a.mu.Lock()
 	why := fmt.Sprintf("%s; extended from %s: confirming and minimising %d candidate(s) needs ~%s after %s of detection",
 		a.cov.BudgetWhy, a.cfg.Budget, len(cands), need.Round(time.Second), elapsed.Round(time.Second))
+	a.mu.Unlock()
 	a.setBudget(b, why)
 	a.logf("budget %s: confirming and minimising %d candidate(s) needs ~%s", b, len(cands), need.Round(time.Second))
 }

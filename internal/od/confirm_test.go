@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -157,5 +158,43 @@ func TestVictimsOfOneGroupAreMinimisedOnce(t *testing.T) {
 			t.Errorf("%d victims, seed %d: %d runs beyond the alone runs of confirmation: %v", c.victims, c.seed, extra, res.Coverage.Generators)
 		}
 		t.Logf("%d victims, seed %d: %d orders: %v", c.victims, c.seed, res.Coverage.Orders, res.Coverage.Generators)
+	}
+}
+
+// TestExtendBudget checks that a budget the analysis chose grows to what
+// confirming and minimising the candidates needs, within MaxAutoBudget, and
+// says why.
+func TestExtendBudget(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		cands    int
+		run      time.Duration // a run of the suite of 100 tests
+		min, max time.Duration
+	}{
+		{"few candidates, fast suite: as it was", 3, time.Second, 5 * time.Minute, 5 * time.Minute},
+		{"47 candidates, 10s a run", 47, 10 * time.Second, 6 * time.Minute, MaxAutoBudget - time.Minute},
+		{"huge: the maximum", 900, 5 * time.Minute, MaxAutoBudget, MaxAutoBudget},
+	} {
+		var tests []string
+		r := &launcher.Result{Duration: c.run}
+		for i := range 100 {
+			id := fmt.Sprintf("p.C%d#t%d", i/5, i)
+			tests = append(tests, id)
+			r.Tests = append(r.Tests, launcher.TestResult{Test: id, TimeMs: c.run.Milliseconds() / 200})
+		}
+		a := newAnalysis(nil, Config{Tests: tests, Workers: 2})
+		a.originals, a.stop = []*launcher.Result{r}, func() {}
+		a.start = time.Now().Add(-4 * time.Minute)
+		a.setBudget(5*time.Minute, "scaled to the suite")
+		var cands []*candidate
+		for i := range c.cands {
+			t := tests[i%100]
+			cands = append(cands, &candidate{test: t, failing: slices.Concat(tests[50:], []string{t}), passing: []string{t}})
+		}
+		a.extendBudget(cands)
+		a.timer.Stop()
+		if b := a.cfg.Budget; b < c.min || b > c.max || (b > 5*time.Minute) != strings.Contains(a.cov.BudgetWhy, "extended from 5m0s") {
+			t.Errorf("%s: budget %s (%s), want %s..%s", c.name, b, a.cov.BudgetWhy, c.min, c.max)
+		}
 	}
 }
