@@ -337,8 +337,11 @@ func (a *analysis) analyse(ctx context.Context) error {
 	detectEnd := a.start.Add(time.Duration(float64(a.cfg.Budget) * detectShare))
 	a.cfg.Progress.Phase("detecting", len(orders), detectEnd)
 	// Detection stops early when confirming what it found so far would
-	// no longer fit before the budget's end.
+	// no longer fit before the budget's end (a shard confirms nothing).
 	full := func() bool { return time.Now().Add(a.reserve.get(a.confirmCost)).After(end) }
+	if a.cfg.Shard.N > 0 {
+		full = nil
+	}
 	if err := a.runDetection(ctx, detectEnd, full, orders); errors.Is(err, errBudget) {
 		a.mu.Lock()
 		a.cov.BudgetExhausted = true
