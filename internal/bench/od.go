@@ -39,7 +39,7 @@ type odFigures struct {
 	// incomplete those of them not minimised.
 	confirmed, minimised time.Duration
 	findings, incomplete int
-	exact               bool          // the findings equal expected.json's (tests, kinds, groups)
+	exact                bool // the findings equal expected.json's (tests, kinds, groups)
 	// Surefire: runs with runOrder=random until every known OD test failed once.
 	surefireRuns, surefireFound int
 	surefire                    time.Duration
