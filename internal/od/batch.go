@@ -9,6 +9,7 @@ package od
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -156,6 +157,10 @@ func (a *analysis) tryGroup(ctx context.Context, deadline time.Time, g []string,
 	if len(out) == 0 {
 		return nil, nil
 	}
+	short, err := a.shortOrders(ctx, deadline, g, shown, fail)
+	if err != nil {
+		return nil, err
+	}
 	findings := make([]*Finding, len(out))
 	for i, c := range out {
 		f := a.finding(c)
@@ -164,7 +169,10 @@ func (a *analysis) tryGroup(ctx context.Context, deadline time.Time, g []string,
 			a.add(f)
 		}
 		findings[i] = f
-		order := batch[:slices.Index(batch, c.test)+1]
+		order := short[c.test]
+		if order == nil {
+			order = batch[:slices.Index(batch, c.test)+1]
+		}
 		msg := a.failureMessage(c.test, order, c.failing)
 		if !fail {
 			msg = a.failureMessage(c.test, []string{c.test})
@@ -206,6 +214,38 @@ func (a *analysis) tryGroup(ctx context.Context, deadline time.Time, g []string,
 		f.Incomplete = false
 	}
 	a.mu.Unlock()
+	return out, nil
+}
+
+// shortOrders runs g right before each of tests once, all at once, and
+// returns the orders whose run showed the effect the batch showed (a
+// victim failing, a brittle passing): a finding takes such an order, g and
+// its test alone, as its failing (passing) order, so that its reproduce
+// command is short and shows g enough on its own; a test whose effect needs
+// more of the batch keeps the batch order it was shown in. A budget that
+// ends first leaves every test its batch order.
+func (a *analysis) shortOrders(ctx context.Context, deadline time.Time, g, tests []string, fail bool) (map[string][]string, error) {
+	orders := make([][]string, len(tests))
+	for i, t := range tests {
+		orders[i] = a.s.feasible(concat(g, []string{t}))
+	}
+	out := map[string][]string{}
+	if err := a.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
+		if errors.Is(err, errBudget) {
+			return out, nil
+		}
+		return nil, err
+	}
+	for i, t := range tests {
+		o := orders[i]
+		if o[len(o)-1] != t {
+			continue
+		}
+		tl := a.st.get(o).tally
+		if (fail && tl.fails()) || (!fail && tl.passes()) {
+			out[t] = o
+		}
+	}
 	return out, nil
 }
 
