@@ -262,8 +262,14 @@ func TestVerifyRunsOrderDependenceAnalysis(t *testing.T) {
 }
 
 func verifyFindsExpected(t *testing.T, name, strategy string, sameAsDetect bool) {
+	verifyFindsExpectedWith(t, "mvn", copyFixture(t, name), strategy, sameAsDetect)
+}
+
+// verifyFindsExpectedWith runs `flaky init` and `mvn -Pflaky verify` with the
+// Maven launcher mvnBin on dir, a copy of a fixture, and checks the findings
+// against its expected.json, the reports and the fork record.
+func verifyFindsExpectedWith(t *testing.T, mvnBin, dir, strategy string, sameAsDetect bool) {
 	needsTools(t)
-	dir := copyFixture(t, name)
 	e := readExpected(t, dir)
 	flakyInit(t, dir)
 	const secret = "do-not-record-this-token"
@@ -275,7 +281,7 @@ func verifyFindsExpected(t *testing.T, name, strategy string, sameAsDetect bool)
 	if sameAsDetect {
 		args = append(args, "-Dflaky.seed="+pipelineSeed)
 	}
-	out, code := mvnRun(t, dir, args...)
+	out, code := mvnRunWith(t, mvnBin, dir, nil, args...)
 	if code != 0 {
 		t.Fatalf("mvn -Pflaky verify with the gate off failed:\n%s", tail(out))
 	}

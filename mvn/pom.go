@@ -116,6 +116,7 @@ func loadPomChain(moduleDir string, warn func(string, ...any)) ([]*pomFile, erro
 			warn("parent %s is not on disk; its properties and plugin configuration are ignored", coords)
 			break
 		}
+		inferParent(parent, pp.project)
 		path = candidate
 	}
 	return chain, nil
@@ -127,6 +128,24 @@ func loadPomChain(moduleDir string, warn func(string, ...any)) ([]*pomFile, erro
 func parentMatches(ref *gopom.Parent, pom *gopom.Project) bool {
 	g, a := str(ref.GroupID), str(ref.ArtifactID)
 	return (g == "" || g == groupID(pom)) && (a == "" || a == str(pom.ArtifactID))
+}
+
+// inferParent fills in the coordinates ref leaves out from pom, the parent
+// found at its relative path, as Maven 4 does for model 4.1.0, so that the
+// module's ${project.groupId} and ${project.version} are known.
+func inferParent(ref *gopom.Parent, pom *gopom.Project) {
+	fill := func(field **string, value string) {
+		if str(*field) == "" && value != "" {
+			*field = &value
+		}
+	}
+	version := str(pom.Version)
+	if version == "" && pom.Parent != nil {
+		version = str(pom.Parent.Version)
+	}
+	fill(&ref.GroupID, groupID(pom))
+	fill(&ref.ArtifactID, str(pom.ArtifactID))
+	fill(&ref.Version, version)
 }
 
 // chainNames lists a parent chain as "path (group:artifact) -> ...".

@@ -43,6 +43,11 @@ func TestReadReactorModel410(t *testing.T) {
 				if len(chain) != 2 || chain[1].path != r.root[0].path {
 					t.Errorf("%s: parent chain %s, want the root pom as parent", chain[0].path, chainNames(chain))
 				}
+				// The module's own coordinates come from the inferred parent.
+				props := properties(chain, nil)
+				if props["project.groupId"] != "g" || props["project.version"] != "1" {
+					t.Errorf("%s: project.groupId %q, project.version %q; want g and 1", chain[0].path, props["project.groupId"], props["project.version"])
+				}
 			}
 			if !slices.Equal(got, c.want) {
 				t.Errorf("modules %v, want %v", got, c.want)
