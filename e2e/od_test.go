@@ -21,7 +21,7 @@ import (
 )
 
 // detectFixtures are the fixtures `flaky detect` must get exactly right.
-var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito", "mockito-subclass", "jmock", "classfixtures"}
+var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito", "mockito-subclass", "jmock", "classfixtures", "junit3"}
 
 // warmDetect are the fixtures whose `flaky detect` explores in warm JVMs
 // (--warm): their findings, all confirmed in fresh JVMs, must still be
@@ -275,18 +275,25 @@ func sameTest(c surefire.TestCase, id string) bool {
 // (-Dflaky.seed), and `flaky detect` with that seed then finds exactly
 // what verify found.
 func TestVerifyRunsOrderDependenceAnalysis(t *testing.T) {
-	// jupiter6 runs on Surefire 3.5.4, junit4 on Surefire 2.22.2.
+	// jupiter6 runs on Surefire 3.5.4, junit4 on Surefire 2.22.2, junit3
+	// (JUnit 3.8.1 alone) on Surefire 3.5.4.
 	for _, c := range []struct {
 		name, strategy string
 		sameAsDetect   bool
-	}{{"jupiter6", "orders", false}, {"junit4", "", true}} {
+	}{{"jupiter6", "orders", false}, {"junit4", "", true}, {"junit3", "", false}} {
 		t.Run(c.name, func(t *testing.T) { verifyFindsExpected(t, c.name, c.strategy, c.sameAsDetect) })
 	}
 }
 
 func verifyFindsExpected(t *testing.T, name, strategy string, sameAsDetect bool) {
+	verifyFindsExpectedWith(t, "mvn", copyFixture(t, name), strategy, sameAsDetect)
+}
+
+// verifyFindsExpectedWith runs `flaky init` and `mvn -Pflaky verify` with the
+// Maven launcher mvnBin on dir, a copy of a fixture, and checks the findings
+// against its expected.json, the reports and the fork record.
+func verifyFindsExpectedWith(t *testing.T, mvnBin, dir, strategy string, sameAsDetect bool) {
 	needsTools(t)
-	dir := copyFixture(t, name)
 	e := readExpected(t, dir)
 	flakyInit(t, dir)
 	const secret = "do-not-record-this-token"
@@ -298,7 +305,7 @@ func verifyFindsExpected(t *testing.T, name, strategy string, sameAsDetect bool)
 	if sameAsDetect {
 		args = append(args, "-Dflaky.seed="+pipelineSeed)
 	}
-	out, code := mvnRun(t, dir, args...)
+	out, code := mvnRunWith(t, mvnBin, dir, nil, args...)
 	if code != 0 {
 		t.Fatalf("mvn -Pflaky verify with the gate off failed:\n%s", tail(out))
 	}
