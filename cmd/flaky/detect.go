@@ -164,10 +164,11 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 		return err
 	}
 	defer l.Close()
-	infos, tests, err := listModule(ctx, setup, l)
+	infos, tests, how, err := listModule(ctx, setup, l)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(g.debugLog(), "flaky: %s: default order: classes in %s\n", name, how)
 	// The analysis runs in JVMs like l's that start faster.
 	jars, err := agent.Extract()
 	if err != nil {

@@ -53,8 +53,9 @@ type Module struct {
 	Name     string // its name in reports: its path from the project root
 	Root     string // the project root, for the init step of reproduce commands
 	FlakyDir string // where reports, orders and patches go (target/flaky)
-	// Tests is the suite in its original order; Infos describe the listed
-	// tests (which classes have class fixtures).
+	// Tests is the suite in its original order: the order Surefire runs it
+	// in (defaultorder.Of, or the order the recorded fork ran); Infos
+	// describe the listed tests (which classes have class fixtures).
 	Tests []string
 	Infos []launcher.TestInfo
 	// Fast runs the JVMs of detection, polluted state and problem
