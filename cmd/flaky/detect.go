@@ -194,7 +194,7 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 		FlakyDir: filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky"),
 		Tests:    tests, Infos: infos, Fast: runner,
 	}
-	res, err := pipeline.Run(ctx, m, pipeline.Options{InitStep: true, Workers: g.Workers, Progress: prog.tracker, Detect: d}, prog.log("flaky: "+name+": "))
+	res, err := pipeline.Run(ctx, m, pipeline.Options{InitStep: true, Workers: g.Workers, Progress: prog.tracker, Detect: d, Debug: prog.debug(g, "flaky: "+name+": ")}, prog.log("flaky: "+name+": "))
 	var none *pipeline.NoOrdersError
 	switch {
 	case errors.As(err, &none):

@@ -123,6 +123,9 @@ type Config struct {
 	AutoWorkers bool
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
+	// Debugf receives the notes about single tests (each victim's search);
+	// nil discards them.
+	Debugf func(format string, args ...any)
 	// Progress hears the analysis' phases and findings (the launcher
 	// reports its runs); nil shows nothing.
 	Progress *progress.Tracker
@@ -186,6 +189,9 @@ func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.Debugf == nil {
+		cfg.Debugf = func(string, ...any) {}
 	}
 	a := &analysis{
 		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(), warm: newStore(),
@@ -268,6 +274,10 @@ func (a *analysis) autoBudget(rounds int) (time.Duration, string) {
 
 func (a *analysis) logf(format string, args ...any) {
 	a.cfg.Logf(format, args...)
+}
+
+func (a *analysis) debugf(format string, args ...any) {
+	a.cfg.Debugf(format, args...)
 }
 
 // analyse runs the stages: original order, detection (after fixing the

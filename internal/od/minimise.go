@@ -33,7 +33,7 @@ var errFlipped = errors.New("the outcome flipped in the same order")
 func (a *analysis) minimise(ctx context.Context, deadline time.Time, c *candidate, full bool) (bool, error) {
 	f, err := a.minimiseGroups(ctx, deadline, c, full)
 	if errors.Is(err, errFlipped) {
-		a.logf("%s flipped in the same order: not order-dependent", c.test)
+		a.debugf("%s flipped in the same order: not order-dependent", c.test)
 		return true, nil
 	}
 	return f != nil && (len(f.Polluters) > 0 || len(f.Setters) > 0), err
@@ -46,7 +46,7 @@ func (a *analysis) minimiseGroups(ctx context.Context, deadline time.Time, c *ca
 		f := &Finding{Test: t, Kind: report.ODVictim, PassingOrder: []string{t}, FailingOrder: c.failing, Incomplete: true}
 		a.add(f)
 		if full {
-			a.logf("victim %s: finding its polluters", t)
+			a.debugf("victim %s: finding its polluters", t)
 		}
 		groups, err := a.groups(ctx, deadline, t, c.failing, true, full)
 		f.Polluters = groups
@@ -70,7 +70,7 @@ func (a *analysis) minimiseGroups(ctx context.Context, deadline time.Time, c *ca
 		f := &Finding{Test: t, Kind: report.ODBrittle, FailingOrder: []string{t}, PassingOrder: c.passing, Incomplete: true}
 		a.add(f)
 		if full {
-			a.logf("brittle %s: finding its state-setters", t)
+			a.debugf("brittle %s: finding its state-setters", t)
 		}
 		groups, err := a.groups(ctx, deadline, t, c.passing, false, full)
 		f.Setters = groups

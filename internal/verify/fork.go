@@ -26,6 +26,9 @@ import (
 // failing in every run.
 func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *surefire.ForkRecord, reruns []*launcher.Result, res *Result) error {
 	opts := pipeline.Options{Report: res.Report, Accumulate: true, Workers: cfg.Workers, Progress: cfg.Progress}
+	if cfg.Debug {
+		opts.Debug = logTo(cfg)
+	}
 	m := pipeline.Module{
 		Dir: cfg.ModuleDir, Name: mvn.ModulePath(cfg.Root, cfg.ModuleDir), Root: cfg.Root,
 		FlakyDir: filepath.Join(cfg.BuildDir, "flaky"), Tests: rec.TestIDs(), Launcher: l,

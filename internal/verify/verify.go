@@ -73,6 +73,9 @@ type Config struct {
 	NoInvariants bool
 	// Progress hears the analyses' phases and runs; nil shows nothing.
 	Progress *progress.Tracker
+	// Debug prints the analyses' lines about single items (each data
+	// dependency, victim, finding that could not be analysed) too.
+	Debug bool
 }
 
 // Result is what Run found and decided.
