@@ -32,13 +32,25 @@ const (
 
 // Report is one module's report.
 type Report struct {
-	Version  int       `json:"version"`
-	Module   string    `json:"module"`
+	Version int    `json:"version"`
+	Module  string `json:"module"` // the module's path from the project root; "." for the root
+	// Name is the module's artifactId, which names the root module for
+	// people (see DisplayName).
+	Name     string    `json:"name,omitempty"`
 	Findings []Finding `json:"findings"`
 	Runs     int       `json:"runs"`
 	Stats    Stats     `json:"stats"`
 	// Gate is the baseline gate's verdict, when verify applied it.
 	Gate *Gate `json:"gate,omitempty"`
+}
+
+// DisplayName is how pages and the console name the report's module: its
+// path from the project root, or for the root module (".") its artifactId.
+func (r *Report) DisplayName() string {
+	if (r.Module == "." || r.Module == "") && r.Name != "" {
+		return r.Name
+	}
+	return r.Module
 }
 
 // Gate records what the baseline gate decided about a report's findings.

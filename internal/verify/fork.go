@@ -107,7 +107,7 @@ func logTo(cfg Config) pipeline.Log {
 			fmt.Fprintf(cfg.Out, "[flaky] chaos: %s\n", line)
 			return
 		}
-		fmt.Fprintf(cfg.Out, "[flaky] module %s: %s: %s\n", cfg.Module, stage, line)
+		fmt.Fprintf(cfg.Out, "[flaky] module %s: %s: %s\n", cfg.Name, stage, line)
 	}
 }
 
