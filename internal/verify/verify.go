@@ -42,12 +42,9 @@ type Config struct {
 	BuildDir  string // its build directory (target)
 	Root      string // the project root, where .flaky/baseline.json lives
 	Module    string // the module's name in reports; default: its path relative to Root
-	// Name is the module's name on the console: default Module, or for
-	// the root module (".") its artifactId.
-	Name   string
-	Gate   bool // fail on flaky tests the baseline does not accept
-	Reruns int  // reruns of the recorded order; 0 means DefaultReruns
-	Rounds int  // exploration orders of the order-dependence analysis; 0: its default, negative: none
+	Gate      bool   // fail on flaky tests the baseline does not accept
+	Reruns    int    // reruns of the recorded order; 0 means DefaultReruns
+	Rounds    int    // exploration orders of the order-dependence analysis; 0: its default, negative: none
 	// Budget bounds the order-dependence analysis per fork; 0 means its default, negative turns it off.
 	Budget  time.Duration
 	Java    string // java executable; default: the one the fork used
@@ -79,6 +76,9 @@ type Config struct {
 	// Debug prints the analyses' lines about single items (each data
 	// dependency, victim, finding that could not be analysed) too.
 	Debug bool
+	// Name is the module's name on the console: default Module, or for
+	// the root module (".") its artifactId.
+	Name string
 }
 
 // Result is what Run found and decided.
