@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -55,8 +56,9 @@ func (s *scriptedLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // TestRepairApply runs `flaky repair --apply` on the repair fixture with its
 // findings as the report (plus a constructed polluted state) and a scripted
 // LLM endpoint, then checks every finding's validated patch, that the files
-// changed only in the patched lines, and that the failing orders pass with
-// flaky run-order and with plain Maven.
+// changed only in the patched lines (classes the files import named
+// simply), and that the failing orders pass with flaky run-order and with
+// plain Maven.
 func TestRepairApply(t *testing.T) {
 	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
 	needsTools(t)
@@ -222,14 +224,14 @@ func TestRepairApply(t *testing.T) {
 		"SignInTest.java":         {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        Session.getInstance().invalidate();\n    }\n\n"},
 		"PluginsUserTest.java":    {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n        Plugins.unload(\"pdf\");\n        Plugins.unload(\"csv\");\n    }\n\n"},
 		"GermanTest.java": {"", "import org.junit.After;\n" +
-			"    private static final java.util.Locale INITIAL_FORMAT_LOCALE = java.util.Locale.getDefault(java.util.Locale.Category.FORMAT);\n\n" +
+			"    private static final Locale INITIAL_FORMAT_LOCALE = Locale.getDefault(Locale.Category.FORMAT);\n\n" +
 			"    @After\n    public void restoreSharedState() {\n" +
-			"        java.util.Locale.setDefault(java.util.Locale.Category.FORMAT, INITIAL_FORMAT_LOCALE);\n    }\n\n"},
+			"        Locale.setDefault(Locale.Category.FORMAT, INITIAL_FORMAT_LOCALE);\n    }\n\n"},
 		"TravelTest.java": {"", "import org.junit.After;\n" +
-			"    private static final java.util.TimeZone INITIAL_TIME_ZONE = java.util.TimeZone.getDefault();\n\n" +
-			"    @After\n    public void restoreSharedState() {\n        java.util.TimeZone.setDefault(INITIAL_TIME_ZONE);\n    }\n\n"},
+			"    private static final TimeZone INITIAL_TIME_ZONE = TimeZone.getDefault();\n\n" +
+			"    @After\n    public void restoreSharedState() {\n        TimeZone.setDefault(INITIAL_TIME_ZONE);\n    }\n\n"},
 		"LockTest.java": {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() {\n" +
-			"        new java.io.File(System.getProperty(\"java.io.tmpdir\"), \"fixture-repair.lock\").delete();\n    }\n\n"},
+			"        new File(System.getProperty(\"java.io.tmpdir\"), \"fixture-repair.lock\").delete();\n    }\n\n"},
 		"NightModeTest.java": {"", "import org.junit.After;\n    @After\n    public void restoreSharedState() throws Exception {\n" +
 			"        java.lang.reflect.Field themeField = Class.forName(\"fixture.repair.Appearance\").getDeclaredField(\"theme\");\n" +
 			"        themeField.setAccessible(true);\n" +
@@ -272,5 +274,108 @@ func TestRepairApply(t *testing.T) {
 	defer func() { t.Logf("run-order and Maven: %s", time.Since(start).Round(time.Second)) }()
 	if out, code := mvnRun(t, dir, "-Pflaky", "test", "-Dflaky.testFailureIgnore=false", "-Dflaky.order="+orderFile); code != 0 {
 		t.Errorf("plain Maven with the failing orders after repair failed:\n%s", tail(out))
+	}
+}
+
+// TestRepairShared runs `flaky repair --apply` twice on the repair-shared
+// fixture with its findings as the report: one reset in a new @After of the
+// polluter (its class named simply, as the polluter's file imports it)
+// fixes the three victims in three classes, the first although its failing
+// order holds an @Ignore'd test, and the other two going from fail to pass
+// in the default order; all three point at one diff, every diff applies to
+// a clean copy of the fixture on its own, and the second run changes
+// nothing.
+func TestRepairShared(t *testing.T) {
+	t.Parallel()
+	needsTools(t)
+	bin := flakyBin(t)
+	dir := copyFixture(t, "repair-shared")
+	clean := copyFixture(t, "repair-shared")
+	rep, err := report.Read(filepath.Join(dir, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
+	os.MkdirAll(filepath.Dir(reportPath), 0o755)
+	if err := report.Write(reportPath, rep); err != nil {
+		t.Fatal(err)
+	}
+	repair := func() string {
+		t.Helper()
+		start := time.Now()
+		out, err := exec.Command(bin, "repair", "--module", dir, "--apply", "--no-llm").CombinedOutput()
+		if err != nil {
+			t.Fatalf("flaky repair --apply: %v\n%s", err, out)
+		}
+		t.Logf("flaky repair --apply: %s\n%s", time.Since(start).Round(time.Second), out)
+		return string(out)
+	}
+	sources := func() map[string]string {
+		t.Helper()
+		files := map[string]string{}
+		err := filepath.WalkDir(filepath.Join(dir, "src"), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				data, err := os.ReadFile(p)
+				files[p] = string(data)
+				return err
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files
+	}
+	original := sources()
+
+	repair()
+	got, err := report.Read(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const polluter = "src/test/java/fixture/shared/a/LoaderTest.java"
+	patches := map[string]bool{}
+	for _, f := range got.Findings {
+		r := f.Repair
+		if r == nil || !r.Validated || r.Kind != report.RepairReset || r.Patch == "" || !slices.Equal(r.Files, []string{polluter}) {
+			t.Errorf("%s: repair %+v, want a validated reset of %s", f.Test, r, polluter)
+			continue
+		}
+		patches[r.Patch] = true
+	}
+	if len(patches) != 1 {
+		t.Errorf("patches %v, want one diff for all three victims", patches)
+	}
+	if ev := strings.Join(got.Findings[0].Repair.Evidence, "\n"); !strings.Contains(ev, "2 known victim(s) now pass") {
+		t.Errorf("%s: evidence %q, want the two other victims passing in the default order", got.Findings[0].Test, ev)
+	}
+	diffs, _ := filepath.Glob(filepath.Join(dir, "target", "flaky", "repair", "*.diff"))
+	if len(diffs) != 1 {
+		t.Errorf("diffs %v, want one", diffs)
+	}
+	for _, d := range diffs {
+		data, _ := os.ReadFile(d)
+		if !strings.Contains(string(data), "+        Plugins.reset();\n") || strings.Contains(string(data), "fixture.shared.state.Plugins.reset") {
+			t.Errorf("%s: want Plugins.reset() by its simple name in the polluter's tear-down:\n%s", d, data)
+		}
+		cmd := exec.Command("git", "apply", "--check", d)
+		cmd.Dir = clean
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("git apply --check %s on a clean copy: %v\n%s", filepath.Base(d), err, out)
+		}
+	}
+	applied := sources()
+	for p, content := range applied {
+		if changed := content != original[p]; changed != strings.HasSuffix(filepath.ToSlash(p), polluter) {
+			t.Errorf("%s: changed %v by --apply", p, changed)
+		}
+	}
+
+	out := repair()
+	if again := sources(); !maps.Equal(again, applied) {
+		t.Errorf("the second flaky repair --apply changed the sources")
+	}
+	if n := strings.Count(out, "unchanged  od-victim"); n != 3 || strings.Contains(out, "patched ") {
+		t.Errorf("second run: %d findings unchanged, want 3 and nothing patched:\n%s", n, out)
 	}
 }

@@ -109,7 +109,7 @@ func runRepair(ctx context.Context, o repairOptions) error {
 	}
 	fmt.Fprintf(g.Stdout, "report: %s\n", reportPath)
 	for _, f := range rep.Findings {
-		if f.Repair != nil && !f.Repair.Validated {
+		if f.Repair != nil && !f.Repair.Validated && !res.Unchanged[f.Key()] {
 			return &exitStatus{code: exitTestsFailed}
 		}
 	}
@@ -141,7 +141,14 @@ func printRepairs(w io.Writer, rep *report.Report, res *repair.Result) {
 		if !ok {
 			continue
 		}
-		if r.Validated {
+		switch {
+		case res.Unchanged[f.Key()] && r.Validated:
+			fmt.Fprintf(w, "unchanged  %-10s %s: already passes its failing order (patch %s is in the sources)\n", f.Kind, f.Test, r.Patch)
+			continue
+		case res.Unchanged[f.Key()]:
+			fmt.Fprintf(w, "unchanged  %-10s %s: %s\n", f.Kind, f.Test, r.Reason)
+			continue
+		case r.Validated:
 			fmt.Fprintf(w, "repaired   %-10s %s (%s, %d ms): %s\n", f.Kind, f.Test, r.Kind, r.DurationMs, r.Patch)
 			continue
 		}

@@ -26,7 +26,9 @@ type placement struct {
 }
 
 // edit applies code at a placement to the sources as patched so far and
-// returns the changed file.
+// returns the changed file. Classes the code names fully are named simply
+// where the file can (it imports them, or they are in its package), and
+// statements the set-up or tear-down has already are not added again.
 func (r *run) edit(p placement, code editor.Code) (map[string][]byte, error) {
 	class, method := testid.ClassMethod(p.test)
 	rel, inFile, err := r.src.classFile(class)
@@ -37,16 +39,52 @@ func (r *run) edit(p placement, code editor.Code) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	info, err := r.ed.Info(src, inFile)
+	if err != nil {
+		return nil, err
+	}
+	names := r.namesOf(info)
+	code.Statements = slices.Clone(code.Statements)
+	for i, st := range code.Statements {
+		code.Statements[i] = names.simplify(st)
+	}
+	code.Members = slices.Clone(code.Members)
+	for i, m := range code.Members {
+		code.Members[i] = names.simplify(m)
+	}
 	var out string
 	if p.when == "start" {
 		out, err = r.ed.InsertAtStart(src, inFile, method, code)
 	} else {
+		code.Statements = slices.DeleteFunc(code.Statements, func(st string) bool { return hasStatement(info, p.when, st) })
+		if len(code.Statements) == 0 {
+			return map[string][]byte{rel: []byte(src)}, nil
+		}
 		out, err = r.ed.AddFixture(src, inFile, p.when, code)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return map[string][]byte{rel: []byte(out)}, nil
+}
+
+// hasStatement tells whether the set-up ("before") or tear-down ("after")
+// method the editor adds to holds the statement already (blanks aside).
+func hasStatement(info *editor.ClassInfo, when, stmt string) bool {
+	annotations := []string{"After", "AfterEach"}
+	if when == "before" {
+		annotations = []string{"Before", "BeforeEach"}
+	}
+	fixtures := info.Lifecycle(annotations...)
+	if len(fixtures) == 0 {
+		return false
+	}
+	return slices.ContainsFunc(fixtures[0].Body, func(s string) bool { return blankless(s) == blankless(stmt) })
+}
+
+// blankless is code without its white space.
+func blankless(code string) string {
+	return strings.Join(strings.Fields(code), "")
 }
 
 // minimalAt tries units of code at one placement: if all of them fix the

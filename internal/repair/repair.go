@@ -8,7 +8,9 @@ package repair
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/flakyhq/flaky/internal/editor"
 
@@ -61,6 +64,10 @@ type Result struct {
 	// path -> new content) and Originals the module's contents of them.
 	Files     map[string][]byte
 	Originals map[string][]byte
+	// Unchanged are the findings (by key) whose test already passes its
+	// failing order with the module's sources as they are: a patch for them
+	// was applied before, so nothing is changed.
+	Unchanged map[string]bool
 }
 
 // Run repairs the findings of cfg.Report.
@@ -94,10 +101,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	defer sb.Close()
 	sb.ed = ed
-	r := &run{cfg: cfg, src: src, ed: ed, sb: sb, res: &Result{Repairs: map[string]*report.Repair{}, Files: map[string][]byte{}, Originals: map[string][]byte{}}}
+	r := &run{cfg: cfg, src: src, ed: ed, sb: sb, known: map[string]bool{},
+		res: &Result{Repairs: map[string]*report.Repair{}, Files: map[string][]byte{}, Originals: map[string][]byte{}, Unchanged: map[string]bool{}}}
 	for _, f := range r.cfg.Report.Findings {
-		if f.Kind == report.NOD {
+		switch f.Kind {
+		case report.NOD:
 			r.nod = append(r.nod, f.Test)
+		case report.ODVictim, report.ODBrittle:
+			r.known[f.Test] = true
 		}
 	}
 	if err := r.baseline(ctx); err != nil {
@@ -114,11 +125,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		rep.DurationMs = time.Since(start).Milliseconds()
 		r.res.Repairs[f.Key()] = rep
-		if rep.Validated {
+		switch {
+		case r.res.Unchanged[f.Key()]:
+			cfg.Logf("%s: unchanged: already passes its failing order with the module's sources as they are", f.Test)
+		case rep.Validated:
 			repaired++
 			cfg.Progress.Found(repaired)
 			cfg.Logf("%s: repaired (%s): %s", f.Test, rep.Kind, rep.Patch)
-		} else {
+		default:
 			cfg.Logf("%s: not repaired: %s", f.Test, rep.Reason)
 		}
 	}
@@ -127,19 +141,25 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // run is one repair run's state.
 type run struct {
-	cfg  Config
-	src  *sources
-	ed   *editor.Editor
-	sb   *Sandbox
-	res  *Result
-	nod  []string
-	base *launcher.Result // the module's default order with the accepted patches
+	cfg Config
+	src *sources
+	ed  *editor.Editor
+	sb  *Sandbox
+	res *Result
+	nod []string
+	// known are the tests of the order-dependent findings, which a patch
+	// may make pass in the default order.
+	known map[string]bool
+	base  *launcher.Result // the module's default order with the accepted patches
 	// validBase is the default-order run of the candidate validated last,
 	// which becomes base when it is accepted.
 	validBase *launcher.Result
 	// accepted are the validated patches so far, which later findings try first.
 	accepted []accepted
-	cpIndex  map[string][]string // classpath classes by simple name, for stitching
+	// patches are the diffs written so far: accepted patches that change a
+	// common file share one.
+	patches []*patch
+	cpIndex map[string][]string // classpath classes by simple name, for stitching
 }
 
 // accepted is a validated patch and the polluters and setters it was made for.
@@ -147,6 +167,16 @@ type accepted struct {
 	test    string
 	rep     *report.Repair
 	partner []string
+	patch   *patch
+}
+
+// patch is one diff under OutDir: the changes of one or more accepted
+// patches to a set of files against the module's clean sources, so that it
+// applies on its own; reps are the repairs that point at it.
+type patch struct {
+	path  string
+	files []string // module-relative, sorted
+	reps  []*report.Repair
 }
 
 // orderFindings puts findings with cleaners or setters first, so that a
@@ -196,17 +226,21 @@ func (r *run) repair(ctx context.Context, f report.Finding) (*report.Repair, err
 	if f.Kind == report.NOD {
 		return &report.Repair{Reason: "a NOD finding fails without a known order or perturbation, so no run can show a patch fixes it: not repaired"}, nil
 	}
-	// The patches accepted for other findings may already fix this one.
-	if len(r.accepted) > 0 {
-		ev, fb, err := r.validate(ctx, f, nil)
-		if err != nil {
-			return nil, err
+	// The module's sources as they are, or with the patches accepted for
+	// other findings, may already fix this one.
+	ev, fb, err := r.validate(ctx, f, nil)
+	if err != nil {
+		return nil, err
+	}
+	if fb == "" {
+		if len(r.accepted) == 0 {
+			return r.unchanged(f, ev), nil
 		}
-		if fb == "" {
-			a := r.fixedBy(f)
-			return &report.Repair{Kind: a.rep.Kind, Patch: a.rep.Patch, Files: a.rep.Files, Validated: true,
-				Evidence: append([]string{"fixed by the patch for " + a.test}, ev...)}, nil
-		}
+		a := r.fixedBy(f)
+		rep := &report.Repair{Kind: a.rep.Kind, Patch: a.patch.path, Files: slices.Clone(a.patch.files), Validated: true,
+			Evidence: append([]string{"fixed by the patch for " + a.test}, ev...)}
+		a.patch.reps = append(a.patch.reps, rep)
+		return rep, nil
 	}
 	var reasons []string
 	for _, plan := range []func(context.Context, report.Finding) (*candidate, []string, string, error){r.inlined, r.reset, r.template} {
@@ -229,17 +263,77 @@ func (r *run) repair(ctx context.Context, f report.Finding) (*report.Repair, err
 		if r.cfg.NoLLMWhy != "" {
 			reason += "; " + r.cfg.NoLLMWhy
 		}
-		return &report.Repair{Reason: reason}, nil
+		return r.unrepaired(f, reason)
 	}
 	c, ev, why, err := r.llm(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	if c != nil {
-		c.notes = append([]string{reason}, c.notes...)
+		c.notes = append([]string{shorten(reason, maxReason)}, c.notes...)
 		return r.accept(f, c, ev, partners(f))
 	}
-	return &report.Repair{Reason: reason + "; LLM: " + why}, nil
+	return r.unrepaired(f, reason+"; LLM: "+why)
+}
+
+// maxReason bounds a reason in the report (about five lines); the details
+// file holds it whole.
+const maxReason = 400
+
+// unrepaired is the repair of a finding with no validated patch: its reason
+// shortened, with the path of a details file that holds the whole reason,
+// one attempt a line, and the finding's failing order.
+func (r *run) unrepaired(f report.Finding, reason string) (*report.Repair, error) {
+	path := filepath.Join(r.cfg.OutDir, fileName(f.Test)+"."+string(f.Kind)+".reasons.txt")
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s): no validated patch\n\nreasons:\n", f.Test, f.Kind)
+	for _, part := range strings.Split(reason, "; ") {
+		fmt.Fprintf(&b, "  %s\n", part)
+	}
+	order := failingOrder(f)
+	fmt.Fprintf(&b, "\nfailing order (%d tests):\n", len(order))
+	for _, t := range order {
+		fmt.Fprintf(&b, "  %s\n", t)
+	}
+	if err := os.MkdirAll(r.cfg.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", r.cfg.OutDir, err)
+	}
+	if err := renameio.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return &report.Repair{Reason: shorten(reason, maxReason) + " (details: " + path + ")"}, nil
+}
+
+// shorten cuts a reason of "; "-separated parts to at most about max bytes
+// at a part's end (the first part is cut mid-way when it alone is longer),
+// saying how many parts it left out.
+func shorten(reason string, max int) string {
+	if len(reason) <= max {
+		return reason
+	}
+	parts := strings.Split(reason, "; ")
+	out, n := "", 0
+	for _, p := range parts {
+		if n > 0 && len(out)+2+len(p) > max {
+			break
+		}
+		if n > 0 {
+			out += "; "
+		}
+		out += p
+		n++
+	}
+	if len(out) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(out[cut]) {
+			cut--
+		}
+		out = out[:cut] + "..."
+	}
+	if left := len(parts) - n; left > 0 {
+		out += fmt.Sprintf("; and %d more", left)
+	}
+	return out
 }
 
 // partners are the polluters and setters of a finding.
@@ -272,41 +366,126 @@ func sharesPartner(f report.Finding, partner []string) bool {
 	return false
 }
 
-// accept records a validated candidate: its diff against the patches
-// accepted before it goes to OutDir/<test>.diff.
+// unchanged is the repair of a finding whose test already passes its
+// failing order with the module's sources as they are (its patch was
+// applied before): the report's validated patch for it, marked as in the
+// sources already, else the reason there is nothing to repair. Nothing is
+// written.
+func (r *run) unchanged(f report.Finding, evidence []string) *report.Repair {
+	r.res.Unchanged[f.Key()] = true
+	const already = "already in the sources: the test passes in its failing order without a new patch"
+	if p := f.Repair; p != nil && p.Validated && p.Patch != "" {
+		return &report.Repair{Kind: p.Kind, Patch: p.Patch, Files: p.Files, Validated: true, Evidence: append([]string{already}, evidence...)}
+	}
+	return &report.Repair{Reason: "nothing to repair: the test passes in its failing order with the module's sources as they are"}
+}
+
+// accept records a validated candidate. Its diff goes to
+// OutDir/<test>.diff against the module's clean sources; when it changes a
+// file an earlier patch changed, the two become one diff (at the earlier
+// one's path) that all their findings point at, so that every diff applies
+// to the clean sources on its own.
 func (r *run) accept(f report.Finding, c *candidate, evidence, partner []string) (*report.Repair, error) {
-	before := map[string][]byte{}
 	for rel := range c.files {
-		if cur, ok := r.res.Files[rel]; ok {
-			before[rel] = cur
-		} else {
-			orig, err := os.ReadFile(filepath.Join(r.cfg.Module.Dir, rel))
-			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", rel, err)
-			}
-			before[rel] = orig
-			r.res.Originals[rel] = orig
+		if _, ok := r.res.Originals[rel]; ok {
+			continue
 		}
-	}
-	diff := unifiedDiff(before, c.files)
-	if err := os.MkdirAll(r.cfg.OutDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", r.cfg.OutDir, err)
-	}
-	path := filepath.Join(r.cfg.OutDir, fileName(f.Test)+".diff")
-	if slices.ContainsFunc(r.accepted, func(a accepted) bool { return a.rep.Patch == path }) {
-		path = filepath.Join(r.cfg.OutDir, fileName(f.Test)+"."+string(f.Kind)+".diff")
-	}
-	if err := renameio.WriteFile(path, []byte(diff), 0o644); err != nil {
-		return nil, fmt.Errorf("write %s: %w", path, err)
+		orig, err := os.ReadFile(filepath.Join(r.cfg.Module.Dir, rel))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", rel, err)
+		}
+		r.res.Originals[rel] = orig
 	}
 	maps.Copy(r.res.Files, c.files)
 	maps.Copy(r.src.files, c.files)
-	rep := &report.Repair{Kind: c.kind, Patch: path, Files: slices.Sorted(maps.Keys(c.files)), Validated: true, Evidence: append(c.notes, evidence...)}
-	r.accepted = append(r.accepted, accepted{test: f.Test, rep: rep, partner: partner})
+	rep := &report.Repair{Kind: c.kind, Validated: true, Evidence: append(c.notes, evidence...)}
+	p, merged, err := r.patchFor(f, slices.Collect(maps.Keys(c.files)))
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range merged {
+		rep.Evidence = append(rep.Evidence, "one diff with the patch for "+m+", which changes the same file")
+	}
+	p.reps = append(p.reps, rep)
+	if err := r.writePatch(p); err != nil {
+		return nil, err
+	}
+	r.accepted = append(r.accepted, accepted{test: f.Test, rep: rep, partner: partner, patch: p})
 	if r.validBase != nil {
 		r.base, r.validBase = r.validBase, nil
 	}
 	return rep, nil
+}
+
+// patchFor is the diff a patch of f changing files goes into: a new one,
+// or the first earlier one that changes one of the files, with every other
+// earlier one that does merged into it (their files removed). merged names
+// the tests of the earlier patches it joins.
+func (r *run) patchFor(f report.Finding, files []string) (*patch, []string, error) {
+	var into *patch
+	var merged []string
+	kept := r.patches[:0]
+	for _, p := range r.patches {
+		if !slices.ContainsFunc(files, func(rel string) bool { return slices.Contains(p.files, rel) }) {
+			kept = append(kept, p)
+			continue
+		}
+		for _, a := range r.accepted {
+			if a.patch == p && !slices.Contains(merged, a.test) {
+				merged = append(merged, a.test)
+			}
+		}
+		if into == nil {
+			into = p
+			kept = append(kept, p)
+			continue
+		}
+		if err := os.Remove(p.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("merge %s into %s: %w", p.path, into.path, err)
+		}
+		into.files = append(into.files, p.files...)
+		into.reps = append(into.reps, p.reps...)
+		for i := range r.accepted {
+			if r.accepted[i].patch == p {
+				r.accepted[i].patch = into
+			}
+		}
+	}
+	r.patches = kept
+	if into == nil {
+		path := filepath.Join(r.cfg.OutDir, fileName(f.Test)+".diff")
+		if slices.ContainsFunc(r.patches, func(p *patch) bool { return p.path == path }) {
+			path = filepath.Join(r.cfg.OutDir, fileName(f.Test)+"."+string(f.Kind)+".diff")
+		}
+		into = &patch{path: path}
+		r.patches = append(r.patches, into)
+	}
+	for _, rel := range files {
+		if !slices.Contains(into.files, rel) {
+			into.files = append(into.files, rel)
+		}
+	}
+	slices.Sort(into.files)
+	return into, merged, nil
+}
+
+// writePatch writes a patch's diff (its files' clean contents to their
+// contents with every accepted patch) and points its repairs at it.
+func (r *run) writePatch(p *patch) error {
+	before, after := map[string][]byte{}, map[string][]byte{}
+	for _, rel := range p.files {
+		before[rel], after[rel] = r.res.Originals[rel], r.res.Files[rel]
+	}
+	if err := os.MkdirAll(r.cfg.OutDir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", r.cfg.OutDir, err)
+	}
+	if err := renameio.WriteFile(p.path, []byte(unifiedDiff(before, after)), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", p.path, err)
+	}
+	for _, rep := range p.reps {
+		rep.Patch, rep.Files = p.path, slices.Clone(p.files)
+	}
+	return nil
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._#-]+`)

@@ -16,7 +16,6 @@ import (
 	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
-	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // reset is ODRepair's generated reset for a polluted state the root-cause
@@ -60,7 +59,7 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 		if err != nil {
 			return nil, nil, "", err
 		}
-		alts, why := r.fieldRestores(s, places[0].test, seqs, none)
+		alts, why := r.fieldRestores(s, seqs, none)
 		if why != "" {
 			whys = append(whys, why)
 		}
@@ -112,13 +111,13 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 // its passing value when the field is public and not final, else, when the
 // user allows reflection, its reflective restore. why says when a
 // reflective restore exists but is not allowed, or why there is none.
-func (r *run) fieldRestores(s State, into string, calls [][]string, none string) (alts []restore, why string) {
+func (r *run) fieldRestores(s State, calls [][]string, none string) (alts []restore, why string) {
 	class, field := splitField(s.Root)
 	for _, c := range calls {
 		alts = append(alts, restore{code: editor.Code{Statements: c}, what: "static field " + s.Root})
 	}
 	fi := r.fieldInfo(class, field)
-	if a, ok := assignment(s, classRef(class, into)+"."+field, fi); ok {
+	if a, ok := assignment(s, classRef(class)+"."+field, fi); ok {
 		return append(alts, a), ""
 	}
 	ref, rwhy := reflectiveRestore(s, class, field, fi)
@@ -172,10 +171,8 @@ const maxResetCalls = 12
 
 // resetCalls are the candidate reset-method calls for a static field: each
 // static, non-private method of the field's class that writes it, with
-// arguments from the passing value and the parameter types' defaults. The
-// class is named simply when it shares the package of the class the call
-// goes into.
-func (r *run) resetCalls(s State, into string) ([][]string, error) {
+// arguments from the passing value and the parameter types' defaults.
+func (r *run) resetCalls(s State) ([][]string, error) {
 	class, field := splitField(s.Root)
 	if class == "" {
 		return nil, nil
@@ -199,7 +196,7 @@ func (r *run) resetCalls(s State, into string) ([][]string, error) {
 	if err := r.ed.Call(map[string]any{"op": "reset-methods", "source": src, "class": inFile, "field": field}, &out); err != nil {
 		return nil, err
 	}
-	name := classRef(class, into)
+	name := classRef(class)
 	var calls [][]string
 	for _, m := range out.Methods {
 		if !m.Static || m.Private || len(m.Params) > 2 {
@@ -222,15 +219,11 @@ func (r *run) resetCalls(s State, into string) ([][]string, error) {
 	return calls[:min(len(calls), maxResetCalls)], nil
 }
 
-// classRef is how code in the class of test into names class: simply when
-// they share a package, else fully qualified.
-func classRef(class, into string) string {
-	name := strings.ReplaceAll(class, "$", ".")
-	intoClass := testid.ClassOf(into)
-	if pkgOf(class) == pkgOf(intoClass) {
-		name = strings.TrimPrefix(name[len(pkgOf(class)):], ".")
-	}
-	return name
+// classRef is how generated code names a class: fully qualified (nested
+// names after dots); the edit names it simply where the file it goes into
+// can.
+func classRef(class string) string {
+	return strings.ReplaceAll(class, "$", ".")
 }
 
 // pkgOf is a class name's package.

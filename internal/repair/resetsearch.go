@@ -401,21 +401,9 @@ func sequences(calls []probeCall, limit int) []sequence {
 	return out
 }
 
-// javaClass is how code in class into names a class.
-func javaClass(class, into string) string {
-	name := strings.ReplaceAll(class, "$", ".")
-	if rest, ok := strings.CutPrefix(name, "java.lang."); ok && !strings.Contains(rest, ".") {
-		return rest
-	}
-	if pkgOf(class) != "" && pkgOf(class) == pkgOf(into) {
-		return strings.TrimPrefix(name[len(pkgOf(class)):], ".")
-	}
-	return name
-}
-
-// javaCall renders a call as a Java statement for code in class into.
-func javaCall(c probeCall, params []string, into string) string {
-	owner := javaClass(c.Owner, into)
+// javaCall renders a call as a Java statement, classes fully qualified.
+func javaCall(c probeCall, params []string) string {
+	owner := classRef(c.Owner)
 	target := owner
 	if !c.Static && c.Receiver != nil {
 		switch c.Receiver.Kind {
@@ -431,7 +419,7 @@ func javaCall(c probeCall, params []string, into string) string {
 	for i, a := range c.Args {
 		switch a.Kind {
 		case "null":
-			args[i] = "(" + javaClass(params[i], into) + ") null"
+			args[i] = "(" + classRef(params[i]) + ") null"
 		case "string":
 			args[i] = javaString(a.Value)
 		case "long":
@@ -441,7 +429,7 @@ func javaCall(c probeCall, params []string, into string) string {
 		case "char":
 			args[i] = "'" + strings.ReplaceAll(strings.ReplaceAll(a.Value, `\`, `\\`), "'", `\'`) + "'"
 		case "new":
-			args[i] = "new " + javaClass(a.Value, into) + "()"
+			args[i] = "new " + classRef(a.Value) + "()"
 		default:
 			args[i] = a.Value
 		}
@@ -490,7 +478,7 @@ func (r *run) searchResets(ctx context.Context, f report.Finding, s State, into 
 	for _, i := range hits[:min(len(hits), maxProbed)] {
 		var stmts []string
 		for _, c := range seqs[i].Calls {
-			stmts = append(stmts, javaCall(c, paramsOf(c, ms), intoClass))
+			stmts = append(stmts, javaCall(c, paramsOf(c, ms)))
 		}
 		alts = append(alts, stmts)
 	}
@@ -637,7 +625,7 @@ func (r *run) staticResets(ctx context.Context, f report.Finding, s State, into 
 	if err != nil || probed || len(alts) > 0 {
 		return alts, why, err
 	}
-	calls, err := r.resetCalls(s, into)
+	calls, err := r.resetCalls(s)
 	if err != nil {
 		return nil, "", err
 	}
@@ -684,7 +672,7 @@ func (r *run) invariantResets(ctx context.Context, f report.Finding) (*candidate
 	}
 	for _, p := range places {
 		for _, c := range calls {
-			stmt := javaCall(c, paramsOf(c, ms), into)
+			stmt := javaCall(c, paramsOf(c, ms))
 			files, err := r.edit(p, editor.Code{Statements: []string{stmt}})
 			if err != nil {
 				return nil, nil, "", err

@@ -140,34 +140,32 @@ func TestSinglesRank(t *testing.T) {
 	lits := []literal{{Type: "string", Value: "pdf"}, {Type: "string", Value: "csv"}}
 	var got []string
 	for _, c := range singles(ms, nil, nil, lits, "p.T") {
-		got = append(got, javaCall(c, paramsOf(c, ms), "p.T"))
+		got = append(got, javaCall(c, paramsOf(c, ms)))
 	}
-	want := []string{`Plugins.unload("pdf");`, `Plugins.unload("csv");`, `Plugins.unload((String) null);`, `Plugins.unload("");`, `Admin.purge();`}
+	want := []string{`p.Plugins.unload("pdf");`, `p.Plugins.unload("csv");`, `p.Plugins.unload((java.lang.String) null);`, `p.Plugins.unload("");`, `p.Admin.purge();`}
 	if !slices.Equal(got, want) {
 		t.Errorf("singles %q, want %q", got, want)
 	}
 }
 
-// TestJavaCall renders calls for code in a class: simple names in the same
-// package, receivers from accessors, fields or constructors, typed nulls.
+// TestJavaCall renders calls fully qualified: receivers from accessors,
+// fields or constructors, nested classes after dots, typed nulls.
 func TestJavaCall(t *testing.T) {
 	tests := []struct {
 		call   probeCall
 		params []string
-		into   string
 		want   string
 	}{
-		{probeCall{Owner: "p.Admin", Name: "purge", Static: true}, nil, "p.T", "Admin.purge();"},
-		{probeCall{Owner: "p.Admin", Name: "purge", Static: true}, nil, "q.T", "p.Admin.purge();"},
-		{probeCall{Owner: "p.Session", Name: "invalidate", Receiver: &receiverWay{Kind: "static-method", Name: "getInstance"}}, nil, "p.T", "Session.getInstance().invalidate();"},
-		{probeCall{Owner: "p.Outer$Reg", Name: "clear", Receiver: &receiverWay{Kind: "static-field", Name: "INSTANCE"}}, nil, "p.T", "Outer.Reg.INSTANCE.clear();"},
-		{probeCall{Owner: "p.Counter", Name: "reset", Receiver: &receiverWay{Kind: "new"}}, nil, "p.T", "new Counter().reset();"},
+		{probeCall{Owner: "p.Admin", Name: "purge", Static: true}, nil, "p.Admin.purge();"},
+		{probeCall{Owner: "p.Session", Name: "invalidate", Receiver: &receiverWay{Kind: "static-method", Name: "getInstance"}}, nil, "p.Session.getInstance().invalidate();"},
+		{probeCall{Owner: "p.Outer$Reg", Name: "clear", Receiver: &receiverWay{Kind: "static-field", Name: "INSTANCE"}}, nil, "p.Outer.Reg.INSTANCE.clear();"},
+		{probeCall{Owner: "p.Counter", Name: "reset", Receiver: &receiverWay{Kind: "new"}}, nil, "new p.Counter().reset();"},
 		{probeCall{Owner: "p.C", Name: "set", Static: true, Args: []probeArg{{"string", "a\"b"}, {"long", "3"}, {Kind: "null"}, {"new", "q.Cfg"}, {"boolean", "true"}}},
-			[]string{"java.lang.String", "long", "java.util.Map", "q.Cfg", "boolean"}, "p.T",
-			`C.set("a\"b", 3L, (java.util.Map) null, new q.Cfg(), true);`},
+			[]string{"java.lang.String", "long", "java.util.Map", "q.Cfg", "boolean"},
+			`p.C.set("a\"b", 3L, (java.util.Map) null, new q.Cfg(), true);`},
 	}
 	for _, tt := range tests {
-		if got := javaCall(tt.call, tt.params, tt.into); got != tt.want {
+		if got := javaCall(tt.call, tt.params); got != tt.want {
 			t.Errorf("javaCall = %s, want %s", got, tt.want)
 		}
 	}

@@ -250,19 +250,18 @@ func TestFieldRestores(t *testing.T) {
 		alts  []string // each alternative's last statement
 		why   string
 	}{
-		{"reflection off", theme, false, []string{"Appearance.darken();"}, "static field fixture.repair.Appearance.theme: " + reflectionHint},
-		{"reflection on", theme, true, []string{"Appearance.darken();", `themeField.set(null, Enum.valueOf((Class) themeField.getType(), "LIGHT"));`}, ""},
+		{"reflection off", theme, false, []string{"fixture.repair.Appearance.darken();"}, "static field fixture.repair.Appearance.theme: " + reflectionHint},
+		{"reflection on", theme, true, []string{"fixture.repair.Appearance.darken();", `themeField.set(null, Enum.valueOf((Class) themeField.getType(), "LIGHT"));`}, ""},
 		{"final, inside its object", ids, true, nil, "static field fixture.repair.Ids.LAST: no reset-method found; its state differs inside its object (.value), which no reflective restore of the field reaches"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := &run{cfg: Config{AllowReflection: tt.allow}, src: src, ed: ed}
-			into := "fixture.repair.NightModeTest#darkens"
-			calls, err := r.resetCalls(tt.state, into)
+			calls, err := r.resetCalls(tt.state)
 			if err != nil {
 				t.Fatal(err)
 			}
-			alts, why := r.fieldRestores(tt.state, into, calls, "static field "+tt.state.Root+": no reset-method found")
+			alts, why := r.fieldRestores(tt.state, calls, "static field "+tt.state.Root+": no reset-method found")
 			var last []string
 			for _, a := range alts {
 				last = append(last, a.code.Statements[len(a.code.Statements)-1])

@@ -92,6 +92,9 @@ public final class Agent {
             fail("invalid invariants options: " + e.getMessage());
         }
         Dataflow.install(options, inst);
+        if (Channel.hasBoundaries()) {
+            Construction.install(inst);
+        }
     }
 
     /** Returns what {@code options} parse to as JSON (see {@value #DUMP_PROPERTY}); halts on invalid options. */

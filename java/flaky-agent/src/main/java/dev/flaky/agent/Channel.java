@@ -30,10 +30,18 @@ public final class Channel {
     private static volatile int testEpoch;
     /** Called at test boundaries (the state capture, the invariant tracer, the dataflow recorder), in the order installed. */
     private static final List<Boundary> BOUNDARIES = new CopyOnWriteArrayList<>();
+    /** Guards {@link #upcoming} and {@link #started}. */
+    private static final Object STARTING = new Object();
+    /** The test the runner runs next, whose start hooks have not run; null when none. */
+    private static volatile Next upcoming;
+    /** The test whose start hooks ran when its instance was built, until its {@code test-start}; null when none. */
+    private static Next started;
 
     /**
-     * Code that runs on the test's thread at a test boundary, right after the runner's {@code test-start} event
-     * (before the test's own fixtures) and right after its {@code test-end} event (after them).
+     * Code that runs on the test's thread at a test boundary: at its start, when the instance of the test's class
+     * begins to be built (the runner named the test as {@link #upcoming}) or else right after the runner's
+     * {@code test-start} event, so before the test's own fixtures either way; and right after its {@code test-end}
+     * event (after them).
      */
     public interface Boundary {
         /** The test at {@code index} of the order is about to run. */
@@ -43,9 +51,27 @@ public final class Channel {
         void testEnded(String test, int index);
     }
 
+    /** A test of the order: its class's name, its id and its index. */
+    private static final class Next {
+        final String className;
+        final String test;
+        final int index;
+
+        Next(String className, String test, int index) {
+            this.className = className;
+            this.test = test;
+            this.index = index;
+        }
+    }
+
     /** Adds a boundary hook (the agent's state capture, its invariant tracer, its dataflow recorder). */
     public static void onBoundary(Boundary hook) {
         BOUNDARIES.add(hook);
+    }
+
+    /** Reports whether a boundary hook is installed. */
+    static boolean hasBoundaries() {
+        return !BOUNDARIES.isEmpty();
     }
 
     private Channel() {
@@ -81,13 +107,66 @@ public final class Channel {
         if ("test-start".equals(type) || "test-end".equals(type)) {
             Object index = event.get("index");
             int i = index instanceof Number ? ((Number) index).intValue() : -1;
+            String test = String.valueOf(event.get("test"));
+            if ("test-start".equals(type) && startedEarly(test, i)) {
+                return;
+            }
             for (Boundary hook : BOUNDARIES) {
                 if ("test-start".equals(type)) {
-                    hook.testStarting(String.valueOf(event.get("test")), i);
+                    hook.testStarting(test, i);
                 } else {
-                    hook.testEnded(String.valueOf(event.get("test")), i);
+                    hook.testEnded(test, i);
                 }
             }
+        }
+    }
+
+    /**
+     * Names the test the runner runs next ({@code testClass} null: none), so that its start hooks run as soon as
+     * an instance of {@code testClass} begins to be built, if that comes before its {@code test-start}. The runner
+     * calls this before the class fixtures of a run of tests and after each test.
+     */
+    public static void upcoming(Class<?> testClass, String test, int index) {
+        if (BOUNDARIES.isEmpty()) {
+            return;
+        }
+        synchronized (STARTING) {
+            upcoming = testClass == null ? null : new Next(testClass.getName(), test, index);
+        }
+        if (testClass != null) {
+            Construction.watch(testClass);
+        }
+    }
+
+    /**
+     * Called first by every constructor of a class {@link #upcoming} named: when it is the upcoming test's class,
+     * runs that test's start hooks now, before the instance is built. Public for the rewritten classes.
+     */
+    public static void constructing(String className) {
+        if (upcoming == null) {
+            return;
+        }
+        Next next;
+        synchronized (STARTING) {
+            next = upcoming;
+            if (next == null || !next.className.equals(className)) {
+                return;
+            }
+            upcoming = null;
+            started = next;
+        }
+        for (Boundary hook : BOUNDARIES) {
+            hook.testStarting(next.test, next.index);
+        }
+    }
+
+    /** At {@code test-start}: reports whether the test's start hooks already ran, and forgets the upcoming test. */
+    private static boolean startedEarly(String test, int index) {
+        synchronized (STARTING) {
+            boolean early = started != null && started.index == index && started.test.equals(test);
+            started = null;
+            upcoming = null;
+            return early;
         }
     }
 

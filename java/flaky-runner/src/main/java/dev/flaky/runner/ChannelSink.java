@@ -23,4 +23,9 @@ final class ChannelSink implements EventSink {
     public void flush() {
         Channel.flush();
     }
+
+    @Override
+    public void upcoming(Class<?> testClass, String test, int index) {
+        Channel.upcoming(testClass, test, index);
+    }
 }

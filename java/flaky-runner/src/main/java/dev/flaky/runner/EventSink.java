@@ -9,4 +9,11 @@ interface EventSink {
 
     /** Makes sure every event sent so far has been delivered. */
     void flush();
+
+    /**
+     * Names the test that runs next ({@code testClass} null: none), so that work due at its start can happen before
+     * its class is instantiated; nothing by default.
+     */
+    default void upcoming(Class<?> testClass, String test, int index) {
+    }
 }

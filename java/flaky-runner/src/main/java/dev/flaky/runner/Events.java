@@ -101,6 +101,28 @@ public final class Events {
         listener.testStart(test, index);
     }
 
+    /**
+     * Names the order entry that runs next ({@code next} null: none): the agent runs the work due at a test's start
+     * (state restores and captures, invariant points) as soon as the entry's class begins to be instantiated, which
+     * test frameworks do before they report the test started. {@code segmentClass} is the class being run; it
+     * resolves the entry's class. Not an event of the protocol.
+     */
+    public void upcoming(Class<?> segmentClass, OrderEntry next) {
+        if (sink == null) {
+            return;
+        }
+        Class<?> c = null;
+        if (next != null) {
+            try {
+                c = next.className.equals(segmentClass.getName())
+                        ? segmentClass : Class.forName(next.className, false, segmentClass.getClassLoader());
+            } catch (ClassNotFoundException | LinkageError e) {
+                c = null;
+            }
+        }
+        sink.upcoming(c, next == null ? null : next.id, next == null ? -1 : next.index);
+    }
+
     /** {@code test-end}; {@code failure} may be null. */
     public void testEnd(String test, int index, String outcome, long timeMs, Failure failure) {
         Map<String, Object> e = event("test-end");

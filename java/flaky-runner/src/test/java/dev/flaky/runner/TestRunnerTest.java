@@ -153,6 +153,28 @@ public class TestRunnerTest {
         }
     }
 
+    /** A JUnit 3 class whose instances can be built only while {@code buildable}; counts the instances built. */
+    public static class Fragile3 extends TestCase {
+        static boolean buildable = true;
+        static int built;
+        private final int number = build();
+
+        private static int build() {
+            if (!buildable) {
+                throw new IllegalStateException("cannot build");
+            }
+            return ++built;
+        }
+
+        public void testA() {
+            assertTrue(number > 0);
+        }
+
+        public void testB() {
+            buildable = false;
+        }
+    }
+
     /** A JUnit 3 class with a suite() (a TestSetup): class fixtures. */
     public static class Suite3 extends TestCase {
         public void testA() {
@@ -267,6 +289,26 @@ public class TestRunnerTest {
         assertEquals(Arrays.asList("Counted", "Inheriting", "WithClassRule", "WithOpaqueRunner", "Suite3"),
                 withFixtures);
         assertEquals(Arrays.asList("Sample", "WithPlainRunner", "Plain3"), without);
+    }
+
+    @Test
+    public void buildsEachJunit3TestWhenItRunsAndReportsItsConstructorsFailure() {
+        Fragile3.buildable = true;
+        Fragile3.built = 0;
+        Recorder r = new Recorder();
+        String c = Fragile3.class.getName();
+        TestRunner.embedded(r).run(Arrays.asList(new OrderEntry(0, c + "#testA"), new OrderEntry(1, c + "#testB"),
+                new OrderEntry(2, c + "#testA")));
+        // testB made the class unbuildable: the third test's instance is built when it runs, so it fails, under
+        // its own name.
+        assertEquals(Arrays.asList("run-start 3", "class-start TestRunnerTest$Fragile3",
+                "start TestRunnerTest$Fragile3#testA 0", "end TestRunnerTest$Fragile3#testA 0 pass",
+                "start TestRunnerTest$Fragile3#testB 1", "end TestRunnerTest$Fragile3#testB 1 pass",
+                "class-end TestRunnerTest$Fragile3", "class-start TestRunnerTest$Fragile3",
+                "start TestRunnerTest$Fragile3#testA 2", "end TestRunnerTest$Fragile3#testA 2 error",
+                "class-end TestRunnerTest$Fragile3", "run-end 3"), r.events);
+        assertEquals("cannot build", r.failure.getMessage());
+        assertEquals(2, Fragile3.built);
     }
 
     @Test

@@ -72,7 +72,11 @@ public final class Junit4Engine implements Engine {
 
     @Override
     public void run(Class<?> c, List<OrderEntry> entries, Events events) {
-        Runner analysis = new NoIgnoreBuilder().safeRunnerForClass(c);
+        // JUnit's own runner for a JUnit 3 class builds every test's instance now, after the tests before this
+        // class and before what is due at each test's start.
+        boolean plainTestCase = isPlainTestCase(c);
+        Runner analysis = plainTestCase
+                ? new JUnit38ClassRunner(Junit3Test.suite(c)) : new NoIgnoreBuilder().safeRunnerForClass(c);
         Description tree = analysis.getDescription();
         if (isErrorRunner(analysis)) {
             // The class is broken (initializationError): every requested method gets the class's error.
@@ -95,7 +99,7 @@ public final class Junit4Engine implements Engine {
             return;
         }
         List<List<OrderEntry>> scopes = scopes(tree, found);
-        Runner ordered = OrderedChildren.runner(c, scopes.get(0));
+        Runner ordered = plainTestCase ? null : OrderedChildren.runner(c, scopes.get(0));
         if (ordered != null) {
             execute(c, scopes.get(0), tree, Request.runner(ordered), events);
             for (List<OrderEntry> scope : scopes.subList(1, scopes.size())) {
@@ -141,13 +145,14 @@ public final class Junit4Engine implements Engine {
 
     /**
      * A request for the segment's tests in its order: JUnit 4's default request with a filter and a sorter, or for
-     * a plain JUnit 3 {@code TestCase} (whose runner cannot sort) a suite built in the requested order.
+     * a plain JUnit 3 {@code TestCase} (whose runner cannot sort) a suite built in the requested order, whose tests
+     * are instantiated when they run.
      */
     private static Request request(Class<?> c, List<OrderEntry> segment) {
         if (isPlainTestCase(c)) {
             TestSuite suite = new TestSuite(c.getName());
             for (OrderEntry e : segment) {
-                suite.addTest(TestSuite.createTest(c, e.method));
+                suite.addTest(new Junit3Test(c, e.method));
             }
             return Request.runner(new JUnit38ClassRunner(suite));
         }
@@ -177,12 +182,14 @@ public final class Junit4Engine implements Engine {
         RunNotifier notifier = new RunNotifier();
         notifier.addListener(listener);
         events.classStart(c.getName());
+        listener.announce();
         try {
             request.getRunner().run(notifier);
         } catch (RuntimeException | LinkageError e) {
             listener.fixtureFailure(tree, Failure.of(e, c), false);
         }
         listener.finish();
+        events.upcoming(c, null);
         events.classEnd(c.getName());
     }
 

@@ -152,6 +152,22 @@ final class Junit4Listener extends RunListener {
         }
     }
 
+    /**
+     * Names the next requested entry that has neither started nor ended as the one that runs next (see
+     * {@link Events#upcoming}): JUnit 4.12 builds a test's instance before it reports the test started, JUnit 4.13
+     * right after.
+     */
+    synchronized void announce() {
+        OrderEntry next = null;
+        for (OrderEntry e : requested) {
+            if (!started.contains(e) && !ended.contains(e)) {
+                next = e;
+                break;
+            }
+        }
+        events.upcoming(testClass, next);
+    }
+
     /** Ends the requested tests that got no {@code test-end}, which JUnit 4 did not run. */
     synchronized void finish() {
         for (OrderEntry e : requested) {
@@ -168,6 +184,7 @@ final class Junit4Listener extends RunListener {
         ended.add(e);
         waiting.get(e.id).remove(e);
         events.testEnd(e.id, e.index, outcome, timeMs, failure);
+        announce();
     }
 
     /**

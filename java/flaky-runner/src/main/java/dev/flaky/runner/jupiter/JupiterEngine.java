@@ -137,6 +137,7 @@ public final class JupiterEngine implements Engine {
             listener.fixtureFailure(c.getName(), Failure.of(e, c), false);
         }
         listener.finish();
+        events.upcoming(c, null);
         events.classEnd(c.getName());
     }
 

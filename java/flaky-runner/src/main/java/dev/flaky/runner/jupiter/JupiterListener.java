@@ -42,6 +42,7 @@ final class JupiterListener implements TestExecutionListener {
         for (TestIdentifier root : plan.getRoots()) {
             remember(plan, root);
         }
+        announce();
     }
 
     private void remember(TestPlan plan, TestIdentifier node) {
@@ -104,6 +105,9 @@ final class JupiterListener implements TestExecutionListener {
                     failure != null ? failure : Failure.reason("container failed: " + node.getDisplayName()),
                     result.getStatus() == TestExecutionResult.Status.ABORTED);
         }
+        if (Nodes.isMethodLevel(node)) {
+            announce();
+        }
     }
 
     @Override
@@ -122,6 +126,9 @@ final class JupiterListener implements TestExecutionListener {
             } else if (r.within(id)) {
                 end(r, r.entry.id, Outcome.SKIPPED, 0, why);
             }
+        }
+        if (id != null) {
+            announce();
         }
     }
 
@@ -143,6 +150,21 @@ final class JupiterListener implements TestExecutionListener {
         } else if (!assumption) {
             events.classError(className, failure);
         }
+    }
+
+    /**
+     * Names the first requested test without a {@code test-end} as the one that runs next (see
+     * {@link Events#upcoming}): Jupiter builds a test's instance before it reports the test started. Called before
+     * the execution and after each method (a template's or factory's after its last invocation).
+     */
+    private void announce() {
+        for (Requested r : segment) {
+            if (!ended.contains(r)) {
+                events.upcoming(testClass, r.entry);
+                return;
+            }
+        }
+        events.upcoming(testClass, null);
     }
 
     /** Ends the requested tests that got no {@code test-end}: Jupiter did not run them. */
