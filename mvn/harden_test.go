@@ -2,10 +2,12 @@ package mvn
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -285,4 +287,89 @@ func TestProtectionsEveryPom(t *testing.T) {
 			t.Errorf("lib/pom.xml mode %04o, want 0444 kept", fi.Mode().Perm())
 		}
 	})
+}
+
+// A parent cycle through the local repository (parents with an empty
+// relativePath naming each other) and a chain of repository parents longer
+// than maxParentDepth end init with an error naming the chain.
+func TestRepoParentCycle(t *testing.T) {
+	parent := func(a string) string {
+		return "<parent><groupId>g</groupId><artifactId>" + a + "</artifactId><version>1</version><relativePath/></parent>"
+	}
+	repoPom := func(a, p string) (string, string) {
+		return "g/" + a + "/1/" + a + "-1.pom", "<project><modelVersion>4.0.0</modelVersion><artifactId>" + a + "</artifactId>" + p + "</project>"
+	}
+	cycle := map[string]string{}
+	for a, p := range map[string]string{"a": "b", "b": "a"} {
+		path, content := repoPom(a, parent(p))
+		cycle[path] = content
+	}
+	long := map[string]string{}
+	for i := 0; i < 40; i++ {
+		path, content := repoPom(fmt.Sprintf("p%d", i), parent(fmt.Sprintf("p%d", i+1)))
+		long[path] = content
+	}
+	for _, tt := range []struct {
+		name, first, want string
+		repo              map[string]string
+	}{
+		{"cycle", "a", "the parent chain is a cycle: ", cycle},
+		{"long", "p0", "the parent chain is longer than 32 poms: ", long},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			repo := writeTree(t, tt.repo)
+			dir := writeTree(t, map[string]string{"pom.xml": "<project><modelVersion>4.0.0</modelVersion><artifactId>m</artifactId>" + parent(tt.first) + "</project>"})
+			done := make(chan error, 1)
+			go func() {
+				_, err := InitProfile(dir, ProfileOptions{LocalRepo: repo, Version: testVersion})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("err = %v, want %q", err, tt.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("InitProfile did not return")
+			}
+		})
+	}
+}
+
+// Poms that are not regular files, too large, too deep or too many
+// elements are refused with an error that says so.
+func TestReadPomBounds(t *testing.T) {
+	dir := t.TempDir()
+	pom := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		writeFile(t, p, "<project><description>"+body+"</description></project>")
+		return p
+	}
+	fifo := filepath.Join(dir, "fifo.xml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zero := filepath.Join(dir, "zero.xml")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	big := pom("big.xml", "")
+	if err := os.Truncate(big, maxPomSize+1); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ path, want string }{
+		{fifo, "not a regular file (a FIFO)"},
+		{zero, "not a regular file (a character device)"},
+		{dir, "not a regular file (a directory)"},
+		{big, "more than the 4 MiB"},
+		{pom("deep.xml", strings.Repeat("<a>", maxPomDepth)+strings.Repeat("</a>", maxPomDepth)), "nest more than 1000 deep"},
+		{pom("wide.xml", strings.Repeat("<a/>", maxPomNodes)), "more than 100000 elements and attributes"},
+		{pom("attrs.xml", "<a "+strings.Repeat(`x="" `, maxPomNodes)+"/>"), "more than 100000 elements and attributes"},
+		{pom("ok.xml", strings.Repeat("<a>", maxPomDepth-2)+strings.Repeat("</a>", maxPomDepth-2)), ""},
+	} {
+		_, err := readPomBytes(tt.path)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%s: %v, want %q", filepath.Base(tt.path), err, tt.want)
+		}
+	}
 }

@@ -82,10 +82,13 @@ type surefireUse struct {
 // merges it: a version in <build><plugins> of the module or its nearest
 // parent wins, else the nearest <pluginManagement>. Parents missing on disk
 // are read from the local repository repo when they are there.
-func (t *profileTarget) surefireUses(repo string) []surefireUse {
+func (t *profileTarget) surefireUses(repo string) ([]surefireUse, error) {
 	uses := make([]surefireUse, 0, len(t.modules))
 	for _, chain := range t.modules {
-		full, complete := withRepoParents(chain, repo)
+		full, complete, err := withRepoParents(chain, repo)
+		if err != nil {
+			return nil, err
+		}
 		in := newInterpolator(properties(full, nil))
 		u := surefireUse{module: chain[0].path, complete: complete}
 		below := true
@@ -115,7 +118,7 @@ func (t *profileTarget) surefireUses(repo string) []surefireUse {
 		}
 		uses = append(uses, u)
 	}
-	return uses
+	return uses, nil
 }
 
 // pluginVersion is the maven-surefire-plugin version in one section of p's
@@ -138,26 +141,35 @@ func pluginVersion(p *gopom.Project, section func(*gopom.Build) *[]gopom.Plugin)
 
 // withRepoParents extends a chain read from disk with the parents Maven
 // would take from the local repository repo, and says whether the chain is
-// complete (ends in a pom without a parent).
-func withRepoParents(chain []*pomFile, repo string) ([]*pomFile, bool) {
+// complete (ends in a pom without a parent). A chain that comes back to a
+// pom it holds, or grows longer than maxParentDepth, is an error naming it.
+func withRepoParents(chain []*pomFile, repo string) ([]*pomFile, bool, error) {
+	seen := map[string]bool{}
+	for _, p := range chain {
+		seen[p.path] = true
+	}
 	for {
 		parent := chain[len(chain)-1].project.Parent
 		if parent == nil {
-			return chain, true
+			return chain, true, nil
 		}
 		if repo == "" {
-			return chain, false
+			return chain, false, nil
 		}
 		g, a, v := str(parent.GroupID), str(parent.ArtifactID), str(parent.Version)
 		if g == "" || a == "" || v == "" || strings.Contains(v, "${") {
-			return chain, false
+			return chain, false, nil
 		}
 		path := filepath.Join(repo, filepath.FromSlash(strings.ReplaceAll(g, ".", "/")), a, v, a+"-"+v+".pom")
 		p, err := readPom(path)
 		if err != nil {
-			return chain, false
+			return chain, false, nil
 		}
 		chain = append(chain[:len(chain):len(chain)], p)
+		if err := chainError(chain, seen[p.path]); err != nil {
+			return nil, false, err
+		}
+		seen[p.path] = true
 	}
 }
 
@@ -214,7 +226,11 @@ func surefireSupported(v string) bool {
 // unsupported version the profile cannot override.
 func (t *profileTarget) surefirePin(repo, root string) (pin bool, note string, err error) {
 	var why, refused []string
-	for _, u := range t.surefireUses(repo) {
+	uses, err := t.surefireUses(repo)
+	if err != nil {
+		return false, "", err
+	}
+	for _, u := range uses {
 		rel := relPath(root, filepath.Dir(u.module))
 		switch {
 		case u.version != "" && strings.Contains(u.version, "${"):

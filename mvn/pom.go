@@ -73,15 +73,11 @@ func loadPomChain(moduleDir string, warn func(string, ...any)) ([]*pomFile, erro
 		if err != nil {
 			return nil, err
 		}
-		if seen[p.path] || len(chain) == maxParentDepth {
-			why := "the parent chain is a cycle"
-			if !seen[p.path] {
-				why = fmt.Sprintf("the parent chain is longer than %d poms", maxParentDepth)
-			}
-			return nil, fmt.Errorf("%s: %s", why, chainNames(append(chain, p)))
+		chain = append(chain, p)
+		if err := chainError(chain, seen[p.path]); err != nil {
+			return nil, err
 		}
 		seen[p.path] = true
-		chain = append(chain, p)
 		path = ""
 		parent := p.project.Parent
 		if parent == nil {
@@ -110,6 +106,18 @@ func loadPomChain(moduleDir string, warn func(string, ...any)) ([]*pomFile, erro
 	return chain, nil
 }
 
+// chainError is the error of a parent chain whose last pom is one it held
+// before (cycle), or that is longer than maxParentDepth; nil otherwise.
+func chainError(chain []*pomFile, cycle bool) error {
+	switch {
+	case cycle:
+		return fmt.Errorf("the parent chain is a cycle: %s", chainNames(chain))
+	case len(chain) > maxParentDepth:
+		return fmt.Errorf("the parent chain is longer than %d poms: %s", maxParentDepth, chainNames(chain))
+	}
+	return nil
+}
+
 // chainNames lists a parent chain as "path (group:artifact) -> ...".
 func chainNames(chain []*pomFile) string {
 	names := make([]string, len(chain))
@@ -120,9 +128,9 @@ func chainNames(chain []*pomFile) string {
 }
 
 func readPom(path string) (*pomFile, error) {
-	content, err := os.ReadFile(path)
+	content, err := readPomBytes(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
 	project := &gopom.Project{}
 	if err := decodePom(content, project); err != nil {

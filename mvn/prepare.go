@@ -226,8 +226,21 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, t
 		return nil, err
 	}
 	cpFile := filepath.Join(cache, "classpath-"+pomKey(chain, m.extra...)+".txt")
-	_, statErr := os.Stat(cpFile)
-	resolve := statErr != nil
+	resolve := true
+	if cached, err := readClasspath(cpFile); err == nil {
+		if len(cached) == 0 {
+			// Never cached so: a failed write left it.
+			err = errors.New("empty")
+		} else {
+			err = checkClasspath(cached, m.dir, testClasses)
+		}
+		if err != nil {
+			m.log("cached test class path %s not usable, resolving it again: %v", cpFile, err)
+			os.Remove(cpFile)
+		} else {
+			resolve = false
+		}
+	}
 	if !compile && !resolve && len(m.project) > 0 {
 		if compile, err = siblingsChanged(cpFile, m.dir); err != nil {
 			return nil, err
@@ -256,13 +269,68 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, t
 			return nil, fmt.Errorf("write compile stamp: %w", err)
 		}
 	}
-	if resolve {
-		if err := os.Rename(tmp, cpFile); err != nil {
-			return nil, fmt.Errorf("cache classpath: %w", err)
-		}
-		removeStale(cache, "classpath-*.txt", cpFile)
+	if !resolve {
+		return readClasspath(cpFile)
 	}
-	return readClasspath(cpFile)
+	deps, err := readClasspath(tmp)
+	if err == nil {
+		err = checkClasspath(deps, m.dir, testClasses)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return nil, fmt.Errorf("maven dependency:build-classpath: %w (is the disk full?)", err)
+	}
+	if len(deps) == 0 {
+		// Nothing to cache: an empty class path is resolved again next
+		// time, so that a failed write is never taken for it.
+		os.Remove(tmp)
+		return deps, nil
+	}
+	if err := os.Rename(tmp, cpFile); err != nil {
+		return nil, fmt.Errorf("cache classpath: %w", err)
+	}
+	removeStale(cache, "classpath-*.txt", cpFile)
+	return deps, nil
+}
+
+// checkClasspath checks the dependency class path Maven resolved: empty
+// only when the module has no compiled tests (which need a test framework),
+// and every entry present except directories under the reactor root (a
+// sibling module's classes, absent when it has no sources). A class path
+// that a full disk truncated or emptied fails here.
+func checkClasspath(deps []string, root, testClasses string) error {
+	if len(deps) == 0 {
+		if hasClassFile(testClasses) {
+			return fmt.Errorf("the test class path is empty, yet %s holds compiled tests", testClasses)
+		}
+		return nil
+	}
+	var missing []string
+	for _, e := range deps {
+		if _, err := os.Stat(e); err != nil && !(within(root, e) && !strings.HasSuffix(e, ".jar")) {
+			missing = append(missing, e)
+		}
+	}
+	switch {
+	case len(missing) > 3:
+		return fmt.Errorf("the test class path names %d missing entries: %s, ...", len(missing), strings.Join(missing[:3], ", "))
+	case len(missing) > 0:
+		return fmt.Errorf("the test class path names missing entries: %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// hasClassFile says whether dir or a directory below holds a .class file.
+func hasClassFile(dir string) bool {
+	found := false
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".class") {
+			found = true
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 // siblingsChanged says whether a directory of the cached classpath that
@@ -368,7 +436,7 @@ func pomKey(chain []*pomFile, args ...string) string {
 func readClasspath(path string) ([]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read cached classpath: %w", err)
+		return nil, fmt.Errorf("read class path: %w", err)
 	}
 	var entries []string
 	for _, e := range strings.Split(strings.TrimSpace(string(data)), string(os.PathListSeparator)) {

@@ -33,6 +33,22 @@ if [ -n "$out" ]; then
 fi
 `
 
+// fakeJars creates empty jars of these names in a new directory standing
+// in for the local repository and returns their paths.
+func fakeJars(t *testing.T, names ...string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
 type fakeMvn struct {
 	path, log string
 }
@@ -92,7 +108,8 @@ func TestPrepareInReactor(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(coreClasses, "p", "Core.class"), built, built); err != nil {
 		t.Fatal(err)
 	}
-	fake := newFakeMvn(t, coreClasses+":/m2/junit-4.13.2.jar")
+	junit := fakeJars(t, "junit-4.13.2.jar")[0]
+	fake := newFakeMvn(t, coreClasses+":"+junit)
 	prepare := func() *TestSetup {
 		t.Helper()
 		s, err := Prepare(context.Background(), service, PrepareOptions{Mvn: fake.path})
@@ -109,7 +126,7 @@ func TestPrepareInReactor(t *testing.T) {
 	if len(calls) != 1 || !strings.HasPrefix(calls[0], "-B -q -Dstyle.color=never -pl apps/service -am test-compile dependency:build-classpath ") {
 		t.Fatalf("Maven ran %q, want test-compile and build-classpath of -pl apps/service -am", calls)
 	}
-	if got := setup.Classpath[2:]; !reflect.DeepEqual(got, []string{coreClasses, "/m2/junit-4.13.2.jar"}) {
+	if got := setup.Classpath[2:]; !reflect.DeepEqual(got, []string{coreClasses, junit}) {
 		t.Errorf("classpath %q", got)
 	}
 	prepare()
@@ -132,7 +149,8 @@ func TestPrepareCompilesAndCaches(t *testing.T) {
 		"pom.xml":                    simplePom,
 		"src/test/java/p/ATest.java": "class ATest {}",
 	})
-	fake := newFakeMvn(t, "/m2/junit-4.13.2.jar:/m2/hamcrest-core-1.3.jar")
+	jars := fakeJars(t, "junit-4.13.2.jar", "hamcrest-core-1.3.jar")
+	fake := newFakeMvn(t, jars[0]+":"+jars[1])
 	ctx := context.Background()
 	prepare := func() *TestSetup {
 		t.Helper()
@@ -152,7 +170,7 @@ func TestPrepareCompilesAndCaches(t *testing.T) {
 		ClassesDir:     filepath.Join(dir, "target/classes"),
 		Classpath: []string{
 			filepath.Join(dir, "target/test-classes"), filepath.Join(dir, "target/classes"),
-			"/m2/junit-4.13.2.jar", "/m2/hamcrest-core-1.3.jar",
+			jars[0], jars[1],
 		},
 		SysProps: map[string]string{"basedir": dir},
 		RunOrder: "filesystem",
@@ -187,12 +205,12 @@ func TestPrepareCompilesAndCaches(t *testing.T) {
 	writeFiles(t, dir, map[string]string{"pom.xml": strings.Replace(simplePom, "<version>1</version>", "<version>2</version>", 1)})
 	later = later.Add(2 * time.Second)
 	os.Chtimes(filepath.Join(dir, "pom.xml"), later, later)
-	t.Setenv("FAKE_CP", "/m2/junit-4.13.2.jar")
+	t.Setenv("FAKE_CP", jars[0])
 	setup = prepare()
 	if calls := fake.calls(t); len(calls) != 1 || !strings.Contains(calls[0], "test-compile dependency:build-classpath") {
 		t.Errorf("after a pom change Maven ran %q", calls)
 	}
-	if got := setup.Classpath[2:]; !reflect.DeepEqual(got, []string{"/m2/junit-4.13.2.jar"}) {
+	if got := setup.Classpath[2:]; !reflect.DeepEqual(got, []string{jars[0]}) {
 		t.Errorf("classpath after pom change = %q", got)
 	}
 	if cached, _ := filepath.Glob(filepath.Join(dir, "target/flaky/cache/classpath-*.txt")); len(cached) != 1 {
@@ -209,7 +227,7 @@ func TestPrepareExistingTestClassesSkipCompile(t *testing.T) {
 	later := time.Now().Add(2 * time.Second)
 	writeFiles(t, dir, map[string]string{"target/test-classes/p/ATest.class": "x"})
 	os.Chtimes(filepath.Join(dir, "target/test-classes/p/ATest.class"), later, later)
-	fake := newFakeMvn(t, "")
+	fake := newFakeMvn(t, fakeJars(t, "junit-4.13.2.jar")[0])
 	if _, err := Prepare(context.Background(), dir, PrepareOptions{Mvn: fake.path}); err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +381,7 @@ func TestPrepareWithProfiles(t *testing.T) {
 </project>`,
 		"src/test/java/p/ATest.java": "class ATest {}",
 	})
-	fake := newFakeMvn(t, "/m2/junit-4.13.2.jar")
+	fake := newFakeMvn(t, fakeJars(t, "junit-4.13.2.jar")[0])
 	for _, tt := range []struct {
 		profiles, props []string
 		wantArgLine     []string
@@ -388,5 +406,62 @@ func TestPrepareWithProfiles(t *testing.T) {
 		if calls := fake.calls(t); len(calls) != 1 || !strings.HasPrefix(calls[0], tt.wantArgs) {
 			t.Errorf("-P %q -D %q: Maven ran %q, want it to start with %q", tt.profiles, tt.props, calls, tt.wantArgs)
 		}
+	}
+}
+
+// TestPrepareBrokenClasspath: a class path Maven left empty or truncated (a
+// full disk) is an error and never cached, and a cached one that a failed
+// write emptied is resolved again.
+func TestPrepareBrokenClasspath(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"pom.xml":                    simplePom,
+		"src/test/java/p/ATest.java": "class ATest {}",
+	})
+	later := time.Now().Add(2 * time.Second)
+	writeFiles(t, dir, map[string]string{"target/test-classes/p/ATest.class": "x"})
+	os.Chtimes(filepath.Join(dir, "target/test-classes/p/ATest.class"), later, later)
+	jars := fakeJars(t, "junit-4.13.2.jar", "hamcrest-core-1.3.jar")
+	fake := newFakeMvn(t, "")
+	cached := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, "target/flaky/cache/classpath-*.txt"))
+		return m
+	}
+	for _, tt := range []struct{ name, cp, want string }{
+		{"empty", "", "the test class path is empty"},
+		{"truncated", jars[0] + ":" + jars[1][:len(jars[1])-9], "missing entries: " + jars[1][:len(jars[1])-9]},
+	} {
+		t.Setenv("FAKE_CP", tt.cp)
+		_, err := Prepare(context.Background(), dir, PrepareOptions{Mvn: fake.path})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err %v, want %q", tt.name, err, tt.want)
+		}
+		if c := cached(); c != nil {
+			t.Errorf("%s: cached %q", tt.name, c)
+		}
+	}
+
+	t.Setenv("FAKE_CP", jars[0])
+	if _, err := Prepare(context.Background(), dir, PrepareOptions{Mvn: fake.path}); err != nil {
+		t.Fatal(err)
+	}
+	fake.calls(t)
+	c := cached()
+	if len(c) != 1 {
+		t.Fatalf("cached %q, want one class path", c)
+	}
+	// A write that failed on a full disk left the cached file empty.
+	if err := os.WriteFile(c[0], nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	setup, err := Prepare(context.Background(), dir, PrepareOptions{Mvn: fake.path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := fake.calls(t); len(calls) != 1 || !strings.Contains(calls[0], "dependency:build-classpath") {
+		t.Errorf("Maven ran %q, want the class path resolved again", calls)
+	}
+	if got := setup.Classpath[2:]; !reflect.DeepEqual(got, []string{jars[0]}) {
+		t.Errorf("class path %q", got)
 	}
 }

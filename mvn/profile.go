@@ -393,9 +393,9 @@ func openPom(dir string) (*pomDoc, error) {
 	if path, err = filepath.EvalSymlinks(path); err != nil {
 		return nil, fmt.Errorf("resolve %s: %w", path, err)
 	}
-	content, err := os.ReadFile(path)
+	content, err := readPomBytes(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
 	root, err := parseTree(content)
 	if err != nil {

@@ -38,7 +38,11 @@ type ForkRecord struct {
 	Order                string            `json:"order"`
 	Seed                 int64             `json:"seed"`
 	Tests                []ForkTest        `json:"tests"`
-	File                 string            `json:"-"` // the file it was read from
+	// TestTimeoutMs is the per-test timeout the provider applied in the
+	// fork (-Dflaky.testTimeout), 0 for none; nil in records of providers
+	// that had none.
+	TestTimeoutMs *int64 `json:"testTimeoutMs,omitempty"`
+	File          string `json:"-"` // the file it was read from
 }
 
 // ForkTest is one test's outcome in the fork's run.

@@ -32,16 +32,25 @@ func WriteOrderFile(dir string, order []string) (string, error) {
 	return path, nil
 }
 
+// MaxOrderLines bounds an order file: ten times the tests of the largest
+// suites, so that a runaway or hostile file fails at once instead of
+// filling memory.
+const MaxOrderLines = 500_000
+
 // ReadOrder reads an order file: one test id per line (pkg.Class#method,
 // pkg.Outer$Inner#method, pkg.Class#method[i]); blank lines and lines
 // starting with # are ignored, a trailing \r is dropped. Every line must be
 // valid UTF-8 without control characters, and every id a class name, '#'
-// and a method; the error names the first bad line.
+// and a method; the error names the first bad line. A file of more than
+// MaxOrderLines lines is refused.
 func ReadOrder(r io.Reader, name string) ([]string, error) {
 	var order []string
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
 	for line := 1; sc.Scan(); line++ {
+		if line > MaxOrderLines {
+			return nil, fmt.Errorf("order file %s has more than %d lines; flaky runs at most that many tests in one order", name, MaxOrderLines)
+		}
 		text := strings.TrimSuffix(sc.Text(), "\r")
 		if !utf8.ValidString(text) {
 			return nil, fmt.Errorf("order file %s, line %d: not valid UTF-8", name, line)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -26,6 +27,8 @@ func TestReadOrder(t *testing.T) {
 		{name: "no method", content: "a.B\n", wantErr: "want pkg.Class#method"},
 		{name: "bad class", content: "a..B#c\n", wantErr: "is not a Java class name"},
 		{name: "class with a space", content: "a B#c\n", wantErr: "is not a Java class name"},
+		{name: "millions of lines", content: strings.Repeat("a.B#c\n", 3_000_000), wantErr: "more than 500000 lines"},
+		{name: "as many lines as allowed", content: strings.Repeat("a.B#c\n", MaxOrderLines), want: slices.Repeat([]string{"a.B#c"}, MaxOrderLines)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/pipeline"
+	"github.com/flakyhq/flaky/internal/publish"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
 	"github.com/flakyhq/flaky/mvn"
@@ -164,6 +165,14 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 		return err
 	}
 	defer l.Close()
+	root, err := projectRoot(setup, am.Root)
+	if err != nil {
+		return err
+	}
+	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
+	if err := publish.CheckWritable(publish.Options{Root: root, ModuleDir: setup.ModuleDir, FlakyDir: flakyDir}); err != nil {
+		return err
+	}
 	infos, tests, how, err := listModule(ctx, setup, l)
 	if err != nil {
 		return err
@@ -184,14 +193,10 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 		return err
 	}
 	defer runner.Close()
-	root, err := projectRoot(setup, am.Root)
-	if err != nil {
-		return err
-	}
 	d.AutoWorkers, d.RequireOrders = !g.WorkersSet, true
 	m := pipeline.Module{
 		Dir: setup.ModuleDir, Name: mvn.ModulePath(root, setup.ModuleDir), Root: root,
-		FlakyDir: filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky"),
+		FlakyDir: flakyDir,
 		Tests:    tests, Infos: infos, Fast: runner,
 	}
 	res, err := pipeline.Run(ctx, m, pipeline.Options{InitStep: true, Workers: g.Workers, Progress: prog.tracker, Detect: d, Debug: prog.debug(g, "flaky: "+name+": ")}, prog.log("flaky: "+name+": "))

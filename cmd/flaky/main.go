@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -15,15 +16,20 @@ import (
 // SIGINT or SIGTERM before it exits regardless.
 const stopGrace = time.Second
 
-// exitInterrupted is the exit status when the grace after a signal ran out.
+// exitInterrupted is the exit status after a SIGINT or SIGTERM.
 const exitInterrupted = 130
 
 func main() {
 	app := newApp(os.Stdout, os.Stderr)
 	ctx, cancel := context.WithCancel(context.Background())
-	stopOnSignal(cancel, app.ErrWriter)
+	signalled := stopOnSignal(cancel, app.ErrWriter)
 	err := app.RunContext(ctx, os.Args)
 	cancel()
+	if signalled.Load() {
+		// The command stopped because of the signal: what it says about
+		// its cut work (a killed Maven, no order completed) would mislead.
+		os.Exit(exitInterrupted)
+	}
 	os.Exit(exitCode(err, app.ErrWriter))
 }
 
@@ -31,12 +37,15 @@ func main() {
 // and restores the default handling, so that a second signal ends flaky at
 // once; a command that has not returned within stopGrace is ended then.
 // Test JVMs end with flaky (their agent loses its connection) and the next
-// run removes temporary directories left behind.
-func stopOnSignal(cancel context.CancelFunc, stderr io.Writer) {
+// run removes temporary directories left behind. The flag it returns is set
+// once a signal came.
+func stopOnSignal(cancel context.CancelFunc, stderr io.Writer) *atomic.Bool {
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	var signalled atomic.Bool
 	go func() {
 		sig := <-signals
+		signalled.Store(true)
 		signal.Reset(os.Interrupt, syscall.SIGTERM)
 		fmt.Fprintf(stderr, "flaky: %s: stopping (a second signal ends flaky at once)\n", sig)
 		cancel()
@@ -44,4 +53,5 @@ func stopOnSignal(cancel context.CancelFunc, stderr io.Writer) {
 		fmt.Fprintf(stderr, "flaky: not stopped %s after %s; exiting\n", stopGrace, sig)
 		os.Exit(exitInterrupted)
 	}()
+	return &signalled
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,11 +123,38 @@ func listModule(ctx context.Context, setup *mvn.TestSetup, l *launcher.Launcher)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("list tests: %w", err)
 	}
+	if len(infos) == 0 {
+		if class := testLikeClass(setup.TestClassesDir); class != "" {
+			return nil, nil, "", fmt.Errorf("list tests: no tests found, yet %s is compiled: the test class path may be broken (run mvn test-compile, or remove target/flaky/cache)", class)
+		}
+	}
 	infos, how, err := defaultorder.Of(setup, infos, time.Now())
 	if err != nil {
 		return nil, nil, "", err
 	}
 	return infos, launcher.IDs(infos), how, nil
+}
+
+// testLikeClass returns the first top-level class under dir named as
+// Surefire's default includes name tests (Test*, *Test, *Tests, *TestCase);
+// "" when there is none.
+func testLikeClass(dir string) string {
+	found := ""
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		name, ok := strings.CutSuffix(d.Name(), ".class")
+		if !ok || strings.Contains(name, "$") {
+			return nil
+		}
+		if strings.HasPrefix(name, "Test") || strings.HasSuffix(name, "Test") || strings.HasSuffix(name, "Tests") || strings.HasSuffix(name, "TestCase") {
+			found = p
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 // projectRoot is the --root the user gave, made absolute, or else the

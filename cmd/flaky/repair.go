@@ -24,6 +24,7 @@ func repairCommand() *cli.Command {
 			moduleFlag,
 			&cli.StringFlag{Name: "test", Usage: "repair only this finding's test"},
 			&cli.BoolFlag{Name: "apply", Usage: "apply the validated patches to the module's sources (originals backed up under target/flaky/repair/backup)"},
+			&cli.BoolFlag{Name: "follow-symlinks", Usage: "with --apply, patch the target of a source that is a symbolic link (possibly outside the module) instead of refusing"},
 			&cli.BoolFlag{Name: "no-llm", Usage: "do not ask a language model (FLAKY_LLM_URL, FLAKY_LLM_MODEL) for the findings the symbolic repairs leave"},
 			&cli.BoolFlag{Name: "allow-reflection", Usage: "restore a polluted static field that no reset-method restores through java.lang.reflect (Field.setAccessible) in the generated reset"},
 			&cli.IntFlag{Name: "llm-iterations", Value: repair.DefaultLLMIterations, Usage: "LLM attempts per finding"},
@@ -37,6 +38,7 @@ func repairCommand() *cli.Command {
 				Module:          c.String("module"),
 				Test:            c.String("test"),
 				Apply:           c.Bool("apply"),
+				FollowSymlinks:  c.Bool("follow-symlinks"),
 				NoLLM:           c.Bool("no-llm"),
 				AllowReflection: c.Bool("allow-reflection"),
 				LLMIterations:   c.Int("llm-iterations"),
@@ -51,6 +53,7 @@ type repairOptions struct {
 	Module          string // the module's directory
 	Test            string // repair only this test's findings
 	Apply           bool
+	FollowSymlinks  bool // with Apply, write through symbolic links
 	NoLLM           bool
 	AllowReflection bool
 	LLMIterations   int
@@ -99,8 +102,12 @@ func runRepair(ctx context.Context, o repairOptions) error {
 	}
 	printRepairs(g.Stdout, rep, res)
 	if o.Apply && len(res.Files) > 0 {
-		applied, err := repair.Apply(setup.ModuleDir, filepath.Join(flakyDir, "repair", "backup"), res)
+		applied, err := repair.Apply(setup.ModuleDir, filepath.Join(flakyDir, "repair", "backup"), res, repair.ApplyOptions{FollowSymlinks: o.FollowSymlinks})
 		for _, a := range applied {
+			if a.Target != filepath.Join(setup.ModuleDir, a.File) {
+				fmt.Fprintf(g.Stdout, "patched %s through its link: %s (original in %s)\n", a.File, a.Target, a.Backup)
+				continue
+			}
 			fmt.Fprintf(g.Stdout, "patched %s (original in %s)\n", a.File, a.Backup)
 		}
 		if err != nil {

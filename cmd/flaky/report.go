@@ -83,6 +83,9 @@ func runReport(ctx context.Context, o reportOptions) error {
 		return fmt.Errorf("%w (run flaky detect, flaky chaos or mvn -Pflaky verify first)", err)
 	default:
 		opts.Module = rep.Module
+		for _, c := range report.Trim(rep).Cut {
+			fmt.Fprintf(o.Stderr, "flaky: report: %s\n", c)
+		}
 		written, err = publish.Module(ctx, rep, opts)
 	}
 	for _, w := range written {

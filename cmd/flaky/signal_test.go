@@ -10,12 +10,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/flakyhq/flaky/internal/hostile"
 )
 
 // mainEnv makes the test binary run flaky's main with its arguments.
 const mainEnv = "FLAKY_TEST_MAIN"
 
 func TestMain(m *testing.M) {
+	hostile.Main()
 	if os.Getenv(mainEnv) != "" {
 		os.Args = append([]string{"flaky"}, os.Args[1:]...)
 		main()
@@ -138,5 +141,46 @@ func TestSecondSignalEndsAtOnce(t *testing.T) {
 	ws, _ := state.Sys().(syscall.WaitStatus)
 	if !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
 		t.Errorf("ended %v, want killed by SIGTERM; stderr:\n%s", state, stderr)
+	}
+}
+
+// A command that stops early on the signal with an error of its own (here
+// detect, whose Maven the cancellation kills) still exits 130.
+func TestSignalDuringDetectExits130(t *testing.T) {
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "mvn-started")
+	mvn := filepath.Join(dir, "mvn")
+	os.WriteFile(mvn, []byte("#!/bin/sh\ntouch \""+mark+"\"\nexec sleep 30\n"), 0o755)
+	module := filepath.Join(dir, "module")
+	os.MkdirAll(module, 0o755)
+	os.WriteFile(filepath.Join(module, "pom.xml"), []byte("<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId><artifactId>a</artifactId><version>1</version></project>"), 0o644)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &lockedBuffer{}
+	cmd := exec.Command(exe, "--mvn", mvn, "detect", "--module", module)
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(mark); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Maven did not start; stderr:\n%s", stderr)
+		}
+	}
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	state := waitExit(t, cmd, stopGrace+10*time.Second)
+	if state.ExitCode() != exitInterrupted {
+		t.Errorf("exit %d, want %d; stderr:\n%s", state.ExitCode(), exitInterrupted, stderr)
+	}
+	if strings.Contains(stderr.String(), "failed") || time.Since(start) > stopGrace {
+		t.Errorf("stopped after %s, stderr:\n%s\nwant a prompt stop without Maven's error", time.Since(start), stderr)
 	}
 }

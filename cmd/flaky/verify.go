@@ -33,7 +33,7 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "reruns", Usage: "reruns of the recorded order (default 3)"},
 			&cli.StringFlag{Name: "rounds", Usage: "exploration orders of the order-dependence analysis; 0 for none (default: enough for pairwise class coverage)"},
 			&cli.StringFlag{Name: "budget", Usage: "wall-clock budget of the order-dependence analysis per fork, e.g. 2m or 90 (seconds); 0 turns it off (default: scaled to the suite's measured run time, at least 5m)"},
-			&cli.DurationFlag{Name: "test-timeout", Value: verify.DefaultTestTimeout, Usage: "cut a test that runs longer than this and go on with the rest of its order in a fresh JVM (0: off)"},
+			&cli.DurationFlag{Name: "test-timeout", Value: verify.DefaultTestTimeout, Usage: "cut a test that runs longer than this and go on with the rest of its order in a fresh JVM (0: off; default: the fork's -Dflaky.testTimeout, else 2m)"},
 			&cli.StringFlag{Name: "chaos", Usage: "API perturbation: off (default), combined or single, optionally :STRATEGY+... (see flaky chaos); its attribution gets the same --budget"},
 			&cli.StringFlag{Name: "seed", Usage: "seed of the order generators (default: a new one per fork, recorded in the report)"},
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
@@ -55,6 +55,7 @@ func verifyCommand() *cli.Command {
 			if c.IsSet("java") {
 				o.JavaSet = true
 			}
+			o.TimeoutSet = c.IsSet("test-timeout")
 			return runVerify(c.Context, o)
 		},
 	}
@@ -73,6 +74,7 @@ type verifyOptions struct {
 	Rounds        string
 	Budget        string
 	TestTimeout   time.Duration
+	TimeoutSet    bool // --test-timeout was given (else the fork's timeout applies)
 	Chaos         string
 	Seed          string
 	Confirmations int
@@ -101,6 +103,8 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 	switch {
 	case cfg.TestTimeout < 0:
 		return usageError("--test-timeout must not be negative")
+	case !o.TimeoutSet:
+		cfg.TestTimeout = 0 // the fork's
 	case cfg.TestTimeout == 0:
 		cfg.TestTimeout = -1 // off
 	}

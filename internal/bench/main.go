@@ -17,7 +17,8 @@
 // fixtures' findings flaky repair fixes, how fast; the time per OD victim to
 // infer its problem invariants and find its reset methods, next to Takuan's
 // figures, and what tracing costs. Run it with `make bench`; -readme rewrites
-// the tables of README.md's Performance section from the run.
+// the tables of README.md's Performance section from the run; and what
+// flaky init costs on hostile poms (peak memory, time).
 package main
 
 import (
@@ -37,12 +38,14 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/hostile"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/mvn"
 )
 
 func main() {
+	hostile.Main()
 	orders := flag.Int("orders", 20, "shuffled orders per fixture")
 	fixtures := flag.String("fixtures", "junit4,jupiter5", "comma-separated fixtures under testdata/ (empty: skip the launcher benchmark)")
 	chaosFixture := flag.String("chaos-fixture", "chaos", "fixture for the API perturbation overhead benchmark (empty: skip it)")
@@ -58,7 +61,14 @@ func main() {
 	dataflowFixtures := flag.String("dataflow-fixtures", "junit4,jupiter5,manyvictims,dataflow", "fixtures for the data-dependency benchmark, their expected.json's victims and brittles (empty: skip them)")
 	dataflowSuite := flag.Bool("dataflow-suite", true, "run the data-dependency benchmark on the generated suite of 2,000 tests too")
 	invariantFixtures := flag.String("invariant-fixtures", "invariants", "fixtures for the problem-invariant benchmark, their expected.json's victims and brittles (empty: skip it)")
+	hostileInit := flag.String("hostile-init", "bin/flaky", "flaky binary whose init the hostile-pom benchmark measures (empty: skip it)")
 	flag.Parse()
+	if *hostileInit != "" {
+		if err := runHostile(*hostileInit); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+	}
 	if err := run(*orders, strings.Split(*fixtures, ","), *chaosFixture, *chaosRuns, *startFixture, *startRuns); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -83,13 +93,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("\nmarkdown:\n\n%s\n%s%s", md.String(), invMD.String(), dfmd.String())
+	fmt.Printf("\nmarkdown:\n\n%s\n%s%s%s", md.String(), invMD.String(), dfmd.String(), hostileMD.String())
 	if *readme {
 		// Each part only when its benchmarks ran.
 		for _, part := range []struct {
 			begin, end string
 			text       *strings.Builder
-		}{{readmeBegin, readmeEnd, &md}, {readmeInvariantsBegin, readmeInvariantsEnd, &invMD}, {dataflowBegin, dataflowEnd, &dfmd}} {
+		}{{readmeBegin, readmeEnd, &md}, {readmeInvariantsBegin, readmeInvariantsEnd, &invMD}, {dataflowBegin, dataflowEnd, &dfmd}, {hostileBegin, hostileEnd, &hostileMD}} {
 			if part.text.Len() == 0 {
 				continue
 			}
@@ -115,6 +125,9 @@ const (
 	// The data-dependency table sits in README.md's Data dependencies section.
 	dataflowBegin = "<!-- make bench -readme: dataflow begin -->"
 	dataflowEnd   = "<!-- make bench -readme: dataflow end -->"
+	// The hostile-pom table sits in README.md's Limits section.
+	hostileBegin = "<!-- make bench -readme: hostile begin -->"
+	hostileEnd   = "<!-- make bench -readme: hostile end -->"
 )
 
 // writeReadme replaces the text between the markers begin and end of path

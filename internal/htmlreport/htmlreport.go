@@ -175,6 +175,12 @@ func view(p Page) pageView {
 			v.Cuts = append(v.Cuts, fmt.Sprintf("API perturbation%s was cut by its budget of %s; %d test(s) failed perturbed but were not confirmed",
 				of, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
 		}
+		for _, c := range r.Cut {
+			if of != "" {
+				c = m.Name + ": " + c
+			}
+			v.Cuts = append(v.Cuts, c)
+		}
 		if g := r.Gate; g != nil {
 			gated = gated || g.Enabled
 			failed = failed || (g.Enabled && !g.Pass)

@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,10 +69,79 @@ func (p *launched) describe() string {
 	return how
 }
 
+// connectAttempts bounds the JVMs launch starts for one runner invocation
+// whose JVMs fail to connect (on a loaded machine a JVM may give up on its
+// handshake before the driver gets to it); relaunchPause, times the attempt
+// number, is the pause before the next one.
+const (
+	connectAttempts = 3
+	relaunchPause   = 500 * time.Millisecond
+)
+
+// startedHook, when set (by tests), is called after the JVM of the given
+// attempt started and before the driver records its pid: a slow driver.
+var startedHook func(attempt int)
+
 // launch runs one runner invocation in a new JVM, feeds its messages to w,
 // kills the JVM's process group on timeouts, and returns once the JVM is
-// gone and its connection is drained. A JVM that never connects is an error.
-func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (_ *launched, err error) {
+// gone and its connection is drained. A JVM that exits without connecting
+// ran no test (the agent connects before the runner starts): it is
+// relaunched, up to connectAttempts JVMs in all, each failure noted in the
+// result; a JVM that still never connects is an error wrapping
+// errNotConnected. One that flaky killed (run timeout, cancellation) before
+// it connected is not relaunched.
+func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (*launched, error) {
+	var notes []string
+	for attempt := 1; ; attempt++ {
+		p, err := l.launchOnce(ctx, mainArgs, w, attempt)
+		var nc *notConnected
+		if !errors.As(err, &nc) || nc.p.killed != "" || attempt == connectAttempts {
+			if nc != nil {
+				nc.attempts = attempt
+			}
+			if p != nil {
+				p.notes = append(notes, p.notes...)
+			}
+			return p, err
+		}
+		notes = append(append(notes, nc.p.notes...), fmt.Sprintf(
+			"a test JVM did not connect to flaky (%s%s); flaky relaunched it (attempt %d of %d)",
+			nc.p.describe(), lastLine(nc.p.output), attempt+1, connectAttempts))
+		select {
+		case <-time.After(time.Duration(attempt) * relaunchPause):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("test JVM stopped: %w", ctx.Err())
+		}
+	}
+}
+
+// notConnected is the error of a JVM that never said hello, the last of
+// attempts JVMs in a row.
+type notConnected struct {
+	p        *launched
+	attempts int
+}
+
+func (e *notConnected) Error() string {
+	how := e.p.describe()
+	if e.attempts > 1 {
+		how = fmt.Sprintf("%s; the last of %d JVMs in a row that did not connect", how, e.attempts)
+	}
+	return fmt.Sprintf("%s (%s)%s", errNotConnected, how, outputTail(e.p.output))
+}
+
+func (e *notConnected) Unwrap() error { return errNotConnected }
+
+// lastLine returns ": " and the last non-blank line of output, or "".
+func lastLine(output string) string {
+	if tail := tailLines(output, 1); tail != "" {
+		return ": " + strings.TrimSpace(tail)
+	}
+	return ""
+}
+
+// launchOnce is one attempt of launch: one JVM.
+func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, attempt int) (_ *launched, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -96,7 +166,12 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (_ *
 	}()
 	shareArgs, classList := l.cds.args(len(mainArgs) > 0 && mainArgs[0] == "run")
 	if classList != "" {
-		defer l.cds.recorded(classList)
+		defer func() {
+			if err != nil {
+				os.Remove(classList) // a JVM that failed loaded too few classes
+			}
+			l.cds.recorded(classList)
+		}()
 	}
 	args, err := l.command(l.server.Port(), w.agentOptions, mainArgs, tmpDir)
 	if err != nil {
@@ -125,6 +200,9 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (_ *
 	pw.Close()
 	if err != nil {
 		return nil, fmt.Errorf("start test JVM: %w", err)
+	}
+	if startedHook != nil {
+		startedHook(attempt)
 	}
 	run.SetProcess(cmd.Process.Pid)
 	out := newHeadTail(l.opts.OutputLimit)
@@ -234,7 +312,7 @@ loop:
 	case ctxErr != nil:
 		return nil, fmt.Errorf("test JVM stopped: %w", ctxErr)
 	case !connected:
-		return nil, fmt.Errorf("%w (%s)%s", errNotConnected, p.describe(), outputTail(p.output))
+		return nil, &notConnected{p: p, attempts: 1}
 	}
 	return p, nil
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -99,6 +100,10 @@ func fakeJVM(scenario string, args []string) int {
 		}
 	}
 	send(&agent.Hello{Protocol: agent.ProtocolVersion, Token: token, PID: int64(os.Getpid()), JavaVersion: "17"})
+	if scenario == "impatient" {
+		// Like the agent, which gives up after 10 s without an answer.
+		conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	}
 	if reply, err := agent.ReadMessage(conn); err != nil {
 		fmt.Fprintln(os.Stderr, "[flaky] no answer:", err)
 		return 86
@@ -106,6 +111,7 @@ func fakeJVM(scenario string, args []string) int {
 		fmt.Fprintln(os.Stderr, "[flaky] rejected:", r.Reason)
 		return 86
 	}
+	conn.SetReadDeadline(time.Time{})
 	if mode == "list" {
 		send(&agent.Tests{Tests: []agent.TestDescriptor{{ID: "p.A#a", Class: "p.A", Method: "a", Engine: "junit4"}}})
 		return 0
@@ -393,6 +399,7 @@ func TestRunInfrastructureErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
+			attempts := countAttempts(t, nil)
 			l := fakeLauncher(t, tt.scenario, tt.opts)
 			_, err := l.Run(context.Background(), []string{"p.A#a"})
 			if !errors.Is(err, errNotConnected) {
@@ -403,7 +410,103 @@ func TestRunInfrastructureErrors(t *testing.T) {
 					t.Errorf("error %q lacks %q", err, s)
 				}
 			}
+			// A JVM flaky killed before it connected is not relaunched;
+			// others are, up to connectAttempts JVMs in all.
+			want := connectAttempts
+			if tt.opts.RunTimeout > 0 {
+				want = 1
+			}
+			if *attempts != want {
+				t.Errorf("%d JVMs launched, want %d", *attempts, want)
+			}
+			if want > 1 && !strings.Contains(err.Error(), fmt.Sprintf("the last of %d JVMs in a row that did not connect", want)) {
+				t.Errorf("error %q does not say how many JVMs failed", err)
+			}
 		})
+	}
+}
+
+// countAttempts sets startedHook for the test: it counts the JVMs launched
+// and calls slow, when not nil, with each attempt number.
+func countAttempts(t *testing.T, slow func(attempt int)) *int {
+	t.Helper()
+	var mu sync.Mutex
+	n := new(int)
+	startedHook = func(attempt int) {
+		mu.Lock()
+		*n++
+		mu.Unlock()
+		if slow != nil {
+			slow(attempt)
+		}
+	}
+	t.Cleanup(func() { startedHook = nil })
+	return n
+}
+
+// TestRelaunchUnderSlowDriver runs an order while the driver is too slow to
+// record the first JVM it launches (the JVM gives up waiting for its
+// handshake's answer and exits with the agent's failure status): the JVM is
+// relaunched and the run has the results of an undisturbed one, plus a note.
+func TestRelaunchUnderSlowDriver(t *testing.T) {
+	order := []string{"p.A#a", "p.A#perturbed", "p.B#b"}
+	run := func(slow func(int)) (*Result, int) {
+		attempts := countAttempts(t, slow)
+		l := fakeLauncher(t, "impatient", Options{})
+		r, err := l.RunWith(context.Background(), order, RunOptions{AgentOptions: agent.Options{Chaos: agent.ChaosOptions{Strategies: []string{"RANDOM_MAX"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, *attempts
+	}
+	want, n := run(nil)
+	if n != 1 {
+		t.Fatalf("an undisturbed run launched %d JVMs", n)
+	}
+	got, n := run(func(attempt int) {
+		if attempt == 1 {
+			time.Sleep(time.Second)
+		}
+	})
+	if n != 2 {
+		t.Errorf("the slowed run launched %d JVMs, want 2", n)
+	}
+	if outcomes(got) != outcomes(want) || len(got.Perturbations) != len(want.Perturbations) || got.Exit != want.Exit {
+		t.Errorf("slowed run: %s, %d perturbations, exit %+v; undisturbed: %s, %d, %+v",
+			outcomes(got), len(got.Perturbations), got.Exit, outcomes(want), len(want.Perturbations), want.Exit)
+	}
+	if !slices.ContainsFunc(got.Notes, func(n string) bool {
+		return strings.Contains(n, "did not connect") && strings.Contains(n, "exit status 86") && strings.Contains(n, "relaunched it (attempt 2 of 3)")
+	}) {
+		t.Errorf("no note of the relaunch: %q", got.Notes)
+	}
+}
+
+// TestRelaunchedListAndWarm checks that listing and warm runs relaunch too.
+func TestRelaunchedListAndWarm(t *testing.T) {
+	slow := func(attempt int) {
+		if attempt == 1 {
+			time.Sleep(time.Second)
+		}
+	}
+	attempts := countAttempts(t, slow)
+	l := fakeLauncher(t, "impatient", Options{})
+	if tests, err := l.List(context.Background(), Selection{TestClassesDir: "/x"}); err != nil || len(tests) != 1 {
+		t.Fatalf("List = %v, %v", tests, err)
+	}
+	if *attempts != 2 {
+		t.Errorf("List launched %d JVMs, want 2", *attempts)
+	}
+	*attempts = 0
+	results, err := l.RunWarm(context.Background(), [][]string{{"p.A#a"}, {"p.B#fail"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outcomes(results[0]) + " " + outcomes(results[1]); got != "p.A#a=pass p.B#fail=fail" || !results[0].Warm {
+		t.Errorf("warm results = %s (warm %v)", got, results[0].Warm)
+	}
+	if *attempts != 2 {
+		t.Errorf("RunWarm launched %d JVMs, want 2", *attempts)
 	}
 }
 

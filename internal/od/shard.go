@@ -3,12 +3,16 @@ package od
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // Shard picks one of N disjoint shares of the detection orders: the
@@ -117,6 +121,110 @@ func WritePartial(dir string, p *Partial) (string, error) {
 	return path, nil
 }
 
+// MaxPartialSize bounds a partial report file: far more than the runs of
+// a shard of a large suite take, far less than what would exhaust memory.
+const MaxPartialSize = 128 << 20
+
+// readCapped reads the regular file at path, refusing one larger than max bytes.
+func readCapped(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is larger than the %d MiB flaky reads in a partial report", path, max>>20)
+	}
+	return data, nil
+}
+
+// unknownTests are the test ids p's runs name (in their orders and
+// results) that are not in p.Tests, sorted: ids are compared without their
+// invocation suffix (a parameterized test's m[2] is m's), and a class-level
+// id of one of the suite's classes is known.
+func (p *Partial) unknownTests() []string {
+	methods, classes := map[testid.ID]bool{}, map[string]bool{}
+	for _, t := range p.Tests {
+		id := testid.Parse(t)
+		methods[id.Base()], classes[id.Class] = true, true
+	}
+	known := func(t string) bool {
+		id := testid.Parse(t)
+		return methods[id.Base()] || id.Method == "" && classes[id.Class]
+	}
+	unknown := map[string]bool{}
+	for _, r := range p.Runs {
+		for _, t := range r.Order {
+			if !known(t) {
+				unknown[t] = true
+			}
+		}
+		for _, t := range r.Tests {
+			if !known(t.Test) {
+				unknown[t.Test] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(unknown))
+}
+
+// SuiteDiff says how the shards' suite differs from the module's tests:
+// the tests only the shards ran (unknown to the module) and those only the
+// module has, a few of each; when they hold the same tests in another
+// order (which also keeps a merge from replaying the shards' plan), it
+// says so.
+func SuiteDiff(module, shards []string) string {
+	in := func(ids []string) map[string]bool {
+		m := map[string]bool{}
+		for _, id := range ids {
+			m[id] = true
+		}
+		return m
+	}
+	mod, sh := in(module), in(shards)
+	var unknown, missing []string
+	for _, id := range shards {
+		if !mod[id] {
+			unknown = append(unknown, id)
+		}
+	}
+	for _, id := range module {
+		if !sh[id] {
+			missing = append(missing, id)
+		}
+	}
+	var out string
+	if len(unknown) > 0 {
+		out += "; not in the module: " + listSome(unknown, 5)
+	}
+	if len(missing) > 0 {
+		out += "; not run by the shards: " + listSome(missing, 5)
+	}
+	if out == "" {
+		return "; the same tests in another order"
+	}
+	return out
+}
+
+// listSome lists the first n of ids, and how many more there are.
+func listSome(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:n], ", "), len(ids)-n)
+}
+
 // ReadPartials reads the partial report in each of dirs (a shard's
 // target/flaky) and checks that they are the N distinct shards of one
 // analysis: one seed, one suite, one N, one number of rounds.
@@ -128,7 +236,7 @@ func ReadPartials(dirs []string) ([]*Partial, error) {
 		if len(matches) != 1 {
 			return nil, fmt.Errorf("%s: want exactly one shard-I-of-N.json (a shard's target/flaky), found %d", dir, len(matches))
 		}
-		data, err := os.ReadFile(matches[0])
+		data, err := readCapped(matches[0], MaxPartialSize)
 		if err != nil {
 			return nil, err
 		}
@@ -138,6 +246,9 @@ func ReadPartials(dirs []string) ([]*Partial, error) {
 		}
 		if p.Version != partialVersion {
 			return nil, fmt.Errorf("%s: partial report version %d, want %d", matches[0], p.Version, partialVersion)
+		}
+		if unknown := p.unknownTests(); len(unknown) > 0 {
+			return nil, fmt.Errorf("%s: its runs name tests that are not in its suite: %s", matches[0], listSome(unknown, 5))
 		}
 		if prev, ok := seen[p.Shard]; ok {
 			return nil, fmt.Errorf("shard %s given twice: %s and %s", p.Shard, prev, matches[0])

@@ -2,10 +2,13 @@ package od
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -116,5 +119,43 @@ func TestShardsMergeToTheUnshardedAnalysis(t *testing.T) {
 		if len(whole.Findings) == 0 || !slices.ContainsFunc(merged.Findings, func(f Finding) bool { return f.Kind == report.ODVictim }) {
 			t.Errorf("seed %d: no victims found", seed)
 		}
+	}
+}
+
+// ReadPartials refuses a part whose runs name tests outside its suite
+// (saying which) and a part larger than MaxPartialSize; SuiteDiff names
+// the tests the module and the shards do not share.
+func TestReadPartialsValidates(t *testing.T) {
+	write := func(p *Partial) string {
+		dir := t.TempDir()
+		if _, err := WritePartial(dir, p); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	suite := []string{"a.A#x", "a.A#y"}
+	good := &Partial{Version: partialVersion, Shard: "1/1", Tests: suite, Runs: []Run{{Order: suite, Tests: []launcher.TestResult{{Test: "a.A#x[1]"}, {Test: "a.A#x[2]"}, {Test: "a.A"}, {Test: "a.A#y"}}}}}
+	if _, err := ReadPartials([]string{write(good)}); err != nil {
+		t.Fatalf("a valid part: %v", err)
+	}
+	bad := *good
+	bad.Runs = []Run{{Order: suite, Tests: []launcher.TestResult{{Test: "a.A#x"}, {Test: "evil.Gone#victim"}}}}
+	if _, err := ReadPartials([]string{write(&bad)}); err == nil || !strings.Contains(err.Error(), "not in its suite: evil.Gone#victim") {
+		t.Errorf("unknown test in a run: %v", err)
+	}
+
+	huge := t.TempDir()
+	f, err := os.Create(filepath.Join(huge, "shard-1-of-1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(MaxPartialSize + 1) // sparse
+	f.Close()
+	if _, err := ReadPartials([]string{huge}); err == nil || !strings.Contains(err.Error(), "larger than the 128 MiB") {
+		t.Errorf("a huge part: %v", err)
+	}
+
+	if got := SuiteDiff([]string{"a.A#x", "a.A#z"}, suite); got != "; not in the module: a.A#y; not run by the shards: a.A#z" {
+		t.Errorf("SuiteDiff = %q", got)
 	}
 }

@@ -49,7 +49,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	}
 	if len(d.Partials) > 0 {
 		if !slices.Equal(m.Tests, d.Partials[0].Tests) {
-			return fmt.Errorf("the module's %d tests are not the %d tests the shards ran", len(m.Tests), len(d.Partials[0].Tests))
+			return fmt.Errorf("the module's %d tests are not the %d tests the shards ran%s", len(m.Tests), len(d.Partials[0].Tests), od.SuiteDiff(m.Tests, d.Partials[0].Tests))
 		}
 		cfg.Seed, cfg.Rounds, cfg.Recorded = d.Partials[0].Seed, d.Partials[0].Rounds, od.MergeRuns(d.Partials)
 	}

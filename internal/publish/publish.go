@@ -24,6 +24,7 @@ import (
 	"github.com/flakyhq/flaky/internal/annotate"
 	"github.com/flakyhq/flaky/internal/htmlreport"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/safewrite"
 	"github.com/flakyhq/flaky/internal/sarifreport"
 	"github.com/flakyhq/flaky/internal/sources"
 	"github.com/flakyhq/flaky/internal/summary"
@@ -88,6 +89,26 @@ type Options struct {
 	// Java runs the source editor that finds test methods' lines; "" looks
 	// for java on PATH, and without one reports name files only.
 	Java string
+}
+
+// CheckWritable checks, before any analysis, that the directories Module
+// will write can be written: the module's FlakyDir and, when the module is
+// part of a larger reactor, the root's target/flaky.
+func CheckWritable(o Options) error {
+	dirs := []string{o.FlakyDir}
+	if root, err := filepath.Abs(o.Root); err == nil {
+		if dir, err := filepath.Abs(o.ModuleDir); err == nil && dir != root {
+			if modules, err := mvn.ReactorModules(o.Root); err == nil && len(modules) > 0 {
+				dirs = append(dirs, filepath.Join(modules[0].BuildDir, "flaky"))
+			}
+		}
+	}
+	for _, d := range dirs {
+		if err := safewrite.CheckDir(d); err != nil {
+			return fmt.Errorf("the report cannot be written: %w", err)
+		}
+	}
+	return nil
 }
 
 // Module writes the module's report in the chosen formats, atomically,
@@ -213,6 +234,12 @@ func locator(ctx context.Context, o Options, moduleDir string, rep *report.Repor
 // report itself (of the single module).
 func write(dir string, o Options, mods []module, title string, withJSON bool) ([]string, error) {
 	var written []string
+	full := mods[0].report
+	// The pages show a bounded copy of each report; report.json keeps all.
+	mods = slices.Clone(mods)
+	for i := range mods {
+		mods[i].report = report.Trim(mods[i].report)
+	}
 	for _, f := range o.Formats {
 		var data []byte
 		switch f {
@@ -221,7 +248,7 @@ func write(dir string, o Options, mods []module, title string, withJSON bool) ([
 				continue
 			}
 			path := filepath.Join(dir, f.File())
-			if err := report.Write(path, mods[0].report); err != nil {
+			if err := report.Write(path, full); err != nil {
 				return written, err
 			}
 			written = append(written, path)

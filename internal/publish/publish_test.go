@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,6 +88,47 @@ func TestParseFormat(t *testing.T) {
 		got, err := ParseFormat(tt.in)
 		if got != tt.want || (err == nil) != tt.ok {
 			t.Errorf("ParseFormat(%q) = %q, %v", tt.in, got, err)
+		}
+	}
+}
+
+// TestHugeReportPagesBounded: a report with thousands of findings, huge
+// messages and many runs yields pages of bounded size that say what they
+// leave out, while report.json keeps everything.
+func TestHugeReportPagesBounded(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "pom.xml"), strings.Replace(strings.Replace(pom, "%s", "m", 1), "%s", "", 1))
+	huge := strings.Repeat("x", 64<<10)
+	rep := &report.Report{Module: "m"}
+	for i := 0; i < 3000; i++ {
+		f := report.Finding{Test: fmt.Sprintf("p.T#t%04d", i), Kind: report.NOD, Message: "short"}
+		if i < 5 {
+			f.Message = huge
+			for j := 0; j < 50; j++ {
+				f.Evidence = append(f.Evidence, report.Evidence{Run: fmt.Sprintf("rerun %d", j), Outcome: "fail", Message: huge})
+			}
+		}
+		rep.Findings = append(rep.Findings, f)
+	}
+	flakyDir := filepath.Join(dir, "target", "flaky")
+	if _, err := Module(context.Background(), rep, Options{Root: dir, ModuleDir: dir, FlakyDir: flakyDir, Module: "m", Version: "test", Java: "no-java"}); err != nil {
+		t.Fatal(err)
+	}
+	full, err := report.Read(filepath.Join(flakyDir, "report.json"))
+	if err != nil || len(full.Findings) != 3000 || len(full.Findings[0].Message) != 64<<10 || len(full.Findings[0].Evidence) != 50 {
+		t.Fatalf("report.json lost data: %v", err)
+	}
+	for _, name := range []string{"index.html", "summary.md", "flaky.sarif"} {
+		data, err := os.ReadFile(filepath.Join(flakyDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 5 findings x 21 messages of at most 16 KiB, plus the rest.
+		if len(data) > 4<<20 {
+			t.Errorf("%s: %d MB", name, len(data)>>20)
+		}
+		if name != "flaky.sarif" && !strings.Contains(string(data), "the first 1000 of 3000 findings") {
+			t.Errorf("%s does not say what it leaves out", name)
 		}
 	}
 }

@@ -76,13 +76,26 @@ func NewSandbox(mod Module, workDir string, jars agent.Jars, opts launcher.Optio
 	}
 	err = copy.Copy(mod.Dir, dir, copy.Options{
 		Skip: func(_ os.FileInfo, src, _ string) (bool, error) { return skip[src], nil },
-		OnSymlink: func(string) copy.SymlinkAction {
+		// A link to a file becomes a copy of the file, so that a patch
+		// written in the sandbox never reaches the link's target; other
+		// links stay links, and nothing is written through them (see
+		// checkNoLink).
+		OnSymlink: func(src string) copy.SymlinkAction {
+			if fi, err := os.Stat(src); err == nil && fi.Mode().IsRegular() {
+				return copy.Deep
+			}
 			return copy.Shallow
 		},
 	})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("copy the module into the sandbox: %w", err)
+	}
+	for _, out := range []string{mod.ClassesDir, mod.TestClassesDir} {
+		if err := checkOutputDir(mod.Dir, dir, out); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("repair sandbox: %w", err)
+		}
 	}
 	s := &Sandbox{mod: mod, Dir: dir, originals: map[string][]byte{}, applied: map[string][]byte{}}
 	s.env = launcher.FastStart(launcher.Env{
@@ -110,13 +123,33 @@ func (s *Sandbox) Close() error {
 	return err
 }
 
+// checkOutputDir checks that javac's output directory out, a directory of
+// the module at modDir, is inside the module and that its copy in the
+// sandbox at dir holds no symbolic link: javac writes there.
+func checkOutputDir(modDir, dir, out string) error {
+	rel, ok := relInside(modDir, out)
+	if !ok {
+		return fmt.Errorf("class directory %s is outside the module %s: it cannot be copied into the sandbox", out, modDir)
+	}
+	return checkNoLinkTree(dir, rel)
+}
+
 // mapPath maps a path inside the module to its copy in the sandbox.
 func (s *Sandbox) mapPath(p string) string {
-	rel, err := filepath.Rel(s.mod.Dir, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	rel, ok := relInside(s.mod.Dir, p)
+	if !ok {
 		return p
 	}
 	return filepath.Join(s.Dir, rel)
+}
+
+// relInside returns p relative to dir, and whether p is inside dir.
+func relInside(dir, p string) (string, bool) {
+	rel, err := filepath.Rel(dir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
 }
 
 func (s *Sandbox) mapPaths(ps []string) []string {
@@ -183,6 +216,11 @@ func (s *Sandbox) Apply(ctx context.Context, files map[string][]byte) error {
 	}
 	if len(changed) == 0 {
 		return nil
+	}
+	for rel := range changed {
+		if err := checkNoLink(s.Dir, rel); err != nil {
+			return fmt.Errorf("write %s into the sandbox: %w", rel, err)
+		}
 	}
 	for rel, data := range changed {
 		if err := os.WriteFile(filepath.Join(s.Dir, rel), data, 0o644); err != nil {

@@ -13,8 +13,8 @@ import (
 	"github.com/flakyhq/flaky/internal/launcher"
 )
 
-// TestSandboxApply: patches are compiled in the copy only; a patch that
-// does not compile is reported, and the next Apply compiles its files again,
+// TestSandboxApply: patches are compiled in the copy only, never written
+// through a symbolic link; a patch that does not compile is reported, and the next Apply compiles its files again,
 // so no class of an earlier patch is left behind.
 func TestSandboxApply(t *testing.T) {
 	if testing.Short() {
@@ -32,7 +32,13 @@ func TestSandboxApply(t *testing.T) {
 		return []byte("package p;\npublic class A { public static String s() { return \"" + s + "\"; } }\n")
 	}
 	os.WriteFile(filepath.Join(dir, rel), source("original"), 0o644)
-	os.WriteFile(filepath.Join(dir, relB), []byte("package p;\nclass B {}\n"), 0o644)
+	// B.java is a link to a file outside the module: patches of it in the
+	// sandbox must not reach that file.
+	outsideB := filepath.Join(t.TempDir(), "B.java")
+	os.WriteFile(outsideB, []byte("package p;\nclass B {}\n"), 0o644)
+	if err := os.Symlink(outsideB, filepath.Join(dir, relB)); err != nil {
+		t.Fatal(err)
+	}
 	classes := filepath.Join(dir, "target", "test-classes")
 	os.MkdirAll(classes, 0o755)
 	if out, err := exec.Command("javac", "-d", classes, filepath.Join(dir, rel), filepath.Join(dir, relB)).CombinedOutput(); err != nil {
@@ -62,6 +68,9 @@ func TestSandboxApply(t *testing.T) {
 	// not compiled, since the compilation fails.
 	if err := sb.Apply(ctx, map[string][]byte{relB: []byte("package p; class B { oops }")}); !errors.As(err, &ce) {
 		t.Fatalf("a broken patch: %v, want a CompileError", err)
+	}
+	if data, _ := os.ReadFile(outsideB); string(data) != "package p;\nclass B {}\n" {
+		t.Errorf("the patch was written through the link to %s: %q", outsideB, data)
 	}
 	if err := sb.Apply(ctx, nil); err != nil || !holds("original") {
 		t.Errorf("restored: err %v, class holds the original: %v", err, holds("original"))

@@ -5,6 +5,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,6 +43,9 @@ type Report struct {
 	Stats    Stats     `json:"stats"`
 	// Gate is the baseline gate's verdict, when verify applied it.
 	Gate *Gate `json:"gate,omitempty"`
+	// Cut says what a copy made for the pages (Trim) leaves out; never
+	// part of report.json.
+	Cut []string `json:"-"`
 }
 
 // DisplayName is how pages and the console name the report's module: its
@@ -370,11 +374,23 @@ func Write(path string, r *Report) error {
 	return nil
 }
 
+// MaxReportSize bounds the report.json Read accepts: far beyond what the
+// analyses write, far below what would exhaust memory.
+const MaxReportSize = 128 << 20
+
 // Read loads a report and refuses versions newer than this package knows.
 func Read(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading report: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxReportSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading report: %w", err)
+	}
+	if len(data) > MaxReportSize {
+		return nil, fmt.Errorf("reading report: %s is larger than the %d MiB flaky reads", path, MaxReportSize>>20)
 	}
 	var r Report
 	if err := json.Unmarshal(data, &r); err != nil {

@@ -4,7 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestWriteRead(t *testing.T) {
@@ -78,6 +81,49 @@ func TestEvidenceSetOrder(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadRefusesHugeReports: a report.json beyond MaxReportSize is an
+// error, not gigabytes of memory.
+func TestReadRefusesHugeReports(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.json")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Truncate(MaxReportSize + 1) // sparse
+	f.Close()
+	if _, err := Read(path); err == nil || !strings.Contains(err.Error(), "larger than the 128 MiB") {
+		t.Errorf("err %v", err)
+	}
+}
+
+// TestTrim bounds findings, runs, messages and orders, says what it cut,
+// and leaves the report it copies alone.
+func TestTrim(t *testing.T) {
+	r := &Report{Module: "m"}
+	for i := 0; i < MaxShownFindings+5; i++ {
+		r.Findings = append(r.Findings, Finding{Test: "p.T#t", Message: "ok"})
+	}
+	long := strings.Repeat("é", MaxShownText) // 2 bytes a rune: cut inside one unless careful
+	r.Findings[0].Message = long
+	r.Findings[0].FailingOrder = make([]string, MaxShownOrderTests+1)
+	r.Findings[0].Evidence = make([]Evidence, MaxShownEvidence+3)
+	got := Trim(r)
+	if len(got.Findings) != MaxShownFindings || len(got.Findings[0].Evidence) != MaxShownEvidence || len(got.Findings[0].FailingOrder) != MaxShownOrderTests {
+		t.Errorf("not bounded: %d findings, %d runs, %d order", len(got.Findings), len(got.Findings[0].Evidence), len(got.Findings[0].FailingOrder))
+	}
+	if m := got.Findings[0].Message; !utf8.ValidString(m) || !strings.HasSuffix(m, " bytes cut]") || len(m) > MaxShownText+40 {
+		t.Errorf("message cut to %d bytes, valid UTF-8 %v", len(m), utf8.ValidString(m))
+	}
+	want := []string{"the pages show the first 1000 of 1005 findings; report.json has them all", "1 messages longer than 16 KiB are cut",
+		"3 runs beyond the first 20 of a finding are not shown", "1 orders longer than 1000 tests are shown in part"}
+	if !slices.Equal(got.Cut, want) {
+		t.Errorf("Cut = %q", got.Cut)
+	}
+	if len(r.Findings) != MaxShownFindings+5 || r.Findings[0].Message != long || len(r.Findings[0].Evidence) != MaxShownEvidence+3 || r.Cut != nil {
+		t.Error("Trim changed the report it copies")
 	}
 }
 

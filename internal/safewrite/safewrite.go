@@ -70,3 +70,26 @@ func Atomic(path string, data []byte, perm os.FileMode) error {
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// CheckDir makes sure files can be written in dir: it creates dir when
+// missing, then creates and removes a temporary file in it. A read-only or
+// full file system is found this way before work whose result would go there.
+func CheckDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s is not writable: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".flaky-write-check-*")
+	if err != nil {
+		return fmt.Errorf("%s is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	_, err = f.Write([]byte("x"))
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	os.Remove(name)
+	if err != nil {
+		return fmt.Errorf("%s is not writable: %w", dir, err)
+	}
+	return nil
+}

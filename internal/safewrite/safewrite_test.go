@@ -40,3 +40,29 @@ func TestAtomicKeepsPermAndReplaces(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// TestCheckDir creates a missing directory, leaves no file behind, and
+// fails where files cannot be created (under a regular file; a read-only
+// directory when not root).
+func TestCheckDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "target", "flaky")
+	if err := CheckDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %v", entries)
+	}
+	file := filepath.Join(t.TempDir(), "flaky")
+	os.WriteFile(file, nil, 0o644)
+	if err := CheckDir(file); err == nil {
+		t.Error("a regular file passed")
+	}
+	if os.Geteuid() != 0 {
+		ro := t.TempDir()
+		os.Chmod(ro, 0o555)
+		defer os.Chmod(ro, 0o755)
+		if err := CheckDir(ro); err == nil {
+			t.Error("a read-only directory passed")
+		}
+	}
+}

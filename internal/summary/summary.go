@@ -229,7 +229,8 @@ func details(e entry, multi bool) string {
 	return b.String()
 }
 
-// budgetCuts lists the analyses of a module that a budget cut short.
+// budgetCuts lists the analyses of a module that a budget cut short, and
+// what the pages leave out of its report (Report.Cut).
 func budgetCuts(m Module) []string {
 	var out []string
 	in := ""
@@ -241,6 +242,12 @@ func budgetCuts(m Module) []string {
 	}
 	if c := m.Report.Stats.Chaos; c != nil && c.BudgetExhausted {
 		out = append(out, fmt.Sprintf("API perturbation%s was cut by its budget of %s (%d unconfirmed)", in, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
+	}
+	for _, c := range m.Report.Cut {
+		if m.Name != "" {
+			c = m.Name + ": " + c
+		}
+		out = append(out, c)
 	}
 	return out
 }

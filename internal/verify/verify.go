@@ -33,7 +33,8 @@ const DefaultReruns = 3
 // DefaultTestTimeout bounds one test of verify's runs when
 // Config.TestTimeout is 0: a test that hangs (perturbed or not) is cut
 // there, and the rest of the order goes on in a fresh JVM, instead of the
-// whole run waiting for the run timeout.
+// whole run waiting for the run timeout. The Surefire provider's default
+// (dev.flaky.surefire.TestTimeout) is the same.
 const DefaultTestTimeout = 2 * time.Minute
 
 // Config says what to verify and how.
@@ -49,8 +50,9 @@ type Config struct {
 	Budget  time.Duration
 	Java    string // java executable; default: the one the fork used
 	Workers int    // parallel JVMs; 0 means one per core
-	// TestTimeout bounds one test of every run; 0 means
-	// DefaultTestTimeout, negative means none.
+	// TestTimeout bounds one test of every run; 0 means the provider's
+	// timeout in the fork (-Dflaky.testTimeout) or, for a fork that
+	// recorded none, DefaultTestTimeout; negative means none.
 	TestTimeout time.Duration
 	Out         io.Writer
 	Chaos       ChaosConfig // API perturbation (see chaos.go); off by default
@@ -129,6 +131,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		fmt.Fprintf(cfg.Out, "[flaky] module %s: no tests ran through the flaky provider; nothing to verify\n", cfg.Name)
 		return &Result{Report: &report.Report{Module: cfg.Module}, Pass: true}, nil
 	}
+	// What the end of the run needs is checked before it starts: a
+	// baseline that does not parse or a report that cannot be written
+	// would otherwise lose the whole analysis.
+	baseline, err := gate.LoadBaseline(cfg.Root)
+	if err != nil {
+		return nil, err
+	}
+	flakyDir := filepath.Join(cfg.BuildDir, "flaky")
+	if err := publish.CheckWritable(publish.Options{Root: cfg.Root, ModuleDir: cfg.ModuleDir, FlakyDir: flakyDir}); err != nil {
+		return nil, err
+	}
 	jars, err := agent.Extract()
 	if err != nil {
 		return nil, err
@@ -156,7 +169,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			outcomes[t.Test] = append(outcomes[t.Test], runOutcome{run: "surefire", outcome: launcher.ParseOutcome(t.Outcome), message: t.Message})
 		}
-		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcherOptions(cfg))
+		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcherOptions(cfg, rec))
 		if err != nil {
 			return nil, err
 		}
@@ -207,15 +220,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res.Report.Stats.DurationMs = time.Since(start).Milliseconds()
 
-	baseline, err := gate.LoadBaseline(cfg.Root)
-	if err != nil {
-		return nil, err
-	}
 	res.Verdict = gate.Check(baseline, res.Report, clearer(cfg, res.Report, func(test string) bool { _, ok := outcomes[test]; return ok }))
 	res.Pass = len(res.Failing) == 0 && (!cfg.Gate || res.Verdict.Pass())
 	res.Report.Gate = res.Verdict.Record(cfg.Gate)
 
-	flakyDir := filepath.Join(cfg.BuildDir, "flaky")
 	if _, err := publish.Module(ctx, res.Report, publish.Options{
 		Root: cfg.Root, ModuleDir: cfg.ModuleDir, FlakyDir: flakyDir, Module: cfg.Module,
 		Version: buildinfo.Version(), CI: cfg.Out, Java: envOf(records[0], cfg.Java).Java,
@@ -229,15 +237,19 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
-// launcherOptions are the options of the module's launchers: every run,
-// reruns, order-dependence analysis and chaos alike, cuts a test at the
-// test timeout (DefaultTestTimeout unless Config.TestTimeout says otherwise).
-func launcherOptions(cfg Config) launcher.Options {
+// launcherOptions are the options of the launchers of the fork rec:
+// every run, reruns, order-dependence analysis and chaos alike, cuts a test
+// at the test timeout: Config.TestTimeout when set, else the one the
+// provider applied in the fork (-Dflaky.testTimeout), else
+// DefaultTestTimeout.
+func launcherOptions(cfg Config, rec *surefire.ForkRecord) launcher.Options {
 	opts := launcher.Options{Workers: cfg.Workers, Notef: notef(cfg), TestTimeout: cfg.TestTimeout}
 	if cfg.Progress != nil {
 		opts.Ran = func(*launcher.Result) { cfg.Progress.Ran() }
 	}
 	switch {
+	case cfg.TestTimeout == 0 && rec != nil && rec.TestTimeoutMs != nil:
+		opts.TestTimeout = time.Duration(*rec.TestTimeoutMs) * time.Millisecond
 	case cfg.TestTimeout == 0:
 		opts.TestTimeout = DefaultTestTimeout
 	case cfg.TestTimeout < 0:

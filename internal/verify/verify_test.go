@@ -1,6 +1,10 @@
 package verify
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -106,13 +110,68 @@ func TestClearerNeverCallsACutAnalysisClean(t *testing.T) {
 }
 
 // Every run of verify cuts a hanging test at the test timeout (2 minutes
-// unless told otherwise), not at the whole run's timeout.
+// unless told otherwise, by the flag or by the fork's -Dflaky.testTimeout),
+// not at the whole run's timeout.
 func TestLauncherOptionsCutHangingTests(t *testing.T) {
+	ms := func(n int64) *int64 { return &n }
 	for _, c := range []struct {
-		set, want time.Duration
-	}{{0, DefaultTestTimeout}, {30 * time.Second, 30 * time.Second}, {-1, 0}} {
-		if got := launcherOptions(Config{TestTimeout: c.set, Workers: 2}); got.TestTimeout != c.want || got.Workers != 2 {
-			t.Errorf("TestTimeout %s: options %+v, want a test timeout of %s", c.set, got, c.want)
+		set    time.Duration
+		forkMs *int64
+		want   time.Duration
+	}{
+		{0, nil, DefaultTestTimeout},
+		{30 * time.Second, nil, 30 * time.Second},
+		{-1, nil, 0},
+		{0, ms(5000), 5 * time.Second},
+		{0, ms(0), 0},
+		{30 * time.Second, ms(5000), 30 * time.Second},
+		{-1, ms(5000), 0},
+	} {
+		rec := &surefire.ForkRecord{TestTimeoutMs: c.forkMs}
+		if got := launcherOptions(Config{TestTimeout: c.set, Workers: 2}, rec); got.TestTimeout != c.want || got.Workers != 2 {
+			t.Errorf("TestTimeout %s, fork %v: options %+v, want a test timeout of %s", c.set, c.forkMs, got, c.want)
 		}
+	}
+}
+
+// TestRunChecksBaselineAndReportDirFirst: a corrupt baseline, or a report
+// directory that cannot be written, stops verify before it reruns anything
+// (the fork's java does not exist: running it would fail otherwise).
+func TestRunChecksBaselineAndReportDirFirst(t *testing.T) {
+	record := fmt.Sprintf(`{"version": %d, "tests": [{"test": "p.ATest#a", "outcome": "pass"}]}`, surefire.ForkRecordVersion)
+	pom := func(a, rest string) string {
+		return "<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId><artifactId>" + a + "</artifactId><version>1</version>" + rest + "</project>"
+	}
+	for _, tt := range []struct {
+		name  string
+		setup func(root string)
+		want  string
+	}{
+		{"corrupt baseline", func(root string) {
+			os.MkdirAll(filepath.Join(root, ".flaky"), 0o755)
+			os.WriteFile(filepath.Join(root, ".flaky", "baseline.json"), []byte("{not json"), 0o644)
+		}, "parsing baseline"},
+		{"report dir not writable", func(root string) {
+			// The reactor's pages go to the root's target/flaky: a file
+			// there stands for a read-only or full disk (root may write
+			// read-only directories).
+			os.MkdirAll(filepath.Join(root, "target"), 0o755)
+			os.WriteFile(filepath.Join(root, "target", "flaky"), nil, 0o444)
+		}, "the report cannot be written"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			root := t.TempDir()
+			module := filepath.Join(root, "m")
+			build := filepath.Join(module, "target")
+			os.MkdirAll(filepath.Join(build, "flaky"), 0o755)
+			os.WriteFile(filepath.Join(root, "pom.xml"), []byte(pom("root", "<packaging>pom</packaging><modules><module>m</module></modules>")), 0o644)
+			os.WriteFile(filepath.Join(module, "pom.xml"), []byte(pom("m", "")), 0o644)
+			os.WriteFile(filepath.Join(build, "flaky", "fork.json"), []byte(record), 0o644)
+			tt.setup(root)
+			_, err := Run(context.Background(), Config{ModuleDir: module, Root: root, BuildDir: build, Java: filepath.Join(root, "no-java")})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err %v, want %q", err, tt.want)
+			}
+		})
 	}
 }

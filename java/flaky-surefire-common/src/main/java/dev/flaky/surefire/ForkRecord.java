@@ -93,6 +93,11 @@ final class ForkRecord {
         this.order = choice;
     }
 
+    /** Records the per-test timeout the fork applied, in milliseconds (0: none). */
+    void testTimeout(long ms) {
+        fields.put("testTimeoutMs", ms);
+    }
+
     /** Records a finished test, in executed order. */
     void test(String test, String outcome, long timeMs, String message) {
         Map<String, Object> t = new LinkedHashMap<>();

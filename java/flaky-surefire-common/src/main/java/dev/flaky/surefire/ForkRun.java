@@ -23,8 +23,8 @@ import java.util.function.BiPredicate;
 
 /**
  * One invocation of the flaky provider in a Surefire fork: chooses the order, runs it through the embedded runner
- * (whose events also reach the flaky driver when the agent is connected), reports to Surefire through a
- * {@link Reporter}, and writes the fork record.
+ * (whose events also reach the flaky driver when the agent is connected) with a per-test timeout ({@link TimedRun},
+ * {@code -Dflaky.testTimeout}), reports to Surefire through a {@link Reporter}, and writes the fork record.
  *
  * @param <O> the reporter's type of captured output chunk
  */
@@ -41,6 +41,7 @@ public final class ForkRun<O> {
     private final TestRunner runner;
     private final Listing listing;
     private final EngineOrder engineOrder;
+    private final long testTimeoutMs;
     private volatile ClassReports<O> reports;
     private boolean perClass;
 
@@ -50,15 +51,18 @@ public final class ForkRun<O> {
      * @param providerApi          {@code 2} or {@code 3}, the Surefire SPI generation
      * @param testLoader           the loader of the test classes
      * @param testClassesDirectory the module's test classes directory
-     * @throws IllegalArgumentException when {@code -Dflaky.order}/{@code -Dflaky.shuffle} are wrong
+     * @throws IllegalArgumentException when {@code -Dflaky.order}/{@code -Dflaky.shuffle}/{@code -Dflaky.testTimeout}
+     *                                  are wrong
      */
     public ForkRun(Reporter<O> reporter, String surefireVersion, String providerApi, ClassLoader testLoader,
                    String testClassesDirectory) {
         this.reporter = reporter;
         this.properties = (Properties) System.getProperties().clone();
         this.choice = OrderChoice.from(properties);
+        this.testTimeoutMs = TestTimeout.millis(properties);
         this.record = ForkRecord.snapshot(surefireVersion, providerApi, properties, testLoader, testClassesDirectory);
         record.order(choice);
+        record.testTimeout(testTimeoutMs);
         this.runner = TestRunner.embedded(new Forwarding());
         this.listing = new Listing(runner);
         this.engineOrder = EngineOrder.of(testLoader);
@@ -184,7 +188,11 @@ public final class ForkRun<O> {
         ClassReports<O> current = new ClassReports<>(reporter, sets, order, record);
         reports = current;
         try {
-            runner.run(order);
+            if (testTimeoutMs > 0) {
+                new TimedRun(testTimeoutMs, TestRunner::embedded, new Forwarding()).run(order);
+            } else {
+                runner.run(order);
+            }
         } finally {
             reports = null;
             current.finish();

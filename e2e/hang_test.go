@@ -1,0 +1,97 @@
+package e2e
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flakyhq/flaky/surefire"
+)
+
+// TestProviderCutsHangingTests runs mvn -Pflaky verify on the hang fixture
+// with its tests made to hang and a short -Dflaky.testTimeout: the build
+// ends, the test that ends when interrupted and the one that never ends are
+// reported as timed out in Surefire's XML, the fork record and flaky's
+// console, the other tests ran and passed, and verify's own runs used the
+// same timeout.
+func TestProviderCutsHangingTests(t *testing.T) {
+	needsTools(t)
+	dir := copyFixture(t, "hang")
+	flakyInit(t, dir)
+	began := time.Now()
+	out, code := mvnRun(t, dir, "-Pflaky", "clean", "verify", "-Dfixture.hang=true", "-Dflaky.testTimeout=3s", "-Dflaky.budget=0")
+	took := time.Since(began)
+	t.Logf("mvn -Pflaky verify took %s, exit %d", took.Round(time.Second), code)
+	const hanging, stuck = "fixture.hang.HangingTest#waitsForever", "fixture.hang.HangingTest#ignoresInterrupts"
+	if code == 0 {
+		t.Errorf("the build passed with two tests that hang:\n%s", tail(out))
+	}
+	// verify's reruns cut each hang at the fork's 3 s as well: at the 2-minute
+	// default, the two hangs of each rerun alone would take 4 minutes.
+	if took > 3*time.Minute {
+		t.Errorf("mvn -Pflaky verify took %s: verify's runs did not use -Dflaky.testTimeout", took)
+	}
+	for _, want := range []string{"[flaky] FAILS in every run: " + hanging, "[flaky] FAILS in every run: " + stuck} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the build output lacks %q:\n%s", want, tail(out))
+		}
+	}
+
+	// Surefire's own report: the cut tests are errors that say they timed out.
+	data, err := os.ReadFile(filepath.Join(dir, "target", "surefire-reports", "TEST-fixture.hang.HangingTest.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suite struct {
+		Cases []struct {
+			Name  string `xml:"name,attr"`
+			Error *struct {
+				Type    string `xml:"type,attr"`
+				Message string `xml:"message,attr"`
+			} `xml:"error"`
+		} `xml:"testcase"`
+	}
+	if err := xml.Unmarshal(data, &suite); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range suite.Cases {
+		got[c.Name] = "pass"
+		if c.Error != nil {
+			got[c.Name] = c.Error.Type + ": " + c.Error.Message
+		}
+	}
+	const timedOut = "dev.flaky.surefire.TestTimedOutException: timed out after 3s without progress (test timeout, -Dflaky.testTimeout)"
+	if len(got) != 3 || got["passes"] != "pass" || !strings.HasPrefix(got["waitsForever"], timedOut) || !strings.HasPrefix(got["ignoresInterrupts"], timedOut) ||
+		!strings.Contains(got["ignoresInterrupts"], "did not stop when interrupted") {
+		t.Errorf("HangingTest in Surefire's XML: %q", got)
+	}
+
+	// The fork record, which verify reads: every test ran, the cut ones as timeout, and the timeout it applied.
+	recs, err := surefire.ReadForkRecords(filepath.Join(dir, "target"))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("fork records: %v, %v", recs, err)
+	}
+	outcomes := map[string]string{}
+	for _, ft := range recs[0].Tests {
+		outcomes[ft.Test] = ft.Outcome
+	}
+	want := map[string]string{
+		"fixture.hang.AlphaTest#one": "pass", "fixture.hang.AlphaTest#two": "pass", stuck: "timeout",
+		"fixture.hang.HangingTest#passes": "pass", hanging: "timeout", "fixture.hang.OmegaTest#last": "pass",
+	}
+	if len(outcomes) != len(want) {
+		t.Errorf("fork record outcomes %q, want %q", outcomes, want)
+	}
+	for id, w := range want {
+		if outcomes[id] != w {
+			t.Errorf("%s: %q in the fork record, want %q", id, outcomes[id], w)
+		}
+	}
+	if ms := recs[0].TestTimeoutMs; ms == nil || *ms != 3000 {
+		t.Errorf("fork record's test timeout %v, want 3000 ms", ms)
+	}
+}

@@ -1,0 +1,106 @@
+package mvn
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Bounds on a pom flaky reads, so that a hostile pom costs little memory
+// and time. Real poms are far below them: the poms of local repositories
+// are at most a few hundred KiB, some thousand elements and a dozen levels
+// deep. Maven itself refuses deep nesting (XML parsers commonly stop at
+// 1000 levels, as Woodstox does by default).
+const (
+	// maxPomSize is the largest pom flaky reads, in bytes.
+	maxPomSize = 4 << 20
+	// maxPomDepth is the deepest element nesting flaky accepts in a pom.
+	maxPomDepth = 1000
+	// maxPomNodes is the most elements and attributes flaky accepts in a pom.
+	maxPomNodes = 100_000
+)
+
+// readPomBytes reads the pom at path: it must be a regular file (not a
+// device, FIFO or directory, even through a symbolic link) of at most
+// maxPomSize bytes whose elements nest at most maxPomDepth deep, with at
+// most maxPomNodes elements and attributes.
+func readPomBytes(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: not a regular file (%s)", path, fileKind(fi.Mode()))
+	}
+	if fi.Size() > maxPomSize {
+		return nil, fmt.Errorf("read %s: %d bytes, more than the %d MiB flaky reads in a pom", path, fi.Size(), maxPomSize>>20)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: not a regular file", path)
+	}
+	// The file may grow after the Stat: read at most one byte past the cap.
+	content, err := io.ReadAll(io.LimitReader(f, maxPomSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(content) > maxPomSize {
+		return nil, fmt.Errorf("read %s: more than the %d MiB flaky reads in a pom", path, maxPomSize>>20)
+	}
+	if err := checkShape(content); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	return content, nil
+}
+
+// checkShape returns an error when content's elements nest deeper than
+// maxPomDepth or its elements and attributes are more than maxPomNodes. It
+// scans raw tokens, in constant memory; syntax errors are left to the
+// parsers that come after.
+func checkShape(content []byte) error {
+	parse, err := parseCopy(content)
+	if err != nil {
+		return nil
+	}
+	d := newPomDecoder(parse)
+	depth, nodes := 0, 0
+	for {
+		tok, err := d.RawToken()
+		if err != nil {
+			return nil
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if depth++; depth > maxPomDepth {
+				return fmt.Errorf("elements nest more than %d deep (at byte %d)", maxPomDepth, d.InputOffset())
+			}
+			if nodes += 1 + len(t.Attr); nodes > maxPomNodes {
+				return fmt.Errorf("more than %d elements and attributes (at byte %d)", maxPomNodes, d.InputOffset())
+			}
+		case xml.EndElement:
+			depth--
+		}
+	}
+}
+
+// fileKind names what a non-regular file is, for errors.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
+}
