@@ -26,8 +26,14 @@ func mvnRun(t *testing.T, dir string, args ...string) (string, int) {
 // mvnRunEnv is mvnRun with variables added to Maven's environment.
 func mvnRunEnv(t *testing.T, dir string, env []string, args ...string) (string, int) {
 	t.Helper()
+	return mvnRunWith(t, "mvn", dir, env, args...)
+}
+
+// mvnRunWith is mvnRunEnv with the Maven launcher mvnBin.
+func mvnRunWith(t *testing.T, mvnBin, dir string, env []string, args ...string) (string, int) {
+	t.Helper()
 	bin := flakyBin(t)
-	cmd := exec.Command("mvn", append([]string{"-B", "-Dstyle.color=never", "-Dflaky.bin=" + bin}, args...)...)
+	cmd := exec.Command(mvnBin, append([]string{"-B", "-Dstyle.color=never", "-Dflaky.bin=" + bin}, args...)...)
 	cmd.Dir = dir
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)

@@ -21,7 +21,7 @@ import (
 )
 
 // detectFixtures are the fixtures `flaky detect` must get exactly right.
-var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito", "mockito-subclass", "jmock", "classfixtures"}
+var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito", "mockito-subclass", "jmock", "classfixtures", "junit3"}
 
 // warmDetect are the fixtures whose `flaky detect` explores in warm JVMs
 // (--warm): their findings, all confirmed in fresh JVMs, must still be
@@ -29,6 +29,10 @@ var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito",
 // fixtures check, and `make bench` compares on every fixture). One JUnit 4
 // and one Jupiter fixture; this costs no run of its own.
 var warmDetect = map[string]bool{"junit4": true, "jupiter5": true}
+
+// detectArgs are more `flaky detect` arguments per fixture: manyvictims
+// runs with a fixed seed (its README says how its other seeds were checked).
+var detectArgs = map[string][]string{"manyvictims": {"--seed", "1"}}
 
 // detection is one `flaky detect` run on a prepared fixture.
 type detection struct {
@@ -73,6 +77,7 @@ func detect(t *testing.T, name string) *detection {
 		if warmDetect[name] {
 			args = append(args, "--warm")
 		}
+		args = append(args, detectArgs[name]...)
 		cmd := exec.Command(bin, args...)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		start := time.Now()
@@ -108,63 +113,82 @@ func groupSet(groups [][]string) string {
 // setters, cleaners, and nothing more.
 func TestDetectFindsExactlyTheExpectedFindings(t *testing.T) {
 	for _, name := range detectFixtures {
-		t.Run(name, func(t *testing.T) {
-			d := detect(t, name)
-			t.Logf("flaky detect on %s: %s, %d orders\n%s", name, d.elapsed.Round(100*time.Millisecond), d.report.Stats.Orders, d.stdout)
-			want := map[string]finding{}
-			for _, f := range d.p.expected.Findings {
-				want[f.Test+" "+f.Kind] = f
+		t.Run(name, func(t *testing.T) { checkDetection(t, name, detect(t, name)) })
+	}
+}
+
+// TestDetectFindsEveryVictimOfOnePolluter runs `flaky detect` with its
+// defaults (seed 1) on manyvictims: 42 victims in four classes of one
+// polluter of one static registry, with one cleaner, and 3 victims of a
+// second polluter of another static set. Each must be a confirmed,
+// minimised finding with its polluter and cleaner, within the default
+// budget, nothing unconfirmed.
+func TestDetectFindsEveryVictimOfOnePolluter(t *testing.T) {
+	d := detect(t, "manyvictims")
+	checkDetection(t, "manyvictims", d)
+	if cov := d.report.Stats.Coverage; cov != nil && len(cov.Unminimised) > 0 {
+		t.Errorf("not minimised: %v", cov.Unminimised)
+	}
+}
+
+// checkDetection compares a detection's report with the fixture's
+// expected.json field by field (kinds, polluters, setters, cleaners, and
+// nothing more), and checks its coverage and console.
+func checkDetection(t *testing.T, name string, d *detection) {
+	t.Helper()
+	t.Logf("flaky detect on %s: %s, %d orders\n%s", name, d.elapsed.Round(100*time.Millisecond), d.report.Stats.Orders, d.stdout)
+	want := map[string]finding{}
+	for _, f := range d.p.expected.Findings {
+		want[f.Test+" "+f.Kind] = f
+	}
+	if wantCode := min(len(want), 1); d.code != wantCode {
+		t.Errorf("exit status %d, want %d", d.code, wantCode)
+	}
+	for _, f := range d.report.Findings {
+		w, ok := want[f.Test+" "+string(f.Kind)]
+		if !ok {
+			t.Errorf("unexpected finding: %s %s (%s)", f.Kind, f.Test, f.Message)
+			continue
+		}
+		delete(want, f.Test+" "+string(f.Kind))
+		for _, field := range []struct {
+			name      string
+			got, want [][]string
+		}{{"polluters", f.Polluters, w.Polluters}, {"setters", f.Setters, w.Setters}, {"cleaners", f.Cleaners, w.Cleaners}} {
+			if g, w := groupSet(field.got), groupSet(field.want); g != w {
+				t.Errorf("%s %s: %s %s, want %s", f.Kind, f.Test, field.name, g, w)
 			}
-			if wantCode := min(len(want), 1); d.code != wantCode {
-				t.Errorf("exit status %d, want %d", d.code, wantCode)
-			}
-			for _, f := range d.report.Findings {
-				w, ok := want[f.Test+" "+string(f.Kind)]
-				if !ok {
-					t.Errorf("unexpected finding: %s %s (%s)", f.Kind, f.Test, f.Message)
-					continue
-				}
-				delete(want, f.Test+" "+string(f.Kind))
-				for _, field := range []struct {
-					name      string
-					got, want [][]string
-				}{{"polluters", f.Polluters, w.Polluters}, {"setters", f.Setters, w.Setters}, {"cleaners", f.Cleaners, w.Cleaners}} {
-					if g, w := groupSet(field.got), groupSet(field.want); g != w {
-						t.Errorf("%s %s: %s %s, want %s", f.Kind, f.Test, field.name, g, w)
-					}
-				}
-				if n := len(f.FailingOrder); n == 0 || f.FailingOrder[n-1] != f.Test {
-					t.Errorf("%s %s: failing order %v does not end with the test", f.Kind, f.Test, f.FailingOrder)
-				}
-				if n := len(f.PassingOrder); n == 0 || f.PassingOrder[n-1] != f.Test {
-					t.Errorf("%s %s: passing order %v does not end with the test", f.Kind, f.Test, f.PassingOrder)
-				}
-				if f.Reproduce == "" || f.ReproduceRunOrder == "" || len(f.Evidence) == 0 || (f.Kind != report.NIO && f.Kind != report.NOD && f.Message == "") {
-					t.Errorf("%s %s: incomplete finding %+v", f.Kind, f.Test, f)
-				}
-			}
-			for _, w := range want {
-				t.Errorf("missing finding: %s %s", w.Kind, w.Test)
-			}
-			cov := d.report.Stats.Coverage
-			if warmDetect[name] && (cov == nil || cov.WarmOrders == 0 || cov.WarmJVMs == 0) {
-				t.Errorf("detect --warm ran no order in a warm JVM: coverage %+v", cov)
-			}
-			// A warm JVM's problems (threads left running, an early stop, class
-			// loaders of finished orders still reachable) are notes on stderr.
-			for _, line := range strings.Split(d.stderr, "\n") {
-				if strings.Contains(line, "note: warm: ") {
-					t.Errorf("detect --warm: %s", line)
-				}
-			}
-			if cov == nil || cov.BudgetExhausted || cov.Rounds == 0 || cov.PairsCovered == 0 || cov.TestsAlone == 0 || len(cov.Unconfirmed) > 0 {
-				t.Errorf("coverage %+v", cov)
-			}
-			lines := strings.Split(strings.TrimSpace(d.stdout), "\n")
-			if len(lines) != len(d.report.Findings)+2 {
-				t.Errorf("console: want one line per finding, a summary and the report path:\n%s", d.stdout)
-			}
-		})
+		}
+		if n := len(f.FailingOrder); n == 0 || f.FailingOrder[n-1] != f.Test {
+			t.Errorf("%s %s: failing order %v does not end with the test", f.Kind, f.Test, f.FailingOrder)
+		}
+		if n := len(f.PassingOrder); n == 0 || f.PassingOrder[n-1] != f.Test {
+			t.Errorf("%s %s: passing order %v does not end with the test", f.Kind, f.Test, f.PassingOrder)
+		}
+		if f.Reproduce == "" || f.ReproduceRunOrder == "" || len(f.Evidence) == 0 || (f.Kind != report.NIO && f.Kind != report.NOD && f.Message == "") {
+			t.Errorf("%s %s: incomplete finding %+v", f.Kind, f.Test, f)
+		}
+	}
+	for _, w := range want {
+		t.Errorf("missing finding: %s %s", w.Kind, w.Test)
+	}
+	cov := d.report.Stats.Coverage
+	if warmDetect[name] && (cov == nil || cov.WarmOrders == 0 || cov.WarmJVMs == 0) {
+		t.Errorf("detect --warm ran no order in a warm JVM: coverage %+v", cov)
+	}
+	// A warm JVM's problems (threads left running, an early stop, class
+	// loaders of finished orders still reachable) are notes on stderr.
+	for _, line := range strings.Split(d.stderr, "\n") {
+		if strings.Contains(line, "note: warm: ") {
+			t.Errorf("detect --warm: %s", line)
+		}
+	}
+	if cov == nil || cov.BudgetExhausted || cov.Rounds == 0 || cov.PairsCovered == 0 || cov.TestsAlone == 0 || len(cov.Unconfirmed) > 0 {
+		t.Errorf("coverage %+v", cov)
+	}
+	lines := strings.Split(strings.TrimSpace(d.stdout), "\n")
+	if len(lines) != len(d.report.Findings)+2 {
+		t.Errorf("console: want one line per finding, a summary and the report path:\n%s", d.stdout)
 	}
 }
 
@@ -251,18 +275,25 @@ func sameTest(c surefire.TestCase, id string) bool {
 // (-Dflaky.seed), and `flaky detect` with that seed then finds exactly
 // what verify found.
 func TestVerifyRunsOrderDependenceAnalysis(t *testing.T) {
-	// jupiter6 runs on Surefire 3.5.4, junit4 on Surefire 2.22.2.
+	// jupiter6 runs on Surefire 3.5.4, junit4 on Surefire 2.22.2, junit3
+	// (JUnit 3.8.1 alone) on Surefire 3.5.4.
 	for _, c := range []struct {
 		name, strategy string
 		sameAsDetect   bool
-	}{{"jupiter6", "orders", false}, {"junit4", "", true}} {
+	}{{"jupiter6", "orders", false}, {"junit4", "", true}, {"junit3", "", false}} {
 		t.Run(c.name, func(t *testing.T) { verifyFindsExpected(t, c.name, c.strategy, c.sameAsDetect) })
 	}
 }
 
 func verifyFindsExpected(t *testing.T, name, strategy string, sameAsDetect bool) {
+	verifyFindsExpectedWith(t, "mvn", copyFixture(t, name), strategy, sameAsDetect)
+}
+
+// verifyFindsExpectedWith runs `flaky init` and `mvn -Pflaky verify` with the
+// Maven launcher mvnBin on dir, a copy of a fixture, and checks the findings
+// against its expected.json, the reports and the fork record.
+func verifyFindsExpectedWith(t *testing.T, mvnBin, dir, strategy string, sameAsDetect bool) {
 	needsTools(t)
-	dir := copyFixture(t, name)
 	e := readExpected(t, dir)
 	flakyInit(t, dir)
 	const secret = "do-not-record-this-token"
@@ -274,7 +305,7 @@ func verifyFindsExpected(t *testing.T, name, strategy string, sameAsDetect bool)
 	if sameAsDetect {
 		args = append(args, "-Dflaky.seed="+pipelineSeed)
 	}
-	out, code := mvnRun(t, dir, args...)
+	out, code := mvnRunWith(t, mvnBin, dir, nil, args...)
 	if code != 0 {
 		t.Fatalf("mvn -Pflaky verify with the gate off failed:\n%s", tail(out))
 	}

@@ -17,6 +17,9 @@ type pomFile struct {
 	content []byte
 	project *gopom.Project
 	plugins pluginSections
+	// subprojects are the model 4.1.0 <subprojects> (Maven 4's name for
+	// <modules>), which gopom does not know.
+	subprojects subprojectSections
 	// active are the indexes of the profiles Maven would activate with
 	// the command's MavenArgs (see activeProfiles).
 	active []int
@@ -34,6 +37,14 @@ type pluginSections struct {
 
 // profileSection is a profile's plugin declarations, in the order of the
 // pom's profiles.
+// subprojectSections holds a pom's <subprojects> and its profiles'.
+type subprojectSections struct {
+	Subprojects []string `xml:"subprojects>subproject"`
+	Profiles    []struct {
+		Subprojects []string `xml:"subprojects>subproject"`
+	} `xml:"profiles>profile"`
+}
+
 type profileSection struct {
 	Plugins []plugin `xml:"build>plugins>plugin"`
 	Managed []plugin `xml:"build>pluginManagement>plugins>plugin"`
@@ -97,13 +108,40 @@ func loadPomChain(moduleDir string, warn func(string, ...any)) ([]*pomFile, erro
 			candidate = filepath.Join(candidate, "pom.xml")
 		}
 		pp, err := readPom(candidate)
-		if err != nil || groupID(pp.project)+":"+str(pp.project.ArtifactID) != coords {
+		if err != nil || !parentMatches(parent, pp.project) {
 			warn("parent %s is not on disk; its properties and plugin configuration are ignored", coords)
 			break
 		}
+		inferParent(parent, pp.project)
 		path = candidate
 	}
 	return chain, nil
+}
+
+// parentMatches says whether pom is the parent that ref names. Coordinates
+// ref leaves out match anything: model 4.1.0 (Maven 4) infers them from the
+// pom at the relative path (<parent/> alone means ../pom.xml).
+func parentMatches(ref *gopom.Parent, pom *gopom.Project) bool {
+	g, a := str(ref.GroupID), str(ref.ArtifactID)
+	return (g == "" || g == groupID(pom)) && (a == "" || a == str(pom.ArtifactID))
+}
+
+// inferParent fills in the coordinates ref leaves out from pom, the parent
+// found at its relative path, as Maven 4 does for model 4.1.0, so that the
+// module's ${project.groupId} and ${project.version} are known.
+func inferParent(ref *gopom.Parent, pom *gopom.Project) {
+	fill := func(field **string, value string) {
+		if str(*field) == "" && value != "" {
+			*field = &value
+		}
+	}
+	version := str(pom.Version)
+	if version == "" && pom.Parent != nil {
+		version = str(pom.Parent.Version)
+	}
+	fill(&ref.GroupID, groupID(pom))
+	fill(&ref.ArtifactID, str(pom.ArtifactID))
+	fill(&ref.Version, version)
 }
 
 // chainError is the error of a parent chain whose last pom is one it held
@@ -140,11 +178,15 @@ func readPom(path string) (*pomFile, error) {
 	if err := decodePom(content, &plugins); err != nil {
 		return nil, fmt.Errorf("parse plugins of %s: %w", path, err)
 	}
+	var subprojects subprojectSections
+	if err := decodePom(content, &subprojects); err != nil {
+		return nil, fmt.Errorf("parse subprojects of %s: %w", path, err)
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("resolve %s: %w", path, err)
 	}
-	return &pomFile{path: abs, content: content, project: project, plugins: plugins}, nil
+	return &pomFile{path: abs, content: content, project: project, plugins: plugins, subprojects: subprojects}, nil
 }
 
 func str(s *string) string {

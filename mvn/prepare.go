@@ -197,7 +197,7 @@ func reactorRoot(moduleDir string) string {
 			return root
 		}
 		listed := false
-		for _, m := range moduleNames(p.project) {
+		for _, m := range moduleNames(p) {
 			dir := filepath.Join(up, m)
 			if strings.HasSuffix(m, ".xml") {
 				dir = filepath.Dir(dir)

@@ -1,6 +1,7 @@
 package mvn
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -29,7 +30,7 @@ func readReactor(dir string, logf func(string, ...any)) (*reactor, error) {
 	seen := map[string]bool{filepath.Dir(root[0].path): true}
 	var visit func(p *pomFile)
 	visit = func(p *pomFile) {
-		for _, m := range moduleNames(p.project) {
+		for _, m := range moduleNames(p) {
 			mdir := filepath.Join(filepath.Dir(p.path), m)
 			if strings.HasSuffix(m, ".xml") {
 				mdir = filepath.Dir(mdir) // a module named by its pom file
@@ -51,22 +52,71 @@ func readReactor(dir string, logf func(string, ...any)) (*reactor, error) {
 	return r, nil
 }
 
-// moduleNames lists the project's modules, those of its profiles included.
-func moduleNames(p *gopom.Project) []string {
+// moduleNames lists the pom's modules: its <modules> and <subprojects> and
+// those of its profiles; for a model 4.1.0 pom-packaged project that declares
+// none, the subdirectories with a pom.xml, which Maven 4 then builds as its
+// subprojects.
+func moduleNames(p *pomFile) []string {
 	var names []string
-	add := func(list *[]string) {
-		if list != nil {
-			for _, m := range *list {
-				if m = strings.TrimSpace(m); m != "" {
-					names = append(names, m)
-				}
+	add := func(list []string) {
+		for _, m := range list {
+			if m = strings.TrimSpace(m); m != "" {
+				names = append(names, m)
 			}
 		}
 	}
-	add(p.Modules)
-	if p.Profiles != nil {
-		for _, pr := range *p.Profiles {
-			add(pr.Modules)
+	if p.project.Modules != nil {
+		add(*p.project.Modules)
+	}
+	add(p.subprojects.Subprojects)
+	if p.project.Profiles != nil {
+		for _, pr := range *p.project.Profiles {
+			if pr.Modules != nil {
+				add(*pr.Modules)
+			}
+		}
+	}
+	for _, pr := range p.subprojects.Profiles {
+		add(pr.Subprojects)
+	}
+	if len(names) == 0 && discoversSubprojects(p.project) {
+		names = discoveredSubprojects(filepath.Dir(p.path))
+	}
+	return names
+}
+
+// discoversSubprojects says whether Maven 4 looks for the project's
+// subprojects itself: a pom-packaged project of model 4.1.0 or later.
+func discoversSubprojects(p *gopom.Project) bool {
+	return str(p.Packaging) == "pom" && modelAtLeast(str(p.ModelVersion), 4, 1)
+}
+
+// modelAtLeast says whether model version v ("4.1.0") is major.minor or later.
+func modelAtLeast(v string, major, minor int) bool {
+	parts := strings.Split(v, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	gotMajor, err1 := strconv.Atoi(parts[0])
+	gotMinor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return gotMajor > major || gotMajor == major && gotMinor >= minor
+}
+
+// discoveredSubprojects lists dir's subdirectories that hold a pom.xml, by name.
+func discoveredSubprojects(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			if _, err := os.Stat(filepath.Join(dir, e.Name(), "pom.xml")); err == nil {
+				names = append(names, e.Name())
+			}
 		}
 	}
 	return names
@@ -173,7 +223,7 @@ func (r *reactor) warn(logf func(string, ...any)) {
 	}
 	if len(r.root) > 1 {
 		parent := r.root[1]
-		for _, m := range moduleNames(parent.project) {
+		for _, m := range moduleNames(parent) {
 			if filepath.Join(filepath.Dir(parent.path), m) == rootDir {
 				logf("%s is a module of %s: the flaky profile belongs in the reactor's root pom", r.root[0].path, parent.path)
 			}

@@ -51,4 +51,20 @@ if [ -z "$have_go" ] || ! version_ok "$have_go" "$need_go"; then
   hash -r
 fi
 
+# Other Maven versions the end-to-end tests build with (e2e TestVerifyOnOtherMavens): the newest 3.9 and
+# Maven 4's newest release candidate, as binary distributions (org.apache.maven:apache-maven, classifier bin)
+# from the Maven repository that Maven is configured with, unpacked into a cache directory.
+maven_dists="${FLAKY_MAVEN_DISTS:-$HOME/.cache/flaky-e2e/maven}"
+for ver in 3.9.16 4.0.0-rc-5; do
+  [ -x "$maven_dists/apache-maven-$ver/bin/mvn" ] && continue
+  mkdir -p "$maven_dists"
+  if mvn -B -q dependency:copy -Dartifact="org.apache.maven:apache-maven:$ver:tar.gz:bin" -DoutputDirectory="$maven_dists" >/dev/null 2>&1; then
+    tar xzf "$maven_dists/apache-maven-$ver-bin.tar.gz" -C "$maven_dists"
+    rm -f "$maven_dists/apache-maven-$ver-bin.tar.gz"
+    echo "setup: Maven $ver in $maven_dists"
+  else
+    echo "setup: Maven $ver could not be fetched; the e2e tests that build with it skip" >&2
+  fi
+done
+
 echo "setup: $(go version); $(java -version 2>&1 | head -n1); $(mvn -v 2>/dev/null | head -n1)"

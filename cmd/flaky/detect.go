@@ -229,6 +229,9 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 	if cov.BudgetExhausted {
 		fmt.Fprintf(w, "the budget of %s ended the analysis early: below is what it confirmed, and no test is known stable\n", cov.Budget)
 	}
+	if len(cov.Unminimised) > 0 {
+		fmt.Fprintf(w, "confirmed, not minimised (the budget ended first; their failing orders hold the polluters or state-setters): %s\n", strings.Join(cov.Unminimised, ", "))
+	}
 	if len(cov.Unconfirmed) > 0 {
 		why := "the reruns of their orders confirmed no finding"
 		if cov.BudgetExhausted {
@@ -264,8 +267,11 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 		stop = fmt.Sprintf(", stopped at the budget of %s", cov.Budget)
 	}
 	unconfirmed := ""
+	if n := len(cov.Unminimised); n > 0 {
+		unconfirmed = fmt.Sprintf(", %d not minimised", n)
+	}
 	if n := len(cov.Unconfirmed); n > 0 {
-		unconfirmed = fmt.Sprintf(", %d unconfirmed", n)
+		unconfirmed += fmt.Sprintf(", %d unconfirmed", n)
 	}
 	workers := ""
 	if cov.Workers > 0 && cov.Duration > 0 {

@@ -95,6 +95,22 @@ func TestPrintFindingsSaysTheBudgetCutFirst(t *testing.T) {
 	}
 }
 
+// A budget that cut minimisation leaves confirmed findings, named as not
+// minimised, and never "0 flaky".
+func TestPrintFindingsNamesUnminimisedFindings(t *testing.T) {
+	rep := &report.Report{Findings: []report.Finding{{Test: "p.V#t", Kind: report.ODVictim, Message: "expected default (confirmed; ...)"}}}
+	var out bytes.Buffer
+	printFindings(&out, rep, od.Coverage{Tests: 9, Orders: 40, Rounds: 12, Seed: 7, Pairs: 72, PairsCovered: 50, TestsAlone: 9,
+		Duration: 3 * time.Second, Budget: 2 * time.Minute, BudgetExhausted: true, Unminimised: []string{"p.V#t"}})
+	want := "the budget of 2m0s ended the analysis early: below is what it confirmed, and no test is known stable\n" +
+		"confirmed, not minimised (the budget ended first; their failing orders hold the polluters or state-setters): p.V#t\n" +
+		"od-victim  p.V#t  expected default (confirmed; ...)\n" +
+		"1 flaky of 9 tests: 40 orders (12 exploration, seed 7), 50 of 72 pairs adjacent, 9 tests alone, 1 not minimised, stopped at the budget of 2m0s, 3s\n"
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
 // Unconfirmed tests of an analysis its budget did not cut are named with
 // what their reruns showed.
 func TestPrintFindingsUnconfirmedWithinTheBudget(t *testing.T) {

@@ -28,8 +28,9 @@ func ParseStrategy(s string) (string, error) {
 
 // Merge adds the analysis' runs to the order generators' coverage and its
 // findings to theirs (which keep their own for a test both found: they
-// carry minimised cleaners too); it returns the tests whose findings it
-// added.
+// carry minimised cleaners too), and drops those it adds from the tests
+// the order generators left unconfirmed; it returns the tests whose
+// findings it added.
 func Merge(res *od.Result, df *Result) map[string]bool {
 	added := map[string]bool{}
 	res.Coverage.Orders += df.Runs
@@ -44,6 +45,7 @@ func Merge(res *od.Result, df *Result) map[string]bool {
 			added[f.Test] = true
 		}
 	}
+	res.Coverage.Unconfirmed = slices.DeleteFunc(res.Coverage.Unconfirmed, func(t string) bool { return added[t] })
 	return added
 }
 

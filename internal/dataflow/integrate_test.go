@@ -11,7 +11,7 @@ import (
 func TestMerge(t *testing.T) {
 	res := &od.Result{
 		Findings: []od.Finding{{Test: "A#a", Kind: report.ODVictim, Cleaners: [][]string{{"C#c"}}}},
-		Coverage: od.Coverage{Orders: 10},
+		Coverage: od.Coverage{Orders: 10, Unconfirmed: []string{"B#b", "D#d"}},
 	}
 	df := &Result{Runs: 4, Findings: []Finding{
 		{Finding: od.Finding{Test: "A#a", Kind: report.ODVictim}, Roots: []Root{{Name: "p.S.f", Kind: "static-field"}}},
@@ -26,6 +26,9 @@ func TestMerge(t *testing.T) {
 	}
 	if res.Coverage.Orders != 14 || res.Coverage.Generators["dataflow"] != 4 {
 		t.Errorf("coverage %+v: want 14 orders, 4 of them dataflow", res.Coverage)
+	}
+	if u := res.Coverage.Unconfirmed; len(u) != 1 || u[0] != "D#d" {
+		t.Errorf("unconfirmed %v: want D#d alone (B#b is a finding now)", u)
 	}
 	findings := []report.Finding{{Test: "A#a", Kind: report.ODVictim}, {Test: "B#b", Kind: report.ODBrittle}}
 	WithState(findings, df, added)

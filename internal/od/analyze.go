@@ -18,10 +18,14 @@
 //   - Confirmation (confirm.go, with classify.go) reruns each candidate
 //     alone, twice in a row and in its failing and passing orders until
 //     Config.Confirmations runs agree, and gives its verdict (victim,
-//     brittle, non-idempotent) or none.
-//   - Minimisation (minimise.go, with ddmin.go) takes the confirmed
-//     order-dependent candidates and gives their findings with minimal
-//     polluter, state-setter and cleaner groups, cluster by cluster.
+//     brittle, non-idempotent) or none; a confirmed test is a finding from
+//     then on. Detection leaves confirmation the time it needs, and
+//     confirmation may run into the hard stop's grace: the budget cuts
+//     minimisation, never confirmation.
+//   - Minimisation (minimise.go, with ddmin.go and batch.go) takes the
+//     confirmed order-dependent candidates and completes their findings
+//     with minimal polluter, state-setter and cleaner groups, each group
+//     found once and tried on all the other candidates in one order.
 //
 // analyze.go holds the entry point and the driver that chains the stages
 // within the budget. Every stage runs orders through run.go, which records
@@ -171,33 +175,14 @@ type analysis struct {
 	runs      []Run              // a shard's runs
 	stop      func()             // kills the runs still going (the hard stop)
 	timer     *time.Timer        // arms stop at the budget plus grace
+	auto      bool               // the analysis chose the budget (Config.Budget was 0)
+	reserve   estimate           // what confirming the candidates found so far would take
 }
 
 // Analyze runs the analysis on cfg.Tests through r.
 func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
-	if cfg.OriginalRuns <= 0 {
-		cfg.OriginalRuns = DefaultOriginalRuns
-	}
-	if cfg.Confirmations <= 0 {
-		cfg.Confirmations = DefaultConfirmations
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = runtime.NumCPU()
-	}
-	if cfg.Logf == nil {
-		cfg.Logf = func(string, ...any) {}
-	}
-	a := &analysis{
-		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(), warm: newStore(),
-		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
-		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
-		flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, cleanerGroups: map[string][][]string{},
-	}
-	for i, t := range a.s.tests {
-		a.index[t] = i
-	}
+	a := newAnalysis(r, cfg)
 	n := len(a.s.tests)
-	a.cov = Coverage{Seed: cfg.Seed, Tests: n, Generators: map[string]int{}, Budget: cfg.Budget, Pairs: n * (n - 1)}
 	if n == 0 {
 		return a.result(), nil
 	}
@@ -226,15 +211,54 @@ func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	return a.result(), nil
 }
 
-// setBudget fixes the analysis' budget and arms the hard stop: runs still
-// going at the budget get a grace period, then are killed.
+// newAnalysis returns the state of an analysis of cfg.Tests through r,
+// with cfg's zero fields set to their defaults, started now.
+func newAnalysis(r Runner, cfg Config) *analysis {
+	if cfg.OriginalRuns <= 0 {
+		cfg.OriginalRuns = DefaultOriginalRuns
+	}
+	if cfg.Confirmations <= 0 {
+		cfg.Confirmations = DefaultConfirmations
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.NumCPU()
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	a := &analysis{
+		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(), warm: newStore(),
+		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
+		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
+		flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, cleanerGroups: map[string][][]string{},
+	}
+	for i, t := range a.s.tests {
+		a.index[t] = i
+	}
+	n := len(a.s.tests)
+	a.cov = Coverage{Seed: cfg.Seed, Tests: n, Generators: map[string]int{}, Budget: cfg.Budget, Pairs: n * (n - 1)}
+	return a
+}
+
+// setBudget fixes the analysis' budget and arms the hard stop (again,
+// when the budget is extended): runs still going at the budget get a grace
+// period, then are killed.
 func (a *analysis) setBudget(b time.Duration, why string) {
 	a.cfg.Budget = b
 	a.mu.Lock()
 	a.cov.Budget = b
 	a.cov.BudgetWhy = why
 	a.mu.Unlock()
-	a.timer = time.AfterFunc(time.Until(a.start.Add(b+max(10*time.Second, b/10))), a.stop)
+	if a.timer != nil {
+		a.timer.Stop()
+	}
+	a.timer = time.AfterFunc(time.Until(a.hardStop()), a.stop)
+}
+
+// hardStop is when the runs still going are killed: the budget's end plus
+// its grace, a tenth of the budget and at least 10 s.
+func (a *analysis) hardStop() time.Time {
+	return a.start.Add(a.cfg.Budget + max(10*time.Second, a.cfg.Budget/10))
 }
 
 // autoBudget scales the default budget to the suite from the original runs:
@@ -305,13 +329,20 @@ func (a *analysis) analyse(ctx context.Context) error {
 	orders = a.schedule(orders)
 	if a.cfg.Budget == 0 {
 		b, why := a.autoBudget(rounds)
+		a.auto = true
 		a.setBudget(b, why)
 		a.logf("budget %s (%s)", b, why)
 	}
 	end := a.start.Add(a.cfg.Budget)
 	detectEnd := a.start.Add(time.Duration(float64(a.cfg.Budget) * detectShare))
 	a.cfg.Progress.Phase("detecting", len(orders), detectEnd)
-	if err := a.runDetection(ctx, detectEnd, orders); errors.Is(err, errBudget) {
+	// Detection stops early when confirming what it found so far would
+	// no longer fit before the budget's end (a shard confirms nothing).
+	full := func() bool { return time.Now().Add(a.reserve.get(a.confirmCost)).After(end) }
+	if a.cfg.Shard.N > 0 {
+		full = nil
+	}
+	if err := a.runDetection(ctx, detectEnd, full, orders); errors.Is(err, errBudget) {
 		a.mu.Lock()
 		a.cov.BudgetExhausted = true
 		a.mu.Unlock()
@@ -322,7 +353,7 @@ func (a *analysis) analyse(ctx context.Context) error {
 	if a.cfg.Shard.N > 0 {
 		return nil
 	}
-	return a.settleCandidates(ctx, end)
+	return a.settleCandidates(ctx)
 }
 
 // replay records the shards' runs as if they had run here, then confirms
@@ -335,38 +366,82 @@ func (a *analysis) replay(ctx context.Context) error {
 	_, rounds := a.detectionOrders()
 	if a.cfg.Budget == 0 {
 		b, why := a.autoBudget(rounds)
+		a.auto = true
 		a.setBudget(b, why)
 		a.logf("budget %s (%s)", b, why)
 	}
 	a.logf("replayed %d runs of %d shard(s)", len(a.cfg.Recorded), max(1, a.cfg.Shard.N))
-	return a.settleCandidates(ctx, a.start.Add(a.cfg.Budget))
+	return a.settleCandidates(ctx)
 }
 
 // settleCandidates confirms the candidates, classifies them and minimises
-// them by cluster, then shares cleaners, all before end.
-func (a *analysis) settleCandidates(ctx context.Context, end time.Time) error {
+// them by cluster, then shares cleaners. A budget the analysis chose first
+// grows, within MaxAutoBudget, to what the candidates need (extendBudget).
+// Confirmation starts its runs until the budget's end or, when they do not
+// fit, until the hard stop less one run of the suite, so that they end
+// before it; minimisation and the sharing of cleaners stop at the budget's
+// end.
+func (a *analysis) settleCandidates(ctx context.Context) error {
 	cands := a.candidates()
 	a.cfg.Progress.Found(len(cands))
 	if len(cands) == 0 {
 		return nil
 	}
-	a.cfg.Progress.Phase("confirming", 0, end)
-	a.logf("%d candidate(s) after %d orders (%s): confirming", len(cands), a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
+	if a.auto {
+		a.extendBudget(cands)
+	}
+	end := a.start.Add(a.cfg.Budget)
 	since := time.Now()
 	defer func() {
 		a.mu.Lock()
 		a.cov.Minimising = time.Since(since)
 		a.mu.Unlock()
 	}()
-	if err := a.confirm(ctx, end, cands); err != nil {
+	// Minimisation runs orders detection did not: a test that flips in
+	// them for the first time is confirmed and minimised in another round.
+	seen := map[string]bool{}
+	for len(cands) > 0 {
+		for _, c := range cands {
+			seen[c.test] = true
+		}
+		if err := a.settleRound(ctx, end, cands); err != nil {
+			return err
+		}
+		cands = slices.DeleteFunc(a.candidates(), func(c *candidate) bool { return seen[c.test] })
+		if len(cands) > 0 {
+			a.logf("%d more candidate(s) flipped while minimising", len(cands))
+		}
+	}
+	if err := a.shareCleaners(ctx, end); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.cov.Minimised = time.Since(a.start)
+	a.mu.Unlock()
+	return nil
+}
+
+// settleRound confirms and minimises one round of candidates (see settleCandidates).
+func (a *analysis) settleRound(ctx context.Context, end time.Time, cands []*candidate) error {
+	confirmEnd := a.hardStop().Add(-a.planCost([]plannedOrder{{tests: a.s.tests}}) * time.Duration(a.cfg.Workers))
+	if confirmEnd.Before(end) {
+		confirmEnd = end
+	}
+	if need := a.planCost(a.confirmPlan(cands)); time.Now().Add(need).After(end) {
+		a.logf("confirming %d candidate(s) needs ~%s, past the budget's end: confirmation may run into its grace", len(cands), need.Round(time.Second))
+	}
+	a.cfg.Progress.Phase("confirming", 0, confirmEnd)
+	a.logf("%d candidate(s) after %d orders (%s): confirming", len(cands), a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
+	err := a.confirm(ctx, confirmEnd, cands)
+	a.mu.Lock()
+	a.cov.Confirmed = time.Since(a.start)
+	a.mu.Unlock()
+	if err != nil {
 		return err
 	}
 	a.logf("confirmed after %d orders (%s): minimising", a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
 	a.cfg.Progress.Phase("minimising", 0, end)
-	if err := a.minimiseClusters(ctx, end, clusters(cands)); err != nil {
-		return err
-	}
-	return a.shareCleaners(ctx, end)
+	return a.minimiseClusters(ctx, end, clusters(cands))
 }
 
 // analysable returns the tests minus the ones to skip and the ones that

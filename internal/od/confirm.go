@@ -1,9 +1,10 @@
 // Confirmation, the third stage: confirm takes the candidates, reruns each
 // alone, twice in a row and in its failing and passing orders until enough
 // runs agree (a failure seen only in a warm JVM is rechecked in fresh
-// ones), and classifies it (classify.go): an order-dependent verdict on the
-// candidate, for minimisation, and a non-idempotent finding recorded as
-// such.
+// ones), and classifies it (classify.go): a confirmed victim or brittle is
+// recorded as a finding at once, marked incomplete until minimisation gives
+// its groups (so that the budget can cut minimisation, never confirmation),
+// and a non-idempotent finding is recorded as such.
 
 package od
 
@@ -25,18 +26,7 @@ const unreproduced = 16
 // then classifies it.
 func (a *analysis) confirm(ctx context.Context, deadline time.Time, cands []*candidate) error {
 	k, pre := a.cfg.Confirmations, min(a.cfg.Confirmations, 2)
-	var alone, prefixes [][]string
-	for _, c := range cands {
-		if c.nio {
-			alone = append(alone, []string{c.test, c.test})
-		} else {
-			alone = append(alone, []string{c.test})
-		}
-		if c.failing != nil {
-			prefixes = append(prefixes, c.failing, c.passing)
-		}
-	}
-	err := a.run(ctx, deadline, a.plan(a.plan(nil, genConfirm, alone, k), genConfirm, prefixes, pre))
+	err := a.run(ctx, deadline, a.confirmPlan(cands))
 	// A failure seen only in a warm JVM that its order's fresh reruns
 	// did not reproduce is what a NOD test's rare failure looks like: in
 	// fresh JVMs that first failure would have made the order's outcome
@@ -83,8 +73,47 @@ func (a *analysis) confirm(ctx context.Context, deadline time.Time, cands []*can
 			f.Message = a.failureMessage(c.test, f.FailingOrder)
 			a.add(f)
 		}
+		if f := a.confirmed(c); f != nil {
+			a.add(f)
+		}
 	}
 	return err
+}
+
+// confirmPlan returns the runs confirm starts with for cands: each alone
+// (or twice in a row) until it has k outcomes, its failing and passing
+// orders until each has two.
+func (a *analysis) confirmPlan(cands []*candidate) []plannedOrder {
+	k, pre := a.cfg.Confirmations, min(a.cfg.Confirmations, 2)
+	var alone, prefixes [][]string
+	for _, c := range cands {
+		if c.nio {
+			alone = append(alone, []string{c.test, c.test})
+		} else {
+			alone = append(alone, []string{c.test})
+		}
+		if c.failing != nil {
+			prefixes = append(prefixes, c.failing, c.passing)
+		}
+	}
+	return a.plan(a.plan(nil, genConfirm, alone, k), genConfirm, prefixes, pre)
+}
+
+// confirmed returns the finding of a candidate confirmed victim or brittle
+// (nil for any other verdict): its failing and passing orders as
+// confirmation ran them, no groups yet, incomplete until minimisation
+// completes it.
+func (a *analysis) confirmed(c *candidate) *Finding {
+	t := c.test
+	switch c.od {
+	case victim:
+		return &Finding{Test: t, Kind: report.ODVictim, FailingOrder: c.failing, PassingOrder: []string{t},
+			Message: a.failureMessage(t, c.failing), Incomplete: true}
+	case brittle:
+		return &Finding{Test: t, Kind: report.ODBrittle, FailingOrder: []string{t}, PassingOrder: c.passing,
+			Message: a.failureMessage(t, []string{t}), Incomplete: true}
+	}
+	return nil
 }
 
 // failureMessage returns the failure message of the first of the orders

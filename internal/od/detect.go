@@ -115,14 +115,20 @@ func warmBatches(orders []plannedOrder, n, workers int) [][]plannedOrder {
 	return batches
 }
 
-// runDetection runs the detection orders: each in its own fresh JVM, or,
-// with Config.Warm and a WarmRunner, the exploration orders up to
-// Config.Warm at a time in one warm JVM (warmBatches) and the others fresh.
-func (a *analysis) runDetection(ctx context.Context, deadline time.Time, orders []plannedOrder) error {
-	if _, ok := a.runner.(WarmRunner); a.cfg.Warm <= 0 || !ok {
-		return a.run(ctx, deadline, orders)
+// runDetection runs the detection orders until deadline or until full
+// says the rest of the budget is needed for what they found: each in its
+// own fresh JVM, or, with Config.Warm and a WarmRunner, the exploration
+// orders up to Config.Warm at a time in one warm JVM (warmBatches) and the
+// others fresh.
+func (a *analysis) runDetection(ctx context.Context, deadline time.Time, full func() bool, orders []plannedOrder) error {
+	batches := make([][]plannedOrder, len(orders))
+	for i, o := range orders {
+		batches[i] = []plannedOrder{o}
 	}
-	return a.runBatches(ctx, deadline, warmBatches(orders, warmBatchSize(orders, a.cfg.Warm, a.cfg.Workers), a.cfg.Workers))
+	if _, ok := a.runner.(WarmRunner); ok && a.cfg.Warm > 0 {
+		batches = warmBatches(orders, warmBatchSize(orders, a.cfg.Warm, a.cfg.Workers), a.cfg.Workers)
+	}
+	return a.runBatches(ctx, deadline, full, batches)
 }
 
 // warmBatchSize is how many exploration orders one warm JVM runs: at most

@@ -2,9 +2,10 @@
 // order-dependent candidates, clustered by the orders that showed them, and
 // gives their findings: the minimal polluter groups and their cleaners of a
 // victim, the minimal state-setter groups of a brittle test, found by delta
-// debugging (ddmin.go) over runs of order prefixes. Groups found for one
-// test are tried first for the next, and shareCleaners gives the victims of
-// one polluter group each other's cleaners.
+// debugging (ddmin.go) over runs of order prefixes. The groups found for
+// one test are tried on all the others at once (batch.go) before the next
+// search, and shareCleaners gives the victims of one polluter group each
+// other's cleaners.
 
 package od
 
@@ -18,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // errFlipped stops the minimisation of a test whose outcome differed
@@ -25,66 +27,63 @@ import (
 var errFlipped = errors.New("the outcome flipped in the same order")
 
 // minimise finds a confirmed victim's polluters and their cleaners, or a
-// brittle's state-setters. With full false it tries only the groups found
-// for other tests (a cluster's follower, see minimiseClusters) and
-// reports whether they explained the test; with full true it searches the
-// whole suite. A test found to flip in the same order on the way is left for
-// the NOD sweep.
-func (a *analysis) minimise(ctx context.Context, deadline time.Time, c *candidate, full bool) (bool, error) {
-	f, err := a.minimiseGroups(ctx, deadline, c, full)
+// brittle's state-setters, in the whole suite (the groups found for other
+// tests first). A test found to flip in the same order on the way is left
+// for the NOD sweep.
+func (a *analysis) minimise(ctx context.Context, deadline time.Time, c *candidate) error {
+	err := a.minimiseGroups(ctx, deadline, c)
 	if errors.Is(err, errFlipped) {
 		a.logf("%s flipped in the same order: not order-dependent", c.test)
-		return true, nil
+		return nil
 	}
-	return f != nil && (len(f.Polluters) > 0 || len(f.Setters) > 0), err
+	return err
 }
 
-func (a *analysis) minimiseGroups(ctx context.Context, deadline time.Time, c *candidate, full bool) (*Finding, error) {
+// minimiseGroups records the finding of a confirmed victim (brittle),
+// incomplete until its polluters and their cleaners (its state-setters)
+// are found.
+func (a *analysis) minimiseGroups(ctx context.Context, deadline time.Time, c *candidate) error {
 	t := c.test
 	switch c.od {
 	case victim:
 		f := &Finding{Test: t, Kind: report.ODVictim, PassingOrder: []string{t}, FailingOrder: c.failing, Incomplete: true}
 		a.add(f)
-		if full {
-			a.logf("victim %s: finding its polluters", t)
-		}
-		groups, err := a.groups(ctx, deadline, t, c.failing, true, full)
+		a.logf("victim %s: finding its polluters", t)
+		groups, err := a.groups(ctx, deadline, t, c.failing, true)
 		f.Polluters = groups
 		if len(groups) > 0 {
 			f.FailingOrder = a.s.feasible(concat(shortest(groups), []string{t}))
 		}
 		f.Message = a.failureMessage(t, f.FailingOrder, c.failing)
 		if err != nil {
-			return f, err
+			return err
 		}
 		for _, g := range groups {
-			cleaners, err := a.cleaners(ctx, deadline, t, g, groups, full)
+			cleaners, err := a.cleaners(ctx, deadline, t, g, groups)
 			f.Cleaners = appendNew(f.Cleaners, cleaners...)
 			if err != nil {
-				return f, err
+				return err
 			}
 		}
 		f.Incomplete = false
-		return f, nil
+		return nil
 	case brittle:
 		f := &Finding{Test: t, Kind: report.ODBrittle, FailingOrder: []string{t}, PassingOrder: c.passing, Incomplete: true}
 		a.add(f)
-		if full {
-			a.logf("brittle %s: finding its state-setters", t)
-		}
-		groups, err := a.groups(ctx, deadline, t, c.passing, false, full)
+		a.logf("brittle %s: finding its state-setters", t)
+		groups, err := a.groups(ctx, deadline, t, c.passing, false)
 		f.Setters = groups
 		if len(groups) > 0 {
 			f.PassingOrder = a.s.feasible(concat(shortest(groups), []string{t}))
 		}
 		f.Message = a.failureMessage(t, []string{t})
 		if err != nil {
-			return f, err
+			return err
 		}
 		f.Incomplete = false
-		return f, nil
+		return nil
 	}
-	return nil, nil
+	return nil
 }
 
 // clusters groups the confirmed victims and brittles whose failing (for
@@ -129,56 +128,43 @@ func isPrefix(prefix, order []string) bool {
 	return len(prefix) <= len(order) && slices.Equal(prefix, order[:len(prefix)])
 }
 
-// minimiseClusters minimises the clusters' leaders one at a time, each
-// first trying the groups found for the leaders before it (one run each,
-// then the confirmations) and searching the whole suite only when they do
-// not explain it (a leader's delta debugging already runs as many JVMs at
-// once as the workers allow); then every follower tries the known groups, at
-// once; and settles what the known groups leave open with one run per kind
-// for all the tests they explained: each after the whole rest of the suite
-// (no other polluter or setter if each keeps its outcome) and, for victims
-// sharing one polluter group, after that group and the rest (no other
-// cleaner if each still fails). Only the tests for which such a run shows
-// more get a full search.
+// minimiseClusters minimises the clusters' leaders one at a time, and
+// before each the groups found so far are tried on every test still open
+// at once (explainByBatch): a group that explains a test there is its
+// group, and only a test no known group explains gets a search of its own
+// (a leader's delta debugging already runs as many JVMs at once as the
+// workers allow). What the known groups leave open is then settled with
+// one run per kind for all the tests they explained: each after the whole
+// rest of the suite (no other polluter or setter if each keeps its
+// outcome) and, for victims sharing one polluter group, after that group
+// and the rest (no other cleaner if each still fails). Only the tests for
+// which such a run shows more get a full search.
 func (a *analysis) minimiseClusters(ctx context.Context, deadline time.Time, cls [][]*candidate) error {
-	var light []*candidate
+	var open []*candidate
 	for _, cl := range cls {
-		ok, err := a.minimise(ctx, deadline, cl[0], false)
+		open = append(open, cl[0])
+	}
+	for _, cl := range cls {
+		open = append(open, cl[1:]...)
+	}
+	n := len(open)
+	var light []*candidate
+	tried := map[string]bool{}
+	for len(open) > 0 {
+		explained, rest, err := a.explainByBatch(ctx, deadline, open, tried)
+		light = append(light, explained...)
 		if err != nil {
 			return err
 		}
-		if ok {
-			light = append(light, cl[0])
-			continue
+		if len(rest) == 0 {
+			break
 		}
-		if _, err := a.minimise(ctx, deadline, cl[0], true); err != nil {
+		if err := a.minimise(ctx, deadline, rest[0]); err != nil {
 			return err
 		}
-	}
-	var followers []*candidate
-	for _, cl := range cls {
-		followers = append(followers, cl[1:]...)
-	}
-	explained := make([]bool, len(followers))
-	g, gctx := errgroup.WithContext(ctx)
-	for i, c := range followers {
-		g.Go(func() error {
-			ok, err := a.minimise(gctx, deadline, c, false)
-			explained[i] = ok
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
+		open = rest[1:]
 	}
 	var full []*candidate
-	for i, c := range followers {
-		if explained[i] && a.finding(c) != nil {
-			light = append(light, c)
-		} else {
-			full = append(full, c)
-		}
-	}
 	for _, kind := range []verdict{victim, brittle} {
 		more, err := a.settle(ctx, deadline, slices.DeleteFunc(slices.Clone(light), func(c *candidate) bool { return c.od != kind }))
 		if err != nil {
@@ -187,11 +173,11 @@ func (a *analysis) minimiseClusters(ctx context.Context, deadline time.Time, cls
 		full = append(full, more...)
 	}
 	if len(full) > 0 {
-		a.logf("%d of %d tests explained by known groups need a search of their own", len(full), len(followers)+len(cls))
+		a.logf("%d of %d tests explained by known groups need a search of their own", len(full), n)
 	}
-	g, gctx = errgroup.WithContext(ctx)
+	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range full {
-		g.Go(func() error { _, err := a.minimise(gctx, deadline, c, true); return err })
+		g.Go(func() error { return a.minimise(gctx, deadline, c) })
 	}
 	return g.Wait()
 }
@@ -265,6 +251,12 @@ func (a *analysis) settle(ctx context.Context, deadline time.Time, followers []*
 			for _, c := range sh.victims {
 				names = append(names, c.test)
 			}
+			// The victims of the polluters' classes first, so that a class
+			// with class-level fixtures keeps the polluters before them all.
+			classes := classesOf(sh.polluters)
+			slices.SortStableFunc(names, func(x, y string) int {
+				return firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)])
+			})
 			order := a.s.feasible(concat(sh.polluters, without(a.s.tests, members), names))
 			if err := a.ensure(ctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
 				return nil, err
@@ -313,7 +305,7 @@ func (a *analysis) effect(deadline time.Time, t string, before []string, fail bo
 // the rest of the suite (these checks run in parallel). Each group is
 // confirmed by k runs. Groups found for other tests and contained in from's
 // prefix are tried first.
-func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, from []string, fail, full bool) ([][]string, error) {
+func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, from []string, fail bool) ([][]string, error) {
 	test := a.effect(deadline, t, nil, fail)
 	var groups [][]string
 	used := map[string]bool{t: true}
@@ -372,9 +364,6 @@ func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, fro
 				}
 			}
 		}
-	}
-	if !full {
-		return groups, nil
 	}
 	if !overlaps(prefix, used) {
 		// A single group is in every prefix t showed the effect after: try those tests first.
@@ -457,7 +446,7 @@ func (a *analysis) common(t string, prefix []string, fail bool) []string {
 // then all tests (polluters of t excepted), each list run at once and, when
 // it passes, minimised by delta debugging for as long as what is left of it
 // (without the cleaners found so far) still passes.
-func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g []string, polluters [][]string, full bool) ([][]string, error) {
+func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g []string, polluters [][]string) ([][]string, error) {
 	exclude := notCleaners(t, polluters)
 	var chunks [][]string
 	a.mu.Lock()
@@ -468,31 +457,29 @@ func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g
 	}
 	a.mu.Unlock()
 	// Beyond the known cleaners: the tests seen between g and t in passing
-	// orders, then all tests, unless only known groups are to be tried.
-	if full {
-		var between []string
-		inBetween := map[string]bool{}
-		for _, o := range a.hints(t) {
-			last := lastIndexOfGroup(o.order, g)
-			if !o.passes() || last < 0 {
-				continue
-			}
-			for _, x := range o.order[last+1 : len(o.order)-1] {
-				if !exclude[x] && !inBetween[x] {
-					inBetween[x] = true
-					between = append(between, x)
-				}
+	// orders, then all tests.
+	var between []string
+	inBetween := map[string]bool{}
+	for _, o := range a.hints(t) {
+		last := lastIndexOfGroup(o.order, g)
+		if !o.passes() || last < 0 {
+			continue
+		}
+		for _, x := range o.order[last+1 : len(o.order)-1] {
+			if !exclude[x] && !inBetween[x] {
+				inBetween[x] = true
+				between = append(between, x)
 			}
 		}
-		// In the suite's order, so that a group of cleaners runs as it does there.
-		slices.SortFunc(between, func(x, y string) int { return a.index[x] - a.index[y] })
-		if len(between) > 0 {
-			chunks = append(chunks, between)
-		}
-		// All of them, for groups of cleaners that were not all seen in between.
-		if all := without(a.s.tests, exclude); len(all) > len(between) {
-			chunks = append(chunks, all)
-		}
+	}
+	// In the suite's order, so that a group of cleaners runs as it does there.
+	slices.SortFunc(between, func(x, y string) int { return a.index[x] - a.index[y] })
+	if len(between) > 0 {
+		chunks = append(chunks, between)
+	}
+	// All of them, for groups of cleaners that were not all seen in between.
+	if all := without(a.s.tests, exclude); len(all) > len(between) {
+		chunks = append(chunks, all)
 	}
 	test := a.effect(deadline, t, g, false)
 	passed, err := test(ctx, chunks)

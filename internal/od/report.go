@@ -47,7 +47,10 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 			Reproduce:         mvn.Reproduce(opts.Module, file, order...),
 			ReproduceRunOrder: shellquote.Join("flaky", "run-order", "--module", opts.ModuleDir, "--order", file),
 		}
-		if f.Incomplete {
+		switch {
+		case f.Incomplete && len(f.Polluters)+len(f.Setters) == 0:
+			rf.Message = strings.TrimSpace(rf.Message + " (confirmed; the budget ended before its minimisation: its " + groupsWord(f.Kind) + " are among the tests before it in its failing order)")
+		case f.Incomplete:
 			rf.Message = strings.TrimSpace(rf.Message + " (the budget ended before the minimisation did: the groups may be incomplete)")
 		}
 		for _, o := range f.Evidence {
@@ -60,6 +63,14 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 		out = append(out, rf)
 	}
 	return out, nil
+}
+
+// groupsWord names the groups minimisation finds for a finding's kind.
+func groupsWord(k report.Kind) string {
+	if k == report.ODBrittle {
+		return "state-setters"
+	}
+	return "polluters"
 }
 
 // outcomeWord says what an observation's runs gave, in launcher's outcome
@@ -118,7 +129,7 @@ func (c Coverage) Report() *report.Coverage {
 		Seed: c.Seed, Orders: c.Orders, Generators: c.Generators, Rounds: c.Rounds, RoundsPlanned: c.RoundsPlanned,
 		Pairs: c.Pairs, PairsCovered: c.PairsCovered, TestsAlone: c.TestsAlone,
 		BudgetMs: c.Budget.Milliseconds(), BudgetWhy: c.BudgetWhy, BudgetExhausted: c.BudgetExhausted,
-		Unconfirmed: c.Unconfirmed, DurationMs: c.Duration.Milliseconds(), Serial: c.Serial,
+		Unconfirmed: c.Unconfirmed, Unminimised: c.Unminimised, DurationMs: c.Duration.Milliseconds(), Serial: c.Serial,
 		Workers: c.Workers, WorkersWhy: c.WorkersWhy, JVMMs: c.JVMTime.Milliseconds(), JVMCPUMs: c.JVMCPU.Milliseconds(),
 		ParallelEfficiency: math.Round(c.Efficiency*100) / 100, WarmOrders: c.WarmOrders, WarmJVMs: c.WarmJVMs,
 	}

@@ -74,6 +74,13 @@ type Coverage struct {
 	Duration        time.Duration
 	// Minimising is how long confirming and minimising the candidates took.
 	Minimising time.Duration
+	// Confirmed and Minimised are how long into the analysis the last
+	// candidate was confirmed (or rejected) and the last confirmed one
+	// minimised (zero: the analysis did not get there).
+	Confirmed, Minimised time.Duration
+	// Unminimised are the confirmed OD tests whose minimisation the budget
+	// cut: their findings may lack polluters, state-setters or cleaners.
+	Unminimised []string
 	// Serial are the tests that clashed with another JVM over a resource
 	// (a fixed port, a file lock): every order holding them ran alone.
 	Serial []string
@@ -134,6 +141,9 @@ func (a *analysis) result() *Result {
 				f.DetectedAfter, f.DetectedIn = a.flipped[t].orders, a.flipped[t].elapsed
 				f.Polluters, f.Setters, f.Cleaners = sortedGroups(f.Polluters), sortedGroups(f.Setters), sortedGroups(f.Cleaners)
 				res.Findings = append(res.Findings, *f)
+				if f.Incomplete && (kind == report.ODVictim || kind == report.ODBrittle) {
+					res.Coverage.Unminimised = append(res.Coverage.Unminimised, t)
+				}
 			}
 		}
 	}

@@ -25,7 +25,7 @@ func (a *analysis) run(ctx context.Context, deadline time.Time, orders []planned
 	for i, o := range orders {
 		batches[i] = []plannedOrder{o}
 	}
-	return a.runBatches(ctx, deadline, batches)
+	return a.runBatches(ctx, deadline, nil, batches)
 }
 
 // freeSlots is how many more JVMs could start now: how many candidates
@@ -183,8 +183,9 @@ func (a *analysis) plan(todo []plannedOrder, gen string, orders [][]string, k in
 // (shared by everything running at the same time): a batch of one order in
 // a fresh JVM, a larger one in a warm JVM (the runner is then a
 // WarmRunner). It stops starting new ones once the deadline has passed
-// (errBudget) or a run failed.
-func (a *analysis) runBatches(ctx context.Context, deadline time.Time, batches [][]plannedOrder) error {
+// (errBudget), or full (when set) says the budget has no room for more,
+// or a run failed.
+func (a *analysis) runBatches(ctx context.Context, deadline time.Time, full func() bool, batches [][]plannedOrder) error {
 	g, gctx := errgroup.WithContext(ctx)
 	late := false
 	var err error
@@ -192,7 +193,7 @@ func (a *analysis) runBatches(ctx context.Context, deadline time.Time, batches [
 		if err = a.slots.Acquire(gctx, 1); err != nil {
 			break
 		}
-		if time.Now().After(deadline) {
+		if time.Now().After(deadline) || (full != nil && full()) {
 			a.slots.Release(1)
 			late = true
 			break

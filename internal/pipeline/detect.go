@@ -108,6 +108,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	rep.Stats.Orders += out.Coverage.Orders
 	rep.Stats.DurationMs += out.Coverage.Duration.Milliseconds()
 	rep.Stats.Coverage = addCoverage(rep.Stats.Coverage, out.Coverage.Report())
+	rep.Stats.Coverage.Unconfirmed = unreported(rep.Stats.Coverage.Unconfirmed, rep.Findings)
 	rep.Sort()
 	res.Findings = findings
 	return nil
@@ -133,6 +134,19 @@ func annotate(ctx context.Context, m Module, findings []report.Finding, names, i
 		}
 	}
 	return nil
+}
+
+// unreported returns the tests of unconfirmed that no finding reports: a
+// test another step confirmed (the data-dependency analysis, another fork)
+// is a finding, never also unconfirmed.
+func unreported(unconfirmed []string, findings []report.Finding) []string {
+	var out []string
+	for _, t := range unconfirmed {
+		if !slices.ContainsFunc(findings, func(f report.Finding) bool { return f.Test == t }) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // ranOrders refuses to report an analysis that completed none of its orders
@@ -191,6 +205,7 @@ func addCoverage(c, o *report.Coverage) *report.Coverage {
 	c.BudgetMs += o.BudgetMs
 	c.BudgetExhausted = c.BudgetExhausted || o.BudgetExhausted
 	c.Unconfirmed = append(c.Unconfirmed, o.Unconfirmed...)
+	c.Unminimised = append(c.Unminimised, o.Unminimised...)
 	c.Serial = append(c.Serial, o.Serial...)
 	c.DurationMs += o.DurationMs
 	return c

@@ -2,10 +2,12 @@ package pipeline
 
 import (
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/report"
 )
 
 // An analysis that completed no order fails with the reason instead of
@@ -30,6 +32,25 @@ func TestRanOrders(t *testing.T) {
 			t.Errorf("%s: %v", tt.name, err)
 		case tt.wantErr != "" && (!errors.As(err, &none) || err.Error() != tt.wantErr):
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.wantErr)
+		}
+	}
+}
+
+// A test that has a finding is never also unconfirmed, whichever step (or
+// fork) left it unconfirmed.
+func TestUnreported(t *testing.T) {
+	findings := []report.Finding{{Test: "A#a", Kind: report.ODVictim}, {Test: "B#b", Kind: report.NOD}}
+	for _, c := range []struct {
+		name        string
+		unconfirmed []string
+		want        []string
+	}{
+		{"none", nil, nil},
+		{"all reported", []string{"A#a", "B#b"}, nil},
+		{"some", []string{"C#c", "A#a", "D#d"}, []string{"C#c", "D#d"}},
+	} {
+		if got := unreported(c.unconfirmed, findings); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -314,7 +314,10 @@ type Coverage struct {
 	BudgetWhy       string         `json:"budgetWhy,omitempty"` // how the default budget was chosen
 	BudgetExhausted bool           `json:"budgetExhausted"`
 	Unconfirmed     []string       `json:"unconfirmed,omitempty"` // flipped, not confirmed within the budget
-	DurationMs      int64          `json:"durationMs"`
+	// Unminimised are confirmed OD findings whose minimisation the budget
+	// cut: their polluters, state-setters or cleaners may be missing.
+	Unminimised []string `json:"unminimised,omitempty"`
+	DurationMs  int64    `json:"durationMs"`
 	// Serial are tests that clashed with another JVM over a resource (a
 	// port, a file lock) and from then on ran alone.
 	Serial []string `json:"serial,omitempty"`

@@ -5,21 +5,24 @@ package dev.flaky.runner;
  * is found, so a class path without JUnit 4 or without the JUnit Platform never loads code that needs it.
  */
 final class Engines {
-    /** JUnit 4 (which also runs JUnit 3), or null. */
-    final Engine junit4;
+    /** JUnit 4 (which also runs JUnit 3 classes), or without JUnit 4 the JUnit 3 engine, or null. */
+    final Engine junit;
     /** Jupiter through the JUnit Platform launcher, or null. */
     final Engine jupiter;
 
-    private Engines(Engine junit4, Engine jupiter) {
-        this.junit4 = junit4;
+    private Engines(Engine junit, Engine jupiter) {
+        this.junit = junit;
         this.jupiter = jupiter;
     }
 
     /** Finds the engines whose JUnit is present; an engine that fails to start is logged and left out. */
     static Engines load(Events events) {
-        Engine junit4 = null;
+        Engine junit = null;
         if (Classes.present("org.junit.runner.Request", "org.junit.runner.notification.RunListener")) {
-            junit4 = create("dev.flaky.runner.junit4.Junit4Engine", events);
+            junit = create("dev.flaky.runner.junit4.Junit4Engine", events);
+        } else if (Classes.present("junit.framework.TestCase", "junit.framework.TestListener")) {
+            // JUnit 3 alone, which Surefire runs with its JUnit 3 provider.
+            junit = create("dev.flaky.runner.junit3.Junit3Engine", events);
         }
         Engine jupiter = null;
         if (Classes.present("org.junit.platform.launcher.core.LauncherFactory",
@@ -27,13 +30,13 @@ final class Engines {
                 "org.junit.jupiter.engine.JupiterTestEngine", "org.junit.jupiter.api.MethodOrderer")) {
             jupiter = create("dev.flaky.runner.jupiter.JupiterEngine", events);
         }
-        return new Engines(junit4, jupiter);
+        return new Engines(junit, jupiter);
     }
 
-    /** Returns the engine that runs {@code testClass}: JUnit 4 for JUnit 4/3 classes, Jupiter otherwise. */
+    /** Returns the engine that runs {@code testClass}: JUnit 4 or 3 for JUnit 4/3 classes, Jupiter otherwise. */
     Engine forClass(Class<?> testClass) {
-        if (junit4 != null && junit4.handles(testClass)) {
-            return junit4;
+        if (junit != null && junit.handles(testClass)) {
+            return junit;
         }
         if (jupiter != null && jupiter.handles(testClass)) {
             return jupiter;

@@ -51,7 +51,7 @@ public final class TestRunner {
      * Classes that cannot be loaded are logged and skipped; classes without tests add none.
      */
     public List<ListedTest> list(List<String> classNames) {
-        List<Class<?>> junit4Classes = new ArrayList<>();
+        List<Class<?>> junitClasses = new ArrayList<>();
         List<Class<?>> jupiterClasses = new ArrayList<>();
         Map<String, Integer> position = new HashMap<>();
         for (String name : classNames) {
@@ -67,11 +67,11 @@ public final class TestRunner {
             if (engine == null) {
                 continue;
             }
-            (engine == engines.junit4 ? junit4Classes : jupiterClasses).add(c);
+            (engine == engines.junit ? junitClasses : jupiterClasses).add(c);
         }
         List<ListedTest> tests = new ArrayList<>();
-        if (!junit4Classes.isEmpty()) {
-            tests.addAll(engines.junit4.list(junit4Classes, events));
+        if (!junitClasses.isEmpty()) {
+            tests.addAll(engines.junit.list(junitClasses, events));
         }
         if (!jupiterClasses.isEmpty()) {
             tests.addAll(engines.jupiter.list(jupiterClasses, events));

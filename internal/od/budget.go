@@ -1,0 +1,104 @@
+// Budget estimates: what confirming and minimising the candidates would
+// take on the workers, so that detection leaves confirmation its time
+// (confirmCost) and a budget the analysis chose grows to what the
+// candidates need (extendBudget).
+
+package od
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"time"
+)
+
+// estimate caches a costly estimate for a while: detection asks before
+// every run it starts.
+type estimate struct {
+	mu    sync.Mutex
+	at    time.Time
+	value time.Duration
+}
+
+// estimateAge is how long an estimate is reused.
+const estimateAge = 2 * time.Second
+
+// get returns the cached value, or compute's when it is older than estimateAge.
+func (e *estimate) get(compute func() time.Duration) time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.at.IsZero() || time.Since(e.at) > estimateAge {
+		e.value, e.at = compute(), time.Now()
+	}
+	return e.value
+}
+
+// confirmCost estimates how long confirming the candidates found so far
+// takes on the workers.
+func (a *analysis) confirmCost() time.Duration {
+	return a.planCost(a.confirmPlan(a.candidates()))
+}
+
+// planCost estimates how long the runs take on the workers, from the
+// original runs' JVM overhead and test times.
+func (a *analysis) planCost(runs []plannedOrder) time.Duration {
+	overhead, testTime := a.costs()
+	var total time.Duration
+	for _, o := range runs {
+		total += overhead
+		for _, t := range o.tests {
+			total += testTime(t)
+		}
+	}
+	return total / time.Duration(max(a.cfg.Workers, 1))
+}
+
+// minimiseCost estimates how long minimising the candidates takes on the
+// workers: a search per cluster of candidates (delta debugging over its
+// order's prefix for the polluters and again for the cleaners, about
+// 2·log2(n) runs each of half the prefix, and the k runs that confirm each
+// group), and the k runs of a batch of all the candidates and of its
+// control each search is tried on.
+func (a *analysis) minimiseCost(cands []*candidate) time.Duration {
+	var as []*candidate
+	for _, c := range cands {
+		if c.failing != nil {
+			as = append(as, &candidate{test: c.test, failing: c.failing, passing: c.passing, od: victim})
+		}
+	}
+	k := a.cfg.Confirmations
+	var runs []plannedOrder
+	var all []string
+	for _, c := range as {
+		all = append(all, c.test)
+	}
+	for _, cl := range clusters(as) {
+		prefix := cl[0].failing[:len(cl[0].failing)-1]
+		steps := 2 * (2*int(math.Ceil(math.Log2(float64(len(prefix)+1)))) + k)
+		for range steps {
+			runs = append(runs, plannedOrder{tests: prefix[:len(prefix)/2]})
+		}
+		for range 2 * k {
+			runs = append(runs, plannedOrder{tests: all})
+		}
+	}
+	return a.planCost(runs)
+}
+
+// extendBudget grows a budget the analysis chose, within MaxAutoBudget,
+// when confirming and minimising the candidates would not fit in what is
+// left of it, and says so in the coverage and the log.
+func (a *analysis) extendBudget(cands []*candidate) {
+	elapsed := time.Since(a.start)
+	need := a.planCost(a.confirmPlan(cands)) + a.minimiseCost(cands)
+	if elapsed+need <= a.cfg.Budget || a.cfg.Budget >= MaxAutoBudget {
+		return
+	}
+	b := min(MaxAutoBudget, (elapsed + need + time.Minute - 1).Truncate(time.Minute))
+	a.mu.Lock()
+	why := fmt.Sprintf("%s; extended from %s: confirming and minimising %d candidate(s) needs ~%s after %s of detection",
+		a.cov.BudgetWhy, a.cfg.Budget, len(cands), need.Round(time.Second), elapsed.Round(time.Second))
+	a.mu.Unlock()
+	a.setBudget(b, why)
+	a.logf("budget %s: confirming and minimising %d candidate(s) needs ~%s", b, len(cands), need.Round(time.Second))
+}
