@@ -34,8 +34,8 @@ func TestDataflow(t *testing.T) {
 		tests = append(tests, ti.ID)
 	}
 	var log []string
-	res, err := dataflow.Analyze(ctx, p.launcher, dataflow.Config{Tests: tests, Confirmations: 2,
-		Logf: func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) }})
+	logf := func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) }
+	res, err := dataflow.Analyze(ctx, p.launcher, dataflow.Config{Tests: tests, Confirmations: 2, Logf: logf, Debugf: logf})
 	if err != nil {
 		t.Fatal(err)
 	}

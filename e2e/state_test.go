@@ -128,10 +128,11 @@ func checkPollutedState(ctx context.Context, t *testing.T, setup *mvn.TestSetup,
 		findings = append(findings, rf)
 	}
 	var notes []string
-	timings, err := state.Annotate(ctx, l, findings, nil, func(format string, args ...any) {
+	note := func(format string, args ...any) {
 		notes = append(notes, fmt.Sprintf(format, args...))
 		t.Logf(format, args...)
-	})
+	}
+	timings, err := state.Annotate(ctx, l, findings, nil, note, note)
 	if err != nil {
 		t.Fatal(err)
 	}

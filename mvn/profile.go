@@ -22,7 +22,7 @@ const ProfileID = "flaky"
 
 // profileFormat is the flaky.profile property: the version of the profile's
 // layout, raised when the layout changes.
-const profileFormat = "6"
+const profileFormat = "7"
 
 // ErrPlatformVersionUnknown means the project uses the JUnit Platform but its
 // version cannot be told from the poms on disk; ProfileOptions.JUnitPlatformVersion
@@ -622,6 +622,27 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	elem(4, "artifactId", "maven-enforcer-plugin")
 	elem(4, "version", "3.4.1")
 	line(4, "<executions>")
+	// exec-maven-plugin says only "Cannot run program" when flaky.bin is
+	// not found: this check, before the first execution of flaky, starts it
+	// the way exec does (on the PATH, or the path -Dflaky.bin gives) and
+	// fails the build with the remedy.
+	line(5, "<execution>")
+	elem(6, "id", "flaky-bin")
+	elem(6, "phase", "test-compile")
+	line(6, "<goals>")
+	elem(7, "goal", "enforce")
+	line(6, "</goals>")
+	line(6, "<configuration>")
+	elem(7, "skip", "false")
+	elem(7, "fail", "true")
+	line(7, `<rules combine.self="override">`)
+	line(8, "<evaluateBeanshell>")
+	elem(9, "condition", binCheck)
+	elem(9, "message", "flaky: cannot run the flaky binary ${flaky.bin}: put flaky on the PATH, or give its path with -Dflaky.bin=/path/to/flaky")
+	line(8, "</evaluateBeanshell>")
+	line(7, "</rules>")
+	line(6, "</configuration>")
+	line(5, "</execution>")
 	line(5, "<execution>")
 	elem(6, "id", "flaky-gate")
 	elem(6, "phase", "verify")
@@ -648,6 +669,12 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	line(0, "</profile>")
 	return b.Bytes()
 }
+
+// binCheck is the BeanShell condition of the profile's flaky-bin check:
+// true when flaky.bin (Maven's -D first, as a system property, so that a
+// Windows path keeps its backslashes) starts as a process.
+const binCheck = `String bin = System.getProperty("flaky.bin", "${flaky.bin}"); boolean ok = false; ` +
+	`try { new ProcessBuilder(new String[] {bin, "version"}).start().waitFor(); ok = true; } catch (java.io.IOException e) { } ok;`
 
 // rootArgLine is the profile's Surefire argLine before the agent:
 // @{argLine}, then the root pom's own Surefire argLine (build plugins first,

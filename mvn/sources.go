@@ -63,6 +63,20 @@ func ModulePath(root, moduleDir string) string {
 	return filepath.ToSlash(rel)
 }
 
+// ArtifactID is the artifactId the pom in moduleDir declares, or "" when it
+// cannot be read or names one through a property.
+func ArtifactID(moduleDir string) string {
+	p, err := readPom(filepath.Join(moduleDir, "pom.xml"))
+	if err != nil {
+		return ""
+	}
+	id := strings.TrimSpace(str(p.project.ArtifactID))
+	if strings.Contains(id, "${") {
+		return ""
+	}
+	return id
+}
+
 // ReactorRoot returns the root of the reactor that builds the module in
 // moduleDir (moduleDir itself when no pom above lists it as a module).
 func ReactorRoot(moduleDir string) string {

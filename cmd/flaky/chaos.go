@@ -111,10 +111,11 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	if o.Explain != "" {
 		return explainFinding(ctx, g, l, setup, settings, o.Explain)
 	}
-	infos, tests, err := listModule(ctx, setup, l)
+	infos, tests, how, err := listModule(ctx, setup, l)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(g.debugLog(), "flaky: chaos: default order: classes in %s\n", how)
 	root, err := projectRoot(setup, o.Root)
 	if err != nil {
 		return err
@@ -139,6 +140,7 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	res, err := pipeline.Run(ctx, m, pipeline.Options{
 		Report: rep, InitStep: true, Workers: g.Workers, Progress: prog.tracker,
 		Chaos: &pipeline.ChaosOptions{Mode: mode, Strategies: strategies, Settings: settings, Budget: o.Budget, MavenArgs: mavenArgs.Args()},
+		Debug: prog.debug(g, "flaky: chaos: "),
 	}, prog.log("flaky: chaos: "))
 	if err != nil {
 		return err

@@ -173,10 +173,11 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 	if err := publish.CheckWritable(publish.Options{Root: root, ModuleDir: setup.ModuleDir, FlakyDir: flakyDir}); err != nil {
 		return err
 	}
-	infos, tests, err := listModule(ctx, setup, l)
+	infos, tests, how, err := listModule(ctx, setup, l)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(g.debugLog(), "flaky: %s: default order: classes in %s\n", name, how)
 	// The analysis runs in JVMs like l's that start faster.
 	jars, err := agent.Extract()
 	if err != nil {
@@ -198,7 +199,7 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 		FlakyDir: flakyDir,
 		Tests:    tests, Infos: infos, Fast: runner,
 	}
-	res, err := pipeline.Run(ctx, m, pipeline.Options{InitStep: true, Workers: g.Workers, Progress: prog.tracker, Detect: d}, prog.log("flaky: "+name+": "))
+	res, err := pipeline.Run(ctx, m, pipeline.Options{InitStep: true, Workers: g.Workers, Progress: prog.tracker, Detect: d, Debug: prog.debug(g, "flaky: "+name+": ")}, prog.log("flaky: "+name+": "))
 	var none *pipeline.NoOrdersError
 	switch {
 	case errors.As(err, &none):

@@ -6,15 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/testid"
-	"github.com/flakyhq/flaky/mvn"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -51,20 +48,11 @@ func listTests(ctx context.Context, o listTestsOptions) error {
 		return err
 	}
 	defer l.Close()
-	tests, err := l.List(ctx, launcher.Selection{
-		TestClassesDir: setup.TestClassesDir,
-		Includes:       setup.Includes,
-		Excludes:       setup.Excludes,
-	})
-	if err != nil {
-		return fmt.Errorf("list tests: %w", err)
-	}
-	classes, how, err := defaultClassOrder(setup, tests, time.Now())
+	tests, _, how, err := listModule(ctx, setup, l)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Stderr, "flaky: default order: classes in %s\n", how)
-	tests = inClassOrder(tests, classes)
 	records, _ := surefire.ReadForkRecords(filepath.Dir(setup.TestClassesDir))
 	var expanded, unknown int
 	tests, expanded, unknown = withInvocations(tests, records)
@@ -85,52 +73,6 @@ func listTests(ctx context.Context, o listTestsOptions) error {
 		}
 	}
 	return nil
-}
-
-// defaultClassOrder is the order the module's Surefire runs its test
-// classes in: that of the recorded fork (target/flaky/fork.json) when there
-// is one, followed by classes of tests it did not run in Surefire's order;
-// else Surefire's order from its runOrder. It says which.
-func defaultClassOrder(setup *mvn.TestSetup, tests []launcher.TestInfo, now time.Time) ([]string, string, error) {
-	scanned, how, err := mvn.SurefireClassOrder(setup.TestClassesDir, setup.RunOrder, now)
-	if err != nil {
-		return nil, "", err
-	}
-	records, err := surefire.ReadForkRecords(filepath.Dir(setup.TestClassesDir))
-	if err != nil {
-		return scanned, how + " (the recorded fork is unreadable: " + err.Error() + ")", nil
-	}
-	if len(records) == 0 {
-		return scanned, how, nil
-	}
-	var classes []string
-	for _, r := range records {
-		names := r.TestClasses
-		if len(names) == 0 {
-			for _, t := range r.Tests {
-				names = append(names, topClass(t.Test))
-			}
-		}
-		for _, n := range names {
-			if !slices.Contains(classes, n) {
-				classes = append(classes, n)
-			}
-		}
-	}
-	desc := "the order of the recorded Surefire fork (" + records[0].File + ")"
-	recorded := len(classes)
-	for _, n := range scanned {
-		if !slices.Contains(classes, n) {
-			classes = append(classes, n)
-		}
-	}
-	for _, t := range tests {
-		if !slices.Contains(classes[:recorded], topClass(t.ID)) {
-			desc += ", then classes it did not run in " + how
-			break
-		}
-	}
-	return classes, desc, nil
 }
 
 // withInvocations replaces each dynamic test (a test template or factory)
@@ -176,27 +118,3 @@ func countInvocations(tests []launcher.TestInfo) int {
 	}
 	return n
 }
-
-// inClassOrder orders tests by the position of their top-level class in
-// classes, keeping the order of the tests of one class (and of tests whose
-// class is not listed, at the end).
-func inClassOrder(tests []launcher.TestInfo, classes []string) []launcher.TestInfo {
-	rank := make(map[string]int, len(classes))
-	for i, c := range classes {
-		if _, ok := rank[c]; !ok {
-			rank[c] = i
-		}
-	}
-	pos := func(t launcher.TestInfo) int {
-		if r, ok := rank[topClass(t.ID)]; ok {
-			return r
-		}
-		return len(classes)
-	}
-	out := slices.Clone(tests)
-	sort.SliceStable(out, func(i, j int) bool { return pos(out[i]) < pos(out[j]) })
-	return out
-}
-
-// topClass is the top-level class of a test id or class name.
-func topClass(id string) string { return testid.Parse(id).TopLevel() }

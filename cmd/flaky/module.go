@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/kballard/go-shellquote"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/defaultorder"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/mvn"
 )
@@ -113,19 +115,24 @@ func (g globalOptions) openModule(ctx context.Context, dir string, opts launcher
 }
 
 // env is the environment of the module's JVMs.
-// listModule lists the module's selected tests with l, in their default
-// order, and returns them with their ids.
-func listModule(ctx context.Context, setup *mvn.TestSetup, l *launcher.Launcher) ([]launcher.TestInfo, []string, error) {
+// listModule lists the module's selected tests with l in their default
+// order (defaultorder.Of) and returns them with their ids and which order
+// that is.
+func listModule(ctx context.Context, setup *mvn.TestSetup, l *launcher.Launcher) ([]launcher.TestInfo, []string, string, error) {
 	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
 	if err != nil {
-		return nil, nil, fmt.Errorf("list tests: %w", err)
+		return nil, nil, "", fmt.Errorf("list tests: %w", err)
 	}
 	if len(infos) == 0 {
 		if class := testLikeClass(setup.TestClassesDir); class != "" {
-			return nil, nil, fmt.Errorf("list tests: no tests found, yet %s is compiled: the test class path may be broken (run mvn test-compile, or remove target/flaky/cache)", class)
+			return nil, nil, "", fmt.Errorf("list tests: no tests found, yet %s is compiled: the test class path may be broken (run mvn test-compile, or remove target/flaky/cache)", class)
 		}
 	}
-	return infos, launcher.IDs(infos), nil
+	infos, how, err := defaultorder.Of(setup, infos, time.Now())
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return infos, launcher.IDs(infos), how, nil
 }
 
 // testLikeClass returns the first top-level class under dir named as

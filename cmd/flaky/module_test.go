@@ -38,7 +38,7 @@ func TestListModuleNoTestsWithTestClasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	_, _, err = listModule(context.Background(), setup, l)
+	_, _, _, err = listModule(context.Background(), setup, l)
 	if err == nil || !strings.Contains(err.Error(), "no tests found, yet "+filepath.Join(classes, "ATest.class")+" is compiled") {
 		t.Errorf("err %v, want no tests found although ATest is compiled", err)
 	}

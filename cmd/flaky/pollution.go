@@ -54,10 +54,11 @@ func runPollution(ctx context.Context, o pollutionOptions) error {
 		return err
 	}
 	defer l.Close()
-	_, order, err := listModule(ctx, setup, l)
+	_, order, how, err := listModule(ctx, setup, l)
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(g.debugLog(), "flaky: pollution: default order: classes in %s\n", how)
 	res, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: agent.Options{State: agent.StateOptions{All: true}}})
 	if err != nil {
 		return fmt.Errorf("pollution: %w", err)

@@ -29,6 +29,15 @@ func (p *commandProgress) log(prefix string) pipeline.Log {
 	return func(_ pipeline.Stage, line string) { p.shower.Printf("%s%s\n", prefix, line) }
 }
 
+// debug maps the pipeline's lines about single items onto the command's
+// notes, after prefix, with --debug; without it they are dropped.
+func (p *commandProgress) debug(g globalOptions, prefix string) pipeline.Log {
+	if !g.Debug {
+		return nil
+	}
+	return p.log(prefix)
+}
+
 // ran is the launcher's Options.Ran: every run counts.
 func (p *commandProgress) ran(*launcher.Result) { p.tracker.Ran() }
 

@@ -6,9 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/flakyhq/flaky/internal/defaultorder"
+	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/repair"
 	"github.com/flakyhq/flaky/internal/report"
@@ -129,6 +132,10 @@ func moduleOf(setup *mvn.TestSetup, java string) repair.Module {
 		Dir: setup.ModuleDir, ClassesDir: setup.ClassesDir, TestClassesDir: setup.TestClassesDir,
 		Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Java: java,
 		Includes: setup.Includes, Excludes: setup.Excludes,
+		Order: func(infos []launcher.TestInfo) ([]launcher.TestInfo, error) {
+			infos, _, err := defaultorder.Of(setup, infos, time.Now())
+			return infos, err
+		},
 	}
 }
 

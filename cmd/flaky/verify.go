@@ -93,7 +93,7 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 		return err
 	}
 	cfg := verify.Config{ModuleDir: module, BuildDir: o.BuildDir, Root: o.Root, Out: o.Stdout, Workers: o.Workers, TestTimeout: o.TestTimeout,
-		Confirmations: o.Confirmations, DataflowReverse: o.Reverse, NoState: o.NoState, NoInvariants: o.NoInvariants}
+		Confirmations: o.Confirmations, DataflowReverse: o.Reverse, NoState: o.NoState, NoInvariants: o.NoInvariants, Debug: o.Debug}
 	if cfg.Confirmations < 1 {
 		return usageError("--confirmations must be at least 1")
 	}

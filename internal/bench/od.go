@@ -16,6 +16,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/dataflow"
+	"github.com/flakyhq/flaky/internal/defaultorder"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/pipeline"
@@ -320,6 +321,9 @@ func openSuite(ctx context.Context, dir string, jars agent.Jars) (*benchSuite, e
 		return nil, err
 	}
 	infos, err := l.List(ctx, launcher.Selection{TestClassesDir: setup.TestClassesDir, Includes: setup.Includes, Excludes: setup.Excludes})
+	if err == nil {
+		infos, _, err = defaultorder.Of(setup, infos, time.Now())
+	}
 	if err != nil {
 		l.Close()
 		return nil, err

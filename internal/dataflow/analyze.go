@@ -33,8 +33,11 @@ type Config struct {
 	Confirmations int
 	// Deadline stops refinement from starting new rounds; zero means none.
 	Deadline time.Time
-	// Logf receives progress notes; nil discards them.
+	// Logf receives the analysis's summary line; nil discards it.
 	Logf func(format string, args ...any)
+	// Debugf receives the details: the reference runs' dependencies and one
+	// line per dependency refinement tested; nil discards them.
+	Debugf func(format string, args ...any)
 	// Fixtures names the classes with class-level fixtures (see Options).
 	Fixtures map[string]bool
 }
@@ -53,10 +56,7 @@ type Result struct {
 // dependencies and returns the findings.
 func Analyze(ctx context.Context, l Launcher, cfg Config) (*Result, error) {
 	start := time.Now()
-	logf := cfg.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
+	logf, debugf := orDiscard(cfg.Logf), orDiscard(cfg.Debugf)
 	jobs := []launcher.Job{{Order: cfg.Tests, RunOptions: launcher.RunOptions{AgentOptions: AgentOptions}}}
 	names := []string{"original"}
 	if cfg.Reverse && len(cfg.Tests) > 1 {
@@ -74,11 +74,12 @@ func Analyze(ctx context.Context, l Launcher, cfg Config) (*Result, error) {
 		g.Add(names[i], r)
 	}
 	res := &Result{Graph: g, ReferenceRuns: len(refs)}
-	logf("dataflow: %d data dependencies in %d reference run(s)", len(g.Edges), len(refs))
-	if res.RefinementRuns, err = Refine(ctx, l, g, Options{Deadline: cfg.Deadline, Logf: logf, Fixtures: cfg.Fixtures}); err != nil {
+	debugf("dataflow: %d data dependencies in %d reference run(s)", len(g.Edges), len(refs))
+	if res.RefinementRuns, err = Refine(ctx, l, g, Options{Deadline: cfg.Deadline, Logf: logf, Debugf: debugf, Fixtures: cfg.Fixtures}); err != nil {
 		return nil, err
 	}
-	logf("dataflow: %d manifest, %d benign, %d untested after %d refinement run(s)", g.Count(Manifest), g.Count(Benign), g.Count(Untested), res.RefinementRuns)
+	logf("dataflow: %d data dependencies in %d reference run(s): %d manifest, %d benign, %d untested after %d refinement run(s) (report.json lists them)",
+		len(g.Edges), len(refs), g.Count(Manifest), g.Count(Benign), g.Count(Untested), res.RefinementRuns)
 	if res.Findings, res.ConfirmationRuns, err = Findings(ctx, l, g, cfg.Confirmations, logf); err != nil {
 		return nil, err
 	}

@@ -23,6 +23,9 @@ type Options struct {
 	Deadline time.Time
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
+	// Debugf receives one line per dependency tested (its status) or left
+	// untested; nil discards them.
+	Debugf func(format string, args ...any)
 	// Fixtures names the classes with class-level fixtures, whose tests
 	// must run in one stretch (as under Surefire).
 	Fixtures map[string]bool
@@ -35,11 +38,8 @@ type Options struct {
 // inverted, and runs all the picks at once (independent components run in
 // parallel JVMs). It returns the number of JVM runs it made.
 func Refine(ctx context.Context, r Runner, g *Graph, opts Options) (int, error) {
-	logf := opts.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	runs, err := refineAnti(ctx, r, g, opts.Fixtures, logf)
+	logf, debugf := orDiscard(opts.Logf), orDiscard(opts.Debugf)
+	runs, err := refineAnti(ctx, r, g, opts.Fixtures, debugf)
 	if err != nil {
 		return runs, err
 	}
@@ -83,7 +83,7 @@ func Refine(ctx context.Context, r Runner, g *Graph, opts Options) (int, error) 
 			} else {
 				e.Status = Benign
 			}
-			logf("dataflow: %s -> %s is %s (%s in the reference, %s without the writer before it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
+			debugf("dataflow: %s -> %s is %s (%s in the reference, %s without the writer before it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
 		}
 	}
 }
@@ -106,7 +106,7 @@ const maxSingles = 16
 // class-level fixtures stays in one stretch; in an Anti run the reader
 // moves behind later tests, so its class's tests move with it when it has
 // class fixtures.
-func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]bool, logf func(string, ...any)) (int, error) {
+func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]bool, debugf func(string, ...any)) (int, error) {
 	type group struct {
 		reader string
 		edges  []*Edge
@@ -168,7 +168,7 @@ func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]boo
 			for _, e := range gr.edges {
 				e.Status = Untested
 			}
-			logf("dataflow: %s changed after its %d later writers: too many to try one by one, left untested", gr.reader, len(gr.edges))
+			debugf("dataflow: %s changed after its %d later writers: too many to try one by one, left untested", gr.reader, len(gr.edges))
 			continue
 		}
 		if len(orders[i]) > 2 {
@@ -205,7 +205,7 @@ func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]boo
 	}
 	for _, e := range g.Edges {
 		if e.Kind == Anti && e.Status != Untested {
-			logf("dataflow: %s after %s (a later writer) is %s (%s in the reference, %s after it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
+			debugf("dataflow: %s after %s (a later writer) is %s (%s in the reference, %s after it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
 		}
 	}
 	return runs, nil
@@ -256,4 +256,12 @@ func changed(ref, now launcher.Outcome) bool {
 		return now == launcher.Pass
 	}
 	return false
+}
+
+// orDiscard is logf, or a logger that discards when logf is nil.
+func orDiscard(logf func(string, ...any)) func(string, ...any) {
+	if logf == nil {
+		return func(string, ...any) {}
+	}
+	return logf
 }

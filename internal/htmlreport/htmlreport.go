@@ -76,7 +76,19 @@ type pageView struct {
 	Coverage                  []coverageView
 	Baseline                  []string
 	Modules                   []string
-	Findings                  []findingView
+	// Groups are the findings of a module that read the same (see
+	// report.WhyKey), two or more: their why is shown once, there.
+	Groups   []groupView
+	Findings []findingView
+	// Unconfirmed are the tests whose outcome changed in a run but that no
+	// rerun confirmed ("test (module)" with several modules).
+	Unconfirmed []string
+}
+
+type groupView struct {
+	ID, Title, Why, Module string
+	ShowModule             bool
+	Tests                  []string
 }
 
 type kindCount struct {
@@ -95,19 +107,22 @@ type coverageView struct {
 
 type findingView struct {
 	Test, Module, Title, Why, Message string
-	Kind                              report.Kind
-	New, ShowModule                   bool
-	Source                            string
-	SourceHref                        string
-	Evidence                          []evidenceView
-	CallSites                         []callSiteView
-	Reproduce                         []string
-	RepairKind, RepairReason          string
-	Patch                             []diffLine
-	State                             []stateView
-	StateConfirmed                    bool
-	Invariants                        []report.ProblemInvariant
-	Resets                            []string
+	// Group is the id of the group of findings that read the same this one
+	// belongs to, where its why is; "" when it reads like no other.
+	Group                    string
+	Kind                     report.Kind
+	New, ShowModule          bool
+	Source                   string
+	SourceHref               string
+	Evidence                 []evidenceView
+	CallSites                []callSiteView
+	Reproduce                []string
+	RepairKind, RepairReason string
+	Patch                    []diffLine
+	State                    []stateView
+	StateConfirmed           bool
+	Invariants               []report.ProblemInvariant
+	Resets                   []string
 }
 
 type stateView struct {
@@ -176,11 +191,30 @@ func view(p Page) pageView {
 				v.Baseline = append(v.Baseline, fmt.Sprintf("not judged: %s (%s, accepted as %s): %s", u.Test, m.Name, u.Kind, u.Reason))
 			}
 		}
-		for _, f := range r.Findings {
+		if c := r.Stats.Coverage; c != nil {
+			for _, t := range c.Unconfirmed {
+				if len(p.Modules) > 1 {
+					t += " (" + m.Name + ")"
+				}
+				v.Unconfirmed = append(v.Unconfirmed, t)
+			}
+		}
+		groups := alike(r.Findings)
+		for i, f := range r.Findings {
 			counts[f.Kind]++
 			fv := finding(p, m, f, len(p.Modules) > 1)
 			if fv.New {
 				v.New++
+			}
+			if g := groups[i]; len(g) > 1 {
+				fv.Group = fmt.Sprintf("group-%d-%d", len(v.Modules), g[0])
+				if g[0] == i {
+					gv := groupView{ID: fv.Group, Title: fmt.Sprintf("%d × %s", len(g), f.Kind.Title()), Why: fv.Why, Module: m.Name, ShowModule: len(p.Modules) > 1}
+					for _, j := range g {
+						gv.Tests = append(gv.Tests, r.Findings[j].Test)
+					}
+					v.Groups = append(v.Groups, gv)
+				}
 			}
 			v.Findings = append(v.Findings, fv)
 		}
@@ -213,6 +247,21 @@ func view(p Page) pageView {
 		v.GateStatus, v.GateClass = "passed", "status-pass"
 	}
 	return v
+}
+
+// alike returns, for each finding, the indexes of the findings that read
+// the same (report.WhyKey), in order.
+func alike(findings []report.Finding) [][]int {
+	byKey := map[string][]int{}
+	for i, f := range findings {
+		k := report.WhyKey(f)
+		byKey[k] = append(byKey[k], i)
+	}
+	out := make([][]int, len(findings))
+	for i, f := range findings {
+		out[i] = byKey[report.WhyKey(f)]
+	}
+	return out
 }
 
 func budget(ms int64, why string) string {

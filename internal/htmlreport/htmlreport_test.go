@@ -71,6 +71,22 @@ func TestRender(t *testing.T) {
 			`<code>p.Prices.TABLE[&#39;BTC&#39;]</code> <span class="badge known">confirmed</span>`,
 			"<code>p.Store.count():::EXIT</code><br><span class=\"muted\">return</span></td><td class=\"diff-add\"><pre>return == 0\n</pre>", `<td class="diff-del"><pre>&lt;b&gt;90&lt;/b&gt;</pre></td>`},
 	})
+	alike := func(test string) report.Finding {
+		return report.Finding{Test: test, Kind: report.ODVictim, Polluters: [][]string{{"p.T#pollute"}}, Cleaners: [][]string{{"p.T#clean1"}, {"p.T#clean2"}}}
+	}
+	tests = append(tests, struct {
+		name    string
+		modules []Module
+		want    []string
+		absent  []string
+	}{
+		name: "findings that read the same grouped, unconfirmed named",
+		modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Findings: []report.Finding{alike("p.T#a"), victim, alike("p.T#b")},
+			Stats: report.Stats{Coverage: &report.Coverage{Unconfirmed: []string{"p.U#x", "p.U#y"}}}}}},
+		want: []string{`<div class="group" id="group-1-0"><b>2 × order-dependent victim</b>: <span class="why">fails after p.T#pollute; passes again when p.T#clean1 or p.T#clean2 runs in between</span><br><code>p.T#a</code>, <code>p.T#b</code></div>`,
+			`<a href="#group-1-0">its group</a>`, `<div class="why">fails after p.PriceTest#discount</div>`,
+			"not reported as flaky: <code>p.U#x</code>, <code>p.U#y</code>"},
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b strings.Builder

@@ -59,9 +59,9 @@ func Analyze(ctx context.Context, r Runner, targets []Target) ([][]report.Proble
 // Annotate sets ProblemInvariants on every OD victim and brittle of
 // findings that has a failing and a passing order, then, with the module's
 // tests in suite (nil: skip it), the victims' CleanerMethods and
-// ReturnValueModifiers (see FindResets); logf says which it could not
-// analyse (the rest goes on).
-func Annotate(ctx context.Context, r Runner, findings []report.Finding, suite []string, logf func(string, ...any)) error {
+// ReturnValueModifiers (see FindResets); logf says how many it could not
+// analyse (the rest goes on), debugf which and why.
+func Annotate(ctx context.Context, r Runner, findings []report.Finding, suite []string, logf, debugf func(string, ...any)) error {
 	var targets []Target
 	var at []int
 	for i, f := range findings {
@@ -78,12 +78,17 @@ func Annotate(ctx context.Context, r Runner, findings []report.Finding, suite []
 	if err != nil {
 		return err
 	}
+	failed := 0
 	for j, i := range at {
 		if errs[j] != nil {
-			logf("no problem invariants for %s: %v", findings[i].Test, errs[j])
+			failed++
+			debugf("no problem invariants for %s: %v", findings[i].Test, errs[j])
 			continue
 		}
 		findings[i].ProblemInvariants = probs[j]
+	}
+	if failed > 0 {
+		logf("no problem invariants for %d of %d OD finding(s) (--debug says which and why)", failed, len(targets))
 	}
 	if suite == nil {
 		return nil

@@ -127,6 +127,9 @@ type Config struct {
 	AutoWorkers bool
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
+	// Debugf receives the notes about single tests (each victim's search);
+	// nil discards them.
+	Debugf func(format string, args ...any)
 	// Progress hears the analysis' phases and findings (the launcher
 	// reports its runs); nil shows nothing.
 	Progress *progress.Tracker
@@ -226,6 +229,9 @@ func newAnalysis(r Runner, cfg Config) *analysis {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	if cfg.Debugf == nil {
+		cfg.Debugf = func(string, ...any) {}
+	}
 	a := &analysis{
 		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(), warm: newStore(),
 		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
@@ -292,6 +298,10 @@ func (a *analysis) autoBudget(rounds int) (time.Duration, string) {
 
 func (a *analysis) logf(format string, args ...any) {
 	a.cfg.Logf(format, args...)
+}
+
+func (a *analysis) debugf(format string, args ...any) {
+	a.cfg.Debugf(format, args...)
 }
 
 // analyse runs the stages: original order, detection (after fixing the

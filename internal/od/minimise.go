@@ -33,7 +33,7 @@ var errFlipped = errors.New("the outcome flipped in the same order")
 func (a *analysis) minimise(ctx context.Context, deadline time.Time, c *candidate) error {
 	err := a.minimiseGroups(ctx, deadline, c)
 	if errors.Is(err, errFlipped) {
-		a.logf("%s flipped in the same order: not order-dependent", c.test)
+		a.debugf("%s flipped in the same order: not order-dependent", c.test)
 		return nil
 	}
 	return err
@@ -48,7 +48,7 @@ func (a *analysis) minimiseGroups(ctx context.Context, deadline time.Time, c *ca
 	case victim:
 		f := &Finding{Test: t, Kind: report.ODVictim, PassingOrder: []string{t}, FailingOrder: c.failing, Incomplete: true}
 		a.add(f)
-		a.logf("victim %s: finding its polluters", t)
+		a.debugf("victim %s: finding its polluters", t)
 		groups, err := a.groups(ctx, deadline, t, c.failing, true)
 		f.Polluters = groups
 		if len(groups) > 0 {
@@ -70,7 +70,7 @@ func (a *analysis) minimiseGroups(ctx context.Context, deadline time.Time, c *ca
 	case brittle:
 		f := &Finding{Test: t, Kind: report.ODBrittle, FailingOrder: []string{t}, PassingOrder: c.passing, Incomplete: true}
 		a.add(f)
-		a.logf("brittle %s: finding its state-setters", t)
+		a.debugf("brittle %s: finding its state-setters", t)
 		groups, err := a.groups(ctx, deadline, t, c.passing, false)
 		f.Setters = groups
 		if len(groups) > 0 {

@@ -41,6 +41,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 		Warm:          d.Warm,
 		Shard:         d.Shard,
 		Logf:          log.logf(StageOrders),
+		Debugf:        opts.Debug.logf(StageOrders),
 		Progress:      opts.Progress,
 	}
 	if len(d.Original) > 0 {
@@ -57,7 +58,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	var df *dataflow.Result
 	if d.Strategy != dataflow.StrategyOrders && cfg.Shard.N == 0 && len(d.Partials) == 0 {
 		var err error
-		if df, err = dependencies(ctx, m, cfg, d, log); err != nil {
+		if df, err = dependencies(ctx, m, cfg, d, log, opts.Debug); err != nil {
 			return err
 		}
 		df.Drop(d.Skip)
@@ -99,7 +100,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 			return err
 		}
 	}
-	if err := annotate(ctx, m, findings, !d.NoState, !d.NoInvariants, m.Tests, log, res); err != nil {
+	if err := annotate(ctx, m, findings, !d.NoState, !d.NoInvariants, m.Tests, log, opts.Debug, res); err != nil {
 		return err
 	}
 	rep := res.Report
@@ -117,19 +118,19 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 // annotate names and confirms the polluted state (when names) and infers
 // the problem invariants (when infers, with reset methods searched in
 // suite) of the OD findings, in m's fast JVMs.
-func annotate(ctx context.Context, m Module, findings []report.Finding, names, infers bool, suite []string, log Log, res *Result) error {
+func annotate(ctx context.Context, m Module, findings []report.Finding, names, infers bool, suite []string, log, debug Log, res *Result) error {
 	if m.Fast == nil {
 		return fmt.Errorf("naming the polluted state needs the module's fast launcher")
 	}
 	if names {
-		timings, err := state.Annotate(ctx, m.Fast, findings, nil, log.logf(StageState))
+		timings, err := state.Annotate(ctx, m.Fast, findings, nil, log.logf(StageState), debug.logf(StageState))
 		if err != nil {
 			return fmt.Errorf("polluted state: %w", err)
 		}
 		res.StateTimings = append(res.StateTimings, timings...)
 	}
 	if infers {
-		if err := invariants.Annotate(ctx, m.Fast, findings, suite, log.logf(StageInvariants)); err != nil {
+		if err := invariants.Annotate(ctx, m.Fast, findings, suite, log.logf(StageInvariants), debug.logf(StageInvariants)); err != nil {
 			return fmt.Errorf("problem invariants: %w", err)
 		}
 	}
@@ -161,8 +162,8 @@ func ranOrders(tests int, cov od.Coverage) error {
 // dependencies runs the data-dependency analysis and writes its graph when
 // asked to; refinement starts no new round after the budget (without one,
 // after the longest budget the order generators would choose).
-func dependencies(ctx context.Context, m Module, cfg od.Config, d *DetectOptions, log Log) (*dataflow.Result, error) {
-	dcfg := dataflow.Config{Tests: cfg.Tests, Confirmations: cfg.Confirmations, Logf: log.logf(StageDataflow), Fixtures: cfg.Fixtures, Reverse: d.Reverse}
+func dependencies(ctx context.Context, m Module, cfg od.Config, d *DetectOptions, log, debug Log) (*dataflow.Result, error) {
+	dcfg := dataflow.Config{Tests: cfg.Tests, Confirmations: cfg.Confirmations, Logf: log.logf(StageDataflow), Debugf: debug.logf(StageDataflow), Fixtures: cfg.Fixtures, Reverse: d.Reverse}
 	if dcfg.Confirmations == 0 {
 		dcfg.Confirmations = od.DefaultConfirmations
 	}

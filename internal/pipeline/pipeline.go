@@ -53,8 +53,9 @@ type Module struct {
 	Name     string // its name in reports: its path from the project root
 	Root     string // the project root, for the init step of reproduce commands
 	FlakyDir string // where reports, orders and patches go (target/flaky)
-	// Tests is the suite in its original order; Infos describe the listed
-	// tests (which classes have class fixtures).
+	// Tests is the suite in its original order: the order Surefire runs it
+	// in (defaultorder.Of, or the order the recorded fork ran); Infos
+	// describe the listed tests (which classes have class fixtures).
 	Tests []string
 	Infos []launcher.TestInfo
 	// Fast runs the JVMs of detection, polluted state and problem
@@ -89,6 +90,11 @@ type Options struct {
 	Workers  int // parallel JVMs; 0 means one per core
 	// Progress hears the stages' phases and findings; nil shows nothing.
 	Progress *progress.Tracker
+	// Debug receives the stages' lines about single items (a data
+	// dependency, a victim's search, a finding whose state could not be
+	// named), which the log the stages' summary lines go to leaves out;
+	// nil discards them.
+	Debug Log
 
 	Detect   *DetectOptions   // nil: no detection
 	Annotate *AnnotateOptions // nil: no annotation of given findings
@@ -212,7 +218,7 @@ func Run(ctx context.Context, m Module, opts Options, log Log) (*Result, error) 
 		}
 	}
 	if a := opts.Annotate; a != nil {
-		if err := annotate(ctx, m, a.Findings, a.State, a.Invariants, a.Suite, log, res); err != nil {
+		if err := annotate(ctx, m, a.Findings, a.State, a.Invariants, a.Suite, log, opts.Debug, res); err != nil {
 			return res, err
 		}
 	}

@@ -41,7 +41,7 @@ type Mode int
 // The modes.
 const (
 	Quiet Mode = iota // nothing
-	Lines             // a plain line every interval
+	Lines             // a plain line every interval, less often as a run goes on
 	Bar               // a progress bar redrawn in place
 )
 
@@ -78,7 +78,9 @@ type Shower struct {
 	now      func() time.Time
 }
 
-// DefaultInterval is how often Lines mode prints.
+// DefaultInterval is how often Lines mode prints at most; it prints less
+// often as the analysis goes on, after a quarter of the time so far, so that
+// a long run's log (a CI job's) grows by few lines.
 const DefaultInterval = 15 * time.Second
 
 // New returns a Shower writing to w in mode.
@@ -117,7 +119,7 @@ func (s *Shower) Update(u Update) {
 		_ = s.bar.Set(u.Done)
 	case Lines:
 		now := s.now()
-		if now.Sub(s.last) < s.interval {
+		if now.Sub(s.last) < max(s.interval, now.Sub(s.start)/4) {
 			return
 		}
 		s.last = now

@@ -21,6 +21,10 @@ func TestLines(t *testing.T) {
 		{21 * time.Second, Update{Phase: "detecting", Done: 6, Planned: 10}, ""},
 		{40 * time.Second, Update{Phase: "minimising", Done: 8, Planned: 0, Findings: 2, Deadline: s.start.Add(70 * time.Second)}, "detect: minimising, 8 runs, 2 flaky, at most 30s left\n"},
 		{60 * time.Second, Update{Phase: "minimising", Done: 9, Planned: 100, Findings: 2, Deadline: s.start.Add(70 * time.Second)}, "detect: minimising, 9/100 runs, 2 flaky, at most 10s left\n"},
+		// Later, a quarter of the time so far between lines.
+		{10 * time.Minute, Update{Phase: "minimising", Done: 50, Planned: 100}, "detect: minimising, 50/100 runs, 0 flaky, about 10m0s left\n"},
+		{12 * time.Minute, Update{Phase: "minimising", Done: 60, Planned: 100}, ""},
+		{13*time.Minute + 30*time.Second, Update{Phase: "minimising", Done: 70, Planned: 100}, "detect: minimising, 70/100 runs, 0 flaky, about 5m47s left\n"},
 	}
 	for i, st := range steps {
 		before := b.Len()

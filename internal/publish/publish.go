@@ -116,8 +116,15 @@ func CheckWritable(o Options) error {
 // modules at the root, then the CI annotations and job summary.
 func Module(ctx context.Context, rep *report.Report, o Options) ([]string, error) {
 	o = defaults(o)
-	mod := module{dir: o.ModuleDir, name: o.Module, report: rep, flakyDir: o.FlakyDir, locate: locator(ctx, o, o.ModuleDir, rep)}
-	title := o.Module
+	if rep.Name == "" {
+		rep.Name = mvn.ArtifactID(o.ModuleDir)
+	}
+	name := o.Module // the root module goes by its artifactId, as in DisplayName
+	if (name == "" || name == ".") && rep.Name != "" {
+		name = rep.Name
+	}
+	mod := module{dir: o.ModuleDir, name: name, report: rep, flakyDir: o.FlakyDir, locate: locator(ctx, o, o.ModuleDir, rep)}
+	title := name
 	if title == "" || title == "." {
 		if abs, err := filepath.Abs(o.ModuleDir); err == nil {
 			title = filepath.Base(abs)
@@ -166,8 +173,8 @@ func Reactor(ctx context.Context, o Options) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		name := rep.Module
-		if name == "" {
+		name := rep.DisplayName()
+		if name == "" || name == "." {
 			name = filepath.Base(m.Dir)
 		}
 		mods = append(mods, module{dir: m.Dir, name: name, report: rep, flakyDir: flakyDir, locate: locator(ctx, o, m.Dir, rep)})

@@ -206,6 +206,11 @@ func (r *run) baseline(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list tests: %w", err)
 	}
+	if order := r.sb.mod.Order; order != nil {
+		if infos, err = order(infos); err != nil {
+			return err
+		}
+	}
 	order := launcher.IDs(infos)
 	if r.base, err = r.sb.Run(ctx, order, agent.Options{}); err != nil {
 		return fmt.Errorf("run the default order: %w", err)

@@ -34,6 +34,10 @@ type Module struct {
 	Java           string // java executable
 	Includes       []string
 	Excludes       []string
+	// Order puts the sandbox's tests in the module's default order (the
+	// order Surefire runs, defaultorder.Of on the module itself: the
+	// sandbox's directory order may differ); nil keeps the listing's order.
+	Order func([]launcher.TestInfo) ([]launcher.TestInfo, error)
 }
 
 // Sandbox is a copy of the module in a work directory where candidate

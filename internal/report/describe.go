@@ -25,6 +25,11 @@ func (k Kind) Title() string {
 	return string(k)
 }
 
+// WhyKey is the same for findings that read the same: the same kind and
+// the same Describe line (the victims of one polluter with the same
+// cleaners, say), so that reports can name their tests once, together.
+func WhyKey(f Finding) string { return string(f.Kind) + "\x00" + Describe(f) }
+
 // Describe says in one line why a finding's test is flaky, naming the tests
 // and perturbations involved: "fails after ...; passes again when ... runs
 // in between".

@@ -33,8 +33,11 @@ const (
 
 // Report is one module's report.
 type Report struct {
-	Version  int       `json:"version"`
-	Module   string    `json:"module"`
+	Version int    `json:"version"`
+	Module  string `json:"module"` // the module's path from the project root; "." for the root
+	// Name is the module's artifactId, which names the root module for
+	// people (see DisplayName).
+	Name     string    `json:"name,omitempty"`
 	Findings []Finding `json:"findings"`
 	Runs     int       `json:"runs"`
 	Stats    Stats     `json:"stats"`
@@ -43,6 +46,15 @@ type Report struct {
 	// Cut says what a copy made for the pages (Trim) leaves out; never
 	// part of report.json.
 	Cut []string `json:"-"`
+}
+
+// DisplayName is how pages and the console name the report's module: its
+// path from the project root, or for the root module (".") its artifactId.
+func (r *Report) DisplayName() string {
+	if (r.Module == "." || r.Module == "") && r.Name != "" {
+		return r.Name
+	}
+	return r.Module
 }
 
 // Gate records what the baseline gate decided about a report's findings.

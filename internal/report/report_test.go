@@ -126,3 +126,16 @@ func TestTrim(t *testing.T) {
 		t.Error("Trim changed the report it copies")
 	}
 }
+
+func TestDisplayName(t *testing.T) {
+	for _, tt := range []struct{ module, name, want string }{
+		{".", "shop", "shop"},
+		{"", "shop", "shop"},
+		{".", "", "."},
+		{"web/app", "app", "web/app"},
+	} {
+		if got := (&Report{Module: tt.module, Name: tt.name}).DisplayName(); got != tt.want {
+			t.Errorf("module %q, name %q: %q, want %q", tt.module, tt.name, got, tt.want)
+		}
+	}
+}

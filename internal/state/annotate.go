@@ -19,9 +19,10 @@ type Timing struct {
 
 // Annotate sets PollutedState on every OD victim and brittle of findings,
 // debugging them together with r, every run with the state options base
-// (nil: the agent's defaults); logf says what it could not do (a finding it
-// cannot debug keeps no pollutedState: the rest goes on).
-func Annotate(ctx context.Context, r Runner, findings []report.Finding, base *agent.StateOptions, logf func(string, ...any)) ([]Timing, error) {
+// (nil: the agent's defaults); logf gets a line for what it starts and one
+// for how many findings it could not debug (those keep no pollutedState: the
+// rest goes on), debugf which and why.
+func Annotate(ctx context.Context, r Runner, findings []report.Finding, base *agent.StateOptions, logf, debugf func(string, ...any)) ([]Timing, error) {
 	tmp, err := os.MkdirTemp("", "flaky-state-")
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
@@ -48,17 +49,26 @@ func Annotate(ctx context.Context, r Runner, findings []report.Finding, base *ag
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	var timings []Timing
+	failed, cut := 0, 0
 	for j, o := range outs {
 		f := &findings[at[j]]
 		if o.Err != nil {
-			logf("cannot name the polluted state of %s: %v", f.Test, o.Err)
+			failed++
+			debugf("cannot name the polluted state of %s: %v", f.Test, o.Err)
 			continue
 		}
 		f.PollutedState = o.Items
 		if len(o.Cut) > 0 {
-			logf("state of %s: the capture of %v reached its bounds (cut)", f.Test, o.Cut)
+			cut++
+			debugf("state of %s: the capture of %v reached its bounds (cut)", f.Test, o.Cut)
 		}
 		timings = append(timings, Timing{Test: f.Test, Duration: o.Duration, Runs: o.Runs})
+	}
+	if failed > 0 {
+		logf("cannot name the polluted state of %d of %d OD finding(s) (--debug says which and why)", failed, len(targets))
+	}
+	if cut > 0 {
+		logf("the state capture of %d OD finding(s) reached its bounds (cut; --debug says where)", cut)
 	}
 	return timings, nil
 }

@@ -20,6 +20,10 @@ const MaxBytes = 60000
 // maxPatchLines bounds a proposed patch shown in a summary.
 const maxPatchLines = 60
 
+// maxGroupNames bounds the tests named in one row of findings that read
+// the same.
+const maxGroupNames = 30
+
 // maxMessageLines and maxMessageBytes bound one finding's message.
 const (
 	maxMessageLines = 15
@@ -38,7 +42,7 @@ func Markdown(modules []Module) string {
 	var newOnes, known []entry
 	tests, orders := 0, 0
 	var dur time.Duration
-	var cuts, fixed, unjudged []string
+	var cuts, fixed, unjudged, unconfirmed []string
 	gateFailed, gated := false, false
 	for _, m := range modules {
 		r := m.Report
@@ -46,6 +50,11 @@ func Markdown(modules []Module) string {
 		orders += r.Stats.Orders
 		dur += time.Duration(r.Stats.DurationMs) * time.Millisecond
 		cuts = append(cuts, budgetCuts(m)...)
+		if c := r.Stats.Coverage; c != nil {
+			for _, t := range c.Unconfirmed {
+				unconfirmed = append(unconfirmed, code(t)+moduleNote(modules, m))
+			}
+		}
 		if g := r.Gate; g != nil {
 			gated = gated || g.Enabled
 			gateFailed = gateFailed || (g.Enabled && !g.Pass)
@@ -107,6 +116,9 @@ func Markdown(modules []Module) string {
 		}
 		b.WriteString(strings.Join(names, ", ") + "\n\n")
 	}
+	if len(unconfirmed) > 0 {
+		b.WriteString("**Unconfirmed** (their outcome changed, but no rerun confirmed it; not reported as flaky): " + strings.Join(unconfirmed, ", ") + "\n\n")
+	}
 	if len(fixed) > 0 {
 		b.WriteString("**Possibly fixed** (accepted, not flaky in this run): " + strings.Join(fixed, ", ") + "\n\n")
 	}
@@ -129,19 +141,38 @@ type entry struct {
 	f           report.Finding
 }
 
-// table writes one row per finding: test, kind, why.
+// table writes one row per finding, test, kind and why, or one row for the
+// findings of a module that read the same (report.WhyKey): the victims of
+// one polluter with the same cleaners are named together, the why once.
 func table(b *strings.Builder, entries []entry, multi bool) {
 	if multi {
 		b.WriteString("| module | test | kind | why |\n|---|---|---|---|\n")
 	} else {
 		b.WriteString("| test | kind | why |\n|---|---|---|\n")
 	}
-	for i, e := range entries {
+	groups := alike(entries)
+	shown := 0
+	for _, g := range groups {
 		if b.Len() > MaxBytes/2 {
-			fmt.Fprintf(b, "\n_%d more new flaky test%s: see `target/flaky/report.json`._\n", len(entries)-i, plural(len(entries)-i))
+			left := len(entries) - shown
+			fmt.Fprintf(b, "\n_%d more new flaky test%s: see `target/flaky/report.json`._\n", left, plural(left))
 			return
 		}
-		row := []string{code(e.f.Test), e.f.Kind.Title(), text(report.Describe(e.f))}
+		shown += len(g)
+		e := g[0]
+		var tests []string
+		for i, e := range g {
+			if i == maxGroupNames && len(g) > maxGroupNames+1 {
+				tests = append(tests, fmt.Sprintf("and %d more", len(g)-i))
+				break
+			}
+			tests = append(tests, code(e.f.Test))
+		}
+		kind := e.f.Kind.Title()
+		if len(g) > 1 {
+			kind = fmt.Sprintf("%d × %s", len(g), kind)
+		}
+		row := []string{strings.Join(tests, "<br>"), kind, text(report.Describe(e.f))}
 		if multi {
 			row = append([]string{code(e.module)}, row...)
 		}
@@ -150,6 +181,23 @@ func table(b *strings.Builder, entries []entry, multi bool) {
 		}
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
+}
+
+// alike groups the entries of one module that read the same (see
+// report.WhyKey), in the order of their first entry.
+func alike(entries []entry) [][]entry {
+	var groups [][]entry
+	at := map[string]int{}
+	for _, e := range entries {
+		key := e.module + "\x00" + report.WhyKey(e.f)
+		if i, ok := at[key]; ok {
+			groups[i] = append(groups[i], e)
+			continue
+		}
+		at[key] = len(groups)
+		groups = append(groups, []entry{e})
+	}
+	return groups
 }
 
 // details is a finding's collapsible section: message and reproduce commands.

@@ -115,3 +115,33 @@ func TestMarkdownStaysShort(t *testing.T) {
 		t.Errorf("no note about the findings left out")
 	}
 }
+
+// Victims of one polluter with the same cleaners share one row that says
+// why once; a victim with other cleaners keeps its own; the unconfirmed
+// tests are named.
+func TestMarkdownGroupsAlikeFindings(t *testing.T) {
+	victim := func(test string, cleaners ...string) report.Finding {
+		f := report.Finding{Test: test, Kind: report.ODVictim, Polluters: [][]string{{"p.T#pollute"}}}
+		for _, c := range cleaners {
+			f.Cleaners = append(f.Cleaners, []string{c})
+		}
+		return f
+	}
+	rep := &report.Report{Module: "core", Findings: []report.Finding{
+		victim("p.T#a", "p.T#clean1", "p.T#clean2"), victim("p.T#b", "p.T#clean1", "p.T#clean2"),
+		victim("p.T#c"), victim("p.T#d", "p.T#clean1", "p.T#clean2"),
+	}, Stats: report.Stats{Coverage: &report.Coverage{Unconfirmed: []string{"p.U#x", "p.U#y"}}}}
+	md := Markdown([]Module{{Name: "core", Report: rep}})
+	for _, want := range []string{
+		"| `p.T#a`<br>`p.T#b`<br>`p.T#d` | 3 × order-dependent victim | fails after p.T#pollute; passes again when p.T#clean1 or p.T#clean2 runs in between |",
+		"| `p.T#c` | order-dependent victim | fails after p.T#pollute |",
+		"**Unconfirmed** (their outcome changed, but no rerun confirmed it; not reported as flaky): `p.U#x`, `p.U#y`",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in:\n%s", want, md)
+		}
+	}
+	if n := strings.Count(md, "p.T#clean2 runs in between"); n != 1 {
+		t.Errorf("the shared why appears %d times, want once:\n%s", n, md)
+	}
+}

@@ -26,6 +26,9 @@ import (
 // failing in every run.
 func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *surefire.ForkRecord, reruns []*launcher.Result, res *Result) error {
 	opts := pipeline.Options{Report: res.Report, Accumulate: true, Workers: cfg.Workers, Progress: cfg.Progress}
+	if cfg.Debug {
+		opts.Debug = logTo(cfg)
+	}
 	m := pipeline.Module{
 		Dir: cfg.ModuleDir, Name: mvn.ModulePath(cfg.Root, cfg.ModuleDir), Root: cfg.Root,
 		FlakyDir: filepath.Join(cfg.BuildDir, "flaky"), Tests: rec.TestIDs(), Launcher: l,
@@ -104,7 +107,7 @@ func logTo(cfg Config) pipeline.Log {
 			fmt.Fprintf(cfg.Out, "[flaky] chaos: %s\n", line)
 			return
 		}
-		fmt.Fprintf(cfg.Out, "[flaky] module %s: %s: %s\n", cfg.Module, stage, line)
+		fmt.Fprintf(cfg.Out, "[flaky] module %s: %s: %s\n", cfg.Name, stage, line)
 	}
 }
 

@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/flakyhq/flaky/internal/defaultorder"
+	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/repair"
+	"github.com/flakyhq/flaky/mvn"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -28,6 +32,10 @@ func proposeRepairs(ctx context.Context, cfg Config, rec *surefire.ForkRecord, r
 		Repair: repair.Module{
 			Dir: cfg.ModuleDir, ClassesDir: filepath.Join(cfg.BuildDir, "classes"), TestClassesDir: rec.TestClassesDirectory,
 			Classpath: rec.Classpath, JVMArgs: rec.JVMArgs, SysProps: rec.SystemProperties, Java: java,
+			Order: func(infos []launcher.TestInfo) ([]launcher.TestInfo, error) {
+				infos, _, err := defaultorder.Of(&mvn.TestSetup{TestClassesDir: rec.TestClassesDirectory}, infos, time.Now())
+				return infos, err
+			},
 		},
 	}
 	ropts := &pipeline.RepairOptions{}

@@ -75,6 +75,12 @@ type Config struct {
 	NoInvariants bool
 	// Progress hears the analyses' phases and runs; nil shows nothing.
 	Progress *progress.Tracker
+	// Debug prints the analyses' lines about single items (each data
+	// dependency, victim, finding that could not be analysed) too.
+	Debug bool
+	// Name is the module's name on the console: default Module, or for
+	// the root module (".") its artifactId.
+	Name string
 }
 
 // Result is what Run found and decided.
@@ -111,12 +117,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Module == "" {
 		cfg.Module = mvn.ModulePath(cfg.Root, cfg.ModuleDir)
 	}
+	if cfg.Name == "" {
+		cfg.Name = cfg.Module
+		if id := mvn.ArtifactID(cfg.ModuleDir); cfg.Module == "." && id != "" {
+			cfg.Name = id
+		}
+	}
 	records, err := surefire.ReadForkRecords(cfg.BuildDir)
 	if err != nil {
 		return nil, err
 	}
 	if len(records) == 0 {
-		fmt.Fprintf(cfg.Out, "[flaky] module %s: no tests ran through the flaky provider; nothing to verify\n", cfg.Module)
+		fmt.Fprintf(cfg.Out, "[flaky] module %s: no tests ran through the flaky provider; nothing to verify\n", cfg.Name)
 		return &Result{Report: &report.Report{Module: cfg.Module}, Pass: true}, nil
 	}
 	// What the end of the run needs is checked before it starts: a
@@ -248,7 +260,7 @@ func launcherOptions(cfg Config, rec *surefire.ForkRecord) launcher.Options {
 
 // notef prints each distinct note of the module's runs once.
 func notef(cfg Config) func(string) {
-	return launcher.Distinct(func(note string) { fmt.Fprintf(cfg.Out, "[flaky] module %s: note: %s\n", cfg.Module, note) })
+	return launcher.Distinct(func(note string) { fmt.Fprintf(cfg.Out, "[flaky] module %s: note: %s\n", cfg.Name, note) })
 }
 
 // clearer returns the gate's judge of accepted tests that were not found
@@ -358,9 +370,9 @@ func envOf(rec *surefire.ForkRecord, java string) launcher.Env {
 func printSummary(cfg Config, res *Result) {
 	w := cfg.Out
 	for _, cut := range budgetCuts(res.Report.Stats) {
-		fmt.Fprintf(w, "[flaky] module %s: %s: results are partial, and no accepted test is called fixed on its account\n", cfg.Module, cut)
+		fmt.Fprintf(w, "[flaky] module %s: %s: results are partial, and no accepted test is called fixed on its account\n", cfg.Name, cut)
 	}
-	fmt.Fprintf(w, "[flaky] module %s: %d tests, %d runs, %d flaky\n", cfg.Module, res.Report.Stats.Tests, res.Report.Runs, len(res.Report.Findings))
+	fmt.Fprintf(w, "[flaky] module %s: %d tests, %d runs, %d flaky\n", cfg.Name, res.Report.Stats.Tests, res.Report.Runs, len(res.Report.Findings))
 	for _, warn := range res.Warnings {
 		fmt.Fprintf(w, "[flaky] WARNING %s\n", warn)
 	}
