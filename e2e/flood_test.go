@@ -31,10 +31,11 @@ fi
 exec "$REAL_JAVA" "$@"
 `
 
-// TestRunOrderUnderConnectionFlood runs an order while 200 idle connections
-// to flaky's port, each dialed again whenever flaky closes it, wait for
-// their handshake (another local user, or a test that scans ports): the
-// JVM gets in at its first launch and the results are the undisturbed ones.
+// TestRunOrderUnderConnectionFlood runs an order while 400 idle connections
+// to flaky's port (more than it keeps pending), each dialed again whenever
+// flaky closes it, wait for their handshake (another local user, or a test
+// that scans ports): the JVM gets in at its first launch and the results
+// are the undisturbed ones.
 func TestRunOrderUnderConnectionFlood(t *testing.T) {
 	p := fixture(t, "junit4")
 	bin := flakyBin(t)
@@ -77,8 +78,11 @@ func TestRunOrderUnderConnectionFlood(t *testing.T) {
 		}
 		return strings.Join(parts, " "), stderr.String()
 	}
+	start := time.Now()
 	want, _ := runOrder(real, nil)
+	undisturbed := time.Since(start)
 	stop := func() int { return 0 }
+	var flooded time.Time
 	got, stderr := runOrder(wrapper, func() {
 		var port []byte
 		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
@@ -89,13 +93,15 @@ func TestRunOrderUnderConnectionFlood(t *testing.T) {
 				t.Fatal("no JVM with the flaky agent started within 60 s")
 			}
 		}
-		stop = floodIdle("127.0.0.1:"+strings.TrimSpace(string(port)), 200)
+		stop = floodIdle("127.0.0.1:"+strings.TrimSpace(string(port)), 400)
 		t.Cleanup(func() { stop() })
 		time.Sleep(500 * time.Millisecond) // the flood is in place
 		if err := os.WriteFile(portFile+".flooded", nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		flooded = time.Now()
 	})
+	t.Logf("undisturbed run %s; under the flood, %s from the JVM's start", undisturbed.Round(time.Millisecond), time.Since(flooded).Round(time.Millisecond))
 	if got != want {
 		t.Errorf("under the flood: %s; undisturbed: %s", got, want)
 	}
