@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -180,9 +182,11 @@ func TestHandshakeOversizedHello(t *testing.T) {
 	}
 }
 
-// More pending connections than maxPending are closed at once.
-func TestHandshakePendingCapped(t *testing.T) {
+// A connection beyond maxPending pending ones evicts the oldest, and is
+// served: idle strangers cannot keep a client out.
+func TestHandshakePendingEvictsOldest(t *testing.T) {
 	s := newServer(t)
+	r := register(t, s)
 	var conns []net.Conn
 	for range maxPending {
 		c, err := net.Dial("tcp", s.ln.Addr().String())
@@ -193,25 +197,116 @@ func TestHandshakePendingCapped(t *testing.T) {
 		conns = append(conns, c)
 	}
 	// Let the server account for them.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	waitPending(t, s, maxPending)
+	f := dial(t, s)
+	f.send(hello(r.Token))
+	if _, ok := f.reply().(*Welcome); !ok {
+		t.Fatal("the client over the cap was not welcomed")
+	}
+	conns[0].SetReadDeadline(time.Now().Add(5 * time.Second)) // a bound for a loaded machine: the server closes it at once
+	if _, err := conns[0].Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
+		t.Fatalf("oldest pending connection: read %v, want EOF", err)
+	}
+}
+
+func waitPending(t *testing.T, s *Server, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		s.mu.Lock()
-		p := s.pending
+		p := len(s.pending)
 		s.mu.Unlock()
-		if p == maxPending || time.Now().After(deadline) {
-			break
+		if p == n {
+			return
 		}
-		time.Sleep(10 * time.Millisecond)
+		if time.Now().After(deadline) {
+			t.Fatalf("%d pending connections, want %d", p, n)
+		}
 	}
-	extra, err := net.Dial("tcp", s.ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
+}
+
+// flood keeps n idle connections to addr open, dialing again (after pause)
+// each one the server closes, until the test ends; it returns how many
+// connections it opened in all.
+func flood(t *testing.T, addr string, n int, pause time.Duration) func() int64 {
+	t.Helper()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var dialed atomic.Int64
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				c, err := net.Dial("tcp", addr)
+				if err == nil {
+					dialed.Add(1)
+					go func() { <-stop; c.Close() }()
+					io.Copy(io.Discard, c) // until the server closes it
+					c.Close()
+				}
+				select {
+				case <-stop:
+					return
+				case <-time.After(pause):
+				}
+			}
+		}()
 	}
-	defer extra.Close()
-	extra.SetReadDeadline(time.Now().Add(5 * time.Second)) // a bound for a loaded machine: the server closes it at once
-	if _, err := extra.Read(make([]byte, 1)); !errors.Is(err, io.EOF) {
-		t.Fatalf("connection over the cap: read %v, want EOF", err)
+	t.Cleanup(func() { close(stop); wg.Wait() })
+	return dialed.Load
+}
+
+// Under a flood of more idle connections than the server keeps pending,
+// each dialing again whenever the server closes it, a launched process
+// that connects again when its connection is closed (as the agent does)
+// gets in within a few attempts, and the server's memory stays bounded.
+func TestHandshakeThroughFlood(t *testing.T) {
+	s := newServer(t)
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	dialed := flood(t, s.ln.Addr().String(), maxPending+64, 20*time.Millisecond)
+	waitPending(t, s, maxPending)
+	most := 0
+	for i := range 20 {
+		r := registerProcess(t, s, os.Getpid())
+		start := time.Now()
+		attempts := 0
+		for welcomed := false; !welcomed; {
+			attempts++
+			if attempts > 10 {
+				t.Fatalf("client %d was not welcomed in 10 attempts", i)
+			}
+			c, err := net.Dial("tcp", s.ln.Addr().String())
+			if err != nil {
+				continue
+			}
+			WriteMessage(c, &Hello{Protocol: ProtocolVersion, Token: r.Token, PID: int64(os.Getpid())})
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			m, err := ReadMessage(c)
+			if _, welcomed = m.(*Welcome); !welcomed && err == nil {
+				t.Fatalf("client %d: answer %#v", i, m)
+			}
+			defer c.Close()
+		}
+		most = max(most, attempts)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("client %d waited %s for its welcome", i, d)
+		}
 	}
+	s.mu.Lock()
+	pending, evicted := len(s.pending), len(s.evicted)
+	s.mu.Unlock()
+	if pending > maxPending || evicted > maxPending {
+		t.Errorf("%d pending and %d evicted connections, want at most %d each", pending, evicted, maxPending)
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > 32<<20 {
+		t.Errorf("heap grew by %d bytes under the flood", grown)
+	}
+	t.Logf("the flood dialed %d connections; the clients needed at most %d attempts", dialed(), most)
 }
 
 // ReadFrame allocates what arrives, not what the header declares.

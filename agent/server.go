@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"time"
 )
@@ -26,9 +27,15 @@ const (
 	// of the run's secret token ever waits here. It stays below the 10 s
 	// the agent waits for its answer.
 	processWait = 8 * time.Second
-	// maxPending caps the connections that have not completed the handshake;
-	// more are closed at once.
-	maxPending = 32
+	// maxPending caps the connections that have not presented a known token
+	// (a few KiB each). A connection beyond it evicts the oldest of them:
+	// strangers' idle connections cannot keep a launched JVM, which sends
+	// its hello right after connecting, out; one evicted under a flood
+	// before its hello was read connects again.
+	maxPending = 256
+	// acceptPause is how long the accept loop waits after a failed accept
+	// (out of file descriptors) before it tries again.
+	acceptPause = 10 * time.Millisecond
 )
 
 // Server accepts JVM connections on a loopback port, authenticates them by
@@ -37,10 +44,14 @@ type Server struct {
 	ln net.Listener
 	wg sync.WaitGroup
 
-	mu      sync.Mutex
-	runs    map[string]*Run
-	conns   map[net.Conn]struct{}
-	pending int
+	mu    sync.Mutex
+	runs  map[string]*Run
+	conns map[net.Conn]struct{}
+	// pending holds the connections that have not presented a known token,
+	// oldest first; evicted those closed to make room whose handlers have
+	// not returned yet.
+	pending []net.Conn
+	evicted map[net.Conn]struct{}
 	closed  bool
 }
 
@@ -87,7 +98,7 @@ func NewServer() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on loopback: %w", err)
 	}
-	s := &Server{ln: ln, runs: map[string]*Run{}, conns: map[net.Conn]struct{}{}}
+	s := &Server{ln: ln, runs: map[string]*Run{}, conns: map[net.Conn]struct{}{}, evicted: map[net.Conn]struct{}{}}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
@@ -190,21 +201,25 @@ func (s *Server) accept() {
 	defer s.wg.Done()
 	for {
 		conn, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
 		s.mu.Lock()
-		if s.closed {
+		if err != nil && !s.closed {
+			// Out of file descriptors, say: the listener still works.
 			s.mu.Unlock()
-			conn.Close()
+			time.Sleep(acceptPause)
+			continue
+		}
+		if s.closed {
+			if conn != nil {
+				conn.Close()
+			}
+			s.mu.Unlock()
 			return
 		}
-		if s.pending >= maxPending {
+		if !s.admit(conn) {
 			s.mu.Unlock()
 			conn.Close()
 			continue
 		}
-		s.pending++
 		s.conns[conn] = struct{}{}
 		s.wg.Add(1)
 		s.mu.Unlock()
@@ -216,19 +231,54 @@ func (s *Server) accept() {
 	}
 }
 
+// admit makes room for conn among the pending connections, evicting the
+// oldest when they are full, and reports whether conn may wait for its
+// handshake. It refuses conn only while the handlers of maxPending evicted
+// connections have not returned, so pending handshakes stay bounded. The
+// caller holds s.mu.
+func (s *Server) admit(conn net.Conn) bool {
+	if len(s.pending) >= maxPending {
+		if len(s.evicted) >= maxPending {
+			return false
+		}
+		oldest := s.pending[0]
+		s.pending = slices.Delete(s.pending, 0, 1)
+		s.evicted[oldest] = struct{}{}
+		oldest.Close()
+	}
+	s.pending = append(s.pending, conn)
+	return true
+}
+
+// vouch takes conn off the pending list once it presented a known token; it
+// reports false when conn was evicted meanwhile.
+func (s *Server) vouch(conn net.Conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.Index(s.pending, conn)
+	if i < 0 {
+		return false
+	}
+	s.pending = slices.Delete(s.pending, i, i+1)
+	return true
+}
+
+// forget closes conn, whose handler returns, and drops it from the
+// server's books.
 func (s *Server) forget(conn net.Conn) {
 	conn.Close()
 	s.mu.Lock()
 	delete(s.conns, conn)
+	delete(s.evicted, conn)
+	if i := slices.Index(s.pending, conn); i >= 0 {
+		s.pending = slices.Delete(s.pending, i, i+1)
+	}
 	s.mu.Unlock()
 }
 
 // serve runs the handshake on conn and then forwards its messages to the run.
 func (s *Server) serve(conn net.Conn) {
 	run, hello := s.handshake(conn)
-	s.mu.Lock()
-	s.pending--
-	s.mu.Unlock()
 	if run == nil {
 		return
 	}
@@ -285,6 +335,8 @@ func (s *Server) handshake(conn net.Conn) (*Run, *Hello) {
 	case run == nil:
 		_ = WriteMessage(conn, &Reject{Reason: "unknown token"})
 		return nil, nil
+	case !s.vouch(conn):
+		return nil, nil // evicted while its hello arrived
 	case hello.Protocol != ProtocolVersion:
 		_ = WriteMessage(conn, &Reject{Reason: fmt.Sprintf(
 			"unsupported protocol version %d (driver speaks %d)", hello.Protocol, ProtocolVersion)})

@@ -144,6 +144,7 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 		return nil, err
 	}
 	removeStaleTemp(os.TempDir())
+	killOrphaned()
 	tmp, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", tempPrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("create launcher temp dir: %w", err)

@@ -2,9 +2,11 @@ package launcher
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -144,6 +146,78 @@ func TestDriverKilledEndsJVMAndTempDirRemoved(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, tempPrefix+"*")); len(left) != 1 || left[0] != l.tmp {
 		t.Errorf("temp dirs %q, want only the new launcher's %s", left, l.tmp)
+	}
+}
+
+// When the driver is killed (SIGKILL, no cleanup) while a test JVM runs,
+// every process the JVM started ends too: a plain child, and a daemon that
+// double-forked into its own session with an empty environment.
+func TestDriverKilledEndsJVMChildren(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux has a parent-death signal and child subreapers")
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	t.Setenv(pidFileEnv, pidFile)
+	t.Setenv(fakeEnv, "run")
+	t.Setenv(fakeDriverEnv, "p.A#spawn p.A#hang")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	driver := exec.Command(exe)
+	if err := driver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { driver.Process.Kill(); driver.Wait() })
+	pids := map[string]int{"the JVM": readPid(t, pidFile)}
+	pids["its child"] = readPid(t, pidFile+".child")
+	pids["its double-forked daemon"] = readPid(t, pidFile+".daemon")
+	for _, pid := range pids {
+		t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	}
+	for what, pid := range pids {
+		if gone(pid) {
+			t.Fatalf("%s (pid %d) ended before the driver was killed", what, pid)
+		}
+	}
+	driver.Process.Kill()
+	driver.Wait()
+	for what, pid := range pids {
+		waitFor(t, what+" of the killed driver to end", 5*time.Second, func() bool { return gone(pid) })
+	}
+}
+
+// A new launcher kills what test JVMs of drivers that are no longer
+// running left behind (a driver killed together with its JVMs'
+// supervisors), found by their marker; processes of running drivers stay.
+func TestNewLauncherKillsOrphans(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs /proc")
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	start := func(driver int) *exec.Cmd {
+		cmd := exec.Command("sleep", "3600")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d-1", markerEnv, driver))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd
+	}
+	orphan, kept := start(dead.Process.Pid), start(os.Getpid())
+	ended := make(chan struct{})
+	go func() { orphan.Wait(); close(ended) }()
+	fakeLauncher(t, "run", Options{})
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the orphan of a dead driver is still running")
+	}
+	if gone(kept.Process.Pid) {
+		t.Error("a process of a running driver was killed")
 	}
 }
 

@@ -145,8 +145,8 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// The parent-death signal follows the thread that started the JVM: keep
-	// it until the JVM is gone.
+	// The parent-death signal follows the thread that started the JVM (or
+	// its supervisor): keep it until the JVM is gone.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	run, err := l.server.RegisterProcess()
@@ -185,7 +185,6 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	if !slices.ContainsFunc(l.env.Env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }) {
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmpDir)
 	}
-	ownProcessGroup(cmd)
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("create output pipe: %w", err)
@@ -196,7 +195,7 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	if w.keepTmp {
 		p.tmpDir = tmpDir
 	}
-	err = cmd.Start()
+	jvm, err := startJVM(cmd)
 	pw.Close()
 	if err != nil {
 		return nil, fmt.Errorf("start test JVM: %w", err)
@@ -204,7 +203,7 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	if startedHook != nil {
 		startedHook(attempt)
 	}
-	run.SetProcess(cmd.Process.Pid)
+	run.SetProcess(jvm.pid)
 	out := newHeadTail(l.opts.OutputLimit)
 	copied := make(chan struct{})
 	go func() {
@@ -239,7 +238,7 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 		if p.killed == "" {
 			p.killed = reason
 		}
-		killGroup(cmd.Process)
+		killGroup(jvm.pid)
 	}
 loop:
 	for !exited || (ctxErr == nil && (!connected || open > 0)) {
@@ -272,8 +271,9 @@ loop:
 		case <-waited:
 			exited, waited = true, nil
 			p.end = time.Now()
-			killGroup(cmd.Process) // stray children
-			if killed := killMarked(marker); len(killed) > 0 {
+			killGroup(jvm.pid) // stray children
+			jvm.finish()
+			if killed := append(jvm.killed, killMarked(marker)...); len(killed) > 0 {
 				p.notes = append(p.notes, fmt.Sprintf("killed %d process(es) the test JVM left running: %s", len(killed), strings.Join(killed, ", ")))
 			}
 			if connected {
@@ -287,7 +287,7 @@ loop:
 			lingering = nil
 			if !exited {
 				p.notes = append(p.notes, fmt.Sprintf("the JVM did not exit within %s after its last test (a shutdown hook or a non-daemon thread?); flaky killed it and kept its results", exitGrace))
-				killGroup(cmd.Process)
+				killGroup(jvm.pid)
 			}
 		case <-runTimeout:
 			runTimeout = nil
@@ -306,6 +306,9 @@ loop:
 	}
 	p.output = out.String()
 	p.status, p.signal = exitStatus(cmd.ProcessState)
+	if jvm.signal != "" {
+		p.status, p.signal = -1, jvm.signal
+	}
 	p.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	p.maxRSS = maxRSS(cmd.ProcessState)
 	switch {

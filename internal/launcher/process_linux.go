@@ -12,22 +12,33 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// dieWithParent has the kernel kill the JVM when the thread that started it
-// ends (launch keeps that thread locked until the JVM is gone), so a JVM
-// does not outlive a driver that was killed.
-func dieWithParent(attr *syscall.SysProcAttr) {
-	attr.Pdeathsig = syscall.SIGKILL
-}
-
 // killMarked kills every process of this user whose environment holds
 // marker (KEY=VALUE): the processes a test JVM started, also those that left
 // its process group (setsid). It returns "pid (command)" for each.
 func killMarked(marker string) []string {
+	return killByEnv(func(value string) bool { return markerEnv+"="+value == marker })
+}
+
+// killOrphaned kills every process of this user that a test JVM of a
+// driver that is no longer running started, by the driver's pid in its
+// marker: what is left when a driver and its JVMs' supervisors were killed
+// together. It returns "pid (command)" for each.
+func killOrphaned() []string {
+	return killByEnv(func(value string) bool {
+		driver, _, _ := strings.Cut(value, "-")
+		pid, err := strconv.Atoi(driver)
+		return err == nil && pid > 0 && pid != os.Getpid() && !alive(pid)
+	})
+}
+
+// killByEnv kills every process of this user whose environment has a
+// markerEnv variable whose value match accepts.
+func killByEnv(match func(value string) bool) []string {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
-	want := []byte(marker + "\x00")
+	key := []byte(markerEnv + "=")
 	var killed []string
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
@@ -35,10 +46,16 @@ func killMarked(marker string) []string {
 			continue
 		}
 		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
-		if err != nil || !bytes.HasPrefix(env, want) && !bytes.Contains(env, append([]byte{0}, want...)) {
+		if err != nil || !bytes.Contains(env, key) {
 			continue
 		}
-		if unix.Kill(pid, unix.SIGKILL) != nil {
+		marked := false
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if value, ok := bytes.CutPrefix(kv, key); ok && match(string(value)) {
+				marked = true
+			}
+		}
+		if !marked || unix.Kill(pid, unix.SIGKILL) != nil {
 			continue
 		}
 		comm, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))

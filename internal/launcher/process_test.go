@@ -181,6 +181,21 @@ func fakeJVM(scenario string, args []string) int {
 				panic(err)
 			}
 			os.WriteFile(os.Getenv(pidFileEnv)+".daemon", []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+		case method == "spawn":
+			// A child in the JVM's process group, and a daemon that
+			// double-forks into a session of its own with an empty
+			// environment (out of reach of the group and the marker).
+			child := exec.Command("sleep", "3600")
+			if err := child.Start(); err != nil {
+				panic(err)
+			}
+			daemon := exec.Command("/bin/sh", "-c", `sleep 3600 >/dev/null 2>&1 & printf %s $! >"$1"`, "sh", os.Getenv(pidFileEnv)+".daemon")
+			daemon.Env = []string{}
+			daemon.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+			if err := daemon.Run(); err != nil {
+				panic(err)
+			}
+			os.WriteFile(os.Getenv(pidFileEnv)+".child", []byte(strconv.Itoa(child.Process.Pid)), 0o600)
 		case method == "noisy":
 			for j := 0; j < 10000; j++ {
 				fmt.Printf("noise line %d\n", j)

@@ -3,19 +3,25 @@
 package launcher
 
 import (
+	"bufio"
 	"os"
-	"os/exec"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// ownProcessGroup makes the command the leader of a new process group so
-// that killGroup reaches every process it starts, and ends it with its parent
-// where the platform allows.
-func ownProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	dieWithParent(cmd.SysProcAttr)
+// jvmProcess is a started test JVM.
+type jvmProcess struct {
+	// pid is the JVM's, which leads its own process group.
+	pid int
+	// report, when set, reads what the JVM's supervisor reports (file).
+	report *bufio.Reader
+	file   *os.File
+	// killed names the processes the supervisor killed after the JVM
+	// exited; signal the signal that ended the JVM, where the supervisor
+	// reports it (finish fills both in).
+	killed []string
+	signal string
 }
 
 // alive reports whether a process with this pid exists (of any user).
@@ -24,9 +30,9 @@ func alive(pid int) bool {
 	return err == nil || err == unix.EPERM
 }
 
-// killGroup kills the process group led by p.
-func killGroup(p *os.Process) {
-	_ = unix.Kill(-p.Pid, unix.SIGKILL)
+// killGroup kills the process group led by pid.
+func killGroup(pid int) {
+	_ = unix.Kill(-pid, unix.SIGKILL)
 }
 
 // exitStatus returns the exit status and, when a signal ended the process, its name.

@@ -17,6 +17,7 @@ import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -50,6 +51,10 @@ public final class Agent {
 
     private static final int PROTOCOL = 1;
     private static final int HANDSHAKE_TIMEOUT_MS = 10_000;
+    private static final long FIRST_RETRY_PAUSE_MS = 20;
+    private static final long MAX_RETRY_PAUSE_MS = 1_000;
+    /** Attempts to connect, about 2.3 s of pauses in all: a driver that is gone refuses every one. */
+    private static final int MAX_ATTEMPTS = 8;
 
     private Agent() {
     }
@@ -162,29 +167,68 @@ public final class Agent {
         return options;
     }
 
-    /** Connects and performs the handshake; halts the JVM with {@link #FAILURE_STATUS} when either fails. */
+    /**
+     * Connects and performs the handshake; halts the JVM with {@link #FAILURE_STATUS} on a reject, or when no
+     * attempt got an answer within {@link #HANDSHAKE_TIMEOUT_MS} in all. A connection that is refused or closed
+     * before the answer (the driver makes room for new connections under a flood of idle ones by closing the
+     * oldest) is tried again after a pause that starts at 20 ms and doubles each time, up to
+     * {@link #MAX_ATTEMPTS} attempts.
+     */
     private static void handshake(int port, String token) {
         String where = "127.0.0.1:" + port;
-        Socket socket = new Socket();
-        try {
-            socket.setTcpNoDelay(true);
-            socket.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port), HANDSHAKE_TIMEOUT_MS);
-            socket.setSoTimeout(HANDSHAKE_TIMEOUT_MS);
-            DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
-            DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
-            Frames.write(out, hello(token));
-            out.flush();
-            JsonObject answer = Frames.read(in);
-            String type = Frames.string(answer, "type");
-            if ("reject".equals(type)) {
-                fail("the flaky driver at " + where + " rejected this JVM: " + Frames.string(answer, "reason"));
-            } else if (!"welcome".equals(type)) {
-                fail("unexpected answer \"" + type + "\" from the flaky driver at " + where);
+        long deadline = System.nanoTime() + HANDSHAKE_TIMEOUT_MS * 1_000_000L;
+        long pause = FIRST_RETRY_PAUSE_MS;
+        int attempts = 0;
+        while (true) {
+            attempts++;
+            Socket socket = new Socket();
+            try {
+                int left = remainingMillis(deadline);
+                socket.setTcpNoDelay(true);
+                socket.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port), left);
+                socket.setSoTimeout(Math.max(1, remainingMillis(deadline)));
+                DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
+                DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+                Frames.write(out, hello(token));
+                out.flush();
+                JsonObject answer = Frames.read(in);
+                String type = Frames.string(answer, "type");
+                if ("reject".equals(type)) {
+                    fail("the flaky driver at " + where + " rejected this JVM: " + Frames.string(answer, "reason"));
+                } else if (!"welcome".equals(type)) {
+                    fail("unexpected answer \"" + type + "\" from the flaky driver at " + where);
+                }
+                socket.setSoTimeout(0);
+                Channel.open(socket, in, out);
+                return;
+            } catch (IOException e) {
+                closeQuietly(socket);
+                long sleep = Math.min(pause, remainingMillis(deadline));
+                if (e instanceof SocketTimeoutException || sleep <= 0 || attempts == MAX_ATTEMPTS) {
+                    fail("cannot connect to the flaky driver at " + where + " (" + attempts
+                            + (attempts == 1 ? " attempt" : " attempts") + "): " + e);
+                }
+                try {
+                    Thread.sleep(sleep);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    fail("interrupted while connecting to the flaky driver at " + where);
+                }
+                pause = Math.min(pause * 2, MAX_RETRY_PAUSE_MS);
             }
-            socket.setSoTimeout(0);
-            Channel.open(socket, in, out);
-        } catch (IOException e) {
-            fail("cannot connect to the flaky driver at " + where + ": " + e);
+        }
+    }
+
+    /** Returns the milliseconds left until {@code deadline} (a {@link System#nanoTime} value), at least 0. */
+    private static int remainingMillis(long deadline) {
+        return (int) Math.max(0, (deadline - System.nanoTime()) / 1_000_000L);
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // Nothing was sent on it that matters.
         }
     }
 

@@ -1,0 +1,157 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// portWaitingJava is a java wrapper: a JVM started with the flaky agent
+// writes the driver's port to $FLAKY_E2E_PORT and waits (up to 10 s) for
+// $FLAKY_E2E_PORT.flooded before it starts, so that it connects amid the
+// test's flood; every other invocation is plain java.
+const portWaitingJava = `#!/bin/sh
+port=
+for a in "$@"; do
+	case "$a" in -javaagent:*port=*) port=$(printf '%s' "$a" | sed 's/.*port=\([0-9]*\).*/\1/') ;; esac
+done
+if [ -n "$port" ]; then
+	printf '%s\n' "$port" >"$FLAKY_E2E_PORT.tmp" && mv "$FLAKY_E2E_PORT.tmp" "$FLAKY_E2E_PORT"
+	i=0
+	while [ ! -e "$FLAKY_E2E_PORT.flooded" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+fi
+exec "$REAL_JAVA" "$@"
+`
+
+// TestRunOrderUnderConnectionFlood runs an order while 400 idle connections
+// to flaky's port (more than it keeps pending), each dialed again whenever
+// flaky closes it, wait for their handshake (another local user, or a test
+// that scans ports): the JVM gets in at its first launch and the results
+// are the undisturbed ones.
+func TestRunOrderUnderConnectionFlood(t *testing.T) {
+	p := fixture(t, "junit4")
+	bin := flakyBin(t)
+	v := p.expected.ofKind("od-victim")[0]
+	order := join(v.Polluters[0], []string{v.Test})
+	orderFile := filepath.Join(t.TempDir(), "order.txt")
+	if err := os.WriteFile(orderFile, []byte(strings.Join(order, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	real, err := exec.LookPath(javaBin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(t.TempDir(), "java")
+	if err := os.WriteFile(wrapper, []byte(portWaitingJava), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	portFile := filepath.Join(t.TempDir(), "port")
+	runOrder := func(java string, during func()) (string, string) {
+		cmd := exec.Command(bin, "--java", java, "run-order", "--module", p.dir, "--order", orderFile, "--json")
+		cmd.Env = append(os.Environ(), "REAL_JAVA="+real, "FLAKY_E2E_PORT="+portFile)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if during != nil {
+			during()
+		}
+		if code := exitCode(cmd.Wait()); code != 1 {
+			t.Fatalf("run-order with --java %s exited %d, want 1 (the victim fails)\n%s", java, code, stderr.String())
+		}
+		var results []struct{ Test, Outcome string }
+		if err := json.Unmarshal(stdout.Bytes(), &results); err != nil {
+			t.Fatalf("run-order --json: %v\n%s", err, stdout.String())
+		}
+		var parts []string
+		for _, r := range results {
+			parts = append(parts, r.Test+"="+r.Outcome)
+		}
+		return strings.Join(parts, " "), stderr.String()
+	}
+	start := time.Now()
+	want, _ := runOrder(real, nil)
+	undisturbed := time.Since(start)
+	stop := func() int { return 0 }
+	var flooded time.Time
+	got, stderr := runOrder(wrapper, func() {
+		var port []byte
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if port, _ = os.ReadFile(portFile); len(port) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no JVM with the flaky agent started within 60 s")
+			}
+		}
+		stop = floodIdle("127.0.0.1:"+strings.TrimSpace(string(port)), 400)
+		t.Cleanup(func() { stop() })
+		time.Sleep(500 * time.Millisecond) // the flood is in place
+		if err := os.WriteFile(portFile+".flooded", nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		flooded = time.Now()
+	})
+	t.Logf("undisturbed run %s; under the flood, %s from the JVM's start", undisturbed.Round(time.Millisecond), time.Since(flooded).Round(time.Millisecond))
+	if got != want {
+		t.Errorf("under the flood: %s; undisturbed: %s", got, want)
+	}
+	if strings.Contains(stderr, "did not connect") {
+		t.Errorf("a JVM had to be relaunched under the flood:\n%s", stderr)
+	}
+	t.Logf("the flood dialed %d connections", stop())
+}
+
+// floodIdle keeps n idle connections to addr open, dialing each again 20 ms
+// after the server closes it; the function it returns ends the flood and
+// returns how many connections it opened.
+func floodIdle(addr string, n int) func() int {
+	done := make(chan struct{})
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	dialed := 0
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				if c, err := net.Dial("tcp", addr); err == nil {
+					mu.Lock()
+					dialed++
+					mu.Unlock()
+					closed := make(chan struct{})
+					go func() {
+						select {
+						case <-done:
+						case <-closed:
+						}
+						c.Close()
+					}()
+					io.Copy(io.Discard, c) // until the server closes it
+					close(closed)
+				}
+				select {
+				case <-done:
+					return
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+		}()
+	}
+	var once sync.Once
+	return func() int {
+		once.Do(func() { close(done); wg.Wait() })
+		mu.Lock()
+		defer mu.Unlock()
+		return dialed
+	}
+}

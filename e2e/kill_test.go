@@ -1,0 +1,83 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// childStartingJava is a java wrapper: the first process flaky starts as a
+// test JVM (with the agent) starts `sleep 1000`, a child of what flaky
+// launched, writes its pid to $FLAKY_E2E_CHILD and waits for it; every
+// other invocation is plain java.
+const childStartingJava = `#!/bin/sh
+case "$*" in
+*-javaagent:*port=*)
+	sleep 1000 &
+	printf %s $! >"$FLAKY_E2E_CHILD.tmp" && mv "$FLAKY_E2E_CHILD.tmp" "$FLAKY_E2E_CHILD"
+	wait
+	;;
+esac
+exec "$REAL_JAVA" "$@"
+`
+
+// TestKilledFlakyLeavesNoChildren kills `flaky run-order` with SIGKILL
+// while its test JVM's child runs: the child ends within seconds.
+func TestKilledFlakyLeavesNoChildren(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux ends what a test JVM started when flaky is killed")
+	}
+	p := fixture(t, "junit4")
+	bin := flakyBin(t)
+	orderFile := filepath.Join(t.TempDir(), "order.txt")
+	if err := os.WriteFile(orderFile, []byte(p.expected.Fixture.DefaultOrder[0]+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	real, err := exec.LookPath(javaBin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(t.TempDir(), "java")
+	if err := os.WriteFile(wrapper, []byte(childStartingJava), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	childFile := filepath.Join(t.TempDir(), "child")
+	cmd := exec.Command(bin, "--java", wrapper, "run-order", "--module", p.dir, "--order", orderFile)
+	cmd.Env = append(os.Environ(), "REAL_JAVA="+real, "FLAKY_E2E_CHILD="+childFile)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var child int
+	for deadline := time.Now().Add(60 * time.Second); child <= 0; time.Sleep(20 * time.Millisecond) {
+		data, _ := os.ReadFile(childFile)
+		child, _ = strconv.Atoi(string(data))
+		if time.Now().After(deadline) {
+			t.Fatal("no test JVM started within 60 s")
+		}
+	}
+	t.Cleanup(func() { syscall.Kill(child, syscall.SIGKILL) })
+	cmd.Process.Kill()
+	cmd.Wait()
+	for deadline := time.Now().Add(5 * time.Second); !ended(child); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the test JVM's child (pid %d) still runs 5 s after flaky was killed", child)
+		}
+	}
+}
+
+// ended reports whether pid has ended (a zombie counts as ended).
+func ended(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	_, rest, _ := strings.Cut(string(stat), ") ")
+	return strings.HasPrefix(rest, "Z")
+}
