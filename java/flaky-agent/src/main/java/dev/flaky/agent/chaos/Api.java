@@ -40,11 +40,6 @@ import java.util.stream.Stream;
  * is on. Public because project classes in any package call it; not an API for people.
  */
 public final class Api {
-    private static final double LARGEST_BELOW_ONE = Math.nextDown(1.0);
-
-    private static ChaosConfig.RandomMode randomMode = ChaosConfig.RandomMode.MAX;
-    private static double randomValue;
-    private static int randomLimit;
     private static long sleepDelta;
     private static boolean sleepIncrease;
     private static double concurrencyFactor;
@@ -56,9 +51,7 @@ public final class Api {
 
     /** Sets the parameters; called once by {@link Chaos#install} before any project class is loaded. */
     static void configure(ChaosConfig c) {
-        randomMode = c.randomMode;
-        randomValue = c.randomValue;
-        randomLimit = c.randomLimit;
+        Draws.configure(c);
         sleepDelta = c.sleepMs;
         sleepIncrease = c.enabled(Strategy.SLEEP_INCREASE);
         concurrencyFactor = c.concurrencyFactor;
@@ -68,53 +61,62 @@ public final class Api {
     }
 
     // ---- RANDOM ----
+    // Seeded instances keep their specified sequence; an unseeded generator gets the values of Draws: per call site
+    // and test the first few draws near the boundary of the range, then real values from the site's seeded generator.
 
     /** {@code Random.nextInt()} and {@code ThreadLocalRandom.nextInt()}. */
     public static int nextInt(Random r, int site) {
-        if (Seeded.contains(r) || !extreme(site)) {
+        if (Seeded.contains(r)) {
             return r.nextInt();
         }
-        return (int) logged(site, Explain.on ? r.nextInt() : null, clamp(Integer.MIN_VALUE, Integer.MAX_VALUE));
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextInt()
+                : (int) logged(site, Explain.on ? r.nextInt() : null, Draws.inRange(Integer.MIN_VALUE, Integer.MAX_VALUE, k));
     }
 
-    /** {@code Random.nextInt(int)} and {@code ThreadLocalRandom.nextInt(int)}: n-1 for the maximum. */
+    /** {@code Random.nextInt(int)} and {@code ThreadLocalRandom.nextInt(int)}: n-1 first for the maximum. */
     public static int nextInt(Random r, int bound, int site) {
-        if (bound <= 0 || Seeded.contains(r) || !extreme(site)) {
+        if (bound <= 0 || Seeded.contains(r)) {
             return r.nextInt(bound);
         }
-        return (int) logged(site, Explain.on ? r.nextInt(bound) : null, clamp(0, bound - 1L));
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextInt(bound)
+                : (int) logged(site, Explain.on ? r.nextInt(bound) : null, Draws.inRange(0, bound - 1L, k));
     }
 
-    /** {@code ThreadLocalRandom.nextInt(int, int)}: b-1 for the maximum. */
+    /** {@code ThreadLocalRandom.nextInt(int, int)}: b-1 first for the maximum. */
     public static int nextInt(ThreadLocalRandom r, int origin, int bound, int site) {
-        if (origin >= bound || !extreme(site)) {
+        if (origin >= bound) {
             return r.nextInt(origin, bound);
         }
-        return (int) logged(site, Explain.on ? r.nextInt(origin, bound) : null, clamp(origin, bound - 1L));
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextInt(origin, bound)
+                : (int) logged(site, Explain.on ? r.nextInt(origin, bound) : null, Draws.inRange(origin, bound - 1L, k));
     }
 
     /** {@code Random.nextLong()} and {@code ThreadLocalRandom.nextLong()}. */
     public static long nextLong(Random r, int site) {
-        if (Seeded.contains(r) || !extreme(site)) {
+        if (Seeded.contains(r)) {
             return r.nextLong();
         }
-        return logged(site, Explain.on ? r.nextLong() : null, clamp(Long.MIN_VALUE, Long.MAX_VALUE));
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextLong()
+                : logged(site, Explain.on ? r.nextLong() : null, Draws.inRange(Long.MIN_VALUE, Long.MAX_VALUE, k));
     }
 
-    /** {@code Random.nextDouble()} and {@code ThreadLocalRandom.nextDouble()}: the largest double below 1. */
+    /** {@code Random.nextDouble()} and {@code ThreadLocalRandom.nextDouble()}: just below 1 for the maximum. */
     public static double nextDouble(Random r, int site) {
-        if (Seeded.contains(r) || !extreme(site)) {
+        if (Seeded.contains(r)) {
             return r.nextDouble();
         }
-        return logged(site, Explain.on ? r.nextDouble() : null, unitDouble());
+        return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble()
+                : logged(site, Explain.on ? r.nextDouble() : null, Draws.unit());
     }
 
     /** {@code Math.random()}. */
     public static double random(int site) {
-        if (!extreme(site)) {
-            return Math.random();
-        }
-        return logged(site, Explain.on ? Math.random() : null, unitDouble());
+        return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble()
+                : logged(site, Explain.on ? Math.random() : null, Draws.unit());
     }
 
     /** {@code Random.setSeed(long)}: the instance becomes seeded, so it is never perturbed. */
@@ -126,41 +128,6 @@ public final class Api {
     /** Called right after {@code new Random(seed)} (or a subclass's {@code super(seed)}) with the new instance. */
     public static void seeded(Object random) {
         Seeded.mark(random);
-    }
-
-    private static long clamp(long min, long max) {
-        switch (randomMode) {
-            case MAX:
-                return max;
-            case MIN:
-                return min;
-            default:
-                return randomValue <= min ? min : randomValue >= max ? max : (long) randomValue;
-        }
-    }
-
-    private static double clampDouble(double min, double maxExclusive) {
-        double max = Math.nextDown(maxExclusive);
-        switch (randomMode) {
-            case MAX:
-                return Math.max(min, max);
-            case MIN:
-                return min;
-            default:
-                return Math.max(min, Math.min(max, randomValue));
-        }
-    }
-
-    /**
-     * Reports whether a RANDOM call at {@code site} gets the extreme value: always, or with {@code chaos.random.limit}
-     * only its first few calls during each test (a correct rejection-sampling loop then ends); reports the site.
-     */
-    private static boolean extreme(int site) {
-        if (randomLimit > 0 && Sites.count(site) > randomLimit) {
-            return false;
-        }
-        Sites.hit(site);
-        return true;
     }
 
     /**
@@ -181,139 +148,181 @@ public final class Api {
         return value;
     }
 
-    /** {@code nextInt(int, int)} of Random and SecureRandom (JDK 17's RandomGenerator): b-1 for the maximum. */
+    /** {@code nextInt(int, int)} of Random and SecureRandom (JDK 17's RandomGenerator): b-1 first for the maximum. */
     public static int nextIntRange(Random r, int origin, int bound, int site) {
-        if (origin >= bound || Seeded.contains(r) || !extreme(site)) {
+        if (origin >= bound || Seeded.contains(r)) {
             return (int) Jdk.call(r, "nextInt", origin, bound);
         }
-        return (int) logged(site, Explain.on ? Jdk.call(r, "nextInt", origin, bound) : null, clamp(origin, bound - 1L));
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextInt(origin, bound) : (int) logged(site,
+                Explain.on ? Jdk.call(r, "nextInt", origin, bound) : null, Draws.inRange(origin, bound - 1L, k));
     }
 
-    /** {@code nextLong(long)} (JDK 17's RandomGenerator; ThreadLocalRandom since 8): n-1 for the maximum. */
+    /** {@code nextLong(long)} (JDK 17's RandomGenerator; ThreadLocalRandom since 8): n-1 first for the maximum. */
     public static long nextLongBound(Random r, long bound, int site) {
-        if (bound <= 0 || Seeded.contains(r) || !extreme(site)) {
+        if (bound <= 0 || Seeded.contains(r)) {
             return (long) Jdk.call(r, "nextLong", bound);
         }
-        return logged(site, Explain.on ? Jdk.call(r, "nextLong", bound) : null, clamp(0, bound - 1));
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextLong(bound)
+                : logged(site, Explain.on ? Jdk.call(r, "nextLong", bound) : null, Draws.inRange(0, bound - 1, k));
     }
 
-    /** {@code nextLong(long, long)}: b-1 for the maximum. */
+    /** {@code nextLong(long, long)}: b-1 first for the maximum. */
     public static long nextLongRange(Random r, long origin, long bound, int site) {
-        if (origin >= bound || Seeded.contains(r) || !extreme(site)) {
+        if (origin >= bound || Seeded.contains(r)) {
             return (long) Jdk.call(r, "nextLong", origin, bound);
         }
-        return logged(site, Explain.on ? Jdk.call(r, "nextLong", origin, bound) : null, clamp(origin, bound - 1));
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextLong(origin, bound) : logged(site,
+                Explain.on ? Jdk.call(r, "nextLong", origin, bound) : null, Draws.inRange(origin, bound - 1, k));
     }
 
-    /** {@code nextDouble(double)}: the largest double below the bound for the maximum. */
+    /** {@code nextDouble(double)}: just below the bound for the maximum. */
     public static double nextDoubleBound(Random r, double bound, int site) {
-        if (!(bound > 0) || Seeded.contains(r) || !extreme(site)) {
+        if (!(bound > 0 && bound < Double.POSITIVE_INFINITY) || Seeded.contains(r)) {
             return (double) Jdk.call(r, "nextDouble", bound);
         }
-        return logged(site, Explain.on ? Jdk.call(r, "nextDouble", bound) : null, clampDouble(0, bound));
+        return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble(bound)
+                : logged(site, Explain.on ? Jdk.call(r, "nextDouble", bound) : null, Draws.inRange(0, bound));
     }
 
     /** {@code nextDouble(double, double)}. */
     public static double nextDoubleRange(Random r, double origin, double bound, int site) {
-        if (!(origin < bound) || Seeded.contains(r) || !extreme(site)) {
+        if (!(origin < bound && bound - origin < Double.POSITIVE_INFINITY) || Seeded.contains(r)) {
             return (double) Jdk.call(r, "nextDouble", origin, bound);
         }
-        return logged(site, Explain.on ? Jdk.call(r, "nextDouble", origin, bound) : null, clampDouble(origin, bound));
+        return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble(origin, bound) : logged(site,
+                Explain.on ? Jdk.call(r, "nextDouble", origin, bound) : null, Draws.inRange(origin, bound));
     }
 
-    /** {@code Random.ints()}: an unlimited stream of the extreme value. */
+    /** {@code Random.ints()}: every element a draw at the site. */
     public static IntStream ints(Random r, int site) {
-        return Seeded.contains(r) || !extreme(site) ? r.ints()
-                : IntStream.generate(() -> (int) clamp(Integer.MIN_VALUE, Integer.MAX_VALUE));
+        return Seeded.contains(r) ? r.ints() : IntStream.generate(() -> drawInt(site));
     }
 
     /** {@code Random.ints(long)}. */
     public static IntStream ints(Random r, long size, int site) {
-        return size < 0 || Seeded.contains(r) || !extreme(site) ? r.ints(size)
-                : IntStream.generate(() -> (int) clamp(Integer.MIN_VALUE, Integer.MAX_VALUE)).limit(size);
+        return size < 0 || Seeded.contains(r) ? r.ints(size) : IntStream.generate(() -> drawInt(site)).limit(size);
     }
 
     /** {@code Random.ints(int, int)}. */
     public static IntStream ints(Random r, int origin, int bound, int site) {
-        return origin >= bound || Seeded.contains(r) || !extreme(site) ? r.ints(origin, bound)
-                : IntStream.generate(() -> (int) clamp(origin, bound - 1L));
+        return origin >= bound || Seeded.contains(r) ? r.ints(origin, bound)
+                : IntStream.generate(() -> drawInt(site, origin, bound));
     }
 
     /** {@code Random.ints(long, int, int)}. */
     public static IntStream ints(Random r, long size, int origin, int bound, int site) {
-        return size < 0 || origin >= bound || Seeded.contains(r) || !extreme(site) ? r.ints(size, origin, bound)
-                : IntStream.generate(() -> (int) clamp(origin, bound - 1L)).limit(size);
+        return size < 0 || origin >= bound || Seeded.contains(r) ? r.ints(size, origin, bound)
+                : IntStream.generate(() -> drawInt(site, origin, bound)).limit(size);
     }
 
     /** {@code Random.longs(long)}. */
     public static LongStream longs(Random r, long size, int site) {
-        return size < 0 || Seeded.contains(r) || !extreme(site) ? r.longs(size)
-                : LongStream.generate(() -> clamp(Long.MIN_VALUE, Long.MAX_VALUE)).limit(size);
+        return size < 0 || Seeded.contains(r) ? r.longs(size) : LongStream.generate(() -> drawLong(site)).limit(size);
     }
 
     /** {@code Random.longs(long, long, long)}. */
     public static LongStream longs(Random r, long size, long origin, long bound, int site) {
-        return size < 0 || origin >= bound || Seeded.contains(r) || !extreme(site) ? r.longs(size, origin, bound)
-                : LongStream.generate(() -> clamp(origin, bound - 1)).limit(size);
+        return size < 0 || origin >= bound || Seeded.contains(r) ? r.longs(size, origin, bound)
+                : LongStream.generate(() -> drawLong(site, origin, bound)).limit(size);
     }
 
     /** {@code Random.doubles(long)}. */
     public static DoubleStream doubles(Random r, long size, int site) {
-        return size < 0 || Seeded.contains(r) || !extreme(site) ? r.doubles(size)
-                : DoubleStream.generate(Api::unitDouble).limit(size);
+        return size < 0 || Seeded.contains(r) ? r.doubles(size)
+                : DoubleStream.generate(() -> Draws.extreme(site) == 0 ? Draws.real(site).nextDouble() : Draws.unit())
+                        .limit(size);
+    }
+
+    private static int drawInt(int site) {
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextInt() : (int) Draws.inRange(Integer.MIN_VALUE, Integer.MAX_VALUE, k);
+    }
+
+    private static int drawInt(int site, int origin, int bound) {
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextInt(origin, bound) : (int) Draws.inRange(origin, bound - 1L, k);
+    }
+
+    private static long drawLong(int site) {
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextLong() : Draws.inRange(Long.MIN_VALUE, Long.MAX_VALUE, k);
+    }
+
+    private static long drawLong(int site, long origin, long bound) {
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextLong(origin, bound) : Draws.inRange(origin, bound - 1, k);
     }
 
     /** {@code SplittableRandom.nextInt()}. */
     public static int splitNextInt(SplittableRandom r, int site) {
-        return Seeded.contains(r) || !extreme(site) ? r.nextInt()
-                : (int) logged(site, Explain.on ? r.nextInt() : null, clamp(Integer.MIN_VALUE, Integer.MAX_VALUE));
+        if (Seeded.contains(r)) {
+            return r.nextInt();
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextInt()
+                : (int) logged(site, Explain.on ? r.nextInt() : null, Draws.inRange(Integer.MIN_VALUE, Integer.MAX_VALUE, k));
     }
 
     /** {@code SplittableRandom.nextInt(int)}. */
     public static int splitNextInt(SplittableRandom r, int bound, int site) {
-        return bound <= 0 || Seeded.contains(r) || !extreme(site) ? r.nextInt(bound)
-                : (int) logged(site, Explain.on ? r.nextInt(bound) : null, clamp(0, bound - 1L));
+        if (bound <= 0 || Seeded.contains(r)) {
+            return r.nextInt(bound);
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextInt(bound)
+                : (int) logged(site, Explain.on ? r.nextInt(bound) : null, Draws.inRange(0, bound - 1L, k));
     }
 
     /** {@code SplittableRandom.nextInt(int, int)}. */
     public static int splitNextInt(SplittableRandom r, int origin, int bound, int site) {
-        return origin >= bound || Seeded.contains(r) || !extreme(site) ? r.nextInt(origin, bound)
-                : (int) logged(site, Explain.on ? r.nextInt(origin, bound) : null, clamp(origin, bound - 1L));
+        if (origin >= bound || Seeded.contains(r)) {
+            return r.nextInt(origin, bound);
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextInt(origin, bound)
+                : (int) logged(site, Explain.on ? r.nextInt(origin, bound) : null, Draws.inRange(origin, bound - 1L, k));
     }
 
     /** {@code SplittableRandom.nextLong()}. */
     public static long splitNextLong(SplittableRandom r, int site) {
-        return Seeded.contains(r) || !extreme(site) ? r.nextLong()
-                : logged(site, Explain.on ? r.nextLong() : null, clamp(Long.MIN_VALUE, Long.MAX_VALUE));
+        if (Seeded.contains(r)) {
+            return r.nextLong();
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextLong()
+                : logged(site, Explain.on ? r.nextLong() : null, Draws.inRange(Long.MIN_VALUE, Long.MAX_VALUE, k));
     }
 
     /** {@code SplittableRandom.nextLong(long)}. */
     public static long splitNextLong(SplittableRandom r, long bound, int site) {
-        return bound <= 0 || Seeded.contains(r) || !extreme(site) ? r.nextLong(bound)
-                : logged(site, Explain.on ? r.nextLong(bound) : null, clamp(0, bound - 1));
+        if (bound <= 0 || Seeded.contains(r)) {
+            return r.nextLong(bound);
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextLong(bound)
+                : logged(site, Explain.on ? r.nextLong(bound) : null, Draws.inRange(0, bound - 1, k));
     }
 
     /** {@code SplittableRandom.nextLong(long, long)}. */
     public static long splitNextLong(SplittableRandom r, long origin, long bound, int site) {
-        return origin >= bound || Seeded.contains(r) || !extreme(site) ? r.nextLong(origin, bound)
-                : logged(site, Explain.on ? r.nextLong(origin, bound) : null, clamp(origin, bound - 1));
+        if (origin >= bound || Seeded.contains(r)) {
+            return r.nextLong(origin, bound);
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextLong(origin, bound)
+                : logged(site, Explain.on ? r.nextLong(origin, bound) : null, Draws.inRange(origin, bound - 1, k));
     }
 
     /** {@code SplittableRandom.nextDouble()}. */
     public static double splitNextDouble(SplittableRandom r, int site) {
-        return Seeded.contains(r) || !extreme(site) ? r.nextDouble()
-                : logged(site, Explain.on ? r.nextDouble() : null, unitDouble());
-    }
-
-    private static double unitDouble() {
-        switch (randomMode) {
-            case MAX:
-                return LARGEST_BELOW_ONE;
-            case MIN:
-                return 0.0;
-            default:
-                return Math.max(0.0, Math.min(LARGEST_BELOW_ONE, randomValue));
+        if (Seeded.contains(r)) {
+            return r.nextDouble();
         }
+        return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble()
+                : logged(site, Explain.on ? r.nextDouble() : null, Draws.unit());
     }
 
     // ---- LOCALE ----

@@ -34,7 +34,10 @@ final class ChaosConfig {
     final long seed;
     /** ITERATION_ORDER for every caller (the JDK's and libraries' too), not only project call sites. */
     final boolean iterationAll;
-    /** RANDOM: call sites return the extreme value this many times, then real values; 0 means always. */
+    /**
+     * RANDOM: per call site and test, this many draws are extremes, later ones real values from a seeded generator;
+     * 0 means every draw is the boundary itself.
+     */
     final int randomLimit;
     final long dateMarginMs;
     final String dstZone;
@@ -71,7 +74,7 @@ final class ChaosConfig {
         resolveDelayMs = nonNegativeLong(o, "chaos.resolve", 1000);
         seed = o.containsKey("chaos.seed") ? seed(o.get("chaos.seed")) : Shuffler.DEFAULT_SEED;
         iterationAll = scope(o.getOrDefault("chaos.iteration.scope", "project"));
-        randomLimit = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(o, "chaos.random.limit", 0));
+        randomLimit = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(o, "chaos.random.limit", 3));
         dateMarginMs = nonNegativeLong(o, "chaos.date.margin", 2000);
         dstZone = zone("chaos.date.zone", o.getOrDefault("chaos.date.zone", "America/New_York")).getId();
         timezone = zone("chaos.timezone", o.getOrDefault("chaos.timezone", "Pacific/Chatham"));

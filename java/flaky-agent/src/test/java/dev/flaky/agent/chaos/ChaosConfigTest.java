@@ -53,7 +53,7 @@ public class ChaosConfigTest {
         assertEquals(1000, c.asyncDelayMs);
         assertEquals("Pacific/Chatham", c.timezone.getId());
         assertEquals(2000, c.dateMarginMs);
-        assertEquals(0, c.randomLimit);
+        assertEquals(3, c.randomLimit);
         assertFalse(c.iterationAll);
         assertFalse(c.explain);
     }
@@ -61,12 +61,12 @@ public class ChaosConfigTest {
     @Test
     public void secondGenerationParameters() {
         ChaosConfig c = parse("chaos", "ASYNC_DELAY+TIMEZONE+ITERATION_ORDER+DATE_DST", "chaos.async.delay", "250",
-                "chaos.timezone", "Asia/Kathmandu", "chaos.iteration.scope", "all", "chaos.random.limit", "3",
+                "chaos.timezone", "Asia/Kathmandu", "chaos.iteration.scope", "all", "chaos.random.limit", "5",
                 "chaos.explain", "true", "chaos.date.zone", "Europe/Berlin");
         assertEquals(250, c.asyncDelayMs);
         assertEquals("Asia/Kathmandu", c.timezone.getId());
         assertTrue(c.iterationAll);
-        assertEquals(3, c.randomLimit);
+        assertEquals(5, c.randomLimit);
         assertTrue(c.explain);
         assertEquals("Europe/Berlin", c.dstZone);
         assertEquals("LOCALE", Strategy.TIMEZONE.group);

@@ -1,0 +1,95 @@
+package dev.flaky.agent.chaos;
+
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
+import org.junit.Test;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+public class DrawsTest {
+    private static int sites;
+    private static Consumer<Map<String, Object>> previousSink;
+
+    @BeforeClass
+    public static void muteEvents() {
+        previousSink = Sites.sink;
+        Sites.sink = e -> { };
+    }
+
+    @AfterClass
+    public static void restore() {
+        Sites.sink = previousSink;
+    }
+
+    /** Configures Draws with RANDOM_MAX and {@code options}; returns a new call site. */
+    private static int configure(String... options) {
+        Map<String, String> o = new HashMap<>();
+        o.put("chaos", "RANDOM_MAX");
+        for (int i = 0; i < options.length; i += 2) {
+            o.put(options[i], options[i + 1]);
+        }
+        Draws.configure(ChaosConfig.parse(o));
+        return Sites.register(Strategy.RANDOM_MAX, "java.util.Random#nextInt(int)", "DrawsTest", "site", "DrawsTest.java",
+                ++sites);
+    }
+
+    @Test
+    public void aNarrowRangeStepsInFromTheBoundaryThenGetsRealValues() {
+        int site = configure();
+        assertEquals(5, Draws.inRange(0, 5, Draws.extreme(site)));
+        assertEquals(4, Draws.inRange(0, 5, Draws.extreme(site)));
+        assertEquals(3, Draws.inRange(0, 5, Draws.extreme(site)));
+        assertEquals(0, Draws.extreme(site));
+        int[] seen = new int[6];
+        for (int i = 0; i < 600; i++) {
+            seen[Draws.real(site).nextInt(6)]++;
+        }
+        for (int n : seen) {
+            assertTrue(n + " of 600", n > 50);
+        }
+    }
+
+    @Test
+    public void theMinimumStepsUpAndTinyRangesWrap() {
+        int site = configure("chaos.random", "min");
+        assertEquals(-3, Draws.inRange(-3, -2, Draws.extreme(site)));
+        assertEquals(-2, Draws.inRange(-3, -2, Draws.extreme(site)));
+        assertEquals(-3, Draws.inRange(-3, -2, Draws.extreme(site)));
+    }
+
+    @Test
+    public void wideRangeExtremesNeverRepeat() {
+        int site = configure("chaos.random.limit", "1000");
+        Set<Object> seen = new HashSet<>();
+        for (int i = 0; i < 300; i++) {
+            double u = Draws.unit();
+            assertTrue(u + " < 1 and near it", u < 1.0 && u > 1.0 - 1e-12);
+            assertTrue(seen.add(u));
+            long l = Draws.inRange(Long.MIN_VALUE, Long.MAX_VALUE, Draws.extreme(site));
+            assertTrue(l > Long.MAX_VALUE - 10_000 && seen.add(l));
+            double d = Draws.inRange(-1.5, 10.0);
+            assertTrue(d + " < 10 and near it", d < 10.0 && d > 10.0 - 1e-9);
+            assertTrue(seen.add(d));
+        }
+    }
+
+    @Test
+    public void limitZeroAlwaysGivesTheBoundary() {
+        int site = configure("chaos.random.limit", "0");
+        for (int i = 0; i < 10; i++) {
+            assertEquals(5, Draws.inRange(0, 5, Draws.extreme(site)));
+            assertEquals(Math.nextDown(1.0), Draws.unit(), 0.0);
+            assertEquals(Math.nextDown(10.0), Draws.inRange(0, 10.0), 0.0);
+        }
+        configure("chaos.random", "min", "chaos.random.limit", "0");
+        assertEquals(0.0, Draws.unit(), 0.0);
+        assertEquals(-1.5, Draws.inRange(-1.5, 10.0), 0.0);
+    }
+}
