@@ -41,9 +41,9 @@ type ChaosOptions struct {
 	// Include and Exclude are class-name patterns (chaos.include,
 	// chaos.exclude): fixture.chaos.*, com.acme.**.
 	Include, Exclude []string
-	// RandomLimit makes RANDOM_MAX return the extreme value only this many
-	// times per call site and test (chaos.random.limit); 0 leaves the
-	// agent's default, always. It overrides a parameter of the same key.
+	// RandomLimit makes RANDOM_MAX return extremes only this many times per
+	// call site and test (chaos.random.limit); 0 leaves the agent's
+	// default, 3. It overrides a parameter of the same key.
 	RandomLimit int
 	// Explain sends a perturbation event for every perturbed call
 	// (chaos.explain). It overrides a parameter of the same key.

@@ -1,18 +1,21 @@
 package dev.flaky.agent.chaos;
 
+import dev.flaky.agent.Channel;
+
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The values RANDOM_MAX gives unseeded generators at project call sites: extremes a real generator could produce.
- * Per call site and test, the first {@code chaos.random.limit} draws are near the boundary of the call's range (an
- * inclusive bound used as an index fails on the first one), later draws come from a seeded generator of the site,
- * so a rejection-sampling loop ends and a statistical test sees a uniform sample. Two draws return the same value
- * only where a real generator plausibly would: in a narrow range (at most {@value #NARROW} values) a site's draws
- * during a test step inwards from the boundary (max, max-1, ...); in a wider range every extreme of the JVM is one
- * step further in, so a value used as a unique token never repeats. With {@code chaos.random.limit=0} every draw is
- * the boundary itself.
+ * Per call site and test, the first {@code chaos.random.limit} draws are at or near the boundary of the call's range
+ * (the first one is the boundary itself, so an inclusive bound used as an index fails at once), later draws come
+ * from a seeded generator of the site, so a rejection-sampling loop ends and a statistical test sees a uniform
+ * sample. Two draws during a test return the same value only where a real generator plausibly would: in a narrow
+ * range (at most {@value #NARROW} values) a site's draws step inwards from the boundary (max, max-1, ...); in a
+ * wider range an extreme already handed out during the test, by any site, is skipped for the next one in, so values
+ * used as unique tokens differ. With {@code chaos.random.limit=0} every draw is the boundary itself.
  */
 final class Draws {
     /** Ranges of at most this many values are narrow: a real generator repeats values there often enough. */
@@ -24,11 +27,12 @@ final class Draws {
     private static double value;
     private static int limit;
     private static long seed = Shuffler.DEFAULT_SEED;
-    /** Extremes drawn in wide ranges in this JVM: the next one steps this far in from the boundary. */
-    private static final AtomicLong WIDE_DRAWS = new AtomicLong();
     private static final Object LOCK = new Object();
     /** Per site id, its generator of real values; created on first use, guarded by LOCK. */
     private static SplittableRandom[] generators = new SplittableRandom[256];
+    /** The wide-range extremes handed out during test {@link #handedOutEpoch} (Long or Double); guarded by LOCK. */
+    private static final Set<Object> HANDED_OUT = new HashSet<>();
+    private static int handedOutEpoch = -1;
 
     private Draws() {
     }
@@ -54,24 +58,27 @@ final class Draws {
         return k;
     }
 
-    /** The {@code k}-th extreme of the whole numbers from {@code min} to {@code max} (inclusive, min <= max). */
+    /** The extreme of the {@code k}-th draw of a site from the whole numbers {@code min} to {@code max} (inclusive). */
     static long inRange(long min, long max, int k) {
         if (mode == ChaosConfig.RandomMode.VALUE) {
             return value <= min ? min : value >= max ? max : (long) value;
         }
+        boolean up = mode == ChaosConfig.RandomMode.MIN;
         long span = max - min; // negative when the range has more than 2^63 values
-        long offset;
         if (limit == 0) {
-            offset = 0;
-        } else if (span >= 0 && span < NARROW) {
-            offset = (k - 1) % (span + 1);
-        } else {
-            offset = WIDE_DRAWS.getAndIncrement();
-            if (span >= 0) {
-                offset %= span + 1;
+            return up ? min : max;
+        }
+        if (span >= 0 && span < NARROW) {
+            long offset = (k - 1) % (span + 1);
+            return up ? min + offset : max - offset;
+        }
+        for (long offset = 0; span < 0 || offset <= span; offset++) {
+            long v = up ? min + offset : max - offset;
+            if (fresh(v)) {
+                return v;
             }
         }
-        return mode == ChaosConfig.RandomMode.MIN ? min + offset : max - offset;
+        return up ? min : max;
     }
 
     /** The next extreme of {@code nextDouble()}'s range: multiples of 2^-53 in [0, 1). */
@@ -79,8 +86,14 @@ final class Draws {
         if (mode == ChaosConfig.RandomMode.VALUE) {
             return Math.max(0.0, Math.min(Math.nextDown(1.0), value));
         }
-        long offset = limit == 0 ? 0 : WIDE_DRAWS.getAndIncrement() & ((1L << 53) - 1);
-        return mode == ChaosConfig.RandomMode.MIN ? offset * UNIT_STEP : 1.0 - (offset + 1) * UNIT_STEP;
+        boolean up = mode == ChaosConfig.RandomMode.MIN;
+        for (long offset = 0; limit > 0 && offset < 1L << 53; offset++) {
+            double v = up ? offset * UNIT_STEP : 1.0 - (offset + 1) * UNIT_STEP;
+            if (fresh(v)) {
+                return v;
+            }
+        }
+        return up ? 0.0 : 1.0 - UNIT_STEP;
     }
 
     /** The next extreme of the doubles in [origin, bound) (origin < bound, both finite). */
@@ -89,9 +102,29 @@ final class Draws {
         if (mode == ChaosConfig.RandomMode.VALUE) {
             return Math.max(origin, Math.min(max, value));
         }
-        long offset = limit == 0 ? 0 : WIDE_DRAWS.getAndIncrement();
-        return mode == ChaosConfig.RandomMode.MIN ? Math.min(max, -step(-origin, offset))
-                : Math.max(origin, step(max, offset));
+        boolean up = mode == ChaosConfig.RandomMode.MIN;
+        for (long offset = 0; limit > 0; offset++) {
+            double v = up ? -step(-origin, offset) : step(max, offset);
+            if (v < origin || v > max) {
+                break;
+            }
+            if (fresh(v)) {
+                return v;
+            }
+        }
+        return up ? origin : max;
+    }
+
+    /** Records {@code v} as handed out during the running test; false when it already was. */
+    private static boolean fresh(Object v) {
+        int epoch = Channel.testEpoch();
+        synchronized (LOCK) {
+            if (epoch != handedOutEpoch) {
+                handedOutEpoch = epoch;
+                HANDED_OUT.clear();
+            }
+            return HANDED_OUT.add(v);
+        }
     }
 
     /** The double {@code n} representable values below {@code x}. */

@@ -65,8 +65,11 @@ public class DrawsTest {
     }
 
     @Test
-    public void wideRangeExtremesNeverRepeat() {
+    public void wideRangeExtremesNeverRepeatDuringATest() {
         int site = configure("chaos.random.limit", "1000");
+        int other = configure("chaos.random.limit", "1000");
+        assertEquals(Integer.MAX_VALUE, Draws.inRange(Integer.MIN_VALUE, Integer.MAX_VALUE, Draws.extreme(site)));
+        assertEquals(Integer.MAX_VALUE - 1, Draws.inRange(Integer.MIN_VALUE, Integer.MAX_VALUE, Draws.extreme(other)));
         Set<Object> seen = new HashSet<>();
         for (int i = 0; i < 300; i++) {
             double u = Draws.unit();
