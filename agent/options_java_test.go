@@ -149,7 +149,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 			Chaos: agent.ChaosOptions{Strategies: []string{"locale"}, Include: []string{}},
 			State: agent.StateOptions{All: true, Include: []string{}},
 		}, parsed{
-			Chaos: subset(map[string]any{"chaos": list("LOCALE"), "roots": list(), "include": list(), "exclude": list(), "random.limit": 0.0, "explain": false}),
+			Chaos: subset(map[string]any{"chaos": list("LOCALE"), "roots": list(), "include": list(), "exclude": list(), "random.limit": 3.0, "explain": false}),
 			State: map[string]any{
 				"state":   map[string]any{"all": true, "before": list(), "after": list()},
 				"include": list(), "exclude": list(), "depth": 24.0, "nodes": 20000.0, "bytes": 1048576.0,

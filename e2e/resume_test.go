@@ -55,8 +55,8 @@ func TestResumeAfterEarlyEnd(t *testing.T) {
 	}
 }
 
-// TestChaosResumesAfterHang runs RANDOM_MAX on the chaos fixture with a
-// test that hangs under it first: the tests after the hang still run under
+// TestChaosResumesAfterHang runs RANDOM_MAX with random.limit=0 on the
+// chaos fixture with a test that hangs under it first: the tests after the hang still run under
 // the strategy in a fresh JVM, the RANDOM finding after it is reported with
 // the test alone as its reproduce order, and nothing counts as never run.
 func TestChaosResumesAfterHang(t *testing.T) {
@@ -80,8 +80,9 @@ func TestChaosResumesAfterHang(t *testing.T) {
 		Tests:      []string{hang, latent, stable},
 		Mode:       chaos.Single,
 		Strategies: randomMax,
-		Settings:   chaos.Settings{Roots: chaos.RootsFor(setup.ModuleDir, setup.ClassesDir, setup.TestClassesDir)},
-		Logf:       t.Logf,
+		// Every draw the boundary: the rejection-sampling loop never ends.
+		Settings: chaos.Settings{Roots: chaos.RootsFor(setup.ModuleDir, setup.ClassesDir, setup.TestClassesDir), Params: []string{"random.limit=0"}},
+		Logf:     t.Logf,
 	})
 	if err != nil {
 		t.Fatal(err)
