@@ -113,6 +113,25 @@ public final class Api {
                 : logged(site, Explain.on ? r.nextDouble() : null, Draws.unit());
     }
 
+    /** {@code Random.nextBoolean()} and {@code ThreadLocalRandom.nextBoolean()}: true first for the maximum. */
+    public static boolean nextBoolean(Random r, int site) {
+        if (Seeded.contains(r)) {
+            return r.nextBoolean();
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextBoolean()
+                : logged(site, Explain.on ? r.nextBoolean() : null, Draws.inRange(0, 1, k)) == 1;
+    }
+
+    /** {@code Random.nextFloat()} and {@code ThreadLocalRandom.nextFloat()}: just below 1 for the maximum. */
+    public static float nextFloat(Random r, int site) {
+        if (Seeded.contains(r)) {
+            return r.nextFloat();
+        }
+        return Draws.extreme(site) == 0 ? (Draws.real(site).nextInt() >>> 8) * 0x1.0p-24f
+                : (float) logged(site, Explain.on ? r.nextFloat() : null, Draws.unitFloat());
+    }
+
     /** {@code Math.random()}. */
     public static double random(int site) {
         return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble()
@@ -232,8 +251,44 @@ public final class Api {
     /** {@code Random.doubles(long)}. */
     public static DoubleStream doubles(Random r, long size, int site) {
         return size < 0 || Seeded.contains(r) ? r.doubles(size)
-                : DoubleStream.generate(() -> Draws.extreme(site) == 0 ? Draws.real(site).nextDouble() : Draws.unit())
-                        .limit(size);
+                : DoubleStream.generate(() -> drawUnit(site)).limit(size);
+    }
+
+    /** {@code Random.longs()}. */
+    public static LongStream longs(Random r, int site) {
+        return Seeded.contains(r) ? r.longs() : LongStream.generate(() -> drawLong(site));
+    }
+
+    /** {@code Random.longs(long, long)}. */
+    public static LongStream longs(Random r, long origin, long bound, int site) {
+        return origin >= bound || Seeded.contains(r) ? r.longs(origin, bound)
+                : LongStream.generate(() -> drawLong(site, origin, bound));
+    }
+
+    /** {@code Random.doubles()}. */
+    public static DoubleStream doubles(Random r, int site) {
+        return Seeded.contains(r) ? r.doubles() : DoubleStream.generate(() -> drawUnit(site));
+    }
+
+    /** {@code Random.doubles(double, double)}. */
+    public static DoubleStream doubles(Random r, double origin, double bound, int site) {
+        return !(origin < bound && bound - origin < Double.POSITIVE_INFINITY) || Seeded.contains(r)
+                ? r.doubles(origin, bound) : DoubleStream.generate(() -> drawDouble(site, origin, bound));
+    }
+
+    /** {@code Random.doubles(long, double, double)}. */
+    public static DoubleStream doubles(Random r, long size, double origin, double bound, int site) {
+        return size < 0 || !(origin < bound && bound - origin < Double.POSITIVE_INFINITY) || Seeded.contains(r)
+                ? r.doubles(size, origin, bound)
+                : DoubleStream.generate(() -> drawDouble(site, origin, bound)).limit(size);
+    }
+
+    private static double drawUnit(int site) {
+        return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble() : Draws.unit();
+    }
+
+    private static double drawDouble(int site, double origin, double bound) {
+        return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble(origin, bound) : Draws.inRange(origin, bound);
     }
 
     private static int drawInt(int site) {
@@ -314,6 +369,34 @@ public final class Api {
         int k = Draws.extreme(site);
         return k == 0 ? Draws.real(site).nextLong(origin, bound)
                 : logged(site, Explain.on ? r.nextLong(origin, bound) : null, Draws.inRange(origin, bound - 1, k));
+    }
+
+    /** {@code SplittableRandom.nextBoolean()}. */
+    public static boolean splitNextBoolean(SplittableRandom r, int site) {
+        if (Seeded.contains(r)) {
+            return r.nextBoolean();
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextBoolean()
+                : logged(site, Explain.on ? r.nextBoolean() : null, Draws.inRange(0, 1, k)) == 1;
+    }
+
+    /** {@code SplittableRandom.nextDouble(double)}. */
+    public static double splitNextDouble(SplittableRandom r, double bound, int site) {
+        if (!(bound > 0 && bound < Double.POSITIVE_INFINITY) || Seeded.contains(r)) {
+            return r.nextDouble(bound);
+        }
+        return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble(bound)
+                : logged(site, Explain.on ? r.nextDouble(bound) : null, Draws.inRange(0, bound));
+    }
+
+    /** {@code SplittableRandom.nextDouble(double, double)}. */
+    public static double splitNextDouble(SplittableRandom r, double origin, double bound, int site) {
+        if (!(origin < bound && bound - origin < Double.POSITIVE_INFINITY) || Seeded.contains(r)) {
+            return r.nextDouble(origin, bound);
+        }
+        return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble(origin, bound)
+                : logged(site, Explain.on ? r.nextDouble(origin, bound) : null, Draws.inRange(origin, bound));
     }
 
     /** {@code SplittableRandom.nextDouble()}. */

@@ -21,6 +21,7 @@ final class Draws {
     /** Ranges of at most this many values are narrow: a real generator repeats values there often enough. */
     static final long NARROW = 1L << 16;
     private static final double UNIT_STEP = 0x1.0p-53;
+    private static final float FLOAT_STEP = 0x1.0p-24f;
     private static final long GOLDEN = 0x9E3779B97F4A7C15L;
 
     private static ChaosConfig.RandomMode mode = ChaosConfig.RandomMode.MAX;
@@ -94,6 +95,21 @@ final class Draws {
             }
         }
         return up ? 0.0 : 1.0 - UNIT_STEP;
+    }
+
+    /** The next extreme of {@code nextFloat()}'s range: multiples of 2^-24 in [0, 1). */
+    static float unitFloat() {
+        if (mode == ChaosConfig.RandomMode.VALUE) {
+            return (float) Math.max(0.0, Math.min(Math.nextDown(1.0f), value));
+        }
+        boolean up = mode == ChaosConfig.RandomMode.MIN;
+        for (int offset = 0; limit > 0 && offset < 1 << 24; offset++) {
+            float v = up ? offset * FLOAT_STEP : 1.0f - (offset + 1) * FLOAT_STEP;
+            if (fresh(v)) {
+                return v;
+            }
+        }
+        return up ? 0.0f : 1.0f - FLOAT_STEP;
     }
 
     /** The next extreme of the doubles in [origin, bound) (origin < bound, both finite). */

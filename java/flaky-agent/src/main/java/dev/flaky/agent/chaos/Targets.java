@@ -344,6 +344,11 @@ final class Targets {
             replace(s, owner, Owner.EXACT, "nextLong", "()J", "nextLong", "(Ljava/util/Random;I)J");
             replace(s, owner, Owner.EXACT, "nextDouble", "()D", "nextDouble", "(Ljava/util/Random;I)D");
         }
+        for (String owner : new String[] {"java/util/Random", "java/security/SecureRandom",
+            "java/util/concurrent/ThreadLocalRandom"}) {
+            replace(s, owner, Owner.EXACT, "nextBoolean", "()Z", "nextBoolean", "(Ljava/util/Random;I)Z");
+            replace(s, owner, Owner.EXACT, "nextFloat", "()F", "nextFloat", "(Ljava/util/Random;I)F");
+        }
         replace(s, "java/util/concurrent/ThreadLocalRandom", Owner.EXACT, "nextInt", "(II)I", "nextInt",
                 "(Ljava/util/concurrent/ThreadLocalRandom;III)I");
         // Random and SecureRandom's JDK 17 RandomGenerator methods, ThreadLocalRandom's, and the streams.
@@ -377,6 +382,16 @@ final class Targets {
                     r + "JJJI)Ljava/util/stream/LongStream;");
             replace(s, owner, Owner.EXACT, "doubles", "(J)Ljava/util/stream/DoubleStream;", "doubles",
                     r + "JI)Ljava/util/stream/DoubleStream;");
+            replace(s, owner, Owner.EXACT, "longs", "()Ljava/util/stream/LongStream;", "longs",
+                    r + "I)Ljava/util/stream/LongStream;");
+            replace(s, owner, Owner.EXACT, "longs", "(JJ)Ljava/util/stream/LongStream;", "longs",
+                    r + "JJI)Ljava/util/stream/LongStream;");
+            replace(s, owner, Owner.EXACT, "doubles", "()Ljava/util/stream/DoubleStream;", "doubles",
+                    r + "I)Ljava/util/stream/DoubleStream;");
+            replace(s, owner, Owner.EXACT, "doubles", "(DD)Ljava/util/stream/DoubleStream;", "doubles",
+                    r + "DDI)Ljava/util/stream/DoubleStream;");
+            replace(s, owner, Owner.EXACT, "doubles", "(JDD)Ljava/util/stream/DoubleStream;", "doubles",
+                    r + "JDDI)Ljava/util/stream/DoubleStream;");
         }
         String split = "java/util/SplittableRandom";
         String sr = "(Ljava/util/SplittableRandom;";
@@ -387,6 +402,9 @@ final class Targets {
         replace(s, split, Owner.EXACT, "nextLong", "(J)J", "splitNextLong", sr + "JI)J");
         replace(s, split, Owner.EXACT, "nextLong", "(JJ)J", "splitNextLong", sr + "JJI)J");
         replace(s, split, Owner.EXACT, "nextDouble", "()D", "splitNextDouble", sr + "I)D");
+        replace(s, split, Owner.EXACT, "nextDouble", "(D)D", "splitNextDouble", sr + "DI)D");
+        replace(s, split, Owner.EXACT, "nextDouble", "(DD)D", "splitNextDouble", sr + "DDI)D");
+        replace(s, split, Owner.EXACT, "nextBoolean", "()Z", "splitNextBoolean", sr + "I)Z");
         add(new Target(s, Kind.SEEDED_CONSTRUCTOR, split, Owner.EXACT, false, "<init>", "(J)V", "seeded",
                 "(Ljava/lang/Object;)V"));
         replaceStatic(s, "java/lang/Math", "random", "()D", "random", "(I)D");

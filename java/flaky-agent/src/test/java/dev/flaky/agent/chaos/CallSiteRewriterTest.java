@@ -131,6 +131,19 @@ public class CallSiteRewriterTest {
     }
 
     @Test
+    public void extremesComeFirstThenRealValues() throws Exception {
+        String[] got = ((String) call("flipsAndStream", new Random())).split(" ");
+        assertTrue(got[0], got[0].startsWith("HTH") && got[0].substring(3).contains("T"));
+        double first = Double.parseDouble(got[1]);
+        assertEquals(Math.nextDown(6.0), first, 0.0);
+        assertEquals(Math.nextDown(first), Double.parseDouble(got[2]), 0.0);
+        assertEquals(Math.nextDown(Math.nextDown(first)), Double.parseDouble(got[3]), 0.0);
+        long low = Long.parseLong(got[4]);
+        assertTrue(low + " of 1000 below 5.5", low > 400 && low < 600);
+        assertEquals("java.util.Random#nextBoolean()", event("flipsAndStream").get("api"));
+    }
+
+    @Test
     public void seededRandomsAreNeverPerturbed() throws Exception {
         assertEquals(new Random(42).nextInt(100), call("seededRoll"));
         Random reseeded = new Random();

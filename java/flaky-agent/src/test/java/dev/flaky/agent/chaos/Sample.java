@@ -24,6 +24,17 @@ public class Sample {
         return random.nextInt(bound);
     }
 
+    /** Ten coin flips, then a thousand draws of a stream in [5, 6): the extremes come first, then real values. */
+    public static String flipsAndStream(Random random) {
+        StringBuilder flips = new StringBuilder();
+        for (int i = 0; i < 10; i++) {
+            flips.append(random.nextBoolean() ? 'H' : 'T');
+        }
+        double[] draws = random.doubles(1000, 5, 6).toArray();
+        return flips + " " + draws[0] + " " + draws[1] + " " + draws[2] + " "
+                + java.util.Arrays.stream(draws).filter(d -> d < 5.5).count();
+    }
+
     public static int seededRoll() {
         return new Random(42).nextInt(100);
     }
