@@ -408,6 +408,122 @@ public final class Api {
                 : logged(site, Explain.on ? r.nextDouble() : null, Draws.unit());
     }
 
+    /** JDK 17's interface of every generator; project calls through it are perturbed like Random's. */
+    private static final String GENERATOR = "java.util.random.RandomGenerator";
+
+    /** {@code RandomGeneratorFactory.create(long)} (JDK 17): the generator made is seeded, so never perturbed. */
+    public static Object seededGenerator(Object factory, long seed) {
+        Object generator = Jdk.call("java.util.random.RandomGeneratorFactory", "create", factory, seed);
+        Seeded.mark(generator);
+        return generator;
+    }
+
+    /** {@code RandomGenerator.nextInt()} (JDK 17). */
+    public static int generatorNextInt(Object g, int site) {
+        if (Seeded.contains(g)) {
+            return (int) Jdk.call(GENERATOR, "nextInt", g);
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextInt() : (int) logged(site,
+                Explain.on ? Jdk.call(GENERATOR, "nextInt", g) : null, Draws.inRange(Integer.MIN_VALUE, Integer.MAX_VALUE, k));
+    }
+
+    /** {@code RandomGenerator.nextInt(int)} (JDK 17): n-1 first for the maximum. */
+    public static int generatorNextInt(Object g, int bound, int site) {
+        if (bound <= 0 || Seeded.contains(g)) {
+            return (int) Jdk.call(GENERATOR, "nextInt", g, bound);
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextInt(bound) : (int) logged(site,
+                Explain.on ? Jdk.call(GENERATOR, "nextInt", g, bound) : null, Draws.inRange(0, bound - 1L, k));
+    }
+
+    /** {@code RandomGenerator.nextInt(int, int)} (JDK 17): b-1 first for the maximum. */
+    public static int generatorNextInt(Object g, int origin, int bound, int site) {
+        if (origin >= bound || Seeded.contains(g)) {
+            return (int) Jdk.call(GENERATOR, "nextInt", g, origin, bound);
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextInt(origin, bound) : (int) logged(site,
+                Explain.on ? Jdk.call(GENERATOR, "nextInt", g, origin, bound) : null, Draws.inRange(origin, bound - 1L, k));
+    }
+
+    /** {@code RandomGenerator.nextLong()} (JDK 17). */
+    public static long generatorNextLong(Object g, int site) {
+        if (Seeded.contains(g)) {
+            return (long) Jdk.call(GENERATOR, "nextLong", g);
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextLong() : logged(site,
+                Explain.on ? Jdk.call(GENERATOR, "nextLong", g) : null, Draws.inRange(Long.MIN_VALUE, Long.MAX_VALUE, k));
+    }
+
+    /** {@code RandomGenerator.nextLong(long)} (JDK 17): n-1 first for the maximum. */
+    public static long generatorNextLong(Object g, long bound, int site) {
+        if (bound <= 0 || Seeded.contains(g)) {
+            return (long) Jdk.call(GENERATOR, "nextLong", g, bound);
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextLong(bound) : logged(site,
+                Explain.on ? Jdk.call(GENERATOR, "nextLong", g, bound) : null, Draws.inRange(0, bound - 1, k));
+    }
+
+    /** {@code RandomGenerator.nextLong(long, long)} (JDK 17): b-1 first for the maximum. */
+    public static long generatorNextLong(Object g, long origin, long bound, int site) {
+        if (origin >= bound || Seeded.contains(g)) {
+            return (long) Jdk.call(GENERATOR, "nextLong", g, origin, bound);
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextLong(origin, bound) : logged(site,
+                Explain.on ? Jdk.call(GENERATOR, "nextLong", g, origin, bound) : null, Draws.inRange(origin, bound - 1, k));
+    }
+
+    /** {@code RandomGenerator.nextDouble()} (JDK 17). */
+    public static double generatorNextDouble(Object g, int site) {
+        if (Seeded.contains(g)) {
+            return (double) Jdk.call(GENERATOR, "nextDouble", g);
+        }
+        return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble()
+                : logged(site, Explain.on ? Jdk.call(GENERATOR, "nextDouble", g) : null, Draws.unit());
+    }
+
+    /** {@code RandomGenerator.nextDouble(double)} (JDK 17). */
+    public static double generatorNextDouble(Object g, double bound, int site) {
+        if (!(bound > 0 && bound < Double.POSITIVE_INFINITY) || Seeded.contains(g)) {
+            return (double) Jdk.call(GENERATOR, "nextDouble", g, bound);
+        }
+        return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble(bound)
+                : logged(site, Explain.on ? Jdk.call(GENERATOR, "nextDouble", g, bound) : null, Draws.inRange(0, bound));
+    }
+
+    /** {@code RandomGenerator.nextDouble(double, double)} (JDK 17). */
+    public static double generatorNextDouble(Object g, double origin, double bound, int site) {
+        if (!(origin < bound && bound - origin < Double.POSITIVE_INFINITY) || Seeded.contains(g)) {
+            return (double) Jdk.call(GENERATOR, "nextDouble", g, origin, bound);
+        }
+        return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble(origin, bound) : logged(site,
+                Explain.on ? Jdk.call(GENERATOR, "nextDouble", g, origin, bound) : null, Draws.inRange(origin, bound));
+    }
+
+    /** {@code RandomGenerator.nextBoolean()} (JDK 17): true first for the maximum. */
+    public static boolean generatorNextBoolean(Object g, int site) {
+        if (Seeded.contains(g)) {
+            return (boolean) Jdk.call(GENERATOR, "nextBoolean", g);
+        }
+        int k = Draws.extreme(site);
+        return k == 0 ? Draws.real(site).nextBoolean()
+                : logged(site, Explain.on ? Jdk.call(GENERATOR, "nextBoolean", g) : null, Draws.inRange(0, 1, k)) == 1;
+    }
+
+    /** {@code RandomGenerator.nextFloat()} (JDK 17). */
+    public static float generatorNextFloat(Object g, int site) {
+        if (Seeded.contains(g)) {
+            return (float) Jdk.call(GENERATOR, "nextFloat", g);
+        }
+        return Draws.extreme(site) == 0 ? (Draws.real(site).nextInt() >>> 8) * 0x1.0p-24f
+                : (float) logged(site, Explain.on ? Jdk.call(GENERATOR, "nextFloat", g) : null, Draws.unitFloat());
+    }
+
     // ---- LOCALE ----
 
     /** Placed before a project call that reads the default locale, which the agent has changed in the JDK. */

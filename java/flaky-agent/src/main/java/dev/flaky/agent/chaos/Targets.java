@@ -408,6 +408,23 @@ final class Targets {
         add(new Target(s, Kind.SEEDED_CONSTRUCTOR, split, Owner.EXACT, false, "<init>", "(J)V", "seeded",
                 "(Ljava/lang/Object;)V"));
         replaceStatic(s, "java/lang/Math", "random", "()D", "random", "(I)D");
+        // JDK 17's RandomGenerator interface (a Random reached through it is the same instance, seeded or not).
+        String gen = "java/util/random/RandomGenerator";
+        String g = "(Ljava/lang/Object;";
+        replace(s, gen, Owner.EXACT, "nextInt", "()I", "generatorNextInt", g + "I)I");
+        replace(s, gen, Owner.EXACT, "nextInt", "(I)I", "generatorNextInt", g + "II)I");
+        replace(s, gen, Owner.EXACT, "nextInt", "(II)I", "generatorNextInt", g + "III)I");
+        replace(s, gen, Owner.EXACT, "nextLong", "()J", "generatorNextLong", g + "I)J");
+        replace(s, gen, Owner.EXACT, "nextLong", "(J)J", "generatorNextLong", g + "JI)J");
+        replace(s, gen, Owner.EXACT, "nextLong", "(JJ)J", "generatorNextLong", g + "JJI)J");
+        replace(s, gen, Owner.EXACT, "nextDouble", "()D", "generatorNextDouble", g + "I)D");
+        replace(s, gen, Owner.EXACT, "nextDouble", "(D)D", "generatorNextDouble", g + "DI)D");
+        replace(s, gen, Owner.EXACT, "nextDouble", "(DD)D", "generatorNextDouble", g + "DDI)D");
+        replace(s, gen, Owner.EXACT, "nextBoolean", "()Z", "generatorNextBoolean", g + "I)Z");
+        replace(s, gen, Owner.EXACT, "nextFloat", "()F", "generatorNextFloat", g + "I)F");
+        add(new Target(s, Kind.REPLACE_UNREPORTED, "java/util/random/RandomGeneratorFactory", Owner.EXACT, false,
+                "create", "(J)Ljava/util/random/RandomGenerator;", "seededGenerator",
+                "(Ljava/lang/Object;J)Ljava/lang/Object;"));
         add(new Target(s, Kind.REPLACE_UNREPORTED, "java/util/Random", Owner.SUBTYPE, false, "setSeed", "(J)V",
                 "setSeed", "(Ljava/util/Random;J)V"));
         add(new Target(s, Kind.SEEDED_CONSTRUCTOR, "java/util/Random", Owner.EXACT, false, "<init>", "(J)V",
