@@ -31,7 +31,7 @@ final class Draws {
     private static final Object LOCK = new Object();
     /** Per site id, its generator of real values; created on first use, guarded by LOCK. */
     private static SplittableRandom[] generators = new SplittableRandom[256];
-    /** The wide-range extremes handed out during test {@link #handedOutEpoch} (Long or Double); guarded by LOCK. */
+    /** The wide-range extremes handed out during test {@link #handedOutEpoch} (boxed); guarded by LOCK. */
     private static final Set<Object> HANDED_OUT = new HashSet<>();
     private static int handedOutEpoch = -1;
 
