@@ -32,7 +32,7 @@ func TestMachinery(t *testing.T) {
 			Message: "test timed out after 2000 milliseconds", Stack: stack("java.lang.Thread.sleep(Native Method)", "dev.flaky.agent.chaos.Wrappers.sleep(Wrappers.java:10)", "p.Poller.await(Poller.java:3)")}, ""},
 		{"the framework's timeout wrapped by ExpectedException", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Fail, FailureType: "java.lang.AssertionError",
 			Message: "Expected: an instance of java.lang.IllegalStateException\n     but: <org.junit.runners.model.TestTimedOutException: test timed out after 2000 milliseconds> is a org.junit.runners.model.TestTimedOutException",
-			Stack: stack("org.junit.Assert.assertThat(Assert.java:1)", "org.junit.rules.ExpectedException.handleException(ExpectedException.java:2)")}, ""},
+			Stack:   stack("org.junit.Assert.assertThat(Assert.java:1)", "org.junit.rules.ExpectedException.handleException(ExpectedException.java:2)")}, ""},
 		{"a pass is no failure", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Pass, FailureType: "dev.flaky.X"}, ""},
 	} {
 		got := machinery(c.t)
