@@ -189,6 +189,9 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 	for _, m := range res.Machinery {
 		fmt.Fprintf(w, "left out: %s\n", m)
 	}
+	for _, n := range res.NOD {
+		fmt.Fprintf(w, "nod  %s (flaky without perturbation: no strategy named)\n", n)
+	}
 	for _, f := range findings {
 		fmt.Fprintf(w, "api  %s  %s (%s)\n", f.Test, f.Strategy, f.Group)
 		if len(f.Strategies) > 1 {

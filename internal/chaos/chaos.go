@@ -129,9 +129,13 @@ type Result struct {
 	Strategies []Strategy // the strategies that ran
 	Findings   []Finding
 	Runs       int // JVMs started
-	// FailUnperturbed are tests that failed perturbed but also unperturbed:
-	// not reported here (they are broken or flaky anyway).
+	// FailUnperturbed are tests that failed perturbed but also unperturbed
+	// (in the unperturbed run or a control run): not reported here (they
+	// are broken or flaky anyway).
 	FailUnperturbed []string
+	// NOD are the tests of FailUnperturbed with their failure rates: flaky
+	// without any perturbation.
+	NOD []NOD
 	// Unconfirmed are tests that failed perturbed while their unperturbed
 	// outcome is unknown (the unperturbed run did not get to them).
 	Unconfirmed []string
@@ -361,17 +365,17 @@ func ranCount(r *launcher.Result) int {
 	return n
 }
 
-// passesUnperturbed reports whether test passed in the unperturbed runs; a
-// test that failed there, or that they did not get to, is recorded and
-// reported false.
-func (a *analysis) passesUnperturbed(test string) bool {
+// passesUnperturbed reports whether test, which failed in some of the
+// perturbed runs, passed in the unperturbed runs; a test that failed there
+// (NOD), or that they did not get to, is recorded and reported false.
+func (a *analysis) passesUnperturbed(test string, perturbed []*launcher.Result) bool {
 	passed := false
 	for _, r := range a.baseline {
 		t, ok := resultOf(r, test)
 		switch {
 		case !ok:
 		case t.Outcome.Failed():
-			a.res.FailUnperturbed = append(a.res.FailUnperturbed, test)
+			a.addNOD(test, nil, perturbed)
 			return false
 		case t.Outcome == launcher.Pass:
 			passed = true
@@ -436,10 +440,15 @@ func (a *analysis) single(ctx context.Context) error {
 		}
 		a.res.Coverage = append(a.res.Coverage, cov)
 	}
+	var runs []*launcher.Result
+	for _, s := range a.res.Strategies {
+		runs = append(runs, byStrategy[s.ID])
+	}
+	failing = slices.DeleteFunc(failing, func(test string) bool { return !a.passesUnperturbed(test, runs) })
+	if failing, err = a.controls(ctx, failing, runs); err != nil {
+		return err
+	}
 	for _, test := range failing {
-		if !a.passesUnperturbed(test) {
-			continue
-		}
 		entry := entryOf(a.cfg.Tests, test)
 		f := Finding{Test: test, Attributed: true}
 		for _, s := range a.res.Strategies {

@@ -198,9 +198,11 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[1]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns: 2 + 4 + 4 + 4 + 1,
+			wantRuns: 2 + 5 + 4 + 4 + 4 + 1,
 			wantJobs: []string{
 				"chaos=RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY 8", " 8",
+				// The control runs: the failing tests' classes, unperturbed.
+				" 5", " 5", " 5", " 5", " 5",
 				// The strategies whose call sites the failing tests hit, each up to the last such test.
 				"chaos=RANDOM_MAX 5", "chaos=TIME_INCREMENT 2", "chaos=DATE_FIXED 8", "chaos=LOCALE 6",
 				// ComboTest (entry 4): none of those reproduced it, so the rest of the set; LOCALE's run reached it already.
@@ -217,8 +219,8 @@ func TestRun(t *testing.T) {
 			want: []summary{
 				{"p.ClockTest#window", "TIME_FAST", true, []report.CallSite{cs(clockSite2), cs(clockSite)}},
 			},
-			wantRuns:        4,
-			wantJobs:        []string{"chaos=TIME_FAST 8", " 8", "chaos=TIME_FAST 1", "chaos=TIME_FAST 1"},
+			wantRuns:        4 + 5,
+			wantJobs:        []string{"chaos=TIME_FAST 8", " 8", " 1", " 1", " 1", " 1", " 1", "chaos=TIME_FAST 1", "chaos=TIME_FAST 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 		},
 		{
@@ -231,8 +233,8 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[1]", "DATE_FIXED", false, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", false, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns:        2,
-			wantJobs:        []string{"chaos=RANDOM_MAX+DATE_FIXED 8", " 8"},
+			wantRuns:        2 + 5, // the control runs are not cut by the budget
+			wantJobs:        []string{"chaos=RANDOM_MAX+DATE_FIXED 8", " 8", " 3", " 3", " 3", " 3", " 3"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantExhausted:   true,
 			wantMessages:    map[string]string{"p.DiceTest#roll": "the budget ended first"},
@@ -245,8 +247,8 @@ func TestRun(t *testing.T) {
 				{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}},
 				{"p.SleepTest#s", "SLEEP_DECREASE", true, []report.CallSite{cs(sleepSite)}},
 			},
-			wantRuns:        9,
-			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_FAST 8", "chaos=SLEEP_DECREASE 8", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
+			wantRuns:        9 + 5,
+			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_FAST 8", "chaos=SLEEP_DECREASE 8", " 3", " 3", " 3", " 3", " 3", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages: map[string]string{
 				"p.ClockTest#window": "(TIME_FAST make it fail too)",
@@ -259,8 +261,8 @@ func TestRun(t *testing.T) {
 				{Test: "p.LocaleTest#upper", Outcome: launcher.Pass}, {Test: "p.BrokenTest#x", Outcome: launcher.Fail},
 			}}}},
 			want:            []summary{{"p.LocaleTest#upper", "LOCALE", true, []report.CallSite{cs(localeSite)}}},
-			wantRuns:        2,
-			wantJobs:        []string{"chaos=LOCALE 8", "chaos=LOCALE 1"},
+			wantRuns:        2 + 5,
+			wantJobs:        []string{"chaos=LOCALE 8", " 1", " 1", " 1", " 1", " 1", "chaos=LOCALE 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 		},
 		{
@@ -268,8 +270,8 @@ func TestRun(t *testing.T) {
 			cfg:             Config{Mode: Single, Strategies: mustLookup("RANDOM_MAX", "LOCALE", "DATE_FIXED"), Workers: 2, Budget: 30 * time.Millisecond},
 			delay:           50 * time.Millisecond,
 			want:            []summary{{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}},
-			wantRuns:        2,
-			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8"},
+			wantRuns:        2 + 5,
+			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", " 1", " 1", " 1", " 1", " 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantExhausted:   true,
 		},
@@ -347,7 +349,7 @@ func TestCombinedTriesOtherStrategies(t *testing.T) {
 	for _, j := range r.jobs {
 		jobs = append(jobs, strings.Join(encoded(j.AgentOptions), ",")+" "+strconv.Itoa(len(j.Order)))
 	}
-	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1", "chaos=RANDOM_MAX 1"}
+	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", " 2", " 2", " 2", " 2", " 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1", "chaos=RANDOM_MAX 1"}
 	if !slices.Equal(jobs, wantJobs) {
 		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
 	}
@@ -357,5 +359,31 @@ func TestCombinedTriesOtherStrategies(t *testing.T) {
 	}
 	if want := []string{"combined fail", "RANDOM_MAX pass", "DATE_FIXED pass", "LOCALE fail", "unperturbed pass"}; !slices.Equal(runs, want) {
 		t.Errorf("evidence of p.A#hidden: %q, want %q", runs, want)
+	}
+}
+
+// TestControlRuns reports a test that fails perturbed and in one of the
+// unperturbed control runs as flaky without perturbation, with its rates,
+// and attributes no strategy to it.
+func TestControlRuns(t *testing.T) {
+	runs := 0
+	r := &fakeRunner{suite: map[string]behaviour{
+		// Fails every fifth run, perturbed or not: the first (combined) and the sixth (the fourth control run).
+		"p.Counter#flips": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: func(map[string]bool) bool { runs++; return runs%5 == 1 }},
+		"p.A#dice":        {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
+	}}
+	res, err := Run(context.Background(), r, Config{Tests: []string{"p.Counter#flips", "p.A#dice"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := summarize(res.Findings), []summary{{"p.A#dice", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
+	}
+	want := []NOD{{Test: "p.Counter#flips", Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1}}
+	if !reflect.DeepEqual(res.NOD, want) || !slices.Equal(res.FailUnperturbed, []string{"p.Counter#flips"}) {
+		t.Errorf("nod = %+v, fail unperturbed %q; want %+v", res.NOD, res.FailUnperturbed, want)
+	}
+	if got := want[0].String(); got != "p.Counter#flips fails unperturbed 1 of 6 runs, perturbed 1 of 1" {
+		t.Errorf("String() = %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/testid"
@@ -50,7 +51,10 @@ func (a *analysis) combined(ctx context.Context) error {
 	if err := a.dismiss(ctx, set, perturbed); err != nil {
 		return err
 	}
-	cands := a.candidates(perturbed)
+	cands, err := a.controlled(ctx, a.candidates(perturbed), perturbed)
+	if err != nil {
+		return err
+	}
 	cov := coverageOf(string(Combined), set, perturbed)
 	if len(set) == 1 {
 		for _, c := range cands {
@@ -83,6 +87,20 @@ func (a *analysis) combined(ctx context.Context) error {
 	a.res.Coverage = append(a.res.Coverage, cov)
 	a.singleCoverage(ran)
 	return nil
+}
+
+// controlled returns the candidates that pass every control run (see
+// controls).
+func (a *analysis) controlled(ctx context.Context, cands []*candidate, perturbed *launcher.Result) ([]*candidate, error) {
+	tests := make([]string, len(cands))
+	for i, c := range cands {
+		tests[i] = c.test
+	}
+	keep, err := a.controls(ctx, tests, []*launcher.Result{perturbed})
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(cands, func(c *candidate) bool { return !slices.Contains(keep, c.test) }), nil
 }
 
 // singleCoverage adds the coverage of the attribution runs, one per
@@ -196,7 +214,7 @@ func (a *analysis) candidates(r *launcher.Result) []*candidate {
 			a.res.Machinery = append(a.res.Machinery, fmt.Sprintf("%s under %s: %s", t.Test, Join(a.cfg.Strategies), why))
 			continue
 		}
-		if !a.passesUnperturbed(t.Test) {
+		if !a.passesUnperturbed(t.Test, []*launcher.Result{r}) {
 			continue
 		}
 		class := testid.ClassOf(t.Test)
