@@ -189,6 +189,9 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 	for _, m := range res.Machinery {
 		fmt.Fprintf(w, "left out: %s\n", m)
 	}
+	for _, sus := range res.Suspected {
+		fmt.Fprintf(w, "suspected  %s (not a finding)\n", sus)
+	}
 	for _, n := range res.NOD {
 		fmt.Fprintf(w, "nod  %s (flaky without perturbation: no strategy named)\n", n)
 	}
@@ -224,6 +227,9 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 	}
 	if n := len(res.Unconfirmed); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d unconfirmed", n))
+	}
+	if n := len(res.Suspected); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d suspected (not judged in time)", n))
 	}
 	if res.BudgetExhausted {
 		notes = append(notes, fmt.Sprintf("stopped at the budget of %s", res.Budget.Round(time.Second)))

@@ -83,8 +83,8 @@ type Config struct {
 type Finding struct {
 	Test string
 	// Strategies is the strategy the failure is attributed to; several
-	// when only their combination reproduced it, or when the budget ended
-	// before attribution (then Attributed is false).
+	// when only their combination reproduced it (then Attributed is
+	// false).
 	Strategies []Strategy
 	// FailsWith are all strategies that made the test fail on their own
 	// (single mode: every strategy whose run failed it; combined mode:
@@ -106,6 +106,19 @@ type Finding struct {
 	// test hit (its own, or else those hit in its class's fixtures).
 	CallSites []report.CallSite
 	Evidence  []Evidence
+}
+
+// Suspect is a failure under perturbation the analysis could not finish
+// judging, and why.
+type Suspect struct {
+	Finding
+	Why string
+}
+
+// String says the test, the strategies it failed under and why it is only
+// suspected.
+func (s Suspect) String() string {
+	return s.Test + " under " + Join(s.Strategies) + ": " + s.Why
 }
 
 // Evidence is one run that decided a finding.
@@ -136,6 +149,11 @@ type Result struct {
 	// NOD are the tests of FailUnperturbed with their failure rates: flaky
 	// without any perturbation.
 	NOD []NOD
+	// Suspected are failures the analysis could not finish judging (the
+	// budget ended before a strategy alone was tried, or before a hang was
+	// rerun with fewer extreme values): not findings; their messages say
+	// what was left undone.
+	Suspected []Suspect
 	// Unconfirmed are tests that failed perturbed while their unperturbed
 	// outcome is unknown (the unperturbed run did not get to them).
 	Unconfirmed []string
@@ -219,6 +237,7 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.setAsideSuspected()
 	if err := a.confirm(ctx); err != nil {
 		return nil, err
 	}
@@ -235,6 +254,32 @@ type analysis struct {
 	deadline time.Time // zero until an automatic budget is sized
 	res      *Result
 	baseline []*launcher.Result
+	// unjudged says, by test and strategy label, why a perturbed failure
+	// could not be judged (a hang whose rerun the budget cut).
+	unjudged map[string]string
+	// suspected are the tests whose findings are to be set aside, and why.
+	suspected map[string]string
+}
+
+// setAsideSuspected moves the findings the analysis could not finish
+// judging to Result.Suspected, with why in their messages.
+func (a *analysis) setAsideSuspected() {
+	a.res.Findings = slices.DeleteFunc(a.res.Findings, func(f Finding) bool {
+		why, ok := a.suspected[f.Test]
+		if ok {
+			f.Message += "\n(suspected, not a finding: " + why + ")"
+			a.res.Suspected = append(a.res.Suspected, Suspect{Finding: f, Why: why})
+		}
+		return ok
+	})
+}
+
+// suspect marks test's finding as suspected.
+func (a *analysis) suspect(test, why string) {
+	if a.suspected == nil {
+		a.suspected = map[string]string{}
+	}
+	a.suspected[test] = why
 }
 
 // job builds the job running order with strategies (none: unperturbed).
@@ -451,6 +496,7 @@ func (a *analysis) single(ctx context.Context) error {
 	for _, test := range failing {
 		entry := entryOf(a.cfg.Tests, test)
 		f := Finding{Test: test, Attributed: true}
+		var unjudged []string
 		for _, s := range a.res.Strategies {
 			r := byStrategy[s.ID]
 			t, _ := resultOf(r, test)
@@ -459,6 +505,10 @@ func (a *analysis) single(ctx context.Context) error {
 			failed := t.Outcome.Failed() && machinery(t) == ""
 			if t.Outcome.Failed() && !failed {
 				msg += "\n(left out: " + machinery(t) + ")"
+			}
+			if why, ok := a.unjudged[test+"\x00"+s.ID]; ok && failed {
+				failed, unjudged = false, append(unjudged, s.ID+": "+why)
+				msg += "\n(not judged: " + why + ")"
 			}
 			f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: order, Outcome: t.Outcome, Message: msg, Resumed: r.Resumed})
 			if !failed {
@@ -472,6 +522,14 @@ func (a *analysis) single(ctx context.Context) error {
 				f.Strategies[0].OutsideSpec == s.OutsideSpec && len(f.CallSites) == 0 && len(sites) > 0 {
 				f.Strategies, f.CallSites, f.Message, f.Order = []Strategy{s}, sites, msg, order
 			}
+		}
+		if f.Strategies == nil {
+			// Only failures the budget left unjudged.
+			a.suspect(test, strings.Join(unjudged, "; "))
+			f.Attributed, f.Message, f.Order = false, strings.Join(unjudged, "\n"), a.cfg.Tests[:entry+1]
+			f.Evidence = append(f.Evidence, a.baselineEvidence(test, a.cfg.Tests[:entry+1])...)
+			a.res.Findings = append(a.res.Findings, f)
+			continue
 		}
 		if others := slices.DeleteFunc(slices.Clone(f.FailsWith), func(s Strategy) bool { return s.ID == f.Strategies[0].ID }); len(others) > 0 {
 			f.Message += "\n(" + Join(others) + " make it fail too)"

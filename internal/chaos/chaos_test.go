@@ -181,6 +181,7 @@ func TestRun(t *testing.T) {
 		cfg             Config
 		delay           time.Duration
 		want            []summary
+		wantSuspected   []summary
 		wantRuns        int
 		wantJobs        []string // chaos option of each job, "" for unperturbed, with the order's length
 		wantUnperturbed []string
@@ -224,10 +225,10 @@ func TestRun(t *testing.T) {
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 		},
 		{
-			name:  "combined stops attributing at the budget",
+			name:  "combined stops attributing at the budget: the failures are suspected, not findings",
 			cfg:   Config{Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "DATE_FIXED"), Budget: 30 * time.Millisecond},
 			delay: 50 * time.Millisecond,
-			want: []summary{
+			wantSuspected: []summary{
 				{"p.ComboTest#both", "RANDOM_MAX+DATE_FIXED", false, []report.CallSite{cs(dateSite), cs(diceSite)}},
 				{"p.DiceTest#roll", "RANDOM_MAX", false, []report.CallSite{cs(diceSite)}},
 				{"p.ParamTest#t[1]", "DATE_FIXED", false, []report.CallSite{cs(dateSite)}},
@@ -237,7 +238,7 @@ func TestRun(t *testing.T) {
 			wantJobs:        []string{"chaos=RANDOM_MAX+DATE_FIXED 8", " 8", " 3", " 3", " 3", " 3", " 3"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantExhausted:   true,
-			wantMessages:    map[string]string{"p.DiceTest#roll": "the budget ended first"},
+			wantMessages:    map[string]string{"p.DiceTest#roll": "suspected, not a finding: the budget ended before each strategy was tried alone"},
 		},
 		{
 			name: "single runs each strategy and prefers the canonical one",
@@ -285,8 +286,15 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := summarize(res.Findings); !reflect.DeepEqual(got, tt.want) {
+			if got := summarize(res.Findings); len(got)+len(tt.want) > 0 && !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("findings:\n got %+v\nwant %+v", got, tt.want)
+			}
+			var suspected []Finding
+			for _, f := range res.Suspected {
+				suspected = append(suspected, f.Finding)
+			}
+			if got := summarize(suspected); len(got)+len(tt.wantSuspected) > 0 && !reflect.DeepEqual(got, tt.wantSuspected) {
+				t.Errorf("suspected:\n got %+v\nwant %+v", got, tt.wantSuspected)
 			}
 			if res.Runs != tt.wantRuns {
 				t.Errorf("runs = %d, want %d", res.Runs, tt.wantRuns)
@@ -310,7 +318,7 @@ func TestRun(t *testing.T) {
 			}
 			for test, sub := range tt.wantMessages {
 				found := false
-				for _, f := range res.Findings {
+				for _, f := range slices.Concat(res.Findings, suspected) {
 					if f.Test == test {
 						found = true
 						if !strings.Contains(f.Message, sub) {
@@ -385,5 +393,23 @@ func TestControlRuns(t *testing.T) {
 	}
 	if got := want[0].String(); got != "p.Counter#flips fails unperturbed 1 of 6 runs, perturbed 1 of 1" {
 		t.Errorf("String() = %q", got)
+	}
+}
+
+// TestHangRerunCutBySuspects keeps a hang under RANDOM_MAX that the budget
+// left no time to rerun with fewer extreme values out of the findings: it
+// is suspected.
+func TestHangRerunCutBySuspects(t *testing.T) {
+	r := &fakeRunner{delay: 50 * time.Millisecond, suite: map[string]behaviour{
+		"p.Ids#unique": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX"),
+			ftype: "org.junit.runners.model.TestTimedOutException", message: "test timed out after 2000 milliseconds"},
+	}}
+	res, err := Run(context.Background(), r, Config{Tests: []string{"p.Ids#unique"}, Mode: Single, Strategies: mustLookup("RANDOM_MAX"), Workers: 2, Budget: 30 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 0 || len(res.Suspected) != 1 || res.Suspected[0].Test != "p.Ids#unique" ||
+		!strings.Contains(res.Suspected[0].Message, "suspected, not a finding: RANDOM_MAX: it hung, and the budget ended before it was rerun") {
+		t.Errorf("findings %+v, suspected %+v; want p.Ids#unique suspected", summarize(res.Findings), res.Suspected)
 	}
 }

@@ -79,6 +79,9 @@ func (a *analysis) combined(ctx context.Context) error {
 	}
 	for _, c := range cands {
 		a.res.Findings = append(a.res.Findings, a.attribute(c, perturbed))
+		if why, ok := a.unjudged[c.test+"\x00"+Join(set)]; ok && len(c.reproduced) == 0 {
+			a.suspect(c.test, why)
+		}
 	}
 	for _, t := range perturbed.Tests {
 		cov.count(t)
@@ -270,6 +273,7 @@ func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
 		f.CallSites = callSites(combined, c.test, func(_, g string) bool { return groups[g] })
 		if c.unknown {
 			f.Message += "\n(not attributed to a single strategy: the budget ended first)"
+			a.suspect(c.test, "the budget ended before each strategy was tried alone")
 		} else {
 			f.Message += fmt.Sprintf("\n(fails only with strategies combined: none of %s alone made it fail; it hit call sites of %s)",
 				Join(a.cfg.Strategies), Join(c.suspects))

@@ -135,6 +135,12 @@ func (a *analysis) dismiss(ctx context.Context, set []Strategy, r *launcher.Resu
 		return err
 	}
 	for k, i := range hung {
+		if results[k] == nil {
+			if a.unjudged == nil {
+				a.unjudged = map[string]string{}
+			}
+			a.unjudged[r.Tests[i].Test+"\x00"+label] = fmt.Sprintf("it hung, and the budget ended before it was rerun with the extreme value only %d times per call site", RandomLimit)
+		}
 		if rr := results[k]; rr != nil {
 			if t, ok := resultOf(rr, r.Tests[i].Test); ok && t.Outcome == launcher.Pass {
 				a.excuse(r, i, label, fmt.Sprintf("it hangs only when every draw is the extreme value (a correct rejection-sampling loop never ends then); with the extreme value only the first %d times per call site it passes", RandomLimit))

@@ -184,6 +184,9 @@ func Stats(res *Result) *report.ChaosStats {
 		Skipped:         IDs(res.Skipped),
 		Machinery:       res.Machinery,
 	}
+	for _, sus := range res.Suspected {
+		st.Suspected = append(st.Suspected, sus.String())
+	}
 	for _, n := range res.NOD {
 		st.NOD = append(st.NOD, report.ChaosNOD{Test: n.Test, Runs: n.Runs, Failures: n.Failures, PerturbedRuns: n.PerturbedRuns, PerturbedFailures: n.PerturbedFailures})
 	}

@@ -80,6 +80,7 @@ func addChaosStats(total, s *report.ChaosStats) *report.ChaosStats {
 	total.FailUnperturbed = append(total.FailUnperturbed, s.FailUnperturbed...)
 	total.Unconfirmed = append(total.Unconfirmed, s.Unconfirmed...)
 	total.NOD = append(total.NOD, s.NOD...)
+	total.Suspected = append(total.Suspected, s.Suspected...)
 	total.DurationMs += s.DurationMs
 	total.Tests += s.Tests
 	total.Machinery = append(total.Machinery, s.Machinery...)

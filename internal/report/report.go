@@ -291,6 +291,9 @@ type ChaosStats struct {
 	BudgetExhausted bool     `json:"budgetExhausted"`
 	// FailUnperturbed failed perturbed but also unperturbed: not reported as api.
 	FailUnperturbed []string `json:"failUnperturbed,omitempty"`
+	// Suspected failed perturbed but could not be judged in time ("test
+	// under STRATEGY: why"): not findings.
+	Suspected []string `json:"suspected,omitempty"`
 	// NOD are the tests of FailUnperturbed with their failure rates: flaky
 	// without any perturbation, never attributed to a strategy.
 	NOD []ChaosNOD `json:"nod,omitempty"`
