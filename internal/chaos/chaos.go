@@ -259,6 +259,38 @@ type analysis struct {
 	unjudged map[string]string
 	// suspected are the tests whose findings are to be set aside, and why.
 	suspected map[string]string
+	// perturbing says the single-strategy runs of the suite are running:
+	// they may use the budget but for attribution's share.
+	perturbing bool
+}
+
+// attributionShare is the part of the budget (1/attributionShare) kept for
+// attribution: the hang reruns, attribution and confirmation runs after the
+// suite's perturbed runs.
+const attributionShare = 3
+
+// limit is when bounded runs must end: the deadline, or while the suite's
+// perturbed runs are running, the start of attribution's share.
+func (a *analysis) limit() time.Time {
+	if a.perturbing && a.res.Budget > 0 {
+		return a.start.Add(a.res.Budget - a.res.Budget/attributionShare)
+	}
+	return a.deadline
+}
+
+// reserveAttribution gives attribution its share of the budget when the
+// suite's perturbed runs took more: the deadline moves to its share from
+// now.
+func (a *analysis) reserveAttribution() {
+	if a.deadline.IsZero() {
+		a.sizeBudget(a.baseline)
+	}
+	share := a.res.Budget / attributionShare
+	if until := time.Until(a.deadline); until < share {
+		a.deadline = time.Now().Add(share)
+		a.cfg.Logf("the perturbed runs took %s of the %s budget: attribution gets its share, %s, from now",
+			time.Since(a.start).Round(time.Second), a.res.Budget, share)
+	}
 }
 
 // setAsideSuspected moves the findings the analysis could not finish
@@ -307,11 +339,11 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 			a.sizeBudget(unperturbedOf(jobs[:i], results[:i]))
 		}
 		if bounded {
-			if !time.Now().Before(a.deadline) {
+			if !time.Now().Before(a.limit()) {
 				a.res.BudgetExhausted = true
 				break
 			}
-			batchCtx, cancel = context.WithDeadline(ctx, a.deadline)
+			batchCtx, cancel = context.WithDeadline(ctx, a.limit())
 		}
 		batch, err := a.runner.RunJobs(batchCtx, jobs[i:i+n])
 		cancel()
@@ -446,11 +478,14 @@ func (a *analysis) single(ctx context.Context) error {
 	jobs = append(jobs[len(sets):], jobs[:len(sets)]...)
 	unperturbed := len(jobs) - len(sets)
 	a.cfg.Logf("running %d tests once per strategy (%s), and unperturbed", len(a.cfg.Tests), Join(a.cfg.Strategies))
+	a.perturbing = true
 	results, err := a.run(ctx, jobs, max(unperturbed, min(a.cfg.Workers, len(jobs))))
+	a.perturbing = false
 	if err != nil {
 		return err
 	}
 	a.setBaseline(results[:unperturbed])
+	a.reserveAttribution()
 	byStrategy := map[string]*launcher.Result{}
 	for i, s := range a.cfg.Strategies {
 		r := results[unperturbed+i]

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -39,6 +40,9 @@ type siteAt struct {
 type fakeRunner struct {
 	suite map[string]behaviour
 	delay time.Duration
+	// slowFirst is how long the first RunJobs call takes instead of delay.
+	slowFirst time.Duration
+	calls     int
 	mu    sync.Mutex
 	jobs  []launcher.Job
 }
@@ -46,10 +50,15 @@ type fakeRunner struct {
 func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launcher.Result, error) {
 	f.mu.Lock()
 	f.jobs = append(f.jobs, jobs...)
+	f.calls++
+	delay := f.delay
+	if f.calls == 1 && f.slowFirst > 0 {
+		delay = f.slowFirst
+	}
 	f.mu.Unlock()
-	if f.delay > 0 {
+	if delay > 0 {
 		select {
-		case <-time.After(f.delay):
+		case <-time.After(delay):
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -411,5 +420,25 @@ func TestHangRerunCutBySuspects(t *testing.T) {
 	if len(res.Findings) != 0 || len(res.Suspected) != 1 || res.Suspected[0].Test != "p.Ids#unique" ||
 		!strings.Contains(res.Suspected[0].Message, "suspected, not a finding: RANDOM_MAX: it hung, and the budget ended before it was rerun") {
 		t.Errorf("findings %+v, suspected %+v; want p.Ids#unique suspected", summarize(res.Findings), res.Suspected)
+	}
+}
+
+// TestAttributionGetsItsShare attributes a failure although the combined
+// run took the whole budget: attribution gets its share from then on.
+func TestAttributionGetsItsShare(t *testing.T) {
+	r := &fakeRunner{slowFirst: 400 * time.Millisecond, suite: map[string]behaviour{
+		"p.A#dice": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
+	}}
+	var logs []string
+	res, err := Run(context.Background(), r, Config{Tests: []string{"p.A#dice"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"),
+		Workers: 2, Budget: 300 * time.Millisecond, Logf: func(f string, args ...any) { logs = append(logs, fmt.Sprintf(f, args...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := summarize(res.Findings), []summary{{"p.A#dice", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %+v\nwant %+v\n%s", got, want, strings.Join(logs, "\n"))
+	}
+	if !slices.ContainsFunc(logs, func(l string) bool { return strings.Contains(l, "attribution gets its share, 100ms, from now") }) {
+		t.Errorf("no note of attribution's share:\n%s", strings.Join(logs, "\n"))
 	}
 }

@@ -48,6 +48,7 @@ func (a *analysis) combined(ctx context.Context) error {
 	perturbed := results[0]
 	a.noteEarlyEnd(Join(set), perturbed)
 	a.setBaseline(results[1:])
+	a.reserveAttribution()
 	if err := a.dismiss(ctx, set, perturbed); err != nil {
 		return err
 	}
