@@ -43,8 +43,8 @@ type fakeRunner struct {
 	// slowFirst is how long the first RunJobs call takes instead of delay.
 	slowFirst time.Duration
 	calls     int
-	mu    sync.Mutex
-	jobs  []launcher.Job
+	mu        sync.Mutex
+	jobs      []launcher.Job
 }
 
 func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launcher.Result, error) {
