@@ -320,7 +320,7 @@ func (a *analysis) job(order []string, strategies []Strategy) (launcher.Job, err
 	if err != nil {
 		return launcher.Job{}, err
 	}
-	return launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true}}, nil
+	return launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true, TestTimeouts: a.testTimeouts(order, strategies)}}, nil
 }
 
 // run runs jobs in batches of Workers; batches after the first mustRun jobs

@@ -148,7 +148,7 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 			return err
 		}
 		index[key] = len(jobs)
-		jobs = append(jobs, launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true}})
+		jobs = append(jobs, launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true, TestTimeouts: a.testTimeouts(order, f.Strategies)}})
 	}
 	if len(jobs) == 0 {
 		return nil
