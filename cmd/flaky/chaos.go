@@ -145,7 +145,8 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := g.publishReport(ctx, res.Report, root, setup.ModuleDir, m.FlakyDir); err != nil {
+	// An interrupted analysis still writes what it judged.
+	if _, err := g.publishReport(context.WithoutCancel(ctx), res.Report, root, setup.ModuleDir, m.FlakyDir); err != nil {
 		return err
 	}
 	printChaos(g.Stdout, res.ChaosFindings, res.Chaos, len(tests))
@@ -233,6 +234,9 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 	}
 	if res.BudgetExhausted {
 		notes = append(notes, fmt.Sprintf("stopped at the budget of %s", res.Budget.Round(time.Second)))
+	}
+	if res.Interrupted {
+		notes = append(notes, "interrupted during "+res.Cut+" (partial results)")
 	}
 	extra := ""
 	if len(notes) > 0 {

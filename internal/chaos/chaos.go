@@ -162,6 +162,10 @@ type Result struct {
 	Dismissed       []Dismissal
 	Budget          time.Duration
 	BudgetExhausted bool
+	// Interrupted says the caller cancelled the analysis (Ctrl-C) during
+	// the phase Cut names; the result holds what was judged before.
+	Interrupted bool
+	Cut         string
 	// BudgetWhy says how a budget sized from the unperturbed run came about.
 	BudgetWhy string
 	Duration  time.Duration
@@ -222,6 +226,7 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		a.sizeBudget(cfg.Baseline)
 	}
 	cfg.Progress.Phase("perturbing", len(cfg.Strategies)+1, a.deadline)
+	a.phase = "the perturbed runs of the suite"
 	var err error
 	switch cfg.Mode {
 	case Combined:
@@ -238,6 +243,7 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	a.setAsideSuspected()
+	a.phase = "confirmation"
 	if err := a.confirm(ctx); err != nil {
 		return nil, err
 	}
@@ -259,6 +265,8 @@ type analysis struct {
 	unjudged map[string]string
 	// suspected are the tests whose findings are to be set aside, and why.
 	suspected map[string]string
+	// phase names what the analysis is running, for an interruption.
+	phase string
 	// perturbing says the single-strategy runs of the suite are running:
 	// they may use the budget but for attribution's share.
 	perturbing bool
@@ -306,12 +314,14 @@ func (a *analysis) setAsideSuspected() {
 	})
 }
 
-// suspect marks test's finding as suspected.
+// suspect marks test's finding as suspected, for the first reason given.
 func (a *analysis) suspect(test, why string) {
 	if a.suspected == nil {
 		a.suspected = map[string]string{}
 	}
-	a.suspected[test] = why
+	if _, ok := a.suspected[test]; !ok {
+		a.suspected[test] = why
+	}
 }
 
 // job builds the job running order with strategies (none: unperturbed).
@@ -329,6 +339,10 @@ func (a *analysis) job(order []string, strategies []Strategy) (launcher.Job, err
 func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([]*launcher.Result, error) {
 	results := make([]*launcher.Result, len(jobs))
 	for i := 0; i < len(jobs); {
+		if ctx.Err() != nil {
+			a.interrupt()
+			break
+		}
 		n := min(a.cfg.Workers, len(jobs)-i)
 		bounded := i >= mustRun
 		if !bounded {
@@ -348,7 +362,11 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 		batch, err := a.runner.RunJobs(batchCtx, jobs[i:i+n])
 		cancel()
 		if err != nil {
-			if bounded && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			if ctx.Err() != nil {
+				a.interrupt()
+				break
+			}
+			if bounded && errors.Is(err, context.DeadlineExceeded) {
 				a.res.BudgetExhausted = true
 				break
 			}
@@ -359,6 +377,23 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 		i += n
 	}
 	return results, nil
+}
+
+// interrupt records that the caller cancelled the analysis, and in which
+// phase.
+func (a *analysis) interrupt() {
+	if !a.res.Interrupted {
+		a.res.Interrupted, a.res.Cut = true, a.phase
+		a.cfg.Logf("interrupted during %s: the report holds what was judged before", a.phase)
+	}
+}
+
+// cutBy says what ended the analysis' runs early: the caller or the budget.
+func (a *analysis) cutBy() string {
+	if a.res.Interrupted {
+		return "the analysis was interrupted"
+	}
+	return "the budget ended"
 }
 
 // unperturbedOf returns the results of the jobs that perturbed nothing.
@@ -486,6 +521,7 @@ func (a *analysis) single(ctx context.Context) error {
 	}
 	a.setBaseline(results[:unperturbed])
 	a.reserveAttribution()
+	a.phase = "attribution"
 	byStrategy := map[string]*launcher.Result{}
 	for i, s := range a.cfg.Strategies {
 		r := results[unperturbed+i]

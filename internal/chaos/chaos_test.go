@@ -43,8 +43,12 @@ type fakeRunner struct {
 	// slowFirst is how long the first RunJobs call takes instead of delay.
 	slowFirst time.Duration
 	calls     int
-	mu        sync.Mutex
-	jobs      []launcher.Job
+	// cancel, when set, is called on call number cancelAt, which then
+	// fails as a cancelled launcher does.
+	cancel   context.CancelFunc
+	cancelAt int
+	mu       sync.Mutex
+	jobs     []launcher.Job
 }
 
 func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launcher.Result, error) {
@@ -55,12 +59,19 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 	if f.calls == 1 && f.slowFirst > 0 {
 		delay = f.slowFirst
 	}
+	cancel := f.cancel != nil && f.calls == f.cancelAt
 	f.mu.Unlock()
+	if cancel {
+		f.cancel()
+		return nil, ctx.Err()
+	}
 	if delay > 0 {
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
-			return nil, ctx.Err()
+		}
+		if err := ctx.Err(); err != nil { // both ready: the deadline came first
+			return nil, err
 		}
 	}
 	out := make([]*launcher.Result, len(jobs))
@@ -413,7 +424,7 @@ func TestHangRerunCutBySuspects(t *testing.T) {
 		"p.Ids#unique": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX"),
 			ftype: "org.junit.runners.model.TestTimedOutException", message: "test timed out after 2000 milliseconds"},
 	}}
-	res, err := Run(context.Background(), r, Config{Tests: []string{"p.Ids#unique"}, Mode: Single, Strategies: mustLookup("RANDOM_MAX"), Workers: 2, Budget: 30 * time.Millisecond})
+	res, err := Run(context.Background(), r, Config{Tests: []string{"p.Ids#unique"}, Mode: Single, Strategies: mustLookup("RANDOM_MAX"), Workers: 2, Budget: 30 * time.Millisecond, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,5 +451,27 @@ func TestAttributionGetsItsShare(t *testing.T) {
 	}
 	if !slices.ContainsFunc(logs, func(l string) bool { return strings.Contains(l, "attribution gets its share, 100ms, from now") }) {
 		t.Errorf("no note of attribution's share:\n%s", strings.Join(logs, "\n"))
+	}
+}
+
+// TestInterruptKeepsWhatWasJudged returns the partial result of an
+// analysis cancelled during its control runs: the failures not yet judged
+// are suspected, and the result says what was cut.
+func TestInterruptKeepsWhatWasJudged(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := &fakeRunner{cancel: cancel, cancelAt: 2, suite: map[string]behaviour{
+		"p.A#dice":   {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
+		"p.B#locale": {sites: map[string][]siteAt{"LOCALE": {localeSite}}, fails: anyOf("LOCALE")},
+	}}
+	res, err := Run(ctx, r, Config{Tests: []string{"p.A#dice", "p.B#locale"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Cut != "the control runs" || len(res.Findings) != 0 || len(res.Suspected) != 2 {
+		t.Fatalf("interrupted %v during %q, findings %+v, suspected %+v", res.Interrupted, res.Cut, summarize(res.Findings), res.Suspected)
+	}
+	if why := res.Suspected[0].Why; why != "the analysis was interrupted before the control runs" {
+		t.Errorf("suspected because %q", why)
 	}
 }

@@ -46,9 +46,13 @@ func (a *analysis) combined(ctx context.Context) error {
 		return err
 	}
 	perturbed := results[0]
+	if perturbed == nil {
+		return nil // interrupted
+	}
 	a.noteEarlyEnd(Join(set), perturbed)
 	a.setBaseline(results[1:])
 	a.reserveAttribution()
+	a.phase = "attribution"
 	if err := a.dismiss(ctx, set, perturbed); err != nil {
 		return err
 	}
@@ -155,7 +159,7 @@ func (a *analysis) runSingles(ctx context.Context, pending []*candidate, round i
 			strategies, jobs = append(strategies, s), append(jobs, j)
 		}
 	}
-	if len(jobs) == 0 {
+	if len(jobs) == 0 || a.res.Interrupted {
 		return nil
 	}
 	a.cfg.Logf("attributing %d failure(s) with %s alone", len(pending), Join(strategies))
@@ -273,8 +277,8 @@ func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
 		}
 		f.CallSites = callSites(combined, c.test, func(_, g string) bool { return groups[g] })
 		if c.unknown {
-			f.Message += "\n(not attributed to a single strategy: the budget ended first)"
-			a.suspect(c.test, "the budget ended before each strategy was tried alone")
+			f.Message += "\n(not attributed to a single strategy: " + a.cutBy() + " first)"
+			a.suspect(c.test, a.cutBy()+" before each strategy was tried alone")
 		} else {
 			f.Message += fmt.Sprintf("\n(fails only with strategies combined: none of %s alone made it fail; it hit call sites of %s)",
 				Join(a.cfg.Strategies), Join(c.suspects))

@@ -150,7 +150,7 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 		index[key] = len(jobs)
 		jobs = append(jobs, launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true, TestTimeouts: a.testTimeouts(order, f.Strategies)}})
 	}
-	if len(jobs) == 0 {
+	if len(jobs) == 0 || a.res.Interrupted {
 		return nil
 	}
 	a.cfg.Logf("rerunning %d finding(s) %s", len(jobs), what)

@@ -98,6 +98,8 @@ func (a *analysis) controls(ctx context.Context, tests []string, perturbed []*la
 			order = append(order, e)
 		}
 	}
+	defer func(phase string) { a.phase = phase }(a.phase)
+	a.phase = "the control runs"
 	jobs := make([]launcher.Job, ControlRuns)
 	for i := range jobs {
 		jobs[i], _ = a.job(order, nil)
@@ -106,6 +108,12 @@ func (a *analysis) controls(ctx context.Context, tests []string, perturbed []*la
 	results, err := a.run(ctx, jobs, len(jobs))
 	if err != nil {
 		return nil, err
+	}
+	if slices.Contains(results, nil) { // interrupted
+		for _, test := range tests {
+			a.suspect(test, a.cutBy()+" before the control runs")
+		}
+		return tests, nil
 	}
 	var keep []string
 	for _, test := range tests {

@@ -139,7 +139,7 @@ func (a *analysis) dismiss(ctx context.Context, set []Strategy, r *launcher.Resu
 			if a.unjudged == nil {
 				a.unjudged = map[string]string{}
 			}
-			a.unjudged[r.Tests[i].Test+"\x00"+label] = fmt.Sprintf("it hung, and the budget ended before it was rerun with the extreme value only %d times per call site", RandomLimit)
+			a.unjudged[r.Tests[i].Test+"\x00"+label] = fmt.Sprintf("it hung, and %s before it was rerun with the extreme value only %d times per call site", a.cutBy(), RandomLimit)
 		}
 		if rr := results[k]; rr != nil {
 			if t, ok := resultOf(rr, r.Tests[i].Test); ok && t.Outcome == launcher.Pass {

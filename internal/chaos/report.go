@@ -184,6 +184,9 @@ func Stats(res *Result) *report.ChaosStats {
 		Skipped:         IDs(res.Skipped),
 		Machinery:       res.Machinery,
 	}
+	if res.Interrupted {
+		st.Interrupted = res.Cut
+	}
 	for _, sus := range res.Suspected {
 		st.Suspected = append(st.Suspected, sus.String())
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -77,6 +78,7 @@ func addChaosStats(total, s *report.ChaosStats) *report.ChaosStats {
 	}
 	total.Runs += s.Runs
 	total.BudgetExhausted = total.BudgetExhausted || s.BudgetExhausted
+	total.Interrupted = cmp.Or(total.Interrupted, s.Interrupted)
 	total.FailUnperturbed = append(total.FailUnperturbed, s.FailUnperturbed...)
 	total.Unconfirmed = append(total.Unconfirmed, s.Unconfirmed...)
 	total.NOD = append(total.NOD, s.NOD...)

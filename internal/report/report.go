@@ -291,6 +291,9 @@ type ChaosStats struct {
 	BudgetExhausted bool     `json:"budgetExhausted"`
 	// FailUnperturbed failed perturbed but also unperturbed: not reported as api.
 	FailUnperturbed []string `json:"failUnperturbed,omitempty"`
+	// Interrupted names the phase the analysis was interrupted in (Ctrl-C):
+	// the report holds what was judged before.
+	Interrupted string `json:"interrupted,omitempty"`
 	// Suspected failed perturbed but could not be judged in time ("test
 	// under STRATEGY: why"): not findings.
 	Suspected []string `json:"suspected,omitempty"`
