@@ -91,7 +91,6 @@ func (a *analysis) combined(ctx context.Context) error {
 	for _, t := range perturbed.Tests {
 		cov.count(t)
 	}
-	cov.Findings = len(cands)
 	a.res.Coverage = append(a.res.Coverage, cov)
 	a.singleCoverage(ran)
 	return nil
