@@ -37,22 +37,7 @@ exec "$REAL_JAVA" "$@"
 // that scans ports): the JVM gets in at its first launch and the results
 // are the undisturbed ones.
 func TestRunOrderUnderConnectionFlood(t *testing.T) {
-	p := fixture(t, "junit4")
-	bin := flakyBin(t)
-	v := p.expected.ofKind("od-victim")[0]
-	order := join(v.Polluters[0], []string{v.Test})
-	orderFile := filepath.Join(t.TempDir(), "order.txt")
-	if err := os.WriteFile(orderFile, []byte(strings.Join(order, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	real, err := exec.LookPath(javaBin())
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrapper := filepath.Join(t.TempDir(), "java")
-	if err := os.WriteFile(wrapper, []byte(portWaitingJava), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	p, bin, orderFile, real, wrapper := victimOrderWithJava(t, portWaitingJava)
 	portFile := filepath.Join(t.TempDir(), "port")
 	runOrder := func(java string, during func()) (string, string) {
 		cmd := exec.Command(bin, "--java", java, "run-order", "--module", p.dir, "--order", orderFile, "--json")

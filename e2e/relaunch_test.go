@@ -34,22 +34,7 @@ exec "$REAL_JAVA" "$@"
 // connection to flaky is refused: the JVM is relaunched, the run has the
 // same results as an undisturbed one, and flaky says so.
 func TestRelaunchAfterRefusedConnection(t *testing.T) {
-	p := fixture(t, "junit4")
-	bin := flakyBin(t)
-	v := p.expected.ofKind("od-victim")[0]
-	order := join(v.Polluters[0], []string{v.Test})
-	orderFile := filepath.Join(t.TempDir(), "order.txt")
-	if err := os.WriteFile(orderFile, []byte(strings.Join(order, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	real, err := exec.LookPath(javaBin())
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrapper := filepath.Join(t.TempDir(), "java")
-	if err := os.WriteFile(wrapper, []byte(refusedOnceJava), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	p, bin, orderFile, real, wrapper := victimOrderWithJava(t, refusedOnceJava)
 	marker := filepath.Join(t.TempDir(), "refused")
 	runOrder := func(java string) (string, string) {
 		cmd := exec.Command(bin, "--java", java, "run-order", "--module", p.dir, "--order", orderFile, "--json")
@@ -81,4 +66,29 @@ func TestRelaunchAfterRefusedConnection(t *testing.T) {
 		!strings.Contains(stderr, "relaunched it (attempt 2 of 3)") {
 		t.Errorf("run-order does not note the relaunch:\n%s", stderr)
 	}
+}
+
+// victimOrderWithJava writes the junit4 fixture's first victim after its
+// polluter to an order file and script to an executable java wrapper (which
+// runs $REAL_JAVA), and returns the fixture, flaky's binary, the order
+// file, the real java and the wrapper.
+func victimOrderWithJava(t *testing.T, script string) (p *prepared, bin, orderFile, realJava, wrapper string) {
+	t.Helper()
+	p = fixture(t, "junit4")
+	bin = flakyBin(t)
+	v := p.expected.ofKind("od-victim")[0]
+	order := join(v.Polluters[0], []string{v.Test})
+	orderFile = filepath.Join(t.TempDir(), "order.txt")
+	if err := os.WriteFile(orderFile, []byte(strings.Join(order, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	realJava, err := exec.LookPath(javaBin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper = filepath.Join(t.TempDir(), "java")
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p, bin, orderFile, realJava, wrapper
 }

@@ -54,12 +54,13 @@ final class CallSiteRewriter {
     }
 
     private static final byte[][] API_NAMES = {Targets.API.getBytes(StandardCharsets.UTF_8),
-        Targets.TIME_API.getBytes(StandardCharsets.UTF_8), Targets.ASYNC_API.getBytes(StandardCharsets.UTF_8)};
+        Targets.TIME_API.getBytes(StandardCharsets.UTF_8), Targets.ASYNC_API.getBytes(StandardCharsets.UTF_8),
+        Targets.NET_API.getBytes(StandardCharsets.UTF_8)};
 
     /**
-     * Reports whether a class file already calls the wrappers (its constant pool names {@link Api}, {@link TimeApi}
-     * or {@link AsyncApi}): bytes that were rewritten before, e.g. handed back by an agent that redefines classes,
-     * are not rewritten twice.
+     * Reports whether a class file already calls the wrappers (its constant pool names {@link Api}, {@link TimeApi},
+     * {@link AsyncApi} or {@link NetApi}): bytes that were rewritten before, e.g. handed back by an agent that
+     * redefines classes, are not rewritten twice.
      */
     private static boolean rewritten(byte[] classFile) {
         for (byte[] name : API_NAMES) {

@@ -47,6 +47,7 @@ public final class Chaos {
         }
         Api.configure(config);
         AsyncApi.configure(config);
+        NetApi.configure(config);
         Explain.on = config.explain;
         if (config.enabled(Strategy.LOCALE)) {
             LocaleLock.install(config.locale, inst);

@@ -30,6 +30,8 @@ final class ChaosConfig {
     final long sleepMs;
     final double concurrencyFactor;
     final double networkFactor;
+    /** NETWORK_DELAY: the factor for URLConnection connect/read timeouts and Socket.setSoTimeout. */
+    final double networkTimeoutFactor;
     final long resolveDelayMs;
     final long seed;
     /** ITERATION_ORDER for every caller (the JDK's and libraries' too), not only project call sites. */
@@ -68,6 +70,7 @@ final class ChaosConfig {
         sleepMs = nonNegativeLong(o, "chaos.sleep", 2000);
         concurrencyFactor = shrinkFactor(o, "chaos.concurrency", 0.2);
         networkFactor = shrinkFactor(o, "chaos.network", 0.01);
+        networkTimeoutFactor = shrinkFactor(o, "chaos.network.timeout", 0.1);
         resolveDelayMs = nonNegativeLong(o, "chaos.resolve", 1000);
         seed = o.containsKey("chaos.seed") ? seed(o.get("chaos.seed")) : Shuffler.DEFAULT_SEED;
         iterationAll = scope(o.getOrDefault("chaos.iteration.scope", "project"));
@@ -120,6 +123,7 @@ final class ChaosConfig {
         d.put("sleep", sleepMs);
         d.put("concurrency", concurrencyFactor);
         d.put("network", networkFactor);
+        d.put("network.timeout", networkTimeoutFactor);
         d.put("resolve", resolveDelayMs);
         d.put("seed", seed);
         d.put("iteration.scope", iterationAll ? "all" : "project");

@@ -16,15 +16,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * wall clock that the DATE strategy moves to another moment at the start of every test, both read by all those
  * APIs, so that they move together.
  *
- * <p>TIME_INCREMENT advances per reading thread: each thread sees the real elapsed time plus the increment times
- * the number of its own readings, so threads that poll the clock do not amplify each other's perturbation
- * (ChaosAPI's process-wide counter made a polling reactor time out at once). The other TIME strategies are
- * functions of the real time, shared by all threads and never going backwards (a CAS loop keeps the largest value
- * handed out).
+ * <p>Every TIME strategy is a function of the real elapsed time, shared by all threads of the JVM (as
+ * {@code nanoTime} promises one origin for all of them) and never going backwards (a CAS loop keeps the largest
+ * value handed out). TIME_INCREMENT models a slow machine as a rate: every real second looks like
+ * {@code 1 + increment/1000} seconds, so an interval's perceived length grows with its real one (a 200 ms
+ * operation asserted to take under a second fails; a 50 ms exchange under a library's 30 s timeout does not) and
+ * never with the number of readings. Under a rate strategy without DATE, the wall clock restarts from the real one
+ * at each test's first reading, so it drifts from the real time by at most one test's gain.
  */
 final class PerceivedClock {
     private final Strategy time;
-    private final long incrementNanos;
+    /** TIME_INCREMENT's rate: perceived nanoseconds per real one. */
+    private final double rate;
     private final long granularityMillis;
     private final double fast;
     private final double slow;
@@ -32,32 +35,39 @@ final class PerceivedClock {
     private final long baseNanos;
     /** Perceived nanoseconds since the base (negative when rounding starts below it); only grows. */
     private final AtomicLong perceived;
-    private final ThreadLocal<long[]> readings = ThreadLocal.withInitial(() -> new long[1]);
     /** The wall-clock moment a test starts at under DATE; Long.MIN_VALUE without a DATE strategy. */
     private final long dateStartMillis;
+    /** The wall clock restarts from the real one at each test's first reading (a rate strategy without DATE). */
+    private final boolean restartWall;
     private volatile Rebase rebase;
 
-    /** Where the wall clock of the current test starts: the test epoch and the elapsed time at its first reading. */
+    /**
+     * Where the wall clock of the current test starts: the test epoch, the elapsed time at its first reading and
+     * the wall-clock moment it reads then.
+     */
     private static final class Rebase {
         final int epoch;
         final long elapsedNanos;
+        final long startMillis;
 
-        Rebase(int epoch, long elapsedNanos) {
+        Rebase(int epoch, long elapsedNanos, long startMillis) {
             this.epoch = epoch;
             this.elapsedNanos = elapsedNanos;
+            this.startMillis = startMillis;
         }
     }
 
     PerceivedClock(Strategy time, ChaosConfig c) {
         this.time = time;
-        this.incrementNanos = c.timeIncrementMs * 1_000_000L;
+        this.rate = 1 + c.timeIncrementMs / 1000.0;
         this.granularityMillis = c.timeGranularityMs;
         this.fast = c.timeFast;
         this.slow = c.timeSlow;
         this.baseMillis = System.currentTimeMillis();
         this.baseNanos = System.nanoTime();
-        this.perceived = new AtomicLong(time == null || time == Strategy.TIME_INCREMENT ? 0 : candidate(0));
+        this.perceived = new AtomicLong(time == null ? 0 : candidate(0));
         this.dateStartMillis = dateStart(c.inGroup("DATE"), c, baseMillis);
+        this.restartWall = dateStartMillis == Long.MIN_VALUE && time != null && time != Strategy.TIME_ROUNDING;
     }
 
     /**
@@ -99,19 +109,21 @@ final class PerceivedClock {
     /** The perturbed {@code System.currentTimeMillis()}. */
     long currentTimeMillis() {
         long elapsed = elapsed();
-        if (dateStartMillis == Long.MIN_VALUE) {
+        if (dateStartMillis == Long.MIN_VALUE && !restartWall) {
             return baseMillis + Math.floorDiv(elapsed, 1_000_000L);
         }
-        return dateStartMillis + Math.floorDiv(elapsed - rebased(elapsed), 1_000_000L);
+        Rebase r = rebased(elapsed);
+        return r.startMillis + Math.floorDiv(elapsed - r.elapsedNanos, 1_000_000L);
     }
 
     /** The perceived wall clock as an instant (nanosecond precision). */
     Instant instant() {
         long elapsed = elapsed();
-        if (dateStartMillis == Long.MIN_VALUE) {
+        if (dateStartMillis == Long.MIN_VALUE && !restartWall) {
             return Instant.ofEpochMilli(baseMillis).plusNanos(elapsed);
         }
-        return Instant.ofEpochMilli(dateStartMillis).plusNanos(elapsed - rebased(elapsed));
+        Rebase r = rebased(elapsed);
+        return Instant.ofEpochMilli(r.startMillis).plusNanos(elapsed - r.elapsedNanos);
     }
 
     /** The perturbed {@code System.nanoTime()}. */
@@ -119,26 +131,24 @@ final class PerceivedClock {
         return baseNanos + elapsed();
     }
 
-    /** The elapsed time at the current test's first wall-clock reading (taking this reading as the first). */
-    private long rebased(long elapsed) {
+    /**
+     * The current test's wall-clock start (taking this reading, at perceived {@code elapsed}, as the first): DATE's
+     * moment, or the real wall clock now.
+     */
+    private Rebase rebased(long elapsed) {
         int epoch = Channel.testEpoch();
         Rebase r = rebase;
         if (r == null || r.epoch != epoch) {
-            r = new Rebase(epoch, elapsed);
+            r = new Rebase(epoch, elapsed, dateStartMillis != Long.MIN_VALUE ? dateStartMillis : System.currentTimeMillis());
             rebase = r;
         }
-        return r.elapsedNanos;
+        return r;
     }
 
     /** Moves the perceived clock for one call and returns it (nanoseconds since the base). */
     private long elapsed() {
         if (time == null) {
             return System.nanoTime() - baseNanos;
-        }
-        if (time == Strategy.TIME_INCREMENT) {
-            long[] n = readings.get();
-            n[0]++;
-            return System.nanoTime() - baseNanos + n[0] * incrementNanos;
         }
         long candidate = candidate(System.nanoTime() - baseNanos);
         while (true) {
@@ -161,6 +171,8 @@ final class PerceivedClock {
                 long rounded = Math.floorDiv(realMillis + granularityMillis / 2, granularityMillis) * granularityMillis;
                 return (rounded - baseMillis) * 1_000_000L;
             }
+            case TIME_INCREMENT:
+                return (long) (realNanos * rate);
             case TIME_FAST:
                 return (long) (realNanos * fast);
             case TIME_SLOW:

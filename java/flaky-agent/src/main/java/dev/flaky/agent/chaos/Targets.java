@@ -74,6 +74,7 @@ final class Targets {
     static final String API = "dev/flaky/agent/chaos/Api";
     static final String TIME_API = "dev/flaky/agent/chaos/TimeApi";
     static final String ASYNC_API = "dev/flaky/agent/chaos/AsyncApi";
+    static final String NET_API = "dev/flaky/agent/chaos/NetApi";
 
     private final Map<String, List<Target>> byNameAndDesc = new HashMap<>();
 
@@ -131,6 +132,7 @@ final class Targets {
                     "(Ljava/time/Duration;)Ljava/net/http/HttpClient$Builder;", "httpConnectTimeout", any);
             t.replace(Strategy.NETWORK_DELAY, "java/net/http/HttpRequest$Builder", Owner.SUBTYPE, "timeout",
                     "(Ljava/time/Duration;)Ljava/net/http/HttpRequest$Builder;", "httpRequestTimeout", any);
+            t.networkTimeouts();
         }
         if (config.enabled(Strategy.ITERATION_ORDER)) {
             t.iterationOrder(!iterationAll);
@@ -330,6 +332,18 @@ final class Targets {
             String wrapperDesc) {
         add(new Target(Strategy.ASYNC_DELAY, Kind.REPLACE, owner, Owner.SUBTYPE, isStatic, name, desc, ASYNC_API,
                 wrapper, wrapperDesc));
+    }
+
+    /** The blocking network timeouts NETWORK_DELAY shortens ({@link NetApi}). */
+    private void networkTimeouts() {
+        String[][] setters = {
+            {"java/net/URLConnection", "setConnectTimeout"}, {"java/net/URLConnection", "setReadTimeout"},
+            {"java/net/Socket", "setSoTimeout"},
+        };
+        for (String[] s : setters) {
+            add(new Target(Strategy.NETWORK_DELAY, Kind.REPLACE, s[0], Owner.SUBTYPE, false, s[1], "(I)V", NET_API,
+                    s[1], "(L" + s[0] + ";II)V"));
+        }
     }
 
     private void replaceTime(Strategy s, String owner, String name, String desc, String wrapper, String wrapperDesc) {

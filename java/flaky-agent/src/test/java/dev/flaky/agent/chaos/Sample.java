@@ -39,14 +39,16 @@ public class Sample {
         return roll.applyAsInt(6);
     }
 
-    public static long elapsedByReference() {
+    public static long elapsedByReference(long sleepMillis) throws InterruptedException {
         LongSupplier clock = System::nanoTime;
         long start = clock.getAsLong();
+        Thread.sleep(sleepMillis);
         return clock.getAsLong() - start;
     }
 
-    public static long elapsedMillis() {
+    public static long elapsedMillis(long sleepMillis) throws InterruptedException {
         long start = System.currentTimeMillis();
+        Thread.sleep(sleepMillis);
         return System.currentTimeMillis() - start;
     }
 

@@ -219,22 +219,7 @@ public final class Junit4Engine implements Engine {
      * {@code Parameterized}, or a class with {@code @FixMethodOrder}) cannot put the next id in place.
      */
     static List<List<OrderEntry>> segments(Description tree, List<OrderEntry> entries) {
-        List<List<OrderEntry>> segments = new ArrayList<>();
-        List<OrderEntry> current = new ArrayList<>();
-        for (OrderEntry e : entries) {
-            List<OrderEntry> candidate = new ArrayList<>(current);
-            candidate.add(e);
-            if (!current.isEmpty() && !achievable(tree, candidate)) {
-                segments.add(current);
-                candidate = new ArrayList<>();
-                candidate.add(e);
-            }
-            current = candidate;
-        }
-        if (!current.isEmpty()) {
-            segments.add(current);
-        }
-        return segments;
+        return OrderEntry.segments(entries, candidate -> achievable(tree, candidate));
     }
 
     private static boolean achievable(Description tree, List<OrderEntry> candidate) {

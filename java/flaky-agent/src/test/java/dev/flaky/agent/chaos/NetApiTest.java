@@ -1,0 +1,48 @@
+package dev.flaky.agent.chaos;
+
+import org.junit.Test;
+
+import java.net.Socket;
+import java.net.URL;
+import java.net.URLConnection;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.junit.Assert.assertEquals;
+
+public class NetApiTest {
+    private static final int SITE = Sites.register(Strategy.NETWORK_DELAY, "java.net.URLConnection#setReadTimeout(int)",
+            "fixture.Client", "fetch", "Client.java", 1);
+
+    private static void configure(String... keyValues) {
+        Map<String, String> o = new HashMap<>();
+        o.put("chaos", "NETWORK_DELAY");
+        for (int i = 0; i < keyValues.length; i += 2) {
+            o.put(keyValues[i], keyValues[i + 1]);
+        }
+        NetApi.configure(ChaosConfig.parse(o));
+    }
+
+    @Test
+    public void timeoutsKeepATenthByDefault() throws Exception {
+        configure();
+        URLConnection c = new URL("http://localhost:1/").openConnection();
+        NetApi.setConnectTimeout(c, 30_000, SITE);
+        NetApi.setReadTimeout(c, 1000, SITE);
+        assertEquals(3000, c.getConnectTimeout());
+        assertEquals(100, c.getReadTimeout());
+        try (Socket s = new Socket()) {
+            NetApi.setSoTimeout(s, 5, SITE);
+            assertEquals(1, s.getSoTimeout());
+            NetApi.setSoTimeout(s, 0, SITE);
+            assertEquals("no timeout stays no timeout", 0, s.getSoTimeout());
+        }
+    }
+
+    @Test
+    public void theFactorIsAParameter() {
+        configure("chaos.network.timeout", "0.5");
+        assertEquals(500, NetApi.shrink(1000, SITE));
+        assertEquals(-3, NetApi.shrink(-3, SITE));
+    }
+}
