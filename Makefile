@@ -47,14 +47,14 @@ test: build lint fuzz
 
 ## e2e: the end-to-end tests on testdata/ with real Maven and JVMs (verbose, so that the log shows what each one costs).
 e2e: build
-	$(GO) test -count=1 -timeout 30m -v ./e2e
+	$(GO) test -count=1 -timeout 60m -v ./e2e
 
 ## e2e-repeat: the end-to-end tests COUNT times in a row, stopping at the first failing round (checks that the suite is not flaky).
 COUNT ?= 3
 e2e-repeat: build
 	@for i in $$(seq 1 $(COUNT)); do \
 		echo "e2e round $$i of $(COUNT)"; \
-		$(GO) test -count=1 -timeout 30m -v ./e2e || { echo "e2e round $$i of $(COUNT) failed"; exit 1; }; \
+		$(GO) test -count=1 -timeout 60m -v ./e2e || { echo "e2e round $$i of $(COUNT) failed"; exit 1; }; \
 	done; echo "e2e: $(COUNT) rounds in a row passed"
 
 ## bench: benchmarks that need real JVMs (see README, Performance); BENCHFLAGS=-readme rewrites its tables.
