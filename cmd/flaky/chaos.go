@@ -145,7 +145,8 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := g.publishReport(ctx, res.Report, root, setup.ModuleDir, m.FlakyDir); err != nil {
+	// An interrupted analysis still writes what it judged.
+	if _, err := g.publishReport(context.WithoutCancel(ctx), res.Report, root, setup.ModuleDir, m.FlakyDir); err != nil {
 		return err
 	}
 	printChaos(g.Stdout, res.ChaosFindings, res.Chaos, len(tests))
@@ -189,6 +190,12 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 	for _, m := range res.Machinery {
 		fmt.Fprintf(w, "left out: %s\n", m)
 	}
+	for _, sus := range res.Suspected {
+		fmt.Fprintf(w, "suspected  %s (not a finding)\n", sus)
+	}
+	for _, n := range res.NOD {
+		fmt.Fprintf(w, "nod  %s (flaky without perturbation: no strategy named)\n", n)
+	}
 	for _, f := range findings {
 		fmt.Fprintf(w, "api  %s  %s (%s)\n", f.Test, f.Strategy, f.Group)
 		if len(f.Strategies) > 1 {
@@ -222,8 +229,14 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 	if n := len(res.Unconfirmed); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d unconfirmed", n))
 	}
+	if n := len(res.Suspected); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d suspected (not judged in time)", n))
+	}
 	if res.BudgetExhausted {
 		notes = append(notes, fmt.Sprintf("stopped at the budget of %s", res.Budget.Round(time.Second)))
+	}
+	if res.Interrupted {
+		notes = append(notes, "interrupted during "+res.Cut+" (partial results)")
 	}
 	extra := ""
 	if len(notes) > 0 {

@@ -83,8 +83,8 @@ type Config struct {
 type Finding struct {
 	Test string
 	// Strategies is the strategy the failure is attributed to; several
-	// when only their combination reproduced it, or when the budget ended
-	// before attribution (then Attributed is false).
+	// when only their combination reproduced it (then Attributed is
+	// false).
 	Strategies []Strategy
 	// FailsWith are all strategies that made the test fail on their own
 	// (single mode: every strategy whose run failed it; combined mode:
@@ -108,6 +108,19 @@ type Finding struct {
 	Evidence  []Evidence
 }
 
+// Suspect is a failure under perturbation the analysis could not finish
+// judging, and why.
+type Suspect struct {
+	Finding
+	Why string
+}
+
+// String says the test, the strategies it failed under and why it is only
+// suspected.
+func (s Suspect) String() string {
+	return s.Test + " under " + Join(s.Strategies) + ": " + s.Why
+}
+
 // Evidence is one run that decided a finding.
 type Evidence struct {
 	Run        string     // "unperturbed", "combined" or a strategy id
@@ -129,9 +142,18 @@ type Result struct {
 	Strategies []Strategy // the strategies that ran
 	Findings   []Finding
 	Runs       int // JVMs started
-	// FailUnperturbed are tests that failed perturbed but also unperturbed:
-	// not reported here (they are broken or flaky anyway).
+	// FailUnperturbed are tests that failed perturbed but also unperturbed
+	// (in the unperturbed run or a control run): not reported here (they
+	// are broken or flaky anyway).
 	FailUnperturbed []string
+	// NOD are the tests of FailUnperturbed with their failure rates: flaky
+	// without any perturbation.
+	NOD []NOD
+	// Suspected are failures the analysis could not finish judging (the
+	// budget ended before a strategy alone was tried, or before a hang was
+	// rerun with fewer extreme values): not findings; their messages say
+	// what was left undone.
+	Suspected []Suspect
 	// Unconfirmed are tests that failed perturbed while their unperturbed
 	// outcome is unknown (the unperturbed run did not get to them).
 	Unconfirmed []string
@@ -140,6 +162,10 @@ type Result struct {
 	Dismissed       []Dismissal
 	Budget          time.Duration
 	BudgetExhausted bool
+	// Interrupted says the caller cancelled the analysis (Ctrl-C) during
+	// the phase Cut names; the result holds what was judged before.
+	Interrupted bool
+	Cut         string
 	// BudgetWhy says how a budget sized from the unperturbed run came about.
 	BudgetWhy string
 	Duration  time.Duration
@@ -200,6 +226,7 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		a.sizeBudget(cfg.Baseline)
 	}
 	cfg.Progress.Phase("perturbing", len(cfg.Strategies)+1, a.deadline)
+	a.phase = "the perturbed runs of the suite"
 	var err error
 	switch cfg.Mode {
 	case Combined:
@@ -215,6 +242,8 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.setAsideSuspected()
+	a.phase = "confirmation"
 	if err := a.confirm(ctx); err != nil {
 		return nil, err
 	}
@@ -231,6 +260,68 @@ type analysis struct {
 	deadline time.Time // zero until an automatic budget is sized
 	res      *Result
 	baseline []*launcher.Result
+	// unjudged says, by test and strategy label, why a perturbed failure
+	// could not be judged (a hang whose rerun the budget cut).
+	unjudged map[string]string
+	// suspected are the tests whose findings are to be set aside, and why.
+	suspected map[string]string
+	// phase names what the analysis is running, for an interruption.
+	phase string
+	// perturbing says the single-strategy runs of the suite are running:
+	// they may use the budget but for attribution's share.
+	perturbing bool
+}
+
+// attributionShare is the part of the budget (1/attributionShare) kept for
+// attribution: the hang reruns, attribution and confirmation runs after the
+// suite's perturbed runs.
+const attributionShare = 3
+
+// limit is when bounded runs must end: the deadline, or while the suite's
+// perturbed runs are running, the start of attribution's share.
+func (a *analysis) limit() time.Time {
+	if a.perturbing && a.res.Budget > 0 {
+		return a.start.Add(a.res.Budget - a.res.Budget/attributionShare)
+	}
+	return a.deadline
+}
+
+// reserveAttribution gives attribution its share of the budget when the
+// suite's perturbed runs took more: the deadline moves to its share from
+// now.
+func (a *analysis) reserveAttribution() {
+	if a.deadline.IsZero() {
+		a.sizeBudget(a.baseline)
+	}
+	share := a.res.Budget / attributionShare
+	if until := time.Until(a.deadline); until < share {
+		a.deadline = time.Now().Add(share)
+		a.cfg.Logf("the perturbed runs took %s of the %s budget: attribution gets its share, %s, from now",
+			time.Since(a.start).Round(time.Second), a.res.Budget, share)
+	}
+}
+
+// setAsideSuspected moves the findings the analysis could not finish
+// judging to Result.Suspected, with why in their messages.
+func (a *analysis) setAsideSuspected() {
+	a.res.Findings = slices.DeleteFunc(a.res.Findings, func(f Finding) bool {
+		why, ok := a.suspected[f.Test]
+		if ok {
+			f.Message += "\n(suspected, not a finding: " + why + ")"
+			a.res.Suspected = append(a.res.Suspected, Suspect{Finding: f, Why: why})
+		}
+		return ok
+	})
+}
+
+// suspect marks test's finding as suspected, for the first reason given.
+func (a *analysis) suspect(test, why string) {
+	if a.suspected == nil {
+		a.suspected = map[string]string{}
+	}
+	if _, ok := a.suspected[test]; !ok {
+		a.suspected[test] = why
+	}
 }
 
 // job builds the job running order with strategies (none: unperturbed).
@@ -239,7 +330,7 @@ func (a *analysis) job(order []string, strategies []Strategy) (launcher.Job, err
 	if err != nil {
 		return launcher.Job{}, err
 	}
-	return launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true}}, nil
+	return launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true, TestTimeouts: a.testTimeouts(order, strategies)}}, nil
 }
 
 // run runs jobs in batches of Workers; batches after the first mustRun jobs
@@ -248,6 +339,10 @@ func (a *analysis) job(order []string, strategies []Strategy) (launcher.Job, err
 func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([]*launcher.Result, error) {
 	results := make([]*launcher.Result, len(jobs))
 	for i := 0; i < len(jobs); {
+		if ctx.Err() != nil {
+			a.interrupt()
+			break
+		}
 		n := min(a.cfg.Workers, len(jobs)-i)
 		bounded := i >= mustRun
 		if !bounded {
@@ -258,16 +353,20 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 			a.sizeBudget(unperturbedOf(jobs[:i], results[:i]))
 		}
 		if bounded {
-			if !time.Now().Before(a.deadline) {
+			if !time.Now().Before(a.limit()) {
 				a.res.BudgetExhausted = true
 				break
 			}
-			batchCtx, cancel = context.WithDeadline(ctx, a.deadline)
+			batchCtx, cancel = context.WithDeadline(ctx, a.limit())
 		}
 		batch, err := a.runner.RunJobs(batchCtx, jobs[i:i+n])
 		cancel()
 		if err != nil {
-			if bounded && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			if ctx.Err() != nil {
+				a.interrupt()
+				break
+			}
+			if bounded && errors.Is(err, context.DeadlineExceeded) {
 				a.res.BudgetExhausted = true
 				break
 			}
@@ -278,6 +377,23 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 		i += n
 	}
 	return results, nil
+}
+
+// interrupt records that the caller cancelled the analysis, and in which
+// phase.
+func (a *analysis) interrupt() {
+	if !a.res.Interrupted {
+		a.res.Interrupted, a.res.Cut = true, a.phase
+		a.cfg.Logf("interrupted during %s: the report holds what was judged before", a.phase)
+	}
+}
+
+// cutBy says what ended the analysis' runs early: the caller or the budget.
+func (a *analysis) cutBy() string {
+	if a.res.Interrupted {
+		return "the analysis was interrupted"
+	}
+	return "the budget ended"
 }
 
 // unperturbedOf returns the results of the jobs that perturbed nothing.
@@ -361,17 +477,17 @@ func ranCount(r *launcher.Result) int {
 	return n
 }
 
-// passesUnperturbed reports whether test passed in the unperturbed runs; a
-// test that failed there, or that they did not get to, is recorded and
-// reported false.
-func (a *analysis) passesUnperturbed(test string) bool {
+// passesUnperturbed reports whether test, which failed in some of the
+// perturbed runs, passed in the unperturbed runs; a test that failed there
+// (NOD), or that they did not get to, is recorded and reported false.
+func (a *analysis) passesUnperturbed(test string, perturbed []*launcher.Result) bool {
 	passed := false
 	for _, r := range a.baseline {
 		t, ok := resultOf(r, test)
 		switch {
 		case !ok:
 		case t.Outcome.Failed():
-			a.res.FailUnperturbed = append(a.res.FailUnperturbed, test)
+			a.addNOD(test, nil, perturbed)
 			return false
 		case t.Outcome == launcher.Pass:
 			passed = true
@@ -397,11 +513,15 @@ func (a *analysis) single(ctx context.Context) error {
 	jobs = append(jobs[len(sets):], jobs[:len(sets)]...)
 	unperturbed := len(jobs) - len(sets)
 	a.cfg.Logf("running %d tests once per strategy (%s), and unperturbed", len(a.cfg.Tests), Join(a.cfg.Strategies))
+	a.perturbing = true
 	results, err := a.run(ctx, jobs, max(unperturbed, min(a.cfg.Workers, len(jobs))))
+	a.perturbing = false
 	if err != nil {
 		return err
 	}
 	a.setBaseline(results[:unperturbed])
+	a.reserveAttribution()
+	a.phase = "attribution"
 	byStrategy := map[string]*launcher.Result{}
 	for i, s := range a.cfg.Strategies {
 		r := results[unperturbed+i]
@@ -436,12 +556,18 @@ func (a *analysis) single(ctx context.Context) error {
 		}
 		a.res.Coverage = append(a.res.Coverage, cov)
 	}
+	var runs []*launcher.Result
+	for _, s := range a.res.Strategies {
+		runs = append(runs, byStrategy[s.ID])
+	}
+	failing = slices.DeleteFunc(failing, func(test string) bool { return !a.passesUnperturbed(test, runs) })
+	if failing, err = a.controls(ctx, failing, runs); err != nil {
+		return err
+	}
 	for _, test := range failing {
-		if !a.passesUnperturbed(test) {
-			continue
-		}
 		entry := entryOf(a.cfg.Tests, test)
 		f := Finding{Test: test, Attributed: true}
+		var unjudged []string
 		for _, s := range a.res.Strategies {
 			r := byStrategy[s.ID]
 			t, _ := resultOf(r, test)
@@ -450,6 +576,10 @@ func (a *analysis) single(ctx context.Context) error {
 			failed := t.Outcome.Failed() && machinery(t) == ""
 			if t.Outcome.Failed() && !failed {
 				msg += "\n(left out: " + machinery(t) + ")"
+			}
+			if why, ok := a.unjudged[test+"\x00"+s.ID]; ok && failed {
+				failed, unjudged = false, append(unjudged, s.ID+": "+why)
+				msg += "\n(not judged: " + why + ")"
 			}
 			f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: order, Outcome: t.Outcome, Message: msg, Resumed: r.Resumed})
 			if !failed {
@@ -463,6 +593,14 @@ func (a *analysis) single(ctx context.Context) error {
 				f.Strategies[0].OutsideSpec == s.OutsideSpec && len(f.CallSites) == 0 && len(sites) > 0 {
 				f.Strategies, f.CallSites, f.Message, f.Order = []Strategy{s}, sites, msg, order
 			}
+		}
+		if f.Strategies == nil {
+			// Only failures the budget left unjudged.
+			a.suspect(test, strings.Join(unjudged, "; "))
+			f.Attributed, f.Message, f.Order = false, strings.Join(unjudged, "\n"), a.cfg.Tests[:entry+1]
+			f.Evidence = append(f.Evidence, a.baselineEvidence(test, a.cfg.Tests[:entry+1])...)
+			a.res.Findings = append(a.res.Findings, f)
+			continue
 		}
 		if others := slices.DeleteFunc(slices.Clone(f.FailsWith), func(s Strategy) bool { return s.ID == f.Strategies[0].ID }); len(others) > 0 {
 			f.Message += "\n(" + Join(others) + " make it fail too)"

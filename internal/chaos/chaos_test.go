@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -39,19 +40,38 @@ type siteAt struct {
 type fakeRunner struct {
 	suite map[string]behaviour
 	delay time.Duration
-	mu    sync.Mutex
-	jobs  []launcher.Job
+	// slowFirst is how long the first RunJobs call takes instead of delay.
+	slowFirst time.Duration
+	calls     int
+	// cancel, when set, is called on call number cancelAt, which then
+	// fails as a cancelled launcher does.
+	cancel   context.CancelFunc
+	cancelAt int
+	mu       sync.Mutex
+	jobs     []launcher.Job
 }
 
 func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launcher.Result, error) {
 	f.mu.Lock()
 	f.jobs = append(f.jobs, jobs...)
+	f.calls++
+	delay := f.delay
+	if f.calls == 1 && f.slowFirst > 0 {
+		delay = f.slowFirst
+	}
+	cancel := f.cancel != nil && f.calls == f.cancelAt
 	f.mu.Unlock()
-	if f.delay > 0 {
+	if cancel {
+		f.cancel()
+		return nil, ctx.Err()
+	}
+	if delay > 0 {
 		select {
-		case <-time.After(f.delay):
+		case <-time.After(delay):
 		case <-ctx.Done():
-			return nil, ctx.Err()
+		}
+		if err := ctx.Err(); err != nil { // both ready: the deadline came first
+			return nil, err
 		}
 	}
 	out := make([]*launcher.Result, len(jobs))
@@ -181,6 +201,7 @@ func TestRun(t *testing.T) {
 		cfg             Config
 		delay           time.Duration
 		want            []summary
+		wantSuspected   []summary
 		wantRuns        int
 		wantJobs        []string // chaos option of each job, "" for unperturbed, with the order's length
 		wantUnperturbed []string
@@ -198,9 +219,11 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[1]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns: 2 + 4 + 4 + 4 + 1,
+			wantRuns: 2 + 5 + 4 + 4 + 4 + 1,
 			wantJobs: []string{
 				"chaos=RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY 8", " 8",
+				// The control runs: the failing tests' classes, unperturbed.
+				" 5", " 5", " 5", " 5", " 5",
 				// The strategies whose call sites the failing tests hit, each up to the last such test.
 				"chaos=RANDOM_MAX 5", "chaos=TIME_INCREMENT 2", "chaos=DATE_FIXED 8", "chaos=LOCALE 6",
 				// ComboTest (entry 4): none of those reproduced it, so the rest of the set; LOCALE's run reached it already.
@@ -217,25 +240,25 @@ func TestRun(t *testing.T) {
 			want: []summary{
 				{"p.ClockTest#window", "TIME_FAST", true, []report.CallSite{cs(clockSite2), cs(clockSite)}},
 			},
-			wantRuns:        4,
-			wantJobs:        []string{"chaos=TIME_FAST 8", " 8", "chaos=TIME_FAST 1", "chaos=TIME_FAST 1"},
+			wantRuns:        4 + 5,
+			wantJobs:        []string{"chaos=TIME_FAST 8", " 8", " 1", " 1", " 1", " 1", " 1", "chaos=TIME_FAST 1", "chaos=TIME_FAST 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 		},
 		{
-			name:  "combined stops attributing at the budget",
+			name:  "combined stops attributing at the budget: the failures are suspected, not findings",
 			cfg:   Config{Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "DATE_FIXED"), Budget: 30 * time.Millisecond},
 			delay: 50 * time.Millisecond,
-			want: []summary{
+			wantSuspected: []summary{
 				{"p.ComboTest#both", "RANDOM_MAX+DATE_FIXED", false, []report.CallSite{cs(dateSite), cs(diceSite)}},
 				{"p.DiceTest#roll", "RANDOM_MAX", false, []report.CallSite{cs(diceSite)}},
 				{"p.ParamTest#t[1]", "DATE_FIXED", false, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", false, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns:        2,
-			wantJobs:        []string{"chaos=RANDOM_MAX+DATE_FIXED 8", " 8"},
+			wantRuns:        2 + 5, // the control runs are not cut by the budget
+			wantJobs:        []string{"chaos=RANDOM_MAX+DATE_FIXED 8", " 8", " 3", " 3", " 3", " 3", " 3"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantExhausted:   true,
-			wantMessages:    map[string]string{"p.DiceTest#roll": "the budget ended first"},
+			wantMessages:    map[string]string{"p.DiceTest#roll": "suspected, not a finding: the budget ended before each strategy was tried alone"},
 		},
 		{
 			name: "single runs each strategy and prefers the canonical one",
@@ -245,8 +268,8 @@ func TestRun(t *testing.T) {
 				{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}},
 				{"p.SleepTest#s", "SLEEP_DECREASE", true, []report.CallSite{cs(sleepSite)}},
 			},
-			wantRuns:        9,
-			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_FAST 8", "chaos=SLEEP_DECREASE 8", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
+			wantRuns:        9 + 5,
+			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_FAST 8", "chaos=SLEEP_DECREASE 8", " 3", " 3", " 3", " 3", " 3", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages: map[string]string{
 				"p.ClockTest#window": "(TIME_FAST make it fail too)",
@@ -259,8 +282,8 @@ func TestRun(t *testing.T) {
 				{Test: "p.LocaleTest#upper", Outcome: launcher.Pass}, {Test: "p.BrokenTest#x", Outcome: launcher.Fail},
 			}}}},
 			want:            []summary{{"p.LocaleTest#upper", "LOCALE", true, []report.CallSite{cs(localeSite)}}},
-			wantRuns:        2,
-			wantJobs:        []string{"chaos=LOCALE 8", "chaos=LOCALE 1"},
+			wantRuns:        2 + 5,
+			wantJobs:        []string{"chaos=LOCALE 8", " 1", " 1", " 1", " 1", " 1", "chaos=LOCALE 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 		},
 		{
@@ -268,8 +291,8 @@ func TestRun(t *testing.T) {
 			cfg:             Config{Mode: Single, Strategies: mustLookup("RANDOM_MAX", "LOCALE", "DATE_FIXED"), Workers: 2, Budget: 30 * time.Millisecond},
 			delay:           50 * time.Millisecond,
 			want:            []summary{{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}},
-			wantRuns:        2,
-			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8"},
+			wantRuns:        2 + 5,
+			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", " 1", " 1", " 1", " 1", " 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantExhausted:   true,
 		},
@@ -283,8 +306,15 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := summarize(res.Findings); !reflect.DeepEqual(got, tt.want) {
+			if got := summarize(res.Findings); len(got)+len(tt.want) > 0 && !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("findings:\n got %+v\nwant %+v", got, tt.want)
+			}
+			var suspected []Finding
+			for _, f := range res.Suspected {
+				suspected = append(suspected, f.Finding)
+			}
+			if got := summarize(suspected); len(got)+len(tt.wantSuspected) > 0 && !reflect.DeepEqual(got, tt.wantSuspected) {
+				t.Errorf("suspected:\n got %+v\nwant %+v", got, tt.wantSuspected)
 			}
 			if res.Runs != tt.wantRuns {
 				t.Errorf("runs = %d, want %d", res.Runs, tt.wantRuns)
@@ -308,7 +338,7 @@ func TestRun(t *testing.T) {
 			}
 			for test, sub := range tt.wantMessages {
 				found := false
-				for _, f := range res.Findings {
+				for _, f := range slices.Concat(res.Findings, suspected) {
 					if f.Test == test {
 						found = true
 						if !strings.Contains(f.Message, sub) {
@@ -347,7 +377,7 @@ func TestCombinedTriesOtherStrategies(t *testing.T) {
 	for _, j := range r.jobs {
 		jobs = append(jobs, strings.Join(encoded(j.AgentOptions), ",")+" "+strconv.Itoa(len(j.Order)))
 	}
-	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1", "chaos=RANDOM_MAX 1"}
+	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", " 2", " 2", " 2", " 2", " 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1", "chaos=RANDOM_MAX 1"}
 	if !slices.Equal(jobs, wantJobs) {
 		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
 	}
@@ -357,5 +387,91 @@ func TestCombinedTriesOtherStrategies(t *testing.T) {
 	}
 	if want := []string{"combined fail", "RANDOM_MAX pass", "DATE_FIXED pass", "LOCALE fail", "unperturbed pass"}; !slices.Equal(runs, want) {
 		t.Errorf("evidence of p.A#hidden: %q, want %q", runs, want)
+	}
+}
+
+// TestControlRuns reports a test that fails perturbed and in one of the
+// unperturbed control runs as flaky without perturbation, with its rates,
+// and attributes no strategy to it.
+func TestControlRuns(t *testing.T) {
+	runs := 0
+	r := &fakeRunner{suite: map[string]behaviour{
+		// Fails every fifth run, perturbed or not: the first (combined) and the sixth (the fourth control run).
+		"p.Counter#flips": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: func(map[string]bool) bool { runs++; return runs%5 == 1 }},
+		"p.A#dice":        {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
+	}}
+	res, err := Run(context.Background(), r, Config{Tests: []string{"p.Counter#flips", "p.A#dice"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := summarize(res.Findings), []summary{{"p.A#dice", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
+	}
+	want := []NOD{{Test: "p.Counter#flips", Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1}}
+	if !reflect.DeepEqual(res.NOD, want) || !slices.Equal(res.FailUnperturbed, []string{"p.Counter#flips"}) {
+		t.Errorf("nod = %+v, fail unperturbed %q; want %+v", res.NOD, res.FailUnperturbed, want)
+	}
+	if got := want[0].String(); got != "p.Counter#flips fails unperturbed 1 of 6 runs, perturbed 1 of 1" {
+		t.Errorf("String() = %q", got)
+	}
+}
+
+// TestHangRerunCutBySuspects keeps a hang under RANDOM_MAX that the budget
+// left no time to rerun with fewer extreme values out of the findings: it
+// is suspected.
+func TestHangRerunCutBySuspects(t *testing.T) {
+	r := &fakeRunner{delay: 50 * time.Millisecond, suite: map[string]behaviour{
+		"p.Ids#unique": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX"),
+			ftype: "org.junit.runners.model.TestTimedOutException", message: "test timed out after 2000 milliseconds"},
+	}}
+	res, err := Run(context.Background(), r, Config{Tests: []string{"p.Ids#unique"}, Mode: Single, Strategies: mustLookup("RANDOM_MAX"), Workers: 2, Budget: 30 * time.Millisecond, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 0 || len(res.Suspected) != 1 || res.Suspected[0].Test != "p.Ids#unique" ||
+		!strings.Contains(res.Suspected[0].Message, "suspected, not a finding: RANDOM_MAX: it hung, and the budget ended before it was rerun") {
+		t.Errorf("findings %+v, suspected %+v; want p.Ids#unique suspected", summarize(res.Findings), res.Suspected)
+	}
+}
+
+// TestAttributionGetsItsShare attributes a failure although the combined
+// run took the whole budget: attribution gets its share from then on.
+func TestAttributionGetsItsShare(t *testing.T) {
+	r := &fakeRunner{slowFirst: 400 * time.Millisecond, suite: map[string]behaviour{
+		"p.A#dice": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
+	}}
+	var logs []string
+	res, err := Run(context.Background(), r, Config{Tests: []string{"p.A#dice"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"),
+		Workers: 2, Budget: 300 * time.Millisecond, Logf: func(f string, args ...any) { logs = append(logs, fmt.Sprintf(f, args...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := summarize(res.Findings), []summary{{"p.A#dice", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %+v\nwant %+v\n%s", got, want, strings.Join(logs, "\n"))
+	}
+	if !slices.ContainsFunc(logs, func(l string) bool { return strings.Contains(l, "attribution gets its share, 100ms, from now") }) {
+		t.Errorf("no note of attribution's share:\n%s", strings.Join(logs, "\n"))
+	}
+}
+
+// TestInterruptKeepsWhatWasJudged returns the partial result of an
+// analysis cancelled during its control runs: the failures not yet judged
+// are suspected, and the result says what was cut.
+func TestInterruptKeepsWhatWasJudged(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := &fakeRunner{cancel: cancel, cancelAt: 2, suite: map[string]behaviour{
+		"p.A#dice":   {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
+		"p.B#locale": {sites: map[string][]siteAt{"LOCALE": {localeSite}}, fails: anyOf("LOCALE")},
+	}}
+	res, err := Run(ctx, r, Config{Tests: []string{"p.A#dice", "p.B#locale"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Cut != "the control runs" || len(res.Findings) != 0 || len(res.Suspected) != 2 {
+		t.Fatalf("interrupted %v during %q, findings %+v, suspected %+v", res.Interrupted, res.Cut, summarize(res.Findings), res.Suspected)
+	}
+	if why := res.Suspected[0].Why; why != "the analysis was interrupted before the control runs" {
+		t.Errorf("suspected because %q", why)
 	}
 }

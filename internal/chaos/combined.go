@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/testid"
@@ -45,12 +46,20 @@ func (a *analysis) combined(ctx context.Context) error {
 		return err
 	}
 	perturbed := results[0]
+	if perturbed == nil {
+		return nil // interrupted
+	}
 	a.noteEarlyEnd(Join(set), perturbed)
 	a.setBaseline(results[1:])
+	a.reserveAttribution()
+	a.phase = "attribution"
 	if err := a.dismiss(ctx, set, perturbed); err != nil {
 		return err
 	}
-	cands := a.candidates(perturbed)
+	cands, err := a.controlled(ctx, a.candidates(perturbed), perturbed)
+	if err != nil {
+		return err
+	}
 	cov := coverageOf(string(Combined), set, perturbed)
 	if len(set) == 1 {
 		for _, c := range cands {
@@ -75,14 +84,30 @@ func (a *analysis) combined(ctx context.Context) error {
 	}
 	for _, c := range cands {
 		a.res.Findings = append(a.res.Findings, a.attribute(c, perturbed))
+		if why, ok := a.unjudged[c.test+"\x00"+Join(set)]; ok && len(c.reproduced) == 0 {
+			a.suspect(c.test, why)
+		}
 	}
 	for _, t := range perturbed.Tests {
 		cov.count(t)
 	}
-	cov.Findings = len(cands)
 	a.res.Coverage = append(a.res.Coverage, cov)
 	a.singleCoverage(ran)
 	return nil
+}
+
+// controlled returns the candidates that pass every control run (see
+// controls).
+func (a *analysis) controlled(ctx context.Context, cands []*candidate, perturbed *launcher.Result) ([]*candidate, error) {
+	tests := make([]string, len(cands))
+	for i, c := range cands {
+		tests[i] = c.test
+	}
+	keep, err := a.controls(ctx, tests, []*launcher.Result{perturbed})
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(cands, func(c *candidate) bool { return !slices.Contains(keep, c.test) }), nil
 }
 
 // singleCoverage adds the coverage of the attribution runs, one per
@@ -133,7 +158,7 @@ func (a *analysis) runSingles(ctx context.Context, pending []*candidate, round i
 			strategies, jobs = append(strategies, s), append(jobs, j)
 		}
 	}
-	if len(jobs) == 0 {
+	if len(jobs) == 0 || a.res.Interrupted {
 		return nil
 	}
 	a.cfg.Logf("attributing %d failure(s) with %s alone", len(pending), Join(strategies))
@@ -196,7 +221,7 @@ func (a *analysis) candidates(r *launcher.Result) []*candidate {
 			a.res.Machinery = append(a.res.Machinery, fmt.Sprintf("%s under %s: %s", t.Test, Join(a.cfg.Strategies), why))
 			continue
 		}
-		if !a.passesUnperturbed(t.Test) {
+		if !a.passesUnperturbed(t.Test, []*launcher.Result{r}) {
 			continue
 		}
 		class := testid.ClassOf(t.Test)
@@ -251,7 +276,8 @@ func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
 		}
 		f.CallSites = callSites(combined, c.test, func(_, g string) bool { return groups[g] })
 		if c.unknown {
-			f.Message += "\n(not attributed to a single strategy: the budget ended first)"
+			f.Message += "\n(not attributed to a single strategy: " + a.cutBy() + " first)"
+			a.suspect(c.test, a.cutBy()+" before each strategy was tried alone")
 		} else {
 			f.Message += fmt.Sprintf("\n(fails only with strategies combined: none of %s alone made it fail; it hit call sites of %s)",
 				Join(a.cfg.Strategies), Join(c.suspects))

@@ -148,9 +148,9 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 			return err
 		}
 		index[key] = len(jobs)
-		jobs = append(jobs, launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true}})
+		jobs = append(jobs, launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true, TestTimeouts: a.testTimeouts(order, f.Strategies)}})
 	}
-	if len(jobs) == 0 {
+	if len(jobs) == 0 || a.res.Interrupted {
 		return nil
 	}
 	a.cfg.Logf("rerunning %d finding(s) %s", len(jobs), what)
@@ -179,11 +179,13 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 	return nil
 }
 
-// countFindings fills in the findings of each single strategy's coverage:
-// the findings it makes fail on its own.
+// countFindings fills in the findings of each run's coverage: for a
+// single strategy, the findings it makes fail on its own; for the combined
+// run, all of them (suspected failures are none).
 func (a *analysis) countFindings() {
 	for i, c := range a.res.Coverage {
 		if c.Run == string(Combined) {
+			a.res.Coverage[i].Findings = len(a.res.Findings)
 			continue
 		}
 		n := 0

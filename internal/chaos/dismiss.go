@@ -23,25 +23,30 @@ type Dismissal struct {
 	Why      string
 }
 
-// frameworkTimeout matches the messages of JUnit 4's timeout= and
-// Jupiter's @Timeout: "test timed out after 2000 milliseconds",
-// "m() timed out after 2 seconds" (the unit possibly in another locale's
-// casing, "mıllıseconds").
-var frameworkTimeout = regexp.MustCompile(`timed out after (\d+) (\pL+)`)
-
-// frameworkTimeoutTypes are the exceptions test frameworks throw when their
-// own timeout ends a test.
-var frameworkTimeoutTypes = []string{"org.junit.runners.model.TestTimedOutException", "java.util.concurrent.TimeoutException"}
+// frameworkTimeouts match a test framework's own timeout anywhere in a
+// failure's type, message or stack (causes included, and the message of a
+// wrapper such as JUnit 4's ExpectedException, "Expected X but: <...
+// TestTimedOutException: test timed out after 2000 milliseconds>"):
+// JUnit 4's TestTimedOutException, Jupiter's @Timeout TimeoutException
+// ("m() timed out after 2 seconds") and JUnit 4.11's plain Exception ("test
+// timed out after 2000 milliseconds"). The unit may be in another locale's
+// casing ("mıllıseconds").
+var frameworkTimeouts = []*regexp.Regexp{
+	regexp.MustCompile(`(?:org\.junit\.runners\.model\.TestTimedOutException|java\.util\.concurrent\.TimeoutException): [^\n]*?timed out after (\d+) (\pL+)`),
+	regexp.MustCompile(`java\.lang\.Exception: test timed out after (\d+) (\pL+)`),
+}
 
 // frameworkLimit returns the limit of a test framework's own timeout that
 // ended a test, or false when t did not fail that way.
 func frameworkLimit(t launcher.TestResult) (time.Duration, bool) {
-	typeOK := false
-	for _, ft := range frameworkTimeoutTypes {
-		typeOK = typeOK || t.FailureType == ft
+	text := t.FailureType + ": " + t.Message + "\n" + t.Stack
+	var m []string
+	for _, re := range frameworkTimeouts {
+		if m = re.FindStringSubmatch(text); m != nil {
+			break
+		}
 	}
-	m := frameworkTimeout.FindStringSubmatch(t.Message)
-	if !typeOK || m == nil {
+	if m == nil {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(m[1], 10, 64)
@@ -130,6 +135,12 @@ func (a *analysis) dismiss(ctx context.Context, set []Strategy, r *launcher.Resu
 		return err
 	}
 	for k, i := range hung {
+		if results[k] == nil {
+			if a.unjudged == nil {
+				a.unjudged = map[string]string{}
+			}
+			a.unjudged[r.Tests[i].Test+"\x00"+label] = fmt.Sprintf("it hung, and %s before it was rerun with the extreme value only %d times per call site", a.cutBy(), RandomLimit)
+		}
 		if rr := results[k]; rr != nil {
 			if t, ok := resultOf(rr, r.Tests[i].Test); ok && t.Outcome == launcher.Pass {
 				a.excuse(r, i, label, fmt.Sprintf("it hangs only when every draw is the extreme value (a correct rejection-sampling loop never ends then); with the extreme value only the first %d times per call site it passes", RandomLimit))

@@ -22,12 +22,23 @@ func TestFrameworkLimit(t *testing.T) {
 		{"java.util.concurrent.TimeoutException", "m() timed out after 3 minutes", 3 * time.Minute, true},
 		{"java.lang.AssertionError", "test timed out after 2000 milliseconds", 0, false},
 		{"java.util.concurrent.TimeoutException", "no result in time", 0, false},
+		// JUnit 4.11's own timeout.
+		{"java.lang.Exception", "test timed out after 2000 milliseconds", 2 * time.Second, true},
+		{"java.lang.Exception", "the job timed out after 2000 milliseconds", 0, false},
+		// ExpectedException wraps the timeout in its own assertion.
+		{"java.lang.AssertionError", "\nExpected: an instance of org.awaitility.core.ConditionTimeoutException\n     but: <org.junit.runners.model.TestTimedOutException: test timed out after 2000 milliseconds> is a org.junit.runners.model.TestTimedOutException", 2 * time.Second, true},
 	}
 	for _, tt := range tests {
-		got, ok := frameworkLimit(launcher.TestResult{FailureType: tt.failureType, Message: tt.message})
+		got, ok := frameworkLimit(launcher.TestResult{Outcome: launcher.Fail, FailureType: tt.failureType, Message: tt.message})
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("frameworkLimit(%s: %s) = %s, %v; want %s, %v", tt.failureType, tt.message, got, ok, tt.want, tt.ok)
 		}
+	}
+	// A timeout that is a cause of the failure, in its stack.
+	wrapped := launcher.TestResult{Outcome: launcher.Error, FailureType: "java.lang.RuntimeException", Message: "poll failed",
+		Stack: "java.lang.RuntimeException: poll failed\n\tat p.Poller.await(Poller.java:9)\nCaused by: org.junit.runners.model.TestTimedOutException: test timed out after 500 milliseconds\n\tat java.lang.Thread.sleep(Native Method)"}
+	if got, ok := frameworkLimit(wrapped); !ok || got != 500*time.Millisecond {
+		t.Errorf("frameworkLimit(a timeout as cause) = %s, %v; want 500ms, true", got, ok)
 	}
 }
 

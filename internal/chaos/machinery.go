@@ -24,9 +24,13 @@ var jdkPackages = []string{"java.", "javax.", "jdk.", "sun.", "com.sun."}
 // framework did, outside the project's code (a framework frame at the top
 // and no frame of the project's, JDK, framework and flaky aside, anywhere
 // in the stack). It returns "" for a failure of the test. Failures without
-// a stack (timeouts, crashes) are the test's.
+// a stack (timeouts, crashes) are the test's, and so are the framework's own
+// timeouts, however wrapped (see frameworkLimit): the test took too long.
 func machinery(t launcher.TestResult) string {
 	if !t.Outcome.Failed() {
+		return ""
+	}
+	if _, ok := frameworkLimit(t); ok {
 		return ""
 	}
 	switch {

@@ -28,6 +28,11 @@ func TestMachinery(t *testing.T) {
 			Message: "'int dev/flaky/agent/chaos/Wrappers.nextInt(java.util.Random)'"}, "instrumentation broke a class"},
 		{"the framework outside the project's code", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Error,
 			Stack: stack("org.junit.platform.commons.util.Preconditions.condition(Preconditions.java:1)", "java.util.ArrayList.forEach(ArrayList.java:2)")}, "thrown by the test framework"},
+		{"the framework's timeout fired in flaky's sleep", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Error, FailureType: "org.junit.runners.model.TestTimedOutException",
+			Message: "test timed out after 2000 milliseconds", Stack: stack("java.lang.Thread.sleep(Native Method)", "dev.flaky.agent.chaos.Wrappers.sleep(Wrappers.java:10)", "p.Poller.await(Poller.java:3)")}, ""},
+		{"the framework's timeout wrapped by ExpectedException", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Fail, FailureType: "java.lang.AssertionError",
+			Message: "Expected: an instance of java.lang.IllegalStateException\n     but: <org.junit.runners.model.TestTimedOutException: test timed out after 2000 milliseconds> is a org.junit.runners.model.TestTimedOutException",
+			Stack:   stack("org.junit.Assert.assertThat(Assert.java:1)", "org.junit.rules.ExpectedException.handleException(ExpectedException.java:2)")}, ""},
 		{"a pass is no failure", launcher.TestResult{Test: "p.T#a", Outcome: launcher.Pass, FailureType: "dev.flaky.X"}, ""},
 	} {
 		got := machinery(c.t)

@@ -52,13 +52,13 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 			Group:             strings.Join(groups, "+"),
 			Strategies:        IDs(f.FailsWith),
 			Robust:            f.Robust,
-			Message:           f.Message,
+			Message:           noBlankFirstLine(f.Message),
 			CallSites:         f.CallSites,
 			Reproduce:         withMavenArgs(mvnCommand, "test", opts.MavenArgs),
 			ReproduceRunOrder: withMavenArgs(RunOrderCommand(opts.ModuleDir, file, f.Strategies, opts.Settings), "flaky", opts.MavenArgs),
 		}
 		for _, e := range f.Evidence {
-			re := report.Evidence{Run: evidenceRun(e), Outcome: string(e.Outcome), Message: e.Message}
+			re := report.Evidence{Run: evidenceRun(e), Outcome: string(e.Outcome), Message: noBlankFirstLine(e.Message)}
 			for _, r := range e.Resumed {
 				re.JVMs = append(re.JVMs, r.String())
 			}
@@ -70,6 +70,18 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 		out = append(out, rf)
 	}
 	return out, nil
+}
+
+// noBlankFirstLine drops the blank lines a message starts with (Hamcrest's
+// "\nExpected: ...") so that its first line says something.
+func noBlankFirstLine(msg string) string {
+	for {
+		line, rest, ok := strings.Cut(msg, "\n")
+		if !ok || strings.TrimSpace(line) != "" {
+			return msg
+		}
+		msg = rest
+	}
 }
 
 // withMavenArgs inserts Maven arguments into a command after its first
@@ -171,6 +183,15 @@ func Stats(res *Result) *report.ChaosStats {
 		Tests:           res.Tests,
 		Skipped:         IDs(res.Skipped),
 		Machinery:       res.Machinery,
+	}
+	if res.Interrupted {
+		st.Interrupted = res.Cut
+	}
+	for _, sus := range res.Suspected {
+		st.Suspected = append(st.Suspected, sus.String())
+	}
+	for _, n := range res.NOD {
+		st.NOD = append(st.NOD, report.ChaosNOD{Test: n.Test, Runs: n.Runs, Failures: n.Failures, PerturbedRuns: n.PerturbedRuns, PerturbedFailures: n.PerturbedFailures})
 	}
 	if len(st.Skipped) == 0 {
 		st.Skipped = nil

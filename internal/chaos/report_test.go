@@ -176,3 +176,17 @@ func TestWithMavenArgs(t *testing.T) {
 		t.Errorf("flaky: %s, want %s", got, want)
 	}
 }
+
+func TestNoBlankFirstLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"\nExpected: x\n     but: y": "Expected: x\n     but: y",
+		" \r\n\n  a\nb":              "  a\nb",
+		"a\n\nb":                     "a\n\nb",
+		"\n":                         "",
+		"":                           "",
+	} {
+		if got := noBlankFirstLine(in); got != want {
+			t.Errorf("noBlankFirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -85,6 +85,10 @@ type RunOptions struct {
 	// order-dependence, whose prefixes are the point. Result.Resumed says
 	// which tests ran in which JVM.
 	Resume bool
+	// TestTimeouts bound single order entries (a test, or a test template
+	// with its invocations) instead of Options.TestTimeout when shorter
+	// or when that is 0.
+	TestTimeouts map[string]time.Duration
 }
 
 // Job is one order for RunJobs and the options to run it with.
@@ -222,7 +226,8 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 	asm := newAssembler(order)
 	w := &watch{
 		handle:       asm.handle,
-		deadline:     func() time.Time { return asm.deadline(l.opts.TestTimeout) },
+		deadline:     func() time.Time { return asm.deadline(asm.timeout(l.opts.TestTimeout, opts.TestTimeouts)) },
+		timeout:      func() time.Duration { return asm.timeout(l.opts.TestTimeout, opts.TestTimeouts) },
 		ended:        func() bool { return asm.ended },
 		agentOptions: opts.AgentOptions,
 		keepTmp:      opts.KeepTmp,

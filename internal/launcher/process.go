@@ -39,6 +39,7 @@ var jvmSeq atomic.Int64
 type watch struct {
 	handle       func(m agent.Message, now time.Time) // every message but the hello
 	deadline     func() time.Time                     // when to kill for the test timeout; zero for never
+	timeout      func() time.Duration                 // the test timeout that deadline applies; nil for Options.TestTimeout
 	ended        func() bool                          // the runner reported the end of its work; nil for never
 	agentOptions agent.Options                        // the agent's options but the port
 	keepTmp      bool                                 // keep the JVM's temporary directory
@@ -293,7 +294,11 @@ loop:
 			runTimeout = nil
 			kill(fmt.Sprintf("the run timed out after %s", l.opts.RunTimeout))
 		case <-testTimer.C:
-			kill(fmt.Sprintf("timed out after %s without progress (test timeout)", l.opts.TestTimeout))
+			timeout := l.opts.TestTimeout
+			if w.timeout != nil {
+				timeout = w.timeout()
+			}
+			kill(fmt.Sprintf("timed out after %s without progress (test timeout)", timeout))
 		case <-done:
 			done = nil
 			ctxErr = ctx.Err()

@@ -268,6 +268,18 @@ func (a *assembler) deadline(timeout time.Duration) time.Time {
 	return a.progress.Add(timeout)
 }
 
+// timeout is the test timeout for the test running now: its entry's in
+// per when that is shorter than dflt (or dflt is 0), else dflt.
+func (a *assembler) timeout(dflt time.Duration, per map[string]time.Duration) time.Duration {
+	if a.current == nil || a.current.index < 0 || a.current.index >= len(a.order) {
+		return dflt
+	}
+	if t, ok := per[a.order[a.current.index]]; ok && t > 0 && (dflt <= 0 || t < dflt) {
+		return t
+	}
+	return dflt
+}
+
 // matches reports whether a result for test answers the order entry:
 // the same id, or an invocation "entry[i]" of a test template.
 func matches(entry, test string) bool {

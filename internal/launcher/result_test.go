@@ -413,3 +413,25 @@ func TestMessageOf(t *testing.T) {
 		}
 	}
 }
+
+func TestAssemblerTimeout(t *testing.T) {
+	a := newAssembler([]string{"p.A#fast", "p.A#slow", "p.P#t"})
+	per := map[string]time.Duration{"p.A#fast": 3 * time.Second, "p.A#slow": 5 * time.Minute, "p.P#t": 4 * time.Second}
+	for _, c := range []struct {
+		current *running
+		dflt    time.Duration
+		want    time.Duration
+	}{
+		{nil, 2 * time.Minute, 2 * time.Minute}, // class fixtures, between tests
+		{&running{test: "p.A#fast", index: 0}, 2 * time.Minute, 3 * time.Second},
+		{&running{test: "p.A#slow", index: 1}, 2 * time.Minute, 2 * time.Minute}, // never longer than the default
+		{&running{test: "p.A#slow", index: 1}, 0, 5 * time.Minute},
+		{&running{test: "p.P#t[2]", index: 2}, 2 * time.Minute, 4 * time.Second}, // an invocation: its entry's
+		{&running{test: "p.X#y", index: 7}, time.Minute, time.Minute},
+	} {
+		a.current = c.current
+		if got := a.timeout(c.dflt, per); got != c.want {
+			t.Errorf("timeout(%s) with %+v = %s, want %s", c.dflt, c.current, got, c.want)
+		}
+	}
+}

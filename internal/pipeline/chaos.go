@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -77,8 +78,11 @@ func addChaosStats(total, s *report.ChaosStats) *report.ChaosStats {
 	}
 	total.Runs += s.Runs
 	total.BudgetExhausted = total.BudgetExhausted || s.BudgetExhausted
+	total.Interrupted = cmp.Or(total.Interrupted, s.Interrupted)
 	total.FailUnperturbed = append(total.FailUnperturbed, s.FailUnperturbed...)
 	total.Unconfirmed = append(total.Unconfirmed, s.Unconfirmed...)
+	total.NOD = append(total.NOD, s.NOD...)
+	total.Suspected = append(total.Suspected, s.Suspected...)
 	total.DurationMs += s.DurationMs
 	total.Tests += s.Tests
 	total.Machinery = append(total.Machinery, s.Machinery...)

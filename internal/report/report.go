@@ -272,6 +272,16 @@ type DataflowDepend struct {
 	Roots  []string `json:"roots"`
 }
 
+// ChaosNOD is a test that failed perturbed and also unperturbed, with the
+// runs that got to it and those it failed, unperturbed and perturbed.
+type ChaosNOD struct {
+	Test              string `json:"test"`
+	Runs              int    `json:"runs"`
+	Failures          int    `json:"failures"`
+	PerturbedRuns     int    `json:"perturbedRuns"`
+	PerturbedFailures int    `json:"perturbedFailures"`
+}
+
 // ChaosStats says what the API perturbation analysis ran.
 type ChaosStats struct {
 	Mode            string   `json:"mode"`       // combined or single
@@ -281,6 +291,15 @@ type ChaosStats struct {
 	BudgetExhausted bool     `json:"budgetExhausted"`
 	// FailUnperturbed failed perturbed but also unperturbed: not reported as api.
 	FailUnperturbed []string `json:"failUnperturbed,omitempty"`
+	// Interrupted names the phase the analysis was interrupted in (Ctrl-C):
+	// the report holds what was judged before.
+	Interrupted string `json:"interrupted,omitempty"`
+	// Suspected failed perturbed but could not be judged in time ("test
+	// under STRATEGY: why"): not findings.
+	Suspected []string `json:"suspected,omitempty"`
+	// NOD are the tests of FailUnperturbed with their failure rates: flaky
+	// without any perturbation, never attributed to a strategy.
+	NOD []ChaosNOD `json:"nod,omitempty"`
 	// Unconfirmed failed perturbed; their unperturbed outcome is unknown.
 	Unconfirmed []string `json:"unconfirmed,omitempty"`
 	DurationMs  int64    `json:"durationMs"`

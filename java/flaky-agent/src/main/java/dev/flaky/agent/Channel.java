@@ -28,6 +28,18 @@ public final class Channel {
     private static boolean finished;
     /** Bumped whenever the running test or class changes; lets the chaos instrumentation report per test cheaply. */
     private static volatile int testEpoch;
+    /** The {@link #testEpoch} at the running (or last) class's start. */
+    private static volatile int classEpoch;
+    /**
+     * Per thread: the {@link #classEpoch} when it was created (a thread inherits it at construction); null for a
+     * thread created before the first class started, whose origin is unknown.
+     */
+    private static final InheritableThreadLocal<Integer> ORIGIN = new InheritableThreadLocal<Integer>() {
+        @Override
+        protected Integer childValue(Integer parent) {
+            return classEpoch;
+        }
+    };
     /** Called at test boundaries (the state capture, the invariant tracer, the dataflow recorder), in the order installed. */
     private static final List<Boundary> BOUNDARIES = new CopyOnWriteArrayList<>();
     /** Guards {@link #upcoming} and {@link #started}. */
@@ -206,6 +218,16 @@ public final class Channel {
     }
 
     /**
+     * Reports whether the calling thread was created before the running class started: a thread an earlier class
+     * left running (a never-stopped background thread), whose calls are not the running test's. Threads of unknown
+     * origin count as the running test's.
+     */
+    public static boolean fromEarlierClass() {
+        Integer origin = ORIGIN.get();
+        return origin != null && origin < classEpoch;
+    }
+
+    /**
      * Returns the running test's id; outside a test (class fixtures) the running class's name; "" when neither is
      * known.
      */
@@ -221,12 +243,15 @@ public final class Channel {
         if ("test-start".equals(type)) {
             currentTest = String.valueOf(event.get("test"));
             testEpoch++;
+            ORIGIN.set(classEpoch); // the thread running the test is the running class's
         } else if ("test-end".equals(type)) {
             currentTest = "";
             testEpoch++;
         } else if ("class-start".equals(type)) {
             currentClass = String.valueOf(event.get("class"));
             testEpoch++;
+            classEpoch = testEpoch;
+            ORIGIN.set(classEpoch); // the runner's thread, and the threads it creates from now on
         } else if ("class-end".equals(type)) {
             currentClass = "";
             testEpoch++;
