@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"net"
 	"os"
@@ -42,26 +40,7 @@ func TestRunOrderUnderConnectionFlood(t *testing.T) {
 	runOrder := func(java string, during func()) (string, string) {
 		cmd := exec.Command(bin, "--java", java, "run-order", "--module", p.dir, "--order", orderFile, "--json")
 		cmd.Env = append(os.Environ(), "REAL_JAVA="+real, "FLAKY_E2E_PORT="+portFile)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		if during != nil {
-			during()
-		}
-		if code := exitCode(cmd.Wait()); code != 1 {
-			t.Fatalf("run-order with --java %s exited %d, want 1 (the victim fails)\n%s", java, code, stderr.String())
-		}
-		var results []struct{ Test, Outcome string }
-		if err := json.Unmarshal(stdout.Bytes(), &results); err != nil {
-			t.Fatalf("run-order --json: %v\n%s", err, stdout.String())
-		}
-		var parts []string
-		for _, r := range results {
-			parts = append(parts, r.Test+"="+r.Outcome)
-		}
-		return strings.Join(parts, " "), stderr.String()
+		return runOrderJSON(t, cmd, during)
 	}
 	start := time.Now()
 	want, _ := runOrder(real, nil)

@@ -39,20 +39,7 @@ func TestRelaunchAfterRefusedConnection(t *testing.T) {
 	runOrder := func(java string) (string, string) {
 		cmd := exec.Command(bin, "--java", java, "run-order", "--module", p.dir, "--order", orderFile, "--json")
 		cmd.Env = append(os.Environ(), "REAL_JAVA="+real, "FLAKY_E2E_REFUSED="+marker)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if code := exitCode(cmd.Run()); code != 1 {
-			t.Fatalf("run-order with --java %s exited %d, want 1 (the victim fails)\n%s", java, code, stderr.String())
-		}
-		var results []struct{ Test, Outcome string }
-		if err := json.Unmarshal(stdout.Bytes(), &results); err != nil {
-			t.Fatalf("run-order --json: %v\n%s", err, stdout.String())
-		}
-		var parts []string
-		for _, r := range results {
-			parts = append(parts, r.Test+"="+r.Outcome)
-		}
-		return strings.Join(parts, " "), stderr.String()
+		return runOrderJSON(t, cmd, nil)
 	}
 	want, _ := runOrder(real)
 	got, stderr := runOrder(wrapper)
@@ -91,4 +78,32 @@ func victimOrderWithJava(t *testing.T, script string) (p *prepared, bin, orderFi
 		t.Fatal(err)
 	}
 	return p, bin, orderFile, realJava, wrapper
+}
+
+// runOrderJSON starts cmd, a `flaky run-order --json` of an order whose
+// last test fails, calls during (when not nil) while it runs, and returns
+// its results as "test=outcome ..." and its stderr; it fails t unless
+// flaky exits 1.
+func runOrderJSON(t *testing.T, cmd *exec.Cmd, during func()) (string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if during != nil {
+		during()
+	}
+	if code := exitCode(cmd.Wait()); code != 1 {
+		t.Fatalf("%s exited %d, want 1 (the victim fails)\n%s", strings.Join(cmd.Args, " "), code, stderr.String())
+	}
+	var results []struct{ Test, Outcome string }
+	if err := json.Unmarshal(stdout.Bytes(), &results); err != nil {
+		t.Fatalf("run-order --json: %v\n%s", err, stdout.String())
+	}
+	var parts []string
+	for _, r := range results {
+		parts = append(parts, r.Test+"="+r.Outcome)
+	}
+	return strings.Join(parts, " "), stderr.String()
 }
