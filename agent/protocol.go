@@ -280,7 +280,8 @@ type TraceVar struct {
 
 // Dataflow is one test's data dependencies (PraDeT): the roots it read
 // that an earlier test of the JVM wrote last (Reads, with that writer), all
-// the roots it read (Touched) and the roots it wrote (Writes). Sent once per
+// the roots it read (Touched), the roots it wrote (Writes) and the project
+// classes whose code ran on its behalf (Classes, binary names). Sent once per
 // test, right after its test-end, when the agent option dataflow=true is set.
 type Dataflow struct {
 	Test    string         `json:"test"`
@@ -288,6 +289,7 @@ type Dataflow struct {
 	Reads   []DataflowRead `json:"reads"`
 	Touched []DataflowRoot `json:"touched"`
 	Writes  []DataflowRoot `json:"writes"`
+	Classes []string       `json:"classes,omitempty"`
 }
 
 // DataflowRoot names a root a test read or wrote and its kind
