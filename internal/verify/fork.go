@@ -10,6 +10,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/internal/knowledge"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
@@ -32,6 +33,7 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 	m := pipeline.Module{
 		Dir: cfg.ModuleDir, Name: mvn.ModulePath(cfg.Root, cfg.ModuleDir), Root: cfg.Root,
 		FlakyDir: filepath.Join(cfg.BuildDir, "flaky"), Tests: rec.TestIDs(), Launcher: l,
+		ClassDirs: []string{filepath.Join(cfg.BuildDir, "classes"), rec.TestClassesDirectory},
 	}
 	if cfg.Budget >= 0 {
 		jars, err := agent.Extract()
@@ -69,6 +71,9 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 			Reverse:       cfg.DataflowReverse,
 			NoState:       cfg.NoState,
 			NoInvariants:  cfg.NoInvariants,
+		}
+		if opts.Knowledge, err = knowledge.Dir(cfg.Knowledge, m.Dir, m.Name); err != nil {
+			return err
 		}
 	}
 	if cfg.Chaos.Mode != "" {
