@@ -105,11 +105,16 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 }
 
 // logTo prints the pipeline's lines as the build's: "[flaky] module M:
-// stage: ...", the chaos stage's as "[flaky] chaos: ...".
+// stage: ...", the chaos stage's as "[flaky] chaos: ..." and the
+// knowledge's (which name themselves) as "[flaky] module M: ...".
 func logTo(cfg Config) pipeline.Log {
 	return func(stage pipeline.Stage, line string) {
-		if stage == pipeline.StageChaos {
+		switch stage {
+		case pipeline.StageChaos:
 			fmt.Fprintf(cfg.Out, "[flaky] chaos: %s\n", line)
+			return
+		case pipeline.StageKnowledge:
+			fmt.Fprintf(cfg.Out, "[flaky] module %s: %s\n", cfg.Name, line)
 			return
 		}
 		fmt.Fprintf(cfg.Out, "[flaky] module %s: %s: %s\n", cfg.Name, stage, line)
