@@ -165,6 +165,14 @@ func (a *analysis) result() *Result {
 		}
 	}
 	res.Coverage.PairsCovered = len(a.pairs)
+	if a.cfg.Focus != nil {
+		res.Coverage.PairsCovered = 0
+		for p := range a.required() {
+			if a.pairs[p] {
+				res.Coverage.PairsCovered++
+			}
+		}
+	}
 	res.Coverage.Duration = time.Since(a.start)
 	res.Coverage.Workers = a.cfg.Workers
 	if res.Coverage.Duration > 0 {
