@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"path"
@@ -24,6 +25,9 @@ type Change struct {
 	Ref  string // the base as given
 	Base string // the merge base of HEAD and Ref
 	Head string // HEAD's commit
+	// Top is the repository's root; Module the module's directory
+	// relative to it, slash-separated ("" for the root itself).
+	Top, Module string
 	// Files are the changed paths, relative to the repository's root, sorted.
 	Files []string
 	// TestClasses are the binary names of the module's changed (added,
@@ -53,6 +57,15 @@ func (c *Change) Everything() bool { return len(c.Build) > 0 || len(c.Resources)
 // and other files outside the module's code changed.
 func (c *Change) Inert() bool {
 	return len(c.TestClasses) == 0 && len(c.Classes) == 0 && !c.Everything()
+}
+
+// Seed returns the seed a change's analysis of the module derives from
+// HEAD's commit: the same commit gets the same orders, hence the same
+// verdict.
+func (c *Change) Seed() int64 {
+	h := fnv.New64a()
+	h.Write([]byte(c.Head + "\x00" + c.Module))
+	return int64(h.Sum64() &^ (1 << 63))
 }
 
 // Options tune Since.
@@ -105,7 +118,7 @@ func Since(dir, ref string, opts Options) (*Change, error) {
 	if roots == nil {
 		roots = DefaultTestRoots
 	}
-	c := &Change{Ref: ref, Base: base, Head: head, Files: files}
+	c := &Change{Ref: ref, Base: base, Head: head, Top: top, Module: module, Files: files}
 	for _, f := range files {
 		c.add(f, module, roots)
 	}

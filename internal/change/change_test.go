@@ -88,6 +88,12 @@ func TestSince(t *testing.T) {
 	if want := []string{".gitignore", "README.md", "other.txt"}; !slices.Equal(c.Other, want) {
 		t.Errorf("other %v, want %v", c.Other, want)
 	}
+	if c.Module != "mod" || c.Head != r.git("rev-parse", "HEAD") || c.Seed() < 0 {
+		t.Errorf("module %q head %s seed %d", c.Module, c.Head, c.Seed())
+	}
+	if again, err := Since(filepath.Join(r.dir, "mod"), "main", Options{}); err != nil || again.Seed() != c.Seed() {
+		t.Errorf("the seed of the same commit changed: %d, then %d (%v)", c.Seed(), again.Seed(), err)
+	}
 	if len(c.Build) != 0 || !c.Everything() || c.Inert() {
 		t.Errorf("build %v, everything %v, inert %v", c.Build, c.Everything(), c.Inert())
 	}
