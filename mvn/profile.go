@@ -22,7 +22,7 @@ const ProfileID = "flaky"
 
 // profileFormat is the flaky.profile property: the version of the profile's
 // layout, raised when the layout changes.
-const profileFormat = "7"
+const profileFormat = "8"
 
 // ErrPlatformVersionUnknown means the project uses the JUnit Platform but its
 // version cannot be told from the poms on disk; ProfileOptions.JUnitPlatformVersion
@@ -554,7 +554,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	elem(2, "flaky.version", esc(s.version))
 	elem(2, "flaky.bin", "flaky")
 	elem(2, "flaky.gate", "on")
-	for _, name := range []string{"flaky.reruns", "flaky.rounds", "flaky.budget", "flaky.chaos", "flaky.repair", "flaky.strategy", "flaky.seed", "flaky.port", "flaky.token"} {
+	for _, name := range []string{"flaky.reruns", "flaky.rounds", "flaky.budget", "flaky.chaos", "flaky.repair", "flaky.strategy", "flaky.seed", "flaky.since", "flaky.port", "flaky.token"} {
 		elem(2, name, "")
 	}
 	elem(2, "flaky.testFailureIgnore", "true")
@@ -614,7 +614,8 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 		"--chaos", "${flaky.chaos}",
 		"--repair", "${flaky.repair}",
 		"--strategy", "${flaky.strategy}",
-		"--seed", "${flaky.seed}")
+		"--seed", "${flaky.seed}",
+		"--since", "${flaky.since}")
 	line(4, "</executions>")
 	line(3, "</plugin>")
 	line(3, "<plugin>")

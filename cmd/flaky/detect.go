@@ -155,7 +155,7 @@ func runDetect(ctx context.Context, o detectOptions) error {
 			return usageError("--since and --shard cannot go together: a change's analysis is small")
 		}
 		var err error
-		if d.Change, err = changeSince(o.Module, o.Since, o.Stderr); err != nil {
+		if d.Change, err = changeSince(o.Module, o.Since, o.Stderr, "flaky: detect: "); err != nil {
 			return err
 		}
 	}

@@ -21,11 +21,12 @@ const sinceAuto = "auto"
 
 // changeSince resolves --since for the module at dir: nil for a full
 // analysis (auto outside a pull or merge request build).
-func changeSince(dir, since string, stderr io.Writer) (*pipeline.ChangeOptions, error) {
+// Notes go to stderr, after prefix.
+func changeSince(dir, since string, stderr io.Writer, prefix string) (*pipeline.ChangeOptions, error) {
 	ref := since
 	if since == sinceAuto {
 		if ref = change.CIBase(nil); ref == "" {
-			fmt.Fprintln(stderr, "flaky: detect: --since auto: the CI names no pull or merge request base: analysing every test")
+			fmt.Fprintln(stderr, prefix+"--since auto: the CI names no pull or merge request base: analysing every test")
 			return nil, nil
 		}
 	}

@@ -33,7 +33,11 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 		Dir: cfg.ModuleDir, Name: mvn.ModulePath(cfg.Root, cfg.ModuleDir), Root: cfg.Root,
 		FlakyDir: filepath.Join(cfg.BuildDir, "flaky"), Tests: rec.TestIDs(), Launcher: l,
 	}
-	if cfg.Budget >= 0 {
+	switch {
+	case cfg.Budget >= 0 && cfg.Change != nil && cfg.Change.Inert() != "":
+		// Nothing to judge: no JVM.
+		opts.Detect = &pipeline.DetectOptions{Change: cfg.Change}
+	case cfg.Budget >= 0:
 		jars, err := agent.Extract()
 		if err != nil {
 			return err
@@ -55,7 +59,11 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 			skip[f.Test] = true
 		}
 		seed := cfg.Seed
-		if seed == 0 {
+		switch {
+		case seed != 0:
+		case cfg.Change != nil:
+			seed = cfg.Change.Change.Seed()
+		default:
 			seed = time.Now().UnixNano()
 		}
 		opts.Detect = &pipeline.DetectOptions{
@@ -69,6 +77,7 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 			Reverse:       cfg.DataflowReverse,
 			NoState:       cfg.NoState,
 			NoInvariants:  cfg.NoInvariants,
+			Change:        cfg.Change,
 		}
 	}
 	if cfg.Chaos.Mode != "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/flakyhq/flaky/internal/buildinfo"
 	"github.com/flakyhq/flaky/internal/gate"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/publish"
 	"github.com/flakyhq/flaky/internal/report"
@@ -61,8 +62,12 @@ type Config struct {
 	// StrategyOrders or StrategyBoth (the default, also for "").
 	Strategy string
 	// Seed drives the order generators' random choices; 0 means a new one
-	// (the time) for each fork.
+	// (the time) for each fork, or with a Change, the change's (from its
+	// commit).
 	Seed int64
+	// Change, when set, judges only the tests a change can affect (see
+	// pipeline.ChangeOptions); nil judges every test.
+	Change *pipeline.ChangeOptions
 	// Confirmations is how many runs of an order must agree before a
 	// finding is reported; 0 means od.DefaultConfirmations.
 	Confirmations int
