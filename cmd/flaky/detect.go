@@ -317,6 +317,9 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 		workers = fmt.Sprintf(" on %d workers, %.0f%% busy, %.1f CPU cores used", cov.Workers, 100*cov.Efficiency, float64(cov.JVMCPU)/float64(cov.Duration))
 	}
 	explored := fmt.Sprintf("%d exploration", cov.Rounds)
+	if rep.Stats.Change != nil {
+		explored = fmt.Sprintf("%d covering the pairs", cov.Rounds)
+	}
 	if cov.WarmOrders > 0 {
 		explored += fmt.Sprintf(", %d of them in %d warm JVMs", cov.WarmOrders, cov.WarmJVMs)
 	}
