@@ -269,12 +269,16 @@ func notef(cfg Config) func(string) {
 }
 
 // clearer returns the gate's judge of accepted tests that were not found
-// flaky: the run vouches for one only when it ran and every analysis that
-// finds its kind ran to completion without leaving it unconfirmed.
+// flaky: the run vouches for one only when it ran, a change's analysis
+// judged it, and every analysis that finds its kind ran to completion
+// without leaving it unconfirmed.
 func clearer(cfg Config, rep *report.Report, ran func(string) bool) func(gate.Accepted) string {
 	return func(a gate.Accepted) string {
 		if !ran(a.Test) {
 			return "it did not run"
+		}
+		if ch := rep.Stats.Change; ch != nil && !slices.ContainsFunc(ch.Affected, func(t report.AffectedTest) bool { return t.Test == a.Test }) {
+			return "the change since " + ch.Ref + " cannot affect it"
 		}
 		switch a.Kind {
 		case report.ODVictim, report.ODBrittle, report.NIO:
