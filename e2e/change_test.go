@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,20 +16,45 @@ import (
 	"github.com/flakyhq/flaky/internal/report"
 )
 
-// TestChangeMode writes a history onto the evolve fixture with git and
-// analyses each scripted change with `flaky detect --since main`: a
-// change to the README only is "nothing to analyse" without building the
-// module or starting a JVM; a behaviour-preserving refactor of a test
-// class gives no finding; a new test that reads the state an existing test
-// leaves behind is found, exactly it, with that polluter, and the same
+// scenario is one scripted change of testdata/evolve/<fixture>/scenarios.json.
+type scenario struct {
+	Name     string `json:"name"`
+	What     string `json:"what"`
+	Findings []struct {
+		Test      string     `json:"test"`
+		Kind      string     `json:"kind"`
+		Polluters [][]string `json:"polluters"`
+	} `json:"findings"`
+	NothingAnalysed bool `json:"nothingAnalysed"`
+}
+
+// TestChangeMode writes a history onto the junit4 fixture with git and
+// analyses scripted changes (testdata/evolve/junit4) with `flaky detect
+// --since main`: a change to the README only is "nothing to analyse"
+// without building the module or starting a JVM; a behaviour-preserving
+// refactor of a test class gives no finding; a new test that reads the
+// state an existing test leaves behind is found, exactly it, with that
+// polluter (the fixture's own flaky tests are not judged), and the same
 // commit analysed twice gives the same findings, seed and exit status.
 func TestChangeMode(t *testing.T) {
 	needsTools(t)
-	dir := copyFixture(t, "evolve")
-	changes := filepath.Join(t.TempDir(), "changes")
-	if err := os.Rename(filepath.Join(dir, "changes"), changes); err != nil {
+	evolve := filepath.Join(repoRoot(t), "testdata", "evolve", "junit4")
+	data, err := os.ReadFile(filepath.Join(evolve, "scenarios.json"))
+	if err != nil {
 		t.Fatal(err)
 	}
+	var plan struct {
+		Fixture   string     `json:"fixture"`
+		Scenarios []scenario `json:"scenarios"`
+	}
+	if err := json.Unmarshal(data, &plan); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]scenario{}
+	for _, s := range plan.Scenarios {
+		byName[s.Name] = s
+	}
+	dir := copyFixture(t, plan.Fixture)
 	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("target/\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -38,53 +66,78 @@ func TestChangeMode(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	commit := func(branch string, files map[string]string) {
-		t.Helper()
-		git("checkout", "-q", "-B", branch, "main")
-		for name, from := range files {
-			data, err := os.ReadFile(from)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		git("add", "-A")
-		git("commit", "-q", "-m", branch)
-	}
 	git("init", "-q", "-b", "main")
 	git("add", "-A")
 	git("commit", "-q", "-m", "base")
+	// commit lays the scenario's files over main on a branch of its own.
+	commit := func(name string) scenario {
+		t.Helper()
+		s, ok := byName[name]
+		if !ok {
+			t.Fatalf("no scenario %s in %s", name, evolve)
+		}
+		git("checkout", "-q", "-B", name, "main")
+		src := filepath.Join(evolve, name)
+		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(src, p)
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		git("add", "-A")
+		git("commit", "-q", "-m", s.What)
+		return s
+	}
 	bin := flakyBin(t)
-	detect := func(want int) (*report.Report, string) {
+	// detect analyses the change and checks its findings are the scenario's.
+	detect := func(s scenario) (*report.Report, string, int) {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
-		cmd := exec.Command(bin, "detect", "--module", dir, "--since", "main", "--budget", "3m", "--no-invariants")
+		cmd := exec.Command(bin, "detect", "--module", dir, "--since", "main", "--budget", "3m", "--no-state", "--no-invariants")
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		start := time.Now()
-		if err := cmd.Run(); exitCode(err) != want {
-			t.Fatalf("flaky detect --since main exited %d, want %d: %v\n%s%s", exitCode(err), want, err, stdout.String(), stderr.String())
+		err := cmd.Run()
+		code := exitCode(err)
+		if want := min(len(s.Findings), 1); code != want {
+			t.Fatalf("%s: flaky detect --since main exited %d, want %d: %v\n%s%s", s.Name, code, want, err, stdout.String(), stderr.String())
 		}
-		t.Logf("%s\n(%s)", stdout.String(), time.Since(start).Round(100*time.Millisecond))
+		t.Logf("%s:\n%s(%s)", s.Name, stdout.String(), time.Since(start).Round(100*time.Millisecond))
 		rep, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if rep.Stats.Change == nil {
-			t.Fatalf("report.json has no change section:\n%s", stdout.String())
+			t.Fatalf("%s: report.json has no change section", s.Name)
 		}
-		return rep, stdout.String()
+		var want []string
+		for _, f := range s.Findings {
+			want = append(want, fmt.Sprintf("%s %s polluters=%s", f.Kind, f.Test, groupSet(f.Polluters)))
+		}
+		var got []string
+		for _, f := range rep.Findings {
+			got = append(got, fmt.Sprintf("%s %s polluters=%s", f.Kind, f.Test, groupSet(f.Polluters)))
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s (%s): findings %q, want %q", s.Name, s.What, got, want)
+		}
+		return rep, stdout.String(), code
 	}
-	const test = "src/test/java/fixture/evolve/"
 
 	// (f) Documentation only: nothing to analyse, no build, no JVM.
-	readme := filepath.Join(t.TempDir(), "README.md")
-	if err := os.WriteFile(readme, []byte("# evolve\n\nReworded.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	commit("docs", map[string]string{"README.md": readme})
-	rep, out := detect(0)
+	rep, out, _ := detect(commit("f-docs"))
 	if want := "nothing to analyse: only documentation changed"; rep.Stats.Change.Summary != want || !strings.Contains(out, want) {
 		t.Errorf("a README change: summary %q, want %q", rep.Stats.Change.Summary, want)
 	}
@@ -93,36 +146,22 @@ func TestChangeMode(t *testing.T) {
 	}
 
 	// (d) A refactor of a test class: its tests are judged, none is flaky.
-	commit("refactor", map[string]string{test + "MathTest.java": filepath.Join(changes, "MathTest.java")})
-	rep, _ = detect(0)
-	if len(rep.Findings) != 0 {
-		t.Errorf("a refactor of MathTest: findings %q, want none", pipelineFindings(rep))
-	}
-	if got := affected(rep); !slices.Equal(got, []string{"fixture.evolve.MathTest#adds", "fixture.evolve.MathTest#multiplies"}) {
-		t.Errorf("a refactor of MathTest affects %v", got)
+	rep, _, _ = detect(commit("d-test-refactor"))
+	for _, a := range rep.Stats.Change.Affected {
+		if !strings.HasPrefix(a.Test, "fixture.junit4.ChecksumTest#") {
+			t.Errorf("a refactor of ChecksumTest affects %s (%v)", a.Test, a.Reasons)
+		}
 	}
 
 	// (a) A new victim of an existing polluter, found the same way twice.
-	commit("victim", map[string]string{test + "BootTest.java": filepath.Join(changes, "BootTest.java")})
-	first, out := detect(1)
-	want := []string{"od-victim fixture.evolve.BootTest#startsSafe polluters=[fixture.evolve.ConfigTest#switchesToFast] setters=[] cleaners=[] state=static-field fixture.evolve.Settings.mode"}
-	if got := pipelineFindings(first); !slices.Equal(got, want) {
-		t.Errorf("a new victim: findings %q, want %q", got, want)
-	}
-	if !strings.Contains(out, "1 affected test of 5, 2 pairs, because: BootTest changed") {
+	s := commit("a-new-victim")
+	first, out, code := detect(s)
+	if !strings.Contains(out, "because: BasketTest changed") {
 		t.Errorf("the console does not say what was analysed")
 	}
-	second, _ := detect(1)
-	if a, b := pipelineFindings(first), pipelineFindings(second); !slices.Equal(a, b) || first.Stats.Coverage.Seed != second.Stats.Coverage.Seed {
-		t.Errorf("the same commit twice: %q (seed %d), then %q (seed %d)", a, first.Stats.Coverage.Seed, b, second.Stats.Coverage.Seed)
+	second, _, again := detect(s)
+	a, b := pipelineFindings(first), pipelineFindings(second)
+	if !slices.Equal(a, b) || first.Stats.Coverage.Seed != second.Stats.Coverage.Seed || code != again {
+		t.Errorf("the same commit twice: %q (seed %d, exit %d), then %q (seed %d, exit %d)", a, first.Stats.Coverage.Seed, code, b, second.Stats.Coverage.Seed, again)
 	}
-}
-
-// affected returns the tests a change's report judged.
-func affected(r *report.Report) []string {
-	var out []string
-	for _, a := range r.Stats.Change.Affected {
-		out = append(out, a.Test)
-	}
-	return out
 }

@@ -108,9 +108,14 @@ type Result struct {
 
 // result builds the findings: NOD wherever a test's outcome differed
 // between runs of the same order (replacing any other finding for it),
-// then the confirmed ones, and the coverage.
+// then the confirmed ones, and the coverage. With a Focus, only its
+// targets are judged, NOD included.
 func (a *analysis) result() *Result {
-	for _, t := range a.s.tests {
+	judged := a.s.tests
+	if a.cfg.Focus != nil {
+		judged = a.targets
+	}
+	for _, t := range judged {
 		if a.cfg.Skip[t] {
 			continue
 		}
