@@ -39,6 +39,10 @@ type Test struct {
 	// New says the knowledge has no record of the test (with no
 	// knowledge, every affected test is new): it runs alone and twice.
 	New bool
+	// Via, when set, are the affected tests whose writes the test reads,
+	// the only reason it is affected: it is judged only for order
+	// dependence on one of them.
+	Via []string
 }
 
 // Impact is what a change can affect in a suite.
@@ -48,11 +52,23 @@ type Impact struct {
 	// Tests are the affected tests, in the suite's order.
 	Tests []Test
 	// Pairs are the ordered pairs of tests to run adjacently: each
-	// affected test with every test sharing a root with it, both ways.
+	// affected test (but those affected only Via others) with every test
+	// sharing a root with it, both ways.
 	Pairs [][2]string
 	// Because sums up the reasons, most tests first ("TransferTest
 	// changed", "FeeTable.RATES read or written by 9 tests").
 	Because []string
+}
+
+// Via returns, per test affected only through others' writes, those others.
+func (im *Impact) Via() map[string][]string {
+	out := map[string][]string{}
+	for _, t := range im.Tests {
+		if len(t.Via) > 0 {
+			out[t.ID] = t.Via
+		}
+	}
+	return out
 }
 
 // IDs returns the affected tests' ids.
@@ -169,11 +185,43 @@ func Of(ch *change.Change, suite []string, trace []agent.Dataflow, k *Knowledge)
 		}
 	}
 	im.Pairs = pairs(im.Tests, suite, uses)
+	// A test that reads what an affected test writes may now be its
+	// victim (or depend on it as a state-setter): it is judged for that.
+	direct := slices.Clone(im.Tests)
+	affected := set(im.IDs())
+	for _, id := range suite {
+		if affected[id] {
+			continue
+		}
+		var t Test
+		for _, a := range direct {
+			if root := shared(uses[id].reads, uses[a.ID].writes); root != "" {
+				t.Via = append(t.Via, a.ID)
+				t.Reasons = append(t.Reasons, fmt.Sprintf("reads %s written by %s", display(root, uses[id]), short(a.ID)))
+			}
+		}
+		if len(t.Via) > 0 {
+			t.ID = id
+			im.Tests = append(im.Tests, t)
+			cause(readers)
+		}
+	}
+	index := map[string]int{}
+	for i, id := range suite {
+		index[id] = i
+	}
+	slices.SortStableFunc(im.Tests, func(x, y Test) int { return index[x.ID] - index[y.ID] })
 	sort.SliceStable(order, func(i, j int) bool { return causes[order[i]] > causes[order[j]] })
 	for _, c := range order {
 		switch {
 		case c == newTests:
 			c = fmt.Sprintf("%d new test%s", causes[c], plural(causes[c]))
+		case c == readers:
+			verb := "read"
+			if causes[c] == 1 {
+				verb = "reads"
+			}
+			c = fmt.Sprintf("%d test%s %s state the affected tests write", causes[c], plural(causes[c]), verb)
 		case strings.HasSuffix(c, " by"):
 			c = fmt.Sprintf("%s %d test%s", c, causes[c], plural(causes[c]))
 		}
@@ -182,8 +230,37 @@ func Of(ch *change.Change, suite []string, trace []agent.Dataflow, k *Knowledge)
 	return im
 }
 
-// newTests is the cause of the tests the knowledge has no record of.
-const newTests = "new tests"
+// newTests is the cause of the tests the knowledge has no record of;
+// readers that of the tests reading what an affected test writes.
+const (
+	newTests = "new tests"
+	readers  = "readers"
+)
+
+// short names a test as SimpleClass#method.
+func short(id string) string {
+	t := testid.Parse(id)
+	return testid.Join(t.SimpleClass(), t.Member())
+}
+
+// shared returns a root (the first by name) that both sets hold; "" when none.
+func shared(x, y map[string]bool) string {
+	for _, k := range sortedKeys(x) {
+		if y[k] {
+			return k
+		}
+	}
+	return ""
+}
+
+// display shows a root in a reason: a static field as Class.field, any
+// other root as it is.
+func display(root string, u usage) string {
+	if u.other[root] || !strings.Contains(root, ".") {
+		return root
+	}
+	return shortRoot(root)
+}
 
 // pairs returns each affected test with every other test of the suite that
 // writes a root it reads or reads a root it writes, in both orders, in
@@ -300,6 +377,9 @@ func simple(class string) string {
 // shortRoot returns a static-field root as Class.field.
 func shortRoot(root string) string {
 	i := strings.LastIndexByte(root, '.')
+	if i < 0 {
+		return root
+	}
 	return simple(root[:i]) + root[i:]
 }
 

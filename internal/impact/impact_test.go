@@ -78,6 +78,22 @@ func TestOf(t *testing.T) {
 			pairs:   [][2]string{{"p.CacheTest#c", "p.PropTest#p"}, {"p.PropTest#p", "p.CacheTest#c"}},
 			because: []string{"Cache run by 1 test", "1 new test"},
 		},
+		{
+			name: "readers of what a changed test writes",
+			ch:   change.Change{TestClasses: []string{"p.FeeTest", "p.CacheTest"}},
+			k:    knowing(suite...),
+			tests: []Test{
+				{ID: "p.TransferTest#a", Reasons: []string{"reads FeeTable.RATES written by FeeTest#f"}, Via: []string{"p.FeeTest#f"}},
+				{ID: "p.FeeTest#f", Reasons: []string{"FeeTest changed"}},
+				{ID: "p.CacheTest#c", Reasons: []string{"CacheTest changed"}},
+				{ID: "p.PropTest#p", Reasons: []string{"reads p.Cache.mode written by CacheTest#c"}, Via: []string{"p.CacheTest#c"}},
+			},
+			pairs: [][2]string{
+				{"p.TransferTest#a", "p.FeeTest#f"}, {"p.FeeTest#f", "p.TransferTest#a"},
+				{"p.CacheTest#c", "p.PropTest#p"}, {"p.PropTest#p", "p.CacheTest#c"},
+			},
+			because: []string{"2 tests read state the affected tests write", "FeeTest changed", "CacheTest changed"},
+		},
 		{name: "documentation", ch: change.Change{Other: []string{"README.md"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

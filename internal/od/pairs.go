@@ -27,6 +27,26 @@ type Focus struct {
 	Pairs [][2]string
 	// Alone are the tests to run alone and twice in a row (the new ones).
 	Alone []string
+	// Via names, for a target judged only for its dependence on certain
+	// tests, those tests: it is reported only as their victim or brittle
+	// (one of them among its polluters or state-setters), never NOD or
+	// NIO.
+	Via map[string][]string
+}
+
+// reported tells whether a finding is one the Focus judges (without one,
+// every finding is).
+func (f *Focus) reported(fd *Finding) bool {
+	if f == nil || len(f.Via[fd.Test]) == 0 {
+		return true
+	}
+	via := toSet(f.Via[fd.Test])
+	for _, g := range slices.Concat(fd.Polluters, fd.Setters) {
+		if slices.ContainsFunc(g, func(t string) bool { return via[t] }) {
+			return true
+		}
+	}
+	return false
 }
 
 // pairOrders returns orders that together run every pair of s's tests in

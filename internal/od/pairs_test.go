@@ -97,12 +97,16 @@ func TestPairOrdersChainAndAreDeterministic(t *testing.T) {
 func TestAnalyzeFocusJudgesOnlyTargets(t *testing.T) {
 	f := newFakeSuite()
 	focus := &Focus{
-		// p.Retry#jitter, NOD, flips in the original runs: not a target, not reported.
-		Targets: []string{"p.Invoice#total", "q.Stable#one"},
+		// p.Retry#jitter, NOD, flips in the original runs: not a target,
+		// not reported. p.Receipt#total is judged only as a victim of
+		// p.Cache#clear, which it is not.
+		Targets: []string{"p.Invoice#total", "p.Receipt#total", "q.Stable#one"},
 		Pairs: [][2]string{
 			{"p.Promotion#sale", "p.Invoice#total"}, {"p.Invoice#total", "p.Promotion#sale"},
 			{"p.Cache#clear", "p.Invoice#total"}, {"p.Invoice#total", "p.Cache#clear"},
+			{"p.Promotion#sale", "p.Receipt#total"}, {"p.Cache#clear", "p.Receipt#total"},
 		},
+		Via: map[string][]string{"p.Receipt#total": {"p.Cache#clear"}},
 		Alone: []string{"p.Invoice#total"},
 	}
 	for _, seed := range []int64{1, 2} {
@@ -115,7 +119,7 @@ func TestAnalyzeFocusJudgesOnlyTargets(t *testing.T) {
 			t.Errorf("seed %d: findings %+v", seed, res.Findings)
 		}
 		cov := res.Coverage
-		if cov.Pairs != 4 || cov.PairsCovered != 4 || cov.Generators[GenPairs] == 0 || cov.TestsAlone == 0 {
+		if cov.Pairs != 6 || cov.PairsCovered != 6 || cov.Generators[GenPairs] == 0 || cov.TestsAlone == 0 {
 			t.Errorf("seed %d: coverage %+v", seed, cov)
 		}
 		t.Logf("seed %d: %d orders %v", seed, cov.Orders, cov.Generators)

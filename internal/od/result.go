@@ -116,7 +116,7 @@ func (a *analysis) result() *Result {
 		judged = a.targets
 	}
 	for _, t := range judged {
-		if a.cfg.Skip[t] {
+		if a.cfg.Skip[t] || (a.cfg.Focus != nil && len(a.cfg.Focus.Via[t]) > 0) {
 			continue
 		}
 		var flip *obs
@@ -141,7 +141,7 @@ func (a *analysis) result() *Result {
 	res := &Result{Coverage: a.cov, Runs: a.runs}
 	for _, t := range a.s.tests {
 		for _, kind := range []report.Kind{report.NOD, report.ODVictim, report.ODBrittle, report.NIO} {
-			if f := a.findings[t][kind]; f != nil {
+			if f := a.findings[t][kind]; f != nil && a.cfg.Focus.reported(f) {
 				f.Evidence = a.evidence(f)
 				f.DetectedAfter, f.DetectedIn = a.flipped[t].orders, a.flipped[t].elapsed
 				f.Polluters, f.Setters, f.Cleaners = sortedGroups(f.Polluters), sortedGroups(f.Setters), sortedGroups(f.Cleaners)

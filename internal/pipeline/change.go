@@ -57,5 +57,5 @@ func focus(ctx context.Context, m Module, c *ChangeOptions, log Log) (*impact.Im
 
 // odFocus is the od analysis's focus on what a change affects.
 func odFocus(im *impact.Impact) *od.Focus {
-	return &od.Focus{Targets: im.IDs(), Pairs: im.Pairs, Alone: im.New()}
+	return &od.Focus{Targets: im.IDs(), Pairs: im.Pairs, Alone: im.New(), Via: im.Via()}
 }
