@@ -106,7 +106,7 @@ func TestAnalyzeFocusJudgesOnlyTargets(t *testing.T) {
 			{"p.Cache#clear", "p.Invoice#total"}, {"p.Invoice#total", "p.Cache#clear"},
 			{"p.Promotion#sale", "p.Receipt#total"}, {"p.Cache#clear", "p.Receipt#total"},
 		},
-		Via: map[string][]string{"p.Receipt#total": {"p.Cache#clear"}},
+		Via:   map[string][]string{"p.Receipt#total": {"p.Cache#clear"}},
 		Alone: []string{"p.Invoice#total"},
 	}
 	for _, seed := range []int64{1, 2} {
