@@ -19,6 +19,7 @@ import (
 	"github.com/flakyhq/flaky/internal/buildinfo"
 	"github.com/flakyhq/flaky/internal/gate"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/publish"
 	"github.com/flakyhq/flaky/internal/report"
@@ -61,8 +62,12 @@ type Config struct {
 	// StrategyOrders or StrategyBoth (the default, also for "").
 	Strategy string
 	// Seed drives the order generators' random choices; 0 means a new one
-	// (the time) for each fork.
+	// (the time) for each fork, or with a Change, the change's (from its
+	// commit).
 	Seed int64
+	// Change, when set, judges only the tests a change can affect (see
+	// pipeline.ChangeOptions); nil judges every test.
+	Change *pipeline.ChangeOptions
 	// Confirmations is how many runs of an order must agree before a
 	// finding is reported; 0 means od.DefaultConfirmations.
 	Confirmations int
@@ -268,12 +273,16 @@ func notef(cfg Config) func(string) {
 }
 
 // clearer returns the gate's judge of accepted tests that were not found
-// flaky: the run vouches for one only when it ran and every analysis that
-// finds its kind ran to completion without leaving it unconfirmed.
+// flaky: the run vouches for one only when it ran, a change's analysis
+// judged it, and every analysis that finds its kind ran to completion
+// without leaving it unconfirmed.
 func clearer(cfg Config, rep *report.Report, ran func(string) bool) func(gate.Accepted) string {
 	return func(a gate.Accepted) string {
 		if !ran(a.Test) {
 			return "it did not run"
+		}
+		if ch := rep.Stats.Change; ch != nil && !slices.ContainsFunc(ch.Affected, func(t report.AffectedTest) bool { return t.Test == a.Test }) {
+			return "the change since " + ch.Ref + " cannot affect it"
 		}
 		switch a.Kind {
 		case report.ODVictim, report.ODBrittle, report.NIO:

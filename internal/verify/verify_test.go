@@ -75,11 +75,13 @@ func TestClassify(t *testing.T) {
 
 // TestClearerNeverCallsACutAnalysisClean checks that an accepted test is
 // called possibly fixed only when the analyses that find its kind ran to
-// completion and did not leave it unconfirmed.
+// completion and did not leave it unconfirmed, and a change's analysis
+// judged it.
 func TestClearerNeverCallsACutAnalysisClean(t *testing.T) {
 	complete := &report.Coverage{BudgetMs: 60000}
 	cut := &report.Coverage{BudgetMs: 120000, BudgetExhausted: true, Unconfirmed: []string{"p.A#u"}}
 	ran := func(test string) bool { return test != "p.A#gone" }
+	changed := &report.ChangeStats{Ref: "main", Affected: []report.AffectedTest{{Test: "p.A#v"}}}
 	tests := []struct {
 		name   string
 		budget time.Duration
@@ -95,6 +97,8 @@ func TestClearerNeverCallsACutAnalysisClean(t *testing.T) {
 		{"nod needs only the reruns", 0, report.Stats{Coverage: cut}, gate.Accepted{Test: "p.A#v", Kind: report.NOD}, ""},
 		{"api without chaos", 0, report.Stats{Coverage: complete}, gate.Accepted{Test: "p.A#v", Kind: report.API}, "did not run"},
 		{"api cut", 0, report.Stats{Chaos: &report.ChaosStats{BudgetMs: 1000, BudgetExhausted: true}}, gate.Accepted{Test: "p.A#v", Kind: report.API}, "cut by its budget"},
+		{"a change's analysis judged it", 0, report.Stats{Coverage: complete, Change: changed}, gate.Accepted{Test: "p.A#v", Kind: report.ODVictim}, ""},
+		{"a change cannot affect it", 0, report.Stats{Coverage: complete, Change: changed}, gate.Accepted{Test: "p.B#w", Kind: report.ODVictim}, "the change since main cannot affect it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,26 @@
+package pipeline
+
+import (
+	"context"
+	"testing"
+
+	"github.com/flakyhq/flaky/internal/change"
+)
+
+// TestInertChangeStartsNothing checks that a change touching only
+// documentation is reported as nothing to analyse without a launcher.
+func TestInertChangeStartsNothing(t *testing.T) {
+	c := &ChangeOptions{Change: &change.Change{Ref: "main", Base: "b", Head: "h", Files: []string{"README.md"}, Other: []string{"README.md"}}}
+	res, err := Run(context.Background(), Module{Name: "m", Tests: []string{"p.T#a"}}, Options{Detect: &DetectOptions{Change: c, RequireOrders: true}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.Report.Stats.Change
+	if st == nil || st.Summary != "nothing to analyse: only documentation changed" || st.Files != 1 || st.Base != "b" || len(st.Affected) != 0 || res.OD != nil {
+		t.Errorf("change stats %+v, od %v", st, res.OD)
+	}
+	c.Change.Classes = []string{"p.Cache"}
+	if _, err := Run(context.Background(), Module{Name: "m"}, Options{Detect: &DetectOptions{Change: c}}, nil); err == nil {
+		t.Error("a change to code was analysed without a launcher")
+	}
+}
