@@ -59,6 +59,9 @@ type evolveScenario struct {
 	Fixed []string `json:"fixed,omitempty"`
 	// NothingAnalysed says the change needs no analysis at all.
 	NothingAnalysed bool `json:"nothingAnalysed,omitempty"`
+	// Skipped says the project has no honest realisation of this kind of
+	// change; What says why.
+	Skipped bool `json:"skipped,omitempty"`
 }
 
 // evolveFigures is what the evolution benchmark measured on one project.
@@ -76,9 +79,11 @@ type evolveFigures struct {
 // evolveResult is change mode on one scripted change.
 type evolveResult struct {
 	name, what  string
+	skipped     bool
 	expected    int      // findings expected
 	missed      []string // expected findings not reported (test kind [polluters])
-	extra       []string // reported findings not expected
+	extra       []string // reported findings neither expected nor known
+	known       int      // reported findings the base's full analysis reported as they are
 	orders      int
 	wall        time.Duration // flaky detect --since HEAD~1
 	nothing     bool          // reported nothing to analyse
@@ -121,7 +126,7 @@ func writeEvolve(all []evolveFigures, full bool) {
 	fmt.Printf("\nchange mode (flaky detect --since HEAD~1 --knowledge K) on scripted changes, against plain mvn -q test\n")
 	fmt.Printf("%-14s %-22s %5s %6s %6s %7s %10s %10s %5s %10s\n", "project", "change", "want", "found", "extra", "orders", "wall", "mvn test", "bar", "full")
 	evolveMD.WriteString("Change mode (`flaky detect --since HEAD~1 --knowledge K`, defaults otherwise) on scripted changes (`testdata/evolve/`, `internal/bench/evolve/`), each committed on the project's base after a full `flaky detect --seed 1 --knowledge K --no-state --no-invariants` made the knowledge; the module is built before each analysis, as a CI's build does before the analysis. *Added* is change mode's whole wall time, all of it on top of the test run; the bar is the plain `mvn -q test` time (after a warm-up build) plus 30 s:\n\n")
-	evolveMD.WriteString("| project (tests, `mvn -q test`, full analysis) | change | expected findings | found them all | nothing else | orders | change mode (added) | within the bar |")
+	evolveMD.WriteString("| project (tests, `mvn -q test`, full analysis) | change | expected findings | found them all | nothing else | affected tests, orders | change mode (added) | within the bar |")
 	if full {
 		evolveMD.WriteString(" full analysis of the commit |\n|---|---|---|---|---|---|---|---|---|\n")
 	} else {
@@ -130,6 +135,18 @@ func writeEvolve(all []evolveFigures, full bool) {
 	for _, f := range all {
 		project := fmt.Sprintf("%s (%d tests, %s, %s in %d orders)", f.name, f.tests, secs(f.plain), secs(f.full), f.fullOrders)
 		for i, r := range f.scenarios {
+			if i > 0 {
+				project = ""
+			}
+			if r.skipped {
+				fmt.Printf("%-14s %-22s skipped: %s\n", f.name, r.name, r.what)
+				fmt.Fprintf(&evolveMD, "| %s | %s: %s | | | | | | |", project, r.name, r.what)
+				if full {
+					evolveMD.WriteString(" |")
+				}
+				evolveMD.WriteString("\n")
+				continue
+			}
 			bar := r.wall <= f.plain+30*time.Second
 			fullCol := "-"
 			if r.full > 0 {
@@ -147,9 +164,6 @@ func writeEvolve(all []evolveFigures, full bool) {
 			for _, e := range r.extra {
 				fmt.Println("  extra: " + e)
 			}
-			if i > 0 {
-				project = ""
-			}
 			expected := fmt.Sprint(r.expected)
 			switch {
 			case r.wantNothing:
@@ -161,10 +175,13 @@ func writeEvolve(all []evolveFigures, full bool) {
 				expected = fmt.Sprintf("none; %d fixed (%d reported possibly fixed)", len(r.wantFixed), len(r.fixed))
 			}
 			nothingElse := "yes"
+			if r.known > 0 {
+				nothingElse = fmt.Sprintf("yes (and %d known findings of the base, as they were)", r.known)
+			}
 			if len(r.extra) > 0 {
 				nothingElse = fmt.Sprintf("no: %s", strings.Join(r.extra, "; "))
 			}
-			fmt.Fprintf(&evolveMD, "| %s | %s: %s | %s | %s | %s | %d | %s | %s |", project, r.name, r.what, expected, yesNo(len(r.missed) == 0), nothingElse, r.orders, secs(r.wall), yesNo(bar))
+			fmt.Fprintf(&evolveMD, "| %s | %s: %s | %s | %s | %s | %d, %d | %s | %s |", project, r.name, r.what, expected, yesNo(len(r.missed) == 0), nothingElse, r.affected, r.orders, secs(r.wall), yesNo(bar))
 			if full {
 				fmt.Fprintf(&evolveMD, " %s |", fullCol)
 			}
@@ -227,6 +244,10 @@ func benchEvolve(planDir, realworld, exe string, full bool) (evolveFigures, erro
 		return f, fmt.Errorf("full analysis: %w", err)
 	}
 	f.full, f.tests, f.fullFindings = d, rep.Stats.Tests, len(rep.Findings)
+	known := map[string]bool{}
+	for _, g := range rep.Findings {
+		known[findingKey(g.Test, g.Kind, g.Polluters)] = true
+	}
 	if rep.Stats.Coverage != nil {
 		f.fullOrders = rep.Stats.Coverage.Orders
 	}
@@ -234,7 +255,12 @@ func benchEvolve(planDir, realworld, exe string, full bool) (evolveFigures, erro
 		f.plain.Round(100*time.Millisecond), f.full.Round(100*time.Millisecond), f.fullOrders, f.fullFindings)
 
 	for _, s := range plan.Scenarios {
-		r, detail, err := evolveScenarioRun(exe, planDir, dir, module, base, s, full)
+		if s.Skipped {
+			f.scenarios = append(f.scenarios, evolveResult{name: s.Name, what: s.What, skipped: true})
+			f.scenarioDetails = append(f.scenarioDetails, "not realised")
+			continue
+		}
+		r, detail, err := evolveScenarioRun(exe, planDir, dir, module, base, known, s, full)
 		if err != nil {
 			return f, fmt.Errorf("%s: %w", s.Name, err)
 		}
@@ -288,8 +314,9 @@ func evolveProject(plan evolvePlan, planDir, realworld, dir string) error {
 
 // evolveScenarioRun commits the scripted change s on the base, builds the
 // module, and analyses the change with change mode (and in full when
-// asked), each from a copy of the base's knowledge.
-func evolveScenarioRun(exe, planDir, dir, module, base string, s evolveScenario, full bool) (evolveResult, string, error) {
+// asked), each from a copy of the base's knowledge. known are the base's
+// findings (findingKey): reported again as they were, they are not new.
+func evolveScenarioRun(exe, planDir, dir, module, base string, known map[string]bool, s evolveScenario, full bool) (evolveResult, string, error) {
 	r := evolveResult{name: s.Name, what: s.What, expected: len(s.Findings), wantNothing: s.NothingAnalysed, wantFixed: s.Fixed}
 	if err := git(dir, "checkout", "-q", "-B", s.Name, "main"); err != nil {
 		return r, "", err
@@ -348,7 +375,14 @@ func evolveScenarioRun(exe, planDir, dir, module, base string, s evolveScenario,
 	for _, g := range rep.Findings {
 		got[findingKey(g.Test, g.Kind, g.Polluters)] = true
 	}
-	r.missed, r.extra = difference(want, got), difference(got, want)
+	r.missed = difference(want, got)
+	for _, k := range difference(got, want) {
+		if known[k] {
+			r.known++
+		} else {
+			r.extra = append(r.extra, k)
+		}
+	}
 	if rep.Gate != nil {
 		for _, t := range s.Fixed {
 			if slices.Contains(rep.Gate.PossiblyFixed, t) {
