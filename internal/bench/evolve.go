@@ -204,13 +204,9 @@ func yesNo(b bool) string {
 // scripted change with change mode.
 func benchEvolve(planDir, realworld, exe string, full bool) (evolveFigures, error) {
 	var f evolveFigures
-	data, err := os.ReadFile(filepath.Join(planDir, "scenarios.json"))
+	plan, err := readPlan(planDir)
 	if err != nil {
 		return f, err
-	}
-	var plan evolvePlan
-	if err := json.Unmarshal(data, &plan); err != nil {
-		return f, fmt.Errorf("scenarios.json: %w", err)
 	}
 	f.name = filepath.Base(planDir)
 	dir, err := os.MkdirTemp("", "flaky-bench-evolve-")
@@ -271,9 +267,22 @@ func benchEvolve(planDir, realworld, exe string, full bool) (evolveFigures, erro
 	return f, nil
 }
 
+// readPlan reads the scenarios.json of planDir.
+func readPlan(planDir string) (*evolvePlan, error) {
+	data, err := os.ReadFile(filepath.Join(planDir, "scenarios.json"))
+	if err != nil {
+		return nil, err
+	}
+	var plan evolvePlan
+	if err := json.Unmarshal(data, &plan); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(planDir, "scenarios.json"), err)
+	}
+	return &plan, nil
+}
+
 // evolveProject puts the plan's project into dir, applies its base patch
 // and commits it as the branch main.
-func evolveProject(plan evolvePlan, planDir, realworld, dir string) error {
+func evolveProject(plan *evolvePlan, planDir, realworld, dir string) error {
 	switch {
 	case plan.Fixture != "":
 		if err := copy.Copy(filepath.Join("testdata", plan.Fixture), dir); err != nil {
