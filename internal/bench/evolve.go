@@ -175,8 +175,11 @@ func writeEvolve(all []evolveFigures, full bool) {
 				expected = fmt.Sprintf("none; %d fixed (%d reported possibly fixed)", len(r.wantFixed), len(r.fixed))
 			}
 			nothingElse := "yes"
-			if r.known > 0 {
-				nothingElse = fmt.Sprintf("yes (and %d known findings of the base, as they were)", r.known)
+			switch {
+			case r.known == 1:
+				nothingElse = "yes (and 1 finding the base already had, as it was)"
+			case r.known > 1:
+				nothingElse = fmt.Sprintf("yes (and %d findings the base already had, as they were)", r.known)
 			}
 			if len(r.extra) > 0 {
 				nothingElse = fmt.Sprintf("no: %s", strings.Join(r.extra, "; "))
