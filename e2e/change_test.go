@@ -32,10 +32,12 @@ type scenario struct {
 // analyses scripted changes (testdata/evolve/junit4) with `flaky detect
 // --since main`: a change to the README only is "nothing to analyse"
 // without building the module or starting a JVM; a behaviour-preserving
-// refactor of a test class gives no finding; a new test that reads the
-// state an existing test leaves behind is found, exactly it, with that
-// polluter (the fixture's own flaky tests are not judged), and the same
-// commit analysed twice gives the same findings, seed and exit status.
+// refactor of a test class gives no finding; a new test that leaves state
+// behind that an existing test reads makes that test its victim, found
+// as such; a new test that reads the state an existing test leaves behind
+// is found, exactly it, with that polluter (the fixture's own flaky tests
+// are not judged), and the same commit analysed twice gives the same
+// findings, seed and exit status.
 func TestChangeMode(t *testing.T) {
 	needsTools(t)
 	evolve := filepath.Join(repoRoot(t), "testdata", "evolve", "junit4")
@@ -153,10 +155,14 @@ func TestChangeMode(t *testing.T) {
 		}
 	}
 
+	// (b) A new polluter of an existing test: the test reading what it
+	// writes is judged for that dependence only.
+	detect(commit("b-new-polluter"))
+
 	// (a) A new victim of an existing polluter, found the same way twice.
 	s := commit("a-new-victim")
 	first, out, code := detect(s)
-	if !strings.Contains(out, "because: BasketTest changed") {
+	if !strings.Contains(out, "affected tests of 25") || !strings.Contains(out, "because: BasketTest changed") {
 		t.Errorf("the console does not say what was analysed")
 	}
 	second, _, again := detect(s)
