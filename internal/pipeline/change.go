@@ -42,6 +42,21 @@ func changeStats(c *change.Change, im *impact.Impact, summary string) *report.Ch
 	return st
 }
 
+// addChange adds the account of another fork's analysis of the change
+// (verify) to c: its affected tests and pairs; the summary is the one of
+// the fork that analysed the most.
+func addChange(c, o *report.ChangeStats) *report.ChangeStats {
+	if c == nil {
+		return o
+	}
+	if len(o.Affected) > len(c.Affected) {
+		c.Summary, c.Because = o.Summary, o.Because
+	}
+	c.Affected = append(c.Affected, o.Affected...)
+	c.Pairs += o.Pairs
+	return c
+}
+
 // focus runs the module's tests once in their original order with the
 // agent recording each test's classes and shared state, and returns what
 // the change can affect: the tests to judge and the pairs to run.

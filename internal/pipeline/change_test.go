@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/flakyhq/flaky/internal/change"
+	"github.com/flakyhq/flaky/internal/report"
 )
 
 // TestInertChangeStartsNothing checks that a change touching only
@@ -22,5 +23,14 @@ func TestInertChangeStartsNothing(t *testing.T) {
 	c.Change.Classes = []string{"p.Cache"}
 	if _, err := Run(context.Background(), Module{Name: "m"}, Options{Detect: &DetectOptions{Change: c}}, nil); err == nil {
 		t.Error("a change to code was analysed without a launcher")
+	}
+}
+
+func TestAddChange(t *testing.T) {
+	one := &report.ChangeStats{Ref: "main", Affected: []report.AffectedTest{{Test: "p.A#a"}}, Pairs: 2, Summary: "1 affected test"}
+	two := &report.ChangeStats{Ref: "main", Affected: []report.AffectedTest{{Test: "p.B#b"}, {Test: "p.B#c"}}, Pairs: 3, Summary: "2 affected tests"}
+	got := addChange(addChange(nil, one), two)
+	if len(got.Affected) != 3 || got.Pairs != 5 || got.Summary != "2 affected tests" {
+		t.Errorf("forks added up to %+v", got)
 	}
 }

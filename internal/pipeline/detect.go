@@ -31,7 +31,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	if d.Change != nil {
 		if why := d.Change.Inert(); why != "" {
 			log.logf(StageOrders)("change since %s: %s", d.Change.Change.Ref, why)
-			res.Report.Stats.Change = changeStats(d.Change.Change, nil, why)
+			res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(d.Change.Change, nil, why))
 			return nil
 		}
 		if d.Shard.N > 0 || len(d.Partials) > 0 {
@@ -75,10 +75,10 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 			return err
 		}
 		if len(im.Tests) == 0 {
-			res.Report.Stats.Change = changeStats(d.Change.Change, im, "nothing to analyse: no test runs the changed code")
+			res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(d.Change.Change, im, "nothing to analyse: no test runs the changed code"))
 			return nil
 		}
-		res.Report.Stats.Change = changeStats(d.Change.Change, im, im.Summary())
+		res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(d.Change.Change, im, im.Summary()))
 		cfg.Focus = odFocus(im)
 	}
 	// Data dependencies are a whole run's: a shard runs only its share of
