@@ -3,10 +3,12 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/flakyhq/flaky/internal/change"
 	"github.com/flakyhq/flaky/internal/dataflow"
 	"github.com/flakyhq/flaky/internal/impact"
+	"github.com/flakyhq/flaky/internal/knowledge"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
@@ -17,7 +19,8 @@ type ChangeOptions struct {
 	// Change is what changed since the base (change.Since).
 	Change *change.Change
 	// Knowledge is what earlier full analyses knew of the tests; nil
-	// knows nothing (every affected test is then new).
+	// takes it from the module's knowledge store (Options.Knowledge), if
+	// any, else knows nothing (every affected test is then new).
 	Knowledge *impact.Knowledge
 }
 
@@ -28,6 +31,33 @@ func (c *ChangeOptions) Inert() string {
 		return "nothing to analyse: only documentation changed"
 	}
 	return ""
+}
+
+// changeKnowledge returns what the module's knowledge store in dir knows
+// for a change's analysis; nil (and a line of the log saying why) when
+// there is no usable store.
+func changeKnowledge(dir string, log Log) *impact.Knowledge {
+	logf := log.logf(StageKnowledge)
+	st, note, err := knowledge.Load(dir)
+	if st == nil {
+		if err != nil {
+			logf("%s (%v)", note, err)
+		}
+		logf("%s", strings.Replace(note.Text, ": full analysis", ": every affected test counts as new", 1))
+		return nil
+	}
+	k := &impact.Knowledge{Tests: map[string]impact.Record{}}
+	for id, t := range st.Tests {
+		r := impact.Record{Classes: t.Classes}
+		for _, root := range t.Reads {
+			r.Reads = append(r.Reads, root.Root)
+		}
+		for _, root := range t.Writes {
+			r.Writes = append(r.Writes, root.Root)
+		}
+		k.Tests[id] = r
+	}
+	return k
 }
 
 // changeStats returns the report's account of a change's analysis.

@@ -2,9 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/flakyhq/flaky/internal/change"
+	"github.com/flakyhq/flaky/internal/impact"
+	"github.com/flakyhq/flaky/internal/knowledge"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -32,5 +36,24 @@ func TestAddChange(t *testing.T) {
 	got := addChange(addChange(nil, one), two)
 	if len(got.Affected) != 3 || got.Pairs != 5 || got.Summary != "2 affected tests" {
 		t.Errorf("forks added up to %+v", got)
+	}
+}
+
+func TestChangeKnowledge(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	log := func(_ Stage, line string) { lines = append(lines, line) }
+	if k := changeKnowledge(dir, log); k != nil || len(lines) != 1 || !strings.Contains(lines[0], "every affected test counts as new") {
+		t.Errorf("no store: %v, log %q", k, lines)
+	}
+	st := &knowledge.Store{Format: knowledge.Format, Tests: map[string]*knowledge.Test{
+		"p.A#a": {Traced: true, Reads: []knowledge.Root{{Root: "p.S.x", Kind: "static-field"}}, Writes: []knowledge.Root{{Root: "mode", Kind: "system-property"}}, Classes: []string{"p.S"}},
+	}}
+	if err := st.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	k := changeKnowledge(dir, log)
+	if want := (impact.Record{Classes: []string{"p.S"}, Reads: []string{"p.S.x"}, Writes: []string{"mode"}}); k == nil || !reflect.DeepEqual(k.Tests["p.A#a"], want) {
+		t.Errorf("knowledge %+v, want p.A#a: %+v", k, want)
 	}
 }

@@ -70,6 +70,9 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 		cfg.Seed, cfg.Rounds, cfg.Recorded = d.Partials[0].Seed, d.Partials[0].Rounds, od.MergeRuns(d.Partials)
 	}
 	if d.Change != nil {
+		if d.Change.Knowledge == nil && opts.Knowledge != "" {
+			d.Change.Knowledge = changeKnowledge(opts.Knowledge, log)
+		}
 		im, err := focus(ctx, m, d.Change, log)
 		if err != nil {
 			return err
