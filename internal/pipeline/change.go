@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/flakyhq/flaky/internal/change"
@@ -58,6 +59,27 @@ func changeKnowledge(dir string, log Log) *impact.Knowledge {
 		k.Tests[id] = r
 	}
 	return k
+}
+
+// everything says why a change makes every test affected.
+func everything(c *change.Change) string {
+	files := slices.Concat(c.Build, c.Resources)
+	const most = 3
+	if len(files) > most {
+		files = append(files[:most:most], fmt.Sprintf("%d more", len(files)-most))
+	}
+	return "every test is analysed: " + strings.Join(files, ", ") + " changed"
+}
+
+// everyTest returns the report's account of a change that affects every
+// test of tests.
+func everyTest(c *change.Change, tests []string, why string) *report.ChangeStats {
+	st := changeStats(c, nil, why)
+	reason := []string{strings.TrimPrefix(why, "every test is analysed: ")}
+	for _, t := range tests {
+		st.Affected = append(st.Affected, report.AffectedTest{Test: t, Reasons: reason})
+	}
+	return st
 }
 
 // changeStats returns the report's account of a change's analysis.

@@ -57,3 +57,15 @@ func TestChangeKnowledge(t *testing.T) {
 		t.Errorf("knowledge %+v, want p.A#a: %+v", k, want)
 	}
 }
+
+func TestEveryTest(t *testing.T) {
+	c := &change.Change{Ref: "main", Build: []string{"pom.xml"}, Resources: []string{"a.txt", "b.txt", "c.txt"}}
+	why := everything(c)
+	if want := "every test is analysed: pom.xml, a.txt, b.txt, 1 more changed"; why != want {
+		t.Errorf("why %q, want %q", why, want)
+	}
+	st := everyTest(c, []string{"p.A#a", "p.B#b"}, why)
+	if len(st.Affected) != 2 || st.Affected[1].Test != "p.B#b" || st.Affected[1].Reasons[0] != "pom.xml, a.txt, b.txt, 1 more changed" || st.Summary != why {
+		t.Errorf("stats %+v", st)
+	}
+}
