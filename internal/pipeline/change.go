@@ -26,9 +26,13 @@ type ChangeOptions struct {
 }
 
 // Inert says why the change needs no analysis at all ("" when it needs
-// one): it touches only documentation and files outside the module's code.
+// one): nothing changed, or only documentation and files outside the
+// module's code.
 func (c *ChangeOptions) Inert() string {
-	if c.Change.Inert() {
+	switch {
+	case len(c.Change.Files) == 0:
+		return "nothing to analyse: nothing changed"
+	case c.Change.Inert():
 		return "nothing to analyse: only documentation changed"
 	}
 	return ""

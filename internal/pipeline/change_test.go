@@ -24,6 +24,10 @@ func TestInertChangeStartsNothing(t *testing.T) {
 	if st == nil || st.Summary != "nothing to analyse: only documentation changed" || st.Files != 1 || st.Base != "b" || len(st.Affected) != 0 || res.OD != nil {
 		t.Errorf("change stats %+v, od %v", st, res.OD)
 	}
+	none := &ChangeOptions{Change: &change.Change{Ref: "main"}}
+	if why := none.Inert(); why != "nothing to analyse: nothing changed" {
+		t.Errorf("no change: %q", why)
+	}
 	c.Change.Classes = []string{"p.Cache"}
 	if _, err := Run(context.Background(), Module{Name: "m"}, Options{Detect: &DetectOptions{Change: c}}, nil); err == nil {
 		t.Error("a change to code was analysed without a launcher")
