@@ -62,8 +62,8 @@ func detectCommand() *cli.Command {
 			strategyFlag,
 			graphFlag,
 			reverseFlag,
-			knowledgeFlag,
 			sinceFlag,
+			knowledgeFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -88,8 +88,8 @@ func detectCommand() *cli.Command {
 				Strategy:      c.String(strategyFlag.Name),
 				Graph:         c.String(graphFlag.Name),
 				Reverse:       c.Bool(reverseFlag.Name),
-				Knowledge:     c.String(knowledgeFlag.Name),
 				Since:         c.String(sinceFlag.Name),
+				Knowledge:     c.String(knowledgeFlag.Name),
 			})
 		},
 	}
@@ -115,8 +115,8 @@ type detectOptions struct {
 	Strategy      string
 	Graph         string
 	Reverse       bool
-	Knowledge     string // the knowledge folder; "": the default
 	Since         string // --since: the base of the change to analyse; "" for all tests
+	Knowledge     string // the knowledge folder; "": the default
 }
 
 // analysedModule names the module a detection analyses and how its

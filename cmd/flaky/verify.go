@@ -53,7 +53,8 @@ func verifyCommand() *cli.Command {
 				Gate: c.String("gate"), Reruns: c.String("reruns"), Rounds: c.String("rounds"), Budget: c.String("budget"),
 				TestTimeout: c.Duration("test-timeout"), Chaos: c.String("chaos"), Seed: c.String("seed"), Confirmations: c.Int("confirmations"),
 				NoState: c.Bool(noStateFlag.Name), NoInvariants: c.Bool(noInvariantsFlag.Name), Reverse: c.Bool(reverseFlag.Name),
-				Strategy: c.String("strategy"), Repair: c.String("repair"), Knowledge: c.String(knowledgeFlag.Name), Since: c.String("since")}
+				Strategy: c.String("strategy"), Repair: c.String("repair"), Since: c.String("since"),
+				Knowledge: c.String(knowledgeFlag.Name)}
 			if c.IsSet("java") {
 				o.JavaSet = true
 			}
@@ -85,8 +86,8 @@ type verifyOptions struct {
 	Reverse       bool
 	Strategy      string
 	Repair        string
-	Knowledge     string
 	Since         string
+	Knowledge     string
 }
 
 // runVerify turns o into a verify.Config, verifies the module and writes

@@ -211,7 +211,13 @@ func Of(ch *change.Change, suite []string, trace []agent.Dataflow, k *Knowledge)
 		index[id] = i
 	}
 	slices.SortStableFunc(im.Tests, func(x, y Test) int { return index[x.ID] - index[y.ID] })
-	sort.SliceStable(order, func(i, j int) bool { return causes[order[i]] > causes[order[j]] })
+	// The direct causes first, most tests first; then the readers.
+	sort.SliceStable(order, func(i, j int) bool {
+		if (order[i] == readers) != (order[j] == readers) {
+			return order[j] == readers
+		}
+		return causes[order[i]] > causes[order[j]]
+	})
 	for _, c := range order {
 		switch {
 		case c == newTests:

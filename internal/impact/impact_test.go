@@ -92,7 +92,7 @@ func TestOf(t *testing.T) {
 				{"p.TransferTest#a", "p.FeeTest#f"}, {"p.FeeTest#f", "p.TransferTest#a"},
 				{"p.CacheTest#c", "p.PropTest#p"}, {"p.PropTest#p", "p.CacheTest#c"},
 			},
-			because: []string{"2 tests read state the affected tests write", "FeeTest changed", "CacheTest changed"},
+			because: []string{"FeeTest changed", "CacheTest changed", "2 tests read state the affected tests write"},
 		},
 		{name: "documentation", ch: change.Change{Other: []string{"README.md"}}},
 	} {

@@ -61,14 +61,16 @@ func pairOrders(s *suite, pairs [][2]string, seed int64) []plannedOrder {
 	for _, t := range s.tests {
 		in[t] = true
 	}
-	out, into := map[string][]string{}, map[string]int{}
+	// out and into count each test's uncovered pairs from and to it.
+	next, out, into := map[string][]string{}, map[string]int{}, map[string]int{}
 	uncovered := map[[2]string]bool{}
 	for _, p := range pairs {
 		if p[0] == p[1] || !in[p[0]] || !in[p[1]] || uncovered[p] {
 			continue
 		}
 		uncovered[p] = true
-		out[p[0]] = append(out[p[0]], p[1])
+		next[p[0]] = append(next[p[0]], p[1])
+		out[p[0]]++
 		into[p[1]]++
 	}
 	// rank breaks ties: a seeded permutation of the suite.
@@ -77,26 +79,19 @@ func pairOrders(s *suite, pairs [][2]string, seed int64) []plannedOrder {
 	for i, j := range r.Perm(len(s.tests)) {
 		rank[s.tests[j]] = i
 	}
-	outdegree := func(t string) int {
-		n := 0
-		for _, v := range out[t] {
-			if uncovered[[2]string{t, v}] {
-				n++
-			}
-		}
-		return n
-	}
 	var orders []plannedOrder
 	total := len(uncovered)
 	for len(uncovered) > 0 {
 		b := &builder{s: s, used: map[string]bool{}, classes: map[string]bool{}}
 		covered := 0
+		starts := slices.DeleteFunc(slices.Clone(s.tests), func(t string) bool { return out[t] == 0 })
 		for {
 			// A path starts at a test with an uncovered pair to a test that
 			// can follow it.
 			start := ""
-			for _, t := range s.tests {
-				if !b.fits(t) || !slices.ContainsFunc(out[t], func(v string) bool { return uncovered[[2]string{t, v}] && b.fitsAfter(t, v) }) {
+			starts = slices.DeleteFunc(starts, func(t string) bool { return out[t] == 0 || b.used[t] })
+			for _, t := range starts {
+				if !b.fits(t) || !slices.ContainsFunc(next[t], func(v string) bool { return uncovered[[2]string{t, v}] && b.fitsAfter(t, v) }) {
 					continue
 				}
 				if start == "" || into[t] < into[start] || (into[t] == into[start] && rank[t] < rank[start]) {
@@ -107,17 +102,17 @@ func pairOrders(s *suite, pairs [][2]string, seed int64) []plannedOrder {
 				break
 			}
 			for u := start; u != ""; {
-				covered += b.add(u, uncovered, into)
-				next := ""
-				for _, v := range out[u] {
+				covered += b.add(u, uncovered, out, into)
+				after := ""
+				for _, v := range next[u] {
 					if !uncovered[[2]string{u, v}] || !b.fits(v) {
 						continue
 					}
-					if next == "" || outdegree(v) > outdegree(next) || (outdegree(v) == outdegree(next) && rank[v] < rank[next]) {
-						next = v
+					if after == "" || out[v] > out[after] || (out[v] == out[after] && rank[v] < rank[after]) {
+						after = v
 					}
 				}
-				u = next
+				u = after
 			}
 		}
 		if covered == 0 {
@@ -162,14 +157,15 @@ func (b *builder) fitsAfter(t, v string) bool {
 	return !b.s.fixtures[c] || !b.classes[c] || testid.ClassOf(t) == c
 }
 
-// add appends t and marks the pair it closes covered; it returns how many
-// pairs it covered (0 or 1).
-func (b *builder) add(t string, uncovered map[[2]string]bool, into map[string]int) int {
+// add appends t and marks the pair it closes covered (counting it off
+// out and into); it returns how many pairs it covered (0 or 1).
+func (b *builder) add(t string, uncovered map[[2]string]bool, out, into map[string]int) int {
 	n := 0
 	if len(b.order) > 0 {
 		p := [2]string{b.order[len(b.order)-1], t}
 		if uncovered[p] {
 			delete(uncovered, p)
+			out[p[0]]--
 			into[t]--
 			n = 1
 		}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/flakyhq/flaky/internal/report"
 )
@@ -124,4 +125,31 @@ func TestAnalyzeFocusJudgesOnlyTargets(t *testing.T) {
 		}
 		t.Logf("seed %d: %d orders %v", seed, cov.Orders, cov.Generators)
 	}
+}
+
+// TestPairOrdersScale covers many pairs of a large suite quickly: every
+// test of 1000 paired with 100 others.
+func TestPairOrdersScale(t *testing.T) {
+	var tests []string
+	for c := range 100 {
+		for m := range 10 {
+			tests = append(tests, fmt.Sprintf("p.C%d#m%d", c, m))
+		}
+	}
+	s := newSuite(tests, map[string]bool{"p.C1": true, "p.C7": true})
+	pairs := randomPairs(tests, 20000, 3)
+	start := time.Now()
+	orders := pairOrders(s, pairs, 1)
+	adjacent := map[[2]string]bool{}
+	for _, o := range orders {
+		for i := 1; i < len(o.tests); i++ {
+			adjacent[[2]string{o.tests[i-1], o.tests[i]}] = true
+		}
+	}
+	for _, p := range pairs {
+		if !adjacent[p] {
+			t.Fatalf("%v never adjacent", p)
+		}
+	}
+	t.Logf("%d pairs of %d tests in %d orders, %s", len(pairs), len(tests), len(orders), time.Since(start).Round(time.Millisecond))
 }

@@ -223,6 +223,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	res.Report.Stats.Tests = len(testOrder)
+	// Surefire's XML keeps every test that flaked as flaky, judged or not.
+	flaked := slices.Clone(res.Report.Findings)
+	if dropped := unaffected(res.Report); len(dropped) > 0 {
+		fmt.Fprintf(cfg.Out, "[flaky] module %s: not judged, the change cannot affect them: %s\n", cfg.Name, strings.Join(dropped, ", "))
+	}
 	res.Report.Sort()
 	if err := proposeRepairs(ctx, cfg, records[0], res); err != nil {
 		return nil, err
@@ -239,11 +244,31 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := surefire.WriteFlakyReports(filepath.Join(flakyDir, "surefire"), findingCases(cases, res.Report.Findings)); err != nil {
+	if err := surefire.WriteFlakyReports(filepath.Join(flakyDir, "surefire"), findingCases(cases, flaked)); err != nil {
 		return nil, err
 	}
 	printSummary(cfg, res)
 	return res, nil
+}
+
+// unaffected takes out of a change's report the findings about tests the
+// change cannot affect (the reruns' NOD findings: the analysis judges only
+// affected tests) and returns those tests: the verdict on a change rests
+// on what it can affect only.
+func unaffected(rep *report.Report) []string {
+	ch := rep.Stats.Change
+	if ch == nil {
+		return nil
+	}
+	var dropped []string
+	rep.Findings = slices.DeleteFunc(rep.Findings, func(f report.Finding) bool {
+		if slices.ContainsFunc(ch.Affected, func(a report.AffectedTest) bool { return a.Test == f.Test }) {
+			return false
+		}
+		dropped = append(dropped, f.Test)
+		return true
+	})
+	return dropped
 }
 
 // launcherOptions are the options of the launchers of the fork rec:

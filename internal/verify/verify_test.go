@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +178,16 @@ func TestRunChecksBaselineAndReportDirFirst(t *testing.T) {
 				t.Errorf("err %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestUnaffected(t *testing.T) {
+	rep := &report.Report{Findings: []report.Finding{{Test: "p.A#a", Kind: report.NOD}, {Test: "p.B#b", Kind: report.ODVictim}}}
+	if got := unaffected(rep); got != nil || len(rep.Findings) != 2 {
+		t.Errorf("a full run dropped %v", got)
+	}
+	rep.Stats.Change = &report.ChangeStats{Affected: []report.AffectedTest{{Test: "p.B#b"}}}
+	if got := unaffected(rep); !slices.Equal(got, []string{"p.A#a"}) || len(rep.Findings) != 1 || rep.Findings[0].Test != "p.B#b" {
+		t.Errorf("a change's run dropped %v, kept %v", got, rep.Findings)
 	}
 }
