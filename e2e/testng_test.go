@@ -2,11 +2,17 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
 )
 
 // TestTestNG lists and runs the TestNG fixtures (7.12.0 and 6.14.3):
@@ -82,5 +88,79 @@ func checkTestNG(t *testing.T, name string) {
 	}
 	if got := outcomeOf(res[2], victim); got != launcher.Fail {
 		t.Errorf("victim after its polluter: %s, want fail\n%s", got, describe(res[2]))
+	}
+}
+
+// TestTestNGChaosAndRepair runs `flaky chaos` on the testng7 fixture, which
+// finds exactly its API-dependent test, then `flaky detect` and
+// `flaky repair --apply --no-llm`, which repair the victim (a TestNG
+// @AfterMethod resetting the polluter's state) and the brittle test (a
+// @BeforeMethod setting the state it needs): after the patches, plain
+// Maven passes the brittle test alone and flaky run-order passes the victim
+// after its polluter. The NIO test has no symbolic repair.
+func TestTestNGChaosAndRepair(t *testing.T) {
+	needsTools(t)
+	dir := copyFixture(t, "testng7")
+	bin := flakyBin(t)
+	const (
+		api      = "fixture.testng7.HeadingTest#upperCasesTitle"
+		victim   = "fixture.testng7.DiscountTest#standardDiscount"
+		polluter = "fixture.testng7.OverrideTest#specialDiscount"
+		brittle  = "fixture.testng7.CatalogReaderTest#readsCatalog"
+	)
+	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
+	if out, err := exec.Command(bin, "chaos", "--module", dir).CombinedOutput(); exitCode(err) > 1 {
+		t.Fatalf("flaky chaos: %v\n%s", err, out)
+	}
+	r, err := report.Read(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, fmt.Sprintf("%s %s %s %d", f.Kind, f.Test, f.Group, len(f.CallSites)))
+	}
+	if want := []string{"api " + api + " LOCALE 1"}; !slices.Equal(got, want) {
+		t.Fatalf("chaos findings %q, want %q", got, want)
+	}
+	if cs := r.Findings[0].CallSites[0]; cs.Class != "fixture.testng7.Headings" || cs.API != "java.lang.String#toUpperCase()" {
+		t.Errorf("call site %+v, want Headings' String#toUpperCase()", cs)
+	}
+
+	if out, err := exec.Command(bin, "detect", "--module", dir, "--no-invariants", "--strategy", "orders").CombinedOutput(); exitCode(err) > 1 {
+		t.Fatalf("flaky detect: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(bin, "repair", "--module", dir, "--apply", "--no-llm").CombinedOutput(); err != nil {
+		t.Fatalf("flaky repair --apply: %v\n%s", err, out)
+	}
+	if r, err = report.Read(reportPath); err != nil {
+		t.Fatal(err)
+	}
+	repaired := map[string]string{}
+	for _, f := range r.Findings {
+		if f.Repair != nil && f.Repair.Validated {
+			repaired[f.Test] = f.Repair.Kind
+		}
+	}
+	if want := map[string]string{victim: report.RepairReset, brittle: report.RepairSetter}; !maps.Equal(repaired, want) {
+		t.Errorf("repaired %v, want %v", repaired, want)
+	}
+	for file, annotation := range map[string]string{"OverrideTest.java": "@AfterMethod", "CatalogReaderTest.java": "@BeforeMethod"} {
+		data, err := os.ReadFile(filepath.Join(dir, "src", "test", "java", "fixture", "testng7", file))
+		if err != nil || !strings.Contains(string(data), annotation) || !strings.Contains(string(data), "import org.testng.annotations."+annotation[1:]+";") {
+			t.Errorf("%s: want a TestNG %s (%v):\n%s", file, annotation, err, data)
+		}
+	}
+	cmd := exec.Command("mvn", "-B", "-q", "test", "-Dtest=CatalogReaderTest")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("the repaired brittle test alone fails under plain Maven: %v\n%s", err, tail(string(out)))
+	}
+	order := filepath.Join(t.TempDir(), "order.txt")
+	if err := os.WriteFile(order, []byte(polluter+"\n"+victim+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(bin, "run-order", "--module", dir, "--order", order).CombinedOutput(); err != nil {
+		t.Errorf("the repaired victim fails after its polluter: %v\n%s", err, out)
 	}
 }
