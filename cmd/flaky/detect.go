@@ -14,6 +14,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/dataflow"
+	"github.com/flakyhq/flaky/internal/knowledge"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/pipeline"
@@ -32,6 +33,9 @@ var strategyFlag = &cli.StringFlag{Name: "strategy", Value: dataflow.StrategyBot
 
 // graphFlag names where detect writes the data-dependency graph.
 var graphFlag = &cli.StringFlag{Name: "graph", Usage: "write the data-dependency graph as Graphviz DOT to `FILE` and as JSON to FILE.json (with --strategy dataflow or both)"}
+
+// knowledgeFlag names the knowledge folder a full analysis records what it learned in.
+var knowledgeFlag = &cli.StringFlag{Name: "knowledge", Usage: "keep what the analysis learned about each test in the knowledge folder `DIR` (one store per module, safe to delete; default: under flaky's cache directory)"}
 
 // reverseFlag adds a reference run of the reversed order.
 var reverseFlag = &cli.BoolFlag{Name: "dataflow-reverse", Usage: "also record data dependencies in a run of the reversed order (PraDeT's remedy when a test that resets shared state hides a polluter from the original order)"}
@@ -58,6 +62,7 @@ func detectCommand() *cli.Command {
 			strategyFlag,
 			graphFlag,
 			reverseFlag,
+			knowledgeFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -82,6 +87,7 @@ func detectCommand() *cli.Command {
 				Strategy:      c.String(strategyFlag.Name),
 				Graph:         c.String(graphFlag.Name),
 				Reverse:       c.Bool(reverseFlag.Name),
+				Knowledge:     c.String(knowledgeFlag.Name),
 			})
 		},
 	}
@@ -107,6 +113,7 @@ type detectOptions struct {
 	Strategy      string
 	Graph         string
 	Reverse       bool
+	Knowledge     string // the knowledge folder; "": the default
 }
 
 // analysedModule names the module a detection analyses and how its
@@ -114,6 +121,7 @@ type detectOptions struct {
 type analysedModule struct {
 	Dir, Root   string
 	TestTimeout time.Duration
+	Knowledge   string // the knowledge folder (detect's --knowledge)
 }
 
 // runDetect checks o and runs the detection pipeline on the module.
@@ -153,7 +161,7 @@ func runDetect(ctx context.Context, o detectOptions) error {
 	if o.RoundsSet && d.Rounds == 0 {
 		d.Rounds = -1
 	}
-	return analyseModule(ctx, o.globalOptions, "detect", analysedModule{Dir: o.Module, Root: o.Root, TestTimeout: o.TestTimeout}, d)
+	return analyseModule(ctx, o.globalOptions, "detect", analysedModule{Dir: o.Module, Root: o.Root, TestTimeout: o.TestTimeout, Knowledge: o.Knowledge}, d)
 }
 
 // analyseModule runs the detection stages of the pipeline on the module
@@ -198,8 +206,13 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 		Dir: setup.ModuleDir, Name: mvn.ModulePath(root, setup.ModuleDir), Root: root,
 		FlakyDir: flakyDir,
 		Tests:    tests, Infos: infos, Fast: runner,
+		ClassDirs: []string{setup.ClassesDir, setup.TestClassesDir},
 	}
-	res, err := pipeline.Run(ctx, m, pipeline.Options{InitStep: true, Workers: g.Workers, Progress: prog.tracker, Detect: d, Debug: prog.debug(g, "flaky: "+name+": ")}, prog.log("flaky: "+name+": "))
+	popts := pipeline.Options{InitStep: true, Workers: g.Workers, Progress: prog.tracker, Detect: d, Debug: prog.debug(g, "flaky: "+name+": ")}
+	if popts.Knowledge, err = knowledge.Dir(am.Knowledge, m.Dir, m.Name); err != nil {
+		return err
+	}
+	res, err := pipeline.Run(ctx, m, popts, prog.log("flaky: "+name+": "))
 	var none *pipeline.NoOrdersError
 	switch {
 	case errors.As(err, &none):

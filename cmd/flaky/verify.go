@@ -41,6 +41,7 @@ func verifyCommand() *cli.Command {
 			noInvariantsFlag,
 			reverseFlag,
 			&cli.StringFlag{Name: "strategy", Usage: "how OD tests are searched for: dataflow, orders or both (default both; see flaky detect --strategy)"},
+			knowledgeFlag,
 			&cli.StringFlag{Name: "repair", Usage: "true: propose validated patches for the findings in the report (see flaky repair), without applying them (default false)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -51,7 +52,7 @@ func verifyCommand() *cli.Command {
 				Gate: c.String("gate"), Reruns: c.String("reruns"), Rounds: c.String("rounds"), Budget: c.String("budget"),
 				TestTimeout: c.Duration("test-timeout"), Chaos: c.String("chaos"), Seed: c.String("seed"), Confirmations: c.Int("confirmations"),
 				NoState: c.Bool(noStateFlag.Name), NoInvariants: c.Bool(noInvariantsFlag.Name), Reverse: c.Bool(reverseFlag.Name),
-				Strategy: c.String("strategy"), Repair: c.String("repair")}
+				Strategy: c.String("strategy"), Repair: c.String("repair"), Knowledge: c.String(knowledgeFlag.Name)}
 			if c.IsSet("java") {
 				o.JavaSet = true
 			}
@@ -83,6 +84,7 @@ type verifyOptions struct {
 	Reverse       bool
 	Strategy      string
 	Repair        string
+	Knowledge     string
 }
 
 // runVerify turns o into a verify.Config, verifies the module and writes
@@ -93,7 +95,8 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 		return err
 	}
 	cfg := verify.Config{ModuleDir: module, BuildDir: o.BuildDir, Root: o.Root, Out: o.Stdout, Workers: o.Workers, TestTimeout: o.TestTimeout,
-		Confirmations: o.Confirmations, DataflowReverse: o.Reverse, NoState: o.NoState, NoInvariants: o.NoInvariants, Debug: o.Debug}
+		Confirmations: o.Confirmations, DataflowReverse: o.Reverse, NoState: o.NoState, NoInvariants: o.NoInvariants, Debug: o.Debug,
+		Knowledge: o.Knowledge}
 	if cfg.Confirmations < 1 {
 		return usageError("--confirmations must be at least 1")
 	}

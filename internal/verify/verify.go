@@ -81,6 +81,10 @@ type Config struct {
 	// Name is the module's name on the console: default Module, or for
 	// the root module (".") its artifactId.
 	Name string
+	// Knowledge is the knowledge folder the order-dependence analysis
+	// records what it learned in (see knowledge.Dir); "" means the
+	// default, under flaky's cache directory.
+	Knowledge string
 }
 
 // Result is what Run found and decided.
