@@ -21,7 +21,8 @@ import (
 // fixtures); an order runs a class's methods in the requested order, except
 // a class with dependsOnMethods, which keeps TestNG's order and passes in any
 // requested order; @BeforeSuite runs once per run; the victim fails after
-// its polluter. Exact findings: TestDetectFindsExactlyTheExpectedFindings and
+// its polluter; `flaky pollution` names the tests that change static state.
+// Exact findings: TestDetectFindsExactlyTheExpectedFindings and
 // TestVerifyRunsOrderDependenceAnalysis.
 func TestTestNG(t *testing.T) {
 	for _, name := range []string{"testng7", "testng6"} {
@@ -88,6 +89,35 @@ func checkTestNG(t *testing.T, name string) {
 	}
 	if got := outcomeOf(res[2], victim); got != launcher.Fail {
 		t.Errorf("victim after its polluter: %s, want fail\n%s", got, describe(res[2]))
+	}
+
+	// flaky pollution: the tests that change the fixture's static state, and
+	// nothing of TestNG's own.
+	dir := copyFixture(t, name)
+	if out, err := exec.Command(flakyBin(t), "pollution", "--module", dir).CombinedOutput(); exitCode(err) != 1 {
+		t.Fatalf("flaky pollution: %v, want exit status 1\n%s", err, out)
+	}
+	r, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var polluters []string
+	for _, f := range r.Findings {
+		if f.Kind != report.Polluter {
+			continue
+		}
+		polluters = append(polluters, f.Test)
+		for _, st := range f.PollutedState {
+			if !strings.HasPrefix(st.Root, pkg) {
+				t.Errorf("%s: polluted state %s outside the fixture", f.Test, st.Root)
+			}
+		}
+	}
+	slices.Sort(polluters)
+	want := []string{pkg + "AccountTest#deposits", opens, withdraws, pkg + "CatalogLoaderTest#loadsCatalog", polluter,
+		pkg + "PluginTest#registersPdfExporter", addsEntry}
+	if !slices.Equal(polluters, want) {
+		t.Errorf("polluters %v, want %v", polluters, want)
 	}
 }
 
