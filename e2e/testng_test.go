@@ -195,3 +195,35 @@ func TestTestNGChaosAndRepair(t *testing.T) {
 		t.Errorf("the repaired victim fails after its polluter: %v\n%s", err, out)
 	}
 }
+
+// TestTestNGMixedModule lists the testng-mixed fixture (TestNG and JUnit 4 in
+// one module) in the order Surefire's TestNG provider runs it: the TestNG
+// classes first, then the JUnit ones, each test with its framework's
+// engine. Exact findings across the frameworks:
+// TestDetectFindsExactlyTheExpectedFindings and
+// TestVerifyRunsOrderDependenceAnalysis.
+func TestTestNGMixedModule(t *testing.T) {
+	p := fixture(t, "testng-mixed")
+	out, err := exec.Command(flakyBin(t), "list-tests", "--json", "--module", p.dir).Output()
+	if err != nil {
+		t.Fatalf("list-tests --json: %v", err)
+	}
+	var infos []launcher.TestInfo
+	if err := json.Unmarshal(out, &infos); err != nil {
+		t.Fatalf("list-tests --json printed invalid JSON: %v\n%s", err, out)
+	}
+	var got []string
+	for _, ti := range infos {
+		got = append(got, ti.ID+" "+ti.Engine)
+	}
+	want := []string{
+		"fixture.mixed.GreetingTest#greets testng", "fixture.mixed.LimitTest#defaultLimit testng",
+		"fixture.mixed.AlignTest#padsLeft junit4", "fixture.mixed.RaiseLimitTest#raisesLimit junit4",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("listed %q, want %q", got, want)
+	}
+	if ids := launcher.IDs(infos); !slices.Equal(ids, p.expected.Fixture.DefaultOrder) {
+		t.Errorf("listed %v, want expected.json's default order %v", ids, p.expected.Fixture.DefaultOrder)
+	}
+}

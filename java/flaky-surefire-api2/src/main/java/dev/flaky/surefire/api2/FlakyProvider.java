@@ -23,8 +23,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.BiPredicate;
 
@@ -119,7 +121,8 @@ public class FlakyProvider extends AbstractProvider {
 
     /**
      * Surefire's test classes (includes, excludes, -Dtest) that have tests, in its run order; with TestNG suite files
-     * ({@code suiteXmlFiles}), the classes they name, in their order.
+     * ({@code suiteXmlFiles}), the classes they name, in their order; the TestNG classes first in a module that mixes
+     * TestNG and JUnit.
      */
     private TestsToRun scan(Listing listing) {
         List<File> suites = parameters.getTestRequest() == null
@@ -137,10 +140,18 @@ public class FlakyProvider extends AbstractProvider {
                 classes.add(c);
             }
         }
-        if (suites != null && !suites.isEmpty()) {
-            return new TestsToRun(classes);
+        TestsToRun ordered = suites != null && !suites.isEmpty()
+                ? new TestsToRun(classes) : parameters.getRunOrderCalculator().orderTestClasses(new TestsToRun(classes));
+        // A module that mixes TestNG and JUnit runs as Surefire's TestNG provider runs it: the TestNG classes first.
+        Map<String, Class<?>> byName = new LinkedHashMap<>();
+        for (Class<?> c : ordered) {
+            byName.put(c.getName(), c);
         }
-        return parameters.getRunOrderCalculator().orderTestClasses(new TestsToRun(classes));
+        Set<Class<?>> mixed = new LinkedHashSet<>();
+        for (String name : listing.testngFirst(new ArrayList<>(byName.keySet()))) {
+            mixed.add(byName.get(name));
+        }
+        return new TestsToRun(mixed);
     }
 
     /** The classes the TestNG suite files name that the test class loader finds. */
