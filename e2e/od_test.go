@@ -26,9 +26,9 @@ var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito",
 // warmDetect are the fixtures whose `flaky detect` explores in warm JVMs
 // (--warm): their findings, all confirmed in fresh JVMs, must still be
 // exactly expected.json's, the findings of fresh detection (which the other
-// fixtures check, and `make bench` compares on every fixture). One JUnit 4
-// and one Jupiter fixture; this costs no run of its own.
-var warmDetect = map[string]bool{"junit4": true, "jupiter5": true}
+// fixtures check, and `make bench` compares on every fixture). One JUnit 4,
+// one Jupiter and one TestNG fixture; this costs no run of its own.
+var warmDetect = map[string]bool{"junit4": true, "jupiter5": true, "testng7": true}
 
 // detectArgs are more `flaky detect` arguments per fixture: manyvictims
 // runs with a fixed seed (its README says how its other seeds were checked).
