@@ -554,7 +554,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	elem(2, "flaky.version", esc(s.version))
 	elem(2, "flaky.bin", "flaky")
 	elem(2, "flaky.gate", "on")
-	for _, name := range []string{"flaky.reruns", "flaky.rounds", "flaky.budget", "flaky.chaos", "flaky.repair", "flaky.strategy", "flaky.seed", "flaky.knowledge", "flaky.port", "flaky.token"} {
+	for _, name := range []string{"flaky.reruns", "flaky.rounds", "flaky.budget", "flaky.chaos", "flaky.repair", "flaky.strategy", "flaky.seed", "flaky.since", "flaky.knowledge", "flaky.port", "flaky.token"} {
 		elem(2, name, "")
 	}
 	elem(2, "flaky.testFailureIgnore", "true")
@@ -615,6 +615,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 		"--repair", "${flaky.repair}",
 		"--strategy", "${flaky.strategy}",
 		"--seed", "${flaky.seed}",
+		"--since", "${flaky.since}",
 		"--knowledge", "${flaky.knowledge}")
 	line(4, "</executions>")
 	line(3, "</plugin>")

@@ -62,6 +62,7 @@ func detectCommand() *cli.Command {
 			strategyFlag,
 			graphFlag,
 			reverseFlag,
+			sinceFlag,
 			knowledgeFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -87,6 +88,7 @@ func detectCommand() *cli.Command {
 				Strategy:      c.String(strategyFlag.Name),
 				Graph:         c.String(graphFlag.Name),
 				Reverse:       c.Bool(reverseFlag.Name),
+				Since:         c.String(sinceFlag.Name),
 				Knowledge:     c.String(knowledgeFlag.Name),
 			})
 		},
@@ -113,6 +115,7 @@ type detectOptions struct {
 	Strategy      string
 	Graph         string
 	Reverse       bool
+	Since         string // --since: the base of the change to analyse; "" for all tests
 	Knowledge     string // the knowledge folder; "": the default
 }
 
@@ -155,7 +158,20 @@ func runDetect(ctx context.Context, o detectOptions) error {
 	if o.Warm {
 		d.Warm = od.DefaultWarmOrders
 	}
-	if !o.SeedSet {
+	if o.Since != "" {
+		if o.Shard != "" {
+			return usageError("--since and --shard cannot go together: a change's analysis is small")
+		}
+		var err error
+		if d.Change, err = changeSince(o.Module, o.Since, o.Stderr, "flaky: detect: "); err != nil {
+			return err
+		}
+	}
+	switch {
+	case o.SeedSet:
+	case d.Change != nil:
+		d.Seed = d.Change.Change.Seed()
+	default:
 		d.Seed = rand.Int64()
 	}
 	if o.RoundsSet && d.Rounds == 0 {
@@ -167,6 +183,9 @@ func runDetect(ctx context.Context, o detectOptions) error {
 // analyseModule runs the detection stages of the pipeline on the module
 // (detect and merge), then writes the report, or a shard's partial report.
 func analyseModule(ctx context.Context, g globalOptions, name string, am analysedModule, d *pipeline.DetectOptions) error {
+	if d.Change != nil && d.Change.Inert() != "" {
+		return reportInert(ctx, g, name, am, d)
+	}
 	opts := launcher.Options{TestTimeout: am.TestTimeout}
 	setup, l, err := g.openModule(ctx, am.Dir, opts)
 	if err != nil {
@@ -230,6 +249,11 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 	if err != nil {
 		return err
 	}
+	if res.OD == nil { // a change that no test runs: nothing was judged
+		printChange(g.Stdout, rep.Stats.Change)
+		fmt.Fprintf(g.Stdout, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
+		return nil
+	}
 	printFindings(g.Stdout, rep, res.OD.Coverage)
 	fmt.Fprintf(g.Stdout, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
 	if len(rep.Findings) > 0 {
@@ -238,8 +262,17 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 	return nil
 }
 
-// printFindings prints one line per finding, grouped by kind, then the coverage.
+// printChange says what a change's analysis analysed and why.
+func printChange(w io.Writer, ch *report.ChangeStats) {
+	if ch != nil {
+		fmt.Fprintf(w, "change since %s: %s\n", ch.Ref, ch.Summary)
+	}
+}
+
+// printFindings prints one line per finding, grouped by kind, then the
+// coverage; with a change, first what it analysed.
 func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
+	printChange(w, rep.Stats.Change)
 	if cov.BudgetExhausted {
 		fmt.Fprintf(w, "the budget of %s ended the analysis early: below is what it confirmed, and no test is known stable\n", cov.Budget)
 	}
@@ -251,7 +284,12 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 		if cov.BudgetExhausted {
 			why = "the budget ended before they were confirmed"
 		}
-		fmt.Fprintf(w, "unconfirmed (their outcome changed, but %s): %s\n", why, strings.Join(cov.Unconfirmed, ", "))
+		label := "unconfirmed"
+		if rep.Stats.Change != nil {
+			// A change's verdict rests on confirmed findings only.
+			label, why = "suspected", why+"; not flaky until confirmed, the verdict stands"
+		}
+		fmt.Fprintf(w, "%s (their outcome changed, but %s): %s\n", label, why, strings.Join(cov.Unconfirmed, ", "))
 	}
 	for _, kind := range []report.Kind{report.ODVictim, report.ODBrittle, report.NIO, report.NOD} {
 		for _, f := range rep.Findings {
@@ -292,6 +330,9 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 		workers = fmt.Sprintf(" on %d workers, %.0f%% busy, %.1f CPU cores used", cov.Workers, 100*cov.Efficiency, float64(cov.JVMCPU)/float64(cov.Duration))
 	}
 	explored := fmt.Sprintf("%d exploration", cov.Rounds)
+	if rep.Stats.Change != nil {
+		explored = fmt.Sprintf("%d covering the pairs", cov.Rounds)
+	}
 	if cov.WarmOrders > 0 {
 		explored += fmt.Sprintf(", %d of them in %d warm JVMs", cov.WarmOrders, cov.WarmJVMs)
 	}

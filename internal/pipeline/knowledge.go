@@ -9,10 +9,11 @@ import (
 
 // full reports whether opts run a full detection, whose knowledge is kept:
 // not a shard's share of the orders nor a merge's replay of shards' runs
-// (neither records data dependencies).
+// (neither records data dependencies), nor a change's analysis (it judges
+// only some tests).
 func full(opts Options) bool {
 	d := opts.Detect
-	return d != nil && d.Shard.N == 0 && len(d.Partials) == 0
+	return d != nil && d.Shard.N == 0 && len(d.Partials) == 0 && d.Change == nil
 }
 
 // remember records what the full detection of res learned in the module's

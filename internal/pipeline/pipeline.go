@@ -156,6 +156,10 @@ type DetectOptions struct {
 	NoState, NoInvariants bool
 	// RequireOrders fails (NoOrdersError) when no order completed.
 	RequireOrders bool
+	// Change, when set, judges only the tests a change can affect, in
+	// orders covering the pairs of tests that can interact with them
+	// (see detect); nil analyses the whole suite.
+	Change *ChangeOptions
 }
 
 // ChaosOptions configure the API perturbation.

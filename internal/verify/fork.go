@@ -35,7 +35,11 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 		FlakyDir: filepath.Join(cfg.BuildDir, "flaky"), Tests: rec.TestIDs(), Launcher: l,
 		ClassDirs: []string{filepath.Join(cfg.BuildDir, "classes"), rec.TestClassesDirectory},
 	}
-	if cfg.Budget >= 0 {
+	switch {
+	case cfg.Budget >= 0 && cfg.Change != nil && cfg.Change.Inert() != "":
+		// Nothing to judge: no JVM.
+		opts.Detect = &pipeline.DetectOptions{Change: cfg.Change}
+	case cfg.Budget >= 0:
 		jars, err := agent.Extract()
 		if err != nil {
 			return err
@@ -57,7 +61,11 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 			skip[f.Test] = true
 		}
 		seed := cfg.Seed
-		if seed == 0 {
+		switch {
+		case seed != 0:
+		case cfg.Change != nil:
+			seed = cfg.Change.Change.Seed()
+		default:
 			seed = time.Now().UnixNano()
 		}
 		opts.Detect = &pipeline.DetectOptions{
@@ -71,6 +79,7 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 			Reverse:       cfg.DataflowReverse,
 			NoState:       cfg.NoState,
 			NoInvariants:  cfg.NoInvariants,
+			Change:        cfg.Change,
 		}
 		if opts.Knowledge, err = knowledge.Dir(cfg.Knowledge, m.Dir, m.Name); err != nil {
 			return err
