@@ -47,8 +47,15 @@ public final class TestngEngine implements Engine {
             if (c.isInterface() || Modifier.isAbstract(c.getModifiers())) {
                 continue;
             }
-            TestMethods methods = TestMethods.of(c);
-            boolean fixtures = methods.classFixtures();
+            TestMethods methods;
+            boolean fixtures;
+            try {
+                methods = TestMethods.of(c);
+                fixtures = methods.classFixtures();
+            } catch (LinkageError | RuntimeException e) {
+                events.log("warn", "cannot list the TestNG tests of " + c.getName() + ": " + e);
+                continue;
+            }
             for (String name : methods.names()) {
                 tests.add(new ListedTest(c.getName(), name, ENGINE, c.getName(), fixtures));
             }
@@ -66,7 +73,15 @@ public final class TestngEngine implements Engine {
         List<Block> blocks = new ArrayList<>();
         for (int i = 0; i < classes.size(); i++) {
             Class<?> c = classes.get(i);
-            TestMethods methods = TestMethods.of(c);
+            TestMethods methods;
+            try {
+                methods = TestMethods.of(c);
+            } catch (LinkageError | RuntimeException e) {
+                for (OrderEntry entry : runs.get(i)) {
+                    events.notFound(entry, "cannot read the TestNG tests of " + c.getName() + ": " + e);
+                }
+                continue;
+            }
             List<OrderEntry> found = new ArrayList<>();
             for (OrderEntry e : runs.get(i)) {
                 if (methods.has(e.method)) {
@@ -90,6 +105,10 @@ public final class TestngEngine implements Engine {
         testng.addListener((ITestNGListener) listener);
         try {
             testng.run();
+        } catch (RuntimeException e) {
+            // TestNG refuses the suite (a cyclic dependsOnMethods, a missing data provider): the tests it did not
+            // run are reported as such.
+            events.log("error", "TestNG failed to run the suite: " + e);
         } finally {
             listener.finish();
         }
