@@ -395,9 +395,9 @@ func evolveScenarioRun(exe, planDir, dir, module, base string, known map[string]
 			r.extra = append(r.extra, k)
 		}
 	}
-	if rep.Gate != nil {
+	if ch := rep.Stats.Change; ch != nil {
 		for _, t := range s.Fixed {
-			if slices.Contains(rep.Gate.PossiblyFixed, t) {
+			if slices.Contains(ch.PossiblyFixed, t) {
 				r.fixed = append(r.fixed, t)
 			}
 		}
