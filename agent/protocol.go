@@ -280,14 +280,17 @@ type TraceVar struct {
 
 // Dataflow is one test's data dependencies (PraDeT): the roots it read
 // that an earlier test of the JVM wrote last (Reads, with that writer), all
-// the roots it read (Touched), the roots it wrote (Writes) and the project
-// classes whose code ran on its behalf (Classes, binary names). Sent once per
-// test, right after its test-end, when the agent option dataflow=true is set.
+// the roots it read (Touched), those of them it read before it wrote them
+// itself (Exposed: what an earlier test can have left for it; nil from older
+// agents), the roots it wrote (Writes) and the project classes whose code ran
+// on its behalf (Classes, binary names). Sent once per test, right after its
+// test-end, when the agent option dataflow=true is set.
 type Dataflow struct {
 	Test    string         `json:"test"`
 	Index   int            `json:"index"`
 	Reads   []DataflowRead `json:"reads"`
 	Touched []DataflowRoot `json:"touched"`
+	Exposed []DataflowRoot `json:"exposed,omitempty"`
 	Writes  []DataflowRoot `json:"writes"`
 	Classes []string       `json:"classes,omitempty"`
 }

@@ -28,7 +28,8 @@ type Knowledge struct {
 type Record struct {
 	// Classes are the project classes whose code ran for the test (binary names).
 	Classes []string
-	// Reads and Writes are the shared-state roots it read and wrote.
+	// Reads are the shared-state roots it read before it replaced them
+	// (what an earlier test can have left for it), Writes those it wrote.
 	Reads, Writes []string
 }
 
@@ -335,7 +336,7 @@ func usages(trace []agent.Dataflow, k *Knowledge) map[string]usage {
 		for _, r := range d.Reads {
 			u.add(u.reads, r.Root, r.Kind)
 		}
-		for _, r := range d.Touched {
+		for _, r := range exposed(d) {
 			u.add(u.reads, r.Root, r.Kind)
 		}
 		for _, r := range d.Writes {
@@ -357,6 +358,16 @@ func usages(trace []agent.Dataflow, k *Knowledge) map[string]usage {
 		}
 	}
 	return out
+}
+
+// exposed returns the roots of d that an earlier test can have left for
+// its test: those it read before it replaced them (an agent that does not
+// tell them apart: every root it read).
+func exposed(d agent.Dataflow) []agent.DataflowRoot {
+	if d.Exposed != nil {
+		return d.Exposed
+	}
+	return d.Touched
 }
 
 // declaringClass returns the top-level class declaring a static-field root

@@ -120,3 +120,19 @@ func TestOfEverything(t *testing.T) {
 		t.Errorf("summary %q, want %q", im.Summary(), want)
 	}
 }
+
+// TestReadsAfterOwnReplacement checks that a root a test read only after
+// it replaced it (Exposed says which it read before) pairs it with no
+// writer, while an agent that does not tell them apart (no Exposed) pairs
+// every read.
+func TestReadsAfterOwnReplacement(t *testing.T) {
+	ch := &change.Change{TestClasses: []string{"p.TransferTest"}}
+	replaced := slices.Clone(trace)
+	replaced[0].Exposed = []agent.DataflowRoot{}
+	if im := Of(ch, suite, replaced, nil); len(im.Pairs) != 0 {
+		t.Errorf("a read after the test's own replacement made pairs %v", im.Pairs)
+	}
+	if im := Of(ch, suite, trace, nil); len(im.Pairs) != 2 {
+		t.Errorf("without Exposed, pairs %v, want the read's two", im.Pairs)
+	}
+}

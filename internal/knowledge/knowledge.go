@@ -65,7 +65,9 @@ type Test struct {
 	// recorded it: Reads, Writes and Classes are then what it read, wrote and
 	// ran there (each may be empty); else they are unknown (nil).
 	Traced bool `json:"traced"`
-	// Reads and Writes are the shared-state roots it read and wrote.
+	// Reads are the shared-state roots it read before it replaced them
+	// itself (what an earlier test can have left for it), Writes those it
+	// wrote.
 	Reads  []Root `json:"reads,omitempty"`
 	Writes []Root `json:"writes,omitempty"`
 	// Classes are the project classes (binary names, sorted) whose methods

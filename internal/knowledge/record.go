@@ -186,7 +186,11 @@ func (t *Test) flow(id string, refs []*launcher.Result) {
 			for _, rd := range d.Reads {
 				reads[Root{rd.Root, rd.Kind}] = true
 			}
-			for _, rt := range d.Touched {
+			touched := d.Touched
+			if d.Exposed != nil {
+				touched = d.Exposed
+			}
+			for _, rt := range touched {
 				reads[Root{rt.Root, rt.Kind}] = true
 			}
 			for _, w := range d.Writes {

@@ -64,6 +64,14 @@ public final class Dataflow implements Channel.Boundary {
     private final Map<String, String> reads = new LinkedHashMap<>();
     /** Roots the running test read (all of them, for the benign-read statistics). */
     private final Set<String> touched = new LinkedHashSet<>();
+    /**
+     * Roots the running test read before it replaced them itself: what an earlier test can have left for it. A root
+     * is replaced by assigning its static field, setting its system property or JDK default; changing the object a
+     * root reaches (a map's entry, a field) leaves the rest of it as an earlier test left it.
+     */
+    private final Set<String> exposed = new LinkedHashSet<>();
+    /** Roots the running test replaced (see {@link #exposed}). */
+    private final Set<String> replaced = new LinkedHashSet<>();
     /** Roots the running test wrote. */
     private final Set<String> writes = new LinkedHashSet<>();
     /** The running test, or "" between tests. */
@@ -105,6 +113,8 @@ public final class Dataflow implements Channel.Boundary {
         test = name;
         reads.clear();
         touched.clear();
+        exposed.clear();
+        replaced.clear();
         writes.clear();
         Arrays.fill(ran, false);
     }
@@ -126,11 +136,14 @@ public final class Dataflow implements Channel.Boundary {
             }
             event.put("reads", deps);
             event.put("touched", described(touched));
+            event.put("exposed", described(exposed));
             event.put("writes", described(writes));
             event.put("classes", ranClasses());
             test = "";
             reads.clear();
             touched.clear();
+            exposed.clear();
+            replaced.clear();
             writes.clear();
         }
         Channel.send(event);
@@ -188,6 +201,9 @@ public final class Dataflow implements Channel.Boundary {
             return;
         }
         touched.add(root);
+        if (!replaced.contains(root)) {
+            exposed.add(root);
+        }
         String w = lastWriter.get(root);
         if (w != null && !w.isEmpty() && !w.equals(test) && !reads.containsKey(root)) {
             reads.put(root, w);
@@ -201,6 +217,14 @@ public final class Dataflow implements Channel.Boundary {
         lastWriter.put(root, test);
         if (!test.isEmpty()) {
             writes.add(root);
+        }
+    }
+
+    /** A write that replaces the whole root (see {@link #exposed}). */
+    private synchronized void replace(String root, String kind) {
+        write(root, kind);
+        if (!test.isEmpty()) {
+            replaced.add(root);
         }
     }
 
@@ -256,7 +280,7 @@ public final class Dataflow implements Channel.Boundary {
     public static void putStatic(Object value, String root) {
         Dataflow d = active;
         if (d != null) {
-            d.write(root, STATIC);
+            d.replace(root, STATIC);
             d.tag(value, root);
         }
     }
@@ -336,7 +360,7 @@ public final class Dataflow implements Channel.Boundary {
     public static void writeDefault(String root) {
         Dataflow d = active;
         if (d != null) {
-            d.write(root, DEFAULT);
+            d.replace(root, DEFAULT);
         }
     }
 
@@ -398,7 +422,7 @@ public final class Dataflow implements Channel.Boundary {
             return;
         }
         if (write) {
-            d.write(key, PROPERTY);
+            d.replace(key, PROPERTY);
         } else {
             d.read(key, PROPERTY);
         }

@@ -46,6 +46,29 @@ public class FlowTransformerTest {
         }
     }
 
+    @SuppressWarnings("unchecked")
+    private static java.util.Set<String> exposed(Dataflow d) throws Exception {
+        Field f = Dataflow.class.getDeclaredField("exposed");
+        f.setAccessible(true);
+        synchronized (d) {
+            return new java.util.TreeSet<>((java.util.Set<String>) f.get(d));
+        }
+    }
+
+    @Test
+    public void onlyRootsReadBeforeTheTestReplacedThemAreExposed() throws Exception {
+        Dataflow d = install();
+        Class<?> shared = Class.forName("sample.dataflow.Shared", true, rewriting());
+        d.testStarting("writesThenReads", 0);
+        shared.getMethod("write").invoke(null);
+        shared.getMethod("read").invoke(null);
+        // counter was assigned and the property set before they were read: nothing an earlier test left shows
+        // through them. box, INDEX and CELLS were read to change what they reach, which keeps the rest.
+        assertEquals(new java.util.TreeSet<>(Arrays.asList("sample.dataflow.Shared.CELLS", "sample.dataflow.Shared.INDEX",
+                "sample.dataflow.Shared.WIDE", "sample.dataflow.Shared.box")), exposed(d));
+        System.clearProperty("sample.dataflow.mode");
+    }
+
     @After
     public void uninstall() throws Exception {
         active().set(null, null);
