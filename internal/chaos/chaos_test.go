@@ -163,7 +163,7 @@ var (
 // suite is the synthetic module the table tests run.
 var suite = map[string]behaviour{
 	"p.DiceTest#roll":    {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
-	"p.ClockTest#window": {sites: map[string][]siteAt{"TIME": {clockSite2, clockSite, clockSite}}, fails: anyOf("TIME_INCREMENT", "TIME_FAST")},
+	"p.ClockTest#window": {sites: map[string][]siteAt{"TIME": {clockSite2, clockSite, clockSite}}, fails: anyOf("TIME_INCREMENT", "TIME_ROUNDING")},
 	"p.StableTest#a":     {sites: map[string][]siteAt{"RANDOM": {diceSite}, "TIME": {clockSite}}},
 	"p.BrokenTest#x":     {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: func(map[string]bool) bool { return true }},
 	"p.ComboTest#both":   {sites: map[string][]siteAt{"RANDOM": {diceSite}, "DATE": {dateSite}}, fails: allOf("RANDOM_MAX", "DATE_FIXED")},
@@ -236,12 +236,12 @@ func TestRun(t *testing.T) {
 		},
 		{
 			name: "combined with one strategy needs no attribution runs",
-			cfg:  Config{Mode: Combined, Strategies: mustLookup("TIME_FAST")},
+			cfg:  Config{Mode: Combined, Strategies: mustLookup("TIME_ROUNDING")},
 			want: []summary{
-				{"p.ClockTest#window", "TIME_FAST", true, []report.CallSite{cs(clockSite2), cs(clockSite)}},
+				{"p.ClockTest#window", "TIME_ROUNDING", true, []report.CallSite{cs(clockSite2), cs(clockSite)}},
 			},
 			wantRuns:        4 + 5,
-			wantJobs:        []string{"chaos=TIME_FAST 8", " 8", " 1", " 1", " 1", " 1", " 1", "chaos=TIME_FAST 1", "chaos=TIME_FAST 1"},
+			wantJobs:        []string{"chaos=TIME_ROUNDING 8", " 8", " 1", " 1", " 1", " 1", " 1", "chaos=TIME_ROUNDING 1", "chaos=TIME_ROUNDING 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 		},
 		{
@@ -262,17 +262,17 @@ func TestRun(t *testing.T) {
 		},
 		{
 			name: "single runs each strategy and prefers the canonical one",
-			cfg:  Config{Mode: Single, Strategies: mustLookup("TIME_INCREMENT", "TIME_FAST", "SLEEP_DECREASE", "RANDOM_MAX"), Workers: 2},
+			cfg:  Config{Mode: Single, Strategies: mustLookup("TIME_INCREMENT", "TIME_ROUNDING", "SLEEP_DECREASE", "RANDOM_MAX"), Workers: 2},
 			want: []summary{
 				{"p.ClockTest#window", "TIME_INCREMENT", true, []report.CallSite{cs(clockSite2), cs(clockSite)}},
 				{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}},
 				{"p.SleepTest#s", "SLEEP_DECREASE", true, []report.CallSite{cs(sleepSite)}},
 			},
 			wantRuns:        9 + 5,
-			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_FAST 8", "chaos=SLEEP_DECREASE 8", " 3", " 3", " 3", " 3", " 3", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
+			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_ROUNDING 8", "chaos=SLEEP_DECREASE 8", " 3", " 3", " 3", " 3", " 3", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages: map[string]string{
-				"p.ClockTest#window": "(TIME_FAST make it fail too)",
+				"p.ClockTest#window": "(TIME_ROUNDING make it fail too)",
 				"p.SleepTest#s":      "SLEEP_DECREASE goes beyond what the API's specification allows",
 			},
 		},

@@ -75,7 +75,7 @@ func TestDismiss(t *testing.T) {
 		{"a framework timeout under NETWORK_DELAY is kept", "NETWORK_DELAY", timedOut, 300, false, 0},
 		{"an assertion under SLEEP_INCREASE is kept", "SLEEP_INCREASE", launcher.TestResult{Test: "p.T#slow", Outcome: launcher.Fail, Message: "expected done"}, 300, false, 0},
 		{"a RANDOM hang that passes with the limit", "RANDOM_MAX", launcher.TestResult{Test: "p.T#slow", Outcome: launcher.Timeout}, 10, true, 1},
-		{"a hang under TIME is kept", "TIME_FAST", launcher.TestResult{Test: "p.T#slow", Outcome: launcher.Timeout}, 10, false, 0},
+		{"a hang under TIME is kept", "TIME_INCREMENT", launcher.TestResult{Test: "p.T#slow", Outcome: launcher.Timeout}, 10, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
