@@ -416,24 +416,6 @@ func TestControlRuns(t *testing.T) {
 	}
 }
 
-// TestHangRerunCutBySuspects keeps a hang under RANDOM_MAX that the budget
-// left no time to rerun with fewer extreme values out of the findings: it
-// is suspected.
-func TestHangRerunCutBySuspects(t *testing.T) {
-	r := &fakeRunner{delay: 50 * time.Millisecond, suite: map[string]behaviour{
-		"p.Ids#unique": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX"),
-			ftype: "org.junit.runners.model.TestTimedOutException", message: "test timed out after 2000 milliseconds"},
-	}}
-	res, err := Run(context.Background(), r, Config{Tests: []string{"p.Ids#unique"}, Mode: Single, Strategies: mustLookup("RANDOM_MAX"), Workers: 2, Budget: 30 * time.Millisecond, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Findings) != 0 || len(res.Suspected) != 1 || res.Suspected[0].Test != "p.Ids#unique" ||
-		!strings.Contains(res.Suspected[0].Message, "suspected, not a finding: RANDOM_MAX: it hung, and the budget ended before it was rerun") {
-		t.Errorf("findings %+v, suspected %+v; want p.Ids#unique suspected", summarize(res.Findings), res.Suspected)
-	}
-}
-
 // TestAttributionGetsItsShare attributes a failure although the combined
 // run took the whole budget: attribution gets its share from then on.
 func TestAttributionGetsItsShare(t *testing.T) {
