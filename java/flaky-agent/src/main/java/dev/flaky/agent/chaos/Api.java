@@ -578,10 +578,8 @@ public final class Api {
         if (!(stddev >= 0) || Seeded.contains(g)) {
             return (double) original(g, "nextGaussian", mean, stddev);
         }
-        int k = Draws.extreme(site);
-        double z = k == 0 ? Draws.realGaussian(Draws.real(site)) : Draws.gaussian();
-        return k == 0 ? mean + stddev * z
-                : logged(site, Explain.on ? original(g, "nextGaussian", mean, stddev) : null, mean + stddev * z);
+        return Draws.extreme(site) == 0 ? mean + stddev * Draws.realGaussian(Draws.real(site))
+                : logged(site, Explain.on ? original(g, "nextGaussian", mean, stddev) : null, Draws.gaussian(mean, stddev));
     }
 
     /** {@code nextExponential()} of every generator (JDK 17). */

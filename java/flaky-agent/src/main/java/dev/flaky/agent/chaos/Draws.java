@@ -141,17 +141,22 @@ final class Draws {
      * plausible (the normal distribution has no boundary); stepping inwards so no value repeats during a test.
      */
     static double gaussian() {
+        return gaussian(0, 1);
+    }
+
+    /** The next extreme of {@code nextGaussian(mean, stddev)}: the tail value's deviations from the mean. */
+    static double gaussian(double mean, double stddev) {
         if (mode == ChaosConfig.RandomMode.VALUE) {
-            return value;
+            return mean + stddev * value;
         }
-        boolean up = mode == ChaosConfig.RandomMode.MIN;
-        for (long offset = 0; limit > 0; offset++) {
-            double v = step(GAUSSIAN_TAIL, offset);
-            if (fresh(up ? -v : v)) {
-                return up ? -v : v;
+        double sign = mode == ChaosConfig.RandomMode.MIN ? -1 : 1;
+        for (long offset = 0; limit > 0 && stddev > 0 && offset < 1 << 20; offset++) {
+            double v = mean + stddev * sign * step(GAUSSIAN_TAIL, offset);
+            if (fresh(v)) {
+                return v;
             }
         }
-        return up ? -GAUSSIAN_TAIL : GAUSSIAN_TAIL;
+        return mean + stddev * sign * GAUSSIAN_TAIL;
     }
 
     /**

@@ -111,6 +111,9 @@ public class DrawsTest {
             double e = Draws.exponential();
             assertTrue(e + " in the 10^-4 tail", e <= Draws.EXPONENTIAL_TAIL && e > 9.2);
             assertTrue(seen.add(e));
+            double scaled = Draws.gaussian(10, 2);
+            assertTrue(scaled + " in the tail", scaled <= 10 + 2 * Draws.GAUSSIAN_TAIL && scaled > 17.4);
+            assertTrue(seen.add(scaled));
             float f = Draws.inRange(-2f, 0.5f);
             assertTrue(f + " < 0.5 and near it", f < 0.5f && f > 0.49f);
             assertTrue(seen.add(f));
