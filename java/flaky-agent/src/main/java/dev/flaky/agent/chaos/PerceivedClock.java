@@ -124,6 +124,11 @@ final class PerceivedClock {
         return Instant.ofEpochMilli(r.startMillis).plusNanos(elapsed - r.elapsedNanos);
     }
 
+    /** Reports whether a TIME strategy paces the elapsed time ({@code nanoTime} included). */
+    boolean pacesElapsedTime() {
+        return time != null;
+    }
+
     /** The perturbed {@code System.nanoTime()}. */
     long nanoTime() {
         return baseNanos + elapsed();

@@ -191,6 +191,13 @@ final class Targets {
                 "(Ljava/util/TimeZone;I)" + cal);
         replaceTime(date, "java/util/Calendar", "getInstance", "(Ljava/util/Locale;)" + cal, "calendar",
                 "(Ljava/util/Locale;I)" + cal);
+        // Groovy code reads the clock through its dynamic call sites (TimeApi.groovyCall).
+        String site = "org/codehaus/groovy/runtime/callsite/CallSite";
+        String o = "(Ljava/lang/Object;Ljava/lang/Object;I)Ljava/lang/Object;";
+        add(new Target(instant, Kind.REPLACE, site, Owner.EXACT, false, "call", "(Ljava/lang/Object;)Ljava/lang/Object;",
+                TIME_API, "groovyCall", o));
+        add(new Target(date, Kind.REPLACE, site, Owner.EXACT, false, "callConstructor",
+                "(Ljava/lang/Object;)Ljava/lang/Object;", TIME_API, "groovyConstruct", o));
     }
 
     /** Project calls that read the default time zone (which TIMEZONE changed), reported by a probe. */
