@@ -73,6 +73,8 @@ final class Targets {
 
     static final String API = "dev/flaky/agent/chaos/Api";
     static final String TIME_API = "dev/flaky/agent/chaos/TimeApi";
+    /** Groovy's dynamic call sites, through which Groovy code reads the clock. */
+    static final String GROOVY_CALL_SITE = "org/codehaus/groovy/runtime/callsite/CallSite";
     static final String ASYNC_API = "dev/flaky/agent/chaos/AsyncApi";
     static final String NET_API = "dev/flaky/agent/chaos/NetApi";
 
@@ -192,7 +194,7 @@ final class Targets {
         replaceTime(date, "java/util/Calendar", "getInstance", "(Ljava/util/Locale;)" + cal, "calendar",
                 "(Ljava/util/Locale;I)" + cal);
         // Groovy code reads the clock through its dynamic call sites (TimeApi.groovyCall).
-        String site = "org/codehaus/groovy/runtime/callsite/CallSite";
+        String site = GROOVY_CALL_SITE;
         String o = "(Ljava/lang/Object;Ljava/lang/Object;I)Ljava/lang/Object;";
         add(new Target(instant, Kind.REPLACE, site, Owner.EXACT, false, "call", "(Ljava/lang/Object;)Ljava/lang/Object;",
                 TIME_API, "groovyCall", o));
