@@ -15,7 +15,14 @@ import (
 // TestClassFixturesListed checks that `flaky list-tests --json` marks exactly
 // the tests whose class has class-level fixtures.
 func TestClassFixturesListed(t *testing.T) {
-	p := fixture(t, "classfixtures")
+	checkListing(t, fixture(t, "classfixtures"))
+}
+
+// checkListing runs `flaky list-tests --json` on p and checks the ids (its
+// expected default order) and which tests are marked with class fixtures;
+// it returns the listed ids.
+func checkListing(t *testing.T, p *prepared) []string {
+	t.Helper()
 	out, err := exec.Command(flakyBin(t), "list-tests", "--json", "--module", p.dir).Output()
 	if err != nil {
 		t.Fatalf("list-tests --json: %v", err)
@@ -32,11 +39,12 @@ func TestClassFixturesListed(t *testing.T) {
 		}
 	}
 	if want := p.expected.Fixture.DefaultOrder; !slices.Equal(ids, want) {
-		t.Errorf("listed %v, want %v", ids, want)
+		t.Fatalf("listed %v, want %v", ids, want)
 	}
 	if want := p.expected.Fixture.ClassFixtures; !slices.Equal(withFixtures, want) {
 		t.Errorf("classFixtures on %v, want %v", withFixtures, want)
 	}
+	return ids
 }
 
 // TestClassFixtureScopes runs orders that repeat or split classes whose class

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -26,27 +25,7 @@ func TestJUnit3Alone(t *testing.T) {
 		isOpen   = "fixture.junit3.RegistrySuiteTest#testIsOpen"
 		adds     = "fixture.junit3.RegistrySuiteTest#testAddsEntry"
 	)
-	out, err := exec.Command(flakyBin(t), "list-tests", "--json", "--module", p.dir).Output()
-	if err != nil {
-		t.Fatalf("list-tests --json: %v", err)
-	}
-	var infos []launcher.TestInfo
-	if err := json.Unmarshal(out, &infos); err != nil {
-		t.Fatalf("list-tests --json printed invalid JSON: %v\n%s", err, out)
-	}
-	var ids, withFixtures []string
-	for _, ti := range infos {
-		ids = append(ids, ti.ID)
-		if ti.ClassFixtures {
-			withFixtures = append(withFixtures, ti.ID)
-		}
-	}
-	if want := p.expected.Fixture.DefaultOrder; !slices.Equal(ids, want) {
-		t.Fatalf("listed %v, want %v", ids, want)
-	}
-	if want := p.expected.Fixture.ClassFixtures; !slices.Equal(withFixtures, want) {
-		t.Errorf("classFixtures on %v, want %v", withFixtures, want)
-	}
+	ids := checkListing(t, p)
 
 	res := runOrders(t, p.launcher, ids, []string{isOpen, victim, adds, isOpen}, []string{polluter, victim})
 	for _, tr := range res[0].Tests {

@@ -22,7 +22,7 @@ const ProfileID = "flaky"
 
 // profileFormat is the flaky.profile property: the version of the profile's
 // layout, raised when the layout changes.
-const profileFormat = "7"
+const profileFormat = "8"
 
 // ErrPlatformVersionUnknown means the project uses the JUnit Platform but its
 // version cannot be told from the poms on disk; ProfileOptions.JUnitPlatformVersion
@@ -554,7 +554,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	elem(2, "flaky.version", esc(s.version))
 	elem(2, "flaky.bin", "flaky")
 	elem(2, "flaky.gate", "on")
-	for _, name := range []string{"flaky.reruns", "flaky.rounds", "flaky.budget", "flaky.chaos", "flaky.repair", "flaky.strategy", "flaky.seed", "flaky.port", "flaky.token"} {
+	for _, name := range []string{"flaky.reruns", "flaky.rounds", "flaky.budget", "flaky.chaos", "flaky.repair", "flaky.strategy", "flaky.seed", "flaky.since", "flaky.knowledge", "flaky.port", "flaky.token"} {
 		elem(2, name, "")
 	}
 	elem(2, "flaky.testFailureIgnore", "true")
@@ -614,7 +614,9 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 		"--chaos", "${flaky.chaos}",
 		"--repair", "${flaky.repair}",
 		"--strategy", "${flaky.strategy}",
-		"--seed", "${flaky.seed}")
+		"--seed", "${flaky.seed}",
+		"--since", "${flaky.since}",
+		"--knowledge", "${flaky.knowledge}")
 	line(4, "</executions>")
 	line(3, "</plugin>")
 	line(3, "<plugin>")
@@ -626,42 +628,36 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	// not found: this check, before the first execution of flaky, starts it
 	// the way exec does (on the PATH, or the path -Dflaky.bin gives) and
 	// fails the build with the remedy.
-	line(5, "<execution>")
-	elem(6, "id", "flaky-bin")
-	elem(6, "phase", "test-compile")
-	line(6, "<goals>")
-	elem(7, "goal", "enforce")
-	line(6, "</goals>")
-	line(6, "<configuration>")
-	elem(7, "skip", "false")
-	elem(7, "fail", "true")
-	line(7, `<rules combine.self="override">`)
-	line(8, "<evaluateBeanshell>")
-	elem(9, "condition", binCheck)
-	elem(9, "message", "flaky: cannot run the flaky binary ${flaky.bin}: put flaky on the PATH, or give its path with -Dflaky.bin=/path/to/flaky")
-	line(8, "</evaluateBeanshell>")
-	line(7, "</rules>")
-	line(6, "</configuration>")
-	line(5, "</execution>")
-	line(5, "<execution>")
-	elem(6, "id", "flaky-gate")
-	elem(6, "phase", "verify")
-	line(6, "<goals>")
-	elem(7, "goal", "enforce")
-	line(6, "</goals>")
-	line(6, "<configuration>")
-	elem(7, "skip", "false")
-	elem(7, "fail", "true")
-	line(7, `<rules combine.self="override">`)
-	line(8, "<requireFilesDontExist>")
-	elem(9, "message", "flaky: the flaky gate failed: the [flaky] lines above name the tests (accept flaky ones with `flaky baseline accept`)")
-	line(9, "<files>")
-	elem(10, "file", "${project.build.directory}/"+GateFile)
-	line(9, "</files>")
-	line(8, "</requireFilesDontExist>")
-	line(7, "</rules>")
-	line(6, "</configuration>")
-	line(5, "</execution>")
+	enforce := func(id, phase string, rule func()) {
+		line(5, "<execution>")
+		elem(6, "id", id)
+		elem(6, "phase", phase)
+		line(6, "<goals>")
+		elem(7, "goal", "enforce")
+		line(6, "</goals>")
+		line(6, "<configuration>")
+		elem(7, "skip", "false")
+		elem(7, "fail", "true")
+		line(7, `<rules combine.self="override">`)
+		rule()
+		line(7, "</rules>")
+		line(6, "</configuration>")
+		line(5, "</execution>")
+	}
+	enforce("flaky-bin", "test-compile", func() {
+		line(8, "<evaluateBeanshell>")
+		elem(9, "condition", binCheck)
+		elem(9, "message", "flaky: cannot run the flaky binary ${flaky.bin}: put flaky on the PATH, or give its path with -Dflaky.bin=/path/to/flaky")
+		line(8, "</evaluateBeanshell>")
+	})
+	enforce("flaky-gate", "verify", func() {
+		line(8, "<requireFilesDontExist>")
+		elem(9, "message", "flaky: the flaky gate failed: the [flaky] lines above name the tests (accept flaky ones with `flaky baseline accept`)")
+		line(9, "<files>")
+		elem(10, "file", "${project.build.directory}/"+GateFile)
+		line(9, "</files>")
+		line(8, "</requireFilesDontExist>")
+	})
 	line(4, "</executions>")
 	line(3, "</plugin>")
 	line(2, "</plugins>")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/dataflow"
+	"github.com/flakyhq/flaky/internal/knowledge"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/pipeline"
@@ -32,6 +33,9 @@ var strategyFlag = &cli.StringFlag{Name: "strategy", Value: dataflow.StrategyBot
 
 // graphFlag names where detect writes the data-dependency graph.
 var graphFlag = &cli.StringFlag{Name: "graph", Usage: "write the data-dependency graph as Graphviz DOT to `FILE` and as JSON to FILE.json (with --strategy dataflow or both)"}
+
+// knowledgeFlag names the knowledge folder a full analysis records what it learned in.
+var knowledgeFlag = &cli.StringFlag{Name: "knowledge", Usage: "keep what the analysis learned about each test in the knowledge folder `DIR` (one store per module, safe to delete; default: under flaky's cache directory)"}
 
 // reverseFlag adds a reference run of the reversed order.
 var reverseFlag = &cli.BoolFlag{Name: "dataflow-reverse", Usage: "also record data dependencies in a run of the reversed order (PraDeT's remedy when a test that resets shared state hides a polluter from the original order)"}
@@ -58,6 +62,8 @@ func detectCommand() *cli.Command {
 			strategyFlag,
 			graphFlag,
 			reverseFlag,
+			sinceFlag,
+			knowledgeFlag,
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -82,6 +88,8 @@ func detectCommand() *cli.Command {
 				Strategy:      c.String(strategyFlag.Name),
 				Graph:         c.String(graphFlag.Name),
 				Reverse:       c.Bool(reverseFlag.Name),
+				Since:         c.String(sinceFlag.Name),
+				Knowledge:     c.String(knowledgeFlag.Name),
 			})
 		},
 	}
@@ -107,6 +115,8 @@ type detectOptions struct {
 	Strategy      string
 	Graph         string
 	Reverse       bool
+	Since         string // --since: the base of the change to analyse; "" for all tests
+	Knowledge     string // the knowledge folder; "": the default
 }
 
 // analysedModule names the module a detection analyses and how its
@@ -114,6 +124,7 @@ type detectOptions struct {
 type analysedModule struct {
 	Dir, Root   string
 	TestTimeout time.Duration
+	Knowledge   string // the knowledge folder (detect's --knowledge)
 }
 
 // runDetect checks o and runs the detection pipeline on the module.
@@ -147,18 +158,34 @@ func runDetect(ctx context.Context, o detectOptions) error {
 	if o.Warm {
 		d.Warm = od.DefaultWarmOrders
 	}
-	if !o.SeedSet {
+	if o.Since != "" {
+		if o.Shard != "" {
+			return usageError("--since and --shard cannot go together: a change's analysis is small")
+		}
+		var err error
+		if d.Change, err = changeSince(o.Module, o.Since, o.Stderr, "flaky: detect: "); err != nil {
+			return err
+		}
+	}
+	switch {
+	case o.SeedSet:
+	case d.Change != nil:
+		d.Seed = d.Change.Change.Seed()
+	default:
 		d.Seed = rand.Int64()
 	}
 	if o.RoundsSet && d.Rounds == 0 {
 		d.Rounds = -1
 	}
-	return analyseModule(ctx, o.globalOptions, "detect", analysedModule{Dir: o.Module, Root: o.Root, TestTimeout: o.TestTimeout}, d)
+	return analyseModule(ctx, o.globalOptions, "detect", analysedModule{Dir: o.Module, Root: o.Root, TestTimeout: o.TestTimeout, Knowledge: o.Knowledge}, d)
 }
 
 // analyseModule runs the detection stages of the pipeline on the module
 // (detect and merge), then writes the report, or a shard's partial report.
 func analyseModule(ctx context.Context, g globalOptions, name string, am analysedModule, d *pipeline.DetectOptions) error {
+	if d.Change != nil && d.Change.Inert() != "" {
+		return reportInert(ctx, g, name, am, d)
+	}
 	opts := launcher.Options{TestTimeout: am.TestTimeout}
 	setup, l, err := g.openModule(ctx, am.Dir, opts)
 	if err != nil {
@@ -198,8 +225,13 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 		Dir: setup.ModuleDir, Name: mvn.ModulePath(root, setup.ModuleDir), Root: root,
 		FlakyDir: flakyDir,
 		Tests:    tests, Infos: infos, Fast: runner,
+		ClassDirs: []string{setup.ClassesDir, setup.TestClassesDir},
 	}
-	res, err := pipeline.Run(ctx, m, pipeline.Options{InitStep: true, Workers: g.Workers, Progress: prog.tracker, Detect: d, Debug: prog.debug(g, "flaky: "+name+": ")}, prog.log("flaky: "+name+": "))
+	popts := pipeline.Options{InitStep: true, Workers: g.Workers, Progress: prog.tracker, Detect: d, Debug: prog.debug(g, "flaky: "+name+": ")}
+	if popts.Knowledge, err = knowledge.Dir(am.Knowledge, m.Dir, m.Name); err != nil {
+		return err
+	}
+	res, err := pipeline.Run(ctx, m, popts, prog.log("flaky: "+name+": "))
 	var none *pipeline.NoOrdersError
 	switch {
 	case errors.As(err, &none):
@@ -217,6 +249,11 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 	if err != nil {
 		return err
 	}
+	if res.OD == nil { // a change that no test runs: nothing was judged
+		printChange(g.Stdout, rep.Stats.Change)
+		fmt.Fprintf(g.Stdout, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
+		return nil
+	}
 	printFindings(g.Stdout, rep, res.OD.Coverage)
 	fmt.Fprintf(g.Stdout, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
 	if len(rep.Findings) > 0 {
@@ -225,8 +262,17 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 	return nil
 }
 
-// printFindings prints one line per finding, grouped by kind, then the coverage.
+// printChange says what a change's analysis analysed and why.
+func printChange(w io.Writer, ch *report.ChangeStats) {
+	if ch != nil {
+		fmt.Fprintf(w, "change since %s: %s\n", ch.Ref, ch.Summary)
+	}
+}
+
+// printFindings prints one line per finding, grouped by kind, then the
+// coverage; with a change, first what it analysed.
 func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
+	printChange(w, rep.Stats.Change)
 	if cov.BudgetExhausted {
 		fmt.Fprintf(w, "the budget of %s ended the analysis early: below is what it confirmed, and no test is known stable\n", cov.Budget)
 	}
@@ -238,7 +284,12 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 		if cov.BudgetExhausted {
 			why = "the budget ended before they were confirmed"
 		}
-		fmt.Fprintf(w, "unconfirmed (their outcome changed, but %s): %s\n", why, strings.Join(cov.Unconfirmed, ", "))
+		label := "unconfirmed"
+		if rep.Stats.Change != nil {
+			// A change's verdict rests on confirmed findings only.
+			label, why = "suspected", why+"; not flaky until confirmed, the verdict stands"
+		}
+		fmt.Fprintf(w, "%s (their outcome changed, but %s): %s\n", label, why, strings.Join(cov.Unconfirmed, ", "))
 	}
 	for _, kind := range []report.Kind{report.ODVictim, report.ODBrittle, report.NIO, report.NOD} {
 		for _, f := range rep.Findings {
@@ -279,6 +330,9 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 		workers = fmt.Sprintf(" on %d workers, %.0f%% busy, %.1f CPU cores used", cov.Workers, 100*cov.Efficiency, float64(cov.JVMCPU)/float64(cov.Duration))
 	}
 	explored := fmt.Sprintf("%d exploration", cov.Rounds)
+	if rep.Stats.Change != nil {
+		explored = fmt.Sprintf("%d covering the pairs", cov.Rounds)
+	}
 	if cov.WarmOrders > 0 {
 		explored += fmt.Sprintf(", %d of them in %d warm JVMs", cov.WarmOrders, cov.WarmJVMs)
 	}

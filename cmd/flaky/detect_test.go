@@ -33,6 +33,9 @@ func TestDetectUsage(t *testing.T) {
 		{"verify bad rounds", []string{"verify", "--module", noPom, "--rounds", "x"}, "--rounds must be a number"},
 		{"verify bad strategy", []string{"verify", "--module", noPom, "--strategy", "pairs"}, "--strategy: the strategy must be dataflow, orders or both, not \"pairs\""},
 		{"verify bad budget", []string{"verify", "--module", noPom, "--budget", "soon"}, "--budget: want a duration"},
+		{"since outside git", []string{"detect", "--module", noPom, "--since", "main"}, "--since: change: " + noPom + " is not in a git repository"},
+		{"since with shard", []string{"detect", "--module", noPom, "--seed", "1", "--shard", "1/2", "--since", "main"}, "--since and --shard cannot go together"},
+		{"verify since outside git", []string{"verify", "--module", noPom, "--since", "main"}, "is not in a git repository"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

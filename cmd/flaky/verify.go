@@ -35,12 +35,14 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "budget", Usage: "wall-clock budget of the order-dependence analysis per fork, e.g. 2m or 90 (seconds); 0 turns it off (default: scaled to the suite's measured run time, at least 5m)"},
 			&cli.DurationFlag{Name: "test-timeout", Value: verify.DefaultTestTimeout, Usage: "cut a test that runs longer than this and go on with the rest of its order in a fresh JVM (0: off; default: the fork's -Dflaky.testTimeout, else 2m)"},
 			&cli.StringFlag{Name: "chaos", Usage: "API perturbation: off (default), combined or single, optionally :STRATEGY+... (see flaky chaos); its attribution gets the same --budget"},
-			&cli.StringFlag{Name: "seed", Usage: "seed of the order generators (default: a new one per fork, recorded in the report)"},
+			&cli.StringFlag{Name: "seed", Usage: "seed of the order generators (default: a new one per fork, recorded in the report; with --since, one derived from HEAD's commit)"},
+			&cli.StringFlag{Name: "since", Usage: "judge only the tests the changes since the merge base of HEAD and `REF` can affect (see flaky detect --since); auto: the base the CI names for a pull or merge request, if any (default: every test)"},
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
 			noStateFlag,
 			noInvariantsFlag,
 			reverseFlag,
 			&cli.StringFlag{Name: "strategy", Usage: "how OD tests are searched for: dataflow, orders or both (default both; see flaky detect --strategy)"},
+			knowledgeFlag,
 			&cli.StringFlag{Name: "repair", Usage: "true: propose validated patches for the findings in the report (see flaky repair), without applying them (default false)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -51,7 +53,8 @@ func verifyCommand() *cli.Command {
 				Gate: c.String("gate"), Reruns: c.String("reruns"), Rounds: c.String("rounds"), Budget: c.String("budget"),
 				TestTimeout: c.Duration("test-timeout"), Chaos: c.String("chaos"), Seed: c.String("seed"), Confirmations: c.Int("confirmations"),
 				NoState: c.Bool(noStateFlag.Name), NoInvariants: c.Bool(noInvariantsFlag.Name), Reverse: c.Bool(reverseFlag.Name),
-				Strategy: c.String("strategy"), Repair: c.String("repair")}
+				Strategy: c.String("strategy"), Repair: c.String("repair"), Since: c.String("since"),
+				Knowledge: c.String(knowledgeFlag.Name)}
 			if c.IsSet("java") {
 				o.JavaSet = true
 			}
@@ -83,6 +86,8 @@ type verifyOptions struct {
 	Reverse       bool
 	Strategy      string
 	Repair        string
+	Since         string
+	Knowledge     string
 }
 
 // runVerify turns o into a verify.Config, verifies the module and writes
@@ -93,7 +98,8 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 		return err
 	}
 	cfg := verify.Config{ModuleDir: module, BuildDir: o.BuildDir, Root: o.Root, Out: o.Stdout, Workers: o.Workers, TestTimeout: o.TestTimeout,
-		Confirmations: o.Confirmations, DataflowReverse: o.Reverse, NoState: o.NoState, NoInvariants: o.NoInvariants, Debug: o.Debug}
+		Confirmations: o.Confirmations, DataflowReverse: o.Reverse, NoState: o.NoState, NoInvariants: o.NoInvariants, Debug: o.Debug,
+		Knowledge: o.Knowledge}
 	if cfg.Confirmations < 1 {
 		return usageError("--confirmations must be at least 1")
 	}
@@ -173,6 +179,11 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 	}
 	if cfg.Strategy, err = dataflow.ParseStrategy(strings.ToLower(strings.TrimSpace(o.Strategy))); err != nil {
 		return usageError("--strategy: %v", err)
+	}
+	if since := strings.TrimSpace(o.Since); since != "" {
+		if cfg.Change, err = changeSince(module, since, o.Stderr, "[flaky] "); err != nil {
+			return err
+		}
 	}
 	gateFile := filepath.Join(cfg.BuildDir, filepath.FromSlash(mvn.GateFile))
 	if err := os.Remove(gateFile); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -47,6 +47,9 @@ type Config struct {
 type Result struct {
 	Graph    *Graph
 	Findings []Finding
+	// References are the reference runs, with their per-test dataflow
+	// messages (what each test read and wrote, which classes ran for it).
+	References []*launcher.Result
 	// Runs counts the JVMs started: reference, refinement and confirmation runs.
 	Runs, ReferenceRuns, RefinementRuns, ConfirmationRuns int
 	Duration                                              time.Duration
@@ -73,7 +76,7 @@ func Analyze(ctx context.Context, l Launcher, cfg Config) (*Result, error) {
 	for i, r := range refs {
 		g.Add(names[i], r)
 	}
-	res := &Result{Graph: g, ReferenceRuns: len(refs)}
+	res := &Result{Graph: g, References: refs, ReferenceRuns: len(refs)}
 	debugf("dataflow: %d data dependencies in %d reference run(s)", len(g.Edges), len(refs))
 	if res.RefinementRuns, err = Refine(ctx, l, g, Options{Deadline: cfg.Deadline, Logf: logf, Debugf: debugf, Fixtures: cfg.Fixtures}); err != nil {
 		return nil, err

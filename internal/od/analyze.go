@@ -143,6 +143,10 @@ type Config struct {
 	// one warm JVM. Their outcomes only make candidates, which are
 	// confirmed in fresh JVMs as always, so no finding rests on a warm run.
 	Warm int
+	// Focus, when set, judges only its targets and replaces the
+	// exploration orders by orders that cover its pairs (a change's
+	// analysis); nil analyses the whole suite.
+	Focus *Focus
 	// Recorded are the runs of all shards of an analysis (MergeRuns): the
 	// analysis replays them instead of running the original and detection
 	// orders, then confirms and minimises their candidates.
@@ -243,6 +247,9 @@ func newAnalysis(r Runner, cfg Config) *analysis {
 	}
 	n := len(a.s.tests)
 	a.cov = Coverage{Seed: cfg.Seed, Tests: n, Generators: map[string]int{}, Budget: cfg.Budget, Pairs: n * (n - 1)}
+	if cfg.Focus != nil {
+		a.cov.Pairs = len(a.required())
+	}
 	return a
 }
 
@@ -290,7 +297,7 @@ func (a *analysis) autoBudget(rounds int) (time.Duration, string) {
 	n := len(a.s.tests)
 	overhead := max(suite-tests, 300*time.Millisecond)
 	alone := overhead + tests/time.Duration(n)
-	detection := (time.Duration(rounds+4)*suite + time.Duration(len(a.targets))*alone) / time.Duration(a.cfg.Workers)
+	detection := (time.Duration(rounds+4)*suite + time.Duration(len(a.alone()))*alone) / time.Duration(a.cfg.Workers)
 	b := min(max(3*detection, MinAutoBudget), MaxAutoBudget).Round(time.Minute)
 	return b, fmt.Sprintf("scaled to the suite: %d tests, %s per run of the suite, ~%s per test alone, ~%s of detection runs on %d workers",
 		n, suite.Round(100*time.Millisecond), alone.Round(100*time.Millisecond), detection.Round(time.Second), a.cfg.Workers)
@@ -454,12 +461,17 @@ func (a *analysis) settleRound(ctx context.Context, end time.Time, cands []*cand
 	return a.minimiseClusters(ctx, end, clusters(cands))
 }
 
-// analysable returns the tests minus the ones to skip and the ones that
-// were only skipped or aborted (an assumption failed) in the original runs.
+// analysable returns the tests (with a Focus, its targets) minus the ones
+// to skip and the ones that were only skipped or aborted (an assumption
+// failed) in the original runs.
 func (a *analysis) analysable() []string {
+	var focus map[string]bool
+	if a.cfg.Focus != nil {
+		focus = toSet(a.cfg.Focus.Targets)
+	}
 	var out []string
 	for _, t := range a.s.tests {
-		if a.cfg.Skip[t] {
+		if a.cfg.Skip[t] || (focus != nil && !focus[t]) {
 			continue
 		}
 		if o := a.st.get(a.s.tests[:a.index[t]+1]); o.runs() > 0 || o.skipped == 0 {

@@ -364,21 +364,26 @@ func orderKey(order []string) string {
 	return strings.Join(order, "\n")
 }
 
-// detectionOrders interleaves the exploration orders with the isolation
-// runs, so both progress when the budget is short.
+// detectionOrders interleaves the exploration orders (with a Focus, the
+// orders that cover its pairs) with the isolation runs, so both progress
+// when the budget is short.
 func (a *analysis) detectionOrders() ([]plannedOrder, int) {
-	rounds := a.cfg.Rounds
-	if rounds == 0 {
-		rounds = autoRounds(a.s)
-	}
 	var explore []plannedOrder
-	ex := newExplorer(a.s, a.cfg.Seed)
-	for len(explore) < rounds {
-		o, ok := ex.next()
-		if !ok {
-			break
+	if a.cfg.Focus != nil {
+		explore = pairOrders(a.s, a.cfg.Focus.Pairs, a.cfg.Seed)
+	} else {
+		rounds := a.cfg.Rounds
+		if rounds == 0 {
+			rounds = autoRounds(a.s)
 		}
-		explore = append(explore, o)
+		ex := newExplorer(a.s, a.cfg.Seed)
+		for len(explore) < rounds {
+			o, ok := ex.next()
+			if !ok {
+				break
+			}
+			explore = append(explore, o)
+		}
 	}
 	a.cov.RoundsPlanned = len(explore)
 	// A test that runs first in an order runs alone: isolate only the others.
@@ -387,21 +392,50 @@ func (a *analysis) detectionOrders() ([]plannedOrder, int) {
 		first[o.tests[0]] = true
 	}
 	var more []plannedOrder
-	repeatable := slices.DeleteFunc(slices.Clone(a.targets), func(t string) bool { return a.cfg.Unrepeatable[testid.ClassOf(t)] })
+	alone := a.alone()
+	repeatable := slices.DeleteFunc(slices.Clone(alone), func(t string) bool { return a.cfg.Unrepeatable[testid.ClassOf(t)] })
 	if len(repeatable) > 0 {
 		more = append(more, twice(GenTwice, repeatable), twice(GenTwice+" reversed", reversed(repeatable)))
 	}
-	for _, t := range a.targets {
+	for _, t := range alone {
 		if !first[t] {
 			more = append(more, isolation(t))
 		}
 	}
-	a.logf("%d tests: %d exploration orders (seed %d), %d isolation and twice-in-a-row runs", len(a.s.tests), len(explore), a.cfg.Seed, len(more))
+	what := fmt.Sprintf("%d exploration orders (seed %d)", len(explore), a.cfg.Seed)
+	if a.cfg.Focus != nil {
+		what = fmt.Sprintf("%d of them judged, %d orders covering %d pairs (seed %d)", len(a.targets), len(explore), a.cov.Pairs, a.cfg.Seed)
+	}
+	a.logf("%d tests: %s, %d isolation and twice-in-a-row runs", len(a.s.tests), what, len(more))
 	plan := interleave(explore, more)
 	for i := range plan {
 		plan[i].plan = i
 	}
 	return plan, len(explore)
+}
+
+// alone returns the tests to run alone and twice in a row: the tests to
+// judge, or those of them a Focus names.
+func (a *analysis) alone() []string {
+	if a.cfg.Focus == nil {
+		return a.targets
+	}
+	want := toSet(a.cfg.Focus.Alone)
+	return slices.DeleteFunc(slices.Clone(a.targets), func(t string) bool { return !want[t] })
+}
+
+// required returns a Focus's pairs of distinct tests of the suite, as
+// pairs of indexes, without repeats.
+func (a *analysis) required() map[[2]int]bool {
+	out := map[[2]int]bool{}
+	for _, p := range a.cfg.Focus.Pairs {
+		x, okx := a.index[p[0]]
+		y, oky := a.index[p[1]]
+		if okx && oky && x != y {
+			out[[2]int{x, y}] = true
+		}
+	}
+	return out
 }
 
 // interleave merges two lists, each keeping its order, evenly.

@@ -108,10 +108,15 @@ type Result struct {
 
 // result builds the findings: NOD wherever a test's outcome differed
 // between runs of the same order (replacing any other finding for it),
-// then the confirmed ones, and the coverage.
+// then the confirmed ones, and the coverage. With a Focus, only its
+// targets are judged, NOD included.
 func (a *analysis) result() *Result {
-	for _, t := range a.s.tests {
-		if a.cfg.Skip[t] {
+	judged := a.s.tests
+	if a.cfg.Focus != nil {
+		judged = a.targets
+	}
+	for _, t := range judged {
+		if a.cfg.Skip[t] || (a.cfg.Focus != nil && len(a.cfg.Focus.Via[t]) > 0) {
 			continue
 		}
 		var flip *obs
@@ -136,7 +141,7 @@ func (a *analysis) result() *Result {
 	res := &Result{Coverage: a.cov, Runs: a.runs}
 	for _, t := range a.s.tests {
 		for _, kind := range []report.Kind{report.NOD, report.ODVictim, report.ODBrittle, report.NIO} {
-			if f := a.findings[t][kind]; f != nil {
+			if f := a.findings[t][kind]; f != nil && a.cfg.Focus.reported(f) {
 				f.Evidence = a.evidence(f)
 				f.DetectedAfter, f.DetectedIn = a.flipped[t].orders, a.flipped[t].elapsed
 				f.Polluters, f.Setters, f.Cleaners = sortedGroups(f.Polluters), sortedGroups(f.Setters), sortedGroups(f.Cleaners)
@@ -165,6 +170,14 @@ func (a *analysis) result() *Result {
 		}
 	}
 	res.Coverage.PairsCovered = len(a.pairs)
+	if a.cfg.Focus != nil {
+		res.Coverage.PairsCovered = 0
+		for p := range a.required() {
+			if a.pairs[p] {
+				res.Coverage.PairsCovered++
+			}
+		}
+	}
 	res.Coverage.Duration = time.Since(a.start)
 	res.Coverage.Workers = a.cfg.Workers
 	if res.Coverage.Duration > 0 {

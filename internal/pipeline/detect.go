@@ -20,8 +20,25 @@ import (
 // a shard's partial report, then the polluted state and the problem
 // invariants of the findings; it adds them, their runs and coverage to
 // res.Report.
+//
+// With a change (DetectOptions.Change), detection starts no JVM when the
+// change touches only documentation, and analyses every test as without
+// one when it touches a build file or a resource; otherwise a traced run
+// of the original order says which tests the change can affect and which
+// pairs of tests share state with them, and the order generators judge
+// those tests in orders covering those pairs (no data-dependency analysis).
 func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) error {
 	d := opts.Detect
+	if d.Change != nil {
+		if why := d.Change.Inert(); why != "" {
+			log.logf(StageOrders)("change since %s: %s", d.Change.Change.Ref, why)
+			res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(d.Change.Change, nil, why))
+			return nil
+		}
+		if d.Shard.N > 0 || len(d.Partials) > 0 {
+			return fmt.Errorf("a change's analysis cannot be sharded")
+		}
+	}
 	if m.Fast == nil {
 		return fmt.Errorf("detection needs the module's fast launcher")
 	}
@@ -53,10 +70,31 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 		}
 		cfg.Seed, cfg.Rounds, cfg.Recorded = d.Partials[0].Seed, d.Partials[0].Rounds, od.MergeRuns(d.Partials)
 	}
+	switch {
+	case d.Change != nil && d.Change.Change.Everything():
+		why := everything(d.Change.Change)
+		log.logf(StageOrders)("change since %s: %s", d.Change.Change.Ref, why)
+		res.Report.Stats.Change = addChange(res.Report.Stats.Change, everyTest(d.Change.Change, m.Tests, why))
+	case d.Change != nil:
+		if d.Change.Knowledge == nil && opts.Knowledge != "" {
+			d.Change.Knowledge = changeKnowledge(opts.Knowledge, log)
+		}
+		im, err := focus(ctx, m, d.Change, log)
+		if err != nil {
+			return err
+		}
+		if len(im.Tests) == 0 {
+			res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(d.Change.Change, im, "nothing to analyse: no test runs the changed code"))
+			return nil
+		}
+		res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(d.Change.Change, im, im.Summary()))
+		cfg.Focus = odFocus(im)
+	}
 	// Data dependencies are a whole run's: a shard runs only its share of
-	// the order generators' plan, and a merge replays those.
+	// the order generators' plan, and a merge replays those. A change's
+	// analysis judges its pairs in orders instead.
 	var df *dataflow.Result
-	if d.Strategy != dataflow.StrategyOrders && cfg.Shard.N == 0 && len(d.Partials) == 0 {
+	if d.Strategy != dataflow.StrategyOrders && cfg.Shard.N == 0 && len(d.Partials) == 0 && cfg.Focus == nil {
 		var err error
 		if df, err = dependencies(ctx, m, cfg, d, log, opts.Debug); err != nil {
 			return err
@@ -65,7 +103,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	}
 	n := len(m.Tests)
 	out := &od.Result{Coverage: od.Coverage{Seed: cfg.Seed, Tests: n, Pairs: n * (n - 1), Generators: map[string]int{}}}
-	if d.Strategy != dataflow.StrategyDataflow {
+	if d.Strategy != dataflow.StrategyDataflow || cfg.Focus != nil {
 		var err error
 		if out, err = od.Analyze(ctx, m.Fast, cfg); err != nil {
 			return err

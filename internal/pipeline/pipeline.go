@@ -32,6 +32,7 @@ const (
 	StageInvariants Stage = "problem invariants"
 	StageChaos      Stage = "chaos"
 	StageRepair     Stage = "repair"
+	StageKnowledge  Stage = "knowledge"
 )
 
 // Log receives each line a stage writes; nil discards them.
@@ -66,6 +67,9 @@ type Module struct {
 	Launcher *launcher.Launcher
 	// Repair describes the module for Repair's validation runs.
 	Repair repair.Module
+	// ClassDirs are the module's class and test-class directories, whose
+	// classes the knowledge store hashes.
+	ClassDirs []string
 }
 
 // NewFast returns a launcher for m's detection stages: JVMs like env's that
@@ -100,6 +104,12 @@ type Options struct {
 	Annotate *AnnotateOptions // nil: no annotation of given findings
 	Chaos    *ChaosOptions    // nil: no API perturbation
 	Repair   *RepairOptions   // nil: no repair
+
+	// Knowledge is the folder of the module's knowledge store (see
+	// knowledge.Dir), which a full detection (not a shard's, not a merge's)
+	// updates with what it learned when the other stages are done; ""
+	// keeps none.
+	Knowledge string
 }
 
 // AnnotateOptions run the stages that follow detection on findings made
@@ -146,6 +156,10 @@ type DetectOptions struct {
 	NoState, NoInvariants bool
 	// RequireOrders fails (NoOrdersError) when no order completed.
 	RequireOrders bool
+	// Change, when set, judges only the tests a change can affect, in
+	// orders covering the pairs of tests that can interact with them
+	// (see detect); nil analyses the whole suite.
+	Change *ChangeOptions
 }
 
 // ChaosOptions configure the API perturbation.
@@ -209,7 +223,8 @@ func (e *NoOrdersError) Error() string {
 
 // Run runs the stages opts asks for on m, in order: detection (then the
 // polluted state and problem invariants of its findings), the annotation of
-// given findings, API perturbation, repair.
+// given findings, API perturbation, repair; then a full detection's
+// knowledge is kept (Options.Knowledge).
 func Run(ctx context.Context, m Module, opts Options, log Log) (*Result, error) {
 	res := &Result{Report: opts.Report}
 	if res.Report == nil {
@@ -234,6 +249,9 @@ func Run(ctx context.Context, m Module, opts Options, log Log) (*Result, error) 
 		if err := runRepair(ctx, m, opts, log, res); err != nil {
 			return res, err
 		}
+	}
+	if opts.Knowledge != "" && full(opts) {
+		remember(ctx, m, opts, log, res)
 	}
 	return res, nil
 }

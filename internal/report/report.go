@@ -245,6 +245,33 @@ type Stats struct {
 	Chaos *ChaosStats `json:"chaos,omitempty"`
 	// Dataflow describes the data-dependency analysis, when one ran.
 	Dataflow *DataflowStats `json:"dataflow,omitempty"`
+	// Change says what a change's analysis (detect --since) analysed and
+	// why, when one ran.
+	Change *ChangeStats `json:"change,omitempty"`
+}
+
+// ChangeStats says what a change's analysis analysed: the tests the change
+// can affect since its base, each with its reasons, and the pairs of tests
+// run adjacently; Summary says it in one line ("12 affected tests of 955,
+// 31 pairs, because: TransferTest changed", or "nothing to analyse: only
+// documentation changed").
+type ChangeStats struct {
+	Ref      string         `json:"ref"`
+	Base     string         `json:"base"` // the merge base of HEAD and Ref
+	Head     string         `json:"head"`
+	Files    int            `json:"files"` // files changed since Base
+	Affected []AffectedTest `json:"affected"`
+	Pairs    int            `json:"pairs"`
+	Because  []string       `json:"because,omitempty"`
+	Summary  string         `json:"summary"`
+}
+
+// AffectedTest is a test a change can affect and why; New says earlier
+// analyses did not know it.
+type AffectedTest struct {
+	Test    string   `json:"test"`
+	Reasons []string `json:"reasons"`
+	New     bool     `json:"new,omitempty"`
 }
 
 // DataflowStats says what the data-dependency analysis (PraDeT)

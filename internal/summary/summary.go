@@ -42,14 +42,18 @@ func Markdown(modules []Module) string {
 	var newOnes, known []entry
 	tests, orders := 0, 0
 	var dur time.Duration
-	var cuts, fixed, unjudged, unconfirmed []string
-	gateFailed, gated := false, false
+	var cuts, fixed, unjudged, unconfirmed, changes []string
+	gateFailed, gated, suspected := false, false, false
 	for _, m := range modules {
 		r := m.Report
 		tests += r.Stats.Tests
 		orders += r.Stats.Orders
 		dur += time.Duration(r.Stats.DurationMs) * time.Millisecond
 		cuts = append(cuts, budgetCuts(m)...)
+		if ch := r.Stats.Change; ch != nil {
+			changes = append(changes, fmt.Sprintf("Analysed the change since %s%s: %s", code(ch.Ref), moduleNote(modules, m), text(ch.Summary)))
+			suspected = true
+		}
 		if c := r.Stats.Coverage; c != nil {
 			for _, t := range c.Unconfirmed {
 				unconfirmed = append(unconfirmed, code(t)+moduleNote(modules, m))
@@ -82,6 +86,9 @@ func Markdown(modules []Module) string {
 		fmt.Fprintf(&b, "## flaky: %d new flaky test%s (gate failed)\n\n", len(newOnes), plural(len(newOnes)))
 	default:
 		fmt.Fprintf(&b, "## flaky: %d new flaky test%s\n\n", len(newOnes), plural(len(newOnes)))
+	}
+	for _, c := range changes {
+		b.WriteString(c + "\n\n")
 	}
 	for _, c := range cuts {
 		fmt.Fprintf(&b, "> **Partial results:** %s\n\n", text(c))
@@ -116,7 +123,10 @@ func Markdown(modules []Module) string {
 		}
 		b.WriteString(strings.Join(names, ", ") + "\n\n")
 	}
-	if len(unconfirmed) > 0 {
+	switch {
+	case len(unconfirmed) > 0 && suspected:
+		b.WriteString("**Suspected** (their outcome changed, but no rerun confirmed it; not reported as flaky, the verdict stands): " + strings.Join(unconfirmed, ", ") + "\n\n")
+	case len(unconfirmed) > 0:
 		b.WriteString("**Unconfirmed** (their outcome changed, but no rerun confirmed it; not reported as flaky): " + strings.Join(unconfirmed, ", ") + "\n\n")
 	}
 	if len(fixed) > 0 {

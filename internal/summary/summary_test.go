@@ -57,6 +57,15 @@ func TestMarkdown(t *testing.T) {
 			want: []string{"> **Partial results:** the order-dependence analysis in core was cut by its budget of 1m0s (1 unconfirmed)"},
 		},
 		{
+			name: "a change's analysis says what it analysed; its unconfirmed flips are suspected",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{
+				Change:   &report.ChangeStats{Ref: "origin/main", Summary: "2 affected tests of 9, 3 pairs, because: TransferTest changed"},
+				Coverage: &report.Coverage{Unconfirmed: []string{"a#b"}}}}}},
+			want: []string{"Analysed the change since `origin/main`: 2 affected tests of 9, 3 pairs, because: TransferTest changed",
+				"**Suspected** (their outcome changed, but no rerun confirmed it; not reported as flaky, the verdict stands): `a#b`"},
+			absent: []string{"**Unconfirmed**"},
+		},
+		{
 			name:    "markup stays text",
 			modules: []Module{{Name: "core", Report: gated(markup)}},
 			want:    []string{"````text\n<script>alert(1)</script>\n```\nbreak out | of it\\u001b[31m\n````"},

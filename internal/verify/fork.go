@@ -10,6 +10,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/internal/knowledge"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
@@ -32,8 +33,13 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 	m := pipeline.Module{
 		Dir: cfg.ModuleDir, Name: mvn.ModulePath(cfg.Root, cfg.ModuleDir), Root: cfg.Root,
 		FlakyDir: filepath.Join(cfg.BuildDir, "flaky"), Tests: rec.TestIDs(), Launcher: l,
+		ClassDirs: []string{filepath.Join(cfg.BuildDir, "classes"), rec.TestClassesDirectory},
 	}
-	if cfg.Budget >= 0 {
+	switch {
+	case cfg.Budget >= 0 && cfg.Change != nil && cfg.Change.Inert() != "":
+		// Nothing to judge: no JVM.
+		opts.Detect = &pipeline.DetectOptions{Change: cfg.Change}
+	case cfg.Budget >= 0:
 		jars, err := agent.Extract()
 		if err != nil {
 			return err
@@ -55,7 +61,11 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 			skip[f.Test] = true
 		}
 		seed := cfg.Seed
-		if seed == 0 {
+		switch {
+		case seed != 0:
+		case cfg.Change != nil:
+			seed = cfg.Change.Change.Seed()
+		default:
 			seed = time.Now().UnixNano()
 		}
 		opts.Detect = &pipeline.DetectOptions{
@@ -69,6 +79,10 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 			Reverse:       cfg.DataflowReverse,
 			NoState:       cfg.NoState,
 			NoInvariants:  cfg.NoInvariants,
+			Change:        cfg.Change,
+		}
+		if opts.Knowledge, err = knowledge.Dir(cfg.Knowledge, m.Dir, m.Name); err != nil {
+			return err
 		}
 	}
 	if cfg.Chaos.Mode != "" {
@@ -100,11 +114,16 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 }
 
 // logTo prints the pipeline's lines as the build's: "[flaky] module M:
-// stage: ...", the chaos stage's as "[flaky] chaos: ...".
+// stage: ...", the chaos stage's as "[flaky] chaos: ..." and the
+// knowledge's (which name themselves) as "[flaky] module M: ...".
 func logTo(cfg Config) pipeline.Log {
 	return func(stage pipeline.Stage, line string) {
-		if stage == pipeline.StageChaos {
+		switch stage {
+		case pipeline.StageChaos:
 			fmt.Fprintf(cfg.Out, "[flaky] chaos: %s\n", line)
+			return
+		case pipeline.StageKnowledge:
+			fmt.Fprintf(cfg.Out, "[flaky] module %s: %s\n", cfg.Name, line)
 			return
 		}
 		fmt.Fprintf(cfg.Out, "[flaky] module %s: %s: %s\n", cfg.Name, stage, line)

@@ -19,6 +19,7 @@ import (
 	"github.com/flakyhq/flaky/internal/buildinfo"
 	"github.com/flakyhq/flaky/internal/gate"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/publish"
 	"github.com/flakyhq/flaky/internal/report"
@@ -61,8 +62,12 @@ type Config struct {
 	// StrategyOrders or StrategyBoth (the default, also for "").
 	Strategy string
 	// Seed drives the order generators' random choices; 0 means a new one
-	// (the time) for each fork.
+	// (the time) for each fork, or with a Change, the change's (from its
+	// commit).
 	Seed int64
+	// Change, when set, judges only the tests a change can affect (see
+	// pipeline.ChangeOptions); nil judges every test.
+	Change *pipeline.ChangeOptions
 	// Confirmations is how many runs of an order must agree before a
 	// finding is reported; 0 means od.DefaultConfirmations.
 	Confirmations int
@@ -81,6 +86,10 @@ type Config struct {
 	// Name is the module's name on the console: default Module, or for
 	// the root module (".") its artifactId.
 	Name string
+	// Knowledge is the knowledge folder the order-dependence analysis
+	// records what it learned in (see knowledge.Dir); "" means the
+	// default, under flaky's cache directory.
+	Knowledge string
 }
 
 // Result is what Run found and decided.
@@ -214,6 +223,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 	}
 	res.Report.Stats.Tests = len(testOrder)
+	// Surefire's XML keeps every test that flaked as flaky, judged or not.
+	flaked := slices.Clone(res.Report.Findings)
+	if dropped := unaffected(res.Report); len(dropped) > 0 {
+		fmt.Fprintf(cfg.Out, "[flaky] module %s: not judged, the change cannot affect them: %s\n", cfg.Name, strings.Join(dropped, ", "))
+	}
 	res.Report.Sort()
 	if err := proposeRepairs(ctx, cfg, records[0], res); err != nil {
 		return nil, err
@@ -230,11 +244,31 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := surefire.WriteFlakyReports(filepath.Join(flakyDir, "surefire"), findingCases(cases, res.Report.Findings)); err != nil {
+	if err := surefire.WriteFlakyReports(filepath.Join(flakyDir, "surefire"), findingCases(cases, flaked)); err != nil {
 		return nil, err
 	}
 	printSummary(cfg, res)
 	return res, nil
+}
+
+// unaffected takes out of a change's report the findings about tests the
+// change cannot affect (the reruns' NOD findings: the analysis judges only
+// affected tests) and returns those tests: the verdict on a change rests
+// on what it can affect only.
+func unaffected(rep *report.Report) []string {
+	ch := rep.Stats.Change
+	if ch == nil {
+		return nil
+	}
+	var dropped []string
+	rep.Findings = slices.DeleteFunc(rep.Findings, func(f report.Finding) bool {
+		if slices.ContainsFunc(ch.Affected, func(a report.AffectedTest) bool { return a.Test == f.Test }) {
+			return false
+		}
+		dropped = append(dropped, f.Test)
+		return true
+	})
+	return dropped
 }
 
 // launcherOptions are the options of the launchers of the fork rec:
@@ -264,12 +298,16 @@ func notef(cfg Config) func(string) {
 }
 
 // clearer returns the gate's judge of accepted tests that were not found
-// flaky: the run vouches for one only when it ran and every analysis that
-// finds its kind ran to completion without leaving it unconfirmed.
+// flaky: the run vouches for one only when it ran, a change's analysis
+// judged it, and every analysis that finds its kind ran to completion
+// without leaving it unconfirmed.
 func clearer(cfg Config, rep *report.Report, ran func(string) bool) func(gate.Accepted) string {
 	return func(a gate.Accepted) string {
 		if !ran(a.Test) {
 			return "it did not run"
+		}
+		if ch := rep.Stats.Change; ch != nil && !slices.ContainsFunc(ch.Affected, func(t report.AffectedTest) bool { return t.Test == a.Test }) {
+			return "the change since " + ch.Ref + " cannot affect it"
 		}
 		switch a.Kind {
 		case report.ODVictim, report.ODBrittle, report.NIO:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,11 +76,13 @@ func TestClassify(t *testing.T) {
 
 // TestClearerNeverCallsACutAnalysisClean checks that an accepted test is
 // called possibly fixed only when the analyses that find its kind ran to
-// completion and did not leave it unconfirmed.
+// completion and did not leave it unconfirmed, and a change's analysis
+// judged it.
 func TestClearerNeverCallsACutAnalysisClean(t *testing.T) {
 	complete := &report.Coverage{BudgetMs: 60000}
 	cut := &report.Coverage{BudgetMs: 120000, BudgetExhausted: true, Unconfirmed: []string{"p.A#u"}}
 	ran := func(test string) bool { return test != "p.A#gone" }
+	changed := &report.ChangeStats{Ref: "main", Affected: []report.AffectedTest{{Test: "p.A#v"}}}
 	tests := []struct {
 		name   string
 		budget time.Duration
@@ -95,6 +98,8 @@ func TestClearerNeverCallsACutAnalysisClean(t *testing.T) {
 		{"nod needs only the reruns", 0, report.Stats{Coverage: cut}, gate.Accepted{Test: "p.A#v", Kind: report.NOD}, ""},
 		{"api without chaos", 0, report.Stats{Coverage: complete}, gate.Accepted{Test: "p.A#v", Kind: report.API}, "did not run"},
 		{"api cut", 0, report.Stats{Chaos: &report.ChaosStats{BudgetMs: 1000, BudgetExhausted: true}}, gate.Accepted{Test: "p.A#v", Kind: report.API}, "cut by its budget"},
+		{"a change's analysis judged it", 0, report.Stats{Coverage: complete, Change: changed}, gate.Accepted{Test: "p.A#v", Kind: report.ODVictim}, ""},
+		{"a change cannot affect it", 0, report.Stats{Coverage: complete, Change: changed}, gate.Accepted{Test: "p.B#w", Kind: report.ODVictim}, "the change since main cannot affect it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,5 +178,16 @@ func TestRunChecksBaselineAndReportDirFirst(t *testing.T) {
 				t.Errorf("err %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestUnaffected(t *testing.T) {
+	rep := &report.Report{Findings: []report.Finding{{Test: "p.A#a", Kind: report.NOD}, {Test: "p.B#b", Kind: report.ODVictim}}}
+	if got := unaffected(rep); got != nil || len(rep.Findings) != 2 {
+		t.Errorf("a full run dropped %v", got)
+	}
+	rep.Stats.Change = &report.ChangeStats{Affected: []report.AffectedTest{{Test: "p.B#b"}}}
+	if got := unaffected(rep); !slices.Equal(got, []string{"p.A#a"}) || len(rep.Findings) != 1 || rep.Findings[0].Test != "p.B#b" {
+		t.Errorf("a change's run dropped %v, kept %v", got, rep.Findings)
 	}
 }

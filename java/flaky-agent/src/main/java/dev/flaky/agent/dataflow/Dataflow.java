@@ -10,12 +10,15 @@ import java.nio.file.FileSystems;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The dataflow recorder: the hooks that instrumented project code calls on every access to shared state, the last
@@ -26,7 +29,9 @@ import java.util.Set;
  * object read from a static field (or from a field or collection of such an object) carries the field's root, so
  * that its field writes and reads and its collection and map mutations and reads count as writes and reads of the
  * root. Immutable values (strings, boxed primitives, enums, classes) are never tagged. Code outside a test (class
- * fixtures, static initialisers, which are not instrumented) writes on nobody's behalf.
+ * fixtures, static initialisers, which are not instrumented) writes on nobody's behalf. The summary also names the
+ * instrumented classes whose methods or constructors ran while the test ran (class-level coverage; code run outside
+ * a test counts for nobody).
  */
 public final class Dataflow implements Channel.Boundary {
     /** Kind of a static-field root. */
@@ -41,6 +46,13 @@ public final class Dataflow implements Channel.Boundary {
     static final String TMP = "${java.io.tmpdir}/";
 
     private static volatile Dataflow active;
+
+    /** Binary names of the instrumented classes, by index (see {@link #classIndex}); guarded by the class lock. */
+    private static final List<String> classNames = new ArrayList<>();
+    /** Index of each instrumented class name; guarded by the class lock. */
+    private static final Map<String, Integer> classIndexes = new HashMap<>();
+    /** Which instrumented classes ran code since the running test started, by index; grown by {@link #classIndex}. */
+    private static volatile boolean[] ran = new boolean[256];
 
     /** The root an object was last reached from, by identity; objects reachable from statics live on anyway. */
     private final Map<Object, String> tags = new IdentityHashMap<>();
@@ -94,6 +106,7 @@ public final class Dataflow implements Channel.Boundary {
         reads.clear();
         touched.clear();
         writes.clear();
+        Arrays.fill(ran, false);
     }
 
     @Override
@@ -114,12 +127,45 @@ public final class Dataflow implements Channel.Boundary {
             event.put("reads", deps);
             event.put("touched", described(touched));
             event.put("writes", described(writes));
+            event.put("classes", ranClasses());
             test = "";
             reads.clear();
             touched.clear();
             writes.clear();
         }
         Channel.send(event);
+    }
+
+    /**
+     * Returns the index of the instrumented class {@code name} (a binary name), registering it on first sight: the same
+     * name always gets the same index, whichever loader defines it.
+     */
+    static synchronized int classIndex(String name) {
+        Integer i = classIndexes.get(name);
+        if (i != null) {
+            return i;
+        }
+        int index = classNames.size();
+        classNames.add(name);
+        classIndexes.put(name, index);
+        if (index >= ran.length) {
+            ran = Arrays.copyOf(ran, ran.length * 2);
+        }
+        return index;
+    }
+
+    /** Returns the sorted names of the classes marked since the last reset. */
+    static List<String> ranClasses() {
+        TreeSet<String> names = new TreeSet<>();
+        synchronized (Dataflow.class) {
+            boolean[] r = ran;
+            for (int i = 0; i < r.length && i < classNames.size(); i++) {
+                if (r[i]) {
+                    names.add(classNames.get(i));
+                }
+            }
+        }
+        return new ArrayList<>(names);
     }
 
     /** Returns roots as {@code {root, kind}} objects. */
@@ -177,6 +223,17 @@ public final class Dataflow implements Channel.Boundary {
     }
 
     // Hooks called by instrumented code (see FlowTransformer).
+
+    /**
+     * A method or constructor of the instrumented class {@code index} was entered: marks the class as run (once per
+     * test; the check keeps the hot path to a load and a compare).
+     */
+    public static void ran(int index) {
+        boolean[] r = ran;
+        if (index < r.length && !r[index]) {
+            r[index] = true;
+        }
+    }
 
     /** A static field was read; {@code value} is its value when a reference (tagged with the root), else null. */
     public static void getStatic(Object value, String root) {

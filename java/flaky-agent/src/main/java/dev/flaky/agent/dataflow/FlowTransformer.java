@@ -25,7 +25,8 @@ import java.util.Set;
  * working or temporary directory ({@code File.exists}, {@code Files.readAllBytes}, {@code new FileInputStream}, ...)
  * or create, write or delete one ({@code File.createNewFile}, {@code File.delete}, {@code Files.write},
  * {@code new FileOutputStream}, ...). Static initialisers are left alone: what they write is the class's initial
- * state, not a test's.
+ * state, not a test's. Every other method and constructor also marks, on entry, that its class's code ran (see
+ * {@link Dataflow#ran(int)}).
  */
 final class FlowTransformer extends HookTransformer {
     private static final String HOOK = Type.getInternalName(Dataflow.class);
@@ -105,6 +106,7 @@ final class FlowTransformer extends HookTransformer {
         if ((reader.getAccess() & Opcodes.ACC_MODULE) != 0) {
             return null;
         }
+        int index = Dataflow.classIndex(reader.getClassName().replace('/', '.'));
         ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
         reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
             @Override
@@ -114,7 +116,7 @@ final class FlowTransformer extends HookTransformer {
                 if ("<clinit>".equals(name) || mv == null) {
                     return mv;
                 }
-                return new Hooks(mv, "<init>".equals(name));
+                return new Hooks(mv, "<init>".equals(name), index);
             }
         }, 0);
         return writer.toByteArray();
@@ -124,10 +126,21 @@ final class FlowTransformer extends HookTransformer {
     private static final class Hooks extends MethodVisitor {
         /** A constructor may touch {@code this}'s fields before the super constructor runs: those are left alone. */
         private final boolean constructor;
+        /** The index of the method's class in {@link Dataflow}'s class registry. */
+        private final int index;
 
-        Hooks(MethodVisitor mv, boolean constructor) {
+        Hooks(MethodVisitor mv, boolean constructor, int index) {
             super(Opcodes.ASM9, mv);
             this.constructor = constructor;
+            this.index = index;
+        }
+
+        /** Marks on entry that the class's code ran (legal before a constructor's super call: it uses no {@code this}). */
+        @Override
+        public void visitCode() {
+            super.visitCode();
+            super.visitLdcInsn(index);
+            hook("ran", "(I)V");
         }
 
         @Override

@@ -8,6 +8,8 @@ import java.lang.reflect.Constructor;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.lang.reflect.Field;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -122,5 +124,23 @@ public class FlowTransformerTest {
         assertNull(d.fileRoot("target/classes/a/B.class"));
         assertNull(d.fileRoot(new File(System.getProperty("user.dir")).getParentFile()));
         assertNull(d.fileRoot(42));
+    }
+
+    @Test
+    public void aTestNamesTheClassesWhoseCodeRanWhileItRan() throws Exception {
+        Dataflow d = install();
+        ClassLoader loader = rewriting();
+        Class<?> shared = Class.forName("sample.dataflow.Shared", true, loader);
+        Class<?> outside = Class.forName("sample.dataflow.Outside", true, loader);
+        d.testStarting("first", 0);
+        assertEquals(Collections.emptyList(), Dataflow.ranClasses());
+        shared.getMethod("write").invoke(null);
+        outside.getMethod("readExplicit").invoke(null);
+        assertEquals(Arrays.asList("sample.dataflow.Outside", "sample.dataflow.Shared"), Dataflow.ranClasses());
+        // A new test starts from nothing; a nested class's constructor counts for that class.
+        d.testStarting("second", 1);
+        outside.getMethod("readExplicit").invoke(null);
+        Class.forName("sample.dataflow.Shared$Box", true, loader).getConstructor().newInstance();
+        assertEquals(Arrays.asList("sample.dataflow.Outside", "sample.dataflow.Shared$Box"), Dataflow.ranClasses());
     }
 }

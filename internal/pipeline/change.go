@@ -1,0 +1,132 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/flakyhq/flaky/internal/change"
+	"github.com/flakyhq/flaky/internal/dataflow"
+	"github.com/flakyhq/flaky/internal/impact"
+	"github.com/flakyhq/flaky/internal/knowledge"
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// ChangeOptions narrow detection to what a change can affect.
+type ChangeOptions struct {
+	// Change is what changed since the base (change.Since).
+	Change *change.Change
+	// Knowledge is what earlier full analyses knew of the tests; nil
+	// takes it from the module's knowledge store (Options.Knowledge), if
+	// any, else knows nothing (every affected test is then new).
+	Knowledge *impact.Knowledge
+}
+
+// Inert says why the change needs no analysis at all ("" when it needs
+// one): nothing changed, or only documentation and files outside the
+// module's code.
+func (c *ChangeOptions) Inert() string {
+	switch {
+	case len(c.Change.Files) == 0:
+		return "nothing to analyse: nothing changed"
+	case c.Change.Inert():
+		return "nothing to analyse: only documentation changed"
+	}
+	return ""
+}
+
+// changeKnowledge returns what the module's knowledge store in dir knows
+// for a change's analysis; nil (and a line of the log saying why) when
+// there is no usable store.
+func changeKnowledge(dir string, log Log) *impact.Knowledge {
+	logf := log.logf(StageKnowledge)
+	st, note, err := knowledge.Load(dir)
+	if st == nil {
+		if err != nil {
+			logf("%s (%v)", note, err)
+		}
+		logf("%s", strings.Replace(note.Text, ": full analysis", ": every affected test counts as new", 1))
+		return nil
+	}
+	k := &impact.Knowledge{Tests: map[string]impact.Record{}}
+	for id, t := range st.Tests {
+		r := impact.Record{Classes: t.Classes}
+		for _, root := range t.Reads {
+			r.Reads = append(r.Reads, root.Root)
+		}
+		for _, root := range t.Writes {
+			r.Writes = append(r.Writes, root.Root)
+		}
+		k.Tests[id] = r
+	}
+	return k
+}
+
+// everything says why a change makes every test affected.
+func everything(c *change.Change) string {
+	files := slices.Concat(c.Build, c.Resources)
+	const most = 3
+	if len(files) > most {
+		files = append(files[:most:most], fmt.Sprintf("%d more", len(files)-most))
+	}
+	return "every test is analysed: " + strings.Join(files, ", ") + " changed"
+}
+
+// everyTest returns the report's account of a change that affects every
+// test of tests.
+func everyTest(c *change.Change, tests []string, why string) *report.ChangeStats {
+	st := changeStats(c, nil, why)
+	reason := []string{strings.TrimPrefix(why, "every test is analysed: ")}
+	for _, t := range tests {
+		st.Affected = append(st.Affected, report.AffectedTest{Test: t, Reasons: reason})
+	}
+	return st
+}
+
+// changeStats returns the report's account of a change's analysis.
+func changeStats(c *change.Change, im *impact.Impact, summary string) *report.ChangeStats {
+	st := &report.ChangeStats{Ref: c.Ref, Base: c.Base, Head: c.Head, Files: len(c.Files), Affected: []report.AffectedTest{}, Summary: summary}
+	if im != nil {
+		for _, t := range im.Tests {
+			st.Affected = append(st.Affected, report.AffectedTest{Test: t.ID, Reasons: t.Reasons, New: t.New})
+		}
+		st.Pairs, st.Because = len(im.Pairs), im.Because
+	}
+	return st
+}
+
+// addChange adds the account of another fork's analysis of the change
+// (verify) to c: its affected tests and pairs; the summary is the one of
+// the fork that analysed the most.
+func addChange(c, o *report.ChangeStats) *report.ChangeStats {
+	if c == nil {
+		return o
+	}
+	if len(o.Affected) > len(c.Affected) {
+		c.Summary, c.Because = o.Summary, o.Because
+	}
+	c.Affected = append(c.Affected, o.Affected...)
+	c.Pairs += o.Pairs
+	return c
+}
+
+// focus runs the module's tests once in their original order with the
+// agent recording each test's classes and shared state, and returns what
+// the change can affect: the tests to judge and the pairs to run.
+func focus(ctx context.Context, m Module, c *ChangeOptions, log Log) (*impact.Impact, error) {
+	runs, err := m.Fast.RunJobs(ctx, []launcher.Job{{Order: m.Tests, RunOptions: launcher.RunOptions{AgentOptions: dataflow.AgentOptions}}})
+	if err != nil {
+		return nil, fmt.Errorf("traced run of the change: %w", err)
+	}
+	im := impact.Of(c.Change, m.Tests, runs[0].Dataflow, c.Knowledge)
+	log.logf(StageOrders)("change since %s: %s", c.Change.Ref, im.Summary())
+	return im, nil
+}
+
+// odFocus is the od analysis's focus on what a change affects.
+func odFocus(im *impact.Impact) *od.Focus {
+	return &od.Focus{Targets: im.IDs(), Pairs: im.Pairs, Alone: im.New(), Via: im.Via()}
+}
