@@ -64,8 +64,8 @@ func testJDK(t *testing.T, major int) string {
 	return ""
 }
 
-// TestJDKMatrix runs an OD victim's orders of a JUnit 4 and a Jupiter
-// fixture on Java 11, 21 and 25 with class-data sharing as detect uses it:
+// TestJDKMatrix runs an OD victim's orders of a JUnit 4, a Jupiter and a
+// TestNG 7 fixture on Java 11, 21 and 25 with class-data sharing as detect uses it:
 // a first launcher records the classes and dumps the archive, a second
 // one's JVMs map it (their class-load logs have the module's classes from
 // the archive); the victim fails after its polluter and passes alone in both.
@@ -74,7 +74,7 @@ func TestJDKMatrix(t *testing.T) {
 		t.Run(fmt.Sprintf("java%d", major), func(t *testing.T) {
 			java := testJDK(t, major)
 			cache := t.TempDir()
-			for _, name := range []string{"junit4", "jupiter5"} {
+			for _, name := range []string{"junit4", "jupiter5", "testng7"} {
 				t.Run(name, func(t *testing.T) {
 					p := fixture(t, name)
 					v := p.expected.ofKind("od-victim")[0]

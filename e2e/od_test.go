@@ -21,14 +21,14 @@ import (
 )
 
 // detectFixtures are the fixtures `flaky detect` must get exactly right.
-var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito", "mockito-subclass", "jmock", "classfixtures", "junit3"}
+var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito", "mockito-subclass", "jmock", "classfixtures", "junit3", "testng7", "testng6", "testng-mixed"}
 
 // warmDetect are the fixtures whose `flaky detect` explores in warm JVMs
 // (--warm): their findings, all confirmed in fresh JVMs, must still be
 // exactly expected.json's, the findings of fresh detection (which the other
-// fixtures check, and `make bench` compares on every fixture). One JUnit 4
-// and one Jupiter fixture; this costs no run of its own.
-var warmDetect = map[string]bool{"junit4": true, "jupiter5": true}
+// fixtures check, and `make bench` compares on every fixture). One JUnit 4,
+// one Jupiter and one TestNG fixture; this costs no run of its own.
+var warmDetect = map[string]bool{"junit4": true, "jupiter5": true, "testng7": true}
 
 // detectArgs are more `flaky detect` arguments per fixture: manyvictims
 // runs with a fixed seed (its README says how its other seeds were checked).
@@ -276,11 +276,13 @@ func sameTest(c surefire.TestCase, id string) bool {
 // what verify found.
 func TestVerifyRunsOrderDependenceAnalysis(t *testing.T) {
 	// jupiter6 runs on Surefire 3.5.4, junit4 on Surefire 2.22.2, junit3
-	// (JUnit 3.8.1 alone) on Surefire 3.5.4.
+	// (JUnit 3.8.1 alone) on Surefire 3.5.4, testng7 (TestNG 7.12.0) on
+	// Surefire 3.5.4, testng6 (TestNG 6.14.3) on Surefire 2.22.2 and
+	// testng-mixed (TestNG 6.14.3 and JUnit 4) on Surefire 3.5.4.
 	for _, c := range []struct {
 		name, strategy string
 		sameAsDetect   bool
-	}{{"jupiter6", "orders", false}, {"junit4", "", true}, {"junit3", "", false}} {
+	}{{"jupiter6", "orders", false}, {"junit4", "", true}, {"junit3", "", false}, {"testng7", "", false}, {"testng6", "orders", false}, {"testng-mixed", "orders", false}} {
 		t.Run(c.name, func(t *testing.T) { verifyFindsExpected(t, c.name, c.strategy, c.sameAsDetect) })
 	}
 }

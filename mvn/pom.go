@@ -62,6 +62,7 @@ type surefireConfig struct {
 	ArgLine                 *string           `xml:"argLine"`
 	RunOrder                *string           `xml:"runOrder"`
 	SystemPropertyVariables *gopom.Properties `xml:"systemPropertyVariables"`
+	SuiteXMLFiles           *[]string         `xml:"suiteXmlFiles>suiteXmlFile"`
 }
 
 // maxParentDepth bounds a chain of parent poms; real projects have a few.
@@ -374,6 +375,9 @@ func surefire(chain []*pomFile) surefireConfig {
 				}
 				if merged.SystemPropertyVariables == nil {
 					merged.SystemPropertyVariables = c.SystemPropertyVariables
+				}
+				if merged.SuiteXMLFiles == nil {
+					merged.SuiteXMLFiles = c.SuiteXMLFiles
 				}
 			}
 		}

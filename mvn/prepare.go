@@ -127,6 +127,18 @@ func surefireSetup(chain []*pomFile, in *interpolator, logf func(string, ...any)
 		Excludes: patterns(cfg.Excludes, in),
 		SysProps: map[string]string{"basedir": filepath.Dir(chain[0].path)},
 	}
+	if suites := patterns(cfg.SuiteXMLFiles, in); len(suites) > 0 {
+		// Surefire runs the classes the TestNG suites name instead of its
+		// includes (nested classes stay excluded, as by default).
+		classes, err := suiteClasses(filepath.Dir(chain[0].path), suites)
+		if err != nil {
+			return nil, err
+		}
+		setup.Includes, setup.Excludes = nil, nil
+		for _, c := range classes {
+			setup.Includes = append(setup.Includes, classFilePattern(c))
+		}
+	}
 	argLine, ok := in.props["argLine"]
 	if cfg.ArgLine != nil {
 		argLine, ok = *cfg.ArgLine, true

@@ -262,10 +262,18 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 	return nil
 }
 
-// printChange says what a change's analysis analysed and why.
+// printChange says what a change's analysis analysed and why, and what
+// it found of the tests known to be flaky before.
 func printChange(w io.Writer, ch *report.ChangeStats) {
-	if ch != nil {
-		fmt.Fprintf(w, "change since %s: %s\n", ch.Ref, ch.Summary)
+	if ch == nil {
+		return
+	}
+	fmt.Fprintf(w, "change since %s: %s\n", ch.Ref, ch.Summary)
+	if len(ch.Known) > 0 {
+		fmt.Fprintf(w, "known flaky before the change, still flaky: %s\n", strings.Join(ch.Known, ", "))
+	}
+	if len(ch.PossiblyFixed) > 0 {
+		fmt.Fprintf(w, "possibly fixed (flaky before the change; its polluter and it ran together and it passed): %s\n", strings.Join(ch.PossiblyFixed, ", "))
 	}
 }
 
@@ -330,7 +338,7 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 		workers = fmt.Sprintf(" on %d workers, %.0f%% busy, %.1f CPU cores used", cov.Workers, 100*cov.Efficiency, float64(cov.JVMCPU)/float64(cov.Duration))
 	}
 	explored := fmt.Sprintf("%d exploration", cov.Rounds)
-	if rep.Stats.Change != nil {
+	if cov.Generators[od.GenPairs] > 0 {
 		explored = fmt.Sprintf("%d covering the pairs", cov.Rounds)
 	}
 	if cov.WarmOrders > 0 {

@@ -17,8 +17,11 @@
 // fixtures' findings flaky repair fixes, how fast; the time per OD victim to
 // infer its problem invariants and find its reset methods, next to Takuan's
 // figures, and what tracing costs. Run it with `make bench`; -readme rewrites
-// the tables of README.md's Performance section from the run; and what
-// flaky init costs on hostile poms (peak memory, time).
+// the tables of README.md's Performance section from the run; what
+// flaky init costs on hostile poms (peak memory, time); and change mode
+// (detect --since) on scripted changes of a fixture and of real projects:
+// whether it finds exactly the planted OD tests, in how many orders and how
+// much time against plain `mvn test` and a full analysis.
 package main
 
 import (
@@ -62,6 +65,10 @@ func main() {
 	dataflowSuite := flag.Bool("dataflow-suite", true, "run the data-dependency benchmark on the generated suite of 2,000 tests too")
 	invariantFixtures := flag.String("invariant-fixtures", "invariants", "fixtures for the problem-invariant benchmark, their expected.json's victims and brittles (empty: skip it)")
 	hostileInit := flag.String("hostile-init", "bin/flaky", "flaky binary whose init the hostile-pom benchmark measures (empty: skip it)")
+	evolve := flag.String("evolve", "testdata/evolve/junit4", "comma-separated folders of scripted changes (each with a scenarios.json) for the evolution benchmark of change mode, e.g. internal/bench/evolve/aismessages (empty: skip it)")
+	evolveFull := flag.Bool("evolve-full", false, "in the evolution benchmark, also analyse each scripted commit in full (slow on real projects)")
+	realworld := flag.String("realworld", "../shared/realworld", "folder of the real projects' source archives the evolution benchmark's scenarios name")
+	evolveBin := flag.String("evolve-bin", "bin/flaky", "flaky binary the evolution benchmark runs")
 	flag.Parse()
 	if *hostileInit != "" {
 		if err := runHostile(*hostileInit); err != nil {
@@ -93,13 +100,17 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("\nmarkdown:\n\n%s\n%s%s%s", md.String(), invMD.String(), dfmd.String(), hostileMD.String())
+	if err := runEvolve(strings.Split(*evolve, ","), *realworld, *evolveBin, *evolveFull); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("\nmarkdown:\n\n%s\n%s%s%s%s", md.String(), invMD.String(), dfmd.String(), hostileMD.String(), evolveMD.String())
 	if *readme {
 		// Each part only when its benchmarks ran.
 		for _, part := range []struct {
 			begin, end string
 			text       *strings.Builder
-		}{{readmeBegin, readmeEnd, &md}, {readmeInvariantsBegin, readmeInvariantsEnd, &invMD}, {dataflowBegin, dataflowEnd, &dfmd}, {hostileBegin, hostileEnd, &hostileMD}} {
+		}{{readmeBegin, readmeEnd, &md}, {readmeInvariantsBegin, readmeInvariantsEnd, &invMD}, {dataflowBegin, dataflowEnd, &dfmd}, {hostileBegin, hostileEnd, &hostileMD}, {evolveBegin, evolveEnd, &evolveMD}} {
 			if part.text.Len() == 0 {
 				continue
 			}

@@ -22,13 +22,37 @@ import (
 // the classes it did not run; else in the order of Surefire's runOrder
 // (mvn.SurefireClassOrder: runOrder=filesystem, Surefire's default, is the
 // order its directory scan finds the class files in). The tests of one
-// class keep the runner's order.
+// class keep the runner's order. In a module that mixes TestNG and JUnit the
+// TestNG classes come first, as Surefire's TestNG provider runs them.
 func Of(setup *mvn.TestSetup, tests []launcher.TestInfo, now time.Time) ([]launcher.TestInfo, string, error) {
 	classes, how, err := classOrder(setup, tests, now)
 	if err != nil {
 		return nil, "", fmt.Errorf("default order: %w", err)
 	}
-	return inClassOrder(tests, classes), how, nil
+	ordered := inClassOrder(tests, classes)
+	if mixed := testngFirst(ordered); mixed != nil {
+		return mixed, how + ", the TestNG classes first (Surefire's TestNG provider runs a module that mixes frameworks)", nil
+	}
+	return ordered, how, nil
+}
+
+// testngFirst returns tests with TestNG's before the others', keeping their
+// order, when the module tests with TestNG and another framework (Surefire
+// then runs it with its TestNG provider, which runs the TestNG classes
+// first); nil otherwise.
+func testngFirst(tests []launcher.TestInfo) []launcher.TestInfo {
+	var testng, others []launcher.TestInfo
+	for _, t := range tests {
+		if t.Engine == launcher.EngineTestNG {
+			testng = append(testng, t)
+		} else {
+			others = append(others, t)
+		}
+	}
+	if len(testng) == 0 || len(others) == 0 {
+		return nil
+	}
+	return append(testng, others...)
 }
 
 // classOrder is the order in which the module's Surefire runs its test

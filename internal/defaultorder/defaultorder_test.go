@@ -59,3 +59,39 @@ func TestOf(t *testing.T) {
 		t.Errorf("how %q", how)
 	}
 }
+
+func TestOfPutsTestNGFirstInAMixedModule(t *testing.T) {
+	testClasses := filepath.Join(t.TempDir(), "target", "test-classes")
+	for _, c := range []string{"p/ATest.class", "p/BTest.class", "p/CTest.class", "p/DTest.class"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(testClasses, c)), 0o755)
+		os.WriteFile(filepath.Join(testClasses, c), nil, 0o644)
+	}
+	setup := &mvn.TestSetup{TestClassesDir: testClasses, RunOrder: "alphabetical"}
+	for _, c := range []struct {
+		name  string
+		tests []launcher.TestInfo
+		want  string
+	}{
+		{"mixed", []launcher.TestInfo{{ID: "p.ATest#a", Engine: "junit4"}, {ID: "p.BTest#b2", Engine: "testng"}, {ID: "p.BTest#b1", Engine: "testng"}, {ID: "p.CTest#c", Engine: "jupiter"}, {ID: "p.DTest#d", Engine: "testng"}},
+			"p.BTest#b2 p.BTest#b1 p.DTest#d p.ATest#a p.CTest#c"},
+		{"TestNG alone", []launcher.TestInfo{{ID: "p.ATest#a", Engine: "testng"}, {ID: "p.BTest#b", Engine: "testng"}}, "p.ATest#a p.BTest#b"},
+		{"JUnit alone", []launcher.TestInfo{{ID: "p.ATest#a", Engine: "jupiter"}, {ID: "p.BTest#b", Engine: "junit4"}}, "p.ATest#a p.BTest#b"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, how, err := Of(setup, c.tests, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, ti := range got {
+				ids = append(ids, ti.ID)
+			}
+			if strings.Join(ids, " ") != c.want {
+				t.Errorf("got %v, want %s", ids, c.want)
+			}
+			if mixed := strings.Contains(how, "TestNG classes first"); mixed != (c.name == "mixed") {
+				t.Errorf("how %q", how)
+			}
+		})
+	}
+}

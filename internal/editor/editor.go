@@ -95,7 +95,7 @@ func (e *Editor) Call(req map[string]any, out any) error {
 
 // ClassInfo describes a class of a source file.
 type ClassInfo struct {
-	Framework string       `json:"framework"` // "junit4", "jupiter" or ""
+	Framework string       `json:"framework"` // "junit4", "jupiter", "testng" or ""
 	Package   string       `json:"package"`
 	Imports   []string     `json:"imports"` // as after "import": "static a.B.c", "a.b.*"
 	Fields    []FieldInfo  `json:"fields"`

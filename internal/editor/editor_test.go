@@ -109,6 +109,21 @@ func TestEditorJupiterAndMembers(t *testing.T) {
 	}
 }
 
+// TestEditorTestNG: a TestNG class gets a public @BeforeMethod (TestNG's set-up
+// around each test method) imported from org.testng.annotations.
+func TestEditorTestNG(t *testing.T) {
+	ed := startEditor(t)
+	src := "package p;\n\nimport org.testng.annotations.Test;\n\npublic class ATest {\n  @Test\n  public void a() {\n  }\n}\n"
+	out, err := ed.AddFixture(src, "ATest", "before", Code{Statements: []string{"Catalog.loaded = true;"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "package p;\n\nimport org.testng.annotations.Test;\nimport org.testng.annotations.BeforeMethod;\n\npublic class ATest {\n  @BeforeMethod\n  public void resetSharedState() {\n    Catalog.loaded = true;\n  }\n\n  @Test\n  public void a() {\n  }\n}\n"
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
 // TestEditorStitchesMethod: a replacement body keeps the original's
 // modifiers and annotations, and says what it restored.
 func TestEditorStitchesMethod(t *testing.T) {

@@ -185,3 +185,19 @@ func TestDir(t *testing.T) {
 		t.Errorf("keys of different modules are equal")
 	}
 }
+
+func TestSuspect(t *testing.T) {
+	s := &Store{Format: Format, Tests: map[string]*Test{"p.A#a": {Traced: true, DurationMs: 5}}}
+	if !s.Suspect([]string{"p.A#a", "p.New#n"}, "abc") {
+		t.Fatal("nothing marked")
+	}
+	if a := s.Tests["p.A#a"]; !a.Suspected || !a.Traced || a.DurationMs != 5 {
+		t.Errorf("known test %+v", a)
+	}
+	if n := s.Tests["p.New#n"]; n == nil || !n.Suspected || n.Traced || n.LastCommit != "abc" {
+		t.Errorf("new test %+v", n)
+	}
+	if s.Suspect([]string{"p.A#a"}, "abc") {
+		t.Error("marking a suspected test again changed the store")
+	}
+}

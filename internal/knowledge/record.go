@@ -39,6 +39,25 @@ type Run struct {
 	Original   []*launcher.Result
 }
 
+// Suspect marks tests whose outcome flipped in a change's analysis
+// without a confirmation as suspected, so that the next full analysis
+// knows them; a test the store has no record of gets one that knows
+// nothing else (not Traced). It reports whether anything changed.
+func (s *Store) Suspect(tests []string, commit string) bool {
+	changed := false
+	for _, id := range tests {
+		t := s.Tests[id]
+		if t == nil {
+			t = &Test{LastCommit: commit}
+			s.Tests[id] = t
+		}
+		if !t.Suspected {
+			t.Suspected, changed = true, true
+		}
+	}
+	return changed
+}
+
 // Record returns the store old (nil: none) updated with run: every test of
 // the run gets a new record (duration, reads, writes, classes, findings,
 // suspicion), keeping old's outcome counts, to which the run's are added,

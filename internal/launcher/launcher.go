@@ -111,6 +111,9 @@ type TestInfo struct {
 	Dynamic       bool   `json:"dynamic,omitempty"`
 }
 
+// EngineTestNG is TestInfo.Engine of a TestNG test.
+const EngineTestNG = "testng"
+
 // Selection picks the test classes List looks at; empty Includes and
 // Excludes mean Surefire's defaults.
 type Selection struct {

@@ -20,9 +20,17 @@ type ChangeOptions struct {
 	// Change is what changed since the base (change.Since).
 	Change *change.Change
 	// Knowledge is what earlier full analyses knew of the tests; nil
-	// takes it from the module's knowledge store (Options.Knowledge), if
-	// any, else knows nothing (every affected test is then new).
+	// takes it from the module's knowledge store (Options.Knowledge): when
+	// there is none (missing, corrupt, of another format), the change gets
+	// a full analysis, which then records the store.
 	Knowledge *impact.Knowledge
+	// Known are the tests earlier full analyses found flaky and how (from
+	// the store, with Knowledge).
+	Known map[string][]knowledge.Finding
+
+	// full says why the change got a full analysis for want of
+	// knowledge ("" when it did not).
+	full string
 }
 
 // Inert says why the change needs no analysis at all ("" when it needs
@@ -38,20 +46,19 @@ func (c *ChangeOptions) Inert() string {
 	return ""
 }
 
-// changeKnowledge returns what the module's knowledge store in dir knows
-// for a change's analysis; nil (and a line of the log saying why) when
-// there is no usable store.
-func changeKnowledge(dir string, log Log) *impact.Knowledge {
-	logf := log.logf(StageKnowledge)
+// loadKnowledge fills c's Knowledge and Known from the module's knowledge
+// store in dir; when there is no usable store it returns why (the store's
+// note, which says "full analysis") and leaves them nil.
+func (c *ChangeOptions) loadKnowledge(dir string) string {
 	st, note, err := knowledge.Load(dir)
 	if st == nil {
 		if err != nil {
-			logf("%s (%v)", note, err)
+			return fmt.Sprintf("%s (%v)", note, err)
 		}
-		logf("%s", strings.Replace(note.Text, ": full analysis", ": every affected test counts as new", 1))
-		return nil
+		return note.Text
 	}
 	k := &impact.Knowledge{Tests: map[string]impact.Record{}}
+	c.Known = map[string][]knowledge.Finding{}
 	for id, t := range st.Tests {
 		r := impact.Record{Classes: t.Classes}
 		for _, root := range t.Reads {
@@ -61,8 +68,44 @@ func changeKnowledge(dir string, log Log) *impact.Knowledge {
 			r.Writes = append(r.Writes, root.Root)
 		}
 		k.Tests[id] = r
+		if len(t.Findings) > 0 {
+			c.Known[id] = t.Findings
+		}
 	}
-	return k
+	c.Knowledge = k
+	return ""
+}
+
+// judgeKnown says, in st, which findings of a change's analysis are of
+// tests earlier full analyses found flaky the same way (Known: still
+// flaky, not new), and which victims found before were not found now
+// though every pair of one of their polluters and them ran (PossiblyFixed).
+// A test whose flip could not be confirmed is neither, and nothing is
+// possibly fixed when the budget cut the pairs' orders.
+func (c *ChangeOptions) judgeKnown(st *report.ChangeStats, f *od.Focus, cov *report.Coverage, findings []report.Finding) {
+	found := map[string]bool{}
+	for _, fd := range findings {
+		found[fd.Test] = true
+		if slices.ContainsFunc(c.Known[fd.Test], func(k knowledge.Finding) bool { return k.Kind == fd.Kind }) && !slices.Contains(st.Known, fd.Test) {
+			st.Known = append(st.Known, fd.Test)
+		}
+	}
+	ran := map[[2]string]bool{}
+	for _, p := range f.Pairs {
+		ran[p] = true
+	}
+	for _, t := range f.Targets {
+		if found[t] || slices.Contains(cov.Unconfirmed, t) || cov.BudgetExhausted || slices.Contains(st.PossiblyFixed, t) {
+			continue
+		}
+		if slices.ContainsFunc(c.Known[t], func(k knowledge.Finding) bool {
+			return k.Kind == report.ODVictim && slices.ContainsFunc(k.Polluters, func(g []string) bool { return len(g) == 1 && ran[[2]string{g[0], t}] })
+		}) {
+			st.PossiblyFixed = append(st.PossiblyFixed, t)
+		}
+	}
+	slices.Sort(st.Known)
+	slices.Sort(st.PossiblyFixed)
 }
 
 // everything says why a change makes every test affected.
@@ -110,6 +153,8 @@ func addChange(c, o *report.ChangeStats) *report.ChangeStats {
 	}
 	c.Affected = append(c.Affected, o.Affected...)
 	c.Pairs += o.Pairs
+	c.Known = append(c.Known, o.Known...)
+	c.PossiblyFixed = append(c.PossiblyFixed, o.PossiblyFixed...)
 	return c
 }
 

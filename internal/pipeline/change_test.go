@@ -9,6 +9,7 @@ import (
 	"github.com/flakyhq/flaky/internal/change"
 	"github.com/flakyhq/flaky/internal/impact"
 	"github.com/flakyhq/flaky/internal/knowledge"
+	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -43,22 +44,59 @@ func TestAddChange(t *testing.T) {
 	}
 }
 
-func TestChangeKnowledge(t *testing.T) {
+func TestLoadKnowledge(t *testing.T) {
 	dir := t.TempDir()
-	var lines []string
-	log := func(_ Stage, line string) { lines = append(lines, line) }
-	if k := changeKnowledge(dir, log); k != nil || len(lines) != 1 || !strings.Contains(lines[0], "every affected test counts as new") {
-		t.Errorf("no store: %v, log %q", k, lines)
+	c := &ChangeOptions{}
+	if why := c.loadKnowledge(dir); !strings.Contains(why, "full analysis") || c.Knowledge != nil {
+		t.Errorf("no store: %q, knowledge %v", why, c.Knowledge)
 	}
+	victim := knowledge.Finding{Kind: report.ODVictim, Polluters: [][]string{{"p.B#b"}}}
 	st := &knowledge.Store{Format: knowledge.Format, Tests: map[string]*knowledge.Test{
-		"p.A#a": {Traced: true, Reads: []knowledge.Root{{Root: "p.S.x", Kind: "static-field"}}, Writes: []knowledge.Root{{Root: "mode", Kind: "system-property"}}, Classes: []string{"p.S"}},
+		"p.A#a": {Traced: true, Reads: []knowledge.Root{{Root: "p.S.x", Kind: "static-field"}}, Writes: []knowledge.Root{{Root: "mode", Kind: "system-property"}}, Classes: []string{"p.S"}, Findings: []knowledge.Finding{victim}},
+		"p.B#b": {Traced: true},
 	}}
 	if err := st.Save(dir); err != nil {
 		t.Fatal(err)
 	}
-	k := changeKnowledge(dir, log)
-	if want := (impact.Record{Classes: []string{"p.S"}, Reads: []string{"p.S.x"}, Writes: []string{"mode"}}); k == nil || !reflect.DeepEqual(k.Tests["p.A#a"], want) {
-		t.Errorf("knowledge %+v, want p.A#a: %+v", k, want)
+	if why := c.loadKnowledge(dir); why != "" {
+		t.Fatalf("a store: %q", why)
+	}
+	if want := (impact.Record{Classes: []string{"p.S"}, Reads: []string{"p.S.x"}, Writes: []string{"mode"}}); !reflect.DeepEqual(c.Knowledge.Tests["p.A#a"], want) {
+		t.Errorf("knowledge %+v, want p.A#a: %+v", c.Knowledge, want)
+	}
+	if want := map[string][]knowledge.Finding{"p.A#a": {victim}}; !reflect.DeepEqual(c.Known, want) {
+		t.Errorf("known %+v, want %+v", c.Known, want)
+	}
+}
+
+func TestJudgeKnown(t *testing.T) {
+	known := map[string][]knowledge.Finding{
+		"p.V#v": {{Kind: report.ODVictim, Polluters: [][]string{{"p.P#p"}}}},
+		"p.N#n": {{Kind: report.NOD}},
+	}
+	pair := [][2]string{{"p.P#p", "p.V#v"}}
+	for _, c := range []struct {
+		name         string
+		pairs        [][2]string
+		findings     []report.Finding
+		cov          report.Coverage
+		known, fixed []string
+	}{
+		{"still a victim", pair, []report.Finding{{Test: "p.V#v", Kind: report.ODVictim}, {Test: "p.X#x", Kind: report.ODVictim}}, report.Coverage{}, []string{"p.V#v"}, nil},
+		{"now a brittle is new", pair, []report.Finding{{Test: "p.V#v", Kind: report.ODBrittle}}, report.Coverage{}, nil, nil},
+		{"polluter pair ran, victim passed", pair, nil, report.Coverage{}, nil, []string{"p.V#v"}},
+		{"polluter pair not run", nil, nil, report.Coverage{}, nil, nil},
+		{"budget cut", pair, nil, report.Coverage{BudgetExhausted: true}, nil, nil},
+		{"unconfirmed", pair, nil, report.Coverage{Unconfirmed: []string{"p.V#v"}}, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := &ChangeOptions{Known: known}
+			st := &report.ChangeStats{}
+			o.judgeKnown(st, &od.Focus{Targets: []string{"p.V#v", "p.N#n", "p.X#x"}, Pairs: c.pairs}, &c.cov, c.findings)
+			if !reflect.DeepEqual(st.Known, c.known) || !reflect.DeepEqual(st.PossiblyFixed, c.fixed) {
+				t.Errorf("known %v, possibly fixed %v; want %v, %v", st.Known, st.PossiblyFixed, c.known, c.fixed)
+			}
+		})
 	}
 }
 

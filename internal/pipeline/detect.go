@@ -70,15 +70,20 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 		}
 		cfg.Seed, cfg.Rounds, cfg.Recorded = d.Partials[0].Seed, d.Partials[0].Rounds, od.MergeRuns(d.Partials)
 	}
+	if c := d.Change; c != nil && !c.Change.Everything() && c.Knowledge == nil && c.full == "" {
+		c.full = c.loadKnowledge(opts.Knowledge)
+	}
 	switch {
 	case d.Change != nil && d.Change.Change.Everything():
 		why := everything(d.Change.Change)
 		log.logf(StageOrders)("change since %s: %s", d.Change.Change.Ref, why)
 		res.Report.Stats.Change = addChange(res.Report.Stats.Change, everyTest(d.Change.Change, m.Tests, why))
+	case d.Change != nil && d.Change.full != "":
+		// Without knowledge nothing tells a new flaky test from an old one:
+		// the change gets a full analysis, which records the store.
+		log.logf(StageKnowledge)("%s", d.Change.full)
+		res.Report.Stats.Change = addChange(res.Report.Stats.Change, everyTest(d.Change.Change, m.Tests, "every test is analysed: "+d.Change.full))
 	case d.Change != nil:
-		if d.Change.Knowledge == nil && opts.Knowledge != "" {
-			d.Change.Knowledge = changeKnowledge(opts.Knowledge, log)
-		}
 		im, err := focus(ctx, m, d.Change, log)
 		if err != nil {
 			return err
@@ -148,6 +153,9 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	rep.Stats.DurationMs += out.Coverage.Duration.Milliseconds()
 	rep.Stats.Coverage = addCoverage(rep.Stats.Coverage, out.Coverage.Report())
 	rep.Stats.Coverage.Unconfirmed = unreported(rep.Stats.Coverage.Unconfirmed, rep.Findings)
+	if cfg.Focus != nil {
+		d.Change.judgeKnown(rep.Stats.Change, cfg.Focus, rep.Stats.Coverage, rep.Findings)
+	}
 	rep.Sort()
 	res.Findings = findings
 	return nil

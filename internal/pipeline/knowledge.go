@@ -9,11 +9,33 @@ import (
 
 // full reports whether opts run a full detection, whose knowledge is kept:
 // not a shard's share of the orders nor a merge's replay of shards' runs
-// (neither records data dependencies), nor a change's analysis (it judges
-// only some tests).
+// (neither records data dependencies), nor a change's analysis that judged
+// only what the change affects (one that analysed every test, for want of
+// knowledge or because a build file changed, is full).
 func full(opts Options) bool {
 	d := opts.Detect
-	return d != nil && d.Shard.N == 0 && len(d.Partials) == 0 && d.Change == nil
+	return d != nil && d.Shard.N == 0 && len(d.Partials) == 0 &&
+		(d.Change == nil || d.Change.full != "" || d.Change.Change.Everything())
+}
+
+// suspect carries the flips a change's analysis could not confirm into
+// the module's knowledge store, for the next full analysis; without a
+// store there is nothing to carry them into.
+func suspect(ctx context.Context, m Module, opts Options, log Log, res *Result) {
+	cov := res.Report.Stats.Coverage
+	if cov == nil || len(cov.Unconfirmed) == 0 {
+		return
+	}
+	logf := log.logf(StageKnowledge)
+	st, _, err := knowledge.Load(opts.Knowledge)
+	if st == nil || err != nil || !st.Suspect(cov.Unconfirmed, knowledge.Commit(ctx, m.Dir)) {
+		return
+	}
+	if err := st.Save(opts.Knowledge); err != nil {
+		logf("knowledge: suspected tests not recorded: %v", err)
+		return
+	}
+	logf("knowledge: %d suspected test(s) recorded in %s for the next full analysis", len(cov.Unconfirmed), opts.Knowledge)
 }
 
 // remember records what the full detection of res learned in the module's
@@ -27,8 +49,8 @@ func remember(ctx context.Context, m Module, opts Options, log Log, res *Result)
 	switch {
 	case err != nil:
 		logf("%s (%v)", note, err)
-	case note.Kind == knowledge.Corrupt || note.Kind == knowledge.Stale:
-		logf("%s", note)
+	case (note.Kind == knowledge.Corrupt || note.Kind == knowledge.Stale) && (opts.Detect.Change == nil || opts.Detect.Change.full == ""):
+		logf("%s", note) // a change's full analysis said so first
 	}
 	classes, err := knowledge.HashClasses(m.ClassDirs...)
 	if err != nil {

@@ -250,8 +250,11 @@ func Run(ctx context.Context, m Module, opts Options, log Log) (*Result, error) 
 			return res, err
 		}
 	}
-	if opts.Knowledge != "" && full(opts) {
+	switch {
+	case opts.Knowledge != "" && full(opts):
 		remember(ctx, m, opts, log, res)
+	case opts.Knowledge != "" && opts.Detect != nil && opts.Detect.Change != nil:
+		suspect(ctx, m, opts, log, res)
 	}
 	return res, nil
 }

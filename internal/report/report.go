@@ -264,6 +264,13 @@ type ChangeStats struct {
 	Pairs    int            `json:"pairs"`
 	Because  []string       `json:"because,omitempty"`
 	Summary  string         `json:"summary"`
+	// Known are the tests of the findings that earlier full analyses
+	// (the knowledge store) found flaky the same way: still flaky, not
+	// made flaky by the change.
+	Known []string `json:"known,omitempty"`
+	// PossiblyFixed are tests earlier full analyses found flaky that the
+	// change's analysis judged and did not find flaky.
+	PossiblyFixed []string `json:"possiblyFixed,omitempty"`
 }
 
 // AffectedTest is a test a change can affect and why; New says earlier

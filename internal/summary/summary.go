@@ -6,6 +6,7 @@ package summary
 import (
 	"fmt"
 	"html"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,6 +53,14 @@ func Markdown(modules []Module) string {
 		cuts = append(cuts, budgetCuts(m)...)
 		if ch := r.Stats.Change; ch != nil {
 			changes = append(changes, fmt.Sprintf("Analysed the change since %s%s: %s", code(ch.Ref), moduleNote(modules, m), text(ch.Summary)))
+			for _, t := range ch.Known {
+				changes = append(changes, fmt.Sprintf("%s%s was flaky before the change and still is", code(t), moduleNote(modules, m)))
+			}
+			for _, t := range ch.PossiblyFixed {
+				if e := code(t) + moduleNote(modules, m); !slices.Contains(fixed, e) {
+					fixed = append(fixed, e)
+				}
+			}
 			suspected = true
 		}
 		if c := r.Stats.Coverage; c != nil {
@@ -63,7 +72,9 @@ func Markdown(modules []Module) string {
 			gated = gated || g.Enabled
 			gateFailed = gateFailed || (g.Enabled && !g.Pass)
 			for _, t := range g.PossiblyFixed {
-				fixed = append(fixed, code(t)+moduleNote(modules, m))
+				if e := code(t) + moduleNote(modules, m); !slices.Contains(fixed, e) {
+					fixed = append(fixed, e)
+				}
 			}
 			for _, u := range g.Unjudged {
 				unjudged = append(unjudged, fmt.Sprintf("%s (%s): %s", code(u.Test), u.Kind, text(u.Reason)))

@@ -42,9 +42,10 @@ final class Editor {
     private Editor() {
     }
 
-    /** JUnit 4 and Jupiter lifecycle annotations (simple names) and their packages. */
+    /** The test frameworks whose lifecycle annotations the editor adds. */
     private static final String JUNIT4 = "junit4";
     private static final String JUPITER = "jupiter";
+    private static final String TESTNG = "testng";
 
     /**
      * Runs one request.
@@ -162,7 +163,7 @@ final class Editor {
         return o;
     }
 
-    /** The test framework a compilation unit uses, from its imports: jupiter, junit4 or empty. */
+    /** The test framework a compilation unit uses, from its imports: jupiter, junit4, testng or empty. */
     static String framework(CompilationUnit cu) {
         String fw = "";
         for (ImportDeclaration i : cu.getImports()) {
@@ -172,9 +173,22 @@ final class Editor {
             }
             if (n.startsWith("org.junit.") || n.equals("org.junit")) {
                 fw = JUNIT4;
+            } else if ((n.startsWith("org.testng.") || n.equals("org.testng")) && fw.isEmpty()) {
+                fw = TESTNG;
             }
         }
         return fw;
+    }
+
+    /** The set-up ({@code before}) or tear-down annotation of a framework, run around each test method. */
+    private static String lifecycleAnnotation(String fw, boolean before) {
+        if (fw.equals(JUPITER)) {
+            return before ? "BeforeEach" : "AfterEach";
+        }
+        if (fw.equals(TESTNG)) {
+            return before ? "BeforeMethod" : "AfterMethod";
+        }
+        return before ? "Before" : "After";
     }
 
     /**
@@ -188,9 +202,9 @@ final class Editor {
         boolean before = str(req, "when").equals("before");
         String fw = req.has("framework") ? str(req, "framework") : framework(u.cu);
         if (fw.isEmpty()) {
-            throw new IllegalArgumentException("the file imports neither JUnit 4 nor Jupiter: no set-up or tear-down to add to");
+            throw new IllegalArgumentException("the file imports neither JUnit 4, Jupiter nor TestNG: no set-up or tear-down to add to");
         }
-        String annotation = before ? (fw.equals(JUPITER) ? "BeforeEach" : "Before") : (fw.equals(JUPITER) ? "AfterEach" : "After");
+        String annotation = lifecycleAnnotation(fw, before);
         List<String> texts = strings(req, "statements");
         List<Statement> stmts = parseStatements(texts);
         JsonArray added = new JsonArray();
@@ -588,7 +602,7 @@ final class Editor {
         for (int n = 2; !type.getMethodsByName(name).isEmpty(); n++) {
             name = baseName + n;
         }
-        boolean publicTests = fw.equals(JUNIT4) || type.getMethods().stream()
+        boolean publicTests = fw.equals(JUNIT4) || fw.equals(TESTNG) || type.getMethods().stream()
                 .anyMatch(m -> m.isPublic() && m.getAnnotations().stream().anyMatch(a -> simple(a.getNameAsString()).equals("Test")));
         String indent = memberIndent(u, type);
         String inner = indent + indentUnit(u, type);
@@ -606,7 +620,8 @@ final class Editor {
         } else {
             insertBeforeClose(u, type, u.sep + b);
         }
-        importClass(u, (fw.equals(JUPITER) ? "org.junit.jupiter.api." : "org.junit.") + annotation);
+        String pkg = fw.equals(JUPITER) ? "org.junit.jupiter.api." : fw.equals(TESTNG) ? "org.testng.annotations." : "org.junit.";
+        importClass(u, pkg + annotation);
         return name;
     }
 

@@ -2,7 +2,7 @@ package dev.flaky.runner;
 
 import java.util.List;
 
-/** A way to list and run test classes: JUnit 4 directly, or Jupiter through the JUnit Platform launcher. */
+/** A way to list and run test classes: JUnit 4 or 3 directly, Jupiter through the JUnit Platform launcher, or TestNG. */
 public interface Engine {
     /** Reports whether this engine runs {@code testClass}. */
     boolean handles(Class<?> testClass);
@@ -16,4 +16,15 @@ public interface Engine {
      * reports a {@code test-end} for every entry.
      */
     void run(Class<?> testClass, List<OrderEntry> entries, Events events);
+
+    /**
+     * Runs consecutive runs of an order that this engine handles, {@code runs.get(i)} naming methods of
+     * {@code classes.get(i)}: by default each with {@link #run}; an engine whose framework has fixtures wider than a
+     * class (TestNG's {@code @BeforeSuite}) runs them in one execution.
+     */
+    default void runAll(List<Class<?>> classes, List<List<OrderEntry>> runs, Events events) {
+        for (int i = 0; i < runs.size(); i++) {
+            run(classes.get(i), runs.get(i), events);
+        }
+    }
 }

@@ -1,7 +1,7 @@
 package dev.flaky.runner;
 
 /**
- * The engines whose JUnit is on the class path. Engine classes are loaded reflectively, only after their JUnit
+ * The engines whose framework (JUnit 4, JUnit 3, the JUnit Platform, TestNG) is on the class path. Engine classes are loaded reflectively, only after their JUnit
  * is found, so a class path without JUnit 4 or without the JUnit Platform never loads code that needs it.
  */
 final class Engines {
@@ -9,10 +9,13 @@ final class Engines {
     final Engine junit;
     /** Jupiter through the JUnit Platform launcher, or null. */
     final Engine jupiter;
+    /** TestNG, or null. */
+    final Engine testng;
 
-    private Engines(Engine junit, Engine jupiter) {
+    private Engines(Engine junit, Engine jupiter, Engine testng) {
         this.junit = junit;
         this.jupiter = jupiter;
+        this.testng = testng;
     }
 
     /** Finds the engines whose JUnit is present; an engine that fails to start is logged and left out. */
@@ -30,13 +33,23 @@ final class Engines {
                 "org.junit.jupiter.engine.JupiterTestEngine", "org.junit.jupiter.api.MethodOrderer")) {
             jupiter = create("dev.flaky.runner.jupiter.JupiterEngine", events);
         }
-        return new Engines(junit, jupiter);
+        Engine testng = null;
+        if (Classes.present("org.testng.TestNG", "org.testng.annotations.Test", "org.testng.xml.XmlSuite")) {
+            testng = create("dev.flaky.runner.testng.TestngEngine", events);
+        }
+        return new Engines(junit, jupiter, testng);
     }
 
-    /** Returns the engine that runs {@code testClass}: JUnit 4 or 3 for JUnit 4/3 classes, Jupiter otherwise. */
+    /**
+     * Returns the engine that runs {@code testClass}: JUnit 4 or 3 for JUnit 4/3 classes, TestNG for classes with
+     * TestNG tests, Jupiter otherwise.
+     */
     Engine forClass(Class<?> testClass) {
         if (junit != null && junit.handles(testClass)) {
             return junit;
+        }
+        if (testng != null && testng.handles(testClass)) {
+            return testng;
         }
         if (jupiter != null && jupiter.handles(testClass)) {
             return jupiter;

@@ -69,7 +69,8 @@ public final class Failure {
     }
 
     private static final String[] NOT_PROJECT = {
-        "java.", "javax.", "jdk.", "sun.", "com.sun.", "org.junit.", "junit.", "org.opentest4j.", "dev.flaky.agent."};
+        "java.", "javax.", "jdk.", "sun.", "com.sun.", "org.junit.", "junit.", "org.testng.", "org.opentest4j.",
+        "dev.flaky.agent."};
 
     private static boolean isProjectFrame(String className) {
         for (String prefix : NOT_PROJECT) {

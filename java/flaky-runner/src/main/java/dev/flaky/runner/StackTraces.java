@@ -8,12 +8,12 @@ import java.util.Set;
 /**
  * Prints stack traces the way Surefire's trimStackTrace does in spirit: each throwable's frames end at the
  * deepest frame of the test class (or its non-framework superclasses, or a class nested in or enclosing one of them), cutting the reflection and JUnit
- * frames below the test method. Traces without such a frame lose only their trailing framework frames.
+ * (or TestNG) frames below the test method. Traces without such a frame lose only their trailing framework frames.
  */
 final class StackTraces {
     private static final int MAX_LENGTH = 64 * 1024;
     private static final String[] FRAMEWORK = {
-        "org.junit.", "junit.", "sun.reflect.", "java.lang.reflect.", "jdk.internal.reflect.", "java.lang.invoke.",
+        "org.junit.", "junit.", "org.testng.", "sun.reflect.", "java.lang.reflect.", "jdk.internal.reflect.", "java.lang.invoke.",
         "java.util.", "java.lang.Thread", "org.apache.maven.surefire.", "dev.flaky.runner.",
     };
 

@@ -51,8 +51,7 @@ public final class TestRunner {
      * Classes that cannot be loaded are logged and skipped; classes without tests add none.
      */
     public List<ListedTest> list(List<String> classNames) {
-        List<Class<?>> junitClasses = new ArrayList<>();
-        List<Class<?>> jupiterClasses = new ArrayList<>();
+        Map<Engine, List<Class<?>>> byEngine = new LinkedHashMap<>();
         Map<String, Integer> position = new HashMap<>();
         for (String name : classNames) {
             position.putIfAbsent(name, position.size());
@@ -67,14 +66,11 @@ public final class TestRunner {
             if (engine == null) {
                 continue;
             }
-            (engine == engines.junit ? junitClasses : jupiterClasses).add(c);
+            byEngine.computeIfAbsent(engine, k -> new ArrayList<>()).add(c);
         }
         List<ListedTest> tests = new ArrayList<>();
-        if (!junitClasses.isEmpty()) {
-            tests.addAll(engines.junit.list(junitClasses, events));
-        }
-        if (!jupiterClasses.isEmpty()) {
-            tests.addAll(engines.jupiter.list(jupiterClasses, events));
+        for (Map.Entry<Engine, List<Class<?>>> e : byEngine.entrySet()) {
+            tests.addAll(e.getKey().list(e.getValue(), events));
         }
         // Stable: keeps each engine's method order within a class.
         tests.sort(Comparator.comparing(t -> position.getOrDefault(t.listedClass, Integer.MAX_VALUE)));
@@ -87,16 +83,19 @@ public final class TestRunner {
 
     /**
      * Runs {@code order} (entries indexed from 0 in order): {@code run-start}, each maximal run of consecutive
-     * entries of one class as one JUnit execution, then {@code run-end}.
+     * entries of one class as one JUnit execution (consecutive TestNG runs as one TestNG suite), then
+     * {@code run-end}.
      */
     public void run(List<OrderEntry> order) {
         events.runStart(order.size());
+        Batch batch = new Batch();
         for (List<OrderEntry> run : OrderFile.classRuns(order)) {
             String className = run.get(0).className;
             Class<?> c;
             try {
                 c = Classes.load(className);
             } catch (ClassNotFoundException | LinkageError e) {
+                batch.flush(events);
                 for (OrderEntry entry : run) {
                     events.notFound(entry, "cannot load test class " + className + ": " + e);
                 }
@@ -104,14 +103,37 @@ public final class TestRunner {
             }
             Engine engine = engines.forClass(c);
             if (engine == null) {
+                batch.flush(events);
                 for (OrderEntry entry : run) {
                     events.notFound(entry, "no JUnit engine on the class path runs " + className);
                 }
                 continue;
             }
-            engine.run(c, run, events);
+            if (engine != batch.engine) {
+                batch.flush(events);
+            }
+            batch.engine = engine;
+            batch.classes.add(c);
+            batch.runs.add(run);
         }
+        batch.flush(events);
         events.runEnd();
+    }
+
+    /** Consecutive class runs of one engine, run together by {@link Engine#runAll}. */
+    private static final class Batch {
+        Engine engine;
+        final List<Class<?>> classes = new ArrayList<>();
+        final List<List<OrderEntry>> runs = new ArrayList<>();
+
+        void flush(Events events) {
+            if (engine != null) {
+                engine.runAll(new ArrayList<>(classes), new ArrayList<>(runs), events);
+            }
+            engine = null;
+            classes.clear();
+            runs.clear();
+        }
     }
 
     /** Makes sure every event sent to the driver so far has been delivered. */

@@ -11,6 +11,7 @@ import java.util.Map;
 
 /** The tests of Surefire's test classes, listed through the runner once per class. */
 public final class Listing {
+    private static final String TESTNG = "testng";
     private final TestRunner runner;
     private final Map<String, List<ListedTest>> byClass = new HashMap<>();
 
@@ -29,6 +30,25 @@ public final class Listing {
             }
         }
         return result;
+    }
+
+    /**
+     * Returns {@code classNames} with the TestNG classes first when some of them test with TestNG and others with
+     * another framework, as Surefire's TestNG provider runs such a module; else {@code classNames} as they are.
+     */
+    public List<String> testngFirst(List<String> classNames) {
+        load(classNames);
+        List<String> testng = new ArrayList<>();
+        List<String> others = new ArrayList<>();
+        for (String name : classNames) {
+            List<ListedTest> tests = byClass.get(name);
+            (!tests.isEmpty() && TESTNG.equals(tests.get(0).engine) ? testng : others).add(name);
+        }
+        if (testng.isEmpty() || others.isEmpty()) {
+            return classNames;
+        }
+        testng.addAll(others);
+        return testng;
     }
 
     /** Returns the tests of {@code classNames}: class by class in that order, methods in JUnit's order. */

@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
 final class StateConfig {
     /** Classes of test frameworks, mocking and logging libraries whose statics are nobody's test state. */
     static final List<String> DEFAULT_EXCLUDES = Collections.unmodifiableList(java.util.Arrays.asList(
-            "org.junit.**", "junit.**", "org.opentest4j.**", "org.apiguardian.**", "org.hamcrest.**",
+            "org.junit.**", "junit.**", "org.testng.**", "com.beust.**", "org.opentest4j.**", "org.apiguardian.**",
+            "org.hamcrest.**",
             "org.mockito.**", "net.bytebuddy.**", "org.objenesis.**", "org.apache.maven.**", "org.jacoco.**",
             "org.slf4j.**", "ch.qos.logback.**", "org.apache.logging.**", "org.apache.log4j.**",
             "org.apache.commons.logging.**", "kotlin.**", "org.assertj.core.internal.**", "org.easymock.**",

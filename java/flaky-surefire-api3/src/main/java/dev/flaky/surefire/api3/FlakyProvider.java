@@ -4,6 +4,7 @@ import dev.flaky.runner.RunnerListener;
 import dev.flaky.runner.TestRunner;
 import dev.flaky.surefire.ForkRun;
 import dev.flaky.surefire.Listing;
+import dev.flaky.surefire.SuiteXml;
 import dev.flaky.surefire.SurefireVersion;
 import org.apache.maven.surefire.api.provider.AbstractProvider;
 import org.apache.maven.surefire.api.provider.CommandChainReader;
@@ -18,11 +19,14 @@ import org.apache.maven.surefire.api.testset.TestListResolver;
 import org.apache.maven.surefire.api.testset.TestSetFailedException;
 import org.apache.maven.surefire.api.util.TestsToRun;
 
+import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.BiPredicate;
 
@@ -115,9 +119,20 @@ public class FlakyProvider extends AbstractProvider {
         }
     }
 
-    /** Surefire's test classes (includes, excludes, -Dtest) that have tests, in its run order. */
+    /**
+     * Surefire's test classes (includes, excludes, -Dtest) that have tests, in its run order; with TestNG suite files
+     * ({@code suiteXmlFiles}), the classes they name, in their order; the TestNG classes first in a module that mixes
+     * TestNG and JUnit.
+     */
     private TestsToRun scan(Listing listing) {
-        TestsToRun scanned = parameters.getScanResult().applyFilter(c -> true, parameters.getTestClassLoader());
+        List<File> suites = parameters.getTestRequest() == null
+                ? null : parameters.getTestRequest().getSuiteXmlFiles();
+        Iterable<Class<?>> scanned;
+        if (suites != null && !suites.isEmpty()) {
+            scanned = suiteClasses(suites);
+        } else {
+            scanned = parameters.getScanResult().applyFilter(c -> true, parameters.getTestClassLoader());
+        }
         Set<String> withTests = new HashSet<>(listing.withTests(names(scanned)));
         Set<Class<?>> classes = new LinkedHashSet<>();
         for (Class<?> c : scanned) {
@@ -125,7 +140,37 @@ public class FlakyProvider extends AbstractProvider {
                 classes.add(c);
             }
         }
-        return parameters.getRunOrderCalculator().orderTestClasses(new TestsToRun(classes));
+        TestsToRun ordered = suites != null && !suites.isEmpty()
+                ? new TestsToRun(classes) : parameters.getRunOrderCalculator().orderTestClasses(new TestsToRun(classes));
+        // A module that mixes TestNG and JUnit runs as Surefire's TestNG provider runs it: the TestNG classes first.
+        Map<String, Class<?>> byName = new LinkedHashMap<>();
+        for (Class<?> c : ordered) {
+            byName.put(c.getName(), c);
+        }
+        Set<Class<?>> mixed = new LinkedHashSet<>();
+        for (String name : listing.testngFirst(new ArrayList<>(byName.keySet()))) {
+            mixed.add(byName.get(name));
+        }
+        return new TestsToRun(mixed);
+    }
+
+    /** The classes the TestNG suite files name that the test class loader finds. */
+    private List<Class<?>> suiteClasses(List<File> suites) {
+        List<String> names;
+        try {
+            names = SuiteXml.classes(suites);
+        } catch (IOException e) {
+            throw new IllegalStateException("flaky: " + e.getMessage(), e);
+        }
+        List<Class<?>> classes = new ArrayList<>();
+        for (String name : names) {
+            try {
+                classes.add(Class.forName(name, false, parameters.getTestClassLoader()));
+            } catch (ClassNotFoundException | LinkageError e) {
+                System.err.println("[WARNING] flaky: the TestNG suite names " + name + ", which cannot be loaded: " + e);
+            }
+        }
+        return classes;
     }
 
     /** Surefire's {@code -Dtest} method patterns, if any, as a (class, method) filter. */

@@ -1,0 +1,229 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// TestTestNG lists and runs the TestNG fixtures (7.12.0 and 6.14.3):
+// `flaky list-tests` gives the default order (data-provider tests once, the
+// classes with @BeforeClass or dependsOnMethods marked as having class
+// fixtures); an order runs a class's methods in the requested order, except
+// a class with dependsOnMethods, which keeps TestNG's order and passes in any
+// requested order; @BeforeSuite runs once per run; the victim fails after
+// its polluter; `flaky pollution` names the tests that change static state.
+// Exact findings: TestDetectFindsExactlyTheExpectedFindings and
+// TestVerifyRunsOrderDependenceAnalysis.
+func TestTestNG(t *testing.T) {
+	for _, name := range []string{"testng7", "testng6"} {
+		t.Run(name, func(t *testing.T) { checkTestNG(t, name) })
+	}
+}
+
+func checkTestNG(t *testing.T, name string) {
+	p := fixture(t, name)
+	pkg := "fixture." + name + "."
+	var (
+		victim    = pkg + "DiscountTest#standardDiscount"
+		polluter  = pkg + "OverrideTest#specialDiscount"
+		isOpen    = pkg + "RegistryTest#isOpen"
+		addsEntry = pkg + "RegistryTest#addsEntry"
+		opens     = pkg + "AccountTest#opens"
+		withdraws = pkg + "AccountTest#withdraws"
+		env       = pkg + "EnvTest#environmentIsReady"
+		squares   = pkg + "SquareTest#squares"
+	)
+	out, err := exec.Command(flakyBin(t), "list-tests", "--json", "--module", p.dir).Output()
+	if err != nil {
+		t.Fatalf("list-tests --json: %v", err)
+	}
+	var infos []launcher.TestInfo
+	if err := json.Unmarshal(out, &infos); err != nil {
+		t.Fatalf("list-tests --json printed invalid JSON: %v\n%s", err, out)
+	}
+	var ids, withFixtures []string
+	for _, ti := range infos {
+		ids = append(ids, ti.ID)
+		if ti.ClassFixtures {
+			withFixtures = append(withFixtures, ti.ID)
+		}
+		if ti.Engine != "testng" {
+			t.Errorf("%s listed with engine %q, want testng", ti.ID, ti.Engine)
+		}
+	}
+	if want := p.expected.Fixture.DefaultOrder; !slices.Equal(ids, want) {
+		t.Fatalf("listed %v, want %v", ids, want)
+	}
+	if want := p.expected.Fixture.ClassFixtures; !slices.Equal(withFixtures, want) {
+		t.Errorf("classFixtures on %v, want %v", withFixtures, want)
+	}
+
+	res := runOrders(t, p.launcher, ids,
+		[]string{isOpen, addsEntry, env, withdraws, opens, squares, env},
+		[]string{polluter, victim})
+	for _, tr := range res[0].Tests {
+		if tr.Outcome != launcher.Pass {
+			t.Errorf("default order: %s %s\n%s", tr.Test, tr.Outcome, describe(res[0]))
+		}
+	}
+	var ran []string
+	for _, tr := range res[1].Tests {
+		ran = append(ran, tr.Test)
+		if tr.Outcome != launcher.Pass {
+			t.Errorf("%s %s: @BeforeClass, @BeforeSuite or dependsOnMethods not kept\n%s", tr.Test, tr.Outcome, describe(res[1]))
+		}
+	}
+	// The requested method order, but TestNG's order inside the dependsOnMethods chain.
+	if want := []string{isOpen, addsEntry, env, opens, withdraws, squares, env}; !slices.Equal(ran, want) {
+		t.Errorf("ran %v, want %v", ran, want)
+	}
+	if got := outcomeOf(res[2], victim); got != launcher.Fail {
+		t.Errorf("victim after its polluter: %s, want fail\n%s", got, describe(res[2]))
+	}
+
+	// flaky pollution: the tests that change the fixture's static state, and
+	// nothing of TestNG's own.
+	dir := copyFixture(t, name)
+	if out, err := exec.Command(flakyBin(t), "pollution", "--module", dir).CombinedOutput(); exitCode(err) != 1 {
+		t.Fatalf("flaky pollution: %v, want exit status 1\n%s", err, out)
+	}
+	r, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var polluters []string
+	for _, f := range r.Findings {
+		if f.Kind != report.Polluter {
+			continue
+		}
+		polluters = append(polluters, f.Test)
+		for _, st := range f.PollutedState {
+			if !strings.HasPrefix(st.Root, pkg) {
+				t.Errorf("%s: polluted state %s outside the fixture", f.Test, st.Root)
+			}
+		}
+	}
+	slices.Sort(polluters)
+	want := []string{pkg + "AccountTest#deposits", opens, withdraws, pkg + "CatalogLoaderTest#loadsCatalog", polluter,
+		pkg + "PluginTest#registersPdfExporter", addsEntry}
+	if !slices.Equal(polluters, want) {
+		t.Errorf("polluters %v, want %v", polluters, want)
+	}
+}
+
+// TestTestNGChaosAndRepair runs `flaky chaos` on the testng7 fixture, which
+// finds exactly its API-dependent test, then `flaky detect` and
+// `flaky repair --apply --no-llm`, which repair the victim (a TestNG
+// @AfterMethod resetting the polluter's state) and the brittle test (a
+// @BeforeMethod setting the state it needs): after the patches, plain
+// Maven passes the brittle test alone and flaky run-order passes the victim
+// after its polluter. The NIO test has no symbolic repair.
+func TestTestNGChaosAndRepair(t *testing.T) {
+	needsTools(t)
+	dir := copyFixture(t, "testng7")
+	bin := flakyBin(t)
+	const (
+		api      = "fixture.testng7.HeadingTest#upperCasesTitle"
+		victim   = "fixture.testng7.DiscountTest#standardDiscount"
+		polluter = "fixture.testng7.OverrideTest#specialDiscount"
+		brittle  = "fixture.testng7.CatalogReaderTest#readsCatalog"
+	)
+	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
+	if out, err := exec.Command(bin, "chaos", "--module", dir).CombinedOutput(); exitCode(err) > 1 {
+		t.Fatalf("flaky chaos: %v\n%s", err, out)
+	}
+	r, err := report.Read(reportPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range r.Findings {
+		got = append(got, fmt.Sprintf("%s %s %s %d", f.Kind, f.Test, f.Group, len(f.CallSites)))
+	}
+	if want := []string{"api " + api + " LOCALE 1"}; !slices.Equal(got, want) {
+		t.Fatalf("chaos findings %q, want %q", got, want)
+	}
+	if cs := r.Findings[0].CallSites[0]; cs.Class != "fixture.testng7.Headings" || cs.API != "java.lang.String#toUpperCase()" {
+		t.Errorf("call site %+v, want Headings' String#toUpperCase()", cs)
+	}
+
+	if out, err := exec.Command(bin, "detect", "--module", dir, "--no-invariants", "--strategy", "orders").CombinedOutput(); exitCode(err) > 1 {
+		t.Fatalf("flaky detect: %v\n%s", err, out)
+	}
+	// Exit status 1: the NIO test is left unrepaired.
+	if out, err := exec.Command(bin, "repair", "--module", dir, "--apply", "--no-llm").CombinedOutput(); exitCode(err) != 1 {
+		t.Fatalf("flaky repair --apply: %v, want exit status 1\n%s", err, out)
+	}
+	if r, err = report.Read(reportPath); err != nil {
+		t.Fatal(err)
+	}
+	repaired := map[string]string{}
+	for _, f := range r.Findings {
+		if f.Repair != nil && f.Repair.Validated {
+			repaired[f.Test] = f.Repair.Kind
+		}
+	}
+	if want := map[string]string{victim: report.RepairReset, brittle: report.RepairSetter}; !maps.Equal(repaired, want) {
+		t.Errorf("repaired %v, want %v", repaired, want)
+	}
+	for file, annotation := range map[string]string{"OverrideTest.java": "@AfterMethod", "CatalogReaderTest.java": "@BeforeMethod"} {
+		data, err := os.ReadFile(filepath.Join(dir, "src", "test", "java", "fixture", "testng7", file))
+		if err != nil || !strings.Contains(string(data), annotation) || !strings.Contains(string(data), "import org.testng.annotations."+annotation[1:]+";") {
+			t.Errorf("%s: want a TestNG %s (%v):\n%s", file, annotation, err, data)
+		}
+	}
+	cmd := exec.Command("mvn", "-B", "-q", "test", "-Dtest=CatalogReaderTest")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("the repaired brittle test alone fails under plain Maven: %v\n%s", err, tail(string(out)))
+	}
+	order := filepath.Join(t.TempDir(), "order.txt")
+	if err := os.WriteFile(order, []byte(polluter+"\n"+victim+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(bin, "run-order", "--module", dir, "--order", order).CombinedOutput(); err != nil {
+		t.Errorf("the repaired victim fails after its polluter: %v\n%s", err, out)
+	}
+}
+
+// TestTestNGMixedModule lists the testng-mixed fixture (TestNG and JUnit 4 in
+// one module) in the order Surefire's TestNG provider runs it: the TestNG
+// classes first, then the JUnit ones, each test with its framework's
+// engine. Exact findings across the frameworks:
+// TestDetectFindsExactlyTheExpectedFindings and
+// TestVerifyRunsOrderDependenceAnalysis.
+func TestTestNGMixedModule(t *testing.T) {
+	p := fixture(t, "testng-mixed")
+	out, err := exec.Command(flakyBin(t), "list-tests", "--json", "--module", p.dir).Output()
+	if err != nil {
+		t.Fatalf("list-tests --json: %v", err)
+	}
+	var infos []launcher.TestInfo
+	if err := json.Unmarshal(out, &infos); err != nil {
+		t.Fatalf("list-tests --json printed invalid JSON: %v\n%s", err, out)
+	}
+	var got []string
+	for _, ti := range infos {
+		got = append(got, ti.ID+" "+ti.Engine)
+	}
+	want := []string{
+		"fixture.mixed.GreetingTest#greets testng", "fixture.mixed.LimitTest#defaultLimit testng",
+		"fixture.mixed.AlignTest#padsLeft junit4", "fixture.mixed.RaiseLimitTest#raisesLimit junit4",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("listed %q, want %q", got, want)
+	}
+	if ids := launcher.IDs(infos); !slices.Equal(ids, p.expected.Fixture.DefaultOrder) {
+		t.Errorf("listed %v, want expected.json's default order %v", ids, p.expected.Fixture.DefaultOrder)
+	}
+}

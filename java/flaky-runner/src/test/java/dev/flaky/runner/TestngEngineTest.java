@@ -1,0 +1,183 @@
+package dev.flaky.runner;
+
+import dev.flaky.runner.testng.TestngEngine;
+import org.junit.Before;
+import org.testng.Assert;
+import org.testng.annotations.BeforeClass;
+import org.testng.annotations.BeforeSuite;
+import org.testng.annotations.DataProvider;
+import org.testng.annotations.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
+
+/** The TestNG engine, driven directly with TestNG 6.14.3 (the API it is compiled against). */
+public class TestngEngineTest {
+    /** What the classes below did, in order. */
+    static final List<String> ran = new ArrayList<>();
+    /** Whether {@link Fixtured}'s {@code @BeforeClass} fails. */
+    static boolean setUpFails;
+
+    /** Plain test methods, and one that fails. */
+    public static class Plain {
+        @BeforeSuite
+        public void suite() {
+            ran.add("suite");
+        }
+
+        @Test
+        public void a() {
+            ran.add("Plain.a");
+        }
+
+        @Test
+        public void b() {
+            ran.add("Plain.b");
+            Assert.fail("b fails");
+        }
+
+        @Test(enabled = false)
+        public void disabled() {
+        }
+    }
+
+    /** A class-level {@code @Test} and a {@code @BeforeClass}. */
+    @Test
+    public static class Fixtured {
+        @BeforeClass
+        public void open() {
+            if (setUpFails) {
+                throw new IllegalStateException("setup failed");
+            }
+            ran.add("open");
+        }
+
+        public void one() {
+            ran.add("Fixtured.one");
+        }
+
+        public void two() {
+            ran.add("Fixtured.two");
+        }
+    }
+
+    /** Methods TestNG orders itself. */
+    public static class Chain {
+        @Test(dependsOnMethods = "first")
+        public void second() {
+            ran.add("Chain.second");
+        }
+
+        @Test
+        public void first() {
+            ran.add("Chain.first");
+        }
+    }
+
+    /** A data provider whose second invocation fails. */
+    public static class Provided {
+        @DataProvider
+        public Object[][] values() {
+            return new Object[][] {{1}, {2}, {3}};
+        }
+
+        @Test(dataProvider = "values")
+        public void positiveOdd(int n) {
+            ran.add("Provided." + n);
+            Assert.assertEquals(n % 2, 1);
+        }
+    }
+
+    private final TestngEngine engine = new TestngEngine();
+    private final List<String> events = new ArrayList<>();
+    private final Events sink = new Events(null, new RunnerListener() {
+        @Override
+        public void classStart(String className) {
+            events.add("class-start " + className.substring(className.lastIndexOf('$') + 1));
+        }
+
+        @Override
+        public void classEnd(String className) {
+            events.add("class-end");
+        }
+
+        @Override
+        public void testEnd(String test, int index, String outcome, long timeMs, Failure f) {
+            events.add(test.substring(test.lastIndexOf('$') + 1) + " " + index + " " + outcome);
+        }
+
+        @Override
+        public void classError(String className, Failure failure) {
+            events.add("class-error " + failure.message());
+        }
+    });
+
+    @Before
+    public void reset() {
+        ran.clear();
+        setUpFails = false;
+    }
+
+    private static OrderEntry entry(int index, Class<?> c, String method) {
+        return new OrderEntry(index, c.getName() + "#" + method);
+    }
+
+    @org.junit.Test
+    public void handlesClassesWithTestNGTests() {
+        assertTrue(engine.handles(Plain.class));
+        assertTrue(engine.handles(Fixtured.class));
+        assertFalse(engine.handles(String.class));
+    }
+
+    @org.junit.Test
+    public void listsEnabledTestsOnceWithTheirClassFixtures() {
+        List<String> listed = new ArrayList<>();
+        List<Class<?>> classes = Arrays.asList(Plain.class, Fixtured.class, Chain.class, Provided.class);
+        for (ListedTest t : engine.list(classes, sink)) {
+            listed.add(t.id.substring(t.id.lastIndexOf('$') + 1) + " " + t.engine + (t.classFixtures ? " fixtures" : ""));
+        }
+        assertEquals(Arrays.asList("Plain#a testng", "Plain#b testng", "Fixtured#one testng fixtures",
+                "Fixtured#two testng fixtures", "Chain#first testng fixtures", "Chain#second testng fixtures",
+                "Provided#positiveOdd testng"), listed);
+    }
+
+    @org.junit.Test
+    public void runsClassesInOneSuiteInTheRequestedOrder() {
+        engine.runAll(Arrays.asList(Plain.class, Fixtured.class, Chain.class, Plain.class),
+                Arrays.asList(
+                        Arrays.asList(entry(0, Plain.class, "b"), entry(1, Plain.class, "a"),
+                                entry(2, Plain.class, "missing")),
+                        Arrays.asList(entry(3, Fixtured.class, "two"), entry(4, Fixtured.class, "one")),
+                        Arrays.asList(entry(5, Chain.class, "second"), entry(6, Chain.class, "first")),
+                        Arrays.asList(entry(7, Plain.class, "a"))),
+                sink);
+        assertEquals(Arrays.asList("suite", "Plain.b", "Plain.a", "open", "Fixtured.two", "Fixtured.one",
+                "Chain.first", "Chain.second", "Plain.a"), ran);
+        assertEquals(Arrays.asList("Plain#missing 2 error",
+                "class-start Plain", "Plain#b 0 fail", "Plain#a 1 pass", "class-end",
+                "class-start Fixtured", "Fixtured#two 3 pass", "Fixtured#one 4 pass", "class-end",
+                "class-start Chain", "Chain#first 6 pass", "Chain#second 5 pass", "class-end",
+                "class-start Plain", "Plain#a 7 pass", "class-end"), events);
+    }
+
+    @org.junit.Test
+    public void aFailedBeforeClassErrsTheClassTests() {
+        setUpFails = true;
+        engine.run(Fixtured.class, Arrays.asList(entry(0, Fixtured.class, "one"), entry(1, Fixtured.class, "two")),
+                sink);
+        assertEquals(Arrays.asList("class-start Fixtured", "Fixtured#one 0 error", "Fixtured#two 1 error",
+                "class-end"), events);
+    }
+
+    @org.junit.Test
+    public void aDataProviderTestFailsWhenAnyInvocationFails() {
+        engine.run(Provided.class, Arrays.asList(entry(0, Provided.class, "positiveOdd")), sink);
+        assertEquals(Arrays.asList("Provided.1", "Provided.2", "Provided.3"), ran);
+        assertEquals(Arrays.asList("class-start Provided", "Provided#positiveOdd 0 fail", "class-end"), events);
+    }
+}
