@@ -87,7 +87,6 @@ func TestOptionsRoundTrip(t *testing.T) {
 				{Key: "chaos.random.limit", Value: "99"}, // RandomLimit overrides it
 				{Key: "chaos.time.increment", Value: "3000"},
 				{Key: "chaos.time.granularity", Value: "7"},
-				{Key: "chaos.time.fast", Value: "2.5"},
 				{Key: "chaos.time.slow", Value: "4"},
 				{Key: "chaos.date", Value: "2030-01-02T03:04:05Z"},
 				{Key: "chaos.date.margin", Value: "10"},
@@ -127,7 +126,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 			Port: str("65535"),
 			Chaos: map[string]any{
 				"chaos": list(full.Chaos.Strategies...), "roots": list(awkward...), "include": list(full.Chaos.Include...), "exclude": list(awkward[:3]...),
-				"random": "0.25", "random.limit": 3.0, "time.increment": 3000.0, "time.granularity": 7.0, "time.fast": 2.5, "time.slow": 4.0,
+				"random": "0.25", "random.limit": 3.0, "time.increment": 3000.0, "time.granularity": 7.0, "time.slow": 4.0,
 				"date": "2030-01-02T03:04:05Z", "date.margin": 10.0, "date.zone": "Europe/Zurich", "locale": "de-CH", "timezone": "Asia/Kolkata",
 				"sleep": 11.0, "concurrency": 0.5, "network": 1.0, "network.timeout": 0.5, "resolve": 12.0, "seed": -7.0, "iteration.scope": "all", "async.delay": 13.0,
 				"explain": true,

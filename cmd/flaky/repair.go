@@ -25,12 +25,15 @@ func repairCommand() *cli.Command {
 		Usage: "turn each finding of target/flaky/report.json into a minimal validated source patch (target/flaky/repair/<test>.diff); --apply writes them",
 		Flags: []cli.Flag{
 			moduleFlag,
+			mavenProfileFlag(),
+			mavenPropertyFlag(),
 			&cli.StringFlag{Name: "test", Usage: "repair only this finding's test"},
 			&cli.BoolFlag{Name: "apply", Usage: "apply the validated patches to the module's sources (originals backed up under target/flaky/repair/backup)"},
 			&cli.BoolFlag{Name: "follow-symlinks", Usage: "with --apply, patch the target of a source that is a symbolic link (possibly outside the module) instead of refusing"},
 			&cli.BoolFlag{Name: "no-llm", Usage: "do not ask a language model (FLAKY_LLM_URL, FLAKY_LLM_MODEL) for the findings the symbolic repairs leave"},
 			&cli.BoolFlag{Name: "allow-reflection", Usage: "restore a polluted static field that no reset-method restores through java.lang.reflect (Field.setAccessible) in the generated reset"},
 			&cli.IntFlag{Name: "llm-iterations", Value: repair.DefaultLLMIterations, Usage: "LLM attempts per finding"},
+			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a sandbox JVM when one test runs longer than this (0: off), as detect's --test-timeout"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -45,6 +48,7 @@ func repairCommand() *cli.Command {
 				NoLLM:           c.Bool("no-llm"),
 				AllowReflection: c.Bool("allow-reflection"),
 				LLMIterations:   c.Int("llm-iterations"),
+				TestTimeout:     c.Duration("test-timeout"),
 			})
 		},
 	}
@@ -60,6 +64,7 @@ type repairOptions struct {
 	NoLLM           bool
 	AllowReflection bool
 	LLMIterations   int
+	TestTimeout     time.Duration // bounds one test of the sandbox's runs; 0: none
 }
 
 // runRepair checks o and runs the pipeline's repair stage on the findings
@@ -68,8 +73,15 @@ func runRepair(ctx context.Context, o repairOptions) error {
 	if o.LLMIterations < 1 {
 		return usageError("--llm-iterations must be at least 1")
 	}
+	if o.TestTimeout < 0 {
+		return usageError("--test-timeout must not be negative")
+	}
 	g := o.globalOptions
-	setup, err := mvn.Prepare(ctx, o.Module, mvn.PrepareOptions{Mvn: g.Mvn, Log: g.Stderr, Debug: g.debugLog()})
+	mvnCmd, mavenArgs, err := g.mavenOptions()
+	if err != nil {
+		return err
+	}
+	setup, err := mvn.Prepare(ctx, o.Module, mvn.PrepareOptions{Mvn: mvnCmd, Log: g.Stderr, Debug: g.debugLog(), Maven: mavenArgs})
 	if err != nil {
 		return fmt.Errorf("prepare module: %w", err)
 	}
@@ -85,7 +97,7 @@ func runRepair(ctx context.Context, o repairOptions) error {
 	prog := g.startProgress("repair")
 	prog.shower.Found = "repaired"
 	defer prog.finish()
-	ropts := &pipeline.RepairOptions{Test: o.Test, AllowReflection: o.AllowReflection}
+	ropts := &pipeline.RepairOptions{Test: o.Test, AllowReflection: o.AllowReflection, TestTimeout: o.TestTimeout}
 	if o.NoLLM {
 		ropts.NoLLMWhy = "LLM loop off (--no-llm)"
 	} else {

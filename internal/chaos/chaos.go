@@ -260,9 +260,6 @@ type analysis struct {
 	deadline time.Time // zero until an automatic budget is sized
 	res      *Result
 	baseline []*launcher.Result
-	// unjudged says, by test and strategy label, why a perturbed failure
-	// could not be judged (a hang whose rerun the budget cut).
-	unjudged map[string]string
 	// suspected are the tests whose findings are to be set aside, and why.
 	suspected map[string]string
 	// phase names what the analysis is running, for an interruption.
@@ -529,9 +526,7 @@ func (a *analysis) single(ctx context.Context) error {
 			a.res.Skipped = append(a.res.Skipped, s)
 			continue
 		}
-		if err := a.dismiss(ctx, []Strategy{s}, r); err != nil {
-			return err
-		}
+		a.dismiss([]Strategy{s}, r)
 		byStrategy[s.ID] = r
 		a.res.Strategies = append(a.res.Strategies, s)
 		a.noteEarlyEnd(s.ID, r)
@@ -567,7 +562,6 @@ func (a *analysis) single(ctx context.Context) error {
 	for _, test := range failing {
 		entry := entryOf(a.cfg.Tests, test)
 		f := Finding{Test: test, Attributed: true}
-		var unjudged []string
 		for _, s := range a.res.Strategies {
 			r := byStrategy[s.ID]
 			t, _ := resultOf(r, test)
@@ -576,10 +570,6 @@ func (a *analysis) single(ctx context.Context) error {
 			failed := t.Outcome.Failed() && machinery(t) == ""
 			if t.Outcome.Failed() && !failed {
 				msg += "\n(left out: " + machinery(t) + ")"
-			}
-			if why, ok := a.unjudged[test+"\x00"+s.ID]; ok && failed {
-				failed, unjudged = false, append(unjudged, s.ID+": "+why)
-				msg += "\n(not judged: " + why + ")"
 			}
 			f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: order, Outcome: t.Outcome, Message: msg, Resumed: r.Resumed})
 			if !failed {
@@ -593,14 +583,6 @@ func (a *analysis) single(ctx context.Context) error {
 				f.Strategies[0].OutsideSpec == s.OutsideSpec && len(f.CallSites) == 0 && len(sites) > 0 {
 				f.Strategies, f.CallSites, f.Message, f.Order = []Strategy{s}, sites, msg, order
 			}
-		}
-		if f.Strategies == nil {
-			// Only failures the budget left unjudged.
-			a.suspect(test, strings.Join(unjudged, "; "))
-			f.Attributed, f.Message, f.Order = false, strings.Join(unjudged, "\n"), a.cfg.Tests[:entry+1]
-			f.Evidence = append(f.Evidence, a.baselineEvidence(test, a.cfg.Tests[:entry+1])...)
-			a.res.Findings = append(a.res.Findings, f)
-			continue
 		}
 		if others := slices.DeleteFunc(slices.Clone(f.FailsWith), func(s Strategy) bool { return s.ID == f.Strategies[0].ID }); len(others) > 0 {
 			f.Message += "\n(" + Join(others) + " make it fail too)"

@@ -53,9 +53,7 @@ func (a *analysis) combined(ctx context.Context) error {
 	a.setBaseline(results[1:])
 	a.reserveAttribution()
 	a.phase = "attribution"
-	if err := a.dismiss(ctx, set, perturbed); err != nil {
-		return err
-	}
+	a.dismiss(set, perturbed)
 	cands, err := a.controlled(ctx, a.candidates(perturbed), perturbed)
 	if err != nil {
 		return err
@@ -84,9 +82,6 @@ func (a *analysis) combined(ctx context.Context) error {
 	}
 	for _, c := range cands {
 		a.res.Findings = append(a.res.Findings, a.attribute(c, perturbed))
-		if why, ok := a.unjudged[c.test+"\x00"+Join(set)]; ok && len(c.reproduced) == 0 {
-			a.suspect(c.test, why)
-		}
 	}
 	for _, t := range perturbed.Tests {
 		cov.count(t)
@@ -167,9 +162,7 @@ func (a *analysis) runSingles(ctx context.Context, pending []*candidate, round i
 		return err
 	}
 	for i, s := range strategies {
-		if err := a.dismiss(ctx, []Strategy{s}, results[i]); err != nil {
-			return err
-		}
+		a.dismiss([]Strategy{s}, results[i])
 		if results[i] != nil {
 			ran[s.ID] = singleRun{result: results[i], upTo: len(jobs[i].Order) - 1}
 		}

@@ -25,7 +25,6 @@ type mildParam struct {
 var mildParams = map[string]mildParam{
 	"TIME_INCREMENT": {key: "time.increment", dflt: 5000},
 	"TIME_ROUNDING":  {key: "time.granularity", dflt: 10000},
-	"TIME_FAST":      {key: "time.fast", dflt: 10, factor: true},
 	"TIME_SLOW":      {key: "time.slow", dflt: 10, factor: true},
 	"SLEEP_INCREASE": {key: "sleep", dflt: 2000},
 	"SLEEP_DECREASE": {key: "sleep", dflt: 2000},
@@ -42,6 +41,7 @@ func milder(s Strategy, settings Settings) (Settings, string, bool) {
 	v := p.dflt
 	var params []string
 	for _, kv := range settings.Params {
+		kv = canonicalParam(kv)
 		k, val, _ := strings.Cut(strings.TrimSpace(kv), "=")
 		if strings.TrimPrefix(k, "chaos.") != p.key {
 			params = append(params, kv)

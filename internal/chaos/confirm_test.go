@@ -111,7 +111,8 @@ func TestMilder(t *testing.T) {
 	}{
 		{"TIME_INCREMENT", nil, "time.increment=500"},
 		{"TIME_INCREMENT", []string{"chaos.time.increment=3000", "seed=7"}, "seed=7 time.increment=300"},
-		{"TIME_FAST", nil, "time.fast=1.9"},
+		{"TIME_SLOW", nil, "time.slow=1.9"},
+		{"TIME_INCREMENT", []string{"time.fast=3"}, "time.increment=200"},
 		{"SLEEP_DECREASE", []string{"sleep=1000"}, "sleep=100"},
 		{"RANDOM_MAX", nil, ""},
 	} {

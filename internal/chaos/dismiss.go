@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -10,11 +9,6 @@ import (
 
 	"github.com/flakyhq/flaky/internal/launcher"
 )
-
-// RandomLimit is how many times per call site and test the hang rerun of a
-// RANDOM strategy returns the extreme value before real ones (agent option
-// chaos.random.limit).
-const RandomLimit = 3
 
 // Dismissal is a perturbed failure that is not the test's flakiness.
 type Dismissal struct {
@@ -71,37 +65,32 @@ func frameworkLimit(t launcher.TestResult) (time.Duration, bool) {
 // granularity).
 var stretchesWaits = map[string]bool{"TIME_SLOW": true, "TIME_ROUNDING": true, "SLEEP_INCREASE": true}
 
-// dismiss excuses, in the perturbed run r with strategies set, the failures that
-// are not the test's flakiness, and marks them passed so that no finding
-// is made of them:
+// dismiss excuses, in the perturbed run r with strategies set, the failures
+// that are not the test's flakiness, and marks them passed so that no
+// finding is made of them:
 //   - under TIME_SLOW, TIME_ROUNDING and SLEEP_INCREASE, a test framework's own timeout
 //     (which measures real time) unless the test took at least half that
 //     limit unperturbed;
 //   - under LOCALE and TIMEZONE, a framework's timeout at all: the
-//     perturbation only changed how its message is formatted;
+//     perturbation only changed how its message is formatted.
 //
 // With several strategies, a framework timeout is excused when one of them
-// stretches waits or formats (and the test is far from the limit), and a
-// hang is rerun with all of them.
-//   - under a RANDOM strategy, a test that hung (or hit a framework timeout)
-//     and passes when the extreme value is returned only the first
-//     RandomLimit times per call site: a correct rejection-sampling loop
-//     never ends when every draw is the extreme, which no real generator
-//     does.
-func (a *analysis) dismiss(ctx context.Context, set []Strategy, r *launcher.Result) error {
+// stretches waits or formats (and the test is far from the limit). A hang
+// under a RANDOM strategy needs no rerun of its own: the perturbed run
+// already returns extremes only the first few times per call site
+// (chaos.random.limit), so a correct rejection-sampling loop ends there.
+func (a *analysis) dismiss(set []Strategy, r *launcher.Result) {
 	if r == nil {
-		return nil
+		return
 	}
-	formatsOnly, stretch, random := true, "", false
+	formatsOnly, stretch := true, ""
 	for _, s := range set {
 		formatsOnly = formatsOnly && s.Group == "LOCALE"
 		if stretchesWaits[s.ID] || s.Group == "LOCALE" {
 			stretch = s.ID
 		}
-		random = random || s.Group == "RANDOM"
 	}
 	label := Join(set)
-	var hung []int
 	for i, t := range r.Tests {
 		if !t.Outcome.Failed() {
 			continue
@@ -113,41 +102,8 @@ func (a *analysis) dismiss(ctx context.Context, set []Strategy, r *launcher.Resu
 			a.excuse(r, i, label, fmt.Sprintf("the test framework's own %s timeout ended it; %s only changed how its message reads", limit, label))
 		case framework && stretch != "" && ran && took < limit/2:
 			a.excuse(r, i, label, fmt.Sprintf("%s stretched it past the test framework's own %s timeout, which measures real time; unperturbed it takes %s", stretch, limit, took))
-		case random && (t.Outcome == launcher.Timeout || framework):
-			hung = append(hung, i)
 		}
 	}
-	if len(hung) == 0 {
-		return nil
-	}
-	jobs := make([]launcher.Job, len(hung))
-	for k, i := range hung {
-		j, err := a.job([]string{r.Tests[i].Test}, set)
-		if err != nil {
-			return err
-		}
-		j.AgentOptions.Chaos.RandomLimit = RandomLimit
-		jobs[k] = j
-	}
-	a.cfg.Logf("rerunning %d test(s) that hung under %s with the extreme value only %d times per call site", len(hung), label, RandomLimit)
-	results, err := a.run(ctx, jobs, 0)
-	if err != nil {
-		return err
-	}
-	for k, i := range hung {
-		if results[k] == nil {
-			if a.unjudged == nil {
-				a.unjudged = map[string]string{}
-			}
-			a.unjudged[r.Tests[i].Test+"\x00"+label] = fmt.Sprintf("it hung, and %s before it was rerun with the extreme value only %d times per call site", a.cutBy(), RandomLimit)
-		}
-		if rr := results[k]; rr != nil {
-			if t, ok := resultOf(rr, r.Tests[i].Test); ok && t.Outcome == launcher.Pass {
-				a.excuse(r, i, label, fmt.Sprintf("it hangs only when every draw is the extreme value (a correct rejection-sampling loop never ends then); with the extreme value only the first %d times per call site it passes", RandomLimit))
-			}
-		}
-	}
-	return nil
 }
 
 // excuse records a dismissal and marks the perturbed result passed.

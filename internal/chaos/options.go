@@ -2,8 +2,10 @@ package chaos
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/flakyhq/flaky/agent"
@@ -50,6 +52,7 @@ func (s Settings) AgentOptions(strategies []Strategy) (agent.Options, error) {
 func normalizeParams(params []string) ([]agent.Param, error) {
 	out := make([]agent.Param, 0, len(params))
 	for _, p := range params {
+		p = canonicalParam(p)
 		k, v, ok := strings.Cut(p, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !strings.HasPrefix(k, "chaos.") {
@@ -67,6 +70,23 @@ func normalizeParams(params []string) ([]agent.Param, error) {
 		out = append(out, agent.Param{Key: k, Value: v})
 	}
 	return out, nil
+}
+
+// canonicalParam rewrites the parameter of an old strategy name as its
+// strategy's: time.fast=F (TIME_FAST's factor) is time.increment=(F-1)*1000,
+// the same rate; a value that is no factor of at least 1 is left for the
+// agent to reject.
+func canonicalParam(kv string) string {
+	k, v, _ := strings.Cut(kv, "=")
+	k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+	if strings.TrimPrefix(k, "chaos.") != "time.fast" {
+		return kv
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f >= 1) || math.IsInf(f, 0) {
+		return kv
+	}
+	return strings.TrimSuffix(k, "fast") + "increment=" + strconv.FormatInt(int64(math.Round((f-1)*1000)), 10)
 }
 
 // RootsFor returns class directories for Settings.Roots, relative to the

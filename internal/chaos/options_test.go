@@ -17,7 +17,8 @@ func TestParse(t *testing.T) {
 	}{
 		{names: []string{"random_max"}, want: "RANDOM_MAX"},
 		{names: []string{"LOCALE+RANDOM_MAX", "locale"}, want: "RANDOM_MAX+LOCALE"},
-		{names: []string{"TIME"}, want: "TIME_INCREMENT+TIME_ROUNDING+TIME_FAST+TIME_SLOW"},
+		{names: []string{"TIME"}, want: "TIME_INCREMENT+TIME_ROUNDING+TIME_SLOW"},
+		{names: []string{"time_fast", "TIME_INCREMENT"}, want: "TIME_INCREMENT"},
 		{names: []string{"sleep", "ITERATION_ORDER"}, want: "SLEEP_INCREASE+SLEEP_DECREASE+ITERATION_ORDER"},
 		{names: []string{"date", "TIMEZONE"}, want: "DATE_FIXED+DATE_YEAR_END+DATE_DST+TIMEZONE"},
 		{names: []string{"ASYNC"}, want: "ASYNC_DELAY"},
@@ -71,6 +72,12 @@ func TestAgentOptions(t *testing.T) {
 			want:       []string{"chaos=RANDOM_MAX+TIME_INCREMENT", "chaos.roots=target/classes+target/test-classes", "chaos.time.increment=3000", "chaos.seed=7"},
 		},
 		{
+			name:       "TIME_FAST's factor is TIME_INCREMENT's rate",
+			settings:   Settings{Params: []string{"time.fast=2.5", "seed=1", "chaos.time.fast=x"}},
+			strategies: mustLookup("TIME_FAST"),
+			want:       []string{"chaos=TIME_INCREMENT", "chaos.time.increment=1500", "chaos.seed=1", "chaos.time.fast=x"},
+		},
+		{
 			name:       "patterns",
 			settings:   Settings{Include: []string{"com.acme.**"}, Exclude: []string{"com.acme.gen.*", "com.acme.Main"}},
 			strategies: mustLookup("LOCALE"),
@@ -120,7 +127,7 @@ func TestRunRejects(t *testing.T) {
 		cfg     Config
 		wantErr string
 	}{
-		{name: "two strategies of a group combined", cfg: Config{Tests: []string{"p.A#a"}, Mode: Combined, Strategies: mustLookup("TIME_INCREMENT", "TIME_FAST")}, wantErr: "one strategy per group"},
+		{name: "two strategies of a group combined", cfg: Config{Tests: []string{"p.A#a"}, Mode: Combined, Strategies: mustLookup("TIME_INCREMENT", "TIME_SLOW")}, wantErr: "one strategy per group"},
 		{name: "no tests", cfg: Config{Mode: Single}, wantErr: "no tests"},
 		{name: "no strategies", cfg: Config{Tests: []string{"p.A#a"}, Mode: Single, Strategies: []Strategy{}}, wantErr: "no strategies"},
 		{name: "bad settings", cfg: Config{Tests: []string{"p.A#a"}, Mode: Single, Settings: Settings{Params: []string{"x"}}}, wantErr: "want key=value"},

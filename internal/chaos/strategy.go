@@ -27,7 +27,6 @@ var Strategies = []Strategy{
 	{ID: "RANDOM_MAX", Group: "RANDOM"},
 	{ID: "TIME_INCREMENT", Group: "TIME"},
 	{ID: "TIME_ROUNDING", Group: "TIME"},
-	{ID: "TIME_FAST", Group: "TIME"},
 	{ID: "TIME_SLOW", Group: "TIME"},
 	{ID: "DATE_FIXED", Group: "DATE"},
 	{ID: "DATE_YEAR_END", Group: "DATE"},
@@ -48,6 +47,11 @@ var Strategies = []Strategy{
 // another thread, which would slow every combined run).
 var DefaultCombined = mustLookup("RANDOM_MAX", "TIME_INCREMENT", "DATE_FIXED", "LOCALE", "SLEEP_INCREASE", "CONCURRENCY_SHRINK", "NETWORK_DELAY")
 
+// aliases are names a strategy was once called: TIME_FAST, a clock running
+// faster by a factor, is TIME_INCREMENT's rate clock (time.fast=F is
+// time.increment=(F-1)*1000).
+var aliases = map[string]string{"TIME_FAST": "TIME_INCREMENT"}
+
 // Groups are the API groups, in canonical order.
 func Groups() []string {
 	var groups []string
@@ -59,10 +63,10 @@ func Groups() []string {
 	return groups
 }
 
-// Parse resolves strategy names: strategy ids, '+'-separated lists of them,
-// or group names, which stand for every strategy of the group (a name that
-// is both, such as LOCALE, is the strategy). Names are
-// case-insensitive. The result is deduplicated and in canonical order.
+// Parse resolves strategy names: strategy ids (or their old names, see
+// aliases), '+'-separated lists of them, or group names, which stand for
+// every strategy of the group (a name that is both, such as LOCALE, is the
+// strategy). Names are case-insensitive. The result is deduplicated and in canonical order.
 func Parse(names ...string) ([]Strategy, error) {
 	want := map[string]bool{}
 	for _, arg := range names {
@@ -70,6 +74,9 @@ func Parse(names ...string) ([]Strategy, error) {
 			name = strings.ToUpper(strings.TrimSpace(name))
 			if name == "" {
 				continue
+			}
+			if id, ok := aliases[name]; ok {
+				name = id
 			}
 			// A strategy id wins over the group of the same name (LOCALE,
 			// ITERATION_ORDER).

@@ -183,6 +183,9 @@ type RepairOptions struct {
 	AllowReflection bool
 	LLM             *repair.LLMConfig
 	NoLLMWhy        string
+	// TestTimeout bounds one test of the repair sandbox's runs, as the
+	// launcher's test timeout does detection's; 0 means none.
+	TestTimeout time.Duration
 }
 
 // Result is what Run found: the report, and each stage's own result for

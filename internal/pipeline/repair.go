@@ -22,6 +22,7 @@ func runRepair(ctx context.Context, m Module, opts Options, log Log, res *Result
 		AllowReflection: r.AllowReflection,
 		LLM:             r.LLM,
 		NoLLMWhy:        r.NoLLMWhy,
+		TestTimeout:     r.TestTimeout,
 		Logf:            log.logf(StageRepair),
 		Progress:        opts.Progress,
 	})

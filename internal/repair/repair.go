@@ -49,7 +49,10 @@ type Config struct {
 	// NoLLMWhy says why the LLM loop is off, for the findings it would have taken.
 	NoLLMWhy string
 	Workers  int
-	Logf     func(format string, args ...any)
+	// TestTimeout bounds one test of the sandbox's runs (a patch that makes
+	// a test hang costs that long, not forever); 0 means none.
+	TestTimeout time.Duration
+	Logf        func(format string, args ...any)
 	// Progress hears which finding is being repaired and how many are
 	// repaired (the sandbox's launcher reports its runs); nil shows nothing.
 	Progress *progress.Tracker
@@ -91,7 +94,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	defer ed.Close()
-	opts := launcher.Options{Workers: cfg.Workers}
+	opts := launcher.Options{Workers: cfg.Workers, TestTimeout: cfg.TestTimeout}
 	if cfg.Progress != nil {
 		opts.Ran = func(*launcher.Result) { cfg.Progress.Ran() }
 	}

@@ -38,7 +38,8 @@ func proposeRepairs(ctx context.Context, cfg Config, rec *surefire.ForkRecord, r
 			},
 		},
 	}
-	ropts := &pipeline.RepairOptions{}
+	// The sandbox's JVMs cut a test at the same timeout as every other run.
+	ropts := &pipeline.RepairOptions{TestTimeout: launcherOptions(cfg, rec).TestTimeout}
 	ropts.LLM, ropts.NoLLMWhy = repair.LLMFromEnv(os.Getenv)
 	if _, err := pipeline.Run(ctx, m, pipeline.Options{Report: res.Report, Workers: cfg.Workers, Repair: ropts}, logTo(cfg)); err != nil {
 		return fmt.Errorf("repair: %w", err)

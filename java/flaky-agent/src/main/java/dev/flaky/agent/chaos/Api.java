@@ -132,6 +132,38 @@ public final class Api {
                 : (float) logged(site, Explain.on ? r.nextFloat() : null, Draws.unitFloat());
     }
 
+    /** {@code Random.nextGaussian()} and its subclasses': a tail value a real generator reaches (see Draws). */
+    public static double nextGaussian(Random r, int site) {
+        if (Seeded.contains(r)) {
+            return r.nextGaussian();
+        }
+        return Draws.extreme(site) == 0 ? Draws.realGaussian(Draws.real(site))
+                : logged(site, Explain.on ? r.nextGaussian() : null, Draws.gaussian());
+    }
+
+    /** {@code Random.nextBytes(byte[])} and its subclasses': all 0xFF first for the maximum. */
+    public static void nextBytes(Random r, byte[] bytes, int site) {
+        if (bytes == null || Seeded.contains(r)) {
+            r.nextBytes(bytes);
+            return;
+        }
+        fillBytes(bytes, site, () -> r.nextBytes(bytes.clone()));
+    }
+
+    /** Fills {@code bytes} with a site's draw; {@code original} draws the generator's own (for the log). */
+    private static void fillBytes(byte[] bytes, int site, Runnable original) {
+        int k = Draws.extreme(site);
+        if (k == 0) {
+            Draws.realBytes(Draws.real(site), bytes);
+        } else {
+            Draws.bytes(bytes, k);
+            if (Explain.on) {
+                original.run();
+                Explain.log(site, bytes.length + " random bytes", java.util.Arrays.toString(bytes));
+            }
+        }
+    }
+
     /** {@code Math.random()}. */
     public static double random(int site) {
         return Draws.extreme(site) == 0 ? Draws.real(site).nextDouble()
@@ -522,6 +554,145 @@ public final class Api {
         }
         return Draws.extreme(site) == 0 ? (Draws.real(site).nextInt() >>> 8) * 0x1.0p-24f
                 : (float) logged(site, Explain.on ? Jdk.call(GENERATOR, "nextFloat", g) : null, Draws.unitFloat());
+    }
+
+    /**
+     * Calls {@code name} of a generator that is not a {@code Random} unperturbed: SplittableRandom's own method, or
+     * JDK 17's RandomGenerator interface method (which SplittableRandom implements there too).
+     */
+    private static Object original(Object g, String name, Object... args) {
+        return g instanceof SplittableRandom ? Jdk.call(g, name, args) : Jdk.call(GENERATOR, name, g, args);
+    }
+
+    /** {@code nextGaussian()} of SplittableRandom and RandomGenerator (JDK 17). */
+    public static double generatorNextGaussian(Object g, int site) {
+        if (Seeded.contains(g)) {
+            return (double) original(g, "nextGaussian");
+        }
+        return Draws.extreme(site) == 0 ? Draws.realGaussian(Draws.real(site))
+                : logged(site, Explain.on ? original(g, "nextGaussian") : null, Draws.gaussian());
+    }
+
+    /** {@code nextGaussian(double, double)} of every generator (JDK 17): the mean plus the tail value's deviations. */
+    public static double generatorNextGaussian(Object g, double mean, double stddev, int site) {
+        if (!(stddev >= 0) || Seeded.contains(g)) {
+            return (double) original(g, "nextGaussian", mean, stddev);
+        }
+        return Draws.extreme(site) == 0 ? mean + stddev * Draws.realGaussian(Draws.real(site))
+                : logged(site, Explain.on ? original(g, "nextGaussian", mean, stddev) : null, Draws.gaussian(mean, stddev));
+    }
+
+    /** {@code nextExponential()} of every generator (JDK 17). */
+    public static double generatorNextExponential(Object g, int site) {
+        if (Seeded.contains(g)) {
+            return (double) original(g, "nextExponential");
+        }
+        return Draws.extreme(site) == 0 ? Draws.realExponential(Draws.real(site))
+                : logged(site, Explain.on ? original(g, "nextExponential") : null, Draws.exponential());
+    }
+
+    /** {@code nextFloat(float)} of every generator (JDK 17): just below the bound for the maximum. */
+    public static float generatorNextFloat(Object g, float bound, int site) {
+        return generatorNextFloat(g, 0f, bound, site, true);
+    }
+
+    /** {@code nextFloat(float, float)} of every generator (JDK 17). */
+    public static float generatorNextFloat(Object g, float origin, float bound, int site) {
+        return generatorNextFloat(g, origin, bound, site, false);
+    }
+
+    private static float generatorNextFloat(Object g, float origin, float bound, int site, boolean bounded) {
+        boolean valid = bounded ? bound > 0 && bound < Float.POSITIVE_INFINITY
+                : origin < bound && bound - origin < Float.POSITIVE_INFINITY;
+        if (!valid || Seeded.contains(g)) {
+            return bounded ? (float) original(g, "nextFloat", bound) : (float) original(g, "nextFloat", origin, bound);
+        }
+        if (Draws.extreme(site) == 0) {
+            float f = origin + (Draws.real(site).nextInt() >>> 8) * 0x1.0p-24f * (bound - origin);
+            return f < bound ? f : Math.nextDown(bound);
+        }
+        Object o = !Explain.on ? null : bounded ? original(g, "nextFloat", bound) : original(g, "nextFloat", origin, bound);
+        return (float) logged(site, o, Draws.inRange(origin, bound));
+    }
+
+    /** {@code nextBytes(byte[])} of SplittableRandom and RandomGenerator (JDK 17). */
+    public static void generatorNextBytes(Object g, byte[] bytes, int site) {
+        if (bytes == null || Seeded.contains(g)) {
+            original(g, "nextBytes", (Object) bytes);
+            return;
+        }
+        fillBytes(bytes, site, () -> original(g, "nextBytes", (Object) bytes.clone()));
+    }
+
+    /** {@code ints()} of SplittableRandom and RandomGenerator: every element a draw at the site. */
+    public static IntStream generatorInts(Object g, int site) {
+        return Seeded.contains(g) ? (IntStream) original(g, "ints") : IntStream.generate(() -> drawInt(site));
+    }
+
+    /** {@code ints(long)} of SplittableRandom and RandomGenerator. */
+    public static IntStream generatorInts(Object g, long size, int site) {
+        return size < 0 || Seeded.contains(g) ? (IntStream) original(g, "ints", size)
+                : IntStream.generate(() -> drawInt(site)).limit(size);
+    }
+
+    /** {@code ints(int, int)} of SplittableRandom and RandomGenerator. */
+    public static IntStream generatorInts(Object g, int origin, int bound, int site) {
+        return origin >= bound || Seeded.contains(g) ? (IntStream) original(g, "ints", origin, bound)
+                : IntStream.generate(() -> drawInt(site, origin, bound));
+    }
+
+    /** {@code ints(long, int, int)} of SplittableRandom and RandomGenerator. */
+    public static IntStream generatorInts(Object g, long size, int origin, int bound, int site) {
+        return size < 0 || origin >= bound || Seeded.contains(g) ? (IntStream) original(g, "ints", size, origin, bound)
+                : IntStream.generate(() -> drawInt(site, origin, bound)).limit(size);
+    }
+
+    /** {@code longs()} of SplittableRandom and RandomGenerator. */
+    public static LongStream generatorLongs(Object g, int site) {
+        return Seeded.contains(g) ? (LongStream) original(g, "longs") : LongStream.generate(() -> drawLong(site));
+    }
+
+    /** {@code longs(long)} of SplittableRandom and RandomGenerator. */
+    public static LongStream generatorLongs(Object g, long size, int site) {
+        return size < 0 || Seeded.contains(g) ? (LongStream) original(g, "longs", size)
+                : LongStream.generate(() -> drawLong(site)).limit(size);
+    }
+
+    /** {@code longs(long, long)} of SplittableRandom and RandomGenerator. */
+    public static LongStream generatorLongs(Object g, long origin, long bound, int site) {
+        return origin >= bound || Seeded.contains(g) ? (LongStream) original(g, "longs", origin, bound)
+                : LongStream.generate(() -> drawLong(site, origin, bound));
+    }
+
+    /** {@code longs(long, long, long)} of SplittableRandom and RandomGenerator. */
+    public static LongStream generatorLongs(Object g, long size, long origin, long bound, int site) {
+        return size < 0 || origin >= bound || Seeded.contains(g) ? (LongStream) original(g, "longs", size, origin, bound)
+                : LongStream.generate(() -> drawLong(site, origin, bound)).limit(size);
+    }
+
+    /** {@code doubles()} of SplittableRandom and RandomGenerator. */
+    public static DoubleStream generatorDoubles(Object g, int site) {
+        return Seeded.contains(g) ? (DoubleStream) original(g, "doubles") : DoubleStream.generate(() -> drawUnit(site));
+    }
+
+    /** {@code doubles(long)} of SplittableRandom and RandomGenerator. */
+    public static DoubleStream generatorDoubles(Object g, long size, int site) {
+        return size < 0 || Seeded.contains(g) ? (DoubleStream) original(g, "doubles", size)
+                : DoubleStream.generate(() -> drawUnit(site)).limit(size);
+    }
+
+    /** {@code doubles(double, double)} of SplittableRandom and RandomGenerator. */
+    public static DoubleStream generatorDoubles(Object g, double origin, double bound, int site) {
+        return !(origin < bound && bound - origin < Double.POSITIVE_INFINITY) || Seeded.contains(g)
+                ? (DoubleStream) original(g, "doubles", origin, bound)
+                : DoubleStream.generate(() -> drawDouble(site, origin, bound));
+    }
+
+    /** {@code doubles(long, double, double)} of SplittableRandom and RandomGenerator. */
+    public static DoubleStream generatorDoubles(Object g, long size, double origin, double bound, int site) {
+        return size < 0 || !(origin < bound && bound - origin < Double.POSITIVE_INFINITY) || Seeded.contains(g)
+                ? (DoubleStream) original(g, "doubles", size, origin, bound)
+                : DoubleStream.generate(() -> drawDouble(site, origin, bound)).limit(size);
     }
 
     // ---- LOCALE ----

@@ -200,10 +200,17 @@ final class CallSiteRewriter {
             }
         }
 
-        /** Registers the call site being rewritten (its API named after the call site's owner when in the JDK). */
+        /**
+         * Registers the call site being rewritten (its API named after the call site's owner when in the JDK; a Groovy
+         * call site after the clock read it may be).
+         */
         int register(Target t, String owner, String name, String desc, String method, int line) {
             boolean jdkOwner = owner.startsWith("java/") || owner.startsWith("javax/");
             String api = (jdkOwner ? owner : t.owner).replace('/', '.') + '#' + name + '(' + params(desc) + ')';
+            if (t.owner.equals(Targets.GROOVY_CALL_SITE)) {
+                api = name.equals("call") ? "java.lang.System#currentTimeMillis()/nanoTime() (Groovy call site)"
+                        : "java.util.Date#<init>() (Groovy call site)";
+            }
             changed = true;
             return Sites.register(t.strategy, api, className, method, file, line);
         }

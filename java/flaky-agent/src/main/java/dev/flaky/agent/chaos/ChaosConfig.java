@@ -23,7 +23,6 @@ final class ChaosConfig {
     final double randomValue;
     final long timeIncrementMs;
     final long timeGranularityMs;
-    final double timeFast;
     final double timeSlow;
     final long dateMillis;
     final Locale locale;
@@ -64,9 +63,10 @@ final class ChaosConfig {
             randomMode = RandomMode.VALUE;
             randomValue = number("chaos.random", random);
         }
-        timeIncrementMs = nonNegativeLong(o, "chaos.time.increment", 5000);
+        timeIncrementMs = o.containsKey("chaos.time.fast") && !o.containsKey("chaos.time.increment")
+                ? Math.round((factorAtLeastOne(o, "chaos.time.fast", 10) - 1) * 1000)
+                : nonNegativeLong(o, "chaos.time.increment", 5000);
         timeGranularityMs = positiveLong(o, "chaos.time.granularity", 10000);
-        timeFast = factorAtLeastOne(o, "chaos.time.fast", 10);
         timeSlow = factorAtLeastOne(o, "chaos.time.slow", 10);
         dateMillis = date(o.getOrDefault("chaos.date", "3000-01-01T00:00:00Z"));
         locale = locale(o.getOrDefault("chaos.locale", "tr_TR"));
@@ -116,7 +116,6 @@ final class ChaosConfig {
         d.put("random.limit", randomLimit);
         d.put("time.increment", timeIncrementMs);
         d.put("time.granularity", timeGranularityMs);
-        d.put("time.fast", timeFast);
         d.put("time.slow", timeSlow);
         d.put("date", Instant.ofEpochMilli(dateMillis).toString());
         d.put("date.margin", dateMarginMs);
@@ -154,7 +153,8 @@ final class ChaosConfig {
         for (String name : list(value)) {
             Strategy s;
             try {
-                s = Strategy.valueOf(name.toUpperCase(Locale.ROOT));
+                String id = name.toUpperCase(Locale.ROOT);
+                s = Strategy.valueOf("TIME_FAST".equals(id) ? "TIME_INCREMENT" : id);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("unknown chaos strategy " + name);
             }

@@ -23,6 +23,10 @@ final class Draws {
     private static final double UNIT_STEP = 0x1.0p-53;
     private static final float FLOAT_STEP = 0x1.0p-24f;
     private static final long GOLDEN = 0x9E3779B97F4A7C15L;
+    /** The standard normal's upper 10^-4 quantile. */
+    static final double GAUSSIAN_TAIL = 3.719016485455709;
+    /** The standard exponential's upper 10^-4 quantile, ln 10^4. */
+    static final double EXPONENTIAL_TAIL = 9.210340371976184;
 
     private static ChaosConfig.RandomMode mode = ChaosConfig.RandomMode.MAX;
     private static double value;
@@ -129,6 +133,121 @@ final class Draws {
             }
         }
         return up ? origin : max;
+    }
+
+    /**
+     * The next extreme of {@code nextGaussian()}: about 3.72 standard deviations above the mean for the
+     * maximum (below for the minimum), a value a real generator exceeds about once in ten thousand draws, so it is
+     * plausible (the normal distribution has no boundary); stepping inwards so no value repeats during a test.
+     */
+    static double gaussian() {
+        return gaussian(0, 1);
+    }
+
+    /** The next extreme of {@code nextGaussian(mean, stddev)}: the tail value's deviations from the mean. */
+    static double gaussian(double mean, double stddev) {
+        if (mode == ChaosConfig.RandomMode.VALUE) {
+            return mean + stddev * value;
+        }
+        double sign = mode == ChaosConfig.RandomMode.MIN ? -1 : 1;
+        for (long offset = 0; limit > 0 && stddev > 0 && offset < 1 << 20; offset++) {
+            double v = mean + stddev * sign * step(GAUSSIAN_TAIL, offset);
+            if (fresh(v)) {
+                return v;
+            }
+        }
+        return mean + stddev * sign * GAUSSIAN_TAIL;
+    }
+
+    /**
+     * The next extreme of {@code nextExponential()} (mean 1, range [0, infinity)): 0 for the minimum; for the maximum
+     * the value a real generator exceeds about once in ten thousand draws, stepping inwards.
+     */
+    static double exponential() {
+        if (mode == ChaosConfig.RandomMode.VALUE) {
+            return Math.max(0.0, value);
+        }
+        boolean up = mode == ChaosConfig.RandomMode.MIN;
+        for (long offset = 0; limit > 0; offset++) {
+            double v = up ? offset * Double.MIN_VALUE : step(EXPONENTIAL_TAIL, offset);
+            if (fresh(v)) {
+                return v;
+            }
+        }
+        return up ? 0.0 : EXPONENTIAL_TAIL;
+    }
+
+    /** The next extreme of the floats in [origin, bound) (origin < bound, both finite). */
+    static float inRange(float origin, float bound) {
+        float max = Math.max(origin, Math.nextDown(bound));
+        if (mode == ChaosConfig.RandomMode.VALUE) {
+            return (float) Math.max(origin, Math.min(max, value));
+        }
+        boolean up = mode == ChaosConfig.RandomMode.MIN;
+        float v = up ? origin : max;
+        for (int n = 0; limit > 0 && n < 1 << 20 && v >= origin && v <= max; n++) {
+            if (fresh(v)) {
+                return v;
+            }
+            v = up ? Math.nextUp(v) : Math.nextDown(v);
+        }
+        return up ? origin : max;
+    }
+
+    /**
+     * Fills {@code bytes} with the {@code k}-th extreme of {@code nextBytes}: read as one unsigned big-endian number,
+     * the largest value first (all bytes 0xFF; 0x00 for the minimum), stepping inwards as {@link #inRange(long, long,
+     * int)} does, so two arrays handed out during a test differ unless they are at most two bytes long.
+     */
+    static void bytes(byte[] bytes, int k) {
+        int n = bytes.length;
+        if (n == 0) {
+            return;
+        }
+        if (mode == ChaosConfig.RandomMode.VALUE) {
+            Arrays.fill(bytes, (byte) Math.max(0, Math.min(255, (long) value)));
+            return;
+        }
+        boolean up = mode == ChaosConfig.RandomMode.MIN;
+        long offset = 0;
+        if (limit > 0 && n <= 2) {
+            offset = (k - 1) % (1L << (8 * n));
+        } else if (limit > 0) {
+            while (!fresh("bytes:" + n + ':' + offset)) {
+                offset++;
+            }
+        }
+        Arrays.fill(bytes, up ? (byte) 0 : (byte) -1);
+        long tail = up ? offset : ~offset;
+        for (int i = n - 1, shift = 0; i >= 0 && shift < 64; i--, shift += 8) {
+            bytes[i] = (byte) (tail >>> shift);
+        }
+    }
+
+    /** A real {@code nextBytes}: the bytes of the generator's longs, low byte first, as {@code Random} fills them. */
+    static void realBytes(SplittableRandom g, byte[] bytes) {
+        for (int i = 0; i < bytes.length; ) {
+            for (long r = g.nextLong(), n = Math.min(bytes.length - i, 8); n-- > 0; r >>= 8) {
+                bytes[i++] = (byte) r;
+            }
+        }
+    }
+
+    /** A real {@code nextGaussian()} (Marsaglia's polar method, as {@code Random} draws it). */
+    static double realGaussian(SplittableRandom g) {
+        double v1;
+        double s;
+        do {
+            v1 = 2 * g.nextDouble() - 1;
+            double v2 = 2 * g.nextDouble() - 1;
+            s = v1 * v1 + v2 * v2;
+        } while (s >= 1 || s == 0);
+        return v1 * Math.sqrt(-2 * Math.log(s) / s);
+    }
+
+    /** A real {@code nextExponential()} (mean 1). */
+    static double realExponential(SplittableRandom g) {
+        return -Math.log(1 - g.nextDouble());
     }
 
     /** Records {@code v} as handed out during the running test; false when it already was. */

@@ -91,6 +91,7 @@ final class Jdk {
             boolean ok = p == int.class ? a instanceof Integer
                     : p == long.class ? a instanceof Long
                     : p == double.class ? a instanceof Double
+                    : p == float.class ? a instanceof Float
                     : a == null || p.isInstance(a);
             if (!ok) {
                 return false;

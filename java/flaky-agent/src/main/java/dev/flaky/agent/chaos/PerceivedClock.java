@@ -29,7 +29,6 @@ final class PerceivedClock {
     /** TIME_INCREMENT's rate: perceived nanoseconds per real one. */
     private final double rate;
     private final long granularityMillis;
-    private final double fast;
     private final double slow;
     private final long baseMillis;
     private final long baseNanos;
@@ -61,7 +60,6 @@ final class PerceivedClock {
         this.time = time;
         this.rate = 1 + c.timeIncrementMs / 1000.0;
         this.granularityMillis = c.timeGranularityMs;
-        this.fast = c.timeFast;
         this.slow = c.timeSlow;
         this.baseMillis = System.currentTimeMillis();
         this.baseNanos = System.nanoTime();
@@ -126,6 +124,11 @@ final class PerceivedClock {
         return Instant.ofEpochMilli(r.startMillis).plusNanos(elapsed - r.elapsedNanos);
     }
 
+    /** Reports whether a TIME strategy paces the elapsed time ({@code nanoTime} included). */
+    boolean pacesElapsedTime() {
+        return time != null;
+    }
+
     /** The perturbed {@code System.nanoTime()}. */
     long nanoTime() {
         return baseNanos + elapsed();
@@ -173,8 +176,6 @@ final class PerceivedClock {
             }
             case TIME_INCREMENT:
                 return (long) (realNanos * rate);
-            case TIME_FAST:
-                return (long) (realNanos * fast);
             case TIME_SLOW:
                 return (long) (realNanos / slow);
             default:

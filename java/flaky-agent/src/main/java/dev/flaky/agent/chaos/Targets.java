@@ -73,6 +73,8 @@ final class Targets {
 
     static final String API = "dev/flaky/agent/chaos/Api";
     static final String TIME_API = "dev/flaky/agent/chaos/TimeApi";
+    /** Groovy's dynamic call sites, through which Groovy code reads the clock. */
+    static final String GROOVY_CALL_SITE = "org/codehaus/groovy/runtime/callsite/CallSite";
     static final String ASYNC_API = "dev/flaky/agent/chaos/AsyncApi";
     static final String NET_API = "dev/flaky/agent/chaos/NetApi";
 
@@ -191,6 +193,13 @@ final class Targets {
                 "(Ljava/util/TimeZone;I)" + cal);
         replaceTime(date, "java/util/Calendar", "getInstance", "(Ljava/util/Locale;)" + cal, "calendar",
                 "(Ljava/util/Locale;I)" + cal);
+        // Groovy code reads the clock through its dynamic call sites (TimeApi.groovyCall).
+        String site = GROOVY_CALL_SITE;
+        String o = "(Ljava/lang/Object;Ljava/lang/Object;I)Ljava/lang/Object;";
+        add(new Target(instant, Kind.REPLACE, site, Owner.EXACT, false, "call", "(Ljava/lang/Object;)Ljava/lang/Object;",
+                TIME_API, "groovyCall", o));
+        add(new Target(date, Kind.REPLACE, site, Owner.EXACT, false, "callConstructor",
+                "(Ljava/lang/Object;)Ljava/lang/Object;", TIME_API, "groovyConstruct", o));
     }
 
     /** Project calls that read the default time zone (which TIMEZONE changed), reported by a probe. */
@@ -436,6 +445,7 @@ final class Targets {
         replace(s, gen, Owner.EXACT, "nextDouble", "(DD)D", "generatorNextDouble", g + "DDI)D");
         replace(s, gen, Owner.EXACT, "nextBoolean", "()Z", "generatorNextBoolean", g + "I)Z");
         replace(s, gen, Owner.EXACT, "nextFloat", "()F", "generatorNextFloat", g + "I)F");
+        otherDraws(s);
         add(new Target(s, Kind.REPLACE_UNREPORTED, "java/util/random/RandomGeneratorFactory", Owner.EXACT, false,
                 "create", "(J)Ljava/util/random/RandomGenerator;", "seededGenerator",
                 "(Ljava/lang/Object;J)Ljava/lang/Object;"));
@@ -443,6 +453,58 @@ final class Targets {
                 "setSeed", "(Ljava/util/Random;J)V"));
         add(new Target(s, Kind.SEEDED_CONSTRUCTOR, "java/util/Random", Owner.EXACT, false, "<init>", "(J)V",
                 "seeded", "(Ljava/lang/Object;)V"));
+    }
+
+    /**
+     * The draws of every generator that the ones above leave: Gaussian, exponential and bounded-float values, byte
+     * arrays, and SplittableRandom's and RandomGenerator's streams (JDK 17's methods are wrapped with an Object
+     * receiver and called by reflection when not perturbed).
+     */
+    private void otherDraws(Strategy s) {
+        String rnd = "java/util/Random";
+        String split = "java/util/SplittableRandom";
+        String gen = "java/util/random/RandomGenerator";
+        String o = "(Ljava/lang/Object;";
+        for (String owner : new String[] {rnd, "java/security/SecureRandom", "java/util/concurrent/ThreadLocalRandom"}) {
+            replace(s, owner, Owner.EXACT, "nextGaussian", "()D", "nextGaussian", "(Ljava/util/Random;I)D");
+            replace(s, owner, Owner.EXACT, "nextBytes", "([B)V", "nextBytes", "(Ljava/util/Random;[BI)V");
+        }
+        for (String owner : new String[] {split, gen}) {
+            replace(s, owner, Owner.EXACT, "nextGaussian", "()D", "generatorNextGaussian", o + "I)D");
+            replace(s, owner, Owner.EXACT, "nextBytes", "([B)V", "generatorNextBytes", o + "[BI)V");
+            replace(s, owner, Owner.EXACT, "ints", "()Ljava/util/stream/IntStream;", "generatorInts",
+                    o + "I)Ljava/util/stream/IntStream;");
+            replace(s, owner, Owner.EXACT, "ints", "(J)Ljava/util/stream/IntStream;", "generatorInts",
+                    o + "JI)Ljava/util/stream/IntStream;");
+            replace(s, owner, Owner.EXACT, "ints", "(II)Ljava/util/stream/IntStream;", "generatorInts",
+                    o + "III)Ljava/util/stream/IntStream;");
+            replace(s, owner, Owner.EXACT, "ints", "(JII)Ljava/util/stream/IntStream;", "generatorInts",
+                    o + "JIII)Ljava/util/stream/IntStream;");
+            replace(s, owner, Owner.EXACT, "longs", "()Ljava/util/stream/LongStream;", "generatorLongs",
+                    o + "I)Ljava/util/stream/LongStream;");
+            replace(s, owner, Owner.EXACT, "longs", "(J)Ljava/util/stream/LongStream;", "generatorLongs",
+                    o + "JI)Ljava/util/stream/LongStream;");
+            replace(s, owner, Owner.EXACT, "longs", "(JJ)Ljava/util/stream/LongStream;", "generatorLongs",
+                    o + "JJI)Ljava/util/stream/LongStream;");
+            replace(s, owner, Owner.EXACT, "longs", "(JJJ)Ljava/util/stream/LongStream;", "generatorLongs",
+                    o + "JJJI)Ljava/util/stream/LongStream;");
+            replace(s, owner, Owner.EXACT, "doubles", "()Ljava/util/stream/DoubleStream;", "generatorDoubles",
+                    o + "I)Ljava/util/stream/DoubleStream;");
+            replace(s, owner, Owner.EXACT, "doubles", "(J)Ljava/util/stream/DoubleStream;", "generatorDoubles",
+                    o + "JI)Ljava/util/stream/DoubleStream;");
+            replace(s, owner, Owner.EXACT, "doubles", "(DD)Ljava/util/stream/DoubleStream;", "generatorDoubles",
+                    o + "DDI)Ljava/util/stream/DoubleStream;");
+            replace(s, owner, Owner.EXACT, "doubles", "(JDD)Ljava/util/stream/DoubleStream;", "generatorDoubles",
+                    o + "JDDI)Ljava/util/stream/DoubleStream;");
+        }
+        replace(s, split, Owner.EXACT, "nextFloat", "()F", "generatorNextFloat", o + "I)F");
+        for (String owner : new String[] {rnd, "java/security/SecureRandom", "java/util/concurrent/ThreadLocalRandom",
+            split, gen}) {
+            replace(s, owner, Owner.EXACT, "nextGaussian", "(DD)D", "generatorNextGaussian", o + "DDI)D");
+            replace(s, owner, Owner.EXACT, "nextExponential", "()D", "generatorNextExponential", o + "I)D");
+            replace(s, owner, Owner.EXACT, "nextFloat", "(F)F", "generatorNextFloat", o + "FI)F");
+            replace(s, owner, Owner.EXACT, "nextFloat", "(FF)F", "generatorNextFloat", o + "FFI)F");
+        }
     }
 
     /** Project calls that read the default locale (which the agent changed in the JDK), reported by a probe. */

@@ -117,6 +117,29 @@ public final class TimeApi {
         return d;
     }
 
+    /**
+     * Groovy's {@code CallSite.call(Object)}: Groovy code's {@code System.currentTimeMillis()} and
+     * {@code System.nanoTime()} read the perceived clock like Java code's (any other call goes to the site), so a
+     * Groovy test and the Java code it tests agree on the time, as they do on a real machine.
+     */
+    public static Object groovyCall(Object callSite, Object receiver, int site) throws Throwable {
+        if (receiver == System.class) {
+            String name = Groovy.name(callSite);
+            if ("currentTimeMillis".equals(name)) {
+                return currentTimeMillis(site);
+            }
+            if ("nanoTime".equals(name) && clock.pacesElapsedTime()) {
+                return nanoTime(site);
+            }
+        }
+        return Groovy.call(callSite, receiver);
+    }
+
+    /** Groovy's {@code CallSite.callConstructor(Object)}: Groovy code's {@code new Date()} reads the perceived clock. */
+    public static Object groovyConstruct(Object callSite, Object receiver, int site) throws Throwable {
+        return receiver == Date.class ? newDate(site) : Groovy.callConstructor(callSite, receiver);
+    }
+
     /** {@code Instant.now()}. */
     public static Instant instantNow(int site) {
         Sites.hit(site);

@@ -144,6 +144,25 @@ public class CallSiteRewriterTest {
     }
 
     @Test
+    public void gaussiansAndBytesGetPlausibleExtremesFirstThenRealValues() throws Exception {
+        String[] got = ((String) call("gaussiansAndBytes", new Random())).split(" ");
+        double[] g = new double[5];
+        for (int i = 0; i < 5; i++) {
+            g[i] = Double.parseDouble(got[i]);
+        }
+        assertTrue(got[0], g[0] > 3.71 && g[0] <= Draws.GAUSSIAN_TAIL);
+        assertTrue(got[1] + " < " + got[0], g[1] < g[0] && g[1] > 3.71);
+        assertTrue(got[2] + " < " + got[1], g[2] < g[1] && g[2] > 3.71);
+        assertTrue(got[3] + " " + got[4] + " real", g[3] < 3.71 && g[4] < 3.71 && g[3] != g[4]);
+        assertTrue(got[5], got[5].startsWith("[-1,-1,-1,"));
+        assertNotEquals(got[5], got[6]);
+        assertTrue(got[6], got[6].startsWith("[-1,-1,-1,"));
+        assertNotEquals(got[8], got[9]);
+        assertNotEquals("[-1,-1,-1,-4]", got[8]);
+        assertEquals("java.util.Random#nextGaussian()", event("gaussiansAndBytes").get("api"));
+    }
+
+    @Test
     public void seededRandomsAreNeverPerturbed() throws Exception {
         assertEquals(new Random(42).nextInt(100), call("seededRoll"));
         Random reseeded = new Random();

@@ -42,7 +42,6 @@ public class ChaosConfigTest {
         assertEquals(ChaosConfig.RandomMode.MAX, c.randomMode);
         assertEquals(5000, c.timeIncrementMs);
         assertEquals(10000, c.timeGranularityMs);
-        assertEquals(10, c.timeFast, 0);
         assertEquals(10, c.timeSlow, 0);
         assertEquals(32503680000000L, c.dateMillis);
         assertEquals(new Locale("tr", "TR"), c.locale);
@@ -56,6 +55,14 @@ public class ChaosConfigTest {
         assertEquals(3, c.randomLimit);
         assertFalse(c.iterationAll);
         assertFalse(c.explain);
+    }
+
+    @Test
+    public void timeFastIsTheRateClockOfTimeIncrement() {
+        ChaosConfig c = parse("chaos", "time_fast", "chaos.time.fast", "2.5");
+        assertTrue(c.enabled(Strategy.TIME_INCREMENT));
+        assertEquals(1500, c.timeIncrementMs);
+        assertEquals(3000, parse("chaos", "TIME_FAST", "chaos.time.fast", "2", "chaos.time.increment", "3000").timeIncrementMs);
     }
 
     @Test
@@ -89,6 +96,7 @@ public class ChaosConfigTest {
         String[][] bad = {
             {"chaos", "RANDOM_MAX+NOPE"},
             {"chaos", "TIME_FAST+TIME_SLOW"},
+            {"chaos", "TIME_FAST+TIME_INCREMENT", "chaos.time.fast", "0.5"},
             {"chaos", "SLEEP_INCREASE", "chaos.sleep", "-1"},
             {"chaos", "CONCURRENCY_SHRINK", "chaos.concurrency", "2"},
             {"chaos", "TIME_FAST", "chaos.time.fast", "0.5"},

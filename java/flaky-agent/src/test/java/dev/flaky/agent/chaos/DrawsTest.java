@@ -4,13 +4,17 @@ import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
+import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 public class DrawsTest {
@@ -94,5 +98,68 @@ public class DrawsTest {
         configure("chaos.random", "min", "chaos.random.limit", "0");
         assertEquals(0.0, Draws.unit(), 0.0);
         assertEquals(-1.5, Draws.inRange(-1.5, 10.0), 0.0);
+    }
+
+    @Test
+    public void gaussianAndExponentialExtremesArePlausibleTailValuesThatNeverRepeat() {
+        int site = configure("chaos.random.limit", "1000");
+        Set<Object> seen = new HashSet<>();
+        for (int i = 0; i < 100; i++) {
+            double g = Draws.gaussian();
+            assertTrue(g + " in the 10^-4 tail", g <= Draws.GAUSSIAN_TAIL && g > 3.7);
+            assertTrue(seen.add(g));
+            double e = Draws.exponential();
+            assertTrue(e + " in the 10^-4 tail", e <= Draws.EXPONENTIAL_TAIL && e > 9.2);
+            assertTrue(seen.add(e));
+            double scaled = Draws.gaussian(10, 2);
+            assertTrue(scaled + " in the tail", scaled <= 10 + 2 * Draws.GAUSSIAN_TAIL && scaled > 17.4);
+            assertTrue(seen.add(scaled));
+            float f = Draws.inRange(-2f, 0.5f);
+            assertTrue(f + " < 0.5 and near it", f < 0.5f && f > 0.49f);
+            assertTrue(seen.add(f));
+        }
+        configure("chaos.random", "min");
+        assertEquals(-Draws.GAUSSIAN_TAIL, Draws.gaussian(), 1e-9);
+        assertEquals(-2f, Draws.inRange(-2f, 0.5f), 0f);
+        assertEquals(0.0, Draws.exponential(), 1e-300);
+        SplittableRandom real = Draws.real(site);
+        double sum = 0;
+        double squares = 0;
+        for (int i = 0; i < 10_000; i++) {
+            double g = Draws.realGaussian(real);
+            sum += g;
+            squares += g * g;
+        }
+        assertEquals(0, sum / 10_000, 0.05);
+        assertEquals(1, squares / 10_000, 0.05);
+    }
+
+    @Test
+    public void byteArraysStepDownFromAllOnesAndDifferWhenWide() {
+        int site = configure();
+        byte[] a = new byte[3];
+        Draws.bytes(a, Draws.extreme(site));
+        byte[] b = new byte[3];
+        Draws.bytes(b, Draws.extreme(site));
+        assertTrue(Arrays.toString(a), Arrays.equals(new byte[] {-1, -1, -1}, a) || a[2] != -1);
+        assertFalse(Arrays.equals(a, b));
+        byte[] wide = new byte[20];
+        Draws.bytes(wide, Draws.extreme(site));
+        for (int i = 0; i < 12; i++) {
+            assertEquals(-1, wide[i]);
+        }
+        assertEquals(0, Draws.extreme(site));
+        byte[] one = new byte[1];
+        int narrow = configure();
+        Draws.bytes(one, Draws.extreme(narrow));
+        assertEquals(-1, one[0]);
+        Draws.bytes(one, Draws.extreme(narrow));
+        assertEquals(-2, one[0]);
+        configure("chaos.random", "min", "chaos.random.limit", "0");
+        Draws.bytes(wide, 1);
+        assertArrayEquals(new byte[20], wide);
+        byte[] real = new byte[13];
+        Draws.realBytes(Draws.real(site), real);
+        assertFalse(Arrays.equals(new byte[13], real));
     }
 }

@@ -35,6 +35,20 @@ public class Sample {
                 + java.util.Arrays.stream(draws).filter(d -> d < 5.5).count();
     }
 
+    /** Five Gaussian draws, then five 4-byte arrays, space-separated. */
+    public static String gaussiansAndBytes(Random random) {
+        StringBuilder out = new StringBuilder();
+        for (int i = 0; i < 5; i++) {
+            out.append(random.nextGaussian()).append(' ');
+        }
+        for (int i = 0; i < 5; i++) {
+            byte[] bytes = new byte[4];
+            random.nextBytes(bytes);
+            out.append(java.util.Arrays.toString(bytes).replace(" ", "")).append(' ');
+        }
+        return out.toString().trim();
+    }
+
     public static int seededRoll() {
         return new Random(42).nextInt(100);
     }
