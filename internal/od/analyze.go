@@ -247,10 +247,22 @@ func newAnalysis(r Runner, cfg Config) *analysis {
 	}
 	n := len(a.s.tests)
 	a.cov = Coverage{Seed: cfg.Seed, Tests: n, Generators: map[string]int{}, Budget: cfg.Budget, Pairs: n * (n - 1)}
-	if cfg.Focus != nil {
+	if f := cfg.Focus; f != nil {
 		a.cov.Pairs = len(a.required())
+		a.polluterGroups, a.setterGroups = a.inSuite(f.Polluters), a.inSuite(f.Setters)
 	}
 	return a
+}
+
+// inSuite returns the groups all of whose tests are in the suite.
+func (a *analysis) inSuite(groups [][]string) [][]string {
+	var out [][]string
+	for _, g := range groups {
+		if len(g) > 0 && !slices.ContainsFunc(g, func(t string) bool { _, ok := a.index[t]; return !ok }) {
+			out = appendNew(out, g)
+		}
+	}
+	return out
 }
 
 // setBudget fixes the analysis' budget and arms the hard stop (again,

@@ -32,6 +32,10 @@ type Focus struct {
 	// (one of them among its polluters or state-setters), never NOD or
 	// NIO.
 	Via map[string][]string
+	// Polluters and Setters are polluter and state-setter groups earlier
+	// analyses found: minimisation tries them first, as groups it found
+	// itself (a group is still confirmed by running it).
+	Polluters, Setters [][]string
 }
 
 // reported tells whether a finding is one the Focus judges (without one,

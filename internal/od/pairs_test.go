@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -152,4 +153,22 @@ func TestPairOrdersScale(t *testing.T) {
 		}
 	}
 	t.Logf("%d pairs of %d tests in %d orders, %s", len(pairs), len(tests), len(orders), time.Since(start).Round(time.Millisecond))
+}
+
+// TestFocusSeedsKnownGroups checks that the groups a Focus brings from
+// earlier analyses are the analysis' known groups from the start, those
+// naming a test not in the suite left out.
+func TestFocusSeedsKnownGroups(t *testing.T) {
+	tests := []string{"p.A#a", "p.B#b", "p.V#v"}
+	a := newAnalysis(nil, Config{Tests: tests, Workers: 1, Focus: &Focus{
+		Targets:   []string{"p.V#v"},
+		Polluters: [][]string{{"p.A#a"}, {"p.Gone#g"}, {"p.A#a"}},
+		Setters:   [][]string{{"p.B#b"}},
+	}})
+	if want := [][]string{{"p.A#a"}}; !reflect.DeepEqual(a.polluterGroups, want) {
+		t.Errorf("polluter groups %v, want %v", a.polluterGroups, want)
+	}
+	if want := [][]string{{"p.B#b"}}; !reflect.DeepEqual(a.setterGroups, want) {
+		t.Errorf("setter groups %v, want %v", a.setterGroups, want)
+	}
 }

@@ -171,7 +171,15 @@ func focus(ctx context.Context, m Module, c *ChangeOptions, log Log) (*impact.Im
 	return im, nil
 }
 
-// odFocus is the od analysis's focus on what a change affects.
-func odFocus(im *impact.Impact) *od.Focus {
-	return &od.Focus{Targets: im.IDs(), Pairs: im.Pairs, Alone: im.New(), Via: im.Via()}
+// odFocus is the od analysis's focus on what a change affects, with the
+// polluter and state-setter groups the knowledge has for its targets.
+func (c *ChangeOptions) odFocus(im *impact.Impact) *od.Focus {
+	f := &od.Focus{Targets: im.IDs(), Pairs: im.Pairs, Alone: im.New(), Via: im.Via()}
+	for _, t := range f.Targets {
+		for _, k := range c.Known[t] {
+			f.Polluters = append(f.Polluters, k.Polluters...)
+			f.Setters = append(f.Setters, k.Setters...)
+		}
+	}
+	return f
 }

@@ -93,7 +93,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 			return nil
 		}
 		res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(d.Change.Change, im, im.Summary()))
-		cfg.Focus = odFocus(im)
+		cfg.Focus = d.Change.odFocus(im)
 	}
 	// Data dependencies are a whole run's: a shard runs only its share of
 	// the order generators' plan, and a merge replays those. A change's
