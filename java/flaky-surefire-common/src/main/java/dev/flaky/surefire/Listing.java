@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** The tests of Surefire's test classes, listed through the runner once per class. */
@@ -49,6 +50,19 @@ public final class Listing {
         }
         testng.addAll(others);
         return testng;
+    }
+
+    /** Returns {@code classes} in {@link #testngFirst} order. */
+    public List<Class<?>> testngFirstClasses(Iterable<Class<?>> classes) {
+        Map<String, Class<?>> byName = new LinkedHashMap<>();
+        for (Class<?> c : classes) {
+            byName.put(c.getName(), c);
+        }
+        List<Class<?>> out = new ArrayList<>();
+        for (String name : testngFirst(new ArrayList<>(byName.keySet()))) {
+            out.add(byName.get(name));
+        }
+        return out;
     }
 
     /** Returns the tests of {@code classNames}: class by class in that order, methods in JUnit's order. */

@@ -28,6 +28,28 @@ public final class SuiteXml {
     private SuiteXml() {
     }
 
+    /**
+     * The classes named by {@code files} and the suites they include that {@code loader} finds, each once, in order;
+     * a class that cannot be loaded is left out with a warning.
+     */
+    public static List<Class<?>> load(List<File> files, ClassLoader loader) {
+        List<String> names;
+        try {
+            names = classes(files);
+        } catch (IOException e) {
+            throw new IllegalStateException("flaky: " + e.getMessage(), e);
+        }
+        List<Class<?>> loaded = new ArrayList<>();
+        for (String name : names) {
+            try {
+                loaded.add(Class.forName(name, false, loader));
+            } catch (ClassNotFoundException | LinkageError e) {
+                System.err.println("[WARNING] flaky: the TestNG suite names " + name + ", which cannot be loaded: " + e);
+            }
+        }
+        return loaded;
+    }
+
     /** The classes named by {@code files} and the suites they include, each once, in order. */
     public static List<String> classes(List<File> files) throws IOException {
         Set<String> classes = new LinkedHashSet<>();

@@ -23,10 +23,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.BiPredicate;
 
@@ -129,7 +127,7 @@ public class FlakyProvider extends AbstractProvider {
                 ? null : parameters.getTestRequest().getSuiteXmlFiles();
         Iterable<Class<?>> scanned;
         if (suites != null && !suites.isEmpty()) {
-            scanned = suiteClasses(suites);
+            scanned = SuiteXml.load(suites, parameters.getTestClassLoader());
         } else {
             scanned = parameters.getScanResult().applyFilter(c -> true, parameters.getTestClassLoader());
         }
@@ -143,34 +141,7 @@ public class FlakyProvider extends AbstractProvider {
         TestsToRun ordered = suites != null && !suites.isEmpty()
                 ? new TestsToRun(classes) : parameters.getRunOrderCalculator().orderTestClasses(new TestsToRun(classes));
         // A module that mixes TestNG and JUnit runs as Surefire's TestNG provider runs it: the TestNG classes first.
-        Map<String, Class<?>> byName = new LinkedHashMap<>();
-        for (Class<?> c : ordered) {
-            byName.put(c.getName(), c);
-        }
-        Set<Class<?>> mixed = new LinkedHashSet<>();
-        for (String name : listing.testngFirst(new ArrayList<>(byName.keySet()))) {
-            mixed.add(byName.get(name));
-        }
-        return new TestsToRun(mixed);
-    }
-
-    /** The classes the TestNG suite files name that the test class loader finds. */
-    private List<Class<?>> suiteClasses(List<File> suites) {
-        List<String> names;
-        try {
-            names = SuiteXml.classes(suites);
-        } catch (IOException e) {
-            throw new IllegalStateException("flaky: " + e.getMessage(), e);
-        }
-        List<Class<?>> classes = new ArrayList<>();
-        for (String name : names) {
-            try {
-                classes.add(Class.forName(name, false, parameters.getTestClassLoader()));
-            } catch (ClassNotFoundException | LinkageError e) {
-                System.err.println("[WARNING] flaky: the TestNG suite names " + name + ", which cannot be loaded: " + e);
-            }
-        }
-        return classes;
+        return new TestsToRun(new LinkedHashSet<>(listing.testngFirstClasses(ordered)));
     }
 
     /** Surefire's {@code -Dtest} method patterns, if any, as a (class, method) filter. */
