@@ -18,12 +18,10 @@ func TestClassFixturesListed(t *testing.T) {
 	checkListing(t, fixture(t, "classfixtures"))
 }
 
-// checkListing runs `flaky list-tests --json` on p and checks the ids (its
-// expected default order) and which tests are marked with class fixtures;
-// it returns the listed ids.
-func checkListing(t *testing.T, p *prepared) []string {
+// listTestsCLI runs `flaky list-tests --json` on the module in dir.
+func listTestsCLI(t *testing.T, dir string) []launcher.TestInfo {
 	t.Helper()
-	out, err := exec.Command(flakyBin(t), "list-tests", "--json", "--module", p.dir).Output()
+	out, err := exec.Command(flakyBin(t), "list-tests", "--json", "--module", dir).Output()
 	if err != nil {
 		t.Fatalf("list-tests --json: %v", err)
 	}
@@ -31,6 +29,15 @@ func checkListing(t *testing.T, p *prepared) []string {
 	if err := json.Unmarshal(out, &infos); err != nil {
 		t.Fatalf("list-tests --json printed invalid JSON: %v\n%s", err, out)
 	}
+	return infos
+}
+
+// checkListing lists p's tests and checks the ids (its expected default
+// order) and which tests are marked with class fixtures; it returns the
+// listed tests.
+func checkListing(t *testing.T, p *prepared) []launcher.TestInfo {
+	t.Helper()
+	infos := listTestsCLI(t, p.dir)
 	var ids, withFixtures []string
 	for _, ti := range infos {
 		ids = append(ids, ti.ID)
@@ -44,7 +51,7 @@ func checkListing(t *testing.T, p *prepared) []string {
 	if want := p.expected.Fixture.ClassFixtures; !slices.Equal(withFixtures, want) {
 		t.Errorf("classFixtures on %v, want %v", withFixtures, want)
 	}
-	return ids
+	return infos
 }
 
 // TestClassFixtureScopes runs orders that repeat or split classes whose class

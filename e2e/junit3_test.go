@@ -25,7 +25,7 @@ func TestJUnit3Alone(t *testing.T) {
 		isOpen   = "fixture.junit3.RegistrySuiteTest#testIsOpen"
 		adds     = "fixture.junit3.RegistrySuiteTest#testAddsEntry"
 	)
-	ids := checkListing(t, p)
+	ids := launcher.IDs(checkListing(t, p))
 
 	res := runOrders(t, p.launcher, ids, []string{isOpen, victim, adds, isOpen}, []string{polluter, victim})
 	for _, tr := range res[0].Tests {

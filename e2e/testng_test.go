@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -43,29 +42,12 @@ func checkTestNG(t *testing.T, name string) {
 		env       = pkg + "EnvTest#environmentIsReady"
 		squares   = pkg + "SquareTest#squares"
 	)
-	out, err := exec.Command(flakyBin(t), "list-tests", "--json", "--module", p.dir).Output()
-	if err != nil {
-		t.Fatalf("list-tests --json: %v", err)
-	}
-	var infos []launcher.TestInfo
-	if err := json.Unmarshal(out, &infos); err != nil {
-		t.Fatalf("list-tests --json printed invalid JSON: %v\n%s", err, out)
-	}
-	var ids, withFixtures []string
-	for _, ti := range infos {
+	var ids []string
+	for _, ti := range checkListing(t, p) {
 		ids = append(ids, ti.ID)
-		if ti.ClassFixtures {
-			withFixtures = append(withFixtures, ti.ID)
-		}
 		if ti.Engine != "testng" {
 			t.Errorf("%s listed with engine %q, want testng", ti.ID, ti.Engine)
 		}
-	}
-	if want := p.expected.Fixture.DefaultOrder; !slices.Equal(ids, want) {
-		t.Fatalf("listed %v, want %v", ids, want)
-	}
-	if want := p.expected.Fixture.ClassFixtures; !slices.Equal(withFixtures, want) {
-		t.Errorf("classFixtures on %v, want %v", withFixtures, want)
 	}
 
 	res := runOrders(t, p.launcher, ids,
@@ -204,14 +186,7 @@ func TestTestNGChaosAndRepair(t *testing.T) {
 // TestVerifyRunsOrderDependenceAnalysis.
 func TestTestNGMixedModule(t *testing.T) {
 	p := fixture(t, "testng-mixed")
-	out, err := exec.Command(flakyBin(t), "list-tests", "--json", "--module", p.dir).Output()
-	if err != nil {
-		t.Fatalf("list-tests --json: %v", err)
-	}
-	var infos []launcher.TestInfo
-	if err := json.Unmarshal(out, &infos); err != nil {
-		t.Fatalf("list-tests --json printed invalid JSON: %v\n%s", err, out)
-	}
+	infos := listTestsCLI(t, p.dir)
 	var got []string
 	for _, ti := range infos {
 		got = append(got, ti.ID+" "+ti.Engine)
