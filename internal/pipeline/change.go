@@ -76,6 +76,12 @@ func (c *ChangeOptions) loadKnowledge(dir string) string {
 	return ""
 }
 
+// knownAs reports whether earlier full analyses found fd's test flaky
+// the same way (the same kind).
+func (c *ChangeOptions) knownAs(fd report.Finding) bool {
+	return slices.ContainsFunc(c.Known[fd.Test], func(k knowledge.Finding) bool { return k.Kind == fd.Kind })
+}
+
 // judgeKnown says, in st, which findings of a change's analysis are of
 // tests earlier full analyses found flaky the same way (Known: still
 // flaky, not new), and which victims found before were not found now
@@ -86,7 +92,7 @@ func (c *ChangeOptions) judgeKnown(st *report.ChangeStats, f *od.Focus, cov *rep
 	found := map[string]bool{}
 	for _, fd := range findings {
 		found[fd.Test] = true
-		if slices.ContainsFunc(c.Known[fd.Test], func(k knowledge.Finding) bool { return k.Kind == fd.Kind }) && !slices.Contains(st.Known, fd.Test) {
+		if c.knownAs(fd) && !slices.Contains(st.Known, fd.Test) {
 			st.Known = append(st.Known, fd.Test)
 		}
 	}

@@ -143,7 +143,13 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 			return err
 		}
 	}
-	if err := annotate(ctx, m, findings, !d.NoState, !d.NoInvariants, m.Tests, log, opts.Debug, res); err != nil {
+	// A change's findings known from before were named and explained by
+	// the full analysis that found them: only the new ones are annotated.
+	var known func(report.Finding) bool
+	if cfg.Focus != nil {
+		known = d.Change.knownAs
+	}
+	if err := annotateNew(ctx, m, findings, known, !d.NoState, !d.NoInvariants, log, opts.Debug, res); err != nil {
 		return err
 	}
 	rep := res.Report
@@ -158,6 +164,28 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	}
 	rep.Sort()
 	res.Findings = findings
+	return nil
+}
+
+// annotateNew annotates the findings known does not hold (nil: all of
+// them), in place.
+func annotateNew(ctx context.Context, m Module, findings []report.Finding, known func(report.Finding) bool, names, infers bool, log, debug Log, res *Result) error {
+	var at []int
+	var fresh []report.Finding
+	for i, f := range findings {
+		if known == nil || !known(f) {
+			at, fresh = append(at, i), append(fresh, f)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	if err := annotate(ctx, m, fresh, names, infers, m.Tests, log, debug, res); err != nil {
+		return err
+	}
+	for j, i := range at {
+		findings[i] = fresh[j]
+	}
 	return nil
 }
 
