@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/otiai10/copy"
 
 	"github.com/flakyhq/flaky/internal/knowledge"
 	"github.com/flakyhq/flaky/internal/report"
@@ -262,21 +263,8 @@ func evolving(t *testing.T, profile bool) (string, func(name string) scenario) {
 			t.Fatalf("no scenario %s in %s", name, evolve)
 		}
 		git("checkout", "-q", "-B", name, "main")
-		src := filepath.Join(evolve, name)
-		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755); err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
-		})
+		// The scenario's files over main's, at the same paths.
+		err := copy.Copy(filepath.Join(evolve, name), dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -341,7 +340,7 @@ func evolveScenarioRun(exe, planDir, dir, module, base string, known map[string]
 		if err := applyPatch(dir, filepath.Join(planDir, s.Patch)); err != nil {
 			return r, "", err
 		}
-	} else if err := overlay(filepath.Join(planDir, s.Name), dir); err != nil {
+	} else if err := copy.Copy(filepath.Join(planDir, s.Name), dir); err != nil {
 		return r, "", err
 	}
 	if err := git(dir, "add", "-A"); err != nil {
@@ -455,27 +454,6 @@ func detectRun(exe, module string, args ...string) (*report.Report, time.Duratio
 		return nil, d, fmt.Errorf("%w\n%s", err, out)
 	}
 	return rep, d, nil
-}
-
-// overlay writes the files under src over dst, at the same paths.
-func overlay(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Join(dst, filepath.Dir(rel)), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
-	})
 }
 
 // applyPatch applies a unified diff to the repository at dir.
