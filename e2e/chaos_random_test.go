@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +9,6 @@ import (
 
 	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/report"
 )
 
 // TestChaosRandom runs `flaky chaos` on the chaos-random fixture in the
@@ -30,14 +27,7 @@ func TestChaosRandom(t *testing.T) {
 			dir := copyFixture(t, "chaos-random")
 			e := readChaosExpected(t, dir)
 			args := append([]string{"chaos", "--module", dir, "--test-timeout", "20s"}, mode...)
-			out, err := exec.Command(bin, args...).Output()
-			if code := exitCode(err); code != 1 {
-				t.Fatalf("flaky %s exited %d (%v), want 1\n%s%s", strings.Join(args, " "), code, err, out, stderrOf(err))
-			}
-			rep, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep, out := chaosReport(t, bin, dir, args...)
 			checkAPIFindings(t, rep.Findings, e)
 			if len(rep.Findings) != len(e.Findings) {
 				t.Errorf("%d findings, want %d:\n%s", len(rep.Findings), len(e.Findings), out)

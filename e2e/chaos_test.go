@@ -137,14 +137,7 @@ func TestChaosCombined(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"chaos", "--module", dir, "--mode", "combined", "--strategy", chaos.Join(e.combinedSet(t))}
-	out, err := exec.Command(bin, args...).Output()
-	if code := exitCode(err); code != 1 {
-		t.Fatalf("flaky %s exited %d (%v), want 1\n%s%s", strings.Join(args, " "), code, err, out, stderrOf(err))
-	}
-	rep, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, out := chaosReport(t, bin, dir, args...)
 	checkAPIFindings(t, rep.Findings, e)
 	if !slices.ContainsFunc(rep.Findings, func(f report.Finding) bool { return f.Test == other.Test && f.Kind == report.ODVictim }) {
 		t.Error("the earlier od-victim finding was dropped")
@@ -242,14 +235,7 @@ func TestChaosClock(t *testing.T) {
 			if mode != "" {
 				args = append(args, "--mode", mode)
 			}
-			out, err := exec.Command(bin, args...).Output()
-			if code := exitCode(err); code != 1 {
-				t.Fatalf("flaky %s exited %d (%v), want 1\n%s%s", strings.Join(args, " "), code, err, out, stderrOf(err))
-			}
-			rep, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep, out := chaosReport(t, bin, dir, args...)
 			checkAPIFindings(t, rep.Findings, e)
 			if t.Failed() {
 				t.Logf("output:\n%s", out)
@@ -392,6 +378,22 @@ func listTests(t *testing.T, p *prepared) []string {
 		ids[i] = ti.ID
 	}
 	return ids
+}
+
+// chaosReport runs `flaky` with args (a chaos command on the module in
+// dir) with bin, expects exit 1 (findings) and returns the module's report
+// and the command's output.
+func chaosReport(t *testing.T, bin, dir string, args ...string) (*report.Report, []byte) {
+	t.Helper()
+	out, err := exec.Command(bin, args...).Output()
+	if code := exitCode(err); code != 1 {
+		t.Fatalf("flaky %s exited %d (%v), want 1\n%s%s", strings.Join(args, " "), code, err, out, stderrOf(err))
+	}
+	rep, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, out
 }
 
 // stderrOf returns a failed command's captured standard error.
