@@ -35,6 +35,7 @@ func chromium(t *testing.T) string {
 // summary, the finding's evidence chain, that the markup is shown as text (no
 // script ran), the filter, and saves a screenshot under target/ for review.
 func TestHTMLReportInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	dir := copyFixture(t, "junit4")
 	flakyDir := filepath.Join(dir, "target", "flaky")

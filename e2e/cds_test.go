@@ -23,6 +23,7 @@ import (
 var junitShared = regexp.MustCompile(`org\.junit\.\S+ source: shared objects file`)
 
 func TestClassDataSharing(t *testing.T) {
+	t.Parallel()
 	p := fixture(t, "junit4")
 	// The jars are copied so that the test may make one stale.
 	jarDir := t.TempDir()

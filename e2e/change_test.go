@@ -46,6 +46,7 @@ type scenario struct {
 // known; a fix of a known victim reports it possibly fixed. With the
 // knowledge corrupted, a change gets a full analysis and says why.
 func TestChangeMode(t *testing.T) {
+	t.Parallel()
 	needsTools(t)
 	dir, commit := evolving(t, false)
 	bin := flakyBin(t)
@@ -183,6 +184,7 @@ func newFindings(rep *report.Report) []string {
 // fails it with exactly that finding (the fixture's own flaky tests, the
 // NOD one included, are not judged).
 func TestVerifySince(t *testing.T) {
+	t.Parallel()
 	needsTools(t)
 	dir, commit := evolving(t, true)
 	k := evolveKnowledge(t, dir)

@@ -27,11 +27,12 @@ type chaosNODExpected struct {
 // as machinery; a class without @Test methods is no test; the true
 // counterpart is reported with its strategy and call site.
 func TestChaosNOD(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	needsTools(t)
 	bin := flakyBin(t)
 	for _, mode := range []string{"combined", "single"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			dir := copyFixture(t, "chaos-nod")
 			data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
 			if err != nil {

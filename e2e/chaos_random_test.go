@@ -19,11 +19,12 @@ import (
 // library run) each of those fails or hangs: the fixture holds the false
 // alarms the default rule avoids.
 func TestChaosRandom(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, JVM start-ups): shares the machine with another such test
+	t.Parallel()
 	needsTools(t)
 	bin := flakyBin(t)
 	for _, mode := range [][]string{nil, {"--mode", "single"}} {
 		t.Run(strings.Join(append([]string{"default"}, mode...), " "), func(t *testing.T) {
+			t.Parallel()
 			dir := copyFixture(t, "chaos-random")
 			e := readChaosExpected(t, dir)
 			args := append([]string{"chaos", "--module", dir, "--test-timeout", "20s"}, mode...)
@@ -35,6 +36,7 @@ func TestChaosRandom(t *testing.T) {
 		})
 	}
 	t.Run("constant extreme", func(t *testing.T) {
+		t.Parallel()
 		p := fixture(t, "chaos-random")
 		e := readChaosExpected(t, p.dir)
 		l, err := newLauncher(p.setup, javaBin(), launcher.Options{RunTimeout: 2 * time.Minute, TestTimeout: 5 * time.Second})

@@ -125,7 +125,7 @@ func sortedSites(sites []report.CallSite) []report.CallSite {
 // stable or seeded test is, the report keeps other findings, and the
 // reproduce command fails the test while the same order unperturbed passes.
 func TestChaosCombined(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	needsTools(t)
 	dir := copyFixture(t, "chaos")
 	e := readChaosExpected(t, dir)
@@ -188,7 +188,7 @@ func TestChaosCombined(t *testing.T) {
 // is attributed to its strategy with its call sites; no stable or seeded
 // test is reported.
 func TestChaosSingle(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	p := fixture(t, "chaos")
 	e := readChaosExpected(t, p.dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
@@ -224,11 +224,12 @@ func TestChaosSingle(t *testing.T) {
 // slow machine could not break (a poller's own 10 s, a 30 s call timeout on
 // a 50 ms exchange, a token checked on another thread) are not.
 func TestChaosClock(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	needsTools(t)
 	bin := flakyBin(t)
 	for _, mode := range []string{"", "single"} {
 		t.Run(cmp.Or(mode, "default"), func(t *testing.T) {
+			t.Parallel()
 			dir := copyFixture(t, "chaos-clock")
 			e := readChaosExpected(t, dir)
 			args := []string{"chaos", "--module", dir}
@@ -255,7 +256,7 @@ var mockitoTests = map[string][]string{
 // strategies run in layers, one strategy per group each (see
 // strategyLayers), so that four JVMs cover them all.
 func TestChaosKeepsMockitoWorking(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	for _, name := range []string{"mixed-mockito", "mockito-subclass"} {
 		t.Run(name, func(t *testing.T) {
 			p := fixture(t, name)
@@ -307,7 +308,7 @@ func TestChaosKeepsMockitoWorking(t *testing.T) {
 // TestChaosInVerify runs mvn -Pflaky verify with -Dflaky.chaos on the chaos
 // fixture: the build fails on the new api findings, which the report lists.
 func TestChaosInVerify(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	needsTools(t)
 	dir := copyFixture(t, "chaos")
 	e := readChaosExpected(t, dir)
@@ -427,7 +428,7 @@ type modernExpected struct {
 // rejection (a hang under RANDOM_MAX only) or meet JUnit's own timeout only
 // under TIME_SLOW/TIME_ROUNDING/SLEEP_INCREASE are never reported.
 func TestChaosModern(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	p := fixture(t, "chaos-modern")
 	e := readChaosExpected(t, p.dir)
 	var m modernExpected

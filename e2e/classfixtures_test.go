@@ -15,6 +15,7 @@ import (
 // TestClassFixturesListed checks that `flaky list-tests --json` marks exactly
 // the tests whose class has class-level fixtures.
 func TestClassFixturesListed(t *testing.T) {
+	t.Parallel()
 	checkListing(t, fixture(t, "classfixtures"))
 }
 
@@ -59,6 +60,7 @@ func checkListing(t *testing.T, p *prepared) []launcher.TestInfo {
 // and pass; splits (and Jupiter repeats) open a second scope, which the result
 // reports, and fail in the class set-up.
 func TestClassFixtureScopes(t *testing.T) {
+	t.Parallel()
 	p := fixture(t, "classfixtures")
 	const (
 		consumes     = "fixture.classfixtures.ConsumerTest#consumes"

@@ -42,6 +42,7 @@ func flakyBin(t *testing.T) string {
 
 // TestCLI runs `flaky list-tests` and `flaky run-order --json` as a user would.
 func TestCLI(t *testing.T) {
+	t.Parallel()
 	p := fixture(t, "junit4")
 	bin := flakyBin(t)
 

@@ -22,6 +22,7 @@ import (
 // the fixture's expected ones, each with its writer and root (the victims
 // of a file in the working directory and of the default locale included).
 func TestDataflow(t *testing.T) {
+	t.Parallel()
 	p := fixture(t, "dataflow")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -114,6 +115,7 @@ func nonNil(groups [][]string) [][]string {
 // and nothing else, in fewer JVM runs than the suite has tests (the order
 // generators' isolation runs alone need one per test).
 func TestDataflowJUnit4(t *testing.T) {
+	t.Parallel()
 	p := fixture(t, "junit4")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -42,6 +42,7 @@ func surefireClassOrder(t *testing.T, dir string) []string {
 // victim only in orders that put the polluter first, never in its "original"
 // order.
 func TestDefaultOrderIsSurefires(t *testing.T) {
+	t.Parallel()
 	needsTools(t)
 	dir := copyFixture(t, "dirorder")
 	ran := surefireClassOrder(t, dir)

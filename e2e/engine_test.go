@@ -22,6 +22,7 @@ var odFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito"}
 // TestOrderDependentOrders checks every victim, cleaner, brittle and state-setter of
 // the fixtures in the orders that define them.
 func TestOrderDependentOrders(t *testing.T) {
+	t.Parallel()
 	for _, name := range odFixtures {
 		t.Run(name, func(t *testing.T) {
 			p := fixture(t, name)
@@ -75,6 +76,7 @@ func TestOrderDependentOrders(t *testing.T) {
 
 // TestNonIdempotentOutcome runs each NIO test twice in one JVM: pass, then fail.
 func TestNonIdempotentOutcome(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"junit4", "jupiter5"} {
 		t.Run(name, func(t *testing.T) {
 			p := fixture(t, name)
@@ -94,6 +96,7 @@ func TestNonIdempotentOutcome(t *testing.T) {
 
 // TestInterleavedOrder runs A#1, B#1, A#2: exactly that order, A's class fixtures twice.
 func TestInterleavedOrder(t *testing.T) {
+	t.Parallel()
 	for _, name := range odFixtures[:3] {
 		t.Run(name, func(t *testing.T) {
 			p := fixture(t, name)
@@ -129,6 +132,7 @@ func TestInterleavedOrder(t *testing.T) {
 
 // TestHangingTestTimesOut kills a hung JVM at the test timeout and keeps the earlier results.
 func TestHangingTestTimesOut(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"junit4", "jupiter5"} {
 		t.Run(name, func(t *testing.T) {
 			p := fixture(t, name)
@@ -156,6 +160,7 @@ func TestHangingTestTimesOut(t *testing.T) {
 
 // TestSystemExitIsReported reports a test calling System.exit as a crash of that test.
 func TestSystemExitIsReported(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"junit4", "jupiter5"} {
 		t.Run(name, func(t *testing.T) {
 			p := fixture(t, name)
@@ -177,6 +182,7 @@ func TestSystemExitIsReported(t *testing.T) {
 
 // TestListMatchesExpectedDefaultOrder compares the listed tests with the fixture's default order.
 func TestListMatchesExpectedDefaultOrder(t *testing.T) {
+	t.Parallel()
 	for _, name := range append(odFixtures, "mockito-subclass") {
 		t.Run(name, func(t *testing.T) {
 			p := fixture(t, name)
@@ -210,7 +216,7 @@ func list(t *testing.T, p *prepared) []launcher.TestInfo {
 // TestDefaultOrderMatchesSurefire runs each fixture's default order with flaky and with
 // real Surefire (2.22.2 and 3.x) and compares every test's outcome.
 func TestDefaultOrderMatchesSurefire(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	cases := []struct{ fixture, surefire string }{
 		{"junit4", "2.22.2"}, {"junit4", "3.5.4"},
 		{"jupiter5", "2.22.2"}, {"jupiter5", "3.5.4"},
@@ -281,6 +287,7 @@ func surefireOutcome(o launcher.Outcome) surefire.Outcome {
 
 // TestMockitoWithAgent runs the Mockito fixtures' whole suites with the agent attached, on every JDK.
 func TestMockitoWithAgent(t *testing.T) {
+	t.Parallel()
 	jdks := []string{javaBin()}
 	if o := otherJDK(); o != "" {
 		jdks = append(jdks, o)
@@ -314,6 +321,7 @@ func TestMockitoWithAgent(t *testing.T) {
 
 // TestOtherJDK runs the OD orders of one fixture on the second JDK too.
 func TestOtherJDK(t *testing.T) {
+	t.Parallel()
 	java := otherJDK()
 	if java == "" {
 		t.Skip("no second JDK on this machine")

@@ -1,5 +1,12 @@
 // Package e2e holds flaky's end-to-end tests: real Maven and real JVMs on the
 // fixture projects in testdata/, checked against each fixture's expected.json.
+//
+// Every test, and every fixture's subtest of the long ones, runs in parallel
+// with others (go test's -parallel, the number of CPUs by default): much of
+// an e2e test's wall time is Maven and JVM start-up and sleeps. So no test
+// changes the process's environment or working directory, and tests that
+// share a prepared fixture (fixture) only read its directory or run flaky
+// commands that write nothing there but target/flaky of their own analysis.
 package e2e
 
 import (

@@ -13,6 +13,7 @@ import (
 // says how to point it at flaky, not with exec-maven-plugin's "Cannot run
 // program".
 func TestProfileNamesMissingBinary(t *testing.T) {
+	t.Parallel()
 	needsTools(t)
 	dir := copyFixture(t, "junit4")
 	flakyInit(t, dir)

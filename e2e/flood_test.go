@@ -35,6 +35,7 @@ exec "$REAL_JAVA" "$@"
 // that scans ports): the JVM gets in at its first launch and the results
 // are the undisturbed ones.
 func TestRunOrderUnderConnectionFlood(t *testing.T) {
+	t.Parallel()
 	p, bin, orderFile, real, wrapper := victimOrderWithJava(t, portWaitingJava)
 	portFile := filepath.Join(t.TempDir(), "port")
 	runOrder := func(java string, during func()) (string, string) {

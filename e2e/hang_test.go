@@ -18,6 +18,7 @@ import (
 // console, the other tests ran and passed, and verify's own runs used the
 // same timeout.
 func TestProviderCutsHangingTests(t *testing.T) {
+	t.Parallel()
 	needsTools(t)
 	dir := copyFixture(t, "hang")
 	flakyInit(t, dir)

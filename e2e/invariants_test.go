@@ -26,6 +26,7 @@ import (
 // candidate is the method that restores it (for the brittle: sets it).
 // All findings go in one batch, as detect runs them.
 func TestProblemInvariants(t *testing.T) {
+	t.Parallel()
 	needsTools(t)
 	dir := copyFixture(t, "invariants")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

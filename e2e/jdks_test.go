@@ -70,6 +70,7 @@ func testJDK(t *testing.T, major int) string {
 // one's JVMs map it (their class-load logs have the module's classes from
 // the archive); the victim fails after its polluter and passes alone in both.
 func TestJDKMatrix(t *testing.T) {
+	t.Parallel()
 	for _, major := range []int{11, 21, 25} {
 		t.Run(fmt.Sprintf("java%d", major), func(t *testing.T) {
 			java := testJDK(t, major)
@@ -131,6 +132,7 @@ var junitLoaded = regexp.MustCompile(`org\.junit\.\S+ source: .*`)
 // fixture as TestDetectFindsExactlyTheExpectedFindings does on the default
 // JDK (warm JVMs too): exactly its expected findings.
 func TestJDK11Detect(t *testing.T) {
+	t.Parallel()
 	needsTools(t)
 	java := testJDK(t, 11)
 	bin := flakyBin(t)

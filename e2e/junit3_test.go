@@ -18,6 +18,7 @@ import (
 // Surefire's JUnit 3 provider. Exact findings: TestDetectFindsExactlyTheExpectedFindings
 // and TestVerifyRunsOrderDependenceAnalysis.
 func TestJUnit3Alone(t *testing.T) {
+	t.Parallel()
 	p := fixture(t, "junit3")
 	const (
 		victim   = "fixture.junit3.DiscountTest#testStandardDiscount"

@@ -30,6 +30,7 @@ exec "$REAL_JAVA" "$@"
 // TestKilledFlakyLeavesNoChildren kills `flaky run-order` with SIGKILL
 // while its test JVM's child runs: the child ends within seconds.
 func TestKilledFlakyLeavesNoChildren(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("only Linux ends what a test JVM started when flaky is killed")
 	}

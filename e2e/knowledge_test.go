@@ -21,6 +21,7 @@ import (
 // module. A corrupted store then gives a full analysis again, with a note,
 // the same findings and a new store.
 func TestKnowledge(t *testing.T) {
+	t.Parallel()
 	p := fixture(t, "dataflow")
 	dir := filepath.Join(t.TempDir(), "knowledge")
 	const victim, polluter = "fixture.dataflow.RegistryTest#aStartsEmpty", "fixture.dataflow.RegistryTest#bRegisters"

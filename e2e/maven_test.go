@@ -55,6 +55,7 @@ func flakyInit(t *testing.T, dir string) {
 // TestInitIsIdempotentOnFixtures adds the profile to real fixture poms: only the
 // profile is added, a second run changes no byte, --check agrees, --remove restores.
 func TestInitIsIdempotentOnFixtures(t *testing.T) {
+	t.Parallel()
 	needsTools(t)
 	for _, name := range []string{"junit4", "jupiter5", "reactor"} {
 		t.Run(name, func(t *testing.T) {
@@ -90,7 +91,7 @@ func TestInitIsIdempotentOnFixtures(t *testing.T) {
 // TestReproduceOrderWithMaven runs a failing and a passing order under plain
 // Maven through the flaky provider (-Dflaky.order) on both Surefire generations.
 func TestReproduceOrderWithMaven(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	for _, name := range []string{"junit4", "jupiter5"} {
 		for _, sf := range []string{"2.22.2", "3.5.4"} {
 			t.Run(name+"/surefire-"+sf, func(t *testing.T) {
@@ -134,7 +135,7 @@ func TestReproduceOrderWithMaven(t *testing.T) {
 // TestVerifyGatesReactor runs the whole flow on the reactor fixture: init,
 // mvn -Pflaky verify finds the new flaky test and fails, baseline accept, passes.
 func TestVerifyGatesReactor(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	needsTools(t)
 	dir := copyFixture(t, "reactor")
 	if out, code := mvnRun(t, dir, "clean", "verify"); code != 0 {

@@ -48,11 +48,14 @@ func otherMaven(t *testing.T, prefix string) string {
 // <subprojects>, children whose <parent/> names no coordinates. One build per
 // Maven version.
 func TestVerifyOnOtherMavens(t *testing.T) {
+	t.Parallel()
 	t.Run("maven-3.9/junit4", func(t *testing.T) {
+		t.Parallel()
 		mvnBin := otherMaven(t, "3.9.")
 		verifyFindsExpectedWith(t, mvnBin, copyFixture(t, "junit4"), "orders", false)
 	})
 	t.Run("maven-4/reactor-model-4.1.0", func(t *testing.T) {
+		t.Parallel()
 		mvnBin := otherMaven(t, "4.")
 		needsTools(t)
 		dir := copyFixture(t, "reactor")

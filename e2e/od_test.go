@@ -112,8 +112,9 @@ func groupSet(groups [][]string) string {
 // compares the report with expected.json field by field: kinds, polluters,
 // setters, cleaners, and nothing more.
 func TestDetectFindsExactlyTheExpectedFindings(t *testing.T) {
+	t.Parallel()
 	for _, name := range detectFixtures {
-		t.Run(name, func(t *testing.T) { checkDetection(t, name, detect(t, name)) })
+		t.Run(name, func(t *testing.T) { t.Parallel(); checkDetection(t, name, detect(t, name)) })
 	}
 }
 
@@ -124,6 +125,7 @@ func TestDetectFindsExactlyTheExpectedFindings(t *testing.T) {
 // minimised finding with its polluter and cleaner, within the default
 // budget, nothing unconfirmed.
 func TestDetectFindsEveryVictimOfOnePolluter(t *testing.T) {
+	t.Parallel()
 	d := detect(t, "manyvictims")
 	checkDetection(t, "manyvictims", d)
 	if cov := d.report.Stats.Coverage; cov != nil && len(cov.Unminimised) > 0 {
@@ -196,9 +198,11 @@ func checkDetection(t *testing.T, name string, d *detection) {
 // detect reports as printed: `flaky run-order` with the built binary, and
 // plain Maven in a copy of the fixture with the flaky profile added.
 func TestDetectReproduceCommandsReproduce(t *testing.T) {
+	t.Parallel()
 	bin := flakyBin(t)
 	for _, name := range detectFixtures {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			d := detect(t, name)
 			if len(d.report.Findings) == 0 {
 				return
@@ -275,6 +279,7 @@ func sameTest(c surefire.TestCase, id string) bool {
 // (-Dflaky.seed), and `flaky detect` with that seed then finds exactly
 // what verify found.
 func TestVerifyRunsOrderDependenceAnalysis(t *testing.T) {
+	t.Parallel()
 	// jupiter6 runs on Surefire 3.5.4, junit4 on Surefire 2.22.2, junit3
 	// (JUnit 3.8.1 alone) on Surefire 3.5.4, testng7 (TestNG 7.12.0) on
 	// Surefire 3.5.4, testng6 (TestNG 6.14.3) on Surefire 2.22.2 and
@@ -283,7 +288,7 @@ func TestVerifyRunsOrderDependenceAnalysis(t *testing.T) {
 		name, strategy string
 		sameAsDetect   bool
 	}{{"jupiter6", "orders", false}, {"junit4", "", true}, {"junit3", "", false}, {"testng7", "", false}, {"testng6", "orders", false}, {"testng-mixed", "orders", false}} {
-		t.Run(c.name, func(t *testing.T) { verifyFindsExpected(t, c.name, c.strategy, c.sameAsDetect) })
+		t.Run(c.name, func(t *testing.T) { t.Parallel(); verifyFindsExpected(t, c.name, c.strategy, c.sameAsDetect) })
 	}
 }
 
@@ -299,7 +304,6 @@ func verifyFindsExpectedWith(t *testing.T, mvnBin, dir, strategy string, sameAsD
 	e := readExpected(t, dir)
 	flakyInit(t, dir)
 	const secret = "do-not-record-this-token"
-	t.Setenv("FLAKY_E2E_CI_TOKEN", secret)
 	args := []string{"-Pflaky", "verify", "-Dflaky.gate=off", "-Dflaky.budget=3m"}
 	if strategy != "" {
 		args = append(args, "-Dflaky.strategy="+strategy)
@@ -307,7 +311,8 @@ func verifyFindsExpectedWith(t *testing.T, mvnBin, dir, strategy string, sameAsD
 	if sameAsDetect {
 		args = append(args, "-Dflaky.seed="+pipelineSeed)
 	}
-	out, code := mvnRunWith(t, mvnBin, dir, nil, args...)
+	// A secret in the build's environment must not reach the fork record.
+	out, code := mvnRunWith(t, mvnBin, dir, []string{"FLAKY_E2E_CI_TOKEN=" + secret}, args...)
 	if code != 0 {
 		t.Fatalf("mvn -Pflaky verify with the gate off failed:\n%s", tail(out))
 	}
@@ -398,6 +403,7 @@ func verifyFindsExpectedWith(t *testing.T, mvnBin, dir, strategy string, sameAsD
 // (the exact findings of the jmock fixture say so) because the runs it
 // clashed in were rerun alone, and that the report names it.
 func TestDetectRunsClashingTestsAlone(t *testing.T) {
+	t.Parallel()
 	d := detect(t, "jmock")
 	const beacon = "fixture.jmock.BeaconTest#listensOnItsPort"
 	if c := d.report.Stats.Coverage; c == nil || !slices.Contains(c.Serial, beacon) {

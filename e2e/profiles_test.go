@@ -13,8 +13,8 @@ import (
 // profile shapes flaky's JVM and the test passes, as under `mvn -Pmodern-jvm
 // test`; without it the test fails, as under plain `mvn test`.
 func TestMavenProfilesReachStandaloneRuns(t *testing.T) {
+	t.Parallel()
 	needsTools(t)
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
 	dir := copyFixture(t, "profiles")
 	order := filepath.Join(t.TempDir(), "order.txt")
 	if err := os.WriteFile(order, []byte("fixture.profiles.ModernJvmTest#runsWithTheProfilesArgLine\n"), 0o644); err != nil {

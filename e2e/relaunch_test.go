@@ -34,6 +34,7 @@ exec "$REAL_JAVA" "$@"
 // connection to flaky is refused: the JVM is relaunched, the run has the
 // same results as an undisturbed one, and flaky says so.
 func TestRelaunchAfterRefusedConnection(t *testing.T) {
+	t.Parallel()
 	p, bin, orderFile, real, wrapper := victimOrderWithJava(t, refusedOnceJava)
 	marker := filepath.Join(t.TempDir(), "refused")
 	runOrder := func(java string) (string, string) {

@@ -60,7 +60,7 @@ func (s *scriptedLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // simply), and that the failing orders pass with flaky run-order and with
 // plain Maven.
 func TestRepairApply(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	needsTools(t)
 	bin := flakyBin(t)
 	dir := copyFixture(t, "repair")

@@ -18,6 +18,7 @@ import (
 // go command is configured with, and the repositories of Maven's super POM.
 // The host names are read from the tools, so the test itself names none.
 func TestNoRegistryHostInRepository(t *testing.T) {
+	t.Parallel()
 	hosts := goRegistryHosts(t)
 	hosts = append(hosts, mavenRegistryHosts(t)...)
 	if len(hosts) == 0 {

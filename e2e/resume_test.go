@@ -17,6 +17,7 @@ import (
 // after them run; the parameterized test, listed once as dynamic, runs as
 // its three invocations.
 func TestResumeAfterEarlyEnd(t *testing.T) {
+	t.Parallel()
 	p := fixture(t, "jupiter5")
 	const param = "fixture.jupiter5.ChecksumTest#hasEightHexDigits"
 	infos := list(t, p)
@@ -60,6 +61,7 @@ func TestResumeAfterEarlyEnd(t *testing.T) {
 // the strategy in a fresh JVM, the RANDOM finding after it is reported with
 // the test alone as its reproduce order, and nothing counts as never run.
 func TestChaosResumesAfterHang(t *testing.T) {
+	t.Parallel()
 	p := fixture(t, "chaos")
 	setup := *p.setup
 	setup.SysProps = maps.Clone(setup.SysProps)

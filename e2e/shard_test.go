@@ -18,7 +18,7 @@ import (
 // one unsharded `flaky detect` with that seed finds. They run in the
 // unsharded run's copy of the fixture, whose report.json is put back after.
 func TestShardsMergeToOneRun(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	const name = "jupiter6"
 	whole := detect(t, name) // the unsharded run, seed recorded in its report
 	seed := strconv.FormatInt(whole.report.Stats.Coverage.Seed, 10)

@@ -35,6 +35,7 @@ type stateInitExpected struct {
 // pass), and a problem invariant on the map is inferred from the points
 // the instance's construction passes.
 func TestStateWhileInstanceBuilt(t *testing.T) {
+	t.Parallel()
 	needsTools(t)
 	dir := copyFixture(t, "state-init")
 	data, err := os.ReadFile(filepath.Join(dir, "expected.json"))

@@ -39,7 +39,7 @@ type stateExpected struct {
 // pollution` lists exactly the polluting tests. One Maven preparation serves
 // both.
 func TestPollutedState(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	needsTools(t)
 	dir := copyFixture(t, "state")
 	data, err := os.ReadFile(filepath.Join(dir, "expected.json"))

@@ -24,6 +24,7 @@ import (
 // Exact findings: TestDetectFindsExactlyTheExpectedFindings and
 // TestVerifyRunsOrderDependenceAnalysis.
 func TestTestNG(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"testng7", "testng6"} {
 		t.Run(name, func(t *testing.T) { checkTestNG(t, name) })
 	}
@@ -111,6 +112,7 @@ func checkTestNG(t *testing.T, name string) {
 // Maven passes the brittle test alone and flaky run-order passes the victim
 // after its polluter. The NIO test has no symbolic repair.
 func TestTestNGChaosAndRepair(t *testing.T) {
+	t.Parallel()
 	needsTools(t)
 	dir := copyFixture(t, "testng7")
 	bin := flakyBin(t)
@@ -185,6 +187,7 @@ func TestTestNGChaosAndRepair(t *testing.T) {
 // TestDetectFindsExactlyTheExpectedFindings and
 // TestVerifyRunsOrderDependenceAnalysis.
 func TestTestNGMixedModule(t *testing.T) {
+	t.Parallel()
 	p := fixture(t, "testng-mixed")
 	infos := listTestsCLI(t, p.dir)
 	var got []string

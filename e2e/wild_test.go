@@ -19,7 +19,7 @@ import (
 // (which first adds the missing profile) fails the victim under plain
 // Maven.
 func TestDetectModuleWithSiblingDependency(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	needsTools(t)
 	dir := copyFixture(t, "reactor-deps")
 	e := readExpected(t, dir)
@@ -80,7 +80,7 @@ func TestDetectModuleWithSiblingDependency(t *testing.T) {
 // default: the profile goes where it takes effect, pins a supported
 // Surefire and says so, and mvn -Pflaky verify runs flaky in every module.
 func TestInitAggregatorWithoutSurefirePin(t *testing.T) {
-	t.Parallel() // long and partly idle (Maven, sleeps): shares the machine with another such test
+	t.Parallel()
 	needsTools(t)
 	dir := copyFixture(t, "aggregator")
 	root, _ := os.ReadFile(filepath.Join(dir, "pom.xml"))

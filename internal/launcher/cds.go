@@ -378,13 +378,17 @@ func (c *cds) dump(list string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(c.sumFile()+".tmp", []byte(sum+"\n"), 0o644); err != nil {
+	// Another flaky process may dump the same archive at the same time: each
+	// writes its own temporary files, and whichever pair lands last is checked.
+	sumTmp := fmt.Sprintf("%s.%d.tmp", c.sumFile(), os.Getpid())
+	defer os.Remove(sumTmp)
+	if err := os.WriteFile(sumTmp, []byte(sum+"\n"), 0o644); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, c.archive); err != nil {
 		return err
 	}
-	if err := os.Rename(c.sumFile()+".tmp", c.sumFile()); err != nil {
+	if err := os.Rename(sumTmp, c.sumFile()); err != nil {
 		return err
 	}
 	if !c.valid(ctx) {
