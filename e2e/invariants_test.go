@@ -76,6 +76,8 @@ func TestProblemInvariants(t *testing.T) {
 	// The whole polluted order traced once, written as Daikon's files and read back.
 	t.Run("daikon", func(t *testing.T) {
 		t.Parallel()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // its own: a parallel subtest starts when a slot frees, not when its parent ran
+		defer cancel()
 		order := []string{tests[1].before, tests[1].test, tests[0].before, tests[0].test, tests[3].before, tests[3].test}
 		r, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: invariants.AgentOptions})
 		if err != nil {
@@ -116,6 +118,8 @@ func TestProblemInvariants(t *testing.T) {
 	})
 	t.Run("findings", func(t *testing.T) {
 		t.Parallel()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // its own: a parallel subtest starts when a slot frees, not when its parent ran
+		defer cancel()
 		targets := make([]invariants.Target, len(tests))
 		findings := make([]report.Finding, len(tests))
 		for i, tt := range tests {
