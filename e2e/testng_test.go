@@ -218,3 +218,70 @@ func TestTestNGMixedModule(t *testing.T) {
 		t.Errorf("listed %v, want expected.json's default order %v", ids, p.expected.Fixture.DefaultOrder)
 	}
 }
+
+// TestTestNGMixedRepair runs `flaky repair --no-llm` on the testng-mixed
+// fixture with its expected findings as the report: the TestNG victim's
+// polluter is a JUnit 4 test, so the validated patch is a JUnit 4 @After in
+// the polluter's class that resets the state (exactly the diff below), and
+// the TestNG victim passes after it, run by TestNG after JUnit 4.
+func TestTestNGMixedRepair(t *testing.T) {
+	t.Parallel()
+	needsTools(t)
+	dir := copyFixture(t, "testng-mixed")
+	// The report: the expected finding with the values of the polluted state
+	// that the root-cause analysis records.
+	rep, err := report.Read(filepath.Join(dir, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || len(rep.Findings[0].PollutedState) != 1 {
+		t.Fatalf("expected.json: findings %+v, want one with one polluted state", rep.Findings)
+	}
+	rep.Findings[0].PollutedState[0].Passing, rep.Findings[0].PollutedState[0].Failing = "5", "9"
+	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
+	os.MkdirAll(filepath.Dir(reportPath), 0o755)
+	if err := report.Write(reportPath, rep); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(flakyBin(t), "repair", "--module", dir, "--no-llm").CombinedOutput(); err != nil {
+		t.Fatalf("flaky repair: %v\n%s", err, out)
+	}
+	if rep, err = report.Read(reportPath); err != nil {
+		t.Fatal(err)
+	}
+	const victim = "fixture.mixed.LimitTest#defaultLimit"
+	if len(rep.Findings) != 1 || rep.Findings[0].Test != victim {
+		t.Fatalf("findings %+v, want %s alone", rep.Findings, victim)
+	}
+	r := rep.Findings[0].Repair
+	if r == nil || !r.Validated || r.Kind != report.RepairReset || !slices.Equal(r.Files, []string{"src/test/java/fixture/mixed/RaiseLimitTest.java"}) {
+		t.Fatalf("repair %+v, want a validated reset in the JUnit 4 polluter", r)
+	}
+	patch, err := os.ReadFile(r.Patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `diff --git a/src/test/java/fixture/mixed/RaiseLimitTest.java b/src/test/java/fixture/mixed/RaiseLimitTest.java
+--- a/src/test/java/fixture/mixed/RaiseLimitTest.java
++++ b/src/test/java/fixture/mixed/RaiseLimitTest.java
+@@ -3,9 +3,15 @@
+ import static org.junit.Assert.assertEquals;
+ 
+ import org.junit.Test;
++import org.junit.After;
+ 
+ /** JUnit 4 polluter: raises the limit and leaves it. */
+ public class RaiseLimitTest {
++    @After
++    public void restoreSharedState() {
++        Limits.max = 5;
++    }
++
+     @Test
+     public void raisesLimit() {
+         Limits.max = 9;
+`
+	if string(patch) != want {
+		t.Errorf("patch %s:\n%s\nwant:\n%s", r.Patch, patch, want)
+	}
+}
