@@ -15,12 +15,15 @@ import (
 )
 
 // TestTestNG lists and runs the TestNG fixtures (7.12.0 and 6.14.3):
-// `flaky list-tests` gives the default order (data-provider tests once, the
-// classes with @BeforeClass or dependsOnMethods marked as having class
-// fixtures); an order runs a class's methods in the requested order, except
-// a class with dependsOnMethods, which keeps TestNG's order and passes in any
-// requested order; @BeforeSuite runs once per run; the victim fails after
-// its polluter; `flaky pollution` names the tests that change static state.
+// `flaky list-tests` gives the default order (each data-provider invocation
+// a test, named as Surefire names it, the classes with @BeforeClass or
+// dependsOnMethods marked as having class fixtures); an order runs a class's
+// methods, and single data-provider invocations, in the requested order,
+// except a class with dependsOnMethods, which keeps TestNG's order and passes
+// in any requested order; a data-provider method named by itself reports each
+// invocation; @BeforeSuite runs once per run; the victims fail after their
+// polluters (only the data-provider invocation that needs the polluted
+// state); `flaky pollution` names the tests that change static state.
 // Exact findings: TestDetectFindsExactlyTheExpectedFindings and
 // TestVerifyRunsOrderDependenceAnalysis.
 func TestTestNG(t *testing.T) {
@@ -41,7 +44,12 @@ func checkTestNG(t *testing.T, name string) {
 		opens     = pkg + "AccountTest#opens"
 		withdraws = pkg + "AccountTest#withdraws"
 		env       = pkg + "EnvTest#environmentIsReady"
-		squares   = pkg + "SquareTest#squares"
+		squares1  = pkg + "SquareTest#squares[1, 1](1)"
+		squares3  = pkg + "SquareTest#squares[3, 9](3)"
+		formats   = pkg + "FormatTest#formats"
+		free      = formats + "[0, free](1)"
+		euros     = formats + "[5, 5 EUR](2)"
+		switches  = pkg + "SwitchCurrencyTest#switchesToDollars"
 	)
 	var ids []string
 	for _, ti := range checkListing(t, p) {
@@ -52,8 +60,8 @@ func checkTestNG(t *testing.T, name string) {
 	}
 
 	res := runOrders(t, p.launcher, ids,
-		[]string{isOpen, addsEntry, env, withdraws, opens, squares, env},
-		[]string{polluter, victim})
+		[]string{isOpen, addsEntry, squares3, env, withdraws, opens, squares1, env, formats},
+		[]string{polluter, victim, switches, free, euros})
 	for _, tr := range res[0].Tests {
 		if tr.Outcome != launcher.Pass {
 			t.Errorf("default order: %s %s\n%s", tr.Test, tr.Outcome, describe(res[0]))
@@ -67,11 +75,13 @@ func checkTestNG(t *testing.T, name string) {
 		}
 	}
 	// The requested method order, but TestNG's order inside the dependsOnMethods chain.
-	if want := []string{isOpen, addsEntry, env, opens, withdraws, squares, env}; !slices.Equal(ran, want) {
+	if want := []string{isOpen, addsEntry, squares3, env, opens, withdraws, squares1, env, free, euros}; !slices.Equal(ran, want) {
 		t.Errorf("ran %v, want %v", ran, want)
 	}
-	if got := outcomeOf(res[2], victim); got != launcher.Fail {
-		t.Errorf("victim after its polluter: %s, want fail\n%s", got, describe(res[2]))
+	for test, want := range map[string]launcher.Outcome{victim: launcher.Fail, switches: launcher.Pass, free: launcher.Pass, euros: launcher.Fail} {
+		if got := outcomeOf(res[2], test); got != want {
+			t.Errorf("after the polluters: %s %s, want %s\n%s", test, got, want, describe(res[2]))
+		}
 	}
 
 	// flaky pollution: the tests that change the fixture's static state, and
@@ -98,7 +108,7 @@ func checkTestNG(t *testing.T, name string) {
 	}
 	slices.Sort(polluters)
 	want := []string{pkg + "AccountTest#deposits", opens, withdraws, pkg + "CatalogLoaderTest#loadsCatalog", polluter,
-		pkg + "PluginTest#registersPdfExporter", addsEntry}
+		pkg + "PluginTest#registersPdfExporter", addsEntry, switches}
 	if !slices.Equal(polluters, want) {
 		t.Errorf("polluters %v, want %v", polluters, want)
 	}
@@ -106,11 +116,12 @@ func checkTestNG(t *testing.T, name string) {
 
 // TestTestNGChaosAndRepair runs `flaky chaos` on the testng7 fixture, which
 // finds exactly its API-dependent test, then `flaky detect` and
-// `flaky repair --apply --no-llm`, which repair the victim (a TestNG
-// @AfterMethod resetting the polluter's state) and the brittle test (a
-// @BeforeMethod setting the state it needs): after the patches, plain
-// Maven passes the brittle test alone and flaky run-order passes the victim
-// after its polluter. The NIO test has no symbolic repair.
+// `flaky repair --apply --no-llm`, which repair the victims (a TestNG
+// @AfterMethod resetting the polluter's state, for a test method and for a
+// data-provider invocation) and the brittle test (a @BeforeMethod setting
+// the state it needs): after the patches, plain Maven passes the brittle
+// test alone and flaky run-order passes the victims after their polluters.
+// The NIO test has no symbolic repair.
 func TestTestNGChaosAndRepair(t *testing.T) {
 	t.Parallel()
 	needsTools(t)
@@ -121,6 +132,8 @@ func TestTestNGChaosAndRepair(t *testing.T) {
 		victim   = "fixture.testng7.DiscountTest#standardDiscount"
 		polluter = "fixture.testng7.OverrideTest#specialDiscount"
 		brittle  = "fixture.testng7.CatalogReaderTest#readsCatalog"
+		euros    = "fixture.testng7.FormatTest#formats[5, 5 EUR](2)"
+		switches = "fixture.testng7.SwitchCurrencyTest#switchesToDollars"
 	)
 	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
 	if out, err := exec.Command(bin, "chaos", "--module", dir).CombinedOutput(); exitCode(err) > 1 {
@@ -157,10 +170,10 @@ func TestTestNGChaosAndRepair(t *testing.T) {
 			repaired[f.Test] = f.Repair.Kind
 		}
 	}
-	if want := map[string]string{victim: report.RepairReset, brittle: report.RepairSetter}; !maps.Equal(repaired, want) {
+	if want := map[string]string{victim: report.RepairReset, euros: report.RepairReset, brittle: report.RepairSetter}; !maps.Equal(repaired, want) {
 		t.Errorf("repaired %v, want %v", repaired, want)
 	}
-	for file, annotation := range map[string]string{"OverrideTest.java": "@AfterMethod", "CatalogReaderTest.java": "@BeforeMethod"} {
+	for file, annotation := range map[string]string{"OverrideTest.java": "@AfterMethod", "SwitchCurrencyTest.java": "@AfterMethod", "CatalogReaderTest.java": "@BeforeMethod"} {
 		data, err := os.ReadFile(filepath.Join(dir, "src", "test", "java", "fixture", "testng7", file))
 		if err != nil || !strings.Contains(string(data), annotation) || !strings.Contains(string(data), "import org.testng.annotations."+annotation[1:]+";") {
 			t.Errorf("%s: want a TestNG %s (%v):\n%s", file, annotation, err, data)
@@ -172,11 +185,11 @@ func TestTestNGChaosAndRepair(t *testing.T) {
 		t.Errorf("the repaired brittle test alone fails under plain Maven: %v\n%s", err, tail(string(out)))
 	}
 	order := filepath.Join(t.TempDir(), "order.txt")
-	if err := os.WriteFile(order, []byte(polluter+"\n"+victim+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(order, []byte(strings.Join([]string{polluter, victim, switches, euros}, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if out, err := exec.Command(bin, "run-order", "--module", dir, "--order", order).CombinedOutput(); err != nil {
-		t.Errorf("the repaired victim fails after its polluter: %v\n%s", err, out)
+		t.Errorf("the repaired victims fail after their polluters: %v\n%s", err, out)
 	}
 }
 
@@ -203,5 +216,72 @@ func TestTestNGMixedModule(t *testing.T) {
 	}
 	if ids := launcher.IDs(infos); !slices.Equal(ids, p.expected.Fixture.DefaultOrder) {
 		t.Errorf("listed %v, want expected.json's default order %v", ids, p.expected.Fixture.DefaultOrder)
+	}
+}
+
+// TestTestNGMixedRepair runs `flaky repair --no-llm` on the testng-mixed
+// fixture with its expected findings as the report: the TestNG victim's
+// polluter is a JUnit 4 test, so the validated patch is a JUnit 4 @After in
+// the polluter's class that resets the state (exactly the diff below), and
+// the TestNG victim passes after it, run by TestNG after JUnit 4.
+func TestTestNGMixedRepair(t *testing.T) {
+	t.Parallel()
+	needsTools(t)
+	dir := copyFixture(t, "testng-mixed")
+	// The report: the expected finding with the values of the polluted state
+	// that the root-cause analysis records.
+	rep, err := report.Read(filepath.Join(dir, "expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || len(rep.Findings[0].PollutedState) != 1 {
+		t.Fatalf("expected.json: findings %+v, want one with one polluted state", rep.Findings)
+	}
+	rep.Findings[0].PollutedState[0].Passing, rep.Findings[0].PollutedState[0].Failing = "5", "9"
+	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
+	os.MkdirAll(filepath.Dir(reportPath), 0o755)
+	if err := report.Write(reportPath, rep); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(flakyBin(t), "repair", "--module", dir, "--no-llm").CombinedOutput(); err != nil {
+		t.Fatalf("flaky repair: %v\n%s", err, out)
+	}
+	if rep, err = report.Read(reportPath); err != nil {
+		t.Fatal(err)
+	}
+	const victim = "fixture.mixed.LimitTest#defaultLimit"
+	if len(rep.Findings) != 1 || rep.Findings[0].Test != victim {
+		t.Fatalf("findings %+v, want %s alone", rep.Findings, victim)
+	}
+	r := rep.Findings[0].Repair
+	if r == nil || !r.Validated || r.Kind != report.RepairReset || !slices.Equal(r.Files, []string{"src/test/java/fixture/mixed/RaiseLimitTest.java"}) {
+		t.Fatalf("repair %+v, want a validated reset in the JUnit 4 polluter", r)
+	}
+	patch, err := os.ReadFile(r.Patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `diff --git a/src/test/java/fixture/mixed/RaiseLimitTest.java b/src/test/java/fixture/mixed/RaiseLimitTest.java
+--- a/src/test/java/fixture/mixed/RaiseLimitTest.java
++++ b/src/test/java/fixture/mixed/RaiseLimitTest.java
+@@ -3,9 +3,15 @@
+ import static org.junit.Assert.assertEquals;
+ 
+ import org.junit.Test;
++import org.junit.After;
+ 
+ /** JUnit 4 polluter: raises the limit and leaves it. */
+ public class RaiseLimitTest {
++    @After
++    public void restoreSharedState() {
++        Limits.max = 5;
++    }
++
+     @Test
+     public void raisesLimit() {
+         Limits.max = 9;
+`
+	if string(patch) != want {
+		t.Errorf("patch %s:\n%s\nwant:\n%s", r.Patch, patch, want)
 	}
 }

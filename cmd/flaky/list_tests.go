@@ -88,7 +88,7 @@ func withInvocations(tests []launcher.TestInfo, records []*surefire.ForkRecord) 
 		var ids []string
 		for _, r := range records {
 			for _, ft := range r.Tests {
-				if id := testid.Parse(ft.Test); strings.HasPrefix(id.Invocation, "[") && id.IsInvocationOf(testid.Parse(t.ID)) && !slices.Contains(ids, ft.Test) {
+				if id := testid.Parse(ft.Test); id.IsIndexed() && id.IsInvocationOf(testid.Parse(t.ID)) && !slices.Contains(ids, ft.Test) {
 					ids = append(ids, ft.Test)
 				}
 			}
@@ -112,7 +112,7 @@ func withInvocations(tests []launcher.TestInfo, records []*surefire.ForkRecord) 
 func countInvocations(tests []launcher.TestInfo) int {
 	n := 0
 	for _, t := range tests {
-		if strings.HasSuffix(t.ID, "]") && strings.Contains(t.ID, "[") {
+		if testid.Parse(t.ID).IsIndexed() {
 			n++
 		}
 	}

@@ -5,7 +5,8 @@
 // An id has three parts: the test's class as a Java binary name (nested
 // classes joined with '$'), the method's name, and an optional invocation
 // suffix that tells one invocation of a parameterized, repeated or dynamic
-// test from another ("[2]", "[1][3]", JUnit 4's "[name]" or a legacy
+// test from another ("[2]", "[1][3]", JUnit 4's "[name]", a TestNG
+// data-provider invocation's "[params](n)" as Surefire names it, or a legacy
 // "(params)"). A class-level id (a class fixture's failure) has no method.
 package testid
 
@@ -80,8 +81,9 @@ func (id ID) TopLevel() string {
 }
 
 // IsInvocationOf reports whether id names test itself or one of its
-// invocations: test's id with an index appended ("C#m[2]" is an invocation
-// of "C#m", "C#m[2][1]" of "C#m[2]"; "C#m(String)" is not one of "C#m").
+// invocations: test's id with an index appended ("C#m[2]" and
+// "C#m[5, 5 EUR](2)" are invocations of "C#m", "C#m[2][1]" of "C#m[2]";
+// "C#m(String)" is not one of "C#m").
 func (id ID) IsInvocationOf(test ID) bool {
 	return id.Class == test.Class && id.Method == test.Method &&
 		(id.Invocation == test.Invocation || strings.HasPrefix(id.Invocation, test.Invocation+"["))
@@ -127,6 +129,10 @@ func Join(class, member string) string {
 // method-level, so an empty member gives "class#", not the class-level id
 // (a Surefire testcase element without a name still names a method).
 func JoinMethod(class, member string) string { return class + "#" + member }
+
+// IsIndexed reports whether the id names one invocation of a test (its
+// suffix starts with '[': "C#m[2]", "C#m[5, 5 EUR](2)"), not a method.
+func (id ID) IsIndexed() bool { return strings.HasPrefix(id.Invocation, "[") }
 
 // IsInvocation reports whether the test id string id names test (an id
 // string too) itself or one of its invocations: whether a result for id

@@ -18,6 +18,8 @@ func TestParse(t *testing.T) {
 		{"p.C#t[1][3]", ID{"p.C", "t", "[1][3]"}, "p", "p.C"},
 		{"p.C#t(String)", ID{"p.C", "t", "(String)"}, "p", "p.C"},
 		{"p.C#t[a#b]", ID{"p.C", "t", "[a#b]"}, "p", "p.C"},
+		{"p.C#formats[5, 5 EUR](2)", ID{"p.C", "formats", "[5, 5 EUR](2)"}, "p", "p.C"},
+		{"p.C#m[a#b, (x), [y]](10)", ID{"p.C", "m", "[a#b, (x), [y]](10)"}, "p", "p.C"},
 		{"p.C", ID{"p.C", "", ""}, "p", "p.C"},
 		{"$Odd#m", ID{"$Odd", "m", ""}, "", "$Odd"},
 	} {
@@ -50,6 +52,9 @@ func TestInvocations(t *testing.T) {
 		{"p.C#m[3][1]", Parse("p.C#m[3]"), true},
 		{"p.C#m[30]", Parse("p.C#m[3]"), false},
 		{"p.C#m(String)", base, false},
+		{"p.C#m[5, 5 EUR](2)", base, true},
+		{"p.C#m[5, 5 EUR](2)", Parse("p.C#m[5, 5 EUR](2)"), true},
+		{"p.C#m[5, 5 EUR](2)", Parse("p.C#m[5, 5 EUR](1)"), false},
 		{"p.C", Parse("p.C"), true},
 		{"p.C#m", Parse("p.C"), false},
 	} {
@@ -114,5 +119,15 @@ func TestHelpers(t *testing.T) {
 	}
 	if Parse("a.b.O$I#m").SimpleClass() != "O$I" {
 		t.Error("SimpleClass")
+	}
+}
+
+func TestIsIndexed(t *testing.T) {
+	for id, want := range map[string]bool{
+		"p.C#m": false, "p.C#m[2]": true, "p.C#m[5, 5 EUR](2)": true, "p.C#m(String)": false, "p.C": false,
+	} {
+		if got := Parse(id).IsIndexed(); got != want {
+			t.Errorf("Parse(%q).IsIndexed() = %v, want %v", id, got, want)
+		}
 	}
 }

@@ -12,12 +12,18 @@ import java.util.Map;
 public final class Events {
     private final EventSink sink;
     private final RunnerListener listener;
+    private final boolean embedded;
     private int testEnds;
 
     /** Sends events to {@code sink} (none when null) and to {@code listener}. */
     Events(EventSink sink, RunnerListener listener) {
+        this(sink, listener, false);
+    }
+
+    private Events(EventSink sink, RunnerListener listener, boolean embedded) {
         this.sink = sink;
         this.listener = listener;
+        this.embedded = embedded;
     }
 
     /** Opens the agent's channel when the agent is present and connected, standard output otherwise. */
@@ -31,7 +37,15 @@ public final class Events {
      * the agent is connected (never to standard output, which belongs to the embedding program).
      */
     static Events embedded(RunnerListener listener) {
-        return new Events(channel(), listener);
+        return new Events(channel(), listener, true);
+    }
+
+    /**
+     * Whether the runner is embedded in another program (a Surefire fork) whose JVM then runs the tests: listing
+     * there must not run test code (a TestNG data provider), which could change what the tests find.
+     */
+    public boolean embedded() {
+        return embedded;
     }
 
     /** The agent's channel when the agent is present and connected, else null. */

@@ -29,15 +29,24 @@ public final class RequestedTests<K> {
     private final Set<OrderEntry> started = Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<OrderEntry> ended = Collections.newSetFromMap(new IdentityHashMap<>());
 
-    /** A started entry and what has been recorded for it. */
+    /** The entries that got a result through {@link #startInvocation}, each waiting for {@link #settle}. */
+    private final Set<OrderEntry> invoked = Collections.newSetFromMap(new IdentityHashMap<>());
+
+    /** A started entry, or one invocation of it, and what has been recorded for it. */
     private static final class Running {
         final OrderEntry entry;
+        /** The id the test is reported under: the entry's, or the invocation's. */
+        final String id;
+        /** Whether this is one of several invocations reported for the entry. */
+        final boolean invocation;
         final long startNanos;
         String outcome;
         Failure failure;
 
-        Running(OrderEntry entry, long startNanos) {
+        Running(OrderEntry entry, String id, boolean invocation, long startNanos) {
             this.entry = entry;
+            this.id = id;
+            this.invocation = invocation;
             this.startNanos = startNanos;
         }
     }
@@ -89,9 +98,43 @@ public final class RequestedTests<K> {
         }
         OrderEntry e = next.poll();
         started.add(e);
-        running.put(key, new Running(e, System.nanoTime()));
+        running.put(key, new Running(e, id, false, System.nanoTime()));
         events.testStart(id, e.index);
         return true;
+    }
+
+    /**
+     * Starts one invocation of the waiting entry {@code e} under key and reports it as test {@code id} (an
+     * invocation's id, which the entry's covers, as a test template's covers its invocations): the entry keeps
+     * waiting for its other invocations until {@link #settle}. False (nothing reported) when e is not waiting or key
+     * is already running.
+     */
+    public boolean startInvocation(K key, OrderEntry e, String id) {
+        ArrayDeque<OrderEntry> next = waiting.get(e.id);
+        if (next == null || !next.contains(e) || running.containsKey(key)) {
+            return false;
+        }
+        started.add(e);
+        invoked.add(e);
+        running.put(key, new Running(e, id, true, System.nanoTime()));
+        events.testStart(id, e.index);
+        return true;
+    }
+
+    /**
+     * Ends the entries whose invocations were reported through {@link #startInvocation} (their results are the
+     * invocations'); an entry none of whose invocations ran stays for {@link #finish}.
+     */
+    public void settle() {
+        for (OrderEntry e : requested) {
+            if (invoked.contains(e) && !ended.contains(e)) {
+                ended.add(e);
+                ArrayDeque<OrderEntry> next = waiting.get(e.id);
+                if (next != null) {
+                    next.remove(e);
+                }
+            }
+        }
     }
 
     /** The next waiting entry of id, null when none waits. */
@@ -123,7 +166,13 @@ public final class RequestedTests<K> {
             return;
         }
         long timeMs = (System.nanoTime() - r.startNanos) / 1_000_000;
-        end(r.entry, r.outcome == null ? Outcome.PASS : r.outcome, timeMs, r.failure);
+        String outcome = r.outcome == null ? Outcome.PASS : r.outcome;
+        if (r.invocation) {
+            events.testEnd(r.id, r.entry.index, outcome, timeMs, r.failure);
+            announce();
+            return;
+        }
+        end(r.entry, outcome, timeMs, r.failure);
     }
 
     /**
@@ -164,8 +213,12 @@ public final class RequestedTests<K> {
         events.upcoming(testClass, next);
     }
 
-    /** Ends the requested tests that got no {@code test-end}, which the framework did not run. */
+    /**
+     * Ends the requested tests that got no {@code test-end}, which the framework did not run (after
+     * {@link #settle}).
+     */
     public void finish() {
+        settle();
         for (OrderEntry e : requested) {
             if (!ended.contains(e)) {
                 events.notFound(e, started.contains(e)

@@ -4,7 +4,9 @@ import dev.flaky.runner.testng.TestngEngine;
 import org.junit.Before;
 import org.testng.Assert;
 import org.testng.annotations.BeforeClass;
+import org.testng.annotations.BeforeGroups;
 import org.testng.annotations.BeforeSuite;
+import org.testng.annotations.BeforeTest;
 import org.testng.annotations.DataProvider;
 import org.testng.annotations.Test;
 
@@ -93,6 +95,38 @@ public class TestngEngineTest {
         }
     }
 
+    /** A {@code @BeforeTest} and a {@code @BeforeGroups}, its only fixtures. */
+    public static class Grouped {
+        @BeforeTest
+        public void test() {
+        }
+
+        @BeforeGroups("g")
+        public void group() {
+        }
+
+        @Test(groups = "g")
+        public void grouped() {
+        }
+    }
+
+    /** A data provider that fails, and a test that runs several times without one. */
+    public static class Broken {
+        @DataProvider
+        public Object[][] none() {
+            throw new IllegalStateException("no data");
+        }
+
+        @Test(dataProvider = "none")
+        public void provided(int n) {
+        }
+
+        @Test(invocationCount = 2)
+        public void twice() {
+            ran.add("Broken.twice");
+        }
+    }
+
     private final TestngEngine engine = new TestngEngine();
     private final List<String> events = new ArrayList<>();
     private final Events sink = new Events(null, new RunnerListener() {
@@ -134,16 +168,33 @@ public class TestngEngineTest {
         assertFalse(engine.handles(String.class));
     }
 
-    @org.junit.Test
-    public void listsEnabledTestsOnceWithTheirClassFixtures() {
+    private static List<String> listed(List<ListedTest> tests) {
         List<String> listed = new ArrayList<>();
-        List<Class<?>> classes = Arrays.asList(Plain.class, Fixtured.class, Chain.class, Provided.class);
-        for (ListedTest t : engine.list(classes, sink)) {
-            listed.add(t.id.substring(t.id.lastIndexOf('$') + 1) + " " + t.engine + (t.classFixtures ? " fixtures" : ""));
+        for (ListedTest t : tests) {
+            listed.add(t.id.substring(t.id.lastIndexOf('$') + 1) + " " + t.engine + (t.classFixtures ? " fixtures" : "")
+                    + (t.dynamic ? " dynamic" : ""));
         }
+        return listed;
+    }
+
+    @org.junit.Test
+    public void listsEnabledTestsOnceWithTheirClassFixturesAndDataProviderInvocations() {
+        List<Class<?>> classes = Arrays.asList(Plain.class, Fixtured.class, Chain.class, Provided.class, Grouped.class,
+                Broken.class);
         assertEquals(Arrays.asList("Plain#a testng", "Plain#b testng", "Fixtured#one testng fixtures",
                 "Fixtured#two testng fixtures", "Chain#first testng fixtures", "Chain#second testng fixtures",
-                "Provided#positiveOdd testng"), listed);
+                "Provided#positiveOdd[1](1) testng", "Provided#positiveOdd[2](2) testng",
+                "Provided#positiveOdd[3](3) testng", "Grouped#grouped testng fixtures",
+                "Broken#provided testng dynamic", "Broken#twice testng"), listed(engine.list(classes, sink)));
+        assertTrue("the dry run calls no test method", ran.isEmpty());
+        assertEquals(null, System.getProperty("testng.mode.dryrun"));
+    }
+
+    @org.junit.Test
+    public void embeddedListsDataProviderTestsOnce() {
+        Events embedded = Events.embedded(RunnerListener.NONE);
+        assertEquals(Arrays.asList("Provided#positiveOdd testng dynamic"),
+                listed(engine.list(Arrays.<Class<?>>asList(Provided.class), embedded)));
     }
 
     @org.junit.Test
@@ -175,9 +226,38 @@ public class TestngEngineTest {
     }
 
     @org.junit.Test
-    public void aDataProviderTestFailsWhenAnyInvocationFails() {
+    public void aDataProviderMethodReportsEachInvocation() {
         engine.run(Provided.class, Arrays.asList(entry(0, Provided.class, "positiveOdd")), sink);
         assertEquals(Arrays.asList("Provided.1", "Provided.2", "Provided.3"), ran);
-        assertEquals(Arrays.asList("class-start Provided", "Provided#positiveOdd 0 fail", "class-end"), events);
+        assertEquals(Arrays.asList("class-start Provided", "Provided#positiveOdd[1](1) 0 pass",
+                "Provided#positiveOdd[2](2) 0 fail", "Provided#positiveOdd[3](3) 0 pass", "class-end"), events);
+    }
+
+    @org.junit.Test
+    public void runsInvocationsAloneInTheRequestedOrder() {
+        engine.runAll(Arrays.asList(Provided.class, Plain.class, Provided.class),
+                Arrays.asList(
+                        Arrays.asList(entry(0, Provided.class, "positiveOdd[3](3)"),
+                                entry(1, Provided.class, "positiveOdd[x](2)"),
+                                entry(2, Provided.class, "positiveOdd[9](9)")),
+                        Arrays.asList(entry(3, Plain.class, "a")),
+                        Arrays.asList(entry(4, Provided.class, "positiveOdd[1](1)"),
+                                entry(5, Provided.class, "positiveOdd[3](3)"))),
+                sink);
+        assertEquals(Arrays.asList("suite", "Provided.3", "Provided.2", "Plain.a", "Provided.1", "Provided.3"), ran);
+        assertEquals(Arrays.asList("class-start Provided", "Provided#positiveOdd[3](3) 0 pass", "class-end",
+                "class-start Provided", "Provided#positiveOdd[x](2) 1 fail", "Provided#positiveOdd[9](9) 2 error",
+                "class-end", "class-start Plain", "Plain#a 3 pass", "class-end",
+                "class-start Provided", "Provided#positiveOdd[1](1) 4 pass", "Provided#positiveOdd[3](3) 5 pass",
+                "class-end"), events);
+    }
+
+    @org.junit.Test
+    public void anInvocationCountTestIsOneTest() {
+        engine.run(Broken.class, Arrays.asList(entry(0, Broken.class, "twice"), entry(1, Broken.class, "twice[](1)")),
+                sink);
+        assertEquals(Arrays.asList("Broken.twice", "Broken.twice"), ran);
+        assertEquals(Arrays.asList("Broken#twice[](1) 1 error", "class-start Broken", "Broken#twice 0 pass",
+                "class-end"), events);
     }
 }

@@ -30,13 +30,19 @@ import java.util.Set;
  * What TestNG makes of a class, found by reflection: its test methods (public methods with {@code @Test}, or public
  * methods of a class with a class-level {@code @Test}, less configuration, data-provider and factory methods and
  * disabled tests), whether its methods have an order of their own ({@code dependsOnMethods},
- * {@code dependsOnGroups}, {@code priority}), and whether it has class fixtures.
+ * {@code dependsOnGroups}, {@code priority}), which of them run once per data-provider row, and whether it has class
+ * fixtures.
  */
 final class TestMethods {
     private static final List<Class<? extends Annotation>> NOT_TESTS = Arrays.asList(
             BeforeSuite.class, AfterSuite.class, BeforeTest.class, AfterTest.class, BeforeGroups.class,
             AfterGroups.class, BeforeClass.class, AfterClass.class, BeforeMethod.class, AfterMethod.class,
             DataProvider.class, Factory.class);
+
+    /** The configuration annotations that make a class's methods one scope that orders keep together. */
+    private static final List<Class<? extends Annotation>> CLASS_FIXTURES = Arrays.asList(
+            BeforeClass.class, AfterClass.class, BeforeTest.class, AfterTest.class, BeforeGroups.class,
+            AfterGroups.class);
 
     private final Class<?> testClass;
     /** The test methods by name (overloads are one test), in TestNG's default order. */
@@ -79,6 +85,26 @@ final class TestMethods {
     }
 
     /**
+     * Whether the test method {@code method} has a data provider and runs once per row ({@code invocationCount} 1):
+     * each invocation is a test of its own, {@code m[params](n)}, as Surefire's TestNG reporter names it. A
+     * data-provider test with a larger {@code invocationCount} stays one test.
+     */
+    boolean invocations(String method) {
+        Test t = tests.get(method);
+        return t != null && !t.dataProvider().isEmpty() && t.invocationCount() == 1;
+    }
+
+    /** Whether some test method has {@link #invocations}. */
+    boolean anyInvocations() {
+        for (String name : tests.keySet()) {
+            if (invocations(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Whether TestNG orders the class's methods itself ({@code dependsOnMethods}, {@code dependsOnGroups},
      * {@code priority}): flaky then runs them only in that order, the whole class at a time.
      */
@@ -96,15 +122,23 @@ final class TestMethods {
         return false;
     }
 
-    /** Whether the class has class fixtures ({@code @BeforeClass}, {@code @AfterClass}) or a fixed order. */
+    /**
+     * Whether the class has class fixtures or a fixed order. Class fixtures are its (or a superclass's)
+     * {@code @BeforeClass}/{@code @AfterClass}, and also {@code @BeforeTest}/{@code @AfterTest} and
+     * {@code @BeforeGroups}/{@code @AfterGroups}: TestNG runs those once around the class's methods in a
+     * {@code <test>} (Surefire runs one), and an order that splits the class's methods would run them again for
+     * each part, in a {@code <test>} of its own.
+     */
     boolean classFixtures() {
         if (fixedOrder()) {
             return true;
         }
         for (Class<?> k = testClass; k != null && k != Object.class; k = k.getSuperclass()) {
             for (Method m : k.getDeclaredMethods()) {
-                if (m.isAnnotationPresent(BeforeClass.class) || m.isAnnotationPresent(AfterClass.class)) {
-                    return true;
+                for (Class<? extends Annotation> a : CLASS_FIXTURES) {
+                    if (m.isAnnotationPresent(a)) {
+                        return true;
+                    }
                 }
             }
         }

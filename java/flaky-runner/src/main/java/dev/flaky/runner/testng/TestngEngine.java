@@ -15,7 +15,9 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -25,8 +27,10 @@ import java.util.Set;
  * {@code preserve-order} {@code <test>}; a class that appears again (or a method requested twice in a row) starts a
  * new {@code <test>}, so its {@code @BeforeClass}/{@code @AfterClass} run around each part. A class whose methods
  * TestNG orders itself ({@code dependsOnMethods}, {@code priority}) runs whole, in TestNG's order, and only its
- * requested methods are reported. A data-provider test is one test: its invocations run together, and it fails if
- * any of them fails.
+ * requested methods are reported. Each invocation of a data-provider method is a test of its own,
+ * {@code C#m[params](n)} as Surefire's TestNG reporter names it: listed through a TestNG dry run, and run alone through
+ * its {@code <include>}'s invocation numbers. A method with an {@code invocationCount} is one test: its invocations
+ * run together, and it fails if any of them fails.
  */
 public final class TestngEngine implements Engine {
     private static final String ENGINE = "testng";
@@ -42,22 +46,47 @@ public final class TestngEngine implements Engine {
 
     @Override
     public List<ListedTest> list(List<Class<?>> classes, Events events) {
-        List<ListedTest> tests = new ArrayList<>();
+        Map<Class<?>, TestMethods> found = new LinkedHashMap<>();
+        List<Class<?>> provided = new ArrayList<>();
         for (Class<?> c : classes) {
             if (c.isInterface() || Modifier.isAbstract(c.getModifiers())) {
                 continue;
             }
-            TestMethods methods;
-            boolean fixtures;
             try {
-                methods = TestMethods.of(c);
-                fixtures = methods.classFixtures();
+                TestMethods methods = TestMethods.of(c);
+                found.put(c, methods);
+                if (methods.anyInvocations()) {
+                    provided.add(c);
+                }
             } catch (LinkageError | RuntimeException e) {
                 events.log("warn", "cannot list the TestNG tests of " + c.getName() + ": " + e);
+            }
+        }
+        // Embedded in a Surefire fork, listing must not run the project's code: there a data-provider method is
+        // listed once, and running it reports each invocation.
+        Map<String, List<String>> invocations = events.embedded() || provided.isEmpty()
+                ? Collections.<String, List<String>>emptyMap() : DryRun.invocations(provided, events);
+        List<ListedTest> tests = new ArrayList<>();
+        for (Map.Entry<Class<?>, TestMethods> e : found.entrySet()) {
+            Class<?> c = e.getKey();
+            TestMethods methods = e.getValue();
+            boolean fixtures;
+            try {
+                fixtures = methods.classFixtures();
+            } catch (LinkageError | RuntimeException x) {
+                events.log("warn", "cannot list the TestNG tests of " + c.getName() + ": " + x);
                 continue;
             }
             for (String name : methods.names()) {
-                tests.add(new ListedTest(c.getName(), name, ENGINE, c.getName(), fixtures));
+                List<String> members = methods.invocations(name) ? invocations.get(c.getName() + "#" + name) : null;
+                if (members == null || members.isEmpty()) {
+                    tests.add(new ListedTest(c.getName(), name, ENGINE, c.getName(), fixtures,
+                            methods.invocations(name)));
+                    continue;
+                }
+                for (String member : members) {
+                    tests.add(new ListedTest(c.getName(), member, ENGINE, c.getName(), fixtures));
+                }
             }
         }
         return tests;
@@ -84,14 +113,19 @@ public final class TestngEngine implements Engine {
             }
             List<OrderEntry> found = new ArrayList<>();
             for (OrderEntry e : runs.get(i)) {
-                if (methods.has(e.method)) {
-                    found.add(e);
-                } else {
+                Invocation inv = Invocation.parse(e.method);
+                if (!methods.has(inv.method)) {
                     events.notFound(e, "TestNG finds no test " + e.method + " in " + c.getName());
+                } else if (inv.isInvocation() && !methods.invocations(inv.method)) {
+                    events.notFound(e, "TestNG's " + c.getName() + "#" + inv.method
+                            + " has no invocations of its own (no data provider, or an invocationCount)");
+                } else {
+                    found.add(e);
                 }
             }
-            for (List<OrderEntry> segment : OrderEntry.segments(found, TestngEngine::distinct)) {
-                blocks.add(new Block(c, segment, methods.fixedOrder(), events));
+            boolean fixedOrder = methods.fixedOrder();
+            for (List<OrderEntry> segment : OrderEntry.segments(found, s -> Block.achievable(s, fixedOrder))) {
+                blocks.add(new Block(c, segment, methods, events));
             }
         }
         if (blocks.isEmpty()) {
@@ -118,6 +152,8 @@ public final class TestngEngine implements Engine {
     private static XmlSuite suite(List<Block> blocks) {
         XmlSuite suite = new XmlSuite();
         suite.setName("flaky");
+        // One invocation at a time, also of a parallel data provider: each is a test with its own result.
+        suite.setDataProviderThreadCount(1);
         XmlTest test = null;
         List<XmlClass> classes = new ArrayList<>();
         Set<Class<?>> inTest = new HashSet<>();
@@ -137,8 +173,9 @@ public final class TestngEngine implements Engine {
             xc.setClass(b.testClass);
             if (!b.fixedOrder) {
                 List<XmlInclude> includes = new ArrayList<>();
-                for (OrderEntry e : b.entries) {
-                    includes.add(new XmlInclude(e.method, includes.size()));
+                for (Map.Entry<String, List<Integer>> m : b.includes().entrySet()) {
+                    includes.add(m.getValue() == null ? new XmlInclude(m.getKey(), includes.size())
+                            : new XmlInclude(m.getKey(), m.getValue(), includes.size()));
                 }
                 xc.setIncludedMethods(includes);
             }
@@ -147,15 +184,5 @@ public final class TestngEngine implements Engine {
         }
         test.setXmlClasses(classes);
         return suite;
-    }
-
-    private static boolean distinct(List<OrderEntry> candidate) {
-        Set<String> ids = new HashSet<>();
-        for (OrderEntry e : candidate) {
-            if (!ids.add(e.id)) {
-                return false;
-            }
-        }
-        return true;
     }
 }

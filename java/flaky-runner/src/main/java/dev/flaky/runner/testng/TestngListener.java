@@ -14,8 +14,9 @@ import org.testng.ITestResult;
 import java.util.List;
 
 /**
- * Turns TestNG's notifications for one suite into events, block by block. A data-provider test ends when another
- * test starts or its class ends, with the first failure of its invocations. A failed {@code @BeforeClass},
+ * Turns TestNG's notifications for one suite into events, block by block. Each invocation of a data-provider method
+ * is a test of its own (see {@link Block#start}); another method's invocations ({@code invocationCount}) are one
+ * test, which ends when another test starts or its class ends, with the first failure of its invocations. A failed {@code @BeforeClass},
  * {@code @BeforeMethod} or {@code @BeforeGroups} (or {@code @BeforeSuite}, {@code @BeforeTest}) makes the tests
  * TestNG then skips errors with that failure; a failed {@code @AfterMethod} fails its test; a failure of another
  * {@code @After...} method is a {@code class-error}.
@@ -42,10 +43,6 @@ final class TestngListener implements ITestListener, IConfigurationListener, ICl
         return null;
     }
 
-    private static String id(ITestResult r) {
-        return r.getTestClass().getRealClass().getName() + "#" + r.getMethod().getMethodName();
-    }
-
     @Override
     public synchronized void onBeforeClass(ITestClass c) {
         Block b = block(c);
@@ -62,23 +59,10 @@ final class TestngListener implements ITestListener, IConfigurationListener, ICl
         }
     }
 
-    /** The block of r's test, its test started (once for all invocations); null for a test not requested. */
+    /** The block of r's test, its test (or invocation) started; null for a test not requested. */
     private Block start(ITestResult r) {
         Block b = block(r.getTestClass());
-        if (b == null) {
-            return null;
-        }
-        b.begin();
-        String id = id(r);
-        if (id.equals(b.running)) {
-            return b;
-        }
-        b.endRunning();
-        if (!b.tests.start(id, id)) {
-            return null;
-        }
-        b.running = id;
-        return b;
+        return b == null || b.start(r) == null ? null : b;
     }
 
     @Override
@@ -96,7 +80,7 @@ final class TestngListener implements ITestListener, IConfigurationListener, ICl
         Block b = start(r);
         if (b != null) {
             Throwable t = r.getThrowable();
-            b.tests.record(id(r), t == null ? Outcome.ERROR : Outcome.of(t),
+            b.tests.record(b.running, t == null ? Outcome.ERROR : Outcome.of(t),
                     t == null ? Failure.reason("TestNG reports a failure") : Failure.of(t, b.testClass));
         }
     }
@@ -114,10 +98,10 @@ final class TestngListener implements ITestListener, IConfigurationListener, ICl
         }
         Failure config = b.configFailure != null ? b.configFailure : suiteFailure;
         if (config != null) {
-            b.tests.record(id(r), Outcome.ERROR, config);
+            b.tests.record(b.running, Outcome.ERROR, config);
         } else {
             Throwable t = r.getThrowable();
-            b.tests.record(id(r), Outcome.SKIPPED, Failure.reason(t == null ? null : t.getMessage()));
+            b.tests.record(b.running, Outcome.SKIPPED, Failure.reason(t == null ? null : t.getMessage()));
         }
     }
 
