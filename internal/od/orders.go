@@ -370,7 +370,11 @@ func orderKey(order []string) string {
 func (a *analysis) detectionOrders() ([]plannedOrder, int) {
 	var explore []plannedOrder
 	if a.cfg.Focus != nil {
-		explore = pairOrders(a.s, a.cfg.Focus.Pairs, a.cfg.Seed)
+		if c := newPairCover(a.cfg.Focus); c != nil {
+			explore = coverOrders(a.s, a.cfg.Focus.Pairs, c, a.cfg.Seed)
+		} else {
+			explore = pairOrders(a.s, a.cfg.Focus.Pairs, a.cfg.Seed)
+		}
 	} else {
 		rounds := a.cfg.Rounds
 		if rounds == 0 {

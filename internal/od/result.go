@@ -121,7 +121,7 @@ func (a *analysis) result() *Result {
 		}
 		var flip *obs
 		var pass, fail int
-		for _, o := range a.st.all(t) {
+		for _, o := range a.unexplained(t, a.st.all(t)) {
 			pass += o.pass
 			fail += o.fail
 			if o.mixed() && (flip == nil || len(o.order) < len(flip.order)) {
@@ -157,7 +157,7 @@ func (a *analysis) result() *Result {
 			continue
 		}
 		var pass, fail bool
-		for _, o := range a.st.all(t) {
+		for _, o := range a.unexplained(t, a.st.all(t)) {
 			pass, fail = pass || o.pass > 0, fail || o.fail > 0
 		}
 		if pass && fail {
