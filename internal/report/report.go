@@ -271,6 +271,11 @@ type ChangeStats struct {
 	// PossiblyFixed are tests earlier full analyses found flaky that the
 	// change's analysis judged and did not find flaky.
 	PossiblyFixed []string `json:"possiblyFixed,omitempty"`
+	// Settled are known victims the change affects only through other
+	// tests' writes and none of whose known polluters it changed: their
+	// verdict is the knowledge's (still flaky), they were judged again
+	// only for a new polluter, and none was found.
+	Settled []string `json:"settled,omitempty"`
 }
 
 // AffectedTest is a test a change can affect and why; New says earlier
