@@ -51,9 +51,9 @@ final class Members {
         TypeDeclaration<?> header = t.clone();
         header.getMembers().clear();
         out.add(member(binary, "header", binary, "header", t, header));
-        int index = 0;
+        int initializers = 0;
+        int others = 0;
         for (BodyDeclaration<?> m : t.getMembers()) {
-            index++;
             if (m instanceof TypeDeclaration) {
                 TypeDeclaration<?> nested = (TypeDeclaration<?>) m;
                 type(nested, binary + "$" + nested.getNameAsString(), out);
@@ -69,9 +69,9 @@ final class Members {
                 out.add(member(binary, "field", names.toString(), "field " + names, m, m));
             } else if (m instanceof InitializerDeclaration) {
                 boolean isStatic = ((InitializerDeclaration) m).isStatic();
-                out.add(member(binary, "initializer", isStatic ? "<clinit>" : "<init>", "initializer " + index, m, m));
+                out.add(member(binary, "initializer", isStatic ? "<clinit>" : "<init>", "initializer " + ++initializers, m, m));
             } else {
-                out.add(member(binary, "other", m.getClass().getSimpleName(), "other " + index, m, m));
+                out.add(member(binary, "other", m.getClass().getSimpleName(), "other " + ++others, m, m));
             }
         }
     }
