@@ -276,7 +276,7 @@ type SourceMember struct {
 // of the member that declares them).
 func (e *Editor) Split(source string) (string, []SourceMember, error) {
 	var out struct {
-		Package string   `json:"package"`
+		Package string         `json:"package"`
 		Members []SourceMember `json:"members"`
 	}
 	err := e.Call(map[string]any{"op": "split", "source": source}, &out)
