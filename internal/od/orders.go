@@ -408,7 +408,11 @@ func (a *analysis) detectionOrders() ([]plannedOrder, int) {
 	}
 	what := fmt.Sprintf("%d exploration orders (seed %d)", len(explore), a.cfg.Seed)
 	if a.cfg.Focus != nil {
-		what = fmt.Sprintf("%d of them judged, %d orders covering %d pairs (seed %d)", len(a.targets), len(explore), a.cov.Pairs, a.cfg.Seed)
+		how := "each pair adjacent"
+		if a.cover != nil {
+			how = "each pair's first test before its second with no writer of their shared state between"
+		}
+		what = fmt.Sprintf("%d of them judged, %d orders covering %d pairs (%s; seed %d)", len(a.targets), len(explore), a.cov.Pairs, how, a.cfg.Seed)
 	}
 	a.logf("%d tests: %s, %d isolation and twice-in-a-row runs", len(a.s.tests), what, len(more))
 	plan := interleave(explore, more)

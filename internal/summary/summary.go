@@ -56,6 +56,9 @@ func Markdown(modules []Module) string {
 			for _, t := range ch.Known {
 				changes = append(changes, fmt.Sprintf("%s%s was flaky before the change and still is", code(t), moduleNote(modules, m)))
 			}
+			if n := len(ch.Settled); n > 0 {
+				changes = append(changes, fmt.Sprintf("%d known victim%s%s kept %s verdict: neither %s nor %s known polluters changed, and no new polluter was found", n, plural(n), moduleNote(modules, m), pick(n, "its", "their"), pick(n, "it", "they"), pick(n, "its", "their")))
+			}
 			for _, t := range ch.PossiblyFixed {
 				if e := code(t) + moduleNote(modules, m); !slices.Contains(fixed, e) {
 					fixed = append(fixed, e)
@@ -356,4 +359,12 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// pick returns one for n == 1, else many.
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
