@@ -2,6 +2,7 @@ package od
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -154,4 +155,28 @@ func TestCoverOrdersScale(t *testing.T) {
 		}
 	}
 	t.Logf("%d pairs of %d tests in %d orders, %s", len(pairs), len(tests), len(orders), time.Since(start).Round(time.Millisecond))
+}
+
+// TestUnexplained checks that a settled victim's failures after a known
+// polluter are no evidence, and any other failure is.
+func TestUnexplained(t *testing.T) {
+	a := newAnalysis(nil, Config{Tests: []string{"p.P#p", "p.N#n", "p.V#v"}, Workers: 1, Focus: &Focus{
+		Targets: []string{"p.V#v"}, Settled: map[string][][]string{"p.V#v": {{"p.P#p"}}},
+	}})
+	for _, tc := range []struct {
+		name string
+		in   []obs
+		want []obs
+	}{
+		{"after the known polluter", []obs{{order: []string{"p.P#p", "p.V#v"}, tally: tally{fail: 1}}}, []obs{}},
+		{"after a new polluter", []obs{{order: []string{"p.N#n", "p.V#v"}, tally: tally{fail: 1}}}, []obs{{order: []string{"p.N#n", "p.V#v"}, tally: tally{fail: 1}}}},
+		{"passes stay", []obs{{order: []string{"p.P#p", "p.V#v"}, tally: tally{pass: 1, fail: 1}}}, []obs{{order: []string{"p.P#p", "p.V#v"}, tally: tally{pass: 1}}}},
+	} {
+		if got := a.unexplained("p.V#v", tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+	if got := a.unexplained("p.N#n", []obs{{order: []string{"p.P#p", "p.N#n"}, tally: tally{fail: 1}}}); len(got) != 1 {
+		t.Errorf("a test not settled lost its failure: %+v", got)
+	}
 }
