@@ -53,6 +53,9 @@ func Markdown(modules []Module) string {
 		cuts = append(cuts, budgetCuts(m)...)
 		if ch := r.Stats.Change; ch != nil {
 			changes = append(changes, fmt.Sprintf("Analysed the change since %s%s: %s", code(ch.Ref), moduleNote(modules, m), text(ch.Summary)))
+			if covered := "A pair counts as covered when its first test ran before its second with no test between them writing the state they share"; ch.Pairs > 0 && !slices.Contains(changes, covered) {
+				changes = append(changes, covered)
+			}
 			for _, t := range ch.Known {
 				changes = append(changes, fmt.Sprintf("%s%s was flaky before the change and still is", code(t), moduleNote(modules, m)))
 			}
