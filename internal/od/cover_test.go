@@ -161,7 +161,7 @@ func TestCoverOrdersScale(t *testing.T) {
 // polluter are no evidence, and any other failure is.
 func TestUnexplained(t *testing.T) {
 	a := newAnalysis(nil, Config{Tests: []string{"p.P#p", "p.N#n", "p.V#v"}, Workers: 1, Focus: &Focus{
-		Targets: []string{"p.V#v"}, Settled: map[string][][]string{"p.V#v": {{"p.P#p"}}},
+		Targets: []string{"p.V#v"}, Settled: map[string][][]string{"p.V#v": {{"p.P#p"}}}, Via: map[string][]string{"p.V#v": {"p.N#n"}},
 	}})
 	for _, tc := range []struct {
 		name string
@@ -170,6 +170,8 @@ func TestUnexplained(t *testing.T) {
 	}{
 		{"after the known polluter", []obs{{order: []string{"p.P#p", "p.V#v"}, tally: tally{fail: 1}}}, []obs{}},
 		{"after a new polluter", []obs{{order: []string{"p.N#n", "p.V#v"}, tally: tally{fail: 1}}}, []obs{{order: []string{"p.N#n", "p.V#v"}, tally: tally{fail: 1}}}},
+		{"the changed test after the known polluter", []obs{{order: []string{"p.P#p", "p.N#n", "p.V#v"}, tally: tally{fail: 1}}}, []obs{{order: []string{"p.P#p", "p.N#n", "p.V#v"}, tally: tally{fail: 1}}}},
+		{"the known polluter after the changed test", []obs{{order: []string{"p.N#n", "p.P#p", "p.V#v"}, tally: tally{fail: 1}}}, []obs{}},
 		{"passes stay", []obs{{order: []string{"p.P#p", "p.V#v"}, tally: tally{pass: 1, fail: 1}}}, []obs{{order: []string{"p.P#p", "p.V#v"}, tally: tally{pass: 1}}}},
 	} {
 		if got := a.unexplained("p.V#v", tc.in); !reflect.DeepEqual(got, tc.want) {

@@ -60,15 +60,19 @@ func (a *analysis) candidates() []*candidate {
 
 // unexplained returns observed without the failures a settled known
 // victim t (Focus.Settled) had after one of its known polluter groups ran
-// before it: those are what the knowledge already says, not evidence.
+// before it, later than any of the changed tests it is judged against
+// (Focus.Via): those are what the knowledge already says, not evidence. A
+// failure with one of those changed tests after every known polluter
+// group (or with none before it) may be a new polluter's, and counts.
 func (a *analysis) unexplained(t string, observed []obs) []obs {
 	groups := a.settled(t)
 	if len(groups) == 0 {
 		return observed
 	}
+	via := toSet(a.cfg.Focus.Via[t])
 	out := observed[:0:0]
 	for _, o := range observed {
-		if o.fail > 0 && explained(o.order[:len(o.order)-1], groups) {
+		if o.fail > 0 && explainedLater(o.order[:len(o.order)-1], groups, via) {
 			o.fail = 0
 		}
 		if o.runs() > 0 {
@@ -76,6 +80,18 @@ func (a *analysis) unexplained(t string, observed []obs) []obs {
 		}
 	}
 	return out
+}
+
+// explainedLater reports whether one of groups ran wholly in prefix, its
+// last member after the last test of via there.
+func explainedLater(prefix []string, groups [][]string, via map[string]bool) bool {
+	last := -1
+	for i, x := range prefix {
+		if via[x] {
+			last = i
+		}
+	}
+	return slices.ContainsFunc(groups, func(g []string) bool { return len(g) > 0 && lastIndexOfGroup(prefix, g) > last })
 }
 
 // settled returns the known polluter groups of t when the Focus keeps its
