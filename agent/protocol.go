@@ -293,6 +293,11 @@ type Dataflow struct {
 	Exposed []DataflowRoot `json:"exposed,omitempty"`
 	Writes  []DataflowRoot `json:"writes"`
 	Classes []string       `json:"classes,omitempty"`
+	// Methods are the project methods that ran on the test's behalf, as
+	// Class#name (binary class names, <init> for constructors; an
+	// anonymous or local class's code counts as its declaring method's, a
+	// lambda's as its enclosing method's); nil from older agents.
+	Methods []string `json:"methods,omitempty"`
 }
 
 // DataflowRoot names a root a test read or wrote and its kind

@@ -120,6 +120,13 @@ func TestChangeMode(t *testing.T) {
 	// (e) A fix of a known victim's polluter: possibly fixed, no finding.
 	check(commit("e-fix"))
 
+	// (g) A new test method in an existing class: only it is affected, not
+	// the class's other tests.
+	rep, _, _ = check(commit("g-new-test-method"))
+	if got := affectedIDs(rep); !slices.Equal(got, []string{"fixture.junit4.SlugifierTest#keepsDigits"}) {
+		t.Errorf("a new test method in SlugifierTest affects %q, want only itself", got)
+	}
+
 	// (a) A new victim of an existing polluter, found the same way twice.
 	s := commit("a-new-victim")
 	first, out, code := check(s)
@@ -167,6 +174,15 @@ func evolveKnowledge(t *testing.T, dir string) string {
 		t.Fatalf("the knowledge does not know InvoiceTest's polluter:\n%s", out)
 	}
 	return k
+}
+
+// affectedIDs returns the tests a change's analysis judged as affected.
+func affectedIDs(rep *report.Report) []string {
+	var out []string
+	for _, a := range rep.Stats.Change.Affected {
+		out = append(out, a.Test)
+	}
+	return out
 }
 
 // newFindings renders the findings of a change's analysis that are not

@@ -272,6 +272,9 @@ func printChange(w io.Writer, ch *report.ChangeStats) {
 	if len(ch.Known) > 0 {
 		fmt.Fprintf(w, "known flaky before the change, still flaky: %s\n", strings.Join(ch.Known, ", "))
 	}
+	if len(ch.Settled) > 0 {
+		fmt.Fprintf(w, "known victims kept as known (neither they nor their known polluters changed; no new polluter found): %d\n", len(ch.Settled))
+	}
 	if len(ch.PossiblyFixed) > 0 {
 		fmt.Fprintf(w, "possibly fixed (flaky before the change; its polluter and it ran together and it passed): %s\n", strings.Join(ch.PossiblyFixed, ", "))
 	}

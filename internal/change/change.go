@@ -47,6 +47,14 @@ type Change struct {
 	// Other are the files that change no test: documentation, CI
 	// configuration, other modules' tests and files.
 	Other []string
+	// Members say, per changed test or production class (by the name in
+	// TestClasses or Classes), what changed inside it; the caller fills
+	// them from the sources (DiffMembers). A class without an entry
+	// changed as a whole.
+	Members map[string]*Members
+
+	// paths are the files of the classes in TestClasses and Classes.
+	paths map[string]string
 }
 
 // Everything reports whether the change may affect every test of the
@@ -172,13 +180,23 @@ func (c *Change) add(file, module string, testRoots []string) {
 		c.Other = append(c.Other, file)
 	case inModule && testClass(rel, testRoots) != "":
 		c.TestClasses = append(c.TestClasses, testClass(rel, testRoots))
+		c.path(testClass(rel, testRoots), file)
 	case productionClass(file) != "":
 		c.Classes = append(c.Classes, productionClass(file))
+		c.path(productionClass(file), file)
 	case inModule:
 		c.Resources = append(c.Resources, file)
 	default:
 		c.Other = append(c.Other, file)
 	}
+}
+
+// path records the file of a class.
+func (c *Change) path(class, file string) {
+	if c.paths == nil {
+		c.paths = map[string]string{}
+	}
+	c.paths[class] = file
 }
 
 // testClass returns the binary name of the top-level class a .java file

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,5 +172,62 @@ func TestEditorTemplates(t *testing.T) {
 				t.Errorf("removed %q added %q; want %q and %q", removed, added, tt.removed, tt.want)
 			}
 		})
+	}
+}
+
+func TestEditorSplit(t *testing.T) {
+	e := startEditor(t)
+	src := `package p;
+
+import org.junit.Test;
+
+/** A test. */
+public class T extends Base {
+    static int x = 1;
+
+    @Test
+    public void a() {
+        // a comment does not count
+        Runnable r = new Runnable() { public void run() {} };
+        r.run();
+    }
+
+    int help(int n) { return n; }
+
+    T() {}
+
+    static { x = 2; }
+
+    static class In {
+        void m() {}
+    }
+}
+`
+	pkg, ms, err := e.Split(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range ms {
+		got = append(got, m.Class+" "+m.Kind+" "+m.Signature)
+	}
+	want := []string{"T header header", "T field field x", "T method a()", "T method help(int)", "T constructor <init>()", "T initializer initializer 1", "T$In header header", "T$In method m()"}
+	if pkg != "p" || !slices.Equal(got, want) {
+		t.Fatalf("package %q, members %q; want p, %q", pkg, got, want)
+	}
+	if ms[2].BeginLine != 9 || ms[2].EndLine != 14 || !slices.Contains(ms[2].Annotations, "Test") {
+		t.Errorf("method a: %+v", ms[2])
+	}
+	// Comments and layout do not change a member's hash; code does.
+	_, again, err := e.Split(strings.Replace(src, "// a comment does not count", "", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, changed, err := e.Split(strings.Replace(src, "return n;", "return n + 1;", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again[2].Hash != ms[2].Hash || changed[3].Hash == ms[3].Hash || changed[2].Hash != ms[2].Hash {
+		t.Errorf("hashes: a %s/%s, help %s/%s", ms[2].Hash, again[2].Hash, ms[3].Hash, changed[3].Hash)
 	}
 }

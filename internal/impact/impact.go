@@ -28,6 +28,11 @@ type Knowledge struct {
 type Record struct {
 	// Classes are the project classes whose code ran for the test (binary names).
 	Classes []string
+	// Methods are the project methods that ran for the test, as
+	// Class#name (binary class names, <init> for constructors; the code of
+	// anonymous and local classes counts as their declaring method's, that
+	// of lambdas as their enclosing method's); nil when not recorded.
+	Methods []string
 	// Reads are the shared-state roots it read before it replaced them
 	// (what an earlier test can have left for it), Writes those it wrote.
 	Reads, Writes []string
@@ -52,10 +57,16 @@ type Impact struct {
 	Suite int
 	// Tests are the affected tests, in the suite's order.
 	Tests []Test
-	// Pairs are the ordered pairs of tests to run adjacently: each
-	// affected test (but those affected only Via others) with every test
-	// sharing a root with it, both ways.
+	// Pairs are the ordered pairs of tests to cover: each affected test
+	// (but those affected only Via others) with every test sharing a root
+	// with it, both ways.
 	Pairs [][2]string
+	// Shared are the roots each pair shares (what the first writes and
+	// the second reads, or the reverse), and Writes the roots each test of
+	// the suite writes: a pair is covered when its first test runs before
+	// its second with no writer of its roots between them.
+	Shared map[[2]string][]string
+	Writes map[string][]string
 	// Because sums up the reasons, most tests first ("TransferTest
 	// changed", "FeeTable.RATES read or written by 9 tests").
 	Because []string
@@ -118,6 +129,7 @@ func plural(n int) string {
 // usage is one test's classes and roots.
 type usage struct {
 	classes       map[string]bool // top-level class names
+	methods       map[string]bool // Class#name
 	reads, writes map[string]bool
 	other         map[string]bool // roots that are no static field (system properties, files)
 }
@@ -128,7 +140,23 @@ type usage struct {
 func Of(ch *change.Change, suite []string, trace []agent.Dataflow, k *Knowledge) *Impact {
 	uses := usages(trace, k)
 	testClasses := set(ch.TestClasses)
-	classes := set(ch.Classes)
+	// classes are the production classes changed as a whole (their
+	// static fields may have); changedMethods the methods changed where
+	// only methods changed.
+	classes := map[string]bool{}
+	var changedMethods []string
+	for _, c := range ch.Classes {
+		if m := ch.Members[c]; m == nil || m.Whole != "" {
+			classes[c] = true
+		}
+	}
+	for _, c := range slices.Concat(ch.TestClasses, ch.Classes) {
+		if m := ch.Members[c]; m != nil && m.Whole == "" {
+			changedMethods = append(changedMethods, m.Methods...)
+		}
+	}
+	slices.Sort(changedMethods)
+	changedMethods = slices.Compact(changedMethods)
 	im := &Impact{Suite: len(suite)}
 	causes := map[string]int{}
 	var order []string
@@ -149,10 +177,21 @@ func Of(ch *change.Change, suite []string, trace []agent.Dataflow, k *Knowledge)
 			reasons = append(reasons, "new test")
 			cause(newTests)
 		}
-		if c := topLevel(testid.ClassOf(id)); testClasses[c] {
-			r := simple(c) + " changed"
-			reasons = append(reasons, r)
-			cause(r)
+		tid := testid.Parse(id)
+		if c := topLevel(tid.Class); testClasses[c] {
+			switch m := ch.Members[c]; {
+			case m == nil || m.Whole != "":
+				r := simple(c) + " changed"
+				reasons = append(reasons, r)
+				cause(r)
+			case slices.Contains(m.Methods, tid.Class+"#"+tid.Method):
+				reasons = append(reasons, shortMethod(tid.Class+"#"+tid.Method)+" changed")
+				cause(simple(c) + " changed")
+			case len(u.methods) == 0:
+				// Without the test's methods, any change to its class may be its.
+				reasons = append(reasons, simple(c)+" changed")
+				cause(simple(c) + " changed")
+			}
 		}
 		for _, f := range ch.Build {
 			r := f + " changed"
@@ -165,9 +204,18 @@ func Of(ch *change.Change, suite []string, trace []agent.Dataflow, k *Knowledge)
 			cause(r)
 		}
 		for _, c := range ch.Classes {
-			if u.classes[c] {
+			if !u.classes[c] {
+				continue
+			}
+			if m := ch.Members[c]; m == nil || m.Whole != "" || len(u.methods) == 0 {
 				reasons = append(reasons, "runs "+simple(c)+" (changed)")
 				cause(simple(c) + " run by")
+			}
+		}
+		for _, mk := range changedMethods {
+			if u.methods[mk] && !slices.Contains(reasons, shortMethod(mk)+" changed") {
+				reasons = append(reasons, "runs "+shortMethod(mk)+" (changed)")
+				cause(shortMethod(mk) + " run by")
 			}
 		}
 		for _, rw := range []struct {
@@ -185,7 +233,13 @@ func Of(ch *change.Change, suite []string, trace []agent.Dataflow, k *Knowledge)
 			im.Tests = append(im.Tests, Test{ID: id, Reasons: slices.Compact(reasons), New: !known})
 		}
 	}
-	im.Pairs = pairs(im.Tests, suite, uses)
+	im.Pairs, im.Shared = pairs(im.Tests, suite, uses)
+	im.Writes = map[string][]string{}
+	for _, id := range suite {
+		if w := uses[id].writes; len(w) > 0 {
+			im.Writes[id] = sortedKeys(w)
+		}
+	}
 	// A test that reads what an affected test writes may now be its
 	// victim (or depend on it as a state-setter): it is judged for that.
 	direct := slices.Clone(im.Tests)
@@ -271,9 +325,9 @@ func display(root string, u usage) string {
 
 // pairs returns each affected test with every other test of the suite that
 // writes a root it reads or reads a root it writes, in both orders, in
-// the suite's order.
-func pairs(affected []Test, suite []string, uses map[string]usage) [][2]string {
-	seen := map[[2]string]bool{}
+// the suite's order, and the roots each pair shares.
+func pairs(affected []Test, suite []string, uses map[string]usage) ([][2]string, map[[2]string][]string) {
+	seen := map[[2]string][]string{}
 	for _, t := range affected {
 		a := uses[t.ID]
 		for _, w := range suite {
@@ -281,10 +335,14 @@ func pairs(affected []Test, suite []string, uses map[string]usage) [][2]string {
 				continue
 			}
 			u := uses[w]
-			if meets(a.reads, u.writes) || meets(a.writes, u.reads) {
-				seen[[2]string{w, t.ID}] = true
-				seen[[2]string{t.ID, w}] = true
+			roots := slices.Concat(common(a.reads, u.writes), common(a.writes, u.reads))
+			if len(roots) == 0 {
+				continue
 			}
+			slices.Sort(roots)
+			roots = slices.Compact(roots)
+			seen[[2]string{w, t.ID}] = roots
+			seen[[2]string{t.ID, w}] = roots
 		}
 	}
 	index := map[string]int{}
@@ -301,7 +359,28 @@ func pairs(affected []Test, suite []string, uses map[string]usage) [][2]string {
 		}
 		return index[x[1]] - index[y[1]]
 	})
+	return out, seen
+}
+
+// common returns the keys both sets hold.
+func common(x, y map[string]bool) []string {
+	var out []string
+	for k := range x {
+		if y[k] {
+			out = append(out, k)
+		}
+	}
 	return out
+}
+
+// shortMethod shows a Class#name method as Class.name (the class without
+// its package, <init> as new).
+func shortMethod(m string) string {
+	c, name, _ := strings.Cut(m, "#")
+	if name == "<init>" {
+		return "new " + simple(c)
+	}
+	return simple(c) + "." + name
 }
 
 // add records a root of a kind in roots (u.reads or u.writes).
@@ -323,7 +402,7 @@ func usages(trace []agent.Dataflow, k *Knowledge) map[string]usage {
 	get := func(id string) usage {
 		u, ok := out[id]
 		if !ok {
-			u = usage{classes: map[string]bool{}, reads: map[string]bool{}, writes: map[string]bool{}, other: map[string]bool{}}
+			u = usage{classes: map[string]bool{}, methods: map[string]bool{}, reads: map[string]bool{}, writes: map[string]bool{}, other: map[string]bool{}}
 			out[id] = u
 		}
 		return u
@@ -332,6 +411,9 @@ func usages(trace []agent.Dataflow, k *Knowledge) map[string]usage {
 		u := get(d.Test)
 		for _, c := range d.Classes {
 			u.classes[topLevel(c)] = true
+		}
+		for _, m := range d.Methods {
+			u.methods[m] = true
 		}
 		for _, r := range d.Reads {
 			u.add(u.reads, r.Root, r.Kind)
@@ -348,6 +430,9 @@ func usages(trace []agent.Dataflow, k *Knowledge) map[string]usage {
 			u := get(id)
 			for _, c := range r.Classes {
 				u.classes[topLevel(c)] = true
+			}
+			for _, m := range r.Methods {
+				u.methods[m] = true
 			}
 			for _, root := range r.Reads {
 				u.reads[root] = true

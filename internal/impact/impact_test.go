@@ -136,3 +136,37 @@ func TestReadsAfterOwnReplacement(t *testing.T) {
 		t.Errorf("without Exposed, pairs %v, want the read's two", im.Pairs)
 	}
 }
+
+// TestOfMethods checks that a change confined to methods affects only the
+// tests of the changed test methods and those that ran a changed method,
+// and falls back to the whole class without method coverage.
+func TestOfMethods(t *testing.T) {
+	mtrace := slices.Clone(trace)
+	mtrace[0].Methods = []string{"p.TransferTest#a", "p.Transfer#send", "p.Transfer#<init>"}
+	mtrace[1].Methods = []string{"p.TransferTest#b", "p.Transfer#<init>"}
+	mtrace[2].Methods = []string{"p.FeeTest#f", "p.FeeTable$Loader#load"}
+	methods := func(class string, ms ...string) map[string]*change.Members {
+		return map[string]*change.Members{class: {Methods: ms}}
+	}
+	for _, tc := range []struct {
+		name  string
+		ch    change.Change
+		trace []agent.Dataflow
+		tests []string
+	}{
+		{"a changed test method: only its test", change.Change{TestClasses: []string{"p.TransferTest"}, Members: methods("p.TransferTest", "p.TransferTest#b")}, mtrace, []string{"p.TransferTest#b"}},
+		{"a changed fixture: every test of the class", change.Change{TestClasses: []string{"p.TransferTest"}, Members: map[string]*change.Members{"p.TransferTest": {Whole: "fixture changed"}}}, mtrace, []string{"p.TransferTest#a", "p.TransferTest#b"}},
+		{"a production method: the tests that ran it", change.Change{Classes: []string{"p.Transfer"}, Members: methods("p.Transfer", "p.Transfer#send")}, mtrace, []string{"p.TransferTest#a"}},
+		{"a nested class's method", change.Change{Classes: []string{"p.FeeTable"}, Members: methods("p.FeeTable", "p.FeeTable$Loader#load")}, mtrace, []string{"p.TransferTest#a", "p.FeeTest#f"}},
+		{"a production class as a whole", change.Change{Classes: []string{"p.Transfer"}, Members: map[string]*change.Members{"p.Transfer": {Whole: "field added"}}}, mtrace, []string{"p.TransferTest#a", "p.TransferTest#b"}},
+		{"no method coverage: the class", change.Change{Classes: []string{"p.Transfer"}, Members: methods("p.Transfer", "p.Transfer#send")}, trace, []string{"p.TransferTest#a", "p.TransferTest#b"}},
+		{"no method coverage: the test class", change.Change{TestClasses: []string{"p.TransferTest"}, Members: methods("p.TransferTest", "p.TransferTest#b")}, trace, []string{"p.TransferTest#a", "p.TransferTest#b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			im := Of(&tc.ch, suite, tc.trace, knowing(suite...))
+			if got := im.IDs(); !slices.Equal(got, tc.tests) {
+				t.Errorf("affected %v, want %v (%+v)", got, tc.tests, im.Tests)
+			}
+		})
+	}
+}

@@ -73,6 +73,10 @@ type Test struct {
 	// Classes are the project classes (binary names, sorted) whose methods
 	// or constructors ran while it ran.
 	Classes []string `json:"classes,omitempty"`
+	// Methods are the project methods (Class#name, sorted; see
+	// agent.Dataflow) that ran while it ran; nil when the agent did not
+	// record them.
+	Methods []string `json:"methods,omitempty"`
 	// Findings are the last full run's findings about it.
 	Findings []Finding `json:"findings,omitempty"`
 	// Suspected says its outcome changed in the last full run but the

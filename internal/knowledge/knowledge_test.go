@@ -87,7 +87,7 @@ func TestRecord(t *testing.T) {
 		{Test: "p.ATest#x", Writes: []agent.DataflowRoot{{Root: "p.A.f", Kind: "static-field"}}, Classes: []string{"p.A", "p.ATest"}},
 		{Test: "p.BTest#y", Reads: []agent.DataflowRead{{Root: "p.A.f", Kind: "static-field", Writer: "p.ATest#x"}},
 			Touched: []agent.DataflowRoot{{Root: "p.A.f", Kind: "static-field"}, {Root: "user.home", Kind: "system-property"}},
-			Classes: []string{"p.A", "p.BTest"}},
+			Classes: []string{"p.A", "p.BTest"}, Methods: []string{"p.BTest#y", "p.A#get"}},
 	}
 	victim := report.Finding{Test: "p.BTest#y", Kind: report.ODVictim, Polluters: [][]string{{"p.ATest#x"}},
 		Evidence: []report.Evidence{{Outcome: "fail"}, {Outcome: "pass"}, {Outcome: "fail"}}}
@@ -97,7 +97,8 @@ func TestRecord(t *testing.T) {
 	wantB := &Test{DurationMs: 10, MedianMs: 10, Durations: []int64{10}, LastCommit: "c1",
 		Outcomes: map[string]Outcomes{RunReference: {Fail: 1}, RunOrders: {Pass: 1, Fail: 2}},
 		Traced:   true, Reads: []Root{{"p.A.f", "static-field"}, {"user.home", "system-property"}},
-		Classes: []string{"p.A", "p.BTest"}, Findings: []Finding{{Kind: report.ODVictim, Polluters: [][]string{{"p.ATest#x"}}}}}
+		Classes: []string{"p.A", "p.BTest"}, Methods: []string{"p.A#get", "p.BTest#y"},
+		Findings: []Finding{{Kind: report.ODVictim, Polluters: [][]string{{"p.ATest#x"}}}}}
 	if !reflect.DeepEqual(b, wantB) {
 		t.Errorf("first run: %+v, want %+v", b, wantB)
 	}

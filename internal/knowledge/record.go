@@ -171,11 +171,11 @@ func median(ms []int64) int64 {
 	return s[(len(s)-1)/2]
 }
 
-// flow sets the test's reads, writes and classes from its dataflow
+// flow sets the test's reads, writes, classes and methods from its dataflow
 // messages in refs (their union); it leaves them nil when refs recorded
 // none for it.
 func (t *Test) flow(id string, refs []*launcher.Result) {
-	reads, writes, classes := map[Root]bool{}, map[Root]bool{}, map[string]bool{}
+	reads, writes, classes, methods := map[Root]bool{}, map[Root]bool{}, map[string]bool{}, map[string]bool{}
 	seen := false
 	for _, r := range refs {
 		for _, d := range r.Dataflow {
@@ -199,6 +199,9 @@ func (t *Test) flow(id string, refs []*launcher.Result) {
 			for _, c := range d.Classes {
 				classes[c] = true
 			}
+			for _, m := range d.Methods {
+				methods[m] = true
+			}
 		}
 	}
 	if !seen {
@@ -210,6 +213,10 @@ func (t *Test) flow(id string, refs []*launcher.Result) {
 		t.Classes = append(t.Classes, c)
 	}
 	slices.Sort(t.Classes)
+	for m := range methods {
+		t.Methods = append(t.Methods, m)
+	}
+	slices.Sort(t.Methods)
 }
 
 // sortedRoots returns the roots of set by name and kind; nil for none.

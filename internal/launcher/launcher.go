@@ -181,6 +181,9 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 	return &Launcher{env: env, jars: jars, opts: opts, server: server, tmp: tmp, cpArgs: cpArgs, cds: shared}, nil
 }
 
+// Java returns the java executable the launcher starts.
+func (l *Launcher) Java() string { return l.env.Java }
+
 // Close stops the agent server and removes temporary files, after a
 // class-data sharing archive the launcher is making is done.
 func (l *Launcher) Close() error {

@@ -166,8 +166,10 @@ type analysis struct {
 	index   map[string]int
 	targets []string
 
-	mu       sync.Mutex // guards the fields below
-	cov      Coverage
+	mu  sync.Mutex // guards the fields below
+	cov Coverage
+	// cover tells which of a Focus's pairs a run covers (nil: adjacency).
+	cover    *pairCover
 	pairs    map[[2]int]bool
 	findings map[string]map[report.Kind]*Finding
 	flipped  map[string]milestone // when a test was first seen both passing and failing
@@ -250,6 +252,7 @@ func newAnalysis(r Runner, cfg Config) *analysis {
 	if f := cfg.Focus; f != nil {
 		a.cov.Pairs = len(a.required())
 		a.polluterGroups, a.setterGroups = a.inSuite(f.Polluters), a.inSuite(f.Setters)
+		a.cover = newPairCover(f)
 	}
 	return a
 }

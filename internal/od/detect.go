@@ -38,11 +38,11 @@ func (a *analysis) candidates() []*candidate {
 		// keeps minimisation cheap; sortObs breaks ties); the shortest
 		// fresh ones are kept for when fresh reruns do not reproduce a
 		// warm outcome.
-		fresh := a.st.observed(t, false)
+		fresh := a.unexplained(t, a.st.observed(t, false))
 		sortObs(fresh)
 		c.freshFailing, c.freshPassing = shortestOutcomes(fresh)
 		c.failing, c.passing = c.freshFailing, c.freshPassing
-		if warm := a.warm.observed(t, false); len(warm) > 0 {
+		if warm := a.unexplained(t, a.warm.observed(t, false)); len(warm) > 0 {
 			all := slices.Concat(fresh, warm)
 			sortObs(all)
 			c.failing, c.passing = shortestOutcomes(all)
@@ -56,6 +56,51 @@ func (a *analysis) candidates() []*candidate {
 		}
 	}
 	return out
+}
+
+// unexplained returns observed without the failures a settled known
+// victim t (Focus.Settled) had after one of its known polluter groups ran
+// before it, later than any of the changed tests it is judged against
+// (Focus.Via): those are what the knowledge already says, not evidence. A
+// failure with one of those changed tests after every known polluter
+// group (or with none before it) may be a new polluter's, and counts.
+func (a *analysis) unexplained(t string, observed []obs) []obs {
+	groups := a.settled(t)
+	if len(groups) == 0 {
+		return observed
+	}
+	via := toSet(a.cfg.Focus.Via[t])
+	out := observed[:0:0]
+	for _, o := range observed {
+		if o.fail > 0 && explainedLater(o.order[:len(o.order)-1], groups, via) {
+			o.fail = 0
+		}
+		if o.runs() > 0 {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// explainedLater reports whether one of groups ran wholly in prefix, its
+// last member after the last test of via there.
+func explainedLater(prefix []string, groups [][]string, via map[string]bool) bool {
+	last := -1
+	for i, x := range prefix {
+		if via[x] {
+			last = i
+		}
+	}
+	return slices.ContainsFunc(groups, func(g []string) bool { return len(g) > 0 && lastIndexOfGroup(prefix, g) > last })
+}
+
+// settled returns the known polluter groups of t when the Focus keeps its
+// verdict (nil otherwise).
+func (a *analysis) settled(t string) [][]string {
+	if a.cfg.Focus == nil {
+		return nil
+	}
+	return a.cfg.Focus.Settled[t]
 }
 
 // shortestOutcomes returns the first order of observed (sorted shortest

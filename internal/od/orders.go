@@ -370,7 +370,11 @@ func orderKey(order []string) string {
 func (a *analysis) detectionOrders() ([]plannedOrder, int) {
 	var explore []plannedOrder
 	if a.cfg.Focus != nil {
-		explore = pairOrders(a.s, a.cfg.Focus.Pairs, a.cfg.Seed)
+		if c := newPairCover(a.cfg.Focus); c != nil {
+			explore = coverOrders(a.s, a.cfg.Focus.Pairs, c, a.cfg.Seed)
+		} else {
+			explore = pairOrders(a.s, a.cfg.Focus.Pairs, a.cfg.Seed)
+		}
 	} else {
 		rounds := a.cfg.Rounds
 		if rounds == 0 {
@@ -404,7 +408,11 @@ func (a *analysis) detectionOrders() ([]plannedOrder, int) {
 	}
 	what := fmt.Sprintf("%d exploration orders (seed %d)", len(explore), a.cfg.Seed)
 	if a.cfg.Focus != nil {
-		what = fmt.Sprintf("%d of them judged, %d orders covering %d pairs (seed %d)", len(a.targets), len(explore), a.cov.Pairs, a.cfg.Seed)
+		how := "each pair adjacent"
+		if a.cover != nil {
+			how = "each pair's first test before its second with no writer of their shared state between"
+		}
+		what = fmt.Sprintf("%d of them judged, %d orders covering %d pairs (%s; seed %d)", len(a.targets), len(explore), a.cov.Pairs, how, a.cfg.Seed)
 	}
 	a.logf("%d tests: %s, %d isolation and twice-in-a-row runs", len(a.s.tests), what, len(more))
 	plan := interleave(explore, more)

@@ -32,6 +32,20 @@ type Focus struct {
 	// (one of them among its polluters or state-setters), never NOD or
 	// NIO.
 	Via map[string][]string
+	// Writes are the roots (shared state) each test writes, and Shared the
+	// roots each pair of Pairs shares (what its first test writes and its
+	// second reads, or the reverse): a pair is then covered by any order
+	// in which its first test runs before its second with no test between
+	// them writing one of those roots, so that one writer before and after
+	// many readers covers all their pairs. A pair without Shared roots is
+	// covered only by running adjacently.
+	Writes map[string][]string
+	Shared map[[2]string][]string
+	// Settled are known victims whose verdict the knowledge keeps: neither
+	// they nor their known polluters changed. A failure of one after one
+	// of its known polluter groups is explained and no evidence; only a
+	// failure without one makes it a candidate again.
+	Settled map[string][][]string
 	// Polluters and Setters are polluter and state-setter groups earlier
 	// analyses found: minimisation tries them first, as groups it found
 	// itself (a group is still confirmed by running it).

@@ -65,7 +65,7 @@ type Coverage struct {
 	Rounds          int            // exploration orders run
 	RoundsPlanned   int            // exploration orders planned
 	Pairs           int            // ordered pairs of distinct tests
-	PairsCovered    int            // of those, the ones run right after each other
+	PairsCovered    int            // of those, the ones run right after each other (with a Focus that names shared state: the first before the second with no writer of that state between)
 	TestsAlone      int            // tests run alone
 	Budget          time.Duration
 	BudgetWhy       string // how the budget was chosen when the caller left it to the analysis
@@ -121,7 +121,7 @@ func (a *analysis) result() *Result {
 		}
 		var flip *obs
 		var pass, fail int
-		for _, o := range a.st.all(t) {
+		for _, o := range a.unexplained(t, a.st.all(t)) {
 			pass += o.pass
 			fail += o.fail
 			if o.mixed() && (flip == nil || len(o.order) < len(flip.order)) {
@@ -157,7 +157,7 @@ func (a *analysis) result() *Result {
 			continue
 		}
 		var pass, fail bool
-		for _, o := range a.st.all(t) {
+		for _, o := range a.unexplained(t, a.st.all(t)) {
 			pass, fail = pass || o.pass > 0, fail || o.fail > 0
 		}
 		if pass && fail {

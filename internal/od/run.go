@@ -101,6 +101,13 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 			a.flipped[t] = milestone{orders: a.cov.Orders, elapsed: max(seen[0].Sub(a.start), seen[1].Sub(a.start))}
 		}
 	}
+	if a.cover != nil {
+		a.cover.covered(r.Order, func(p [2]string) bool { return a.cover.shared[p] != nil }, func(p [2]string) {
+			if x, y := a.index[p[0]], a.index[p[1]]; x != y {
+				a.pairs[[2]int{x, y}] = true
+			}
+		})
+	}
 	for i := 1; i < len(r.Order); i++ {
 		x, okx := a.index[r.Order[i-1]]
 		y, oky := a.index[r.Order[i]]

@@ -2,12 +2,14 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/flakyhq/flaky/internal/change"
 	"github.com/flakyhq/flaky/internal/dataflow"
+	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/internal/impact"
 	"github.com/flakyhq/flaky/internal/knowledge"
 	"github.com/flakyhq/flaky/internal/launcher"
@@ -60,7 +62,7 @@ func (c *ChangeOptions) loadKnowledge(dir string) string {
 	k := &impact.Knowledge{Tests: map[string]impact.Record{}}
 	c.Known = map[string][]knowledge.Finding{}
 	for id, t := range st.Tests {
-		r := impact.Record{Classes: t.Classes}
+		r := impact.Record{Classes: t.Classes, Methods: t.Methods}
 		for _, root := range t.Reads {
 			r.Reads = append(r.Reads, root.Root)
 		}
@@ -100,7 +102,15 @@ func (c *ChangeOptions) judgeKnown(st *report.ChangeStats, f *od.Focus, cov *rep
 	for _, p := range f.Pairs {
 		ran[p] = true
 	}
+	for t := range f.Settled {
+		if !found[t] {
+			st.Settled = append(st.Settled, t)
+		}
+	}
 	for _, t := range f.Targets {
+		if len(f.Settled[t]) > 0 {
+			continue // known and not judged again
+		}
 		if found[t] || slices.Contains(cov.Unconfirmed, t) || cov.BudgetExhausted || slices.Contains(st.PossiblyFixed, t) {
 			continue
 		}
@@ -112,6 +122,7 @@ func (c *ChangeOptions) judgeKnown(st *report.ChangeStats, f *od.Focus, cov *rep
 	}
 	slices.Sort(st.Known)
 	slices.Sort(st.PossiblyFixed)
+	slices.Sort(st.Settled)
 }
 
 // everything says why a change makes every test affected.
@@ -161,6 +172,7 @@ func addChange(c, o *report.ChangeStats) *report.ChangeStats {
 	c.Pairs += o.Pairs
 	c.Known = append(c.Known, o.Known...)
 	c.PossiblyFixed = append(c.PossiblyFixed, o.PossiblyFixed...)
+	c.Settled = append(c.Settled, o.Settled...)
 	return c
 }
 
@@ -168,7 +180,13 @@ func addChange(c, o *report.ChangeStats) *report.ChangeStats {
 // agent recording each test's classes and shared state, and returns what
 // the change can affect: the tests to judge and the pairs to run.
 func focus(ctx context.Context, m Module, c *ChangeOptions, log Log) (*impact.Impact, error) {
+	// The changed sources are split while the suite runs.
+	split := make(chan error, 1)
+	go func() { split <- splitMembers(ctx, c.Change, m.Fast.Java(), log) }()
 	runs, err := m.Fast.RunJobs(ctx, []launcher.Job{{Order: m.Tests, RunOptions: launcher.RunOptions{AgentOptions: dataflow.AgentOptions}}})
+	if serr := <-split; err == nil && serr != nil {
+		err = serr
+	}
 	if err != nil {
 		return nil, fmt.Errorf("traced run of the change: %w", err)
 	}
@@ -180,12 +198,109 @@ func focus(ctx context.Context, m Module, c *ChangeOptions, log Log) (*impact.Im
 // odFocus is the od analysis's focus on what a change affects, with the
 // polluter and state-setter groups the knowledge has for its targets.
 func (c *ChangeOptions) odFocus(im *impact.Impact) *od.Focus {
-	f := &od.Focus{Targets: im.IDs(), Pairs: im.Pairs, Alone: im.New(), Via: im.Via()}
+	f := &od.Focus{Targets: im.IDs(), Pairs: im.Pairs, Alone: im.New(), Via: im.Via(), Shared: im.Shared, Writes: im.Writes}
 	for _, t := range f.Targets {
 		for _, k := range c.Known[t] {
 			f.Polluters = append(f.Polluters, k.Polluters...)
 			f.Setters = append(f.Setters, k.Setters...)
 		}
 	}
+	f.Settled = c.settled(im)
 	return f
+}
+
+// settled returns the known victims among im's tests whose verdict the
+// knowledge keeps, with their known polluter groups: a victim the change
+// affects only through others' writes (not itself changed) none of whose
+// known polluters the change affects directly. Its failures after a
+// known polluter are no evidence; only a failure without one (a new
+// polluter) judges it again.
+func (c *ChangeOptions) settled(im *impact.Impact) map[string][][]string {
+	direct := map[string]bool{}
+	for _, t := range im.Tests {
+		if len(t.Via) == 0 {
+			direct[t.ID] = true
+		}
+	}
+	out := map[string][][]string{}
+	for _, t := range im.Tests {
+		if direct[t.ID] {
+			continue
+		}
+		var groups [][]string
+		changed := false
+		for _, k := range c.Known[t.ID] {
+			if k.Kind != report.ODVictim {
+				continue
+			}
+			for _, g := range k.Polluters {
+				changed = changed || slices.ContainsFunc(g, func(p string) bool { return direct[p] })
+				groups = append(groups, g)
+			}
+		}
+		if len(groups) > 0 && !changed {
+			out[t.ID] = groups
+		}
+	}
+	return out
+}
+
+// splitMembers fills ch.Members: what changed inside each changed test and
+// production class, from its members before and after (the source
+// editor's split). A file the editor cannot split counts as changed as a
+// whole, and says so.
+func splitMembers(ctx context.Context, ch *change.Change, java string, log Log) error {
+	classes := slices.Concat(ch.TestClasses, ch.Classes)
+	if len(classes) == 0 || ch.Members != nil {
+		return nil
+	}
+	ed, err := editor.StartEditor(ctx, java)
+	if err != nil {
+		return fmt.Errorf("splitting the changed classes: %w", err)
+	}
+	defer ed.Close()
+	split := func(src string, ok bool) (string, []change.Member, error) {
+		if !ok {
+			return "", nil, nil
+		}
+		pkg, ms, err := ed.Split(src)
+		if err != nil {
+			return "", nil, err
+		}
+		out := make([]change.Member, len(ms))
+		for i, m := range ms {
+			out[i] = change.Member(m)
+		}
+		return pkg, out, nil
+	}
+	ch.Members = map[string]*change.Members{}
+	for _, c := range classes {
+		file := ch.Path(c)
+		before, okb, err := ch.Before(file)
+		if err != nil {
+			return err
+		}
+		after, oka, err := ch.After(file)
+		if err != nil {
+			return err
+		}
+		_, old, errb := split(before, okb)
+		pkg, cur, erra := split(after, oka)
+		if err := errors.Join(errb, erra); err != nil {
+			log.logf(StageOrders)("change since %s: %s counts as changed as a whole: %v", ch.Ref, c, err)
+			ch.Members[c] = &change.Members{Whole: "its source does not parse"}
+			continue
+		}
+		if !oka {
+			pkg = c[:max(0, strings.LastIndexByte(c, '.'))]
+		}
+		if okb && old == nil {
+			old = []change.Member{}
+		}
+		if oka && cur == nil {
+			cur = []change.Member{}
+		}
+		ch.Members[c] = change.DiffMembers(pkg, old, cur)
+	}
+	return nil
 }

@@ -111,3 +111,34 @@ func TestEveryTest(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestSettled checks which known victims keep their verdict: those the
+// change affects only through others' writes whose known polluters it does
+// not affect directly.
+func TestSettled(t *testing.T) {
+	victim := func(polluters ...string) []knowledge.Finding {
+		var groups [][]string
+		for _, p := range polluters {
+			groups = append(groups, []string{p})
+		}
+		return []knowledge.Finding{{Kind: report.ODVictim, Polluters: groups}}
+	}
+	c := &ChangeOptions{Known: map[string][]knowledge.Finding{
+		"p.T#v1": victim("p.T#polluter"), // read what the new test writes
+		"p.T#v2": victim("p.T#changed"),  // its polluter changed
+		"p.T#v3": victim("p.T#polluter"), // changed itself
+		"p.T#b":  {{Kind: report.ODBrittle, Setters: [][]string{{"p.T#s"}}}},
+	}}
+	im := &impact.Impact{Tests: []impact.Test{
+		{ID: "p.T#new", New: true},
+		{ID: "p.T#changed"},
+		{ID: "p.T#v1", Via: []string{"p.T#new"}},
+		{ID: "p.T#v2", Via: []string{"p.T#changed"}},
+		{ID: "p.T#v3"},
+		{ID: "p.T#b", Via: []string{"p.T#new"}},
+	}}
+	want := map[string][][]string{"p.T#v1": {{"p.T#polluter"}}}
+	if got := c.settled(im); !reflect.DeepEqual(got, want) {
+		t.Errorf("settled %v, want %v", got, want)
+	}
+}

@@ -271,6 +271,11 @@ type ChangeStats struct {
 	// PossiblyFixed are tests earlier full analyses found flaky that the
 	// change's analysis judged and did not find flaky.
 	PossiblyFixed []string `json:"possiblyFixed,omitempty"`
+	// Settled are known victims the change affects only through other
+	// tests' writes and none of whose known polluters it changed: their
+	// verdict is the knowledge's (still flaky), they were judged again
+	// only for a new polluter, and none was found.
+	Settled []string `json:"settled,omitempty"`
 }
 
 // AffectedTest is a test a change can affect and why; New says earlier
@@ -373,7 +378,7 @@ type Coverage struct {
 	Rounds          int            `json:"rounds"`               // exploration orders run
 	RoundsPlanned   int            `json:"roundsPlanned"`        // exploration orders planned
 	Pairs           int            `json:"pairs"`                // ordered pairs of distinct tests
-	PairsCovered    int            `json:"pairsCovered"`         // pairs run right after each other
+	PairsCovered    int            `json:"pairsCovered"`         // pairs run right after each other (a change's: the first before the second with no writer of their shared state between)
 	TestsAlone      int            `json:"testsAlone"`           // tests run alone
 	BudgetMs        int64          `json:"budgetMs"`
 	BudgetWhy       string         `json:"budgetWhy,omitempty"` // how the default budget was chosen

@@ -53,8 +53,14 @@ func Markdown(modules []Module) string {
 		cuts = append(cuts, budgetCuts(m)...)
 		if ch := r.Stats.Change; ch != nil {
 			changes = append(changes, fmt.Sprintf("Analysed the change since %s%s: %s", code(ch.Ref), moduleNote(modules, m), text(ch.Summary)))
+			if covered := "A pair counts as covered when its first test ran before its second with no test between them writing the state they share"; ch.Pairs > 0 && !slices.Contains(changes, covered) {
+				changes = append(changes, covered)
+			}
 			for _, t := range ch.Known {
 				changes = append(changes, fmt.Sprintf("%s%s was flaky before the change and still is", code(t), moduleNote(modules, m)))
+			}
+			if n := len(ch.Settled); n > 0 {
+				changes = append(changes, fmt.Sprintf("%d known victim%s%s kept %s verdict: neither %s nor %s known polluters changed, and no new polluter was found", n, plural(n), moduleNote(modules, m), pick(n, "its", "their"), pick(n, "it", "they"), pick(n, "its", "their")))
 			}
 			for _, t := range ch.PossiblyFixed {
 				if e := code(t) + moduleNote(modules, m); !slices.Contains(fixed, e) {
@@ -356,4 +362,12 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// pick returns one for n == 1, else many.
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -55,7 +55,7 @@ final class Editor {
      */
     static JsonObject handle(JsonObject req) {
         String op = str(req, "op");
-        Unit u = op.equals("parse-members") || op.equals("jdk-classes") || op.equals("compile") || op.equals("scan-resets") ? null : Unit.parse(str(req, "source"));
+        Unit u = op.equals("parse-members") || op.equals("split") || op.equals("jdk-classes") || op.equals("compile") || op.equals("scan-resets") ? null : Unit.parse(str(req, "source"));
         JsonObject out = new JsonObject();
         switch (op) {
             case "info":
@@ -96,6 +96,8 @@ final class Editor {
                 return out;
             case "compile":
                 return Compiler.compile(strings(req, "args"));
+            case "split":
+                return Members.split(str(req, "source"));
             case "jdk-classes":
                 JsonArray names = new JsonArray();
                 JdkClasses.named(str(req, "simple")).forEach(names::add);

@@ -54,6 +54,20 @@ public final class Dataflow implements Channel.Boundary {
     /** Which instrumented classes ran code since the running test started, by index; grown by {@link #classIndex}. */
     private static volatile boolean[] ran = new boolean[256];
 
+    /** Keys ({@code Class#name}) of the instrumented methods, by index (see {@link #methodIndex}); guarded by the class lock. */
+    private static final List<String> methodKeys = new ArrayList<>();
+    /** The class index of each method index; guarded by the class lock, read through {@link #methodClasses}. */
+    private static volatile int[] methodClasses = new int[1024];
+    /** Index of each method key; guarded by the class lock. */
+    private static final Map<String, Integer> methodIndexes = new HashMap<>();
+    /** Which method keys ran since the running test started, by index; grown by {@link #methodIndex}. */
+    private static volatile boolean[] ranMethods = new boolean[1024];
+    /**
+     * The method key that the code of each anonymous or local class counts for: its declaring method's (after that
+     * method's own class's, when it is anonymous or local too); guarded by the class lock.
+     */
+    private static final Map<String, String> enclosing = new HashMap<>();
+
     /** The root an object was last reached from, by identity; objects reachable from statics live on anyway. */
     private final Map<Object, String> tags = new IdentityHashMap<>();
     /** The test that last wrote each root ("" outside tests). */
@@ -117,6 +131,7 @@ public final class Dataflow implements Channel.Boundary {
         replaced.clear();
         writes.clear();
         Arrays.fill(ran, false);
+        Arrays.fill(ranMethods, false);
     }
 
     @Override
@@ -139,6 +154,7 @@ public final class Dataflow implements Channel.Boundary {
             event.put("exposed", described(exposed));
             event.put("writes", described(writes));
             event.put("classes", ranClasses());
+            event.put("methods", ranMethods());
             test = "";
             reads.clear();
             touched.clear();
@@ -165,6 +181,75 @@ public final class Dataflow implements Channel.Boundary {
             ran = Arrays.copyOf(ran, ran.length * 2);
         }
         return index;
+    }
+
+    /**
+     * Returns the index of the method key {@code Class#name} of {@code name} in class {@code classIndex}'s class
+     * {@code className}, registering it on first sight. A lambda's method ({@code lambda$name$0}) counts as its
+     * enclosing method ({@code lambda$static$0} as {@code <clinit>}, {@code lambda$new$0} as {@code <init>}), and any
+     * method of an anonymous or local class as the method declaring that class (see {@link #enclose}).
+     */
+    static synchronized int methodIndex(int classIndex, String className, String name) {
+        String key = enclosing.get(className);
+        if (key == null) {
+            key = className + "#" + declaring(name);
+        }
+        Integer i = methodIndexes.get(key);
+        if (i != null) {
+            return i;
+        }
+        int index = methodKeys.size();
+        methodKeys.add(key);
+        methodIndexes.put(key, index);
+        if (index >= ranMethods.length) {
+            ranMethods = Arrays.copyOf(ranMethods, ranMethods.length * 2);
+            methodClasses = Arrays.copyOf(methodClasses, methodClasses.length * 2);
+        }
+        methodClasses[index] = classIndex;
+        return index;
+    }
+
+    /** Returns the method whose code a method is: a lambda's enclosing method, else the method itself. */
+    static String declaring(String name) {
+        if (!name.startsWith("lambda$")) {
+            return name;
+        }
+        int end = name.lastIndexOf('$');
+        String m = end > 7 ? name.substring(7, end) : name;
+        switch (m) {
+            case "static":
+                return "<clinit>";
+            case "new":
+                return "<init>";
+            default:
+                return m;
+        }
+    }
+
+    /**
+     * Records that the anonymous or local class {@code className} is declared by method {@code method} of class
+     * {@code owner} (null: by an initialiser), before its methods are registered.
+     */
+    static synchronized void enclose(String className, String owner, String method) {
+        String key = enclosing.get(owner);
+        if (key == null) {
+            key = owner + "#" + (method == null ? "<init>" : declaring(method));
+        }
+        enclosing.put(className, key);
+    }
+
+    /** Returns the sorted keys of the methods marked since the last reset. */
+    static List<String> ranMethods() {
+        TreeSet<String> keys = new TreeSet<>();
+        synchronized (Dataflow.class) {
+            boolean[] r = ranMethods;
+            for (int i = 0; i < r.length && i < methodKeys.size(); i++) {
+                if (r[i]) {
+                    keys.add(methodKeys.get(i));
+                }
+            }
+        }
+        return new ArrayList<>(keys);
     }
 
     /** Returns the sorted names of the classes marked since the last reset. */
@@ -256,6 +341,21 @@ public final class Dataflow implements Channel.Boundary {
         boolean[] r = ran;
         if (index < r.length && !r[index]) {
             r[index] = true;
+        }
+    }
+
+    /**
+     * A method or constructor was entered: marks its method key (see {@link #methodIndex}) and its class as run (once
+     * per test; the check keeps the hot path to a load and a compare).
+     */
+    public static void entered(int method) {
+        boolean[] m = ranMethods;
+        if (method < m.length && !m[method]) {
+            m[method] = true;
+            int[] c = methodClasses;
+            if (method < c.length) {
+                ran(c[method]);
+            }
         }
     }
 

@@ -25,8 +25,9 @@ import java.util.Set;
  * working or temporary directory ({@code File.exists}, {@code Files.readAllBytes}, {@code new FileInputStream}, ...)
  * or create, write or delete one ({@code File.createNewFile}, {@code File.delete}, {@code Files.write},
  * {@code new FileOutputStream}, ...). Static initialisers are left alone: what they write is the class's initial
- * state, not a test's. Every other method and constructor also marks, on entry, that its class's code ran (see
- * {@link Dataflow#ran(int)}).
+ * state, not a test's. Every other method and constructor also marks, on entry, that it and its class ran (see
+ * {@link Dataflow#entered(int)}; an anonymous or local class's methods count as the method that declares it, a
+ * lambda's as its enclosing method).
  */
 final class FlowTransformer extends HookTransformer {
     private static final String HOOK = Type.getInternalName(Dataflow.class);
@@ -106,9 +107,17 @@ final class FlowTransformer extends HookTransformer {
         if ((reader.getAccess() & Opcodes.ACC_MODULE) != 0) {
             return null;
         }
-        int index = Dataflow.classIndex(reader.getClassName().replace('/', '.'));
+        String className = reader.getClassName().replace('/', '.');
+        int index = Dataflow.classIndex(className);
         ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
         reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            /** The EnclosingMethod attribute comes before the methods: an anonymous or local class's code is its declarer's. */
+            @Override
+            public void visitOuterClass(String owner, String name, String descriptor) {
+                Dataflow.enclose(className, owner.replace('/', '.'), name);
+                super.visitOuterClass(owner, name, descriptor);
+            }
+
             @Override
             public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
                     String[] exceptions) {
@@ -116,7 +125,7 @@ final class FlowTransformer extends HookTransformer {
                 if ("<clinit>".equals(name) || mv == null) {
                     return mv;
                 }
-                return new Hooks(mv, "<init>".equals(name), index);
+                return new Hooks(mv, "<init>".equals(name), Dataflow.methodIndex(index, className, name));
             }
         }, 0);
         return writer.toByteArray();
@@ -126,7 +135,7 @@ final class FlowTransformer extends HookTransformer {
     private static final class Hooks extends MethodVisitor {
         /** A constructor may touch {@code this}'s fields before the super constructor runs: those are left alone. */
         private final boolean constructor;
-        /** The index of the method's class in {@link Dataflow}'s class registry. */
+        /** The index of the method's key in {@link Dataflow}'s method registry. */
         private final int index;
 
         Hooks(MethodVisitor mv, boolean constructor, int index) {
@@ -135,12 +144,15 @@ final class FlowTransformer extends HookTransformer {
             this.index = index;
         }
 
-        /** Marks on entry that the class's code ran (legal before a constructor's super call: it uses no {@code this}). */
+        /**
+         * Marks on entry that the method and its class ran (legal before a constructor's super call: it uses no
+         * {@code this}).
+         */
         @Override
         public void visitCode() {
             super.visitCode();
             super.visitLdcInsn(index);
-            hook("ran", "(I)V");
+            hook("entered", "(I)V");
         }
 
         @Override

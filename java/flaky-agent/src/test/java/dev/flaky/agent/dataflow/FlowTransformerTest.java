@@ -166,4 +166,19 @@ public class FlowTransformerTest {
         Class.forName("sample.dataflow.Shared$Box", true, loader).getConstructor().newInstance();
         assertEquals(Arrays.asList("sample.dataflow.Outside", "sample.dataflow.Shared$Box"), Dataflow.ranClasses());
     }
+
+    @Test
+    public void aTestNamesTheMethodsThatRanLambdasAndAnonymousClassesAsTheirDeclarers() throws Exception {
+        Dataflow d = install();
+        Class<?> methods = Class.forName("sample.dataflow.Methods", true, rewriting());
+        d.testStarting("first", 0);
+        methods.getMethod("viaLambda").invoke(null);
+        methods.getMethod("viaAnonymous").invoke(null);
+        assertEquals(Arrays.asList("sample.dataflow.Methods#viaAnonymous", "sample.dataflow.Methods#viaLambda"),
+                Dataflow.ranMethods());
+        d.testStarting("second", 1);
+        methods.getMethod("plain").invoke(null);
+        assertEquals(Arrays.asList("sample.dataflow.Methods#plain"), Dataflow.ranMethods());
+        assertEquals(Arrays.asList("sample.dataflow.Methods"), Dataflow.ranClasses());
+    }
 }
