@@ -45,6 +45,11 @@ type ChaosOptions struct {
 	// call site and test (chaos.random.limit); 0 leaves the agent's
 	// default, 3. It overrides a parameter of the same key.
 	RandomLimit int
+	// SleepLimit makes SLEEP_INCREASE lengthen only this many sleeps per
+	// call site and JVM (chaos.sleep.limit); later sleeps there sleep their
+	// real duration. 0 leaves the agent's default, 3. It overrides a
+	// parameter of the same key.
+	SleepLimit int
 	// Explain sends a perturbation event for every perturbed call
 	// (chaos.explain). It overrides a parameter of the same key.
 	Explain bool
@@ -182,10 +187,15 @@ func (c ChaosOptions) encode(e *encoder) {
 	e.list("chaos.include", c.Include, false)
 	e.list("chaos.exclude", c.Exclude, false)
 	overridden := map[string]bool{}
-	if c.RandomLimit < 0 {
-		e.fail(fmt.Errorf("chaos.random.limit %d is negative", c.RandomLimit))
-	} else if c.RandomLimit > 0 {
-		overridden["chaos.random.limit"] = true
+	for _, l := range []struct {
+		key string
+		n   int
+	}{{"chaos.random.limit", c.RandomLimit}, {"chaos.sleep.limit", c.SleepLimit}} {
+		if l.n < 0 {
+			e.fail(fmt.Errorf("%s %d is negative", l.key, l.n))
+		} else if l.n > 0 {
+			overridden[l.key] = true
+		}
 	}
 	if c.Explain {
 		overridden["chaos.explain"] = true
@@ -207,6 +217,9 @@ func (c ChaosOptions) encode(e *encoder) {
 	}
 	if c.RandomLimit > 0 {
 		e.add("chaos.random.limit", strconv.Itoa(c.RandomLimit))
+	}
+	if c.SleepLimit > 0 {
+		e.add("chaos.sleep.limit", strconv.Itoa(c.SleepLimit))
 	}
 	if c.Explain {
 		e.add("chaos.explain", "true")

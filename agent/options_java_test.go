@@ -81,6 +81,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 			Include:     []string{"com.acme.**", "fixture.chaos.*", "a$b"},
 			Exclude:     awkward[:3],
 			RandomLimit: 3,
+			SleepLimit:  4,
 			Explain:     true,
 			Params: []agent.Param{
 				{Key: "chaos.random", Value: "0.25"},
@@ -94,6 +95,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 				{Key: "chaos.locale", Value: "de_CH"},
 				{Key: "chaos.timezone", Value: "Asia/Kolkata"},
 				{Key: "chaos.sleep", Value: "11"},
+				{Key: "chaos.sleep.limit", Value: "98"}, // SleepLimit overrides it
 				{Key: "chaos.concurrency", Value: "0.5"},
 				{Key: "chaos.network", Value: "1"},
 				{Key: "chaos.network.timeout", Value: "0.5"},
@@ -128,7 +130,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 				"chaos": list(full.Chaos.Strategies...), "roots": list(awkward...), "include": list(full.Chaos.Include...), "exclude": list(awkward[:3]...),
 				"random": "0.25", "random.limit": 3.0, "time.increment": 3000.0, "time.granularity": 7.0, "time.slow": 4.0,
 				"date": "2030-01-02T03:04:05Z", "date.margin": 10.0, "date.zone": "Europe/Zurich", "locale": "de-CH", "timezone": "Asia/Kolkata",
-				"sleep": 11.0, "concurrency": 0.5, "network": 1.0, "network.timeout": 0.5, "resolve": 12.0, "seed": -7.0, "iteration.scope": "all", "async.delay": 13.0,
+				"sleep": 11.0, "sleep.limit": 4.0, "concurrency": 0.5, "network": 1.0, "network.timeout": 0.5, "resolve": 12.0, "seed": -7.0, "iteration.scope": "all", "async.delay": 13.0,
 				"explain": true,
 			},
 			State: map[string]any{
@@ -149,7 +151,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 			Chaos: agent.ChaosOptions{Strategies: []string{"locale"}, Include: []string{}},
 			State: agent.StateOptions{All: true, Include: []string{}},
 		}, parsed{
-			Chaos: subset(map[string]any{"chaos": list("LOCALE"), "roots": list(), "include": list(), "exclude": list(), "random.limit": 3.0, "explain": false}),
+			Chaos: subset(map[string]any{"chaos": list("LOCALE"), "roots": list(), "include": list(), "exclude": list(), "random.limit": 3.0, "sleep.limit": 3.0, "explain": false}),
 			State: map[string]any{
 				"state":   map[string]any{"all": true, "before": list(), "after": list()},
 				"include": list(), "exclude": list(), "depth": 24.0, "nodes": 20000.0, "bytes": 1048576.0,
@@ -185,6 +187,8 @@ func TestOptionsRejected(t *testing.T) {
 		{Chaos: agent.ChaosOptions{Strategies: []string{"LOCALE"}, Params: []agent.Param{{Key: "seed", Value: "1"}}}},
 		{Chaos: agent.ChaosOptions{Strategies: []string{"LOCALE"}, Params: []agent.Param{{Key: "chaos.seed", Value: " 1"}}}},
 		{Chaos: agent.ChaosOptions{Strategies: []string{"LOCALE"}, Params: []agent.Param{{Key: "chaos.seed", Value: "1"}, {Key: "chaos.seed", Value: "2"}}}},
+		{Chaos: agent.ChaosOptions{Strategies: []string{"SLEEP_INCREASE"}, SleepLimit: -1}},
+		{Chaos: agent.ChaosOptions{Strategies: []string{"RANDOM_MAX"}, RandomLimit: -1}},
 		{State: agent.StateOptions{All: true, Before: []int{1}}},
 		{State: agent.StateOptions{Before: []int{-1}}},
 		{State: agent.StateOptions{Include: []string{"a.**"}}},

@@ -21,7 +21,9 @@
 // flaky init costs on hostile poms (peak memory, time); and change mode
 // (detect --since) on scripted changes of a fixture and of real projects:
 // whether it finds exactly the planted OD tests, in how many orders and how
-// much time against plain `mvn test` and a full analysis.
+// much time against plain `mvn test` and a full analysis; and flaky chaos
+// in each mode on real projects (-chaos-realworld nanohttpd,jjwt): its
+// wall time against plain `mvn -q test`, and what it found.
 package main
 
 import (
@@ -67,8 +69,11 @@ func main() {
 	hostileInit := flag.String("hostile-init", "bin/flaky", "flaky binary whose init the hostile-pom benchmark measures (empty: skip it)")
 	evolve := flag.String("evolve", "testdata/evolve/junit4", "comma-separated folders of scripted changes (each with a scenarios.json) for the evolution benchmark of change mode, e.g. internal/bench/evolve/aismessages (empty: skip it)")
 	evolveFull := flag.Bool("evolve-full", false, "in the evolution benchmark, also analyse each scripted commit in full (slow on real projects)")
-	realworld := flag.String("realworld", "../shared/realworld", "folder of the real projects' source archives the evolution benchmark's scenarios name")
+	realworld := flag.String("realworld", "../shared/realworld", "folder of the real projects' source archives the evolution benchmark's scenarios and -chaos-realworld name")
 	evolveBin := flag.String("evolve-bin", "bin/flaky", "flaky binary the evolution benchmark runs")
+	chaosReal := flag.String("chaos-realworld", "", "comma-separated real projects of the -realworld folder to run flaky chaos on, against plain mvn -q test: nanohttpd, jjwt (empty: skip it)")
+	chaosRealModes := flag.String("chaos-realworld-modes", "combined,single", "comma-separated chaos modes the real-project benchmark runs")
+	chaosBin := flag.String("chaos-bin", "bin/flaky", "flaky binary the real-project chaos benchmark runs")
 	flag.Parse()
 	if *hostileInit != "" {
 		if err := runHostile(*hostileInit); err != nil {
@@ -104,7 +109,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("\nmarkdown:\n\n%s\n%s%s%s%s", md.String(), invMD.String(), dfmd.String(), hostileMD.String(), evolveMD.String())
+	if err := runChaosRealworld(strings.Split(*chaosReal, ","), strings.Split(*chaosRealModes, ","), *realworld, *chaosBin); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("\nmarkdown:\n\n%s\n%s%s%s%s%s", md.String(), invMD.String(), dfmd.String(), hostileMD.String(), evolveMD.String(), chaosRealMD.String())
 	if *readme {
 		// Each part only when its benchmarks ran.
 		for _, part := range []struct {

@@ -22,7 +22,10 @@ type behaviour struct {
 	results []string            // result ids it reports (default: the order entry itself)
 	sites   map[string][]siteAt // group -> call sites it hits while that group is perturbed
 	atClass bool                // its sites are hit in the class fixtures
-	fails   func(on map[string]bool) bool
+	// after, when set, is an entry the test fails only after (in the same
+	// run): a failure that needs another test's state.
+	after string
+	fails func(on map[string]bool) bool
 	// ftype, message and stack describe its failure (default: a message
 	// naming the agent options, no type, no stack).
 	ftype, message, stack string
@@ -115,7 +118,7 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 					}
 				}
 				t := launcher.TestResult{Test: id, Outcome: launcher.Pass}
-				if b.fails != nil && b.fails(on) {
+				if b.fails != nil && b.fails(on) && (b.after == "" || slices.Index(j.Order, b.after) >= 0 && slices.Index(j.Order, b.after) < slices.Index(j.Order, entry)) {
 					t.Outcome, t.Message = launcher.Fail, "failed under "+strings.Join(encoded(j.AgentOptions), ",")
 					if b.ftype != "" || b.stack != "" {
 						t.Outcome, t.FailureType, t.Message, t.Stack = launcher.Error, b.ftype, b.message, b.stack
@@ -219,17 +222,21 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[1]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns: 2 + 5 + 4 + 4 + 4 + 1,
+			wantRuns: 2 + 5 + 4 + 2 + 5 + 5 + 3,
 			wantJobs: []string{
 				"chaos=RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY 8", " 8",
 				// The control runs: the failing tests' classes, unperturbed.
 				" 5", " 5", " 5", " 5", " 5",
-				// The strategies whose call sites the failing tests hit, each up to the last such test.
-				"chaos=RANDOM_MAX 5", "chaos=TIME_INCREMENT 2", "chaos=DATE_FIXED 8", "chaos=LOCALE 6",
-				// ComboTest (entry 4): none of those reproduced it, so the rest of the set; LOCALE's run reached it already.
-				"chaos=TIME_INCREMENT 5", "chaos=SLEEP_INCREASE 5", "chaos=CONCURRENCY_SHRINK 5", "chaos=NETWORK_DELAY 5",
-				// Each attributed finding's test alone (each of ParamTest's invocations alone), then TIME's milder rerun.
-				"chaos=TIME_INCREMENT 1", "chaos=LOCALE 1", "chaos=DATE_FIXED 1", "chaos=DATE_FIXED 1", "chaos=TIME_INCREMENT 1",
+				// The strategies whose call sites the failing tests hit, each on the classes of those tests.
+				"chaos=RANDOM_MAX 2", "chaos=TIME_INCREMENT 1", "chaos=DATE_FIXED 2", "chaos=LOCALE 1",
+				// ComboTest (entry 4): neither of its suspects reproduced it on its class, so on the suite's order up to it.
+				"chaos=RANDOM_MAX 5", "chaos=DATE_FIXED 5",
+				// Nor there: the rest of the set, on its class, then on the suite's order.
+				"chaos=TIME_INCREMENT 1", "chaos=LOCALE 1", "chaos=SLEEP_INCREASE 1", "chaos=CONCURRENCY_SHRINK 1", "chaos=NETWORK_DELAY 1",
+				"chaos=TIME_INCREMENT 5", "chaos=LOCALE 5", "chaos=SLEEP_INCREASE 5", "chaos=CONCURRENCY_SHRINK 5", "chaos=NETWORK_DELAY 5",
+				// Attributed findings already alone in their class's run need no rerun alone; each of ParamTest's
+				// invocations alone, then TIME's milder rerun.
+				"chaos=DATE_FIXED 1", "chaos=DATE_FIXED 1", "chaos=TIME_INCREMENT 1",
 			},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages:    map[string]string{"p.ComboTest#both": "fails only with strategies combined: none of RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY alone made it fail; it hit call sites of RANDOM_MAX+DATE_FIXED"},
@@ -455,5 +462,128 @@ func TestInterruptKeepsWhatWasJudged(t *testing.T) {
 	}
 	if why := res.Suspected[0].Why; why != "the analysis was interrupted before the control runs" {
 		t.Errorf("suspected because %q", why)
+	}
+}
+
+// TestAttributionScopes runs the suspected strategy on the failing test's
+// class first, and on the suite's order up to the test only when that does
+// not reproduce the failure (it needs another class's test before it).
+func TestAttributionScopes(t *testing.T) {
+	order := []string{"p.A#a", "p.B#first", "p.C#c", "p.B#fails"}
+	tests := []struct {
+		name     string
+		after    string // the entry the failure needs before it
+		wantJobs []string
+		wantRuns []string // the evidence of p.B#fails: run, outcome and order length
+		order    int      // the finding's order's length
+	}{
+		{
+			name: "reproduced on its class",
+			wantJobs: []string{"chaos=RANDOM_MAX+LOCALE 4", " 4", " 2", " 2", " 2", " 2", " 2",
+				"chaos=RANDOM_MAX 2", // p.B's tests up to the failure
+				"chaos=RANDOM_MAX 1", // confirmed alone
+			},
+			wantRuns: []string{"combined fail 4", "RANDOM_MAX fail 2", "unperturbed pass 4", "RANDOM_MAX fail 1"},
+			order:    1,
+		},
+		{
+			name:  "needs another class's test first",
+			after: "p.A#a",
+			wantJobs: []string{"chaos=RANDOM_MAX+LOCALE 4", " 4", " 2", " 2", " 2", " 2", " 2",
+				"chaos=RANDOM_MAX 2", // its class: passes
+				"chaos=RANDOM_MAX 4", // the suite's order up to it: fails
+				"chaos=RANDOM_MAX 1", // alone: passes
+				"chaos=RANDOM_MAX 2", // after its own class's tests: passes
+			},
+			wantRuns: []string{"combined fail 4", "RANDOM_MAX pass 2", "RANDOM_MAX fail 4", "unperturbed pass 4", "RANDOM_MAX pass 1", "RANDOM_MAX pass 2"},
+			order:    4,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &fakeRunner{suite: map[string]behaviour{
+				"p.B#fails": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX"), after: tt.after},
+			}}
+			res, err := Run(context.Background(), r, Config{Tests: order, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var jobs []string
+			for _, j := range r.jobs {
+				jobs = append(jobs, strings.Join(encoded(j.AgentOptions), ",")+" "+strconv.Itoa(len(j.Order)))
+			}
+			if !slices.Equal(jobs, tt.wantJobs) {
+				t.Errorf("jobs:\n got %q\nwant %q", jobs, tt.wantJobs)
+			}
+			if got, want := summarize(res.Findings), []summary{{"p.B#fails", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}}; !reflect.DeepEqual(got, want) {
+				t.Fatalf("findings:\n got %+v\nwant %+v", got, want)
+			}
+			f := res.Findings[0]
+			var runs []string
+			for _, e := range f.Evidence {
+				runs = append(runs, e.Run+" "+string(e.Outcome)+" "+strconv.Itoa(len(e.Order)))
+			}
+			if !slices.Equal(runs, tt.wantRuns) {
+				t.Errorf("evidence:\n got %q\nwant %q", runs, tt.wantRuns)
+			}
+			if len(f.Order) != tt.order || f.Order[len(f.Order)-1] != "p.B#fails" {
+				t.Errorf("order %q, want %d entries ending with p.B#fails", f.Order, tt.order)
+			}
+		})
+	}
+}
+
+// TestClassOrder checks the order of an attribution run on the failing
+// tests' classes: each class's entries as the suite runs them, nested
+// classes with their top-level class, up to the last failing test.
+func TestClassOrder(t *testing.T) {
+	suite := []string{"p.A#a", "p.B#b1", "p.B$Inner#i", "p.C#c", "p.B#b2", "p.D#d", "p.A#last", "p.D#e"}
+	tests := []struct {
+		name    string
+		failing []string
+		want    []string
+	}{
+		{"one class, up to the failure", []string{"p.B#b2"}, []string{"p.B#b1", "p.B$Inner#i", "p.B#b2"}},
+		{"a nested class's failure runs its top-level class", []string{"p.B$Inner#i"}, []string{"p.B#b1", "p.B$Inner#i"}},
+		{"two classes, up to the last failure", []string{"p.A#a", "p.B#b1"}, []string{"p.A#a", "p.B#b1"}},
+		{"an invocation runs its template's class", []string{"p.D#d[2]", "p.C#c"}, []string{"p.C#c", "p.D#d"}},
+		{"a class's later entries after another's", []string{"p.A#last", "p.C#c"}, []string{"p.A#a", "p.C#c", "p.A#last"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &analysis{cfg: Config{Tests: suite}}
+			if got := a.classOrder(tt.failing); !slices.Equal(got, tt.want) {
+				t.Errorf("classOrder(%q) = %q, want %q", tt.failing, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCovers checks which attribution runs answer for a candidate: on its
+// classes, any run with its test; on the suite's order, only a run whose
+// order up to the test is the suite's.
+func TestCovers(t *testing.T) {
+	suite := []string{"p.A#a", "p.B#b1", "p.B#b2"}
+	c := &candidate{test: "p.B#b2", entry: 2}
+	tests := []struct {
+		name    string
+		order   []string
+		classes bool
+		want    int
+	}{
+		{"its class's run on its classes", []string{"p.B#b1", "p.B#b2"}, true, 1},
+		{"its class's run is not the suite's order", []string{"p.B#b1", "p.B#b2"}, false, -1},
+		{"the suite's order answers on its classes too", suite, true, 2},
+		{"the suite's order", suite, false, 2},
+		{"a run without the test", []string{"p.A#a", "p.B#b1"}, true, -1},
+		{"the same tests in another order", []string{"p.B#b1", "p.A#a", "p.B#b2"}, false, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &analysis{cfg: Config{Tests: suite}}
+			if got := a.covers(singleRun{order: tt.order}, c, tt.classes); got != tt.want {
+				t.Errorf("covers(%q, classes %v) = %d, want %d", tt.order, tt.classes, got, tt.want)
+			}
+		})
 	}
 }

@@ -22,12 +22,43 @@ type candidate struct {
 	reproduced       []Strategy // strategies that failed it alone, in the order tried
 	sites            map[string]*launcher.Result
 	unknown          bool // a strategy it needed was not run: the budget ended
+	// checked are the attribution runs already read for it.
+	checked map[*launcher.Result]bool
 }
 
-// singleRun is a run of the order up to entry upTo with one strategy.
+// singleRun is an attribution run of one strategy: the whole suite's order
+// up to some entry, or only the classes of some candidates.
 type singleRun struct {
 	result *launcher.Result
-	upTo   int
+	order  []string
+}
+
+// attributionRound is what one round of attribution tries: a candidate's
+// suspects or the rest of the set, on its classes alone or on the suite's
+// order up to it.
+type attributionRound struct {
+	others  bool // the rest of the set, not the suspects
+	classes bool // the classes of the candidates only
+}
+
+// attributionRounds are tried in this order until a strategy reproduces a
+// candidate's failure: its suspects on the classes of the failing tests
+// first (a fraction of the suite, so attribution takes a fraction of the
+// combined run's time), then on the whole order before it (for a failure
+// that needs another class's tests before it), then the same for the rest
+// of the set.
+var attributionRounds = []attributionRound{{classes: true}, {}, {others: true, classes: true}, {others: true}}
+
+// String names the round for the log.
+func (r attributionRound) String() string {
+	what, where := "suspected strategies", "on the suite's order up to the failure"
+	if r.others {
+		what = "the other strategies"
+	}
+	if r.classes {
+		where = "on the failing tests' classes"
+	}
+	return what + " " + where
 }
 
 // combined runs all strategies at once, then, for the tests that failed,
@@ -64,16 +95,16 @@ func (a *analysis) combined(ctx context.Context) error {
 			c.reproduced, c.sites = set, map[string]*launcher.Result{set[0].ID: perturbed}
 		}
 	}
-	ran := map[string]singleRun{}
+	ran := map[string][]singleRun{}
 	if len(set) > 1 {
 		pending := cands
-		for round := range 2 {
+		for _, round := range attributionRounds {
 			if err := a.runSingles(ctx, pending, round, ran); err != nil {
 				return err
 			}
 			var next []*candidate
 			for _, c := range pending {
-				if !c.check(c.round(round), ran) && !c.unknown && round == 0 && len(c.others) > 0 {
+				if !a.check(c, round, ran) && !c.unknown {
 					next = append(next, c)
 				}
 			}
@@ -106,57 +137,120 @@ func (a *analysis) controlled(ctx context.Context, cands []*candidate, perturbed
 }
 
 // singleCoverage adds the coverage of the attribution runs, one per
-// strategy that ran alone.
-func (a *analysis) singleCoverage(ran map[string]singleRun) {
+// strategy that ran alone: its widest run's, with the failures of its other
+// runs added.
+func (a *analysis) singleCoverage(ran map[string][]singleRun) {
 	for _, s := range a.cfg.Strategies {
-		r, ok := ran[s.ID]
-		if !ok {
+		runs := ran[s.ID]
+		if len(runs) == 0 {
 			continue
 		}
-		cov := coverageOf(s.ID, []Strategy{s}, r.result)
-		for _, t := range r.result.Tests {
-			cov.count(t)
+		widest := runs[0]
+		for _, r := range runs[1:] {
+			if len(r.order) > len(widest.order) {
+				widest = r
+			}
+		}
+		cov := coverageOf(s.ID, []Strategy{s}, widest.result)
+		cov.JVMs = 0
+		for _, r := range runs {
+			cov.JVMs += 1 + len(r.result.Resumed)
+			for _, t := range r.result.Tests {
+				if !slices.Contains(cov.FailedTests, t.Test) {
+					cov.count(t)
+				}
+			}
 		}
 		a.res.Coverage = append(a.res.Coverage, cov)
 	}
 }
 
-// round returns the strategies a candidate tries in attribution round i.
-func (c *candidate) round(i int) []Strategy {
-	if i == 0 {
-		return c.suspects
+// strategies returns the strategies a candidate tries in an attribution
+// round.
+func (c *candidate) strategies(r attributionRound) []Strategy {
+	if r.others {
+		return c.others
 	}
-	return c.others
+	return c.suspects
+}
+
+// covers returns the index in run's order of the entry of c's test when the
+// run answers for c in the round's scope, else -1: a run with the test
+// answers on its classes (all of its class's entries before it ran too);
+// on the suite's order only a run whose order up to the test is the suite's.
+func (a *analysis) covers(run singleRun, c *candidate, classes bool) int {
+	i := entryOf(run.order, c.test)
+	if i < 0 || classes {
+		return i
+	}
+	if i != c.entry || !slices.Equal(run.order[:i+1], a.cfg.Tests[:c.entry+1]) {
+		return -1
+	}
+	return i
+}
+
+// runFor returns the run of strategy s that answers for c in the round's
+// scope, preferring one already read for c (it then adds nothing).
+func (a *analysis) runFor(ran map[string][]singleRun, s Strategy, c *candidate, classes bool) (singleRun, int, bool) {
+	var found singleRun
+	at, ok := -1, false
+	for _, r := range ran[s.ID] {
+		i := a.covers(r, c, classes)
+		if i < 0 {
+			continue
+		}
+		if c.checked[r.result] {
+			return r, i, true
+		}
+		if !ok {
+			found, at, ok = r, i, true
+		}
+	}
+	return found, at, ok
 }
 
 // runSingles runs, within the budget, each strategy that a pending
-// candidate tries in this round and that has not run far enough yet, on
-// the order up to the last such candidate.
-func (a *analysis) runSingles(ctx context.Context, pending []*candidate, round int, ran map[string]singleRun) error {
-	need := map[string]int{}
+// candidate tries in this round and that has no run answering for it yet:
+// on the classes of those candidates (up to the last of them), or on the
+// suite's order up to the last of them.
+func (a *analysis) runSingles(ctx context.Context, pending []*candidate, round attributionRound, ran map[string][]singleRun) error {
+	need := map[string][]string{}
 	for _, c := range pending {
-		for _, s := range c.round(round) {
-			if r, ok := ran[s.ID]; ok && r.upTo >= c.entry {
-				continue
+		for _, s := range c.strategies(round) {
+			if _, _, ok := a.runFor(ran, s, c, round.classes); !ok {
+				need[s.ID] = append(need[s.ID], c.test)
 			}
-			need[s.ID] = max(need[s.ID], c.entry+1)
 		}
 	}
 	var strategies []Strategy
 	var jobs []launcher.Job
 	for _, s := range a.cfg.Strategies {
-		if n, ok := need[s.ID]; ok {
-			j, err := a.job(a.cfg.Tests[:n], []Strategy{s})
-			if err != nil {
-				return err
-			}
-			strategies, jobs = append(strategies, s), append(jobs, j)
+		tests, ok := need[s.ID]
+		if !ok {
+			continue
 		}
+		order := a.classOrder(tests)
+		if !round.classes {
+			last := 0
+			for _, t := range tests {
+				last = max(last, entryOf(a.cfg.Tests, t))
+			}
+			order = a.cfg.Tests[:last+1]
+		}
+		j, err := a.job(order, []Strategy{s})
+		if err != nil {
+			return err
+		}
+		strategies, jobs = append(strategies, s), append(jobs, j)
 	}
 	if len(jobs) == 0 || a.res.Interrupted {
 		return nil
 	}
-	a.cfg.Logf("attributing %d failure(s) with %s alone", len(pending), Join(strategies))
+	n := 0
+	for _, j := range jobs {
+		n += len(j.Order)
+	}
+	a.cfg.Logf("attributing %d failure(s) with %s alone, %s (%d test entries in all)", len(pending), Join(strategies), round, n)
 	results, err := a.run(ctx, jobs, 0)
 	if err != nil {
 		return err
@@ -164,28 +258,35 @@ func (a *analysis) runSingles(ctx context.Context, pending []*candidate, round i
 	for i, s := range strategies {
 		a.dismiss([]Strategy{s}, results[i])
 		if results[i] != nil {
-			ran[s.ID] = singleRun{result: results[i], upTo: len(jobs[i].Order) - 1}
+			ran[s.ID] = append(ran[s.ID], singleRun{result: results[i], order: jobs[i].Order})
 		}
 	}
 	return nil
 }
 
-// check records what the single runs of strategies showed for the
-// candidate and reports whether one of them reproduced its failure.
-func (c *candidate) check(strategies []Strategy, ran map[string]singleRun) bool {
+// check records what the single runs of the round's strategies showed for
+// the candidate and reports whether one of them reproduced its failure.
+func (a *analysis) check(c *candidate, round attributionRound, ran map[string][]singleRun) bool {
 	found := false
-	for _, s := range strategies {
-		r, ok := ran[s.ID]
-		if !ok || r.upTo < c.entry {
+	for _, s := range c.strategies(round) {
+		r, at, ok := a.runFor(ran, s, c, round.classes)
+		if !ok {
 			c.unknown = true
 			continue
 		}
+		if c.checked[r.result] {
+			continue // read in an earlier round: it did not reproduce the failure
+		}
+		if c.checked == nil {
+			c.checked = map[*launcher.Result]bool{}
+		}
+		c.checked[r.result] = true
 		t, _ := resultOf(r.result, c.test)
 		msg := t.Message
 		if why := machinery(t); why != "" {
 			msg += "\n(left out: " + why + ")"
 		}
-		c.evidence = append(c.evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: jvmOrder(r.result.Order, r.result, c.entry), Outcome: t.Outcome, Message: msg, Resumed: r.result.Resumed})
+		c.evidence = append(c.evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: jvmOrder(r.order, r.result, at), Outcome: t.Outcome, Message: msg, Resumed: r.result.Resumed})
 		if t.Outcome.Failed() && machinery(t) == "" {
 			found = true
 			c.reproduced = append(c.reproduced, s)
@@ -196,6 +297,26 @@ func (c *candidate) check(strategies []Strategy, ran map[string]singleRun) bool 
 		}
 	}
 	return found
+}
+
+// classOrder returns the entries of the suite's order, up to the last of
+// tests, of the tests' top-level classes: each class as the suite runs it,
+// with all of its entries before the test, so that its class fixtures run
+// as they do in the suite.
+func (a *analysis) classOrder(tests []string) []string {
+	classes := map[string]bool{}
+	last := 0
+	for _, t := range tests {
+		classes[topClass(t)] = true
+		last = max(last, entryOf(a.cfg.Tests, t))
+	}
+	var order []string
+	for _, e := range a.cfg.Tests[:last+1] {
+		if classes[topClass(e)] {
+			order = append(order, e)
+		}
+	}
+	return order
 }
 
 // candidates returns the tests that failed in the combined run r and
@@ -253,7 +374,7 @@ func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
 		r := c.sites[s.ID]
 		t, _ := resultOf(r, c.test)
 		f.Message = t.Message
-		f.Order = jvmOrder(a.cfg.Tests, r, c.entry)
+		f.Order = jvmOrder(r.Order, r, entryOf(r.Order, c.test))
 		f.CallSites = callSites(r, c.test, func(strategy, _ string) bool { return strategy == s.ID })
 		if len(f.CallSites) == 0 {
 			f.CallSites = callSites(combined, c.test, func(_, g string) bool { return g == s.Group })

@@ -86,18 +86,7 @@ func (a *analysis) controls(ctx context.Context, tests []string, perturbed []*la
 	if len(tests) == 0 {
 		return nil, nil
 	}
-	classes := map[string]bool{}
-	last := 0
-	for _, t := range tests {
-		classes[topClass(t)] = true
-		last = max(last, entryOf(a.cfg.Tests, t))
-	}
-	var order []string
-	for _, e := range a.cfg.Tests[:last+1] {
-		if classes[topClass(e)] {
-			order = append(order, e)
-		}
-	}
+	order := a.classOrder(tests)
 	defer func(phase string) { a.phase = phase }(a.phase)
 	a.phase = "the control runs"
 	jobs := make([]launcher.Job, ControlRuns)

@@ -78,6 +78,12 @@ func TestAgentOptions(t *testing.T) {
 			want:       []string{"chaos=TIME_INCREMENT", "chaos.time.increment=1500", "chaos.seed=1", "chaos.time.fast=x"},
 		},
 		{
+			name:       "the sleep limit is a parameter like the random limit",
+			settings:   Settings{Params: []string{"sleep.limit=0", "chaos.random.limit=5"}},
+			strategies: mustLookup("SLEEP_INCREASE", "RANDOM_MAX"),
+			want:       []string{"chaos=RANDOM_MAX+SLEEP_INCREASE", "chaos.sleep.limit=0", "chaos.random.limit=5"},
+		},
+		{
 			name:       "patterns",
 			settings:   Settings{Include: []string{"com.acme.**"}, Exclude: []string{"com.acme.gen.*", "com.acme.Main"}},
 			strategies: mustLookup("LOCALE"),

@@ -42,6 +42,7 @@ import java.util.stream.Stream;
 public final class Api {
     private static long sleepDelta;
     private static boolean sleepIncrease;
+    private static int sleepLimit;
     private static double concurrencyFactor;
     private static double networkFactor;
     private static long resolveDelayMs;
@@ -54,6 +55,7 @@ public final class Api {
         Draws.configure(c);
         sleepDelta = c.sleepMs;
         sleepIncrease = c.enabled(Strategy.SLEEP_INCREASE);
+        sleepLimit = c.sleepLimit;
         concurrencyFactor = c.concurrencyFactor;
         networkFactor = c.networkFactor;
         resolveDelayMs = c.resolveDelayMs;
@@ -707,15 +709,18 @@ public final class Api {
 
     // ---- SLEEP ----
 
-    /** {@code Thread.sleep(long)}: longer by the configured delta, or shorter (floored at 0). */
+    /**
+     * {@code Thread.sleep(long)}: longer by the configured delta, or shorter (floored at 0). SLEEP_INCREASE lengthens
+     * only the first {@code chaos.sleep.limit} sleeps per call site and JVM (a plausible extreme: a machine slow for
+     * a while, not forever), so a library polling with short sleeps is slowed once, not at every poll; later sleeps
+     * at the site sleep their real duration.
+     */
     public static void sleep(long millis, int site) throws InterruptedException {
         if (millis < 0) {
             Thread.sleep(millis);
             return;
         }
-        long perturbed = sleepIncrease
-                ? (millis > Long.MAX_VALUE - sleepDelta ? Long.MAX_VALUE : millis + sleepDelta)
-                : Math.max(0, millis - sleepDelta);
+        long perturbed = perturbs(site) ? sleepMillis(millis) : millis;
         if (perturbed != millis) {
             Sites.hit(site);
             if (Explain.on) {
@@ -723,6 +728,11 @@ public final class Api {
             }
         }
         Thread.sleep(perturbed);
+    }
+
+    /** Whether this sleep at {@code site} is perturbed: always for SLEEP_DECREASE, within the limit for SLEEP_INCREASE. */
+    private static boolean perturbs(int site) {
+        return !sleepIncrease || sleepLimit == 0 || Sites.countInJvm(site) <= sleepLimit;
     }
 
     private static long sleepMillis(long millis) {
@@ -742,7 +752,7 @@ public final class Api {
 
     /** {@code TimeUnit.sleep(long)}, perturbed as {@link #sleep} (in milliseconds). */
     public static void sleepUnit(TimeUnit unit, long timeout, int site) throws InterruptedException {
-        if (timeout <= 0) {
+        if (timeout <= 0 || !perturbs(site)) {
             unit.sleep(timeout);
             return;
         }

@@ -27,6 +27,11 @@ final class ChaosConfig {
     final long dateMillis;
     final Locale locale;
     final long sleepMs;
+    /**
+     * SLEEP_INCREASE: per call site and JVM, this many sleeps are lengthened, later ones sleep their real duration;
+     * 0 means every sleep is lengthened.
+     */
+    final int sleepLimit;
     final double concurrencyFactor;
     final double networkFactor;
     /** NETWORK_DELAY: the factor for URLConnection connect/read timeouts and Socket.setSoTimeout. */
@@ -71,6 +76,7 @@ final class ChaosConfig {
         dateMillis = date(o.getOrDefault("chaos.date", "3000-01-01T00:00:00Z"));
         locale = locale(o.getOrDefault("chaos.locale", "tr_TR"));
         sleepMs = nonNegativeLong(o, "chaos.sleep", 2000);
+        sleepLimit = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(o, "chaos.sleep.limit", 3));
         concurrencyFactor = shrinkFactor(o, "chaos.concurrency", 0.2);
         networkFactor = shrinkFactor(o, "chaos.network", 0.01);
         networkTimeoutFactor = shrinkFactor(o, "chaos.network.timeout", 0.1);
@@ -123,6 +129,7 @@ final class ChaosConfig {
         d.put("locale", locale.toLanguageTag());
         d.put("timezone", timezone.getId());
         d.put("sleep", sleepMs);
+        d.put("sleep.limit", sleepLimit);
         d.put("concurrency", concurrencyFactor);
         d.put("network", networkFactor);
         d.put("network.timeout", networkTimeoutFactor);

@@ -50,6 +50,8 @@ final class Sites {
     private static volatile AtomicIntegerArray reported = new AtomicIntegerArray(256);
     /** Per site: the test epoch (high half) and the number of {@link #count} calls during it (low half). */
     private static volatile AtomicLongArray counts = new AtomicLongArray(256);
+    /** Per site: the number of {@link #countInJvm} calls since the JVM started (saturating). */
+    private static volatile AtomicIntegerArray jvmCounts = new AtomicIntegerArray(256);
 
     private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().create();
     private static final Object PRINT_LOCK = new Object();
@@ -82,6 +84,12 @@ final class Sites {
                     grownCounts.set(i, oldCounts.get(i));
                 }
                 counts = grownCounts;
+                AtomicIntegerArray oldJvm = jvmCounts;
+                AtomicIntegerArray grownJvm = new AtomicIntegerArray(count * 2);
+                for (int i = 0; i < count; i++) {
+                    grownJvm.set(i, oldJvm.get(i));
+                }
+                jvmCounts = grownJvm;
             }
             int id = count++;
             sites[id] = new Site(strategy, api, className, method, file, line);
@@ -121,6 +129,23 @@ final class Sites {
             long next = (v >>> 32) == epoch ? v + 1 : epoch << 32 | 1;
             if (c.compareAndSet(id, v, next)) {
                 return (int) next;
+            }
+        }
+    }
+
+    /**
+     * Counts a call at site {@code id} over the JVM's life, whatever test runs; returns how many calls it had, this
+     * one included (saturating at {@link Integer#MAX_VALUE}).
+     */
+    static int countInJvm(int id) {
+        AtomicIntegerArray c = jvmCounts;
+        while (true) {
+            int v = c.get(id);
+            if (v == Integer.MAX_VALUE) {
+                return v;
+            }
+            if (c.compareAndSet(id, v, v + 1)) {
+                return v + 1;
             }
         }
     }

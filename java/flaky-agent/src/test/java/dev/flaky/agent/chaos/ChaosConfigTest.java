@@ -53,6 +53,7 @@ public class ChaosConfigTest {
         assertEquals("Pacific/Chatham", c.timezone.getId());
         assertEquals(2000, c.dateMarginMs);
         assertEquals(3, c.randomLimit);
+        assertEquals(3, c.sleepLimit);
         assertFalse(c.iterationAll);
         assertFalse(c.explain);
     }
@@ -74,6 +75,8 @@ public class ChaosConfigTest {
         assertEquals("Asia/Kathmandu", c.timezone.getId());
         assertTrue(c.iterationAll);
         assertEquals(5, c.randomLimit);
+        assertEquals(0, parse("chaos", "SLEEP_INCREASE", "chaos.sleep.limit", "0").sleepLimit);
+        assertEquals(7, parse("chaos", "SLEEP_INCREASE", "chaos.sleep.limit", "7").sleepLimit);
         assertTrue(c.explain);
         assertEquals("Europe/Berlin", c.dstZone);
         assertEquals("LOCALE", Strategy.TIMEZONE.group);
@@ -98,6 +101,7 @@ public class ChaosConfigTest {
             {"chaos", "TIME_FAST+TIME_SLOW"},
             {"chaos", "TIME_FAST+TIME_INCREMENT", "chaos.time.fast", "0.5"},
             {"chaos", "SLEEP_INCREASE", "chaos.sleep", "-1"},
+            {"chaos", "SLEEP_INCREASE", "chaos.sleep.limit", "-1"},
             {"chaos", "CONCURRENCY_SHRINK", "chaos.concurrency", "2"},
             {"chaos", "TIME_FAST", "chaos.time.fast", "0.5"},
             {"chaos", "DATE_FIXED", "chaos.date", "tomorrow"},

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// chaosRealMD is the real-project chaos benchmark's table, printed with the
+// others' Markdown (README.md's "Real projects" table of the chaos section
+// is written by hand: it judges every finding).
+var chaosRealMD strings.Builder
+
+// realProject is a project of the -realworld folder that the chaos
+// benchmark knows how to build and analyse.
+type realProject struct {
+	archive string // the source archive in the -realworld folder
+	dir     string // the folder the archive unpacks into
+	module  string // the module analysed, relative to dir
+	// mvnArgs are added to every Maven call of the benchmark's own (the
+	// build and the plain test run), flakyArgs to every flaky chaos.
+	mvnArgs, flakyArgs []string
+}
+
+// realProjects are the projects -chaos-realworld takes, by name.
+var realProjects = map[string]realProject{
+	// JaCoCo 0.7's agent cannot instrument JDK 17's classes, so its Surefire
+	// JVMs die at start; flaky launches its own JVMs without it.
+	"nanohttpd": {archive: "nanohttpd-efb2ebf.tar.gz", dir: "nanohttpd", module: "core", mvnArgs: []string{"-Djacoco.skip=true"}},
+	// Maven activates jdk17AndLater (its --add-opens argLine) by the JDK;
+	// flaky does not evaluate JDK activation, so it is named.
+	"jjwt": {archive: "jjwt-e3fff12.tar.gz", dir: "jjwt", module: "impl", flakyArgs: []string{"-P", "jdk17AndLater"}},
+}
+
+// chaosRealRun is one flaky chaos run on a real project.
+type chaosRealRun struct {
+	mode      string
+	wall      time.Duration
+	tests     int
+	runs      int // JVMs
+	findings  []string
+	suspected int
+	nod       int
+	exhausted bool
+}
+
+// chaosRealFigures is what the benchmark measured on one project.
+type chaosRealFigures struct {
+	name, module string
+	plain        time.Duration // `mvn -q test` in the module, after a warm-up run
+	runs         []chaosRealRun
+}
+
+// runChaosRealworld runs flaky chaos (the binary exe) in each of modes on
+// each named project of the realworld folder and compares its wall time
+// with plain `mvn -q test`.
+func runChaosRealworld(names []string, modes []string, realworld, exe string) error {
+	if len(names) == 0 || names[0] == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(exe)
+	if err != nil {
+		return err
+	}
+	var all []chaosRealFigures
+	for _, name := range names {
+		p, ok := realProjects[name]
+		if !ok {
+			known := make([]string, 0, len(realProjects))
+			for k := range realProjects {
+				known = append(known, k)
+			}
+			slices.Sort(known)
+			return fmt.Errorf("chaos-realworld: no project %q (known: %s)", name, strings.Join(known, ", "))
+		}
+		f, err := benchChaosReal(name, p, modes, realworld, abs)
+		if err != nil {
+			return fmt.Errorf("chaos-realworld %s: %w", name, err)
+		}
+		all = append(all, f)
+	}
+	writeChaosReal(all)
+	return nil
+}
+
+// benchChaosReal unpacks the project into a temporary folder, builds the
+// module's upstream modules, times `mvn -q test` in the module, then runs
+// flaky chaos in each mode.
+func benchChaosReal(name string, p realProject, modes []string, realworld, exe string) (chaosRealFigures, error) {
+	f := chaosRealFigures{name: name, module: p.module}
+	tmp, err := os.MkdirTemp("", "flaky-bench-chaos-")
+	if err != nil {
+		return f, err
+	}
+	defer os.RemoveAll(tmp)
+	if _, err := command(tmp, "tar", "-xzf", filepath.Join(realworld, p.archive), "-C", tmp); err != nil {
+		return f, err
+	}
+	root := filepath.Join(tmp, p.dir)
+	module := filepath.Join(root, filepath.FromSlash(p.module))
+	// The module's upstream modules in the local repository, for the plain run in the module.
+	if _, err := command(root, "mvn", slices.Concat([]string{"-B", "-q", "install", "-DskipTests", "-pl", p.module, "-am"}, p.mvnArgs)...); err != nil {
+		return f, fmt.Errorf("building: %w", err)
+	}
+	test := slices.Concat([]string{"-B", "-q", "test"}, p.mvnArgs)
+	if _, err := command(module, "mvn", test...); err != nil {
+		return f, fmt.Errorf("warm-up: %w", err)
+	}
+	start := time.Now()
+	if _, err := command(module, "mvn", test...); err != nil {
+		return f, err
+	}
+	f.plain = time.Since(start)
+	fmt.Printf("chaos-realworld %s: mvn -q test %s\n", name, f.plain.Round(100*time.Millisecond))
+	for _, mode := range modes {
+		r, err := chaosRealRunOf(exe, module, mode, p.flakyArgs)
+		if err != nil {
+			return f, fmt.Errorf("%s mode: %w", mode, err)
+		}
+		fmt.Printf("chaos-realworld %s %s: %s (%.1fx mvn test), %d findings: %s\n", name, mode, r.wall.Round(time.Second),
+			ratio(r.wall, f.plain), len(r.findings), strings.Join(r.findings, ", "))
+		f.runs = append(f.runs, r)
+	}
+	return f, nil
+}
+
+// chaosRealRunOf runs `flaky chaos` on module in mode from a fresh report
+// and reads what it found; exit status 1 (findings) is no error.
+func chaosRealRunOf(exe, module, mode string, args []string) (chaosRealRun, error) {
+	r := chaosRealRun{mode: mode}
+	path := filepath.Join(module, "target", "flaky", "report.json")
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return r, err
+	}
+	start := time.Now()
+	out, err := command(module, exe, slices.Concat([]string{"chaos", "--module", module, "--mode", mode}, args)...)
+	r.wall = time.Since(start)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 1 {
+		err = nil
+	}
+	if err != nil {
+		return r, err
+	}
+	rep, err := report.Read(path)
+	if err != nil {
+		return r, fmt.Errorf("%w\n%s", err, tail(string(out), 4000))
+	}
+	for _, g := range rep.Findings {
+		if g.Kind == report.API {
+			r.findings = append(r.findings, g.Test+" "+g.Strategy)
+		}
+	}
+	if c := rep.Stats.Chaos; c != nil {
+		r.tests, r.runs, r.suspected, r.nod, r.exhausted = c.Tests, c.Runs, len(c.Suspected), len(c.NOD), c.BudgetExhausted
+	}
+	return r, nil
+}
+
+// writeChaosReal prints the benchmark and writes its Markdown table.
+func writeChaosReal(all []chaosRealFigures) {
+	fmt.Printf("\nflaky chaos on real projects, against plain mvn -q test (after a warm-up run)\n")
+	fmt.Printf("%-10s %-7s %6s %10s %-9s %10s %7s %5s %9s %4s %6s\n", "project", "module", "tests", "mvn test", "mode", "chaos", "x", "JVMs", "findings", "nod", "susp.")
+	chaosRealMD.WriteString("`flaky chaos` on real projects (`make bench BENCHFLAGS=-chaos-realworld=nanohttpd,jjwt`), each mode from a fresh report, against plain `mvn -q test` in the module after a warm-up run:\n\n")
+	chaosRealMD.WriteString("| project, module (tests) | `mvn -q test` | mode | `flaky chaos` | × `mvn test` | JVMs | findings | suspected | budget ended |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, f := range all {
+		for _, r := range f.runs {
+			fmt.Printf("%-10s %-7s %6d %10s %-9s %10s %6.1fx %5d %9d %4d %6d\n", f.name, f.module, r.tests, f.plain.Round(100*time.Millisecond), r.mode,
+				r.wall.Round(time.Second), ratio(r.wall, f.plain), r.runs, len(r.findings), r.nod, r.suspected)
+			fmt.Fprintf(&chaosRealMD, "| %s `%s` (%d) | %s | %s | %s | %.1f× | %d | %d | %d | %s |\n", f.name, f.module, r.tests, secs(f.plain), r.mode,
+				secs(r.wall), ratio(r.wall, f.plain), r.runs, len(r.findings), r.suspected, yesNo(r.exhausted))
+		}
+	}
+	chaosRealMD.WriteString("\n")
+}
