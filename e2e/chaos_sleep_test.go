@@ -26,7 +26,7 @@ func TestChaosSleep(t *testing.T) {
 			t.Parallel()
 			dir := copyFixture(t, "chaos-sleep")
 			e := readChaosExpected(t, dir)
-			args := append([]string{"chaos", "--module", dir, "--test-timeout", "30s"}, mode...)
+			args := append([]string{"chaos", "--module", dir, "--test-timeout", "30s", "--budget", "15m"}, mode...)
 			rep, out := chaosReport(t, bin, dir, args...)
 			checkAPIFindings(t, rep.Findings, e)
 			if len(rep.Findings) != len(e.Findings) {
