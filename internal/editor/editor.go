@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/change"
 )
 
 // Editor drives the Java source editor (java/flaky-editor): one JVM serving
@@ -249,35 +250,13 @@ func (e *Editor) Compile(args []string) (exit int, output string, available bool
 	return out.Exit, out.Output, !out.Unavailable, err
 }
 
-// SourceMember is one member of a source file as Split gives it: a type's header
-// (the declaration without its members), a method, constructor, field,
-// initialiser or other member.
-type SourceMember struct {
-	// Class is the declaring type's binary name below the package
-	// (Outer, Outer$Inner).
-	Class string `json:"class"`
-	// Kind is header, method, constructor, field, initializer or other.
-	Kind string `json:"kind"`
-	// Name is the method's name (<init> for a constructor or an instance
-	// initialiser, <clinit> for a static one, the variables' names for a
-	// field, the type's for a header).
-	Name string `json:"name"`
-	// Signature tells overloads apart: name(parameter types as written).
-	Signature string `json:"signature"`
-	BeginLine int    `json:"beginLine"`
-	EndLine   int    `json:"endLine"`
-	// Hash is a hash of the member's text without comments and layout.
-	Hash        string   `json:"hash"`
-	Annotations []string `json:"annotations"` // simple names
-}
-
 // Split returns the package of a source file and its members, those of
 // nested types included (anonymous and local classes and lambdas are part
 // of the member that declares them).
-func (e *Editor) Split(source string) (string, []SourceMember, error) {
+func (e *Editor) Split(source string) (string, []change.Member, error) {
 	var out struct {
-		Package string         `json:"package"`
-		Members []SourceMember `json:"members"`
+		Package string          `json:"package"`
+		Members []change.Member `json:"members"`
 	}
 	err := e.Call(map[string]any{"op": "split", "source": source}, &out)
 	return out.Package, out.Members, err

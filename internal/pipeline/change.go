@@ -263,15 +263,7 @@ func splitMembers(ctx context.Context, ch *change.Change, java string, log Log) 
 		if !ok {
 			return "", nil, nil
 		}
-		pkg, ms, err := ed.Split(src)
-		if err != nil {
-			return "", nil, err
-		}
-		out := make([]change.Member, len(ms))
-		for i, m := range ms {
-			out[i] = change.Member(m)
-		}
-		return pkg, out, nil
+		return ed.Split(src)
 	}
 	ch.Members = map[string]*change.Members{}
 	for _, c := range classes {
