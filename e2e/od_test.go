@@ -257,11 +257,12 @@ func TestDetectReproduceCommandsReproduce(t *testing.T) {
 	}
 }
 
-// failedIn reports whether run-order's text output shows test failing.
+// failedIn reports whether run-order's text output shows test failing
+// (a data-provider invocation's id has spaces in its parameters).
 func failedIn(out, test string) bool {
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
-		if len(f) == 3 && (f[0] == "FAIL" || f[0] == "ERROR") && strings.HasPrefix(f[2], test) {
+		if len(f) >= 3 && (f[0] == "FAIL" || f[0] == "ERROR") && strings.HasPrefix(strings.Join(f[2:], " "), test) {
 			return true
 		}
 	}
