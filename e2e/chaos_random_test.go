@@ -1,14 +1,11 @@
 package e2e
 
 import (
-	"context"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/flakyhq/flaky/internal/chaos"
-	"github.com/flakyhq/flaky/internal/launcher"
 )
 
 // TestChaosRandom runs `flaky chaos` on the chaos-random fixture in the
@@ -22,47 +19,10 @@ func TestChaosRandom(t *testing.T) {
 	t.Parallel()
 	needsTools(t)
 	bin := flakyBin(t)
-	for _, mode := range [][]string{nil, {"--mode", "single"}} {
-		t.Run(strings.Join(append([]string{"default"}, mode...), " "), func(t *testing.T) {
-			t.Parallel()
-			dir := copyFixture(t, "chaos-random")
-			e := readChaosExpected(t, dir)
-			args := append([]string{"chaos", "--module", dir, "--test-timeout", "20s"}, mode...)
-			rep, out := chaosReport(t, bin, dir, args...)
-			checkAPIFindings(t, rep.Findings, e)
-			if len(rep.Findings) != len(e.Findings) {
-				t.Errorf("%d findings, want %d:\n%s", len(rep.Findings), len(e.Findings), out)
-			}
-		})
-	}
+	chaosModesExact(t, bin, "chaos-random", "--test-timeout", "20s")
 	t.Run("constant extreme", func(t *testing.T) {
 		t.Parallel()
-		p := fixture(t, "chaos-random")
-		e := readChaosExpected(t, p.dir)
-		l, err := newLauncher(p.setup, javaBin(), launcher.Options{RunTimeout: 2 * time.Minute, TestTimeout: 5 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		randomMax, err := chaos.Parse("RANDOM_MAX")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		res, err := chaos.Run(ctx, l, chaos.Config{
-			Tests:      listTests(t, p),
-			Mode:       chaos.Single,
-			Strategies: randomMax,
-			Settings: chaos.Settings{
-				Roots:  chaos.RootsFor(p.setup.ModuleDir, p.setup.ClassesDir, p.setup.TestClassesDir),
-				Params: []string{"random.limit=0"},
-			},
-			Logf: t.Logf,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res, e := libraryChaosRun(t, "chaos-random", "RANDOM_MAX", "random.limit=0", 5*time.Second)
 		for _, test := range e.Fixture.Stable {
 			failed := slices.ContainsFunc(res.Findings, func(f chaos.Finding) bool { return f.Test == test })
 			hung := slices.ContainsFunc(res.Dismissed, func(d chaos.Dismissal) bool { return d.Test == test })

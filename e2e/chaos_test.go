@@ -397,6 +397,61 @@ func chaosReport(t *testing.T, bin, dir string, args ...string) (*report.Report,
 	return rep, out
 }
 
+// chaosModesExact runs `flaky chaos` on a copy of fixture in the default
+// (combined) and in single mode, each a parallel subtest, and checks that
+// both report exactly the fixture's expected findings.
+func chaosModesExact(t *testing.T, bin, fixture string, args ...string) {
+	t.Helper()
+	for _, mode := range [][]string{nil, {"--mode", "single"}} {
+		t.Run(strings.Join(append([]string{"default"}, mode...), " "), func(t *testing.T) {
+			t.Parallel()
+			dir := copyFixture(t, fixture)
+			e := readChaosExpected(t, dir)
+			args := append(append([]string{"chaos", "--module", dir}, args...), mode...)
+			rep, out := chaosReport(t, bin, dir, args...)
+			checkAPIFindings(t, rep.Findings, e)
+			if len(rep.Findings) != len(e.Findings) {
+				t.Errorf("%d findings, want %d:\n%s", len(rep.Findings), len(e.Findings), out)
+			}
+		})
+	}
+}
+
+// libraryChaosRun runs one strategy in single mode through the library on
+// fixture's tests with the agent parameter param (which lifts a default
+// rule, so the fixture's false alarms show), and returns the result with
+// the fixture's expectations.
+func libraryChaosRun(t *testing.T, name, strategy, param string, testTimeout time.Duration) (*chaos.Result, chaosExpected) {
+	t.Helper()
+	p := fixture(t, name)
+	e := readChaosExpected(t, p.dir)
+	l, err := newLauncher(p.setup, javaBin(), launcher.Options{RunTimeout: 2 * time.Minute, TestTimeout: testTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	strategies, err := chaos.Parse(strategy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := chaos.Run(ctx, l, chaos.Config{
+		Tests:      listTests(t, p),
+		Mode:       chaos.Single,
+		Strategies: strategies,
+		Settings: chaos.Settings{
+			Roots:  chaos.RootsFor(p.setup.ModuleDir, p.setup.ClassesDir, p.setup.TestClassesDir),
+			Params: []string{param},
+		},
+		Logf: t.Logf,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, e
+}
+
 // stderrOf returns a failed command's captured standard error.
 func stderrOf(err error) string {
 	if ee, ok := err.(*exec.ExitError); ok && len(ee.Stderr) > 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,29 +63,16 @@ type chaosRealFigures struct {
 // each named project of the realworld folder and compares its wall time
 // with plain `mvn -q test`.
 func runChaosRealworld(names []string, modes []string, realworld, exe string) error {
-	if len(names) == 0 || names[0] == "" {
-		return nil
-	}
-	abs, err := filepath.Abs(exe)
-	if err != nil {
-		return err
-	}
-	var all []chaosRealFigures
-	for _, name := range names {
+	all, err := benchEach(names, exe, "chaos-realworld", func(name, abs string) (chaosRealFigures, error) {
 		p, ok := realProjects[name]
 		if !ok {
-			known := make([]string, 0, len(realProjects))
-			for k := range realProjects {
-				known = append(known, k)
-			}
-			slices.Sort(known)
-			return fmt.Errorf("chaos-realworld: no project %q (known: %s)", name, strings.Join(known, ", "))
+			known := slices.Sorted(maps.Keys(realProjects))
+			return chaosRealFigures{}, fmt.Errorf("no project %q (known: %s)", name, strings.Join(known, ", "))
 		}
-		f, err := benchChaosReal(name, p, modes, realworld, abs)
-		if err != nil {
-			return fmt.Errorf("chaos-realworld %s: %w", name, err)
-		}
-		all = append(all, f)
+		return benchChaosReal(name, p, modes, realworld, abs)
+	})
+	if err != nil || len(all) == 0 {
+		return err
 	}
 	writeChaosReal(all)
 	return nil

@@ -101,23 +101,35 @@ type evolveResult struct {
 // scenarios.json), with the flaky binary exe; full also analyses each
 // scripted commit in full, for comparison.
 func runEvolve(plans []string, realworld, exe string, full bool) error {
-	if len(plans) == 0 || plans[0] == "" {
-		return nil
-	}
-	abs, err := filepath.Abs(exe)
-	if err != nil {
+	all, err := benchEach(plans, exe, "evolve", func(plan, abs string) (evolveFigures, error) {
+		return benchEvolve(plan, realworld, abs, full)
+	})
+	if err != nil || len(all) == 0 {
 		return err
-	}
-	var all []evolveFigures
-	for _, p := range plans {
-		f, err := benchEvolve(p, realworld, abs, full)
-		if err != nil {
-			return fmt.Errorf("evolve %s: %w", p, err)
-		}
-		all = append(all, f)
 	}
 	writeEvolve(all, full)
 	return nil
+}
+
+// benchEach runs one benchmark per name, given flaky's absolute path, and
+// collects their figures; an empty list (its flag not given) runs nothing.
+func benchEach[F any](names []string, exe, what string, run func(name, abs string) (F, error)) ([]F, error) {
+	if len(names) == 0 || names[0] == "" {
+		return nil, nil
+	}
+	abs, err := filepath.Abs(exe)
+	if err != nil {
+		return nil, err
+	}
+	var all []F
+	for _, name := range names {
+		f, err := run(name, abs)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", what, name, err)
+		}
+		all = append(all, f)
+	}
+	return all, nil
 }
 
 // writeEvolve prints the evolution benchmark and writes its Markdown table.
