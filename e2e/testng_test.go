@@ -114,32 +114,41 @@ func checkTestNG(t *testing.T, name string) {
 	}
 }
 
-// TestTestNGChaosAndRepair runs `flaky chaos` on the testng7 fixture, which
-// finds exactly its API-dependent test, then `flaky detect` and
-// `flaky repair --apply --no-llm`, which repair the victims (a TestNG
-// @AfterMethod resetting the polluter's state, for a test method and for a
-// data-provider invocation) and the brittle test (a @BeforeMethod setting
-// the state it needs): after the patches, plain Maven passes the brittle
-// test alone and flaky run-order passes the victims after their polluters.
-// The NIO test has no symbolic repair.
+// TestTestNGChaosAndRepair runs `flaky chaos` on the testng7 and testng6
+// fixtures, which finds exactly their API-dependent test, then
+// `flaky detect` and `flaky repair --apply --no-llm`, which repair the
+// victims (a TestNG @AfterMethod resetting the polluter's state, for a test
+// method and for a data-provider invocation) and the brittle test (a
+// @BeforeMethod setting the state it needs): after the patches, plain Maven
+// passes the brittle test alone and flaky run-order passes the victims
+// after their polluters. The NIO test has no symbolic repair. On
+// testng-mixed, chaos finds exactly the JUnit 4 test that TestNG's provider
+// runs after the TestNG classes.
 func TestTestNGChaosAndRepair(t *testing.T) {
 	t.Parallel()
 	needsTools(t)
-	dir := copyFixture(t, "testng7")
 	bin := flakyBin(t)
-	const (
-		api      = "fixture.testng7.HeadingTest#upperCasesTitle"
-		victim   = "fixture.testng7.DiscountTest#standardDiscount"
-		polluter = "fixture.testng7.OverrideTest#specialDiscount"
-		brittle  = "fixture.testng7.CatalogReaderTest#readsCatalog"
-		euros    = "fixture.testng7.FormatTest#formats[5, 5 EUR](2)"
-		switches = "fixture.testng7.SwitchCurrencyTest#switchesToDollars"
-	)
-	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
+	for _, name := range []string{"testng7", "testng6"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			checkTestNGChaosAndRepair(t, bin, name)
+		})
+	}
+	t.Run("testng-mixed", func(t *testing.T) {
+		t.Parallel()
+		dir := copyFixture(t, "testng-mixed")
+		checkLocaleFinding(t, bin, dir, "fixture.mixed.TitleTest#upperCasesTitle", "fixture.mixed.Titles")
+	})
+}
+
+// checkLocaleFinding runs `flaky chaos` in dir and checks that its one
+// finding is test under LOCALE, at String#toUpperCase() in class.
+func checkLocaleFinding(t *testing.T, bin, dir, test, class string) {
+	t.Helper()
 	if out, err := exec.Command(bin, "chaos", "--module", dir).CombinedOutput(); exitCode(err) > 1 {
 		t.Fatalf("flaky chaos: %v\n%s", err, out)
 	}
-	r, err := report.Read(reportPath)
+	r, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,13 +156,27 @@ func TestTestNGChaosAndRepair(t *testing.T) {
 	for _, f := range r.Findings {
 		got = append(got, fmt.Sprintf("%s %s %s %d", f.Kind, f.Test, f.Group, len(f.CallSites)))
 	}
-	if want := []string{"api " + api + " LOCALE 1"}; !slices.Equal(got, want) {
+	if want := []string{"api " + test + " LOCALE 1"}; !slices.Equal(got, want) {
 		t.Fatalf("chaos findings %q, want %q", got, want)
 	}
-	if cs := r.Findings[0].CallSites[0]; cs.Class != "fixture.testng7.Headings" || cs.API != "java.lang.String#toUpperCase()" {
-		t.Errorf("call site %+v, want Headings' String#toUpperCase()", cs)
+	if cs := r.Findings[0].CallSites[0]; cs.Class != class || cs.API != "java.lang.String#toUpperCase()" {
+		t.Errorf("call site %+v, want %s's String#toUpperCase()", cs, class)
 	}
+}
 
+func checkTestNGChaosAndRepair(t *testing.T, bin, name string) {
+	dir := copyFixture(t, name)
+	pkg := "fixture." + name + "."
+	var (
+		victim   = pkg + "DiscountTest#standardDiscount"
+		polluter = pkg + "OverrideTest#specialDiscount"
+		brittle  = pkg + "CatalogReaderTest#readsCatalog"
+		euros    = pkg + "FormatTest#formats[5, 5 EUR](2)"
+		switches = pkg + "SwitchCurrencyTest#switchesToDollars"
+	)
+	checkLocaleFinding(t, bin, dir, pkg+"HeadingTest#upperCasesTitle", pkg+"Headings")
+
+	reportPath := filepath.Join(dir, "target", "flaky", "report.json")
 	if out, err := exec.Command(bin, "detect", "--module", dir, "--no-invariants", "--strategy", "orders").CombinedOutput(); exitCode(err) > 1 {
 		t.Fatalf("flaky detect: %v\n%s", err, out)
 	}
@@ -161,7 +184,8 @@ func TestTestNGChaosAndRepair(t *testing.T) {
 	if out, err := exec.Command(bin, "repair", "--module", dir, "--apply", "--no-llm").CombinedOutput(); exitCode(err) != 1 {
 		t.Fatalf("flaky repair --apply: %v, want exit status 1\n%s", err, out)
 	}
-	if r, err = report.Read(reportPath); err != nil {
+	r, err := report.Read(reportPath)
+	if err != nil {
 		t.Fatal(err)
 	}
 	repaired := map[string]string{}
@@ -174,7 +198,7 @@ func TestTestNGChaosAndRepair(t *testing.T) {
 		t.Errorf("repaired %v, want %v", repaired, want)
 	}
 	for file, annotation := range map[string]string{"OverrideTest.java": "@AfterMethod", "SwitchCurrencyTest.java": "@AfterMethod", "CatalogReaderTest.java": "@BeforeMethod"} {
-		data, err := os.ReadFile(filepath.Join(dir, "src", "test", "java", "fixture", "testng7", file))
+		data, err := os.ReadFile(filepath.Join(dir, "src", "test", "java", "fixture", name, file))
 		if err != nil || !strings.Contains(string(data), annotation) || !strings.Contains(string(data), "import org.testng.annotations."+annotation[1:]+";") {
 			t.Errorf("%s: want a TestNG %s (%v):\n%s", file, annotation, err, data)
 		}
@@ -210,6 +234,7 @@ func TestTestNGMixedModule(t *testing.T) {
 	want := []string{
 		"fixture.mixed.GreetingTest#greets testng", "fixture.mixed.LimitTest#defaultLimit testng",
 		"fixture.mixed.AlignTest#padsLeft junit4", "fixture.mixed.RaiseLimitTest#raisesLimit junit4",
+		"fixture.mixed.TitleTest#upperCasesTitle junit4",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("listed %q, want %q", got, want)
