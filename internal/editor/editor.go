@@ -38,7 +38,9 @@ func StartEditor(ctx context.Context, java string) (*Editor, error) {
 		return nil, err
 	}
 	e := &Editor{}
-	e.cmd = exec.CommandContext(ctx, java, "-Xss8m", "-jar", jar)
+	// A short-lived tool: the client compiler and the serial collector
+	// start it in two thirds of the time and half the CPU (Java 8 has both).
+	e.cmd = exec.CommandContext(ctx, java, "-Xss8m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", jar)
 	e.cmd.Stderr = &e.stderr
 	if e.stdin, err = e.cmd.StdinPipe(); err != nil {
 		return nil, fmt.Errorf("start the source editor: %w", err)

@@ -67,6 +67,9 @@ type Impact struct {
 	// its second with no writer of its roots between them.
 	Shared map[[2]string][]string
 	Writes map[string][]string
+	// Reads are the roots each test of the suite read before it wrote
+	// them itself (what an earlier test can have left for it).
+	Reads map[string][]string
 	// Because sums up the reasons, most tests first ("TransferTest
 	// changed", "FeeTable.RATES read or written by 9 tests").
 	Because []string
@@ -234,10 +237,13 @@ func Of(ch *change.Change, suite []string, trace []agent.Dataflow, k *Knowledge)
 		}
 	}
 	im.Pairs, im.Shared = pairs(im.Tests, suite, uses)
-	im.Writes = map[string][]string{}
+	im.Writes, im.Reads = map[string][]string{}, map[string][]string{}
 	for _, id := range suite {
 		if w := uses[id].writes; len(w) > 0 {
 			im.Writes[id] = sortedKeys(w)
+		}
+		if r := uses[id].reads; len(r) > 0 {
+			im.Reads[id] = sortedKeys(r)
 		}
 	}
 	// A test that reads what an affected test writes may now be its

@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -165,6 +166,9 @@ type analysis struct {
 	start   time.Time
 	index   map[string]int
 	targets []string
+	// planned are the detection orders (set before they run): a settled
+	// known victim's failures count as evidence only in them.
+	planned [][]string
 
 	mu  sync.Mutex // guards the fields below
 	cov Coverage
@@ -252,6 +256,12 @@ func newAnalysis(r Runner, cfg Config) *analysis {
 	if f := cfg.Focus; f != nil {
 		a.cov.Pairs = len(a.required())
 		a.polluterGroups, a.setterGroups = a.inSuite(f.Polluters), a.inSuite(f.Setters)
+		for i, g := range f.Polluters {
+			if i < len(f.Cleaners) && len(a.inSuite([][]string{g})) > 0 {
+				key := orderKey(g)
+				a.cleanerGroups[key] = appendNew(a.cleanerGroups[key], a.inSuite(f.Cleaners[i])...)
+			}
+		}
 		a.cover = newPairCover(f)
 	}
 	return a
@@ -359,6 +369,10 @@ func (a *analysis) analyse(ctx context.Context) error {
 		a.logf("shard %s: %d of the detection orders", a.cfg.Shard, len(orders))
 	}
 	orders = a.schedule(orders)
+	a.planned = [][]string{a.s.tests}
+	for _, o := range orders {
+		a.planned = append(a.planned, o.tests)
+	}
 	if a.cfg.Budget == 0 {
 		b, why := a.autoBudget(rounds)
 		a.auto = true
@@ -441,7 +455,11 @@ func (a *analysis) settleCandidates(ctx context.Context) error {
 		}
 		cands = slices.DeleteFunc(a.candidates(), func(c *candidate) bool { return seen[c.test] })
 		if len(cands) > 0 {
-			a.logf("%d more candidate(s) flipped while minimising", len(cands))
+			names := make([]string, len(cands))
+			for i, c := range cands {
+				names[i] = c.test
+			}
+			a.logf("%d more candidate(s) flipped while minimising: %s", len(cands), strings.Join(names, ", "))
 		}
 	}
 	if err := a.shareCleaners(ctx, end); err != nil {

@@ -158,16 +158,21 @@ func TestCoverOrdersScale(t *testing.T) {
 }
 
 // TestUnexplained checks that a settled victim's failures after a known
-// polluter are no evidence, and any other failure is.
+// polluter are no evidence, and any other failure is; in an order built
+// for another test (not a detection order), a failure after a known
+// polluter is none even with the changed test after it.
 func TestUnexplained(t *testing.T) {
 	a := newAnalysis(nil, Config{Tests: []string{"p.P#p", "p.N#n", "p.V#v"}, Workers: 1, Focus: &Focus{
 		Targets: []string{"p.V#v"}, Settled: map[string][][]string{"p.V#v": {{"p.P#p"}}}, Via: map[string][]string{"p.V#v": {"p.N#n"}},
 	}})
+	a.planned = [][]string{{"p.P#p", "p.V#v"}, {"p.N#n", "p.V#v"}, {"p.P#p", "p.N#n", "p.V#v"}, {"p.N#n", "p.P#p", "p.V#v"}}
 	for _, tc := range []struct {
 		name string
 		in   []obs
 		want []obs
 	}{
+		{"the changed test after the known polluter, not planned", []obs{{order: []string{"p.P#p", "p.N#n", "p.N#n", "p.V#v"}, tally: tally{fail: 1}}}, []obs{}},
+		{"after a new polluter, not planned", []obs{{order: []string{"p.N#n", "p.N#n", "p.V#v"}, tally: tally{fail: 1}}}, []obs{{order: []string{"p.N#n", "p.N#n", "p.V#v"}, tally: tally{fail: 1}}}},
 		{"after the known polluter", []obs{{order: []string{"p.P#p", "p.V#v"}, tally: tally{fail: 1}}}, []obs{}},
 		{"after a new polluter", []obs{{order: []string{"p.N#n", "p.V#v"}, tally: tally{fail: 1}}}, []obs{{order: []string{"p.N#n", "p.V#v"}, tally: tally{fail: 1}}}},
 		{"the changed test after the known polluter", []obs{{order: []string{"p.P#p", "p.N#n", "p.V#v"}, tally: tally{fail: 1}}}, []obs{{order: []string{"p.P#p", "p.N#n", "p.V#v"}, tally: tally{fail: 1}}}},

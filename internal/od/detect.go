@@ -60,10 +60,13 @@ func (a *analysis) candidates() []*candidate {
 
 // unexplained returns observed without the failures a settled known
 // victim t (Focus.Settled) had after one of its known polluter groups ran
-// before it, later than any of the changed tests it is judged against
-// (Focus.Via): those are what the knowledge already says, not evidence. A
-// failure with one of those changed tests after every known polluter
-// group (or with none before it) may be a new polluter's, and counts.
+// before it: in the detection orders, later than any of the changed tests
+// it is judged against (Focus.Via); in orders built for other tests
+// (minimising theirs), anywhere before it. Those are what the knowledge
+// already says, not evidence. A failure in a detection order with one of
+// those changed tests after every known polluter group (or with none
+// before it) may be a new polluter's, and counts: the detection orders
+// cover each of its pairs.
 func (a *analysis) unexplained(t string, observed []obs) []obs {
 	groups := a.settled(t)
 	if len(groups) == 0 {
@@ -72,7 +75,8 @@ func (a *analysis) unexplained(t string, observed []obs) []obs {
 	via := toSet(a.cfg.Focus.Via[t])
 	out := observed[:0:0]
 	for _, o := range observed {
-		if o.fail > 0 && explainedLater(o.order[:len(o.order)-1], groups, via) {
+		prefix := o.order[:len(o.order)-1]
+		if o.fail > 0 && (explainedLater(prefix, groups, via) || !a.isPlanned(o.order) && explainedLater(prefix, groups, nil)) {
 			o.fail = 0
 		}
 		if o.runs() > 0 {
@@ -80,6 +84,12 @@ func (a *analysis) unexplained(t string, observed []obs) []obs {
 		}
 	}
 	return out
+}
+
+// isPlanned reports whether order is a prefix of one of the detection
+// orders.
+func (a *analysis) isPlanned(order []string) bool {
+	return slices.ContainsFunc(a.planned, func(p []string) bool { return isPrefix(order, p) })
 }
 
 // explainedLater reports whether one of groups ran wholly in prefix, its

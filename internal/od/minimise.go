@@ -49,7 +49,9 @@ func (a *analysis) minimiseGroups(ctx context.Context, deadline time.Time, c *ca
 		f := &Finding{Test: t, Kind: report.ODVictim, PassingOrder: []string{t}, FailingOrder: c.failing, Incomplete: true}
 		a.add(f)
 		a.debugf("victim %s: finding its polluters", t)
+		since := time.Now()
 		groups, err := a.groups(ctx, deadline, t, c.failing, true)
+		a.debugf("victim %s: %d polluter group(s) in %s; finding their cleaners", t, len(groups), time.Since(since).Round(100*time.Millisecond))
 		f.Polluters = groups
 		if len(groups) > 0 {
 			f.FailingOrder = a.s.feasible(concat(shortest(groups), []string{t}))
@@ -65,6 +67,7 @@ func (a *analysis) minimiseGroups(ctx context.Context, deadline time.Time, c *ca
 				return err
 			}
 		}
+		a.debugf("victim %s: %d cleaner group(s), %s in all", t, len(f.Cleaners), time.Since(since).Round(100*time.Millisecond))
 		f.Incomplete = false
 		return nil
 	case brittle:
@@ -365,6 +368,25 @@ func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, fro
 			}
 		}
 	}
+	// A change's dataflow record names the tests that write what t
+	// reads: each is tried alone first.
+	if ws := a.writers(t, without(prefix, used)); len(ws) > 0 {
+		singles := make([][]string, len(ws))
+		for i, w := range ws {
+			singles[i] = []string{w}
+		}
+		hits, err := test(ctx, singles)
+		if err != nil {
+			return groups, err
+		}
+		for i, hit := range hits {
+			if hit && !overlaps(singles[i], used) {
+				if err := minimise(singles[i]); err != nil {
+					return groups, err
+				}
+			}
+		}
+	}
 	if !overlaps(prefix, used) {
 		// A single group is in every prefix t showed the effect after: try those tests first.
 		items := prefix
@@ -408,6 +430,22 @@ func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, fro
 			return groups, err
 		}
 	}
+}
+
+// writers returns the tests of among (in its order) that a Focus records
+// writing state t reads (nil without a Focus).
+func (a *analysis) writers(t string, among []string) []string {
+	f := a.cfg.Focus
+	if f == nil || len(f.Reads[t]) == 0 {
+		return nil
+	}
+	var out []string
+	for _, x := range among {
+		if slices.ContainsFunc(f.Writes[x], func(r string) bool { return slices.Contains(f.Reads[t], r) }) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // hints are the orders t ran in with an outcome, fresh and warm: they only
@@ -474,6 +512,12 @@ func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g
 	}
 	// In the suite's order, so that a group of cleaners runs as it does there.
 	slices.SortFunc(between, func(x, y string) int { return a.index[x] - a.index[y] })
+	// A cleaner writes the state: the writers a change's dataflow record
+	// names come first.
+	if ws := a.writers(t, without(a.s.tests, exclude)); len(ws) > 0 {
+		a.debugf("victim %s: %d writer(s) of its state tried first as cleaners of %v", t, len(ws), g)
+		chunks = append(chunks, ws)
+	}
 	if len(between) > 0 {
 		chunks = append(chunks, between)
 	}

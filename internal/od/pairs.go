@@ -41,6 +41,9 @@ type Focus struct {
 	// covered only by running adjacently.
 	Writes map[string][]string
 	Shared map[[2]string][]string
+	// Reads are the roots each test read that an earlier test can have
+	// left for it: minimisation tries the tests that write them first.
+	Reads map[string][]string
 	// Settled are known victims whose verdict the knowledge keeps: neither
 	// they nor their known polluters changed. A failure of one after one
 	// of its known polluter groups is explained and no evidence; only a
@@ -50,6 +53,10 @@ type Focus struct {
 	// analyses found: minimisation tries them first, as groups it found
 	// itself (a group is still confirmed by running it).
 	Polluters, Setters [][]string
+	// Cleaners are cleaner groups earlier analyses found, per polluter
+	// group of Polluters (same index): tried as that group's known
+	// cleaners, each confirmed by running it.
+	Cleaners [][][]string
 }
 
 // reported tells whether a finding is one the Focus judges (without one,

@@ -178,8 +178,9 @@ func addChange(c, o *report.ChangeStats) *report.ChangeStats {
 
 // focus runs the module's tests once in their original order with the
 // agent recording each test's classes and shared state, and returns what
-// the change can affect: the tests to judge and the pairs to run.
-func focus(ctx context.Context, m Module, c *ChangeOptions, log Log) (*impact.Impact, error) {
+// the change can affect (the tests to judge and the pairs to run) and
+// that run, one of the original order's.
+func focus(ctx context.Context, m Module, c *ChangeOptions, log Log) (*impact.Impact, *launcher.Result, error) {
 	// The changed sources are split while the suite runs.
 	split := make(chan error, 1)
 	go func() { split <- splitMembers(ctx, c.Change, m.Fast.Java(), log) }()
@@ -188,20 +189,23 @@ func focus(ctx context.Context, m Module, c *ChangeOptions, log Log) (*impact.Im
 		err = serr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("traced run of the change: %w", err)
+		return nil, nil, fmt.Errorf("traced run of the change: %w", err)
 	}
 	im := impact.Of(c.Change, m.Tests, runs[0].Dataflow, c.Knowledge)
 	log.logf(StageOrders)("change since %s: %s", c.Change.Ref, im.Summary())
-	return im, nil
+	return im, runs[0], nil
 }
 
 // odFocus is the od analysis's focus on what a change affects, with the
 // polluter and state-setter groups the knowledge has for its targets.
 func (c *ChangeOptions) odFocus(im *impact.Impact) *od.Focus {
-	f := &od.Focus{Targets: im.IDs(), Pairs: im.Pairs, Alone: im.New(), Via: im.Via(), Shared: im.Shared, Writes: im.Writes}
+	f := &od.Focus{Targets: im.IDs(), Pairs: im.Pairs, Alone: im.New(), Via: im.Via(), Shared: im.Shared, Writes: im.Writes, Reads: im.Reads}
 	for _, t := range f.Targets {
 		for _, k := range c.Known[t] {
-			f.Polluters = append(f.Polluters, k.Polluters...)
+			for _, g := range k.Polluters {
+				f.Polluters = append(f.Polluters, g)
+				f.Cleaners = append(f.Cleaners, k.Cleaners)
+			}
 			f.Setters = append(f.Setters, k.Setters...)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/dataflow"
 	"github.com/flakyhq/flaky/internal/invariants"
+	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
@@ -84,9 +85,12 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 		log.logf(StageKnowledge)("%s", d.Change.full)
 		res.Report.Stats.Change = addChange(res.Report.Stats.Change, everyTest(d.Change.Change, m.Tests, "every test is analysed: "+d.Change.full))
 	case d.Change != nil:
-		im, err := focus(ctx, m, d.Change, log)
+		im, traced, err := focus(ctx, m, d.Change, log)
 		if err != nil {
 			return err
+		}
+		if len(cfg.Original) == 0 {
+			cfg.Original = []*launcher.Result{traced}
 		}
 		if len(im.Tests) == 0 {
 			res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(d.Change.Change, im, "nothing to analyse: no test runs the changed code"))
