@@ -132,7 +132,7 @@ func checkPollutedState(ctx context.Context, t *testing.T, setup *mvn.TestSetup,
 		notes = append(notes, fmt.Sprintf(format, args...))
 		t.Logf(format, args...)
 	}
-	timings, err := state.Annotate(ctx, l, findings, nil, note, note)
+	timings, err := state.Annotate(ctx, l, findings, nil, nil, note, note)
 	if err != nil {
 		t.Fatal(err)
 	}

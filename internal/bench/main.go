@@ -105,6 +105,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+	// The archives are unpacked from other folders.
+	if abs, err := filepath.Abs(*realworld); err == nil {
+		*realworld = abs
+	}
 	if err := runEvolve(strings.Split(*evolve, ","), *realworld, *evolveBin, *evolveFull); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)

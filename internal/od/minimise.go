@@ -355,37 +355,36 @@ func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, fro
 		}
 	}
 	a.mu.Unlock()
-	if len(tryKnown) > 0 {
-		hits, err := test(ctx, tryKnown)
+	// tryEach runs each of gs before t at once and minimises the ones that
+	// show the effect.
+	tryEach := func(gs [][]string) error {
+		if len(gs) == 0 {
+			return nil
+		}
+		hits, err := test(ctx, gs)
 		if err != nil {
-			return groups, err
+			return err
 		}
 		for i, hit := range hits {
-			if hit && !overlaps(tryKnown[i], used) {
-				if err := minimise(tryKnown[i]); err != nil {
-					return groups, err
+			if hit && !overlaps(gs[i], used) {
+				if err := minimise(gs[i]); err != nil {
+					return err
 				}
 			}
 		}
+		return nil
+	}
+	if err := tryEach(tryKnown); err != nil {
+		return groups, err
 	}
 	// A change's dataflow record names the tests that write what t
 	// reads: each is tried alone first.
-	if ws := a.writers(t, without(prefix, used)); len(ws) > 0 {
-		singles := make([][]string, len(ws))
-		for i, w := range ws {
-			singles[i] = []string{w}
-		}
-		hits, err := test(ctx, singles)
-		if err != nil {
-			return groups, err
-		}
-		for i, hit := range hits {
-			if hit && !overlaps(singles[i], used) {
-				if err := minimise(singles[i]); err != nil {
-					return groups, err
-				}
-			}
-		}
+	var singles [][]string
+	for _, w := range a.writers(t, without(prefix, used)) {
+		singles = append(singles, []string{w})
+	}
+	if err := tryEach(singles); err != nil {
+		return groups, err
 	}
 	if !overlaps(prefix, used) {
 		// A single group is in every prefix t showed the effect after: try those tests first.

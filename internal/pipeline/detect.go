@@ -153,7 +153,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	if cfg.Focus != nil {
 		known = d.Change.knownAs
 	}
-	if err := annotateNew(ctx, m, findings, known, !d.NoState, !d.NoInvariants, log, opts.Debug, res); err != nil {
+	if err := annotateNew(ctx, m, findings, known, stateHint(cfg.Focus), !d.NoState, !d.NoInvariants, log, opts.Debug, res); err != nil {
 		return err
 	}
 	rep := res.Report
@@ -173,7 +173,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 
 // annotateNew annotates the findings known does not hold (nil: all of
 // them), in place.
-func annotateNew(ctx context.Context, m Module, findings []report.Finding, known func(report.Finding) bool, names, infers bool, log, debug Log, res *Result) error {
+func annotateNew(ctx context.Context, m Module, findings []report.Finding, known func(report.Finding) bool, hint func(report.Finding) []string, names, infers bool, log, debug Log, res *Result) error {
 	var at []int
 	var fresh []report.Finding
 	for i, f := range findings {
@@ -184,7 +184,7 @@ func annotateNew(ctx context.Context, m Module, findings []report.Finding, known
 	if len(fresh) == 0 {
 		return nil
 	}
-	if err := annotate(ctx, m, fresh, names, infers, m.Tests, log, debug, res); err != nil {
+	if err := annotate(ctx, m, fresh, hint, names, infers, m.Tests, log, debug, res); err != nil {
 		return err
 	}
 	for j, i := range at {
@@ -193,15 +193,35 @@ func annotateNew(ctx context.Context, m Module, findings []report.Finding, known
 	return nil
 }
 
-// annotate names and confirms the polluted state (when names) and infers
-// the problem invariants (when infers, with reset methods searched in
-// suite) of the OD findings, in m's fast JVMs.
-func annotate(ctx context.Context, m Module, findings []report.Finding, names, infers bool, suite []string, log, debug Log, res *Result) error {
+// stateHint returns, with a change's focus, the roots of a finding to
+// try first when naming its polluted state: those its test reads and one
+// of its polluters or state-setters writes (nil without a focus).
+func stateHint(f *od.Focus) func(report.Finding) []string {
+	if f == nil {
+		return nil
+	}
+	return func(fd report.Finding) []string {
+		written := map[string]bool{}
+		for _, g := range slices.Concat(fd.Polluters, fd.Setters) {
+			for _, w := range g {
+				for _, r := range f.Writes[w] {
+					written[r] = true
+				}
+			}
+		}
+		return slices.DeleteFunc(slices.Clone(f.Reads[fd.Test]), func(r string) bool { return !written[r] })
+	}
+}
+
+// annotate names and confirms the polluted state (when names; hint as for
+// state.Annotate) and infers the problem invariants (when infers, with
+// reset methods searched in suite) of the OD findings, in m's fast JVMs.
+func annotate(ctx context.Context, m Module, findings []report.Finding, hint func(report.Finding) []string, names, infers bool, suite []string, log, debug Log, res *Result) error {
 	if m.Fast == nil {
 		return fmt.Errorf("naming the polluted state needs the module's fast launcher")
 	}
 	if names {
-		timings, err := state.Annotate(ctx, m.Fast, findings, nil, log.logf(StageState), debug.logf(StageState))
+		timings, err := state.Annotate(ctx, m.Fast, findings, nil, hint, log.logf(StageState), debug.logf(StageState))
 		if err != nil {
 			return fmt.Errorf("polluted state: %w", err)
 		}

@@ -54,3 +54,28 @@ func TestUnreported(t *testing.T) {
 		}
 	}
 }
+
+// TestStateHint checks the roots a change's finding names first: what its
+// test reads and one of its polluters or state-setters writes.
+func TestStateHint(t *testing.T) {
+	focus := &od.Focus{
+		Reads:  map[string][]string{"p.V#v": {"p.C.cache", "p.C.mode", "p.D.x"}, "p.B#b": {"p.C.mode"}},
+		Writes: map[string][]string{"p.P#p": {"p.C.cache", "p.E.y"}, "p.Q#q": {"p.D.x"}, "p.S#s": {"p.C.mode"}},
+	}
+	for _, tc := range []struct {
+		name string
+		f    report.Finding
+		want []string
+	}{
+		{"a victim's polluter groups", report.Finding{Test: "p.V#v", Polluters: [][]string{{"p.P#p"}, {"p.Q#q"}}}, []string{"p.C.cache", "p.D.x"}},
+		{"a brittle's setters", report.Finding{Test: "p.B#b", Setters: [][]string{{"p.S#s"}}}, []string{"p.C.mode"}},
+		{"nothing written that it reads", report.Finding{Test: "p.B#b", Polluters: [][]string{{"p.P#p"}}}, []string{}},
+	} {
+		if got := stateHint(focus)(tc.f); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if stateHint(nil) != nil {
+		t.Error("a hint without a focus")
+	}
+}

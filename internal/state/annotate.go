@@ -19,10 +19,11 @@ type Timing struct {
 
 // Annotate sets PollutedState on every OD victim and brittle of findings,
 // debugging them together with r, every run with the state options base
-// (nil: the agent's defaults); logf gets a line for what it starts and one
-// for how many findings it could not debug (those keep no pollutedState: the
-// rest goes on), debugf which and why.
-func Annotate(ctx context.Context, r Runner, findings []report.Finding, base *agent.StateOptions, logf, debugf func(string, ...any)) ([]Timing, error) {
+// (nil: the agent's defaults); hint, when set, gives a finding's roots to
+// try first (Target.Hint). logf gets a line for what it starts and one
+// for how many findings it could not debug (those keep no pollutedState:
+// the rest goes on), debugf which and why.
+func Annotate(ctx context.Context, r Runner, findings []report.Finding, base *agent.StateOptions, hint func(report.Finding) []string, logf, debugf func(string, ...any)) ([]Timing, error) {
 	tmp, err := os.MkdirTemp("", "flaky-state-")
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
@@ -36,7 +37,11 @@ func Annotate(ctx context.Context, r Runner, findings []report.Finding, base *ag
 	var at []int
 	for i, f := range findings {
 		if (f.Kind == report.ODVictim || f.Kind == report.ODBrittle) && len(f.FailingOrder) > 0 {
-			targets = append(targets, Target{Test: f.Test, Kind: f.Kind, FailingOrder: f.FailingOrder, PassingOrder: f.PassingOrder})
+			t := Target{Test: f.Test, Kind: f.Kind, FailingOrder: f.FailingOrder, PassingOrder: f.PassingOrder}
+			if hint != nil {
+				t.Hint = hint(f)
+			}
+			targets = append(targets, t)
 			at = append(at, i)
 		}
 	}

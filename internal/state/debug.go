@@ -30,6 +30,10 @@ type Target struct {
 	Kind         report.Kind
 	FailingOrder []string
 	PassingOrder []string
+	// Hint are roots the test reads and its polluters (setters) write,
+	// by a dataflow record: differing roots among them are tried first,
+	// and the others only when none of them is confirmed.
+	Hint []string
 }
 
 // Debugger names and confirms the polluted state of OD findings.
@@ -89,7 +93,7 @@ func (d *Debugger) Debug(ctx context.Context, targets []Target) ([]*Debugged, er
 	if err := d.capture(ctx, outs); err != nil {
 		return nil, err
 	}
-	var trials []trial
+	var hinted, trials []trial
 	for _, o := range outs {
 		if o.Err != nil {
 			continue
@@ -101,12 +105,23 @@ func (d *Debugger) Debug(ctx context.Context, targets []Target) ([]*Debugged, er
 			}
 		}
 		for _, k := range o.diff[:min(len(o.diff), d.maxRoots())] {
-			trials = append(trials, trial{of: o, keys: []Key{k}})
+			if slices.Contains(o.Target.Hint, k.Root) {
+				hinted = append(hinted, trial{of: o, keys: []Key{k}})
+			} else {
+				trials = append(trials, trial{of: o, keys: []Key{k}})
+			}
 		}
 	}
+	// The hinted roots first; a target with one of them confirmed needs
+	// no other trial.
+	if err := d.confirmSingles(ctx, hinted); err != nil {
+		return nil, err
+	}
+	trials = slices.DeleteFunc(trials, func(tr trial) bool { return len(tr.of.confirmed) > 0 })
 	if err := d.confirmSingles(ctx, trials); err != nil {
 		return nil, err
 	}
+	trials = append(hinted, trials...)
 	// A passing value that cannot be rebuilt (a lambda, a proxy, a part cut
 	// at the bounds) is confirmed the other way round: its failing value set
 	// right before the test in the passing order makes the test fail.
