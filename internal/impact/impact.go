@@ -7,6 +7,7 @@ package impact
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -225,7 +226,7 @@ func Of(ch *change.Change, suite []string, trace []agent.Dataflow, k *Knowledge)
 			verb  string
 			roots map[string]bool
 		}{{"reads", u.reads}, {"writes", u.writes}} {
-			for _, root := range sortedKeys(rw.roots) {
+			for _, root := range slices.Sorted(maps.Keys(rw.roots)) {
 				if c := declaringClass(root); !u.other[root] && classes[c] {
 					reasons = append(reasons, fmt.Sprintf("%s %s (%s changed)", rw.verb, shortRoot(root), simple(c)))
 					cause(shortRoot(root) + " read or written by")
@@ -240,10 +241,10 @@ func Of(ch *change.Change, suite []string, trace []agent.Dataflow, k *Knowledge)
 	im.Writes, im.Reads = map[string][]string{}, map[string][]string{}
 	for _, id := range suite {
 		if w := uses[id].writes; len(w) > 0 {
-			im.Writes[id] = sortedKeys(w)
+			im.Writes[id] = slices.Sorted(maps.Keys(w))
 		}
 		if r := uses[id].reads; len(r) > 0 {
-			im.Reads[id] = sortedKeys(r)
+			im.Reads[id] = slices.Sorted(maps.Keys(r))
 		}
 	}
 	// A test that reads what an affected test writes may now be its
@@ -312,7 +313,7 @@ func short(id string) string {
 
 // shared returns a root (the first by name) that both sets hold; "" when none.
 func shared(x, y map[string]bool) string {
-	for _, k := range sortedKeys(x) {
+	for _, k := range slices.Sorted(maps.Keys(x)) {
 		if y[k] {
 			return k
 		}
@@ -506,13 +507,4 @@ func set(xs []string) map[string]bool {
 		m[x] = true
 	}
 	return m
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -6,7 +6,7 @@
 package od
 
 import (
-	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 
@@ -123,10 +123,7 @@ func coverOrders(s *suite, pairs [][2]string, c *pairCover, seed int64) []planne
 		}
 		orders = append(orders, plannedOrder{gen: GenPairs, tests: best.order})
 	}
-	for i := range orders {
-		orders[i].label = fmt.Sprintf("%s %d/%d (%d pairs, seed %d)", GenPairs, i+1, len(orders), total, seed)
-	}
-	return orders
+	return labelPairOrders(orders, total, seed)
 }
 
 // coverGraph is the pairs coverOrders still has to cover.
@@ -261,7 +258,7 @@ func (g *coverGraph) build(forwards bool) *coverBuild {
 	cands := map[string]bool{}
 	for {
 		best, bestGain := "", 0
-		for _, v := range sortedKeys(cands) {
+		for _, v := range slices.Sorted(maps.Keys(cands)) {
 			if !fits(v) {
 				delete(cands, v)
 				continue
@@ -320,15 +317,6 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // followsFits reports whether w could come right after (forwards; before,

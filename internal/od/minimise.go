@@ -440,7 +440,7 @@ func (a *analysis) writers(t string, among []string) []string {
 	}
 	var out []string
 	for _, x := range among {
-		if slices.ContainsFunc(f.Writes[x], func(r string) bool { return slices.Contains(f.Reads[t], r) }) {
+		if len(f.ReadsWrittenBy(t, x)) > 0 {
 			out = append(out, x)
 		}
 	}

@@ -59,6 +59,12 @@ type Focus struct {
 	Cleaners [][][]string
 }
 
+// ReadsWrittenBy returns the roots t reads (Reads) that w writes (Writes),
+// in Reads' order.
+func (f *Focus) ReadsWrittenBy(t, w string) []string {
+	return slices.DeleteFunc(slices.Clone(f.Reads[t]), func(r string) bool { return !slices.Contains(f.Writes[w], r) })
+}
+
 // reported tells whether a finding is one the Focus judges (without one,
 // every finding is).
 func (f *Focus) reported(fd *Finding) bool {
@@ -145,6 +151,12 @@ func pairOrders(s *suite, pairs [][2]string, seed int64) []plannedOrder {
 		}
 		orders = append(orders, plannedOrder{gen: GenPairs, tests: b.order})
 	}
+	return labelPairOrders(orders, total, seed)
+}
+
+// labelPairOrders names each of the orders covering total pairs by its
+// place among them.
+func labelPairOrders(orders []plannedOrder, total int, seed int64) []plannedOrder {
 	for i := range orders {
 		orders[i].label = fmt.Sprintf("%s %d/%d (%d pairs, seed %d)", GenPairs, i+1, len(orders), total, seed)
 	}

@@ -204,7 +204,7 @@ func stateHint(f *od.Focus) func(report.Finding) []string {
 		written := map[string]bool{}
 		for _, g := range slices.Concat(fd.Polluters, fd.Setters) {
 			for _, w := range g {
-				for _, r := range f.Writes[w] {
+				for _, r := range f.ReadsWrittenBy(fd.Test, w) {
 					written[r] = true
 				}
 			}
