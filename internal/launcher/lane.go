@@ -3,8 +3,8 @@ package launcher
 import (
 	"context"
 	"regexp"
-	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // clashPattern matches failures caused by another process holding a
@@ -20,41 +20,25 @@ func Clashes(t TestResult) bool {
 	return t.Outcome.Failed() && (clashPattern.MatchString(t.FailureType) || clashPattern.MatchString(t.Message) || clashPattern.MatchString(t.Stack))
 }
 
-// lanes runs JVMs side by side, except the ones whose order holds a test
-// that clashed with another JVM over a resource: those run in the serial
-// lane, alone.
+// lanes runs JVMs side by side until a test clashes with another JVM over
+// a resource (a fixed port, a file lock); from then on every JVM runs alone.
+// A suite with one such test usually has more (every class starting the
+// same server), and learning them one clash at a time costs a wasted run
+// each: nanohttpd's chaos runs clashed batch after batch.
 type lanes struct {
 	running sync.RWMutex // held shared by every JVM, exclusively by a serial one
-	mu      sync.Mutex
-	serial  map[string]bool
+	clashed atomic.Bool
 }
 
-// needsSerial reports whether order holds a test known to clash.
-func (s *lanes) needsSerial(order []string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.ContainsFunc(order, func(t string) bool { return s.serial[t] })
-}
-
-// markSerial puts the tests into the serial lane; it reports whether any was new.
-func (s *lanes) markSerial(tests []string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.serial == nil {
-		s.serial = map[string]bool{}
-	}
-	added := false
-	for _, t := range tests {
-		added = added || !s.serial[t]
-		s.serial[t] = true
-	}
-	return added
+// serial reports whether JVMs run alone: a test has clashed.
+func (s *lanes) serial() bool {
+	return s.clashed.Load()
 }
 
 // RunWith executes order in one fresh JVM with opts. A run in which a test
 // failed over a resource clash (a port or file lock taken) while other JVMs
-// ran is not trusted: its tests join the serial lane and the order runs
-// again alone, and that run is the result (Result.Serial says so).
+// ran is not trusted: the order runs again alone, and that run is the
+// result (Result.Serial says so); every later JVM runs alone too.
 func (l *Launcher) RunWith(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
 	r, err := l.runLaned(ctx, order, opts)
 	if err == nil && l.opts.Ran != nil {
@@ -65,7 +49,7 @@ func (l *Launcher) RunWith(ctx context.Context, order []string, opts RunOptions)
 
 // runLaned is RunWith without the Ran callback.
 func (l *Launcher) runLaned(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
-	if l.lanes.needsSerial(order) {
+	if l.lanes.serial() {
 		return l.runSerial(ctx, order, opts, nil)
 	}
 	l.lanes.running.RLock()
@@ -83,7 +67,7 @@ func (l *Launcher) runLaned(ctx context.Context, order []string, opts RunOptions
 	if len(clashed) == 0 {
 		return r, nil
 	}
-	l.lanes.markSerial(clashed)
+	l.lanes.clashed.Store(true)
 	return l.runSerial(ctx, order, opts, clashed)
 }
 

@@ -24,21 +24,20 @@ const (
 // the working and temporary directories, System.out/err/in, shutdown hooks,
 // ...) put back between orders; threads an order leaves running are noted.
 // It is for exploring orders only: a warm run is not a fresh JVM, so no
-// finding may rest on one (Result.Warm marks them). Orders that must run
-// alone (a test of theirs clashed over a resource) share a warm JVM of
-// their own that runs with no other JVM at once (Result.Serial), when there
-// are two or more of them. An order the warm JVM did not finish (it stopped
-// because an order left state it cannot put back, a test timed out, the
-// JVM crashed or a test called System.exit), an order with a test that
-// clashed over a resource, and a lone order of the serial lane run in fresh
-// JVMs (RunWith) instead. The results are in the order of orders.
+// finding may rest on one (Result.Warm marks them). Once a test clashed
+// over a resource, two or more orders share a warm JVM that runs with no
+// other JVM at once (Result.Serial). An order the warm JVM did not finish
+// (it stopped because an order left state it cannot put back, a test timed
+// out, the JVM crashed or a test called System.exit), an order with a test
+// that clashed over a resource, and a lone order after a clash run in
+// fresh JVMs (RunWith) instead. The results are in the order of orders.
 func (l *Launcher) RunWarm(ctx context.Context, orders [][]string) ([]*Result, error) {
 	results := make([]*Result, len(orders))
 	var shared, serial []int
 	for i, o := range orders {
 		switch {
 		case len(o) == 0:
-		case l.lanes.needsSerial(o):
+		case l.lanes.serial():
 			serial = append(serial, i)
 		default:
 			shared = append(shared, i)

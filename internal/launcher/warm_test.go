@@ -62,29 +62,28 @@ func TestRunWarm(t *testing.T) {
 	}
 }
 
-// TestRunWarmSerialLane: orders holding a test of the serial lane share a
-// warm JVM of their own that runs alone; a lone one runs in a fresh JVM.
+// TestRunWarmSerialLane: after a clash, two or more orders share a warm
+// JVM that runs alone; a lone one runs in a fresh JVM, alone.
 func TestRunWarmSerialLane(t *testing.T) {
 	tests := []struct {
 		name   string
 		orders [][]string
-		warm   []bool
+		warm   bool
 	}{
-		{"two serial orders", [][]string{{"p.A#a", "p.B#b"}, {"p.B#b"}, {"p.B#b", "p.A#a"}}, []bool{true, true, true}},
-		{"one serial order", [][]string{{"p.A#a", "p.B#b"}, {"p.B#b"}}, []bool{false, true}},
+		{"three orders", [][]string{{"p.A#a", "p.B#b"}, {"p.B#b"}, {"p.B#b", "p.A#a"}}, true},
+		{"one order", [][]string{{"p.B#b"}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := fakeLauncher(t, "clean", Options{})
-			l.lanes.markSerial([]string{"p.A#a"})
+			l.lanes.clashed.Store(true)
 			res, err := l.RunWarm(context.Background(), tt.orders)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i, r := range res {
-				serial := slices.Contains(tt.orders[i], "p.A#a")
-				if r.Warm != tt.warm[i] || r.Serial != serial {
-					t.Errorf("order %d: warm %v, serial %v; want warm %v, serial %v", i+1, r.Warm, r.Serial, tt.warm[i], serial)
+				if r.Warm != tt.warm || !r.Serial {
+					t.Errorf("order %d: warm %v, serial %v; want warm %v, serial", i+1, r.Warm, r.Serial, tt.warm)
 				}
 				if got := outcomes(r); strings.Contains(got, "not-run") || strings.Contains(got, "fail") {
 					t.Errorf("order %d: %s", i+1, got)

@@ -72,7 +72,7 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 	for _, t := range r.Clashed {
 		if !slices.Contains(a.cov.Serial, t) {
 			a.cov.Serial = append(a.cov.Serial, t)
-			a.cfg.Logf("%s clashed with another JVM over a resource: it runs alone from now on", t)
+			a.cfg.Logf("%s clashed with another JVM over a resource: JVMs run one at a time from now on", t)
 		}
 	}
 	if ours {

@@ -30,13 +30,16 @@ import java.util.function.Supplier;
 
 /**
  * ASYNC_DELAY's wrappers: work that project code hands to another thread (executors, completable futures, new
- * threads, timers) starts {@code chaos.async.delay} milliseconds late, which thread scheduling always allows. The
- * submitting call site is reported when the work is submitted. The waits of project code (sleeps and timed waits)
+ * threads, timers) starts {@code chaos.async.delay} milliseconds late, which thread scheduling always allows. Only
+ * the first {@code chaos.async.limit} submissions per call site and JVM are delayed (a machine slow for a while, not
+ * forever: a server that hands every connection to a new thread is slowed a few times, not at every request); later
+ * ones start as they would. The submitting call site is reported when delayed work is submitted. The waits of project code (sleeps and timed waits)
  * are wrapped too, and reported when they return or give up while delayed work is still pending: those are the
  * waits that assumed the work was done. Public because project classes call it.
  */
 public final class AsyncApi {
     private static long delayMs;
+    private static int limit;
     /** Delayed tasks submitted and not yet finished (their first run, for periodic ones). */
     private static final AtomicInteger PENDING = new AtomicInteger();
 
@@ -45,6 +48,12 @@ public final class AsyncApi {
 
     static void configure(ChaosConfig c) {
         delayMs = c.asyncDelayMs;
+        limit = c.asyncLimit;
+    }
+
+    /** Whether this submission at {@code site} is delayed: within the per-site limit (every one when it is 0). */
+    private static boolean delays(int site) {
+        return limit == 0 || Sites.countInJvm(site) <= limit;
     }
 
     // ---- the delay ----
@@ -84,8 +93,8 @@ public final class AsyncApi {
 
     /** Wraps {@code r} to start after the delay (counted as pending until it ends). */
     public static Runnable delayed(Runnable r, int site) {
-        if (r == null) {
-            return null;
+        if (r == null || !delays(site)) {
+            return r;
         }
         submitted(site);
         PENDING.incrementAndGet();
@@ -100,8 +109,8 @@ public final class AsyncApi {
     }
 
     private static <T> Callable<T> delayedCallable(Callable<T> c, int site) {
-        if (c == null) {
-            return null;
+        if (c == null || !delays(site)) {
+            return c;
         }
         submitted(site);
         PENDING.incrementAndGet();
@@ -154,7 +163,11 @@ public final class AsyncApi {
         return nanos > Long.MAX_VALUE - extra ? Long.MAX_VALUE : nanos + extra;
     }
 
+    /** A timer's delay, later by the delay when this submission at {@code site} is delayed. */
     private static long laterMillis(long delay, int site) {
+        if (!delays(site)) {
+            return delay;
+        }
         submitted(site);
         return delay > Long.MAX_VALUE - delayMs ? Long.MAX_VALUE : delay + delayMs;
     }
@@ -205,18 +218,27 @@ public final class AsyncApi {
     /** {@code ScheduledExecutorService.schedule(Runnable, long, TimeUnit)}: the delay on top of its own. */
     public static ScheduledFuture<?> schedule(ScheduledExecutorService e, Runnable r, long delay, TimeUnit unit,
             int site) {
+        if (!delays(site)) {
+            return e.schedule(r, delay, unit);
+        }
         return e.schedule(counted(r), later(delay, unit, site), TimeUnit.NANOSECONDS);
     }
 
     /** {@code ScheduledExecutorService.schedule(Callable, long, TimeUnit)}. */
     public static ScheduledFuture<?> schedule(ScheduledExecutorService e, Callable<?> c, long delay, TimeUnit unit,
             int site) {
+        if (!delays(site)) {
+            return e.schedule(c, delay, unit);
+        }
         return e.schedule(counted(c), later(delay, unit, site), TimeUnit.NANOSECONDS);
     }
 
     /** {@code ScheduledExecutorService.scheduleAtFixedRate}: the first run later. */
     public static ScheduledFuture<?> scheduleAtFixedRate(ScheduledExecutorService e, Runnable r, long delay,
             long period, TimeUnit unit, int site) {
+        if (!delays(site)) {
+            return e.scheduleAtFixedRate(r, delay, period, unit);
+        }
         return e.scheduleAtFixedRate(counted(r), later(delay, unit, site), unit.toNanos(period),
                 TimeUnit.NANOSECONDS);
     }
@@ -224,6 +246,9 @@ public final class AsyncApi {
     /** {@code ScheduledExecutorService.scheduleWithFixedDelay}: the first run later. */
     public static ScheduledFuture<?> scheduleWithFixedDelay(ScheduledExecutorService e, Runnable r, long delay,
             long period, TimeUnit unit, int site) {
+        if (!delays(site)) {
+            return e.scheduleWithFixedDelay(r, delay, period, unit);
+        }
         return e.scheduleWithFixedDelay(counted(r), later(delay, unit, site), unit.toNanos(period),
                 TimeUnit.NANOSECONDS);
     }
@@ -274,8 +299,8 @@ public final class AsyncApi {
     }
 
     private static <T> Supplier<T> delayedSupplier(Supplier<T> s, int site) {
-        if (s == null) {
-            return null;
+        if (s == null || !delays(site)) {
+            return s;
         }
         submitted(site);
         PENDING.incrementAndGet();

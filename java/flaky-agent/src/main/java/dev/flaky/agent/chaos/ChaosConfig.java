@@ -49,6 +49,11 @@ final class ChaosConfig {
     final String dstZone;
     final java.time.ZoneId timezone;
     final long asyncDelayMs;
+    /**
+     * ASYNC_DELAY: per call site and JVM, this many submissions are delayed, later ones start as they would; 0 means
+     * every submission is delayed.
+     */
+    final int asyncLimit;
     /** Report every perturbed call with its original and perturbed value ({@code flaky chaos --explain}). */
     final boolean explain;
     final List<String> include;
@@ -88,6 +93,7 @@ final class ChaosConfig {
         dstZone = zone("chaos.date.zone", o.getOrDefault("chaos.date.zone", "America/New_York")).getId();
         timezone = zone("chaos.timezone", o.getOrDefault("chaos.timezone", "Pacific/Chatham"));
         asyncDelayMs = nonNegativeLong(o, "chaos.async.delay", 1000);
+        asyncLimit = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(o, "chaos.async.limit", 3));
         explain = Boolean.parseBoolean(o.getOrDefault("chaos.explain", "false"));
         include = list(o.get("chaos.include"));
         exclude = list(o.get("chaos.exclude"));
@@ -137,6 +143,7 @@ final class ChaosConfig {
         d.put("seed", seed);
         d.put("iteration.scope", iterationAll ? "all" : "project");
         d.put("async.delay", asyncDelayMs);
+        d.put("async.limit", asyncLimit);
         d.put("explain", explain);
         return d;
     }

@@ -54,6 +54,7 @@ public class ChaosConfigTest {
         assertEquals(2000, c.dateMarginMs);
         assertEquals(3, c.randomLimit);
         assertEquals(3, c.sleepLimit);
+        assertEquals(3, c.asyncLimit);
         assertFalse(c.iterationAll);
         assertFalse(c.explain);
     }
@@ -110,6 +111,7 @@ public class ChaosConfigTest {
             {"chaos", "TIMEZONE", "chaos.timezone", "Mars/Olympus"},
             {"chaos", "ITERATION_ORDER", "chaos.iteration.scope", "libraries"},
             {"chaos", "ASYNC_DELAY", "chaos.async.delay", "-5"},
+            {"chaos", "ASYNC_DELAY", "chaos.async.limit", "-1"},
         };
         for (String[] b : bad) {
             try {
