@@ -47,28 +47,38 @@ func (l *Launcher) RunWith(ctx context.Context, order []string, opts RunOptions)
 	return r, err
 }
 
-// runLaned is RunWith without the Ran callback.
+// runLaned is RunWith without the Ran callback. A run beside other JVMs
+// stops at its first clash, since it runs again alone anyway.
 func (l *Launcher) runLaned(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
 	if l.lanes.serial() {
 		return l.runSerial(ctx, order, opts, nil)
 	}
 	l.lanes.running.RLock()
-	r, err := l.runResuming(ctx, order, opts)
+	side := opts
+	side.stopAtClash = true
+	r, err := l.runResuming(ctx, order, side)
 	l.lanes.running.RUnlock()
 	if err != nil {
 		return nil, err
 	}
-	var clashed []string
-	for _, t := range r.Tests {
-		if Clashes(t) {
-			clashed = append(clashed, t.Test)
-		}
-	}
+	clashed := r.clashed()
 	if len(clashed) == 0 {
 		return r, nil
 	}
+	r.removeTmp()
 	l.lanes.clashed.Store(true)
 	return l.runSerial(ctx, order, opts, clashed)
+}
+
+// clashed returns the tests that failed over a resource clash.
+func (r *Result) clashed() []string {
+	var out []string
+	for _, t := range r.Tests {
+		if Clashes(t) {
+			out = append(out, t.Test)
+		}
+	}
+	return out
 }
 
 // runSerial runs order with no other JVM of the launcher running.

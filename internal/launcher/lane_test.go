@@ -1,6 +1,11 @@
 package launcher
 
-import "testing"
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestClashes(t *testing.T) {
 	tests := []struct {
@@ -22,5 +27,33 @@ func TestClashes(t *testing.T) {
 				t.Errorf("Clashes = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRunWithStopsAtAClash: a run beside other JVMs stops at its first
+// clash (a resumed run too) and runs again alone, and every later run is
+// alone from the start.
+func TestRunWithStopsAtAClash(t *testing.T) {
+	ran := filepath.Join(t.TempDir(), "ran")
+	t.Setenv(ranLogEnv, ran)
+	order := []string{"p.A#a", "p.A#clash", "p.B#b"}
+	run := func(l *Launcher, opts RunOptions, want string) {
+		t.Helper()
+		os.Remove(ran)
+		r, err := l.RunWith(context.Background(), order, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !r.Serial || outcomes(r) != "p.A#a=pass p.A#clash=error p.B#b=pass" {
+			t.Errorf("resume %v: serial %v, %s; want serial, every test run", opts.Resume, r.Serial, outcomes(r))
+		}
+		if data, _ := os.ReadFile(ran); string(data) != want {
+			t.Errorf("resume %v: the JVMs ran\n%swant\n%s", opts.Resume, data, want)
+		}
+	}
+	for _, opts := range []RunOptions{{}, {Resume: true}} {
+		l := fakeLauncher(t, "clean", Options{})
+		run(l, opts, "p.A#a\np.A#clash\np.A#a\np.A#clash\np.B#b\n")
+		run(l, opts, "p.A#a\np.A#clash\np.B#b\n")
 	}
 }

@@ -89,6 +89,11 @@ type RunOptions struct {
 	// with its invocations) instead of Options.TestTimeout when shorter
 	// or when that is 0.
 	TestTimeouts map[string]time.Duration
+
+	// stopAtClash kills the JVM as soon as a test clashes over a resource
+	// (the run beside other JVMs is then rerun alone, so its rest is
+	// wasted), and a resumed run goes no further.
+	stopAtClash bool
 }
 
 // Job is one order for RunJobs and the options to run it with.
@@ -235,6 +240,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		deadline:     func() time.Time { return asm.deadline(asm.timeout(l.opts.TestTimeout, opts.TestTimeouts)) },
 		timeout:      func() time.Duration { return asm.timeout(l.opts.TestTimeout, opts.TestTimeouts) },
 		ended:        func() bool { return asm.ended },
+		abandon:      asm.clash(opts.stopAtClash),
 		agentOptions: opts.AgentOptions,
 		keepTmp:      opts.KeepTmp,
 	}

@@ -20,6 +20,9 @@ import (
 // "setsid" test writes its daemon's pid to FILE.daemon).
 const pidFileEnv = "FLAKY_FAKE_PIDFILE"
 
+// ranLogEnv names a file where the fake JVM appends each test it starts.
+const ranLogEnv = "FLAKY_FAKE_RANLOG"
+
 // fakeDriverEnv makes the test binary a driver that runs the order it holds
 // (space-separated) in a fake JVM, as flaky would.
 const fakeDriverEnv = "FLAKY_FAKE_DRIVER"

@@ -41,6 +41,7 @@ type watch struct {
 	deadline     func() time.Time                     // when to kill for the test timeout; zero for never
 	timeout      func() time.Duration                 // the test timeout that deadline applies; nil for Options.TestTimeout
 	ended        func() bool                          // the runner reported the end of its work; nil for never
+	abandon      func() string                        // why to kill the JVM now, checked after each message; nil or "" for never
 	agentOptions agent.Options                        // the agent's options but the port
 	keepTmp      bool                                 // keep the JVM's temporary directory
 }
@@ -258,6 +259,11 @@ loop:
 				}
 			default:
 				w.handle(ev.Message, time.Now())
+				if w.abandon != nil {
+					if why := w.abandon(); why != "" {
+						kill(why)
+					}
+				}
 				if lingering == nil && !exited && w.ended != nil && w.ended() {
 					lingering = time.After(exitGrace)
 				}

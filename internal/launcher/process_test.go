@@ -213,11 +213,25 @@ func fakeJVM(scenario string, args []string) int {
 				message = tmpdir + "\n" + os.Getenv("TMPDIR")
 			}
 		}
+		if log := os.Getenv(ranLogEnv); log != "" {
+			f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+			if err != nil {
+				panic(err)
+			}
+			fmt.Fprintln(f, test)
+			f.Close()
+		}
+		if method == "clash" {
+			outcome, message = "error", "java.net.BindException: Address already in use"
+		}
 		if method == "perturbed" && chaos != "" {
 			send(&agent.Perturbation{Test: test, Strategy: chaos, Group: "RANDOM", API: "java.util.Random#nextInt(int)", Class: testid.ClassOf(test), Method: method, File: "A.java", Line: 7})
 			outcome = "fail"
 		}
 		send(&agent.TestEnd{Test: test, Index: i, Outcome: outcome, TimeMs: 1, Message: message})
+		if method == "clash" {
+			time.Sleep(time.Second) // the rest of a real suite's work, time for a driver to stop it
+		}
 		if scenario == "inject" {
 			send(&agent.TestEnd{Test: test, Index: i, Outcome: "fail", TimeMs: 1})
 		}

@@ -181,6 +181,23 @@ func newAssembler(order []string) *assembler {
 	return &assembler{order: order, covered: make([]bool, len(order)), seen: map[position]bool{}, last: -1, classScopes: map[string]int{}}
 }
 
+// clash returns a watch.abandon that, when on, gives a reason to stop the
+// JVM once a test has failed over a resource clash; nil when off.
+func (a *assembler) clash(on bool) func() string {
+	if !on {
+		return nil
+	}
+	checked := 0
+	return func() string {
+		for ; checked < len(a.tests); checked++ {
+			if t := a.tests[checked]; Clashes(t) {
+				return fmt.Sprintf("stopped: %s clashed with another JVM over a resource", t.Test)
+			}
+		}
+		return ""
+	}
+}
+
 // handle applies one event received at now.
 func (a *assembler) handle(m agent.Message, now time.Time) {
 	switch m := m.(type) {

@@ -31,13 +31,17 @@ func (r Resumption) String() string {
 
 // runResuming runs order once, and, with opts.Resume, runs what is left of
 // it in a fresh JVM whenever a JVM ends before the end of its part, for as
-// long as each JVM gets at least one test done.
+// long as each JVM gets at least one test done (and, with
+// opts.stopAtClash, no test clashed).
 func (l *Launcher) runResuming(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
 	r, err := l.runOnce(ctx, order, opts)
 	if err != nil || !opts.Resume {
 		return r, err
 	}
 	for at := r.resumeAt; at < len(order); at = r.resumeAt {
+		if opts.stopAtClash && len(r.clashed()) > 0 {
+			break
+		}
 		rest, err := l.runOnce(ctx, order[at:], opts)
 		if err != nil {
 			r.removeTmp()
