@@ -465,9 +465,10 @@ func TestInterruptKeepsWhatWasJudged(t *testing.T) {
 	}
 }
 
-// TestAttributionScopes runs the suspected strategy on the failing test's
-// class first, and on the suite's order up to the test only when that does
-// not reproduce the failure (it needs another class's test before it).
+// TestAttributionScopes runs the suspected strategy on the failing test
+// alone first, then on its class, and on the suite's order up to the test
+// only when neither reproduces the failure (it needs another class's test
+// before it); the control runs run the failing test alone.
 func TestAttributionScopes(t *testing.T) {
 	order := []string{"p.A#a", "p.B#first", "p.C#c", "p.B#fails"}
 	tests := []struct {
@@ -478,24 +479,22 @@ func TestAttributionScopes(t *testing.T) {
 		order    int      // the finding's order's length
 	}{
 		{
-			name: "reproduced on its class",
-			wantJobs: []string{"chaos=RANDOM_MAX+LOCALE 4", " 4", " 2", " 2", " 2", " 2", " 2",
-				"chaos=RANDOM_MAX 2", // p.B's tests up to the failure
-				"chaos=RANDOM_MAX 1", // confirmed alone
+			name: "reproduced alone",
+			wantJobs: []string{"chaos=RANDOM_MAX+LOCALE 4", " 4", " 1", " 1", " 1", " 1", " 1",
+				"chaos=RANDOM_MAX 1", // the failing test alone: no confirmation needed
 			},
-			wantRuns: []string{"combined fail 4", "RANDOM_MAX fail 2", "unperturbed pass 4", "RANDOM_MAX fail 1"},
+			wantRuns: []string{"combined fail 4", "RANDOM_MAX fail 1", "unperturbed pass 4"},
 			order:    1,
 		},
 		{
 			name:  "needs another class's test first",
 			after: "p.A#a",
-			wantJobs: []string{"chaos=RANDOM_MAX+LOCALE 4", " 4", " 2", " 2", " 2", " 2", " 2",
-				"chaos=RANDOM_MAX 2", // its class: passes
-				"chaos=RANDOM_MAX 4", // the suite's order up to it: fails
+			wantJobs: []string{"chaos=RANDOM_MAX+LOCALE 4", " 4", " 1", " 1", " 1", " 1", " 1",
 				"chaos=RANDOM_MAX 1", // alone: passes
-				"chaos=RANDOM_MAX 2", // after its own class's tests: passes
+				"chaos=RANDOM_MAX 2", // its class: passes
+				"chaos=RANDOM_MAX 4", // the suite's order up to it: fails (alone and after its class it passed above)
 			},
-			wantRuns: []string{"combined fail 4", "RANDOM_MAX pass 2", "RANDOM_MAX fail 4", "unperturbed pass 4", "RANDOM_MAX pass 1", "RANDOM_MAX pass 2"},
+			wantRuns: []string{"combined fail 4", "RANDOM_MAX pass 1", "RANDOM_MAX pass 2", "RANDOM_MAX fail 4", "unperturbed pass 4"},
 			order:    4,
 		},
 	}
@@ -559,31 +558,46 @@ func TestClassOrder(t *testing.T) {
 	}
 }
 
-// TestCovers checks which attribution runs answer for a candidate: on its
-// classes, any run with its test; on the suite's order, only a run whose
-// order up to the test is the suite's.
+// TestCovers checks which attribution runs answer for a candidate: for the
+// tests alone, any run with its test; on its classes, a run in which its
+// class's entries before it are the suite's; on the suite's order, only a
+// run whose order up to the test is the suite's.
 func TestCovers(t *testing.T) {
 	suite := []string{"p.A#a", "p.B#b1", "p.B#b2"}
 	c := &candidate{test: "p.B#b2", entry: 2}
 	tests := []struct {
-		name    string
-		order   []string
-		classes bool
-		want    int
+		name  string
+		order []string
+		scope scope
+		want  int
 	}{
-		{"its class's run on its classes", []string{"p.B#b1", "p.B#b2"}, true, 1},
-		{"its class's run is not the suite's order", []string{"p.B#b1", "p.B#b2"}, false, -1},
-		{"the suite's order answers on its classes too", suite, true, 2},
-		{"the suite's order", suite, false, 2},
-		{"a run without the test", []string{"p.A#a", "p.B#b1"}, true, -1},
-		{"the same tests in another order", []string{"p.B#b1", "p.A#a", "p.B#b2"}, false, -1},
+		{"the test alone for the tests", []string{"p.B#b2"}, scopeTests, 0},
+		{"the test alone is not its class", []string{"p.B#b2"}, scopeClasses, -1},
+		{"its class's run on its classes", []string{"p.B#b1", "p.B#b2"}, scopeClasses, 1},
+		{"its class's run is not the suite's order", []string{"p.B#b1", "p.B#b2"}, scopeSuite, -1},
+		{"the suite's order answers on its classes too", suite, scopeClasses, 2},
+		{"the suite's order", suite, scopeSuite, 2},
+		{"a run without the test", []string{"p.A#a", "p.B#b1"}, scopeTests, -1},
+		{"the same tests in another order", []string{"p.B#b1", "p.A#a", "p.B#b2"}, scopeSuite, -1},
+		{"its class in another order", []string{"p.B#b2", "p.B#b1"}, scopeClasses, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a := &analysis{cfg: Config{Tests: suite}}
-			if got := a.covers(singleRun{order: tt.order}, c, tt.classes); got != tt.want {
-				t.Errorf("covers(%q, classes %v) = %d, want %d", tt.order, tt.classes, got, tt.want)
+			if got := a.covers(singleRun{order: tt.order}, c, tt.scope); got != tt.want {
+				t.Errorf("covers(%q, scope %d) = %d, want %d", tt.order, tt.scope, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestTestsOrder checks the order of a run of the failing tests alone: their
+// entries as the suite runs them, an invocation's as its template's.
+func TestTestsOrder(t *testing.T) {
+	suite := []string{"p.A#a", "p.B#b1", "p.C#c", "p.B#b2", "p.D#d"}
+	a := &analysis{cfg: Config{Tests: suite}}
+	got := a.testsOrder([]string{"p.D#d[2]", "p.B#b2", "p.A#a", "p.D#d[1]"})
+	if want := []string{"p.A#a", "p.B#b2", "p.D#d"}; !slices.Equal(got, want) {
+		t.Errorf("testsOrder = %q, want %q", got, want)
 	}
 }

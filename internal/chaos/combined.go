@@ -33,31 +33,49 @@ type singleRun struct {
 	order  []string
 }
 
+// scope is where an attribution run of a strategy runs a candidate's test.
+type scope int
+
+const (
+	// scopeTests runs the failing tests alone, in the suite's order (their
+	// classes' fixtures run once around them, as with -Dtest=C#a+b).
+	scopeTests scope = iota
+	// scopeClasses runs the failing tests' classes, each as the suite runs
+	// it, up to the last failing test.
+	scopeClasses
+	// scopeSuite runs the suite's order up to the last failing test.
+	scopeSuite
+)
+
 // attributionRound is what one round of attribution tries: a candidate's
-// suspects or the rest of the set, on its classes alone or on the suite's
-// order up to it.
+// suspects or the rest of the set, in one scope.
 type attributionRound struct {
-	others  bool // the rest of the set, not the suspects
-	classes bool // the classes of the candidates only
+	others bool // the rest of the set, not the suspects
+	scope  scope
 }
 
 // attributionRounds are tried in this order until a strategy reproduces a
-// candidate's failure: its suspects on the classes of the failing tests
-// first (a fraction of the suite, so attribution takes a fraction of the
-// combined run's time), then on the whole order before it (for a failure
-// that needs another class's tests before it), then the same for the rest
-// of the set.
-var attributionRounds = []attributionRound{{classes: true}, {}, {others: true, classes: true}, {others: true}}
+// candidate's failure: its suspects on the failing tests alone first (a
+// fraction of the suite, so attribution takes a fraction of the combined
+// run's time), then on their classes (for a failure that needs its class's
+// earlier tests), then on the whole order before it (for one that needs
+// another class's tests before it), then the same for the rest of the set.
+var attributionRounds = []attributionRound{
+	{scope: scopeTests}, {scope: scopeClasses}, {scope: scopeSuite},
+	{others: true, scope: scopeTests}, {others: true, scope: scopeClasses}, {others: true, scope: scopeSuite},
+}
 
 // String names the round for the log.
 func (r attributionRound) String() string {
-	what, where := "suspected strategies", "on the suite's order up to the failure"
+	what := "suspected strategies"
 	if r.others {
 		what = "the other strategies"
 	}
-	if r.classes {
-		where = "on the failing tests' classes"
-	}
+	where := map[scope]string{
+		scopeTests:   "on the failing tests alone",
+		scopeClasses: "on the failing tests' classes",
+		scopeSuite:   "on the suite's order up to the failure",
+	}[r.scope]
 	return what + " " + where
 }
 
@@ -175,12 +193,19 @@ func (c *candidate) strategies(r attributionRound) []Strategy {
 }
 
 // covers returns the index in run's order of the entry of c's test when the
-// run answers for c in the round's scope, else -1: a run with the test
-// answers on its classes (all of its class's entries before it ran too);
-// on the suite's order only a run whose order up to the test is the suite's.
-func (a *analysis) covers(run singleRun, c *candidate, classes bool) int {
+// run answers for c in scope sc, else -1: a run with the test answers for
+// the tests alone; on its classes, a run in which its class's entries before
+// it are the suite's; on the suite's order, a run whose order up to the test
+// is the suite's.
+func (a *analysis) covers(run singleRun, c *candidate, sc scope) int {
 	i := entryOf(run.order, c.test)
-	if i < 0 || classes {
+	switch {
+	case i < 0 || sc == scopeTests:
+		return i
+	case sc == scopeClasses:
+		if !slices.Equal(ownClass(run.order[:i+1], c.test), ownClass(a.cfg.Tests[:c.entry+1], c.test)) {
+			return -1
+		}
 		return i
 	}
 	if i != c.entry || !slices.Equal(run.order[:i+1], a.cfg.Tests[:c.entry+1]) {
@@ -191,11 +216,11 @@ func (a *analysis) covers(run singleRun, c *candidate, classes bool) int {
 
 // runFor returns the run of strategy s that answers for c in the round's
 // scope, preferring one already read for c (it then adds nothing).
-func (a *analysis) runFor(ran map[string][]singleRun, s Strategy, c *candidate, classes bool) (singleRun, int, bool) {
+func (a *analysis) runFor(ran map[string][]singleRun, s Strategy, c *candidate, sc scope) (singleRun, int, bool) {
 	var found singleRun
 	at, ok := -1, false
 	for _, r := range ran[s.ID] {
-		i := a.covers(r, c, classes)
+		i := a.covers(r, c, sc)
 		if i < 0 {
 			continue
 		}
@@ -210,14 +235,13 @@ func (a *analysis) runFor(ran map[string][]singleRun, s Strategy, c *candidate, 
 }
 
 // runSingles runs, within the budget, each strategy that a pending
-// candidate tries in this round and that has no run answering for it yet:
-// on the classes of those candidates (up to the last of them), or on the
-// suite's order up to the last of them.
+// candidate tries in this round and that has no run answering for it yet,
+// on the round's scope of those candidates (scopeOrder).
 func (a *analysis) runSingles(ctx context.Context, pending []*candidate, round attributionRound, ran map[string][]singleRun) error {
 	need := map[string][]string{}
 	for _, c := range pending {
 		for _, s := range c.strategies(round) {
-			if _, _, ok := a.runFor(ran, s, c, round.classes); !ok {
+			if _, _, ok := a.runFor(ran, s, c, round.scope); !ok {
 				need[s.ID] = append(need[s.ID], c.test)
 			}
 		}
@@ -229,14 +253,7 @@ func (a *analysis) runSingles(ctx context.Context, pending []*candidate, round a
 		if !ok {
 			continue
 		}
-		order := a.classOrder(tests)
-		if !round.classes {
-			last := 0
-			for _, t := range tests {
-				last = max(last, entryOf(a.cfg.Tests, t))
-			}
-			order = a.cfg.Tests[:last+1]
-		}
+		order := a.scopeOrder(tests, round.scope)
 		j, err := a.job(order, []Strategy{s})
 		if err != nil {
 			return err
@@ -269,7 +286,7 @@ func (a *analysis) runSingles(ctx context.Context, pending []*candidate, round a
 func (a *analysis) check(c *candidate, round attributionRound, ran map[string][]singleRun) bool {
 	found := false
 	for _, s := range c.strategies(round) {
-		r, at, ok := a.runFor(ran, s, c, round.classes)
+		r, at, ok := a.runFor(ran, s, c, round.scope)
 		if !ok {
 			c.unknown = true
 			continue
@@ -297,6 +314,33 @@ func (a *analysis) check(c *candidate, round attributionRound, ran map[string][]
 		}
 	}
 	return found
+}
+
+// scopeOrder returns the order of a run of tests in scope sc.
+func (a *analysis) scopeOrder(tests []string, sc scope) []string {
+	switch sc {
+	case scopeTests:
+		return a.testsOrder(tests)
+	case scopeClasses:
+		return a.classOrder(tests)
+	}
+	last := 0
+	for _, t := range tests {
+		last = max(last, entryOf(a.cfg.Tests, t))
+	}
+	return a.cfg.Tests[:last+1]
+}
+
+// testsOrder returns the entries of the suite's order that are tests (or
+// whose invocations are), each once, as the suite runs them.
+func (a *analysis) testsOrder(tests []string) []string {
+	var order []string
+	for _, e := range a.cfg.Tests {
+		if slices.ContainsFunc(tests, func(t string) bool { return testid.IsInvocation(t, e) }) {
+			order = append(order, e)
+		}
+	}
+	return order
 }
 
 // classOrder returns the entries of the suite's order, up to the last of

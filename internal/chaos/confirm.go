@@ -75,7 +75,12 @@ func (a *analysis) confirm(ctx context.Context) error {
 	if err := a.confirmRound(ctx, "alone", func(f *Finding) ([]string, Settings, string, bool) {
 		// The test's own id: for an invocation of a parameterized test
 		// (ID[2]), the runner runs that invocation alone.
-		return []string{f.Test}, a.cfg.Settings, "alone", len(f.Order) > 1 || f.Order[0] != f.Test
+		alone := []string{f.Test}
+		if ranWith(f, alone) {
+			notAlone[f.Test] = true // attribution ran it alone, and it passed
+			return nil, Settings{}, "", false
+		}
+		return alone, a.cfg.Settings, "alone", len(f.Order) > 1 || f.Order[0] != f.Test
 	}, func(f *Finding, failed bool, order []string) {
 		if failed {
 			f.Order = order
@@ -87,7 +92,7 @@ func (a *analysis) confirm(ctx context.Context) error {
 	}
 	if err := a.confirmRound(ctx, "after their own class's tests", func(f *Finding) ([]string, Settings, string, bool) {
 		own := ownClass(f.Order, f.Test)
-		return own, a.cfg.Settings, "after its class's tests", notAlone[f.Test] && len(own) > 1 && len(own) < len(f.Order)
+		return own, a.cfg.Settings, "after its class's tests", notAlone[f.Test] && len(own) > 1 && len(own) < len(f.Order) && !ranWith(f, own)
 	}, func(f *Finding, failed bool, order []string) {
 		if failed {
 			f.Order = order
@@ -100,6 +105,15 @@ func (a *analysis) confirm(ctx context.Context) error {
 		return f.Order, settings, "milder: " + param, ok
 	}, func(f *Finding, failed bool, _ []string) {
 		f.Robust = &failed
+	})
+}
+
+// ranWith reports whether attribution already ran f's strategy on order
+// (its outcome is then in f's evidence: a failure there would have been
+// f's order).
+func ranWith(f *Finding, order []string) bool {
+	return slices.ContainsFunc(f.Evidence, func(e Evidence) bool {
+		return e.Run == f.Strategies[0].ID && e.Detail == "" && slices.Equal(e.Order, order)
 	})
 }
 

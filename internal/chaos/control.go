@@ -79,21 +79,23 @@ func (a *analysis) addNOD(test string, extra, perturbed []*launcher.Result) {
 }
 
 // controls reruns the tests, which failed in the perturbed runs perturbed
-// and passed unperturbed, ControlRuns times unperturbed: the tests of their
-// classes, in the suite's order up to the last of them, in one JVM per run.
+// and passed unperturbed, ControlRuns times unperturbed: those tests alone,
+// in the suite's order, in one JVM per run, as attribution's first round
+// runs them with a strategy (so the two compare like with like; the
+// unperturbed run of the suite's order is the control of the later rounds).
 // It records those that fail in a control run as NOD and returns the rest.
 func (a *analysis) controls(ctx context.Context, tests []string, perturbed []*launcher.Result) ([]string, error) {
 	if len(tests) == 0 {
 		return nil, nil
 	}
-	order := a.classOrder(tests)
+	order := a.testsOrder(tests)
 	defer func(phase string) { a.phase = phase }(a.phase)
 	a.phase = "the control runs"
 	jobs := make([]launcher.Job, ControlRuns)
 	for i := range jobs {
 		jobs[i], _ = a.job(order, nil)
 	}
-	a.cfg.Logf("rerunning the classes of %d test(s) that failed perturbed %d times unperturbed", len(tests), ControlRuns)
+	a.cfg.Logf("rerunning the %d test(s) that failed perturbed %d times unperturbed", len(tests), ControlRuns)
 	results, err := a.run(ctx, jobs, len(jobs))
 	if err != nil {
 		return nil, err
