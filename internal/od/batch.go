@@ -18,8 +18,10 @@ import (
 
 // explainByBatch tries each polluter and state-setter group found so far
 // and not yet in tried (which it updates) on the open candidates of its
-// kind at once (tryGroup) and on the other tests (discover), and returns
-// the candidates a group explained and the others, in their order.
+// kind at once (tryGroup), those another group explained too (a victim
+// often has several polluters: each group it owes its failure to joins its
+// finding), and on the other tests (discover), and returns the candidates a
+// group explained and the others, in their order.
 func (a *analysis) explainByBatch(ctx context.Context, deadline time.Time, open []*candidate, tried map[string]bool) (explained, rest []*candidate, err error) {
 	done := map[*candidate]bool{}
 	for _, kind := range []verdict{victim, brittle} {
@@ -44,7 +46,7 @@ func (a *analysis) explainByBatch(ctx context.Context, deadline time.Time, open 
 			in := toSet(g)
 			var cands []*candidate
 			for _, c := range open {
-				if c.od == kind && !done[c] && !in[c.test] {
+				if c.od == kind && !in[c.test] {
 					cands = append(cands, c)
 				}
 			}
@@ -127,8 +129,9 @@ func firstIf(x, y bool) int {
 // kind) in one order, the batch, and the same order without g, the
 // control, each k times. A victim that fails in every run of the batch and
 // passes in every run of the control (a brittle: passes, fails) owes that
-// to g: its finding takes g as its group and the batch up to it as its
-// failing (passing) order. Victims then try the cleaners found for g the
+// to g: g joins its finding's groups, and the first group to explain it
+// gives its failing (passing) order, the batch up to it (or g and the test
+// alone, when that shows it). Victims then try the cleaners found for g the
 // same way, one order per cleaner group between g and them. It returns the
 // candidates g explained, their findings complete.
 func (a *analysis) tryGroup(ctx context.Context, deadline time.Time, g []string, cands []*candidate) ([]*candidate, error) {
@@ -178,12 +181,19 @@ func (a *analysis) tryGroup(ctx context.Context, deadline time.Time, g []string,
 			msg = a.failureMessage(c.test, []string{c.test})
 		}
 		a.mu.Lock()
+		// The first group that explains a test gives its order; later
+		// ones join its groups.
 		if fail {
-			f.Polluters, f.FailingOrder = [][]string{g}, order
+			if len(f.Polluters) == 0 {
+				f.FailingOrder, f.Message = order, msg
+			}
+			f.Polluters = appendNew(f.Polluters, g)
 		} else {
-			f.Setters, f.PassingOrder = [][]string{g}, order
+			if len(f.Setters) == 0 {
+				f.PassingOrder, f.Message = order, msg
+			}
+			f.Setters = appendNew(f.Setters, g)
 		}
-		f.Message = msg
 		a.mu.Unlock()
 	}
 	if fail {

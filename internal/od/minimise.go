@@ -137,11 +137,11 @@ func isPrefix(prefix, order []string) bool {
 // group, and only a test no known group explains gets a search of its own
 // (a leader's delta debugging already runs as many JVMs at once as the
 // workers allow). What the known groups leave open is then settled with
-// one run per kind for all the tests they explained: each after the whole
-// rest of the suite (no other polluter or setter if each keeps its
-// outcome) and, for victims sharing one polluter group, after that group
-// and the rest (no other cleaner if each still fails). Only the tests for
-// which such a run shows more get a full search.
+// a few runs for all the tests they explained: each after the whole rest
+// of the suite (no other polluter or setter if each keeps its outcome) and,
+// for the victims of each polluter group, after that group and the rest
+// (no other cleaner if each still fails). Only the tests for which such a
+// run shows more get a full search.
 func (a *analysis) minimiseClusters(ctx context.Context, deadline time.Time, cls [][]*candidate) error {
 	var open []*candidate
 	for _, cl := range cls {
@@ -227,29 +227,32 @@ func (a *analysis) settle(ctx context.Context, deadline time.Time, followers []*
 			open[c.test] = true
 		}
 	}
-	// Cleaners: victims sharing one polluter group, after it and the rest.
+	// Cleaners: the victims of each polluter group, after it and the rest
+	// (a victim with several groups, after each).
 	if fail {
 		type share struct {
 			polluters []string
 			victims   []*candidate
+			order     []string
 		}
 		var shares []*share
 		byGroup := map[string]*share{}
 		for _, c := range followers {
-			f := a.finding(c)
-			if open[c.test] || len(f.Polluters) != 1 {
-				open[c.test] = true
+			if open[c.test] {
 				continue
 			}
-			sh := byGroup[orderKey(f.Polluters[0])]
-			if sh == nil {
-				sh = &share{polluters: f.Polluters[0]}
-				byGroup[orderKey(sh.polluters)] = sh
-				shares = append(shares, sh)
+			for _, g := range a.finding(c).Polluters {
+				sh := byGroup[orderKey(g)]
+				if sh == nil {
+					sh = &share{polluters: g}
+					byGroup[orderKey(g)] = sh
+					shares = append(shares, sh)
+				}
+				sh.victims = append(sh.victims, c)
 			}
-			sh.victims = append(sh.victims, c)
 		}
-		for _, sh := range shares {
+		orders := make([][]string, len(shares))
+		for i, sh := range shares {
 			var names []string
 			for _, c := range sh.victims {
 				names = append(names, c.test)
@@ -260,12 +263,15 @@ func (a *analysis) settle(ctx context.Context, deadline time.Time, followers []*
 			slices.SortStableFunc(names, func(x, y string) int {
 				return firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)])
 			})
-			order := a.s.feasible(concat(sh.polluters, without(a.s.tests, members), names))
-			if err := a.ensure(ctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
-				return nil, err
-			}
+			sh.order = a.s.feasible(concat(sh.polluters, without(a.s.tests, members), names))
+			orders[i] = sh.order
+		}
+		if err := a.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
+			return nil, err
+		}
+		for _, sh := range shares {
 			for _, c := range sh.victims {
-				if tl := a.st.get(order[:slices.Index(order, c.test)+1]).tally; !tl.fails() {
+				if tl := a.st.get(sh.order[:slices.Index(sh.order, c.test)+1]).tally; !tl.fails() {
 					open[c.test] = true
 				}
 			}
