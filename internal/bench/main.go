@@ -71,7 +71,7 @@ func main() {
 	evolveFull := flag.Bool("evolve-full", false, "in the evolution benchmark, also analyse each scripted commit in full (slow on real projects)")
 	realworld := flag.String("realworld", "../shared/realworld", "folder of the real projects' source archives the evolution benchmark's scenarios and -chaos-realworld name")
 	evolveBin := flag.String("evolve-bin", "bin/flaky", "flaky binary the evolution benchmark runs")
-	chaosReal := flag.String("chaos-realworld", "", "comma-separated real projects of the -realworld folder to run flaky chaos on, against plain mvn -q test: nanohttpd, jjwt (empty: skip it)")
+	chaosReal := flag.String("chaos-realworld", "", "comma-separated real projects of the -realworld folder (nanohttpd, jjwt) or fixture folders (testdata/chaos) to run flaky chaos on, against plain mvn -q test (empty: skip it)")
 	chaosRealModes := flag.String("chaos-realworld-modes", "combined,single", "comma-separated chaos modes the real-project benchmark runs")
 	chaosBin := flag.String("chaos-bin", "bin/flaky", "flaky binary the real-project chaos benchmark runs")
 	flag.Parse()
