@@ -255,11 +255,12 @@ func newAnalysis(r Runner, cfg Config) *analysis {
 	a.cov = Coverage{Seed: cfg.Seed, Tests: n, Generators: map[string]int{}, Budget: cfg.Budget, Pairs: n * (n - 1)}
 	if f := cfg.Focus; f != nil {
 		a.cov.Pairs = len(a.required())
-		a.polluterGroups, a.setterGroups = a.inSuite(f.Polluters), a.inSuite(f.Setters)
-		for i, g := range f.Polluters {
-			if i < len(f.Cleaners) && len(a.inSuite([][]string{g})) > 0 {
-				key := orderKey(g)
-				a.cleanerGroups[key] = appendNew(a.cleanerGroups[key], a.inSuite(f.Cleaners[i])...)
+		a.setterGroups = a.inSuite(f.Setters)
+		for _, k := range f.Polluters {
+			if g := a.inSuite([][]string{k.Group}); len(g) > 0 {
+				a.polluterGroups = appendNew(a.polluterGroups, g...)
+				key := orderKey(k.Group)
+				a.cleanerGroups[key] = appendNew(a.cleanerGroups[key], a.inSuite(k.Cleaners)...)
 			}
 		}
 		a.cover = newPairCover(f)

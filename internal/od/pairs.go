@@ -49,14 +49,19 @@ type Focus struct {
 	// of its known polluter groups is explained and no evidence; only a
 	// failure without one makes it a candidate again.
 	Settled map[string][][]string
-	// Polluters and Setters are polluter and state-setter groups earlier
-	// analyses found: minimisation tries them first, as groups it found
-	// itself (a group is still confirmed by running it).
-	Polluters, Setters [][]string
-	// Cleaners are cleaner groups earlier analyses found, per polluter
-	// group of Polluters (same index): tried as that group's known
-	// cleaners, each confirmed by running it.
-	Cleaners [][][]string
+	// Polluters and Setters are polluter (with their cleaners) and
+	// state-setter groups earlier analyses found: minimisation tries them
+	// first, as groups it found itself (a group, and a cleaner, is still
+	// confirmed by running it).
+	Polluters []KnownPolluters
+	Setters   [][]string
+}
+
+// KnownPolluters is a polluter group an earlier analysis found, with the
+// cleaner groups it found for it.
+type KnownPolluters struct {
+	Group    []string
+	Cleaners [][]string
 }
 
 // ReadsWrittenBy returns the roots t reads (Reads) that w writes (Writes),

@@ -156,13 +156,13 @@ func TestPairOrdersScale(t *testing.T) {
 }
 
 // TestFocusSeedsKnownGroups checks that the groups a Focus brings from
-// earlier analyses are the analysis' known groups from the start, those
-// naming a test not in the suite left out.
+// earlier analyses, and their cleaners, are the analysis' known groups from
+// the start, those naming a test not in the suite left out.
 func TestFocusSeedsKnownGroups(t *testing.T) {
 	tests := []string{"p.A#a", "p.B#b", "p.V#v"}
 	a := newAnalysis(nil, Config{Tests: tests, Workers: 1, Focus: &Focus{
 		Targets:   []string{"p.V#v"},
-		Polluters: [][]string{{"p.A#a"}, {"p.Gone#g"}, {"p.A#a"}},
+		Polluters: []KnownPolluters{{Group: []string{"p.A#a"}, Cleaners: [][]string{{"p.B#b"}, {"p.Gone#g"}}}, {Group: []string{"p.Gone#g"}}, {Group: []string{"p.A#a"}}},
 		Setters:   [][]string{{"p.B#b"}},
 	}})
 	if want := [][]string{{"p.A#a"}}; !reflect.DeepEqual(a.polluterGroups, want) {
@@ -170,6 +170,9 @@ func TestFocusSeedsKnownGroups(t *testing.T) {
 	}
 	if want := [][]string{{"p.B#b"}}; !reflect.DeepEqual(a.setterGroups, want) {
 		t.Errorf("setter groups %v, want %v", a.setterGroups, want)
+	}
+	if want := map[string][][]string{orderKey([]string{"p.A#a"}): {{"p.B#b"}}}; !reflect.DeepEqual(a.cleanerGroups, want) {
+		t.Errorf("cleaner groups %v, want %v", a.cleanerGroups, want)
 	}
 }
 

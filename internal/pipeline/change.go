@@ -203,8 +203,7 @@ func (c *ChangeOptions) odFocus(im *impact.Impact) *od.Focus {
 	for _, t := range f.Targets {
 		for _, k := range c.Known[t] {
 			for _, g := range k.Polluters {
-				f.Polluters = append(f.Polluters, g)
-				f.Cleaners = append(f.Cleaners, k.Cleaners)
+				f.Polluters = append(f.Polluters, od.KnownPolluters{Group: g, Cleaners: k.Cleaners})
 			}
 			f.Setters = append(f.Setters, k.Setters...)
 		}
