@@ -76,11 +76,14 @@ func (a *analysis) confirm(ctx context.Context) error {
 		// The test's own id: for an invocation of a parameterized test
 		// (ID[2]), the runner runs that invocation alone.
 		alone := []string{f.Test}
+		if len(f.Order) == 1 && f.Order[0] == f.Test {
+			return nil, Settings{}, "", false
+		}
 		if ranWith(f, alone) {
 			notAlone[f.Test] = true // attribution ran it alone, and it passed
 			return nil, Settings{}, "", false
 		}
-		return alone, a.cfg.Settings, "alone", len(f.Order) > 1 || f.Order[0] != f.Test
+		return alone, a.cfg.Settings, "alone", true
 	}, func(f *Finding, failed bool, order []string) {
 		if failed {
 			f.Order = order
