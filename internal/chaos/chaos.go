@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -260,6 +261,9 @@ type analysis struct {
 	deadline time.Time // zero until an automatic budget is sized
 	res      *Result
 	baseline []*launcher.Result
+	// perturbedRuns are the suite's perturbed runs (the combined run, or a
+	// run per strategy), whose test durations predict attribution's.
+	perturbedRuns []*launcher.Result
 	// suspected are the tests whose findings are to be set aside, and why.
 	suspected map[string]string
 	// phase names what the analysis is running, for an interruption.
@@ -330,50 +334,144 @@ func (a *analysis) job(order []string, strategies []Strategy) (launcher.Job, err
 	return launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true, TestTimeouts: a.testTimeouts(order, strategies)}}, nil
 }
 
-// run runs jobs in batches of Workers; batches after the first mustRun jobs
-// only start while the budget lasts and are cancelled when it ends. Jobs
-// that did not run get nil results.
+// run runs jobs, at most Workers at once, each starting as soon as a worker
+// is free (a long run never holds back the next ones), the longest expected
+// first (see startOrder). Jobs after the first mustRun start only while the
+// budget lasts and are cancelled when it ends; when the budget is not sized
+// yet they wait for the first mustRun to size it. Jobs that did not run get
+// nil results.
 func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([]*launcher.Result, error) {
+	type done struct {
+		i   int
+		r   *launcher.Result
+		err error
+	}
 	results := make([]*launcher.Result, len(jobs))
-	for i := 0; i < len(jobs); {
-		if ctx.Err() != nil {
-			a.interrupt()
-			break
-		}
-		n := min(a.cfg.Workers, len(jobs)-i)
-		bounded := i >= mustRun
-		if !bounded {
-			n = min(n, mustRun-i)
-		}
-		batchCtx, cancel := ctx, context.CancelFunc(func() {})
-		if bounded && a.deadline.IsZero() {
-			a.sizeBudget(unperturbedOf(jobs[:i], results[:i]))
-		}
-		if bounded {
-			if !time.Now().Before(a.limit()) {
-				a.res.BudgetExhausted = true
-				break
-			}
-			batchCtx, cancel = context.WithDeadline(ctx, a.limit())
-		}
-		batch, err := a.runner.RunJobs(batchCtx, jobs[i:i+n])
-		cancel()
-		if err != nil {
+	finished := make(chan done)
+	runCtx, cancelAll := context.WithCancel(ctx)
+	defer cancelAll()
+	mustRun = min(mustRun, len(jobs))
+	starts := a.startOrder(jobs, mustRun)
+	next, running, mustLeft := 0, 0, mustRun
+	stopped := false
+	var failed error
+	for {
+		for !stopped && running < a.cfg.Workers && next < len(jobs) {
+			i := starts[next]
 			if ctx.Err() != nil {
 				a.interrupt()
+				stopped = true
 				break
 			}
-			if bounded && errors.Is(err, context.DeadlineExceeded) {
-				a.res.BudgetExhausted = true
-				break
+			jobCtx, cancel := runCtx, context.CancelFunc(func() {})
+			if i >= mustRun {
+				if a.deadline.IsZero() {
+					if mustLeft > 0 {
+						break // the must-run jobs size the budget
+					}
+					a.sizeBudget(unperturbedOf(jobs[:mustRun], results[:mustRun]))
+				}
+				if !time.Now().Before(a.limit()) {
+					a.res.BudgetExhausted = true
+					stopped = true
+					break
+				}
+				jobCtx, cancel = context.WithDeadline(runCtx, a.limit())
 			}
-			return nil, err
+			next, running = next+1, running+1
+			go func() {
+				defer cancel()
+				rs, err := a.runner.RunJobs(jobCtx, jobs[i:i+1])
+				d := done{i: i, err: err}
+				if err == nil {
+					d.r = rs[0]
+				}
+				finished <- d
+			}()
 		}
-		a.res.Runs += n
-		copy(results[i:], batch)
-		i += n
+		if running == 0 {
+			break
+		}
+		d := <-finished
+		running--
+		if d.i < mustRun {
+			mustLeft--
+		}
+		switch {
+		case d.err == nil:
+			results[d.i] = d.r
+			a.res.Runs++
+		case ctx.Err() != nil:
+			a.interrupt()
+			stopped = true
+		case failed != nil:
+			// cancelled by the first failure
+		case d.i >= mustRun && errors.Is(d.err, context.DeadlineExceeded):
+			a.res.BudgetExhausted = true
+			stopped = true
+		default:
+			failed = fmt.Errorf("run %d of %d: %w", d.i+1, len(jobs), d.err)
+			stopped = true
+			cancelAll()
+		}
+	}
+	if failed != nil {
+		return nil, failed
 	}
 	return results, nil
+}
+
+// startOrder returns the indexes of jobs in the order to start them: the
+// longest expected first (by the durations of their tests in the runs so far,
+// perturbed ones for a perturbed job), so that no long run starts last and
+// leaves the other workers idle; ties keep the jobs' order. Jobs from mustRun
+// on come after the others while the budget is not sized, since they cannot
+// start before it is.
+func (a *analysis) startOrder(jobs []launcher.Job, mustRun int) []int {
+	cost := make([]time.Duration, len(jobs))
+	for i, j := range jobs {
+		cost[i] = a.expected(j)
+	}
+	starts := make([]int, len(jobs))
+	for i := range starts {
+		starts[i] = i
+	}
+	waits := func(i int) bool { return i >= mustRun && a.deadline.IsZero() }
+	slices.SortStableFunc(starts, func(i, j int) int {
+		if wi, wj := waits(i), waits(j); wi != wj {
+			if wi {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(cost[j], cost[i])
+	})
+	return starts
+}
+
+// expected returns how long job's tests took in the runs so far: the
+// longest of their unperturbed runs, or of their perturbed runs too when
+// the job perturbs.
+func (a *analysis) expected(job launcher.Job) time.Duration {
+	runs := a.baseline
+	if len(job.AgentOptions.Chaos.Strategies) > 0 {
+		runs = slices.Concat(runs, a.perturbedRuns)
+	}
+	took := map[string]int64{} // per test, or per test template for its invocations
+	for _, r := range runs {
+		sums := map[string]int64{}
+		for _, t := range r.Tests {
+			sums[testid.Parse(t.Test).Base().String()] += t.TimeMs
+		}
+		for test, ms := range sums {
+			took[test] = max(took[test], ms)
+		}
+	}
+	var sum int64
+	for _, e := range job.Order {
+		sum += took[testid.Parse(e).Base().String()]
+	}
+	return time.Duration(sum) * time.Millisecond
 }
 
 // interrupt records that the caller cancelled the analysis, and in which
@@ -555,6 +653,7 @@ func (a *analysis) single(ctx context.Context) error {
 	for _, s := range a.res.Strategies {
 		runs = append(runs, byStrategy[s.ID])
 	}
+	a.perturbedRuns = runs
 	failing = slices.DeleteFunc(failing, func(test string) bool { return !a.passesUnperturbed(test, runs) })
 	if failing, err = a.controls(ctx, failing, runs); err != nil {
 		return err

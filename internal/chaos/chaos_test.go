@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -37,6 +38,16 @@ type siteAt struct {
 	api           string
 }
 
+// sameJobs reports whether got and want list the same jobs, in any order:
+// the jobs of one step of the analysis run at once, so the order the runner
+// gets them in is not fixed.
+func sameJobs(got, want []string) bool {
+	got, want = slices.Clone(got), slices.Clone(want)
+	slices.Sort(got)
+	slices.Sort(want)
+	return slices.Equal(got, want)
+}
+
 // fakeRunner plays a synthetic suite: it reads the chaos agent option of
 // each job, reports the call sites each test hits of the enabled groups and
 // fails the tests whose behaviour says so.
@@ -46,8 +57,8 @@ type fakeRunner struct {
 	// slowFirst is how long the first RunJobs call takes instead of delay.
 	slowFirst time.Duration
 	calls     int
-	// cancel, when set, is called on call number cancelAt, which then
-	// fails as a cancelled launcher does.
+	// cancel, when set, is called on call number cancelAt (each call runs
+	// one job), which then fails as a cancelled launcher does.
 	cancel   context.CancelFunc
 	cancelAt int
 	mu       sync.Mutex
@@ -334,7 +345,7 @@ func TestRun(t *testing.T) {
 				}
 				jobs = append(jobs, opt+" "+strconv.Itoa(len(j.Order)))
 			}
-			if !slices.Equal(jobs, tt.wantJobs) {
+			if !sameJobs(jobs, tt.wantJobs) {
 				t.Errorf("jobs:\n got %q\nwant %q", jobs, tt.wantJobs)
 			}
 			if !slices.Equal(res.FailUnperturbed, tt.wantUnperturbed) {
@@ -385,7 +396,7 @@ func TestCombinedTriesOtherStrategies(t *testing.T) {
 		jobs = append(jobs, strings.Join(encoded(j.AgentOptions), ",")+" "+strconv.Itoa(len(j.Order)))
 	}
 	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", " 2", " 2", " 2", " 2", " 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1", "chaos=RANDOM_MAX 1"}
-	if !slices.Equal(jobs, wantJobs) {
+	if !sameJobs(jobs, wantJobs) {
 		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
 	}
 	var runs []string
@@ -449,7 +460,7 @@ func TestAttributionGetsItsShare(t *testing.T) {
 func TestInterruptKeepsWhatWasJudged(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r := &fakeRunner{cancel: cancel, cancelAt: 2, suite: map[string]behaviour{
+	r := &fakeRunner{cancel: cancel, cancelAt: 3, suite: map[string]behaviour{
 		"p.A#dice":   {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
 		"p.B#locale": {sites: map[string][]siteAt{"LOCALE": {localeSite}}, fails: anyOf("LOCALE")},
 	}}
@@ -511,7 +522,7 @@ func TestAttributionScopes(t *testing.T) {
 			for _, j := range r.jobs {
 				jobs = append(jobs, strings.Join(encoded(j.AgentOptions), ",")+" "+strconv.Itoa(len(j.Order)))
 			}
-			if !slices.Equal(jobs, tt.wantJobs) {
+			if !sameJobs(jobs, tt.wantJobs) {
 				t.Errorf("jobs:\n got %q\nwant %q", jobs, tt.wantJobs)
 			}
 			if got, want := summarize(res.Findings), []summary{{"p.B#fails", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}}; !reflect.DeepEqual(got, want) {
@@ -599,5 +610,58 @@ func TestTestsOrder(t *testing.T) {
 	got := a.testsOrder([]string{"p.D#d[2]", "p.B#b2", "p.A#a", "p.D#d[1]"})
 	if want := []string{"p.A#a", "p.B#b2", "p.D#d"}; !slices.Equal(got, want) {
 		t.Errorf("testsOrder = %q, want %q", got, want)
+	}
+}
+
+// TestStartOrder checks that the longest expected job starts first, a
+// perturbed one by its tests' perturbed durations (invocations summed per
+// template), and that jobs waiting for the budget come last.
+func TestStartOrder(t *testing.T) {
+	ran := func(times map[string]int64) *launcher.Result {
+		r := &launcher.Result{}
+		for _, test := range slices.Sorted(maps.Keys(times)) {
+			r.Tests = append(r.Tests, launcher.TestResult{Test: test, Outcome: launcher.Pass, TimeMs: times[test]})
+		}
+		return r
+	}
+	a := &analysis{
+		baseline:      []*launcher.Result{ran(map[string]int64{"p.A#a": 500, "p.B#b": 10, "p.C#c": 20, "p.D#d[1]": 30, "p.D#d[2]": 40})},
+		perturbedRuns: []*launcher.Result{ran(map[string]int64{"p.A#a": 600, "p.B#b": 4000, "p.C#c": 20})},
+		deadline:      time.Now().Add(time.Minute),
+	}
+	job := func(order []string, strategies ...string) launcher.Job {
+		j := launcher.Job{Order: order}
+		if len(strategies) > 0 {
+			opts, err := Settings{}.AgentOptions(mustLookup(strategies...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			j.AgentOptions = opts
+		}
+		return j
+	}
+	jobs := []launcher.Job{
+		job([]string{"p.A#a", "p.B#b"}),                   // 510 ms unperturbed
+		job([]string{"p.C#c"}, "LOCALE"),                  // 20 ms
+		job([]string{"p.B#b"}, "NETWORK_DELAY"),           // 4000 ms perturbed
+		job([]string{"p.D#d"}),                            // 70 ms, its two invocations
+		job([]string{"p.A#a", "p.C#c"}, "SLEEP_INCREASE"), // 620 ms
+	}
+	tests := []struct {
+		name     string
+		deadline time.Time
+		mustRun  int
+		want     []int
+	}{
+		{"budget sized: longest first", a.deadline, 1, []int{2, 4, 0, 3, 1}},
+		{"budget not sized: the must-run jobs first", time.Time{}, 2, []int{0, 1, 2, 4, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a.deadline = tt.deadline
+			if got := a.startOrder(jobs, tt.mustRun); !slices.Equal(got, tt.want) {
+				t.Errorf("startOrder = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

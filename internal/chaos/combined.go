@@ -99,26 +99,31 @@ func (a *analysis) combined(ctx context.Context) error {
 		return nil // interrupted
 	}
 	a.noteEarlyEnd(Join(set), perturbed)
+	a.perturbedRuns = []*launcher.Result{perturbed}
 	a.setBaseline(results[1:])
 	a.reserveAttribution()
 	a.phase = "attribution"
 	a.dismiss(set, perturbed)
-	cands, err := a.controlled(ctx, a.candidates(perturbed), perturbed)
-	if err != nil {
-		return err
-	}
+	cands := a.candidates(perturbed)
 	cov := coverageOf(string(Combined), set, perturbed)
+	ran := map[string][]singleRun{}
 	if len(set) == 1 {
+		if cands, err = a.controlled(ctx, cands, perturbed); err != nil {
+			return err
+		}
 		for _, c := range cands {
 			c.reproduced, c.sites = set, map[string]*launcher.Result{set[0].ID: perturbed}
 		}
-	}
-	ran := map[string][]singleRun{}
-	if len(set) > 1 {
+	} else {
+		if cands, err = a.controlledAndFirstRound(ctx, cands, perturbed, ran); err != nil {
+			return err
+		}
 		pending := cands
-		for _, round := range attributionRounds {
-			if err := a.runSingles(ctx, pending, round, ran); err != nil {
-				return err
+		for i, round := range attributionRounds {
+			if i > 0 {
+				if err := a.runSingles(ctx, pending, round, ran); err != nil {
+					return err
+				}
 			}
 			var next []*candidate
 			for _, c := range pending {
@@ -143,15 +148,49 @@ func (a *analysis) combined(ctx context.Context) error {
 // controlled returns the candidates that pass every control run (see
 // controls).
 func (a *analysis) controlled(ctx context.Context, cands []*candidate, perturbed *launcher.Result) ([]*candidate, error) {
+	keep, err := a.controls(ctx, testsOf(cands), []*launcher.Result{perturbed})
+	if err != nil {
+		return nil, err
+	}
+	return keepTests(cands, keep), nil
+}
+
+// controlledAndFirstRound is controlled with attribution's first round run
+// at the same time, on every candidate, into ran: the round's JVMs need not
+// wait for the control runs (most candidates pass them), and the runs of a
+// candidate that fails one are left unread.
+func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candidate, perturbed *launcher.Result, ran map[string][]singleRun) ([]*candidate, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	tests := testsOf(cands)
+	controls := a.controlJobs(tests)
+	first, err := a.planSingles(cands, attributionRounds[0], ran)
+	if err != nil {
+		return nil, err
+	}
+	defer func(phase string) { a.phase = phase }(a.phase)
+	a.phase = "the control runs"
+	results, err := a.run(ctx, slices.Concat(controls, first.jobs), len(controls))
+	if err != nil {
+		return nil, err
+	}
+	a.recordSingles(first, results[len(controls):], ran)
+	return keepTests(cands, a.judgeControls(tests, results[:len(controls)], []*launcher.Result{perturbed})), nil
+}
+
+// testsOf returns the candidates' tests.
+func testsOf(cands []*candidate) []string {
 	tests := make([]string, len(cands))
 	for i, c := range cands {
 		tests[i] = c.test
 	}
-	keep, err := a.controls(ctx, tests, []*launcher.Result{perturbed})
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(cands, func(c *candidate) bool { return !slices.Contains(keep, c.test) }), nil
+	return tests
+}
+
+// keepTests returns the candidates whose tests are in keep.
+func keepTests(cands []*candidate, keep []string) []*candidate {
+	return slices.DeleteFunc(cands, func(c *candidate) bool { return !slices.Contains(keep, c.test) })
 }
 
 // singleCoverage adds the coverage of the attribution runs, one per
@@ -238,6 +277,27 @@ func (a *analysis) runFor(ran map[string][]singleRun, s Strategy, c *candidate, 
 // candidate tries in this round and that has no run answering for it yet,
 // on the round's scope of those candidates (scopeOrder).
 func (a *analysis) runSingles(ctx context.Context, pending []*candidate, round attributionRound, ran map[string][]singleRun) error {
+	singles, err := a.planSingles(pending, round, ran)
+	if err != nil || len(singles.jobs) == 0 {
+		return err
+	}
+	results, err := a.run(ctx, singles.jobs, 0)
+	if err != nil {
+		return err
+	}
+	a.recordSingles(singles, results, ran)
+	return nil
+}
+
+// singles are the attribution runs of one round: a job per strategy.
+type singles struct {
+	strategies []Strategy
+	jobs       []launcher.Job
+}
+
+// planSingles returns the jobs of runSingles, none when the analysis was
+// interrupted.
+func (a *analysis) planSingles(pending []*candidate, round attributionRound, ran map[string][]singleRun) (singles, error) {
 	need := map[string][]string{}
 	for _, c := range pending {
 		for _, s := range c.strategies(round) {
@@ -246,8 +306,7 @@ func (a *analysis) runSingles(ctx context.Context, pending []*candidate, round a
 			}
 		}
 	}
-	var strategies []Strategy
-	var jobs []launcher.Job
+	var p singles
 	for _, s := range a.cfg.Strategies {
 		tests, ok := need[s.ID]
 		if !ok {
@@ -256,29 +315,30 @@ func (a *analysis) runSingles(ctx context.Context, pending []*candidate, round a
 		order := a.scopeOrder(tests, round.scope)
 		j, err := a.job(order, []Strategy{s})
 		if err != nil {
-			return err
+			return singles{}, err
 		}
-		strategies, jobs = append(strategies, s), append(jobs, j)
+		p.strategies, p.jobs = append(p.strategies, s), append(p.jobs, j)
 	}
-	if len(jobs) == 0 || a.res.Interrupted {
-		return nil
+	if len(p.jobs) == 0 || a.res.Interrupted {
+		return singles{}, nil
 	}
 	n := 0
-	for _, j := range jobs {
+	for _, j := range p.jobs {
 		n += len(j.Order)
 	}
-	a.cfg.Logf("attributing %d failure(s) with %s alone, %s (%d test entries in all)", len(pending), Join(strategies), round, n)
-	results, err := a.run(ctx, jobs, 0)
-	if err != nil {
-		return err
-	}
-	for i, s := range strategies {
+	a.cfg.Logf("attributing %d failure(s) with %s alone, %s (%d test entries in all)", len(pending), Join(p.strategies), round, n)
+	return p, nil
+}
+
+// recordSingles adds the runs of p that got results to ran, after
+// dismissing their failures that the strategies cannot cause.
+func (a *analysis) recordSingles(p singles, results []*launcher.Result, ran map[string][]singleRun) {
+	for i, s := range p.strategies {
 		a.dismiss([]Strategy{s}, results[i])
 		if results[i] != nil {
-			ran[s.ID] = append(ran[s.ID], singleRun{result: results[i], order: jobs[i].Order})
+			ran[s.ID] = append(ran[s.ID], singleRun{result: results[i], order: p.jobs[i].Order})
 		}
 	}
-	return nil
 }
 
 // check records what the single runs of the round's strategies showed for

@@ -79,32 +79,45 @@ func (a *analysis) addNOD(test string, extra, perturbed []*launcher.Result) {
 }
 
 // controls reruns the tests, which failed in the perturbed runs perturbed
-// and passed unperturbed, ControlRuns times unperturbed: those tests alone,
-// in the suite's order, in one JVM per run, as attribution's first round
-// runs them with a strategy (so the two compare like with like; the
-// unperturbed run of the suite's order is the control of the later rounds).
-// It records those that fail in a control run as NOD and returns the rest.
+// and passed unperturbed, ControlRuns times unperturbed (controlJobs). It
+// records those that fail in a control run as NOD and returns the rest.
 func (a *analysis) controls(ctx context.Context, tests []string, perturbed []*launcher.Result) ([]string, error) {
 	if len(tests) == 0 {
 		return nil, nil
 	}
-	order := a.testsOrder(tests)
 	defer func(phase string) { a.phase = phase }(a.phase)
 	a.phase = "the control runs"
+	results, err := a.run(ctx, a.controlJobs(tests), ControlRuns)
+	if err != nil {
+		return nil, err
+	}
+	return a.judgeControls(tests, results, perturbed), nil
+}
+
+// controlJobs returns the control runs of tests: ControlRuns times those
+// tests alone, in the suite's order, in one unperturbed JVM per run, as
+// attribution's first round runs them with a strategy (so the two compare
+// like with like; the unperturbed run of the suite's order is the control
+// of the later rounds).
+func (a *analysis) controlJobs(tests []string) []launcher.Job {
+	order := a.testsOrder(tests)
 	jobs := make([]launcher.Job, ControlRuns)
 	for i := range jobs {
 		jobs[i], _ = a.job(order, nil)
 	}
 	a.cfg.Logf("rerunning the %d test(s) that failed perturbed %d times unperturbed", len(tests), ControlRuns)
-	results, err := a.run(ctx, jobs, len(jobs))
-	if err != nil {
-		return nil, err
-	}
+	return jobs
+}
+
+// judgeControls reads the control runs of tests: it records those that
+// failed in one as NOD and returns the rest; when the runs were cut, all of
+// tests are suspected.
+func (a *analysis) judgeControls(tests []string, results, perturbed []*launcher.Result) []string {
 	if slices.Contains(results, nil) { // interrupted
 		for _, test := range tests {
 			a.suspect(test, a.cutBy()+" before the control runs")
 		}
-		return tests, nil
+		return tests
 	}
 	var keep []string
 	for _, test := range tests {
@@ -114,7 +127,7 @@ func (a *analysis) controls(ctx context.Context, tests []string, perturbed []*la
 		}
 		keep = append(keep, test)
 	}
-	return keep, nil
+	return keep
 }
 
 // failedIn reports whether test failed in one of rs, however it failed.
