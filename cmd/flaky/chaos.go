@@ -102,7 +102,9 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	g := o.globalOptions
 	prog := g.startProgress("chaos")
 	defer prog.finish()
-	setup, l, err := g.openModule(ctx, o.Module, launcher.Options{TestTimeout: o.TestTimeout, Notef: noteOnce(g.Stderr, "flaky: chaos: note: "), Ran: prog.ran})
+	// Class-data sharing makes the JVMs start faster; it changes nothing
+	// they run (see launcher.CDSCache).
+	setup, l, err := g.openModule(ctx, o.Module, launcher.Options{TestTimeout: o.TestTimeout, Notef: noteOnce(g.Stderr, "flaky: chaos: note: "), Ran: prog.ran, CDSDir: launcher.CDSCache()})
 	if err != nil {
 		return err
 	}

@@ -277,7 +277,9 @@ func unaffected(rep *report.Report) []string {
 // provider applied in the fork (-Dflaky.testTimeout), else
 // DefaultTestTimeout.
 func launcherOptions(cfg Config, rec *surefire.ForkRecord) launcher.Options {
-	opts := launcher.Options{Workers: cfg.Workers, Notef: notef(cfg), TestTimeout: cfg.TestTimeout}
+	// Class-data sharing makes the JVMs start faster; it changes nothing
+	// they run (see launcher.CDSCache).
+	opts := launcher.Options{Workers: cfg.Workers, Notef: notef(cfg), TestTimeout: cfg.TestTimeout, CDSDir: launcher.CDSCache()}
 	if cfg.Progress != nil {
 		opts.Ran = func(*launcher.Result) { cfg.Progress.Ran() }
 	}
