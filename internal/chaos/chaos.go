@@ -428,12 +428,18 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 // on come after the others while the budget is not sized, since they cannot
 // start before it is.
 func (a *analysis) startOrder(jobs []launcher.Job, mustRun int) []int {
+	unperturbed := durations(a.baseline)
+	perturbed := durations(slices.Concat(a.baseline, a.perturbedRuns))
 	cost := make([]time.Duration, len(jobs))
-	for i, j := range jobs {
-		cost[i] = a.expected(j)
-	}
 	starts := make([]int, len(jobs))
-	for i := range starts {
+	for i, j := range jobs {
+		took := unperturbed
+		if len(j.AgentOptions.Chaos.Strategies) > 0 {
+			took = perturbed
+		}
+		for _, e := range j.Order {
+			cost[i] += took[testid.Parse(e).Base().String()]
+		}
 		starts[i] = i
 	}
 	waits := func(i int) bool { return i >= mustRun && a.deadline.IsZero() }
@@ -449,29 +455,20 @@ func (a *analysis) startOrder(jobs []launcher.Job, mustRun int) []int {
 	return starts
 }
 
-// expected returns how long job's tests took in the runs so far: the
-// longest of their unperturbed runs, or of their perturbed runs too when
-// the job perturbs.
-func (a *analysis) expected(job launcher.Job) time.Duration {
-	runs := a.baseline
-	if len(job.AgentOptions.Chaos.Strategies) > 0 {
-		runs = slices.Concat(runs, a.perturbedRuns)
-	}
-	took := map[string]int64{} // per test, or per test template for its invocations
+// durations returns, per test (per test template for its invocations), the
+// longest time it took in one of runs.
+func durations(runs []*launcher.Result) map[string]time.Duration {
+	took := map[string]time.Duration{}
 	for _, r := range runs {
-		sums := map[string]int64{}
+		sums := map[string]time.Duration{}
 		for _, t := range r.Tests {
-			sums[testid.Parse(t.Test).Base().String()] += t.TimeMs
+			sums[testid.Parse(t.Test).Base().String()] += time.Duration(t.TimeMs) * time.Millisecond
 		}
-		for test, ms := range sums {
-			took[test] = max(took[test], ms)
+		for test, d := range sums {
+			took[test] = max(took[test], d)
 		}
 	}
-	var sum int64
-	for _, e := range job.Order {
-		sum += took[testid.Parse(e).Base().String()]
-	}
-	return time.Duration(sum) * time.Millisecond
+	return took
 }
 
 // interrupt records that the caller cancelled the analysis, and in which
