@@ -4,7 +4,7 @@ MVN     ?= mvn
 JARS    := agent/jars/flaky-agent.jar agent/jars/flaky-runner.jar agent/jars/flaky-surefire-provider.jar agent/jars/flaky-editor.jar
 JAVA_SRC := $(shell find java \( -name '*.java' -o -name pom.xml \) -not -path '*/target/*' 2>/dev/null)
 
-.PHONY: all build java test unit fuzz e2e e2e-repeat bench demo lint clean
+.PHONY: all build java java-test test unit fuzz e2e e2e-repeat bench demo lint clean
 
 all: build
 
@@ -17,6 +17,11 @@ $(JARS) &: $(JAVA_SRC)
 	cp java/flaky-runner/target/flaky-runner.jar agent/jars/flaky-runner.jar
 	cp java/flaky-surefire-provider/target/flaky-surefire-provider.jar agent/jars/flaky-surefire-provider.jar
 	cp java/flaky-editor/target/flaky-editor.jar agent/jars/flaky-editor.jar
+
+## java-test: the Java unit tests of the runner, agent, Surefire provider and source editor. Packaged, since a
+## module that uses the runner tests against the shaded jar it ships (Gson relocated); the jars stay in java/*/target.
+java-test:
+	$(MVN) -B -q -f java/pom.xml package
 
 ## build: the flaky binary in bin/flaky (embeds the jars).
 build: $(JARS)
@@ -40,8 +45,8 @@ fuzz:
 		$(GO) test ./$${t%%:*} -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done
 
-## test: everything: lint, unit tests, fuzzing for a bounded time and the end-to-end tests on testdata/ with real Maven and JVMs.
-test: build lint fuzz
+## test: everything: lint, Go and Java unit tests, fuzzing for a bounded time and the end-to-end tests on testdata/ with real Maven and JVMs.
+test: build lint java-test fuzz
 	$(GO) test -count=1 -timeout 10m $$($(GO) list ./... | grep -v '/e2e$$')
 	$(MAKE) --no-print-directory e2e
 
