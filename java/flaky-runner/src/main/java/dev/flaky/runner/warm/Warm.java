@@ -104,11 +104,12 @@ public final class Warm {
                     reachable++;
                 }
             }
-            long left = (deadline - System.nanoTime()) / 1_000_000L;
-            if (reachable == 0 || left <= 0) {
+            long leftNanos = deadline - System.nanoTime();
+            if (reachable == 0 || leftNanos <= 0) {
                 return reachable;
             }
-            queue.remove(Math.max(1, Math.min(wait, left)));
+            // Rounded up: a bound with less than a millisecond left is still waited out.
+            queue.remove(Math.min(wait, (leftNanos + 999_999L) / 1_000_000L));
         }
     }
 
