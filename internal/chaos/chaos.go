@@ -338,8 +338,8 @@ func (a *analysis) job(order []string, strategies []Strategy) (launcher.Job, err
 // is free (a long run never holds back the next ones), the longest expected
 // first (see startOrder). Jobs after the first mustRun start only while the
 // budget lasts and are cancelled when it ends; when the budget is not sized
-// yet they wait for the first mustRun to size it. Jobs that did not run get
-// nil results.
+// yet they wait for the unperturbed ones among the first mustRun to size
+// it. Jobs that did not run get nil results.
 func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([]*launcher.Result, error) {
 	type done struct {
 		i   int
@@ -352,7 +352,9 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 	defer cancelAll()
 	mustRun = min(mustRun, len(jobs))
 	starts := a.startOrder(jobs, mustRun)
-	next, running, mustLeft := 0, 0, mustRun
+	next, running := 0, 0
+	// The budget is sized from the unperturbed runs among the must-run jobs.
+	sizing := len(unperturbedJobs(jobs[:mustRun]))
 	stopped := false
 	var failed error
 	for {
@@ -366,8 +368,8 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 			jobCtx, cancel := runCtx, context.CancelFunc(func() {})
 			if i >= mustRun {
 				if a.deadline.IsZero() {
-					if mustLeft > 0 {
-						break // the must-run jobs size the budget
+					if sizing > 0 {
+						break // the unperturbed must-run jobs size the budget
 					}
 					a.sizeBudget(unperturbedOf(jobs[:mustRun], results[:mustRun]))
 				}
@@ -394,8 +396,8 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 		}
 		d := <-finished
 		running--
-		if d.i < mustRun {
-			mustLeft--
+		if d.i < mustRun && len(jobs[d.i].AgentOptions.Chaos.Strategies) == 0 {
+			sizing--
 		}
 		switch {
 		case d.err == nil:
@@ -491,9 +493,20 @@ func (a *analysis) cutBy() string {
 // unperturbedOf returns the results of the jobs that perturbed nothing.
 func unperturbedOf(jobs []launcher.Job, results []*launcher.Result) []*launcher.Result {
 	var out []*launcher.Result
-	for i, j := range jobs {
-		if len(j.AgentOptions.Chaos.Strategies) == 0 && results[i] != nil {
+	for _, i := range unperturbedJobs(jobs) {
+		if results[i] != nil {
 			out = append(out, results[i])
+		}
+	}
+	return out
+}
+
+// unperturbedJobs returns the indexes of the jobs that perturb nothing.
+func unperturbedJobs(jobs []launcher.Job) []int {
+	var out []int
+	for i, j := range jobs {
+		if len(j.AgentOptions.Chaos.Strategies) == 0 {
+			out = append(out, i)
 		}
 	}
 	return out
