@@ -36,13 +36,25 @@ lint:
 unit: build
 	$(GO) test -short ./...
 
-## fuzz: each fuzz target for FUZZTIME (corpora in */testdata/fuzz/).
+## fuzz: each fuzz target for FUZZTIME (corpora in */testdata/fuzz/). Before Go 1.27 a run can fail at its end with
+## "context deadline exceeded" and no failing input (Go issue 75804): that alone is not a failure; a new input in
+## the target's corpus folder (a failing input Go saved) always is.
 FUZZTIME ?= 10s
 FUZZ_TARGETS := agent:FuzzReadMessage surefire:FuzzReadOrder mvn:FuzzInitProfile
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t#*:}; corpus=$$pkg/testdata/fuzz/$$name; \
+		before=$$(ls $$corpus 2>/dev/null | wc -l); \
 		echo "fuzz $$t ($(FUZZTIME))"; \
-		$(GO) test ./$${t%%:*} -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) || exit 1; \
+		out=$$($(GO) test ./$$pkg -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) 2>&1); status=$$?; \
+		echo "$$out"; \
+		if [ $$status -ne 0 ]; then \
+			if echo "$$out" | grep -q '^    context deadline exceeded$$' && [ "$$(ls $$corpus 2>/dev/null | wc -l)" = "$$before" ]; then \
+				echo "fuzz $$t: Go's fuzzing coordinator missed its own deadline (Go issue 75804); no failing input, not a failure"; \
+			else \
+				exit 1; \
+			fi; \
+		fi; \
 	done
 
 ## test: everything: lint, Go and Java unit tests, fuzzing for a bounded time and the end-to-end tests on testdata/ with real Maven and JVMs.
