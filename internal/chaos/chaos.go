@@ -396,7 +396,7 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 		}
 		d := <-finished
 		running--
-		if d.i < mustRun && len(jobs[d.i].AgentOptions.Chaos.Strategies) == 0 {
+		if d.i < mustRun && !perturbs(jobs[d.i]) {
 			sizing--
 		}
 		switch {
@@ -436,11 +436,11 @@ func (a *analysis) startOrder(jobs []launcher.Job, mustRun int) []int {
 	starts := make([]int, len(jobs))
 	for i, j := range jobs {
 		took := unperturbed
-		if len(j.AgentOptions.Chaos.Strategies) > 0 {
+		if perturbs(j) {
 			took = perturbed
 		}
 		for _, e := range j.Order {
-			cost[i] += took[testid.Parse(e).Base().String()]
+			cost[i] += took[testid.Parse(e).Base()]
 		}
 		starts[i] = i
 	}
@@ -459,12 +459,12 @@ func (a *analysis) startOrder(jobs []launcher.Job, mustRun int) []int {
 
 // durations returns, per test (per test template for its invocations), the
 // longest time it took in one of runs.
-func durations(runs []*launcher.Result) map[string]time.Duration {
-	took := map[string]time.Duration{}
+func durations(runs []*launcher.Result) map[testid.ID]time.Duration {
+	took := map[testid.ID]time.Duration{}
 	for _, r := range runs {
-		sums := map[string]time.Duration{}
+		sums := map[testid.ID]time.Duration{}
 		for _, t := range r.Tests {
-			sums[testid.Parse(t.Test).Base().String()] += time.Duration(t.TimeMs) * time.Millisecond
+			sums[testid.Parse(t.Test).Base()] += time.Duration(t.TimeMs) * time.Millisecond
 		}
 		for test, d := range sums {
 			took[test] = max(took[test], d)
@@ -501,11 +501,14 @@ func unperturbedOf(jobs []launcher.Job, results []*launcher.Result) []*launcher.
 	return out
 }
 
+// perturbs reports whether job applies a strategy.
+func perturbs(job launcher.Job) bool { return len(job.AgentOptions.Chaos.Strategies) > 0 }
+
 // unperturbedJobs returns the indexes of the jobs that perturb nothing.
 func unperturbedJobs(jobs []launcher.Job) []int {
 	var out []int
 	for i, j := range jobs {
-		if len(j.AgentOptions.Chaos.Strategies) == 0 {
+		if !perturbs(j) {
 			out = append(out, i)
 		}
 	}
