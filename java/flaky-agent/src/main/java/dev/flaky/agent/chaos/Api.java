@@ -910,6 +910,7 @@ public final class Api {
         if (Explain.on) {
             Explain.log(site, d, shrunk);
         }
+        NetApi.keep(d, shrunk);
         return shrunk;
     }
 

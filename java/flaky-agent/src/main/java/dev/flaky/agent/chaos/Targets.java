@@ -343,7 +343,7 @@ final class Targets {
                 wrapper, wrapperDesc));
     }
 
-    /** The blocking network timeouts NETWORK_DELAY shortens ({@link NetApi}). */
+    /** The blocking network timeouts NETWORK_DELAY shortens, and their getters ({@link NetApi}). */
     private void networkTimeouts() {
         String[][] setters = {
             {"java/net/URLConnection", "setConnectTimeout"}, {"java/net/URLConnection", "setReadTimeout"},
@@ -353,6 +353,20 @@ final class Targets {
             add(new Target(Strategy.NETWORK_DELAY, Kind.REPLACE, s[0], Owner.SUBTYPE, false, s[1], "(I)V", NET_API,
                     s[1], "(L" + s[0] + ";II)V"));
         }
+        // Their getters read back what the project set: a slow network changes no setting.
+        String[][] getters = {
+            {"java/net/URLConnection", "getConnectTimeout"}, {"java/net/URLConnection", "getReadTimeout"},
+            {"java/net/Socket", "getSoTimeout"},
+        };
+        for (String[] g : getters) {
+            add(new Target(Strategy.NETWORK_DELAY, Kind.REPLACE_UNREPORTED, g[0], Owner.SUBTYPE, false, g[1], "()I",
+                    NET_API, g[1], "(L" + g[0] + ";)I"));
+        }
+        String optional = "(Ljava/lang/Object;)Ljava/util/Optional;";
+        add(new Target(Strategy.NETWORK_DELAY, Kind.REPLACE_UNREPORTED, "java/net/http/HttpClient", Owner.SUBTYPE, false,
+                "connectTimeout", "()Ljava/util/Optional;", NET_API, "givenConnectTimeout", optional));
+        add(new Target(Strategy.NETWORK_DELAY, Kind.REPLACE_UNREPORTED, "java/net/http/HttpRequest", Owner.SUBTYPE, false,
+                "timeout", "()Ljava/util/Optional;", NET_API, "givenTimeout", optional));
     }
 
     private void replaceTime(Strategy s, String owner, String name, String desc, String wrapper, String wrapperDesc) {

@@ -40,6 +40,26 @@ public class NetApiTest {
     }
 
     @Test
+    public void gettersReadBackTheTimeoutsTheProjectSet() throws Exception {
+        configure();
+        URLConnection c = new URL("http://localhost:1/").openConnection();
+        NetApi.setConnectTimeout(c, 50_000, SITE);
+        NetApi.setReadTimeout(c, 30_000, SITE);
+        assertEquals(50_000, NetApi.getConnectTimeout(c));
+        assertEquals(30_000, NetApi.getReadTimeout(c));
+        c.setReadTimeout(700); // set where nothing is perturbed (a library's own call): read back as it is
+        assertEquals(700, NetApi.getReadTimeout(c));
+        URLConnection untouched = new URL("http://localhost:1/").openConnection();
+        untouched.setConnectTimeout(3000);
+        assertEquals(3000, NetApi.getConnectTimeout(untouched));
+        try (Socket s = new Socket()) {
+            NetApi.setSoTimeout(s, 2000, SITE);
+            assertEquals(200, s.getSoTimeout());
+            assertEquals(2000, NetApi.getSoTimeout(s));
+        }
+    }
+
+    @Test
     public void theFactorIsAParameter() {
         configure("chaos.network.timeout", "0.5");
         assertEquals(500, NetApi.shrink(1000, SITE));
