@@ -271,6 +271,10 @@ type analysis struct {
 	// perturbing says the single-strategy runs of the suite are running:
 	// they may use the budget but for attribution's share.
 	perturbing bool
+	// milder are the runs of a strategy with a tenth of its parameter
+	// that ran beside attribution's first round (see planMilder), by
+	// strategy id, for confirmation's robustness check to read.
+	milder map[string][]singleRun
 }
 
 // attributionShare is the part of the budget (1/attributionShare) kept for

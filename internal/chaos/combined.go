@@ -158,7 +158,9 @@ func (a *analysis) controlled(ctx context.Context, cands []*candidate, perturbed
 // controlledAndFirstRound is controlled with attribution's first round run
 // at the same time, on every candidate, into ran: the round's JVMs need not
 // wait for the control runs (most candidates pass them), and the runs of a
-// candidate that fails one are left unread.
+// candidate that fails one are left unread. The milder runs that
+// confirmation would need for the round's likely findings run beside them
+// too (planMilder).
 func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candidate, perturbed *launcher.Result, ran map[string][]singleRun) ([]*candidate, error) {
 	if len(cands) == 0 {
 		return nil, nil
@@ -169,14 +171,52 @@ func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candida
 	if err != nil {
 		return nil, err
 	}
-	defer func(phase string) { a.phase = phase }(a.phase)
-	a.phase = "the control runs"
-	results, err := a.run(ctx, slices.Concat(controls, first.jobs), len(controls))
+	milder, err := a.planMilder(cands, first)
 	if err != nil {
 		return nil, err
 	}
-	a.recordSingles(first, results[len(controls):], ran)
+	defer func(phase string) { a.phase = phase }(a.phase)
+	a.phase = "the control runs"
+	results, err := a.run(ctx, slices.Concat(controls, first.jobs, milder.jobs), len(controls))
+	if err != nil {
+		return nil, err
+	}
+	rest := results[len(controls):]
+	a.recordSingles(first, rest[:len(first.jobs)], ran)
+	for i, s := range milder.strategies {
+		if r := rest[len(first.jobs)+i]; r != nil {
+			a.milder[s.ID] = append(a.milder[s.ID], singleRun{result: r, order: milder.jobs[i].Order})
+		}
+	}
 	return keepTests(cands, a.judgeControls(tests, results[:len(controls)], []*launcher.Result{perturbed})), nil
+}
+
+// planMilder returns, for each strategy of the first round's runs that
+// confirmation reruns with a tenth of its parameter (mildParams) and that is
+// the only suspect of a candidate (so most likely its finding's strategy),
+// a run of that round's order with the milder parameter. Confirmation reads
+// it for a finding whose order is the run's up to its test, instead of
+// running it after attribution has ended.
+func (a *analysis) planMilder(cands []*candidate, first singles) (singles, error) {
+	var p singles
+	for i, s := range first.strategies {
+		sole := slices.ContainsFunc(cands, func(c *candidate) bool { return len(c.suspects) == 1 && c.suspects[0].ID == s.ID })
+		settings, _, ok := milder(s, a.cfg.Settings)
+		if !sole || !ok {
+			continue
+		}
+		opts, err := settings.AgentOptions([]Strategy{s})
+		if err != nil {
+			return singles{}, err
+		}
+		order := first.jobs[i].Order
+		p.strategies = append(p.strategies, s)
+		p.jobs = append(p.jobs, launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true, TestTimeouts: a.testTimeouts(order, []Strategy{s})}})
+	}
+	if a.milder == nil {
+		a.milder = map[string][]singleRun{}
+	}
+	return p, nil
 }
 
 // testsOf returns the candidates' tests.

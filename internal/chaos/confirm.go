@@ -103,12 +103,45 @@ func (a *analysis) confirm(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	a.readMilder()
 	return a.confirmRound(ctx, "with a tenth of the strategy's parameter", func(f *Finding) ([]string, Settings, string, bool) {
 		settings, param, ok := milder(f.Strategies[0], a.cfg.Settings)
-		return f.Order, settings, "milder: " + param, ok
+		return f.Order, settings, "milder: " + param, ok && f.Robust == nil
 	}, func(f *Finding, failed bool, _ []string) {
 		f.Robust = &failed
 	})
+}
+
+// readMilder judges the robustness of each attributed finding that a milder
+// run beside attribution's first round (planMilder) answers for: one of its
+// strategy whose order up to the test is the finding's order.
+func (a *analysis) readMilder() {
+	for i := range a.res.Findings {
+		f := &a.res.Findings[i]
+		if !f.Attributed || len(f.Strategies) != 1 {
+			continue
+		}
+		s := f.Strategies[0]
+		_, param, ok := milder(s, a.cfg.Settings)
+		if !ok {
+			continue
+		}
+		for _, run := range a.milder[s.ID] {
+			at := entryOf(run.order, f.Test)
+			if at < 0 || !slices.Equal(jvmOrder(run.order, run.result, at), f.Order) {
+				continue
+			}
+			t, ok := resultOf(run.result, f.Test)
+			if !ok {
+				continue
+			}
+			failed := t.Outcome.Failed() && machinery(t) == ""
+			f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: f.Strategies, Order: f.Order, Outcome: t.Outcome,
+				Message: t.Message, Detail: "milder: " + param, Resumed: run.result.Resumed})
+			f.Robust = &failed
+			break
+		}
+	}
 }
 
 // ranWith reports whether attribution already ran f's strategy on order

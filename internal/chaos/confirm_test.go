@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,5 +154,58 @@ func TestAutoBudget(t *testing.T) {
 		if res.Budget != c.want || res.BudgetWhy != c.why {
 			t.Errorf("budget %s (%s), want %s (%s)", res.Budget, res.BudgetWhy, c.want, c.why)
 		}
+	}
+}
+
+// Combined mode runs the milder reruns of the strategies that are a
+// candidate's only suspect beside attribution's first round, and reads them
+// for the findings whose order they answer for; a finding whose order they
+// do not answer for gets its own milder run after attribution.
+func TestCombinedRunsMilderBesideAttribution(t *testing.T) {
+	sleepSite := siteAt{"p.Loader", "poll", 9, "java.lang.Thread#sleep(long)"}
+	r := &fakeRunner{suite: map[string]behaviour{
+		// Fails with TIME_INCREMENT whatever the setting: robust.
+		"p.A#clock": {sites: map[string][]siteAt{"TIME": {clockSite}}, fails: anyOf("TIME_INCREMENT")},
+		// Fails with SLEEP_INCREASE only at the full setting: not robust.
+		"p.A#slow": {sites: map[string][]siteAt{"SLEEP": {sleepSite}}, fails: func(on map[string]bool) bool { return on["SLEEP_INCREASE"] && !on["chaos.sleep=200"] }},
+		// Hits both groups' call sites, fails with TIME_INCREMENT: attributed
+		// after p.A#clock in the round's run, reproduced alone.
+		"p.B#two": {sites: map[string][]siteAt{"TIME": {clockSite2}, "SLEEP": {sleepSite}}, fails: anyOf("TIME_INCREMENT")},
+	}}
+	res, err := Run(context.Background(), r, Config{Tests: []string{"p.A#clock", "p.A#slow", "p.B#two"}, Mode: Combined, Strategies: mustLookup("TIME_INCREMENT", "SLEEP_INCREASE"), Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	robust := map[string]string{}
+	for _, f := range res.Findings {
+		r := "-"
+		if f.Robust != nil {
+			r = strconv.FormatBool(*f.Robust)
+		}
+		robust[f.Test] = Join(f.Strategies) + " " + strings.Join(f.Order, ",") + " " + r
+	}
+	want := map[string]string{
+		"p.A#clock": "TIME_INCREMENT p.A#clock true",
+		"p.A#slow":  "SLEEP_INCREASE p.A#slow false",
+		"p.B#two":   "TIME_INCREMENT p.B#two true",
+	}
+	if !reflect.DeepEqual(robust, want) {
+		t.Errorf("findings (strategy, order, robust):\n got %q\nwant %q", robust, want)
+	}
+	var jobs []string
+	for _, j := range r.jobs {
+		jobs = append(jobs, strings.Join(encoded(j.AgentOptions), ",")+" "+strings.Join(j.Order, ","))
+	}
+	const all = "p.A#clock,p.A#slow,p.B#two"
+	wantJobs := []string{
+		"chaos=TIME_INCREMENT+SLEEP_INCREASE " + all, " " + all, // the combined and unperturbed runs
+		" " + all, " " + all, " " + all, " " + all, " " + all, // the control runs
+		"chaos=TIME_INCREMENT p.A#clock,p.B#two", "chaos=SLEEP_INCREASE p.A#slow,p.B#two", // the first round
+		"chaos=TIME_INCREMENT,chaos.time.increment=500 p.A#clock,p.B#two", "chaos=SLEEP_INCREASE,chaos.sleep=200 p.A#slow,p.B#two", // beside it
+		"chaos=TIME_INCREMENT p.B#two",                          // p.B#two alone
+		"chaos=TIME_INCREMENT,chaos.time.increment=500 p.B#two", // and milder
+	}
+	if !sameJobs(jobs, wantJobs) {
+		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
 	}
 }
