@@ -11,8 +11,9 @@ import (
 )
 
 // fakeMaven is a shell script standing in for mvn: it records its arguments
-// (and its MAVEN_OPTS, in the log's .opts file), writes $FAKE_CP as the build-classpath output, creates the jar that
-// dependency:copy would copy, and fails when $FAKE_MVN_FAIL is set.
+// (and its MAVEN_OPTS, in the log's .opts file), writes $FAKE_CP as the
+// build-classpath output, creates the jar that dependency:copy would copy,
+// and fails when $FAKE_MVN_FAIL is set.
 const fakeMaven = `#!/bin/sh
 echo "$*" >> "$FAKE_MVN_LOG"
 echo "$MAVEN_OPTS" >> "$FAKE_MVN_LOG.opts"

@@ -331,7 +331,12 @@ func (a *analysis) suspect(test, why string) {
 
 // job builds the job running order with strategies (none: unperturbed).
 func (a *analysis) job(order []string, strategies []Strategy) (launcher.Job, error) {
-	opts, err := a.cfg.Settings.AgentOptions(strategies)
+	return a.jobWith(a.cfg.Settings, order, strategies)
+}
+
+// jobWith is job with other settings (a milder parameter).
+func (a *analysis) jobWith(settings Settings, order []string, strategies []Strategy) (launcher.Job, error) {
+	opts, err := settings.AgentOptions(strategies)
 	if err != nil {
 		return launcher.Job{}, err
 	}

@@ -198,6 +198,9 @@ func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candida
 // it for a finding whose order is the run's up to its test, instead of
 // running it after attribution has ended.
 func (a *analysis) planMilder(cands []*candidate, first singles) (singles, error) {
+	if a.milder == nil {
+		a.milder = map[string][]singleRun{}
+	}
 	var p singles
 	for i, s := range first.strategies {
 		sole := slices.ContainsFunc(cands, func(c *candidate) bool { return len(c.suspects) == 1 && c.suspects[0].ID == s.ID })
@@ -205,16 +208,11 @@ func (a *analysis) planMilder(cands []*candidate, first singles) (singles, error
 		if !sole || !ok {
 			continue
 		}
-		opts, err := settings.AgentOptions([]Strategy{s})
+		j, err := a.jobWith(settings, first.jobs[i].Order, []Strategy{s})
 		if err != nil {
 			return singles{}, err
 		}
-		order := first.jobs[i].Order
-		p.strategies = append(p.strategies, s)
-		p.jobs = append(p.jobs, launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true, TestTimeouts: a.testTimeouts(order, []Strategy{s})}})
-	}
-	if a.milder == nil {
-		a.milder = map[string][]singleRun{}
+		p.strategies, p.jobs = append(p.strategies, s), append(p.jobs, j)
 	}
 	return p, nil
 }

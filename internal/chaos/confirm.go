@@ -193,12 +193,12 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 		if _, seen := index[key]; seen {
 			continue
 		}
-		opts, err := settings.AgentOptions(f.Strategies)
+		j, err := a.jobWith(settings, order, f.Strategies)
 		if err != nil {
 			return err
 		}
 		index[key] = len(jobs)
-		jobs = append(jobs, launcher.Job{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts, Resume: true, TestTimeouts: a.testTimeouts(order, f.Strategies)}})
+		jobs = append(jobs, j)
 	}
 	if len(jobs) == 0 || a.res.Interrupted {
 		return nil
