@@ -26,7 +26,11 @@ public final class NetApi {
     private static final Map<Object, int[]> CONNECT = Collections.synchronizedMap(new WeakHashMap<Object, int[]>());
     /** The read timeouts given of the connections and sockets holding shortened ones: {given, shortened}. */
     private static final Map<Object, int[]> READ = Collections.synchronizedMap(new WeakHashMap<Object, int[]>());
-    /** The java.net.http timeouts given, by the shortened Duration passed on instead. */
+    /**
+     * The java.net.http timeouts given, by the shortened Duration passed on instead. Keyed by value (a Duration
+     * has no identity worth relying on): a project getter reading an equal Duration that a library set
+     * unperturbed reads the given one too (a rare mix-up: it needs that Duration to equal a shortened one).
+     */
     private static final Map<Duration, Duration> DURATIONS =
             Collections.synchronizedMap(new WeakHashMap<Duration, Duration>());
 
