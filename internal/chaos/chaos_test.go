@@ -434,6 +434,50 @@ func TestControlRuns(t *testing.T) {
 	}
 }
 
+// TestUnhitCandidatesWaitForControls runs the first attribution round of a
+// failing test that hit no call site only after the control runs: a test
+// that fails one of them (flaky without perturbation) gets no attribution
+// run at all, one that passes them is tried with every strategy then.
+func TestUnhitCandidatesWaitForControls(t *testing.T) {
+	runs := 0
+	r := &fakeRunner{suite: map[string]behaviour{
+		// Hits no call site, fails every fifth run: the first (combined) and the sixth (the fourth control run).
+		"p.Counter#flips": {fails: func(map[string]bool) bool { runs++; return runs%5 == 1 }},
+		"p.A#dice":        {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
+		// Hits no call site either, fails under LOCALE (a call the agent does not report).
+		"p.B#odd": {fails: anyOf("LOCALE")},
+	}}
+	order := []string{"p.Counter#flips", "p.A#dice", "p.B#odd"}
+	res, err := Run(context.Background(), r, Config{Tests: order, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []summary{{"p.A#dice", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}, {"p.B#odd", "LOCALE", true, nil}}
+	if got := summarize(res.Findings); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
+	}
+	if want := []NOD{{Test: "p.Counter#flips", Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1}}; !reflect.DeepEqual(res.NOD, want) {
+		t.Errorf("nod = %+v, want %+v", res.NOD, want)
+	}
+	var jobs []string
+	for i, j := range r.jobs {
+		jobs = append(jobs, strings.Join(encoded(j.AgentOptions), ",")+" "+strings.Join(j.Order, ","))
+		if i > 6 && slices.Contains(j.Order, "p.Counter#flips") {
+			t.Errorf("job %d after the control runs runs the test flaky without perturbation: %q", i, j.Order)
+		}
+	}
+	const failing = "p.Counter#flips,p.A#dice,p.B#odd"
+	wantJobs := []string{
+		"chaos=RANDOM_MAX+LOCALE " + failing, " " + failing, // the combined and unperturbed runs
+		" " + failing, " " + failing, " " + failing, " " + failing, " " + failing, // the control runs
+		"chaos=RANDOM_MAX p.A#dice",                        // beside them, for the test that hit a call site
+		"chaos=RANDOM_MAX p.B#odd", "chaos=LOCALE p.B#odd", // after them
+	}
+	if !sameJobs(jobs, wantJobs) {
+		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
+	}
+}
+
 // TestAttributionGetsItsShare attributes a failure although the combined
 // run took the whole budget: attribution gets its share from then on.
 func TestAttributionGetsItsShare(t *testing.T) {

@@ -18,10 +18,14 @@ type candidate struct {
 	// (or its class's fixtures) hit, all of the set when it hit none;
 	// others are the rest of the set, tried when no suspect reproduces it.
 	suspects, others []Strategy
-	evidence         []Evidence // single-strategy runs that got to the test
-	reproduced       []Strategy // strategies that failed it alone, in the order tried
-	sites            map[string]*launcher.Result
-	unknown          bool // a strategy it needed was not run: the budget ended
+	// unhit says it hit no call site of the set's groups (its suspects are
+	// then all of the set): likely flaky without perturbation, so it is
+	// attributed only after it passed the control runs.
+	unhit      bool
+	evidence   []Evidence // single-strategy runs that got to the test
+	reproduced []Strategy // strategies that failed it alone, in the order tried
+	sites      map[string]*launcher.Result
+	unknown    bool // a strategy it needed was not run: the budget ended
 	// checked are the attribution runs already read for it.
 	checked map[*launcher.Result]bool
 }
@@ -119,11 +123,11 @@ func (a *analysis) combined(ctx context.Context) error {
 			return err
 		}
 		pending := cands
-		for i, round := range attributionRounds {
-			if i > 0 {
-				if err := a.runSingles(ctx, pending, round, ran); err != nil {
-					return err
-				}
+		for _, round := range attributionRounds {
+			// The first round ran beside the control runs, but for the
+			// candidates that hit no call site: only what is missing runs.
+			if err := a.runSingles(ctx, pending, round, ran); err != nil {
+				return err
 			}
 			var next []*candidate
 			for _, c := range pending {
@@ -156,18 +160,21 @@ func (a *analysis) controlled(ctx context.Context, cands []*candidate, perturbed
 }
 
 // controlledAndFirstRound is controlled with attribution's first round run
-// at the same time, on every candidate, into ran: the round's JVMs need not
-// wait for the control runs (most candidates pass them), and the runs of a
-// candidate that fails one are left unread. The milder runs that
-// confirmation would need for the round's likely findings run beside them
-// too (planMilder).
+// at the same time into ran, on every candidate that hit call sites of the
+// set: the round's JVMs need not wait for the control runs (most such
+// candidates pass them), and the runs of a candidate that fails one are left
+// unread. A candidate that hit none would need a run of every strategy and
+// is the likeliest to fail unperturbed: its round waits for the controls.
+// The milder runs that confirmation would need for the round's likely
+// findings run beside them too (planMilder).
 func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candidate, perturbed *launcher.Result, ran map[string][]singleRun) ([]*candidate, error) {
 	if len(cands) == 0 {
 		return nil, nil
 	}
 	tests := testsOf(cands)
 	controls := a.controlJobs(tests)
-	first, err := a.planSingles(cands, attributionRounds[0], ran)
+	hit := slices.DeleteFunc(slices.Clone(cands), func(c *candidate) bool { return c.unhit })
+	first, err := a.planSingles(hit, attributionRounds[0], ran)
 	if err != nil {
 		return nil, err
 	}
@@ -496,7 +503,7 @@ func (a *analysis) candidates(r *launcher.Result) []*candidate {
 			}
 		}
 		if len(c.suspects) == 0 {
-			c.suspects, c.others = a.cfg.Strategies, nil
+			c.suspects, c.others, c.unhit = a.cfg.Strategies, nil, true
 		}
 		out = append(out, c)
 	}
