@@ -107,6 +107,10 @@ type Finding struct {
 	// test hit (its own, or else those hit in its class's fixtures).
 	CallSites []report.CallSite
 	Evidence  []Evidence
+	// reruns counts the runs after the one that found the failure (the
+	// combined run, or a strategy's run of the suite) that failed the test
+	// again with Strategies: attribution's, confirmation's.
+	reruns int
 }
 
 // Suspect is a failure under perturbation the analysis could not finish
@@ -124,7 +128,7 @@ func (s Suspect) String() string {
 
 // Evidence is one run that decided a finding.
 type Evidence struct {
-	Run        string     // "unperturbed", "combined" or a strategy id
+	Run        string     // "unperturbed", "combined", a strategy id, or strategies joined with +
 	Strategies []Strategy // nil for the unperturbed run
 	Order      []string   // the order run, ending with the test
 	Outcome    launcher.Outcome
@@ -248,6 +252,7 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if err := a.confirm(ctx); err != nil {
 		return nil, err
 	}
+	a.setAsideSuspected()
 	a.countFindings()
 	a.res.Duration = time.Since(start)
 	return a.res, nil

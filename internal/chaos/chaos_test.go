@@ -233,7 +233,7 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[1]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns: 2 + 5 + 4 + 2 + 5 + 5 + 3,
+			wantRuns: 2 + 5 + 4 + 2 + 5 + 5 + 3 + 1,
 			wantJobs: []string{
 				"chaos=RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY 8", " 8",
 				// The control runs: the failing tests' classes, unperturbed.
@@ -248,6 +248,8 @@ func TestRun(t *testing.T) {
 				// Attributed findings already alone in their class's run need no rerun alone; each of ParamTest's
 				// invocations alone, then TIME's milder rerun.
 				"chaos=DATE_FIXED 1", "chaos=DATE_FIXED 1", "chaos=TIME_INCREMENT 1",
+				// ComboTest failed in the combined run only: its reproduce order again, with its suspects together.
+				"chaos=RANDOM_MAX+DATE_FIXED 5",
 			},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages:    map[string]string{"p.ComboTest#both": "fails only with strategies combined: none of RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY alone made it fail; it hit call sites of RANDOM_MAX+DATE_FIXED"},
@@ -286,8 +288,10 @@ func TestRun(t *testing.T) {
 				{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}},
 				{"p.SleepTest#s", "SLEEP_DECREASE", true, []report.CallSite{cs(sleepSite)}},
 			},
-			wantRuns:        9 + 5,
-			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_ROUNDING 8", "chaos=SLEEP_DECREASE 8", " 3", " 3", " 3", " 3", " 3", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
+			wantRuns: 9 + 5 + 1,
+			// DiceTest is the suite's first test: its run of the suite is its reproduce order, rerun once
+			// (RANDOM_MAX 1); the others alone, then TIME's and SLEEP's milder reruns.
+			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_ROUNDING 8", "chaos=SLEEP_DECREASE 8", " 3", " 3", " 3", " 3", " 3", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=RANDOM_MAX 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages: map[string]string{
 				"p.ClockTest#window": "(TIME_ROUNDING make it fail too)",
@@ -305,10 +309,11 @@ func TestRun(t *testing.T) {
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 		},
 		{
+			// The finding's one failing run cannot be rerun before the budget ends: suspected.
 			name:            "single stops starting strategies at the budget",
 			cfg:             Config{Mode: Single, Strategies: mustLookup("RANDOM_MAX", "LOCALE", "DATE_FIXED"), Workers: 2, Budget: 30 * time.Millisecond},
 			delay:           50 * time.Millisecond,
-			want:            []summary{{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}},
+			wantSuspected:   []summary{{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}},
 			wantRuns:        2 + 5,
 			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", " 1", " 1", " 1", " 1", " 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},

@@ -521,6 +521,9 @@ func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
 		s := c.reproduced[0]
 		f.Strategies, f.Attributed = []Strategy{s}, true
 		r := c.sites[s.ID]
+		if r != combined {
+			f.reruns = 1 // attribution's run of s alone
+		}
 		t, _ := resultOf(r, c.test)
 		f.Message = t.Message
 		f.Order = jvmOrder(r.Order, r, entryOf(r.Order, c.test))

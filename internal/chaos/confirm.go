@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,16 +68,17 @@ func milder(s Strategy, settings Settings) (Settings, string, bool) {
 // confirm reruns, while the budget lasts, each attributed finding's test
 // alone with its strategy (an invocation of a parameterized test alone), to
 // shorten its reproduce order to the test itself when that is enough, and,
-// when it is not, the tests of its own class before it; then each TIME and
-// SLEEP finding with a tenth of its strategy's parameter, recording whether
-// it is robust.
+// when it is not, the tests of its own class before it; then every finding
+// that no run after the one that found it failed again (again), and each
+// TIME and SLEEP finding with a tenth of its strategy's parameter, recording
+// whether it is robust.
 func (a *analysis) confirm(ctx context.Context) error {
 	notAlone := map[string]bool{}
 	if err := a.confirmRound(ctx, "alone", func(f *Finding) ([]string, Settings, string, bool) {
 		// The test's own id: for an invocation of a parameterized test
 		// (ID[2]), the runner runs that invocation alone.
 		alone := []string{f.Test}
-		if len(f.Order) == 1 && f.Order[0] == f.Test {
+		if !attributed(f) || len(f.Order) == 1 && f.Order[0] == f.Test {
 			return nil, Settings{}, "", false
 		}
 		if ranWith(f, alone) {
@@ -87,6 +89,7 @@ func (a *analysis) confirm(ctx context.Context) error {
 	}, func(f *Finding, failed bool, order []string) {
 		if failed {
 			f.Order = order
+			f.reruns++
 		} else {
 			notAlone[f.Test] = true
 		}
@@ -95,22 +98,60 @@ func (a *analysis) confirm(ctx context.Context) error {
 	}
 	if err := a.confirmRound(ctx, "after their own class's tests", func(f *Finding) ([]string, Settings, string, bool) {
 		own := ownClass(f.Order, f.Test)
-		return own, a.cfg.Settings, "after its class's tests", notAlone[f.Test] && len(own) > 1 && len(own) < len(f.Order) && !ranWith(f, own)
+		return own, a.cfg.Settings, "after its class's tests", attributed(f) && notAlone[f.Test] && len(own) > 1 && len(own) < len(f.Order) && !ranWith(f, own)
 	}, func(f *Finding, failed bool, order []string) {
 		if failed {
 			f.Order = order
+			f.reruns++
 		}
 	}); err != nil {
 		return err
 	}
+	if err := a.confirmAgain(ctx); err != nil {
+		return err
+	}
 	a.readMilder()
 	return a.confirmRound(ctx, "with a tenth of the strategy's parameter", func(f *Finding) ([]string, Settings, string, bool) {
+		if !attributed(f) || f.reruns == 0 {
+			return nil, Settings{}, "", false
+		}
 		settings, param, ok := milder(f.Strategies[0], a.cfg.Settings)
 		return f.Order, settings, "milder: " + param, ok && f.Robust == nil
 	}, func(f *Finding, failed bool, _ []string) {
 		f.Robust = &failed
 	})
 }
+
+// confirmAgain reruns the reproduce order of each finding that failed in
+// one run only (the combined run, or a strategy's run of the suite, whose
+// reruns alone and after its class's tests passed; or a failure only the
+// strategies together made) with its strategies: a finding rests on at
+// least two failing runs, the last one its reproduce command's. One that
+// passes there, or is not rerun before the budget ends, is suspected.
+func (a *analysis) confirmAgain(ctx context.Context) error {
+	if err := a.confirmRound(ctx, "again on their reproduce order", func(f *Finding) ([]string, Settings, string, bool) {
+		return f.Order, a.cfg.Settings, "again", f.reruns == 0
+	}, func(f *Finding, failed bool, _ []string) {
+		if failed {
+			f.reruns++
+		}
+	}); err != nil {
+		return err
+	}
+	for _, f := range a.res.Findings {
+		switch {
+		case f.reruns > 0:
+		case slices.ContainsFunc(f.Evidence, func(e Evidence) bool { return e.Detail == "again" }):
+			a.suspect(f.Test, fmt.Sprintf("it failed once with %s and not again on its reproduce order", Join(f.Strategies)))
+		default:
+			a.suspect(f.Test, a.cutBy()+" before it was rerun")
+		}
+	}
+	return nil
+}
+
+// attributed reports whether f is attributed to one strategy.
+func attributed(f *Finding) bool { return f.Attributed && len(f.Strategies) == 1 }
 
 // readMilder judges the robustness of each attributed finding that a milder
 // run beside attribution's first round (planMilder) answers for: one of its
@@ -167,10 +208,10 @@ func ownClass(order []string, test string) []string {
 // topClass returns the top-level class of a test id.
 func topClass(id string) string { return testid.Parse(id).TopLevel() }
 
-// confirmRound runs, for each attributed finding that plan accepts, its
-// strategy on the order with the settings plan returns (one job per
-// distinct order, strategy and detail), then hands each finding whose run
-// got to its test to apply, with whether the test failed there.
+// confirmRound runs, for each finding that plan accepts, its strategies on
+// the order with the settings plan returns (one job per distinct order,
+// strategies and detail), then hands each finding whose run got to its
+// test to apply, with whether the test failed there.
 func (a *analysis) confirmRound(ctx context.Context, what string,
 	plan func(f *Finding) (order []string, settings Settings, detail string, ok bool),
 	apply func(f *Finding, failed bool, order []string)) error {
@@ -181,14 +222,11 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 	orders := make([][]string, len(a.res.Findings))
 	for i := range a.res.Findings {
 		f := &a.res.Findings[i]
-		if !f.Attributed || len(f.Strategies) != 1 {
-			continue
-		}
 		order, settings, detail, ok := plan(f)
 		if !ok {
 			continue
 		}
-		key := strings.Join(order, "\n") + "\x00" + f.Strategies[0].ID + "\x00" + detail
+		key := strings.Join(order, "\n") + "\x00" + Join(f.Strategies) + "\x00" + detail
 		keys[i], details[i], orders[i] = key, detail, order
 		if _, seen := index[key]; seen {
 			continue
@@ -222,7 +260,7 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 			continue
 		}
 		failed := t.Outcome.Failed() && machinery(t) == ""
-		f.Evidence = append(f.Evidence, Evidence{Run: f.Strategies[0].ID, Strategies: f.Strategies, Order: orders[i], Outcome: t.Outcome,
+		f.Evidence = append(f.Evidence, Evidence{Run: Join(f.Strategies), Strategies: f.Strategies, Order: orders[i], Outcome: t.Outcome,
 			Message: t.Message, Detail: details[i], Resumed: r.Resumed})
 		apply(f, failed, orders[i])
 	}

@@ -209,3 +209,44 @@ func TestCombinedRunsMilderBesideAttribution(t *testing.T) {
 		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
 	}
 }
+
+// A finding rests on at least two failing runs: a test that failed in its
+// strategy's run of the suite only (the rerun of its reproduce order passed)
+// is suspected, and so is a failure only the strategies together made that
+// the combination does not make again.
+func TestFindingsFailAgain(t *testing.T) {
+	for _, mode := range []Mode{Single, Combined} {
+		t.Run(string(mode), func(t *testing.T) {
+			perturbed := 0
+			r := &fakeRunner{suite: map[string]behaviour{
+				"p.A#first": {},
+				// Fails in the first perturbed run that gets to it (the
+				// suite's run of RANDOM_MAX, or the combined run), and never again.
+				"p.A#once": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: func(on map[string]bool) bool {
+					if !on["RANDOM_MAX"] {
+						return false
+					}
+					perturbed++
+					return perturbed == 1
+				}},
+			}}
+			res, err := Run(context.Background(), r, Config{Tests: []string{"p.A#first", "p.A#once"}, Mode: mode, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Findings) != 0 {
+				t.Errorf("findings %+v, want none", summarize(res.Findings))
+			}
+			if len(res.Suspected) != 1 || !strings.Contains(res.Suspected[0].Why, "not again on its reproduce order") {
+				t.Fatalf("suspected %+v, want p.A#once, not failing again", res.Suspected)
+			}
+			var runs []string
+			for _, e := range res.Suspected[0].Evidence {
+				runs = append(runs, e.Run+" "+e.Detail+" "+string(e.Outcome))
+			}
+			if last := runs[len(runs)-1]; last != Join(res.Suspected[0].Strategies)+" again pass" {
+				t.Errorf("evidence %q: want the rerun of its reproduce order, passing, last", runs)
+			}
+		})
+	}
+}
