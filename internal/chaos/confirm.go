@@ -142,7 +142,7 @@ func (a *analysis) confirmAgain(ctx context.Context) error {
 		switch {
 		case f.reruns > 0:
 		case slices.ContainsFunc(f.Evidence, func(e Evidence) bool { return e.Detail == "again" }):
-			a.suspect(f.Test, fmt.Sprintf("it failed once with %s and not again on its reproduce order", Join(f.Strategies)))
+			a.suspect(f.Test, fmt.Sprintf("it failed in one run only, not again with %s on its reproduce order", Join(f.Strategies)))
 		default:
 			a.suspect(f.Test, a.cutBy()+" before it was rerun")
 		}
@@ -159,7 +159,7 @@ func attributed(f *Finding) bool { return f.Attributed && len(f.Strategies) == 1
 func (a *analysis) readMilder() {
 	for i := range a.res.Findings {
 		f := &a.res.Findings[i]
-		if !f.Attributed || len(f.Strategies) != 1 {
+		if !attributed(f) || f.reruns == 0 {
 			continue
 		}
 		s := f.Strategies[0]

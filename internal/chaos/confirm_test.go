@@ -237,7 +237,7 @@ func TestFindingsFailAgain(t *testing.T) {
 			if len(res.Findings) != 0 {
 				t.Errorf("findings %+v, want none", summarize(res.Findings))
 			}
-			if len(res.Suspected) != 1 || !strings.Contains(res.Suspected[0].Why, "not again on its reproduce order") {
+			if len(res.Suspected) != 1 || !strings.Contains(res.Suspected[0].Why, "in one run only, not again with RANDOM_MAX on its reproduce order") {
 				t.Fatalf("suspected %+v, want p.A#once, not failing again", res.Suspected)
 			}
 			var runs []string
