@@ -273,11 +273,7 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, t
 	if resolve {
 		goals = append(goals, "dependency:build-classpath", "-Dmdep.outputFile="+tmp, "-Dmdep.includeScope=test")
 	}
-	run := m.resolve
-	if compile {
-		run = m.run
-	}
-	if err := run(ctx, goals...); err != nil {
+	if err := m.exec(ctx, !compile, goals); err != nil {
 		return nil, err
 	}
 	if compile {

@@ -223,7 +223,7 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if len(cfg.Strategies) == 0 {
 		return nil, errors.New("no strategies to apply")
 	}
-	a := &analysis{cfg: cfg, runner: r, start: start, res: &Result{Mode: cfg.Mode, Budget: cfg.Budget}}
+	a := &analysis{cfg: cfg, runner: r, start: start, res: &Result{Mode: cfg.Mode, Budget: cfg.Budget}, milder: map[string][]singleRun{}}
 	switch {
 	case cfg.Budget > 0:
 		a.deadline = start.Add(cfg.Budget)
@@ -693,7 +693,7 @@ func (a *analysis) single(ctx context.Context) error {
 			t, _ := resultOf(r, test)
 			order := jvmOrder(a.cfg.Tests, r, entry)
 			msg := t.Message
-			failed := t.Outcome.Failed() && machinery(t) == ""
+			failed := ownFailure(t)
 			if t.Outcome.Failed() && !failed {
 				msg += "\n(left out: " + machinery(t) + ")"
 			}
@@ -737,7 +737,7 @@ func coverageOf(label string, strategies []Strategy, r *launcher.Result) Coverag
 
 // count counts a failure of the run that is the test's own.
 func (c *Coverage) count(t launcher.TestResult) {
-	if t.Outcome.Failed() && machinery(t) == "" {
+	if ownFailure(t) {
 		c.Failed++
 		c.FailedTests = append(c.FailedTests, t.Test)
 	}

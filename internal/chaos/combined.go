@@ -190,11 +190,7 @@ func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candida
 	}
 	rest := results[len(controls):]
 	a.recordSingles(first, rest[:len(first.jobs)], ran)
-	for i, s := range milder.strategies {
-		if r := rest[len(first.jobs)+i]; r != nil {
-			a.milder[s.ID] = append(a.milder[s.ID], singleRun{result: r, order: milder.jobs[i].Order})
-		}
-	}
+	milder.record(rest[len(first.jobs):], a.milder)
 	return keepTests(cands, a.judgeControls(tests, results[:len(controls)], []*launcher.Result{perturbed})), nil
 }
 
@@ -205,9 +201,6 @@ func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candida
 // it for a finding whose order is the run's up to its test, instead of
 // running it after attribution has ended.
 func (a *analysis) planMilder(cands []*candidate, first singles) (singles, error) {
-	if a.milder == nil {
-		a.milder = map[string][]singleRun{}
-	}
 	var p singles
 	for i, s := range first.strategies {
 		sole := slices.ContainsFunc(cands, func(c *candidate) bool { return len(c.suspects) == 1 && c.suspects[0].ID == s.ID })
@@ -380,8 +373,15 @@ func (a *analysis) planSingles(pending []*candidate, round attributionRound, ran
 func (a *analysis) recordSingles(p singles, results []*launcher.Result, ran map[string][]singleRun) {
 	for i, s := range p.strategies {
 		a.dismiss([]Strategy{s}, results[i])
+	}
+	p.record(results, ran)
+}
+
+// record adds the runs of p that got results to runs, by strategy id.
+func (p singles) record(results []*launcher.Result, runs map[string][]singleRun) {
+	for i, s := range p.strategies {
 		if results[i] != nil {
-			ran[s.ID] = append(ran[s.ID], singleRun{result: results[i], order: p.jobs[i].Order})
+			runs[s.ID] = append(runs[s.ID], singleRun{result: results[i], order: p.jobs[i].Order})
 		}
 	}
 }
@@ -409,7 +409,7 @@ func (a *analysis) check(c *candidate, round attributionRound, ran map[string][]
 			msg += "\n(left out: " + why + ")"
 		}
 		c.evidence = append(c.evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: jvmOrder(r.order, r.result, at), Outcome: t.Outcome, Message: msg, Resumed: r.result.Resumed})
-		if t.Outcome.Failed() && machinery(t) == "" {
+		if ownFailure(t) {
 			found = true
 			c.reproduced = append(c.reproduced, s)
 			if c.sites == nil {

@@ -122,6 +122,9 @@ func (a *analysis) confirm(ctx context.Context) error {
 	})
 }
 
+// againDetail is the Evidence.Detail of confirmAgain's runs.
+const againDetail = "again"
+
 // confirmAgain reruns the reproduce order of each finding that failed in
 // one run only (the combined run, or a strategy's run of the suite, whose
 // reruns alone and after its class's tests passed; or a failure only the
@@ -130,7 +133,7 @@ func (a *analysis) confirm(ctx context.Context) error {
 // passes there, or is not rerun before the budget ends, is suspected.
 func (a *analysis) confirmAgain(ctx context.Context) error {
 	if err := a.confirmRound(ctx, "again on their reproduce order", func(f *Finding) ([]string, Settings, string, bool) {
-		return f.Order, a.cfg.Settings, "again", f.reruns == 0
+		return f.Order, a.cfg.Settings, againDetail, f.reruns == 0
 	}, func(f *Finding, failed bool, _ []string) {
 		if failed {
 			f.reruns++
@@ -141,7 +144,7 @@ func (a *analysis) confirmAgain(ctx context.Context) error {
 	for _, f := range a.res.Findings {
 		switch {
 		case f.reruns > 0:
-		case slices.ContainsFunc(f.Evidence, func(e Evidence) bool { return e.Detail == "again" }):
+		case slices.ContainsFunc(f.Evidence, func(e Evidence) bool { return e.Detail == againDetail }):
 			a.suspect(f.Test, fmt.Sprintf("it failed in one run only, not again with %s on its reproduce order", Join(f.Strategies)))
 		default:
 			a.suspect(f.Test, a.cutBy()+" before it was rerun")
@@ -172,15 +175,10 @@ func (a *analysis) readMilder() {
 			if at < 0 || !slices.Equal(jvmOrder(run.order, run.result, at), f.Order) {
 				continue
 			}
-			t, ok := resultOf(run.result, f.Test)
-			if !ok {
-				continue
+			if failed, ok := f.addRun(run.result, f.Order, "milder: "+param); ok {
+				f.Robust = &failed
+				break
 			}
-			failed := t.Outcome.Failed() && machinery(t) == ""
-			f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: f.Strategies, Order: f.Order, Outcome: t.Outcome,
-				Message: t.Message, Detail: "milder: " + param, Resumed: run.result.Resumed})
-			f.Robust = &failed
-			break
 		}
 	}
 }
@@ -255,16 +253,24 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 		if r == nil {
 			continue
 		}
-		t, ok := resultOf(r, f.Test)
-		if !ok {
-			continue
+		if failed, ok := f.addRun(r, orders[i], details[i]); ok {
+			apply(f, failed, orders[i])
 		}
-		failed := t.Outcome.Failed() && machinery(t) == ""
-		f.Evidence = append(f.Evidence, Evidence{Run: Join(f.Strategies), Strategies: f.Strategies, Order: orders[i], Outcome: t.Outcome,
-			Message: t.Message, Detail: details[i], Resumed: r.Resumed})
-		apply(f, failed, orders[i])
 	}
 	return nil
+}
+
+// addRun adds confirmation's run r of f's strategies on order to f's
+// evidence and reports whether the test failed there (its own failure);
+// false when the run did not get to the test.
+func (f *Finding) addRun(r *launcher.Result, order []string, detail string) (failed, ok bool) {
+	t, ok := resultOf(r, f.Test)
+	if !ok {
+		return false, false
+	}
+	f.Evidence = append(f.Evidence, Evidence{Run: Join(f.Strategies), Strategies: f.Strategies, Order: order, Outcome: t.Outcome,
+		Message: t.Message, Detail: detail, Resumed: r.Resumed})
+	return ownFailure(t), true
 }
 
 // countFindings fills in the findings of each run's coverage: for a

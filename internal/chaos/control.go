@@ -57,7 +57,7 @@ func perturbedRate(test string, rs []*launcher.Result) (runs, failures int) {
 		}
 		if t, ok := resultOf(r, test); ok && t.Outcome != launcher.NotRun && t.Outcome != launcher.Skipped {
 			runs++
-			if t.Outcome.Failed() && machinery(t) == "" {
+			if ownFailure(t) {
 				failures++
 			}
 		}

@@ -18,6 +18,10 @@ var frameworkPackages = []string{"org.junit.", "junit.", "org.testng.", "org.ope
 // jdkPackages start the names of the JDK's classes.
 var jdkPackages = []string{"java.", "javax.", "jdk.", "sun.", "com.sun."}
 
+// ownFailure reports whether t failed, and the failure is the test's own
+// (not the machinery's).
+func ownFailure(t launcher.TestResult) bool { return t.Outcome.Failed() && machinery(t) == "" }
+
 // machinery says why a failure is not the test's own: the perturbation
 // machinery threw it (a dev.flaky exception type, a dev.flaky frame at the
 // top of the stack, a class flaky's instrumentation broke), or the test
