@@ -280,6 +280,9 @@ type analysis struct {
 	// that ran beside attribution's first round (see planMilder), by
 	// strategy id, for confirmation's robustness check to read.
 	milder map[string][]singleRun
+	// controlRuns are the unperturbed reruns of failing tests so far (see
+	// controlJobs).
+	controlRuns []*launcher.Result
 }
 
 // attributionShare is the part of the budget (1/attributionShare) kept for
@@ -355,6 +358,25 @@ func (a *analysis) jobWith(settings Settings, order []string, strategies []Strat
 // yet they wait for the unperturbed ones among the first mustRun to size
 // it. Jobs that did not run get nil results.
 func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([]*launcher.Result, error) {
+	return a.runFed(ctx, jobs, mustRun, feed{})
+}
+
+// feed adds jobs to a run in progress (see runFed).
+type feed struct {
+	// wake is signalled when more may have jobs to add.
+	wake <-chan struct{}
+	// more returns the jobs to add, given the results so far (nil for the
+	// jobs still running or waiting); none for now.
+	more func(results []*launcher.Result) []launcher.Job
+}
+
+// runFed is run with jobs that f adds while the run goes on: whenever a
+// worker is free and every job has started, f.more is asked for more. The
+// jobs it adds come after the first mustRun and start in the order given;
+// their results follow those of jobs. The budget bounds them, but one it
+// cuts leaves the run going: f adds work the analysis would do later, and
+// does what it still needs then.
+func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int, f feed) ([]*launcher.Result, error) {
 	type done struct {
 		i   int
 		r   *launcher.Result
@@ -370,9 +392,23 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 	// The budget is sized from the unperturbed runs among the must-run jobs.
 	sizing := len(unperturbedJobs(jobs[:mustRun]))
 	stopped := false
+	fedFrom := len(jobs)
 	var failed error
 	for {
-		for !stopped && running < a.cfg.Workers && next < len(jobs) {
+		for !stopped && running < a.cfg.Workers {
+			if next == len(jobs) {
+				if f.more == nil {
+					break
+				}
+				add := f.more(results)
+				if len(add) == 0 {
+					break
+				}
+				for _, j := range add {
+					starts = append(starts, len(jobs))
+					jobs, results = append(jobs, j), append(results, nil)
+				}
+			}
 			i := starts[next]
 			if ctx.Err() != nil {
 				a.interrupt()
@@ -395,9 +431,10 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 				jobCtx, cancel = context.WithDeadline(runCtx, a.limit())
 			}
 			next, running = next+1, running+1
+			job := jobs[i : i+1]
 			go func() {
 				defer cancel()
-				rs, err := a.runner.RunJobs(jobCtx, jobs[i:i+1])
+				rs, err := a.runner.RunJobs(jobCtx, job)
 				d := done{i: i, err: err}
 				if err == nil {
 					d.r = rs[0]
@@ -408,7 +445,12 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 		if running == 0 {
 			break
 		}
-		d := <-finished
+		var d done
+		select {
+		case d = <-finished:
+		case <-f.wake:
+			continue
+		}
 		running--
 		if d.i < mustRun && !perturbs(jobs[d.i]) {
 			sizing--
@@ -422,6 +464,8 @@ func (a *analysis) run(ctx context.Context, jobs []launcher.Job, mustRun int) ([
 			stopped = true
 		case failed != nil:
 			// cancelled by the first failure
+		case d.i >= fedFrom && errors.Is(d.err, context.DeadlineExceeded):
+			// Fed work cut: the analysis runs what it still needs after.
 		case d.i >= mustRun && errors.Is(d.err, context.DeadlineExceeded):
 			a.res.BudgetExhausted = true
 			stopped = true
@@ -603,22 +647,32 @@ func ranCount(r *launcher.Result) int {
 // perturbed runs, passed in the unperturbed runs; a test that failed there
 // (NOD), or that they did not get to, is recorded and reported false.
 func (a *analysis) passesUnperturbed(test string, perturbed []*launcher.Result) bool {
-	passed := false
-	for _, r := range a.baseline {
-		t, ok := resultOf(r, test)
-		switch {
-		case !ok:
-		case t.Outcome.Failed():
-			a.addNOD(test, nil, perturbed)
-			return false
-		case t.Outcome == launcher.Pass:
-			passed = true
-		}
-	}
-	if !passed {
+	passed, failed := a.baselineOutcome(test)
+	switch {
+	case failed:
+		a.addNOD(test, nil, perturbed)
+	case !passed:
 		a.res.Unconfirmed = append(a.res.Unconfirmed, test)
 	}
-	return passed
+	return passed && !failed
+}
+
+// passedBaseline is passesUnperturbed without recording anything.
+func (a *analysis) passedBaseline(test string) bool {
+	passed, failed := a.baselineOutcome(test)
+	return passed && !failed
+}
+
+// baselineOutcome reports whether test passed in one of the unperturbed
+// runs and whether it failed in one.
+func (a *analysis) baselineOutcome(test string) (passed, failed bool) {
+	for _, r := range a.baseline {
+		if t, ok := resultOf(r, test); ok {
+			passed = passed || t.Outcome == launcher.Pass
+			failed = failed || t.Outcome.Failed()
+		}
+	}
+	return passed, failed
 }
 
 // single runs the suite once per strategy.

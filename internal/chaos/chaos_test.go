@@ -61,8 +61,16 @@ type fakeRunner struct {
 	// one job), which then fails as a cancelled launcher does.
 	cancel   context.CancelFunc
 	cancelAt int
-	mu       sync.Mutex
-	jobs     []launcher.Job
+	// stream makes a job with an OnTestEnd report its tests' results to
+	// it one by one over its delay, as a JVM reports them while it runs.
+	stream bool
+	// slowCombined is how long a job of several strategies takes instead
+	// of delay; duringCombined counts the jobs started while one ran.
+	slowCombined   time.Duration
+	combinedRuns   int
+	duringCombined int
+	mu             sync.Mutex
+	jobs           []launcher.Job
 }
 
 func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launcher.Result, error) {
@@ -74,10 +82,39 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 		delay = f.slowFirst
 	}
 	cancel := f.cancel != nil && f.calls == f.cancelAt
+	if f.combinedRuns > 0 {
+		f.duringCombined++
+	}
+	combined := f.slowCombined > 0 && len(jobs) == 1 && strings.Contains(strings.Join(encoded(jobs[0].AgentOptions), ","), "+")
+	if combined {
+		delay = f.slowCombined
+		f.combinedRuns++
+		defer func() { f.mu.Lock(); f.combinedRuns--; f.mu.Unlock() }()
+	}
 	f.mu.Unlock()
 	if cancel {
 		f.cancel()
 		return nil, ctx.Err()
+	}
+	out := f.results(jobs)
+	if f.stream && jobs[0].OnTestEnd != nil {
+		// The job's tests end one after another over its delay.
+		tests := out[0].Tests
+		for _, t := range tests {
+			select {
+			case <-time.After(delay / time.Duration(len(tests))):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			var sites []agent.Perturbation
+			for _, p := range out[0].Perturbations {
+				if p.Test == t.Test || p.Test == testid.ClassOf(t.Test) {
+					sites = append(sites, p)
+				}
+			}
+			jobs[0].OnTestEnd(t, sites)
+		}
+		delay = 0
 	}
 	if delay > 0 {
 		select {
@@ -88,6 +125,11 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 			return nil, err
 		}
 	}
+	return out, nil
+}
+
+// results plays jobs.
+func (f *fakeRunner) results(jobs []launcher.Job) []*launcher.Result {
 	out := make([]*launcher.Result, len(jobs))
 	for i, j := range jobs {
 		on := map[string]bool{}
@@ -140,7 +182,7 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 		}
 		out[i] = r
 	}
-	return out, nil
+	return out
 }
 
 func anyOf(ids ...string) func(map[string]bool) bool {

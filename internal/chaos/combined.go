@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/testid"
 )
@@ -85,7 +86,9 @@ func (r attributionRound) String() string {
 
 // combined runs all strategies at once, then, for the tests that failed,
 // each strategy alone: first those whose call sites they hit, then, for
-// tests none of those reproduced, the rest of the set.
+// tests none of those reproduced, the rest of the set. The control runs and
+// attribution's first round of the tests that fail start while the
+// combined run goes on, on the workers it leaves free (see early).
 func (a *analysis) combined(ctx context.Context) error {
 	set := a.cfg.Strategies
 	a.res.Strategies = set
@@ -94,9 +97,14 @@ func (a *analysis) combined(ctx context.Context) error {
 		return err
 	}
 	a.cfg.Logf("running %d tests with %s, and unperturbed", len(a.cfg.Tests), Join(set))
-	results, err := a.run(ctx, jobs, len(jobs))
+	e := a.newEarly(set, len(jobs))
+	jobs[0].OnTestEnd = e.onTestEnd
+	results, err := a.runFed(ctx, jobs, len(jobs), e.feed())
 	if err != nil {
 		return err
+	}
+	if e.err != nil {
+		return e.err
 	}
 	perturbed := results[0]
 	if perturbed == nil {
@@ -104,24 +112,22 @@ func (a *analysis) combined(ctx context.Context) error {
 	}
 	a.noteEarlyEnd(Join(set), perturbed)
 	a.perturbedRuns = []*launcher.Result{perturbed}
-	a.setBaseline(results[1:])
+	a.setBaseline(results[1:len(jobs)])
 	a.reserveAttribution()
 	a.phase = "attribution"
 	a.dismiss(set, perturbed)
+	ran := map[string][]singleRun{}
+	e.record(results, ran)
 	cands := a.candidates(perturbed)
 	cov := coverageOf(string(Combined), set, perturbed)
-	ran := map[string][]singleRun{}
+	if cands, err = a.controlledAndFirstRound(ctx, cands, perturbed, ran); err != nil {
+		return err
+	}
 	if len(set) == 1 {
-		if cands, err = a.controlled(ctx, cands, perturbed); err != nil {
-			return err
-		}
 		for _, c := range cands {
 			c.reproduced, c.sites = set, map[string]*launcher.Result{set[0].ID: perturbed}
 		}
 	} else {
-		if cands, err = a.controlledAndFirstRound(ctx, cands, perturbed, ran); err != nil {
-			return err
-		}
 		pending := cands
 		for _, round := range attributionRounds {
 			// The first round ran beside the control runs, but for the
@@ -149,38 +155,28 @@ func (a *analysis) combined(ctx context.Context) error {
 	return nil
 }
 
-// controlled returns the candidates that pass every control run (see
-// controls).
-func (a *analysis) controlled(ctx context.Context, cands []*candidate, perturbed *launcher.Result) ([]*candidate, error) {
-	keep, err := a.controls(ctx, testsOf(cands), []*launcher.Result{perturbed})
-	if err != nil {
-		return nil, err
-	}
-	return keepTests(cands, keep), nil
-}
-
-// controlledAndFirstRound is controlled with attribution's first round run
-// at the same time into ran, on every candidate that hit call sites of the
-// set: the round's JVMs need not wait for the control runs (most such
-// candidates pass them), and the runs of a candidate that fails one are left
-// unread. A candidate that hit none would need a run of every strategy and
-// is the likeliest to fail unperturbed: its round waits for the controls.
-// The milder runs that confirmation would need for the round's likely
-// findings run beside them too (planMilder).
+// controlledAndFirstRound returns the candidates that pass every control
+// run (see controls), with attribution's first round run at the same time
+// into ran, on every candidate that hit call sites of the set (of more than
+// one strategy): the round's JVMs need not wait for the control runs (most
+// such candidates pass them), and the runs of a candidate that fails one
+// are left unread. A candidate that hit none would need a run of every
+// strategy and is the likeliest to fail unperturbed: its round waits for the
+// controls. The milder runs that confirmation would need for the round's
+// likely findings run beside them too (planMilder). What ran while the
+// combined run went on (early) does not run again.
 func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candidate, perturbed *launcher.Result, ran map[string][]singleRun) ([]*candidate, error) {
 	if len(cands) == 0 {
 		return nil, nil
 	}
 	tests := testsOf(cands)
 	controls := a.controlJobs(tests)
-	hit := slices.DeleteFunc(slices.Clone(cands), func(c *candidate) bool { return c.unhit })
-	first, err := a.planSingles(hit, attributionRounds[0], ran)
-	if err != nil {
-		return nil, err
-	}
-	milder, err := a.planMilder(cands, first)
-	if err != nil {
-		return nil, err
+	var first, milder singles
+	if len(a.cfg.Strategies) > 1 {
+		var err error
+		if first, milder, err = a.planFirstRound(cands, ran); err != nil {
+			return nil, err
+		}
 	}
 	defer func(phase string) { a.phase = phase }(a.phase)
 	a.phase = "the control runs"
@@ -188,10 +184,25 @@ func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candida
 	if err != nil {
 		return nil, err
 	}
+	a.controlRuns = append(a.controlRuns, results[:len(controls)]...)
 	rest := results[len(controls):]
 	a.recordSingles(first, rest[:len(first.jobs)], ran)
 	milder.record(rest[len(first.jobs):], a.milder)
-	return keepTests(cands, a.judgeControls(tests, results[:len(controls)], []*launcher.Result{perturbed})), nil
+	return keepTests(cands, a.judgeControls(tests, []*launcher.Result{perturbed})), nil
+}
+
+// planFirstRound returns attribution's first round for the candidates that
+// hit call sites, but for what ran answers for already, and the milder
+// runs beside it.
+func (a *analysis) planFirstRound(cands []*candidate, ran map[string][]singleRun) (first, milder singles, err error) {
+	hit := slices.DeleteFunc(slices.Clone(cands), func(c *candidate) bool { return c.unhit })
+	if first, err = a.planSingles(hit, attributionRounds[0], ran); err != nil {
+		return singles{}, singles{}, err
+	}
+	if milder, err = a.planMilder(cands, first); err != nil {
+		return singles{}, singles{}, err
+	}
+	return first, milder, nil
 }
 
 // planMilder returns, for each strategy of the first round's runs that
@@ -487,27 +498,34 @@ func (a *analysis) candidates(r *launcher.Result) []*candidate {
 		if !a.passesUnperturbed(t.Test, []*launcher.Result{r}) {
 			continue
 		}
-		class := testid.ClassOf(t.Test)
-		hit := map[string]bool{}
-		for _, p := range r.Perturbations {
-			if p.Test == t.Test || p.Test == class {
-				hit[p.Group] = true
-			}
-		}
-		c := &candidate{test: t.Test, entry: entry, result: t}
-		for _, s := range a.cfg.Strategies {
-			if hit[s.Group] {
-				c.suspects = append(c.suspects, s)
-			} else {
-				c.others = append(c.others, s)
-			}
-		}
-		if len(c.suspects) == 0 {
-			c.suspects, c.others, c.unhit = a.cfg.Strategies, nil, true
-		}
-		out = append(out, c)
+		out = append(out, a.newCandidate(t, entry, r.Perturbations))
 	}
 	return out
+}
+
+// newCandidate makes the candidate of t, the test at entry of the suite's
+// order, from the perturbations of its run: its suspects are the strategies
+// of the groups whose call sites it or its class's fixtures hit.
+func (a *analysis) newCandidate(t launcher.TestResult, entry int, perturbations []agent.Perturbation) *candidate {
+	class := testid.ClassOf(t.Test)
+	hit := map[string]bool{}
+	for _, p := range perturbations {
+		if p.Test == t.Test || p.Test == class {
+			hit[p.Group] = true
+		}
+	}
+	c := &candidate{test: t.Test, entry: entry, result: t}
+	for _, s := range a.cfg.Strategies {
+		if hit[s.Group] {
+			c.suspects = append(c.suspects, s)
+		} else {
+			c.others = append(c.others, s)
+		}
+	}
+	if len(c.suspects) == 0 {
+		c.suspects, c.others, c.unhit = a.cfg.Strategies, nil, true
+	}
+	return c
 }
 
 // attribute turns a checked candidate into a finding: attributed to the

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -162,8 +163,18 @@ func TestAutoBudget(t *testing.T) {
 // for the findings whose order they answer for; a finding whose order they
 // do not answer for gets its own milder run after attribution.
 func TestCombinedRunsMilderBesideAttribution(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stream=%t", stream), func(t *testing.T) { testMilderBesideAttribution(t, stream) })
+	}
+}
+
+// testMilderBesideAttribution is TestCombinedRunsMilderBesideAttribution,
+// with the combined run's JVM reporting its tests as they end (stream): the
+// control runs, the first round and the runs beside it then start before
+// the combined run ends, and confirmation reads them the same.
+func testMilderBesideAttribution(t *testing.T, stream bool) {
 	sleepSite := siteAt{"p.Loader", "poll", 9, "java.lang.Thread#sleep(long)"}
-	r := &fakeRunner{suite: map[string]behaviour{
+	r := &fakeRunner{stream: stream, suite: map[string]behaviour{
 		// Fails with TIME_INCREMENT whatever the setting: robust.
 		"p.A#clock": {sites: map[string][]siteAt{"TIME": {clockSite}}, fails: anyOf("TIME_INCREMENT")},
 		// Fails with SLEEP_INCREASE only at the full setting: not robust.
@@ -172,6 +183,9 @@ func TestCombinedRunsMilderBesideAttribution(t *testing.T) {
 		// after p.A#clock in the round's run, reproduced alone.
 		"p.B#two": {sites: map[string][]siteAt{"TIME": {clockSite2}, "SLEEP": {sleepSite}}, fails: anyOf("TIME_INCREMENT")},
 	}}
+	if stream {
+		r.slowCombined = 300 * time.Millisecond
+	}
 	res, err := Run(context.Background(), r, Config{Tests: []string{"p.A#clock", "p.A#slow", "p.B#two"}, Mode: Combined, Strategies: mustLookup("TIME_INCREMENT", "SLEEP_INCREASE"), Workers: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -205,8 +219,13 @@ func TestCombinedRunsMilderBesideAttribution(t *testing.T) {
 		"chaos=TIME_INCREMENT p.B#two",                          // p.B#two alone
 		"chaos=TIME_INCREMENT,chaos.time.increment=500 p.B#two", // and milder
 	}
-	if !sameJobs(jobs, wantJobs) {
+	if !stream && !sameJobs(jobs, wantJobs) {
 		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
+	}
+	// Streamed, each test fails at its own time: the jobs are the same
+	// runs of each test, in more JVMs, most while the combined run runs.
+	if stream && r.duringCombined < 5+2 {
+		t.Errorf("%d jobs started while the combined run ran, want at least the first test's control runs, its first round and beside it: %q", r.duringCombined, jobs)
 	}
 }
 

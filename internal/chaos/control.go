@@ -79,51 +79,72 @@ func (a *analysis) addNOD(test string, extra, perturbed []*launcher.Result) {
 }
 
 // controls reruns the tests, which failed in the perturbed runs perturbed
-// and passed unperturbed, ControlRuns times unperturbed (controlJobs). It
-// records those that fail in a control run as NOD and returns the rest.
+// and passed unperturbed, unperturbed until each got ControlRuns control
+// runs (controlJobs). It records those that fail in a control run as NOD
+// and returns the rest.
 func (a *analysis) controls(ctx context.Context, tests []string, perturbed []*launcher.Result) ([]string, error) {
 	if len(tests) == 0 {
 		return nil, nil
 	}
 	defer func(phase string) { a.phase = phase }(a.phase)
 	a.phase = "the control runs"
-	results, err := a.run(ctx, a.controlJobs(tests), ControlRuns)
+	jobs := a.controlJobs(tests)
+	results, err := a.run(ctx, jobs, len(jobs))
 	if err != nil {
 		return nil, err
 	}
-	return a.judgeControls(tests, results, perturbed), nil
+	a.controlRuns = append(a.controlRuns, results...)
+	return a.judgeControls(tests, perturbed), nil
 }
 
-// controlJobs returns the control runs of tests: ControlRuns times those
-// tests alone, in the suite's order, in one unperturbed JVM per run, as
-// attribution's first round runs them with a strategy (so the two compare
-// like with like; the unperturbed run of the suite's order is the control
-// of the later rounds).
-func (a *analysis) controlJobs(tests []string) []launcher.Job {
-	order := a.testsOrder(tests)
-	jobs := make([]launcher.Job, ControlRuns)
-	for i := range jobs {
-		jobs[i], _ = a.job(order, nil)
+// controlCount counts the control runs so far that got to test.
+func (a *analysis) controlCount(test string) int {
+	n := 0
+	for _, r := range a.controlRuns {
+		if r == nil {
+			continue
+		}
+		if _, ok := resultOf(r, test); ok {
+			n++
+		}
 	}
-	a.cfg.Logf("rerunning the %d test(s) that failed perturbed %d times unperturbed", len(tests), ControlRuns)
+	return n
+}
+
+// controlJobs returns the control runs that tests are still due for, each
+// getting ControlRuns with those so far: each run holds the tests due for
+// it alone, in the suite's order, in one unperturbed JVM, as attribution's
+// first round runs them with a strategy (so the two compare like with like;
+// the unperturbed run of the suite's order is the control of the later
+// rounds).
+func (a *analysis) controlJobs(tests []string) []launcher.Job {
+	var jobs []launcher.Job
+	for k := 0; ; k++ {
+		due := slices.DeleteFunc(slices.Clone(tests), func(t string) bool { return a.controlCount(t)+k >= ControlRuns })
+		if len(due) == 0 {
+			break
+		}
+		if k == 0 {
+			a.cfg.Logf("rerunning unperturbed the %d test(s) that failed perturbed, until each had %d control runs", len(due), ControlRuns)
+		}
+		j, _ := a.job(a.testsOrder(due), nil)
+		jobs = append(jobs, j)
+	}
 	return jobs
 }
 
-// judgeControls reads the control runs of tests: it records those that
-// failed in one as NOD and returns the rest; when the runs were cut, all of
-// tests are suspected.
-func (a *analysis) judgeControls(tests []string, results, perturbed []*launcher.Result) []string {
-	if slices.Contains(results, nil) { // interrupted
-		for _, test := range tests {
-			a.suspect(test, a.cutBy()+" before the control runs")
-		}
-		return tests
-	}
+// judgeControls reads the control runs so far of tests: it records those
+// that failed in one as NOD and returns the rest; those that fewer than
+// ControlRuns got to (the runs were cut) are suspected.
+func (a *analysis) judgeControls(tests []string, perturbed []*launcher.Result) []string {
 	var keep []string
 	for _, test := range tests {
-		if failedIn(test, results) {
-			a.addNOD(test, results, perturbed)
+		if failedIn(test, a.controlRuns) {
+			a.addNOD(test, a.controlRuns, perturbed)
 			continue
+		}
+		if a.controlCount(test) < ControlRuns {
+			a.suspect(test, a.cutBy()+" before the control runs")
 		}
 		keep = append(keep, test)
 	}

@@ -83,6 +83,18 @@ func (a *analysis) dismiss(set []Strategy, r *launcher.Result) {
 	if r == nil {
 		return
 	}
+	for i, t := range r.Tests {
+		if why := a.excusal(set, t); why != "" {
+			a.excuse(r, i, Join(set), why)
+		}
+	}
+}
+
+// excusal says why dismiss excuses t, a result of a run with set, or "".
+func (a *analysis) excusal(set []Strategy, t launcher.TestResult) string {
+	if !t.Outcome.Failed() {
+		return ""
+	}
 	formatsOnly, stretch := true, ""
 	for _, s := range set {
 		formatsOnly = formatsOnly && s.Group == "LOCALE"
@@ -90,20 +102,15 @@ func (a *analysis) dismiss(set []Strategy, r *launcher.Result) {
 			stretch = s.ID
 		}
 	}
-	label := Join(set)
-	for i, t := range r.Tests {
-		if !t.Outcome.Failed() {
-			continue
-		}
-		limit, framework := frameworkLimit(t)
-		took, ran := a.unperturbedTime(t.Test)
-		switch {
-		case framework && formatsOnly:
-			a.excuse(r, i, label, fmt.Sprintf("the test framework's own %s timeout ended it; %s only changed how its message reads", limit, label))
-		case framework && stretch != "" && ran && took < limit/2:
-			a.excuse(r, i, label, fmt.Sprintf("%s stretched it past the test framework's own %s timeout, which measures real time; unperturbed it takes %s", stretch, limit, took))
-		}
+	limit, framework := frameworkLimit(t)
+	took, ran := a.unperturbedTime(t.Test)
+	switch {
+	case framework && formatsOnly:
+		return fmt.Sprintf("the test framework's own %s timeout ended it; %s only changed how its message reads", limit, Join(set))
+	case framework && stretch != "" && ran && took < limit/2:
+		return fmt.Sprintf("%s stretched it past the test framework's own %s timeout, which measures real time; unperturbed it takes %s", stretch, limit, took)
 	}
+	return ""
 }
 
 // excuse records a dismissal and marks the perturbed result passed.

@@ -89,6 +89,13 @@ type RunOptions struct {
 	// with its invocations) instead of Options.TestTimeout when shorter
 	// or when that is 0.
 	TestTimeouts map[string]time.Duration
+	// OnTestEnd, when set, is called with each test's result as soon as
+	// the JVM reports it, long before the run ends, and the perturbations
+	// reported so far for the test or its class's fixtures. It is advisory:
+	// a run that is then rerun alone (a resource clash) reports its tests
+	// again, and results the driver makes up at the end (a timeout, a crash)
+	// are not reported. It must not block.
+	OnTestEnd func(TestResult, []agent.Perturbation)
 
 	// stopAtClash kills the JVM as soon as a test clashes over a resource
 	// (the run beside other JVMs is then rerun alone, so its rest is
@@ -235,6 +242,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 	defer os.Remove(orderFile)
 
 	asm := newAssembler(order)
+	asm.onTestEnd = opts.OnTestEnd
 	w := &watch{
 		handle:       asm.handle,
 		deadline:     func() time.Time { return asm.deadline(asm.timeout(l.opts.TestTimeout, opts.TestTimeouts)) },

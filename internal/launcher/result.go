@@ -168,6 +168,7 @@ type assembler struct {
 	started       bool // run-start seen
 	ended         bool // run-end seen
 	progress      time.Time
+	onTestEnd     func(TestResult, []agent.Perturbation) // RunOptions.OnTestEnd
 }
 
 // position is one result's place: an order index and the test id (a test
@@ -228,6 +229,9 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 		r.Message = messageOf(r)
 		a.tests = append(a.tests, r)
 		a.progress = now
+		if a.onTestEnd != nil {
+			a.onTestEnd(r, a.sitesOf(r.Test))
+		}
 	case *agent.ClassError:
 		a.classErrors = append(a.classErrors, *m)
 	case *agent.Perturbation:
@@ -251,6 +255,19 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 			a.logs = append(a.logs, *m)
 		}
 	}
+}
+
+// sitesOf returns the perturbations received so far for test or its
+// class's fixtures.
+func (a *assembler) sitesOf(test string) []agent.Perturbation {
+	class := testid.ClassOf(test)
+	var out []agent.Perturbation
+	for _, p := range a.perturbations {
+		if p.Test == test || p.Test == class {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // messageOf is a result's message; for a failure without one (a runner

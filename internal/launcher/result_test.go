@@ -435,3 +435,41 @@ func TestAssemblerTimeout(t *testing.T) {
 		}
 	}
 }
+
+func TestOnTestEndReportsEachResultWithItsSites(t *testing.T) {
+	a := newAssembler([]string{"p.A#a", "p.A#b", "p.B#c"})
+	type call struct {
+		test  string
+		sites []string
+	}
+	var got []call
+	a.onTestEnd = func(r TestResult, sites []agent.Perturbation) {
+		c := call{test: r.Test + " " + string(r.Outcome)}
+		for _, p := range sites {
+			c.sites = append(c.sites, p.Test+" "+p.API)
+		}
+		got = append(got, c)
+	}
+	for _, e := range []timed{
+		{0, &agent.RunStart{Count: 3}},
+		{0, &agent.ClassStart{Class: "p.A"}},
+		{0, &agent.Perturbation{Test: "p.A", API: "fixture"}},
+		start(1, "p.A#a", 0),
+		{1, &agent.Perturbation{Test: "p.A#a", API: "random"}},
+		end(2, "p.A#a", 0, "fail"),
+		start(2, "p.A#b", 1), end(3, "p.A#b", 1, "pass"),
+		{4, &agent.ClassEnd{Class: "p.A"}},
+		{4, &agent.ClassStart{Class: "p.B"}},
+		start(4, "p.B#c", 2),
+		{5, &agent.Perturbation{Test: "p.B#c", API: "clock"}},
+	} {
+		a.handle(e.msg, t0.Add(time.Duration(e.ms)*time.Millisecond))
+	}
+	want := []call{
+		{test: "p.A#a fail", sites: []string{"p.A fixture", "p.A#a random"}},
+		{test: "p.A#b pass", sites: []string{"p.A fixture"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("calls = %v, want %v (p.B#c has not ended)", got, want)
+	}
+}

@@ -1,0 +1,108 @@
+package chaos
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// TestEarlyWorkWhileTheCombinedRunGoesOn reports the combined run's tests
+// as they end: the control runs and the first round of its failures start
+// before it has ended, and the analysis judges them as it would after it.
+// Each failing test gets ControlRuns control runs in all, whichever batch
+// it was planned in, and one that fails a control run is NOD.
+func TestEarlyWorkWhileTheCombinedRunGoesOn(t *testing.T) {
+	var unperturbed atomic.Int32
+	r := &fakeRunner{stream: true, slowCombined: 400 * time.Millisecond, suite: map[string]behaviour{
+		"p.A#dice": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
+		// Hits no call site, fails in the combined run and in the third
+		// unperturbed run (the second control run, the suite's one first).
+		"p.B#flips": {fails: func(on map[string]bool) bool {
+			if on["chaos=RANDOM_MAX+LOCALE"] {
+				return true
+			}
+			if !on["chaos=RANDOM_MAX"] && !on["chaos=LOCALE"] {
+				return unperturbed.Add(1) == 3
+			}
+			return false
+		}},
+		"p.C#ok":     {},
+		"p.D#locale": {sites: map[string][]siteAt{"LOCALE": {localeSite}}, fails: anyOf("LOCALE")},
+	}}
+	order := []string{"p.A#dice", "p.B#flips", "p.C#ok", "p.D#locale"}
+	res, err := Run(context.Background(), r, Config{Tests: order, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []summary{{"p.A#dice", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}, {"p.D#locale", "LOCALE", true, []report.CallSite{cs(localeSite)}}}
+	if got := summarize(res.Findings); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
+	}
+	if want := []NOD{{Test: "p.B#flips", Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1}}; !reflect.DeepEqual(res.NOD, want) {
+		t.Errorf("nod = %+v, want %+v", res.NOD, want)
+	}
+	controls := map[string]int{}
+	for _, j := range r.jobs {
+		if !perturbs(j) && len(j.Order) < len(order) {
+			for _, e := range j.Order {
+				controls[e]++
+			}
+		}
+	}
+	if want := map[string]int{"p.A#dice": ControlRuns, "p.B#flips": ControlRuns, "p.D#locale": ControlRuns}; !reflect.DeepEqual(controls, want) {
+		t.Errorf("control runs per test = %v, want %v", controls, want)
+	}
+	if r.duringCombined < 2 {
+		t.Errorf("%d jobs started while the combined run ran (jobs %q), want the unperturbed run's and early ones", r.duringCombined, jobNames(r))
+	}
+}
+
+// jobNames names r's jobs by their options and orders.
+func jobNames(r *fakeRunner) []string {
+	var out []string
+	for _, j := range r.jobs {
+		out = append(out, strings.Join(encoded(j.AgentOptions), ",")+" "+strings.Join(j.Order, ","))
+	}
+	return out
+}
+
+// TestEarlyWorkCutByTheBudgetRunsAgain lets the budget end while an early
+// run goes on: the run is cut without ending the analysis' budget, and
+// attribution runs it again in its share after the combined run.
+func TestEarlyWorkCutByTheBudgetRunsAgain(t *testing.T) {
+	suite := map[string]behaviour{"p.E#dice": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")}}
+	order := []string{"p.A#a", "p.B#b", "p.C#c", "p.D#d", "p.E#dice", "p.F#f", "p.G#g", "p.H#h"}
+	for _, test := range order {
+		if _, ok := suite[test]; !ok {
+			suite[test] = behaviour{}
+		}
+	}
+	// The dice test ends 1.5s into the combined run; its early first round
+	// runs until 1.6s, past the budget's end at 1.55s.
+	r := &fakeRunner{stream: true, slowCombined: 2400 * time.Millisecond, delay: 100 * time.Millisecond, suite: suite}
+	res, err := Run(context.Background(), r, Config{Tests: order, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"),
+		Workers: 2, Budget: 1550 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := summarize(res.Findings), []summary{{"p.E#dice", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
+	}
+	if res.BudgetExhausted {
+		t.Errorf("budget exhausted: the early run it cut ran again")
+	}
+	n := 0
+	for _, name := range jobNames(r) {
+		if name == "chaos=RANDOM_MAX p.E#dice" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("the first round ran %d times, want twice (cut, then again): %q", n, jobNames(r))
+	}
+}
