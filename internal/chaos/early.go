@@ -30,7 +30,7 @@ type early struct {
 	err  error // from planning; nothing more is planned
 
 	mu     sync.Mutex
-	failed []failure                 // reported and not yet planned
+	failed []failure                // reported and not yet planned
 	took   map[string]time.Duration // how long each test reported so far took
 
 	queue    []earlyJob     // planned first-round and milder runs
