@@ -4,7 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+
+	"github.com/flakyhq/flaky/agent"
 )
 
 func TestClashes(t *testing.T) {
@@ -37,9 +41,16 @@ func TestRunWithStopsAtAClash(t *testing.T) {
 	ran := filepath.Join(t.TempDir(), "ran")
 	t.Setenv(ranLogEnv, ran)
 	order := []string{"p.A#a", "p.A#clash", "p.B#b"}
-	run := func(l *Launcher, opts RunOptions, want string) {
+	run := func(l *Launcher, opts RunOptions, want, wantEnded string) {
 		t.Helper()
 		os.Remove(ran)
+		var ended []string
+		var mu sync.Mutex
+		opts.OnTestEnd = func(r TestResult, _ []agent.Perturbation) {
+			mu.Lock()
+			ended = append(ended, r.Test+"="+string(r.Outcome))
+			mu.Unlock()
+		}
 		r, err := l.RunWith(context.Background(), order, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -50,10 +61,14 @@ func TestRunWithStopsAtAClash(t *testing.T) {
 		if data, _ := os.ReadFile(ran); string(data) != want {
 			t.Errorf("resume %v: the JVMs ran\n%swant\n%s", opts.Resume, data, want)
 		}
+		if got := strings.Join(ended, " "); got != wantEnded {
+			t.Errorf("resume %v: OnTestEnd got %s, want %s", opts.Resume, got, wantEnded)
+		}
 	}
 	for _, opts := range []RunOptions{{}, {Resume: true}} {
 		l := fakeLauncher(t, "clean", Options{})
-		run(l, opts, "p.A#a\np.A#clash\np.A#a\np.A#clash\np.B#b\n")
-		run(l, opts, "p.A#a\np.A#clash\np.B#b\n")
+		// The clash of the run beside others is not reported: it runs again.
+		run(l, opts, "p.A#a\np.A#clash\np.A#a\np.A#clash\np.B#b\n", "p.A#a=pass p.A#a=pass p.A#clash=error p.B#b=pass")
+		run(l, opts, "p.A#a\np.A#clash\np.B#b\n", "p.A#a=pass p.A#clash=error p.B#b=pass")
 	}
 }

@@ -93,8 +93,8 @@ type RunOptions struct {
 	// the JVM reports it, long before the run ends, and the perturbations
 	// reported so far for the test or its class's fixtures. It is advisory:
 	// a run that is then rerun alone (a resource clash) reports its tests
-	// again, and results the driver makes up at the end (a timeout, a crash)
-	// are not reported. It must not block.
+	// again (but not the clash), and results the driver makes up at the end
+	// (a timeout, a crash) are not reported. It must not block.
 	OnTestEnd func(TestResult, []agent.Perturbation)
 
 	// stopAtClash kills the JVM as soon as a test clashes over a resource
@@ -243,6 +243,15 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 
 	asm := newAssembler(order)
 	asm.onTestEnd = opts.OnTestEnd
+	if opts.stopAtClash && opts.OnTestEnd != nil {
+		// The run is stopped and rerun alone at a clash: its clashing
+		// test's failure is not the test's.
+		asm.onTestEnd = func(t TestResult, sites []agent.Perturbation) {
+			if !Clashes(t) {
+				opts.OnTestEnd(t, sites)
+			}
+		}
+	}
 	w := &watch{
 		handle:       asm.handle,
 		deadline:     func() time.Time { return asm.deadline(asm.timeout(l.opts.TestTimeout, opts.TestTimeouts)) },
