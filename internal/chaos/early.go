@@ -8,6 +8,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // early starts, while the combined run goes on, the work its failures will
@@ -30,8 +31,8 @@ type early struct {
 	err  error // from planning; nothing more is planned
 
 	mu     sync.Mutex
-	failed []failure                // reported and not yet planned
-	took   map[string]time.Duration // how long each test reported so far took
+	failed []failure                   // reported and not yet planned
+	took   map[testid.ID]time.Duration // how long each test reported so far took (a template: its invocations)
 
 	queue    []earlyJob     // planned first-round and milder runs
 	tests    []string       // the planned candidates' tests
@@ -56,13 +57,13 @@ type earlyJob struct {
 // newEarly returns the early work of a combined run with set whose own jobs
 // are the first jobs of the run.
 func (a *analysis) newEarly(set []Strategy, jobs int) *early {
-	return &early{a: a, set: set, jobs: jobs, wake: make(chan struct{}, 1), controls: map[string]int{}, took: map[string]time.Duration{}}
+	return &early{a: a, set: set, jobs: jobs, wake: make(chan struct{}, 1), controls: map[string]int{}, took: map[testid.ID]time.Duration{}}
 }
 
 // onTestEnd is the combined run's launcher.RunOptions.OnTestEnd.
 func (e *early) onTestEnd(t launcher.TestResult, sites []agent.Perturbation) {
 	e.mu.Lock()
-	e.took[t.Test] += time.Duration(t.TimeMs) * time.Millisecond
+	e.took[testid.Parse(t.Test).Base()] += time.Duration(t.TimeMs) * time.Millisecond
 	failed := t.Outcome.Failed()
 	if failed {
 		e.failed = append(e.failed, failure{result: t, sites: sites})
@@ -149,7 +150,7 @@ func (e *early) plan() error {
 	e.mu.Lock()
 	cost := func(j earlyJob) (d time.Duration) {
 		for _, t := range j.job.Order {
-			d += e.took[t]
+			d += e.took[testid.Parse(t).Base()]
 		}
 		return d
 	}
