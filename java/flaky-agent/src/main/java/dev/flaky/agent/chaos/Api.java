@@ -1,11 +1,7 @@
 package dev.flaky.agent.chaos;
 
-import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
-import java.net.Socket;
-import java.net.SocketAddress;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.Map;
@@ -44,8 +40,6 @@ public final class Api {
     private static boolean sleepIncrease;
     private static int sleepLimit;
     private static double concurrencyFactor;
-    private static double networkFactor;
-    private static long resolveDelayMs;
 
     private Api() {
     }
@@ -57,8 +51,6 @@ public final class Api {
         sleepIncrease = c.enabled(Strategy.SLEEP_INCREASE);
         sleepLimit = c.sleepLimit;
         concurrencyFactor = c.concurrencyFactor;
-        networkFactor = c.networkFactor;
-        resolveDelayMs = c.resolveDelayMs;
         Shuffler.seed(c.seed);
     }
 
@@ -866,64 +858,6 @@ public final class Api {
             Explain.log(site, nanos + " ns", shrunk + " ns");
         }
         return shrunk;
-    }
-
-    // ---- NETWORK ----
-
-    /**
-     * {@code Socket.connect(SocketAddress, int)}: a name-resolution delay, then a pre-delay of (timeout - shrunk
-     * timeout) and the connect with the shrunk timeout, so the connect's own budget stays within the original.
-     */
-    public static void connect(Socket socket, SocketAddress address, int timeout, int site) throws IOException {
-        if (timeout < 0) {
-            socket.connect(address, timeout);
-            return;
-        }
-        Sites.hit(site);
-        pause(resolveDelayMs);
-        int perturbed = timeout;
-        if (timeout > 0) {
-            perturbed = (int) Math.max(1, (long) (timeout * networkFactor));
-            pause(timeout - perturbed);
-        }
-        socket.connect(address, perturbed);
-    }
-
-    /** {@code HttpClient.Builder.connectTimeout(Duration)} (JDK 11+) with the timeout shrunk (at least 1 ms). */
-    public static Object httpConnectTimeout(Object builder, Object duration, int site) {
-        return Jdk.call("java.net.http.HttpClient$Builder", "connectTimeout", builder, shrink(duration, site));
-    }
-
-    /** {@code HttpRequest.Builder.timeout(Duration)} (JDK 11+) with the timeout shrunk (at least 1 ms). */
-    public static Object httpRequestTimeout(Object builder, Object duration, int site) {
-        return Jdk.call("java.net.http.HttpRequest$Builder", "timeout", builder, shrink(duration, site));
-    }
-
-    private static java.time.Duration shrink(Object duration, int site) {
-        java.time.Duration d = (java.time.Duration) duration;
-        if (d == null || d.isNegative() || d.isZero()) {
-            return d;
-        }
-        Sites.hit(site);
-        long nanos = d.getSeconds() >= Long.MAX_VALUE / 2_000_000_000L ? Long.MAX_VALUE / 2 : d.toNanos();
-        java.time.Duration shrunk = java.time.Duration.ofNanos(Math.max(1_000_000L, (long) (nanos * networkFactor)));
-        if (Explain.on) {
-            Explain.log(site, d, shrunk);
-        }
-        NetApi.keep(d, shrunk);
-        return shrunk;
-    }
-
-    private static void pause(long millis) throws InterruptedIOException {
-        if (millis <= 0) {
-            return;
-        }
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while connecting");
-        }
     }
 
     // ---- ITERATION_ORDER ----

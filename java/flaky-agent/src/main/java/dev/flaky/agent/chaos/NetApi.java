@@ -1,6 +1,9 @@
 package dev.flaky.agent.chaos;
 
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.Socket;
+import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.URLConnection;
 import java.time.Duration;
@@ -10,17 +13,22 @@ import java.util.Optional;
 import java.util.WeakHashMap;
 
 /**
- * The wrappers of the blocking network timeouts that NETWORK_DELAY shortens as a slow network would make them
- * expire: {@code URLConnection.setConnectTimeout}/{@code setReadTimeout} and {@code Socket.setSoTimeout} keep
- * {@code chaos.network.timeout} of their value (at least 1 ms; 0, "no timeout", stays 0). A timeout that is tight
- * for the exchange it guards fires; a generous one (a 30 s read timeout on a 50 ms local exchange) does not.
- * A slow network leaves the settings as they were made, so the project's getters ({@code getConnectTimeout},
- * {@code getReadTimeout}, {@code getSoTimeout}, and {@code connectTimeout()}/{@code timeout()} of
- * {@code java.net.http}) read back the timeout the project set, not the shortened one.
- * Public because project classes call it.
+ * The wrappers of NETWORK_DELAY, which makes the network slow within the APIs' specifications (ChaosAPI's Network
+ * Delay strategy). {@code Socket.connect(SocketAddress, int)} waits a name-resolution delay, then (timeout - shrunk
+ * timeout), then connects with the shrunk timeout ({@code chaos.network} of it), so the connect's whole budget
+ * stays the original; {@code HttpClient.Builder.connectTimeout} and {@code HttpRequest.Builder.timeout} get the
+ * shrunk duration. The blocking network timeouts, {@code URLConnection.setConnectTimeout}/{@code setReadTimeout}
+ * and {@code Socket.setSoTimeout}, keep {@code chaos.network.timeout} of their value (at least 1 ms; 0, "no
+ * timeout", stays 0): a timeout that is tight for the exchange it guards fires; a generous one (a 30 s read
+ * timeout on a 50 ms local exchange) does not. A slow network leaves the settings as they were made, so the
+ * project's getters ({@code getConnectTimeout}, {@code getReadTimeout}, {@code getSoTimeout}, and
+ * {@code connectTimeout()}/{@code timeout()} of {@code java.net.http}) read back the timeout the project set, not
+ * the shortened one. Public because project classes call it.
  */
 public final class NetApi {
     private static double factor = 1;
+    private static double connectFactor = 1;
+    private static long resolveDelayMs;
 
     /** The connect timeouts given of the connections holding shortened ones: {given, shortened}. */
     private static final Map<Object, int[]> CONNECT = Collections.synchronizedMap(new WeakHashMap<Object, int[]>());
@@ -39,6 +47,64 @@ public final class NetApi {
 
     static void configure(ChaosConfig c) {
         factor = c.networkTimeoutFactor;
+        connectFactor = c.networkFactor;
+        resolveDelayMs = c.resolveDelayMs;
+    }
+
+    /**
+     * {@code Socket.connect(SocketAddress, int)}: a name-resolution delay, then a pre-delay of (timeout - shrunk
+     * timeout) and the connect with the shrunk timeout, so the connect's own budget stays within the original.
+     */
+    public static void connect(Socket socket, SocketAddress address, int timeout, int site) throws IOException {
+        if (timeout < 0) {
+            socket.connect(address, timeout);
+            return;
+        }
+        Sites.hit(site);
+        pause(resolveDelayMs);
+        int perturbed = timeout;
+        if (timeout > 0) {
+            perturbed = (int) Math.max(1, (long) (timeout * connectFactor));
+            pause(timeout - perturbed);
+        }
+        socket.connect(address, perturbed);
+    }
+
+    /** {@code HttpClient.Builder.connectTimeout(Duration)} (JDK 11+) with the timeout shrunk (at least 1 ms). */
+    public static Object httpConnectTimeout(Object builder, Object duration, int site) {
+        return Jdk.call("java.net.http.HttpClient$Builder", "connectTimeout", builder, shrinkDuration(duration, site));
+    }
+
+    /** {@code HttpRequest.Builder.timeout(Duration)} (JDK 11+) with the timeout shrunk (at least 1 ms). */
+    public static Object httpRequestTimeout(Object builder, Object duration, int site) {
+        return Jdk.call("java.net.http.HttpRequest$Builder", "timeout", builder, shrinkDuration(duration, site));
+    }
+
+    private static Duration shrinkDuration(Object duration, int site) {
+        Duration d = (Duration) duration;
+        if (d == null || d.isNegative() || d.isZero()) {
+            return d;
+        }
+        Sites.hit(site);
+        long nanos = d.getSeconds() >= Long.MAX_VALUE / 2_000_000_000L ? Long.MAX_VALUE / 2 : d.toNanos();
+        Duration shrunk = Duration.ofNanos(Math.max(1_000_000L, (long) (nanos * connectFactor)));
+        if (Explain.on) {
+            Explain.log(site, d, shrunk);
+        }
+        keep(d, shrunk);
+        return shrunk;
+    }
+
+    private static void pause(long millis) throws InterruptedIOException {
+        if (millis <= 0) {
+            return;
+        }
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while connecting");
+        }
     }
 
     /** {@code URLConnection.setConnectTimeout(int)}. */
@@ -88,7 +154,7 @@ public final class NetApi {
     }
 
     /** Records that {@code shortened} was passed on for the java.net.http timeout {@code given}. */
-    static void keep(Duration given, Duration shortened) {
+    private static void keep(Duration given, Duration shortened) {
         if (shortened != null && !shortened.equals(given)) {
             DURATIONS.put(shortened, given);
         }

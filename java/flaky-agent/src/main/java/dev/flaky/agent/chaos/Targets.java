@@ -127,14 +127,7 @@ final class Targets {
             t.concurrency();
         }
         if (config.enabled(Strategy.NETWORK_DELAY)) {
-            t.replace(Strategy.NETWORK_DELAY, "java/net/Socket", Owner.SUBTYPE, "connect",
-                    "(Ljava/net/SocketAddress;I)V", "connect", "(Ljava/net/Socket;Ljava/net/SocketAddress;II)V");
-            String any = "(Ljava/lang/Object;Ljava/lang/Object;I)Ljava/lang/Object;";
-            t.replace(Strategy.NETWORK_DELAY, "java/net/http/HttpClient$Builder", Owner.SUBTYPE, "connectTimeout",
-                    "(Ljava/time/Duration;)Ljava/net/http/HttpClient$Builder;", "httpConnectTimeout", any);
-            t.replace(Strategy.NETWORK_DELAY, "java/net/http/HttpRequest$Builder", Owner.SUBTYPE, "timeout",
-                    "(Ljava/time/Duration;)Ljava/net/http/HttpRequest$Builder;", "httpRequestTimeout", any);
-            t.networkTimeouts();
+            t.network();
         }
         if (config.enabled(Strategy.ITERATION_ORDER)) {
             t.iterationOrder(!iterationAll);
@@ -343,8 +336,20 @@ final class Targets {
                 wrapper, wrapperDesc));
     }
 
-    /** The blocking network timeouts NETWORK_DELAY shortens, and their getters ({@link NetApi}). */
-    private void networkTimeouts() {
+    /**
+     * What NETWORK_DELAY perturbs ({@link NetApi}): {@code Socket.connect} with a timeout, the java.net.http
+     * timeouts, the blocking network timeouts, and their getters.
+     */
+    private void network() {
+        add(new Target(Strategy.NETWORK_DELAY, Kind.REPLACE, "java/net/Socket", Owner.SUBTYPE, false, "connect",
+                "(Ljava/net/SocketAddress;I)V", NET_API, "connect", "(Ljava/net/Socket;Ljava/net/SocketAddress;II)V"));
+        String any = "(Ljava/lang/Object;Ljava/lang/Object;I)Ljava/lang/Object;";
+        add(new Target(Strategy.NETWORK_DELAY, Kind.REPLACE, "java/net/http/HttpClient$Builder", Owner.SUBTYPE, false,
+                "connectTimeout", "(Ljava/time/Duration;)Ljava/net/http/HttpClient$Builder;", NET_API,
+                "httpConnectTimeout", any));
+        add(new Target(Strategy.NETWORK_DELAY, Kind.REPLACE, "java/net/http/HttpRequest$Builder", Owner.SUBTYPE, false,
+                "timeout", "(Ljava/time/Duration;)Ljava/net/http/HttpRequest$Builder;", NET_API, "httpRequestTimeout",
+                any));
         String[][] setters = {
             {"java/net/URLConnection", "setConnectTimeout"}, {"java/net/URLConnection", "setReadTimeout"},
             {"java/net/Socket", "setSoTimeout"},
