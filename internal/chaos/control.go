@@ -118,9 +118,13 @@ func (a *analysis) controlCount(test string) int {
 // the unperturbed run of the suite's order is the control of the later
 // rounds).
 func (a *analysis) controlJobs(tests []string) []launcher.Job {
+	ran := map[string]int{}
+	for _, t := range tests {
+		ran[t] = a.controlCount(t)
+	}
 	var jobs []launcher.Job
 	for k := 0; ; k++ {
-		due := slices.DeleteFunc(slices.Clone(tests), func(t string) bool { return a.controlCount(t)+k >= ControlRuns })
+		due := slices.DeleteFunc(slices.Clone(tests), func(t string) bool { return ran[t]+k >= ControlRuns })
 		if len(due) == 0 {
 			break
 		}

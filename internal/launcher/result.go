@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -169,6 +170,7 @@ type assembler struct {
 	ended         bool // run-end seen
 	progress      time.Time
 	onTestEnd     func(TestResult, []agent.Perturbation) // RunOptions.OnTestEnd
+	sites         map[string][]agent.Perturbation        // the perturbations by test (or class), kept for onTestEnd
 }
 
 // position is one result's place: an order index and the test id (a test
@@ -236,6 +238,12 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 		a.classErrors = append(a.classErrors, *m)
 	case *agent.Perturbation:
 		a.perturbations = append(a.perturbations, *m)
+		if a.onTestEnd != nil {
+			if a.sites == nil {
+				a.sites = map[string][]agent.Perturbation{}
+			}
+			a.sites[m.Test] = append(a.sites[m.Test], *m)
+		}
 	case *agent.State:
 		a.states = append(a.states, *m)
 		a.progress = now
@@ -257,17 +265,10 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 	}
 }
 
-// sitesOf returns the perturbations received so far for test or its
-// class's fixtures.
+// sitesOf returns the perturbations received so far for test's class's
+// fixtures, then for test.
 func (a *assembler) sitesOf(test string) []agent.Perturbation {
-	class := testid.ClassOf(test)
-	var out []agent.Perturbation
-	for _, p := range a.perturbations {
-		if p.Test == test || p.Test == class {
-			out = append(out, p)
-		}
-	}
-	return out
+	return slices.Concat(a.sites[testid.ClassOf(test)], a.sites[test])
 }
 
 // messageOf is a result's message; for a failure without one (a runner
