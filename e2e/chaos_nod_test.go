@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kballard/go-shellquote"
+
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -76,6 +78,7 @@ func TestChaosNOD(t *testing.T) {
 			if !strings.Contains(string(out), "nod  "+e.NOD[0]+" fails unperturbed ") {
 				t.Errorf("output does not name %s as flaky without perturbation:\n%s", e.NOD[0], out)
 			}
+			checkNODFinding(t, rep, e.NOD[0])
 			for _, test := range e.Dismissed {
 				if !strings.Contains(stderr.String(), "not reporting "+test+" under ") {
 					t.Errorf("%s not dismissed:\n%s", test, stderr.String())
@@ -88,5 +91,40 @@ func TestChaosNOD(t *testing.T) {
 				t.Errorf("tests = %d, want %d (a class without @Test methods is no test)", c.Tests, e.Tests)
 			}
 		})
+	}
+}
+
+// checkNODFinding checks that rep holds test as a nod finding whose
+// reproduce command reruns it unperturbed: the counter test fails in one
+// of any five runs, so one of five reruns fails it.
+func checkNODFinding(t *testing.T, rep *report.Report, test string) {
+	t.Helper()
+	i := slices.IndexFunc(rep.Findings, func(f report.Finding) bool { return f.Test == test && f.Kind == report.NOD })
+	if i < 0 {
+		t.Errorf("no nod finding for %s: %+v", test, rep.Findings)
+		return
+	}
+	f := rep.Findings[i]
+	if strings.Contains(f.ReproduceRunOrder, "--chaos") || f.Reproduce == "" || len(f.Evidence) < 2 {
+		t.Errorf("nod finding %+v: want an unperturbed reproduce command and its runs", f)
+	}
+	args, err := shellquote.Split(f.ReproduceRunOrder)
+	if err != nil || len(args) < 2 {
+		t.Fatalf("reproduce %q: %v", f.ReproduceRunOrder, err)
+	}
+	failed := 0
+	for range 5 {
+		cmd := exec.Command(flakyBin(t), args[1:]...)
+		out, err := cmd.CombinedOutput()
+		switch code := exitCode(err); code {
+		case 0:
+		case 1:
+			failed++
+		default:
+			t.Fatalf("%s exited %d:\n%s", f.ReproduceRunOrder, code, out)
+		}
+	}
+	if failed != 1 {
+		t.Errorf("%s failed %d of 5 reruns, want 1", f.ReproduceRunOrder, failed)
 	}
 }

@@ -23,7 +23,7 @@ import (
 func chaosCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "chaos",
-		Usage: "find tests that rely on what nondeterministic JDK APIs never promised, by perturbing those APIs; writes target/flaky/report.json (keeping other analyses' findings) and exits 1 when it finds some",
+		Usage: "find tests that rely on what nondeterministic JDK APIs never promised, by perturbing those APIs; writes target/flaky/report.json (keeping other analyses' findings) and exits 1 when it finds some, or when a test fails unperturbed",
 		Description: "Strategies: " + strings.Join(chaos.IDs(chaos.Strategies), ", ") + ", or a group name for all of its strategies\n" +
 			"(" + strings.Join(chaos.Groups(), ", ") + ").\n" +
 			"combined mode (default) runs the suite once with one strategy per group (default: " + chaos.Join(chaos.DefaultCombined) + "),\n" +
@@ -153,7 +153,7 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	}
 	printChaos(g.Stdout, res.ChaosFindings, res.Chaos, len(tests))
 	fmt.Fprintf(g.Stdout, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
-	if len(res.ChaosFindings) > 0 {
+	if len(res.ChaosFindings) > 0 || len(res.Chaos.Failing) > 0 {
 		return &exitStatus{code: exitTestsFailed}
 	}
 	return nil
@@ -168,7 +168,8 @@ func withModuleRoots(s chaos.Settings, setup *mvn.TestSetup) chaos.Settings {
 	return s
 }
 
-// printChaos prints what the analysis left out, then each api finding with
+// printChaos prints what the analysis left out, the tests flaky without
+// perturbation and those failing unperturbed, then each api finding with
 // its call sites and reproduce command, the per-strategy counts, and a
 // summary that claims the whole suite only when every strategy ran all of it.
 func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, listed int) {
@@ -195,10 +196,24 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 	for _, sus := range res.Suspected {
 		fmt.Fprintf(w, "suspected  %s (not a finding)\n", sus)
 	}
+	var api []report.Finding
+	for _, f := range findings {
+		if f.Kind == report.API {
+			api = append(api, f)
+		}
+	}
 	for _, n := range res.NOD {
 		fmt.Fprintf(w, "nod  %s (flaky without perturbation: no strategy named)\n", n)
+		for _, f := range findings {
+			if f.Kind == report.NOD && f.Test == n.Test {
+				fmt.Fprintf(w, "       reproduce (now and then): %s\n", f.ReproduceRunOrder)
+			}
+		}
 	}
-	for _, f := range findings {
+	for _, f := range res.Failing {
+		fmt.Fprintf(w, "failing  %s (not analysed)\n", f)
+	}
+	for _, f := range api {
 		fmt.Fprintf(w, "api  %s  %s (%s)\n", f.Test, f.Strategy, f.Group)
 		if len(f.Strategies) > 1 {
 			fmt.Fprintf(w, "       fails with: %s\n", strings.Join(f.Strategies, ", "))
@@ -225,8 +240,11 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 		}
 	}
 	var notes []string
-	if n := len(res.FailUnperturbed); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d also fail unperturbed (left out)", n))
+	if n := len(res.NOD); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d flaky without perturbation (nod)", n))
+	}
+	if n := len(res.Failing); n > 0 {
+		notes = append(notes, fmt.Sprintf("%d failing unperturbed (not analysed)", n))
 	}
 	if n := len(res.Unconfirmed); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d unconfirmed", n))
@@ -248,6 +266,6 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 	if !complete {
 		scope = fmt.Sprintf("in %d tests, not all of them analysed under every strategy (see above)", tests)
 	}
-	fmt.Fprintf(w, "%d api %s: %s mode, %s, %d runs%s, %s\n", len(findings), scope, res.Mode,
+	fmt.Fprintf(w, "%d api %s: %s mode, %s, %d runs%s, %s\n", len(api), scope, res.Mode,
 		chaos.Join(res.Strategies), res.Runs, extra, res.Duration.Round(100*time.Millisecond))
 }

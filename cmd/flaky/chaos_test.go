@@ -64,15 +64,21 @@ func TestPrintChaos(t *testing.T) {
 		Test: "p.DiceTest#roll", Kind: report.API, Strategy: "RANDOM_MAX", Group: "RANDOM", Message: "expected <6\nmore",
 		CallSites:         []report.CallSite{{Class: "p.Dice", Method: "roll", File: "Dice.java", Line: 12, API: "java.util.Random#nextInt(int)"}},
 		ReproduceRunOrder: "flaky run-order --module m --order o.txt --chaos RANDOM_MAX",
-	}}
-	res := &chaos.Result{Mode: chaos.Combined, Strategies: chaos.DefaultCombined[:2], Runs: 3, FailUnperturbed: []string{"p.B#b"}, Duration: 1500 * time.Millisecond}
+	}, {Test: "p.C#c", Kind: report.NOD, Message: "boom", ReproduceRunOrder: "flaky run-order --module m --order c.txt"}}
+	res := &chaos.Result{Mode: chaos.Combined, Strategies: chaos.DefaultCombined[:2], Runs: 3, FailUnperturbed: []string{"p.B#b", "p.C#c"},
+		NOD:      []chaos.NOD{{Test: "p.C#c", Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1}},
+		Failing:  []chaos.Failing{{Test: "p.B#b", Why: "fails in every unperturbed run (6 of 6)"}},
+		Duration: 1500 * time.Millisecond}
 	var b bytes.Buffer
 	printChaos(&b, findings, res, 9)
-	want := "api  p.DiceTest#roll  RANDOM_MAX (RANDOM)\n" +
+	want := "nod  p.C#c fails unperturbed 1 of 6 runs, perturbed 1 of 1 (flaky without perturbation: no strategy named)\n" +
+		"       reproduce (now and then): flaky run-order --module m --order c.txt\n" +
+		"failing  p.B#b: fails in every unperturbed run (6 of 6) (not analysed)\n" +
+		"api  p.DiceTest#roll  RANDOM_MAX (RANDOM)\n" +
 		"       at p.Dice.roll(Dice.java:12) calls java.util.Random#nextInt(int)\n" +
 		"       expected <6\n" +
 		"       reproduce: flaky run-order --module m --order o.txt --chaos RANDOM_MAX\n" +
-		"1 api of 9 tests: combined mode, RANDOM_MAX+TIME_INCREMENT, 3 runs, 1 also fail unperturbed (left out), 1.5s\n"
+		"1 api of 9 tests: combined mode, RANDOM_MAX+TIME_INCREMENT, 3 runs, 1 flaky without perturbation (nod), 1 failing unperturbed (not analysed), 1.5s\n"
 	if b.String() != want {
 		t.Errorf("printed:\n%s\nwant:\n%s", b.String(), want)
 	}

@@ -147,13 +147,13 @@ type Result struct {
 	Strategies []Strategy // the strategies that ran
 	Findings   []Finding
 	Runs       int // JVMs started
-	// FailUnperturbed are tests that failed perturbed but also unperturbed
-	// (in the unperturbed run or a control run): not reported here (they
-	// are broken or flaky anyway).
+	// FailUnperturbed are tests that failed unperturbed (in the unperturbed
+	// run or a control run): never attributed to a strategy.
 	FailUnperturbed []string
-	// NOD are the tests of FailUnperturbed with their failure rates: flaky
-	// without any perturbation.
-	NOD []NOD
+	// NOD are the tests of FailUnperturbed that are flaky without any
+	// perturbation, with their failure rates; Failing are the others.
+	NOD     []NOD
+	Failing []Failing
 	// Suspected are failures the analysis could not finish judging (the
 	// budget ended before a strategy alone was tried, or before a hang was
 	// rerun with fewer extreme values): not findings; their messages say
@@ -267,8 +267,10 @@ type analysis struct {
 	res      *Result
 	baseline []*launcher.Result
 	// perturbedRuns are the suite's perturbed runs (the combined run, or a
-	// run per strategy), whose test durations predict attribution's.
+	// run per strategy), whose test durations predict attribution's, and
+	// perturbedSets the strategies of each.
 	perturbedRuns []*launcher.Result
+	perturbedSets [][]Strategy
 	// suspected are the tests whose findings are to be set aside, and why.
 	suspected map[string]string
 	// phase names what the analysis is running, for an interruption.
@@ -644,14 +646,12 @@ func ranCount(r *launcher.Result) int {
 }
 
 // passesUnperturbed reports whether test, which failed in some of the
-// perturbed runs, passed in the unperturbed runs; a test that failed there
-// (NOD), or that they did not get to, is recorded and reported false.
-func (a *analysis) passesUnperturbed(test string, perturbed []*launcher.Result) bool {
+// perturbed runs, passed in the unperturbed runs and failed in none; one
+// they did not get to is recorded as unconfirmed (one that failed there is
+// judged with the other unperturbed failures, see judgeUnperturbed).
+func (a *analysis) passesUnperturbed(test string) bool {
 	passed, failed := a.baselineOutcome(test)
-	switch {
-	case failed:
-		a.addNOD(test, nil, perturbed)
-	case !passed:
+	if !passed && !failed {
 		a.res.Unconfirmed = append(a.res.Unconfirmed, test)
 	}
 	return passed && !failed
@@ -735,8 +735,11 @@ func (a *analysis) single(ctx context.Context) error {
 		runs = append(runs, byStrategy[s.ID])
 	}
 	a.perturbedRuns = runs
-	failing = slices.DeleteFunc(failing, func(test string) bool { return !a.passesUnperturbed(test, runs) })
-	if failing, err = a.controls(ctx, failing, runs); err != nil {
+	for _, s := range a.res.Strategies {
+		a.perturbedSets = append(a.perturbedSets, []Strategy{s})
+	}
+	failing = slices.DeleteFunc(failing, func(test string) bool { return !a.passesUnperturbed(test) })
+	if failing, err = a.controls(ctx, failing); err != nil {
 		return err
 	}
 	for _, test := range failing {

@@ -38,6 +38,15 @@ type siteAt struct {
 	api           string
 }
 
+// rates is nods with their rates only.
+func rates(nods []NOD) []NOD {
+	var out []NOD
+	for _, n := range nods {
+		out = append(out, NOD{Test: n.Test, Runs: n.Runs, Failures: n.Failures, PerturbedRuns: n.PerturbedRuns, PerturbedFailures: n.PerturbedFailures})
+	}
+	return out
+}
+
 // sameJobs reports whether got and want list the same jobs, in any order:
 // the jobs of one step of the analysis run at once, so the order the runner
 // gets them in is not fixed.
@@ -135,6 +144,7 @@ func (f *fakeRunner) results(jobs []launcher.Job) []*launcher.Result {
 		on := map[string]bool{}
 		groups := map[string]string{}
 		on["alone"] = len(j.Order) == 1
+		on["first:"+j.Order[0]] = true
 		for _, o := range encoded(j.AgentOptions) {
 			on[o] = true
 			if v, ok := strings.CutPrefix(o, "chaos="); ok {
@@ -278,8 +288,8 @@ func TestRun(t *testing.T) {
 			wantRuns: 2 + 5 + 4 + 2 + 5 + 5 + 3 + 1,
 			wantJobs: []string{
 				"chaos=RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY 8", " 8",
-				// The control runs: the failing tests' classes, unperturbed.
-				" 5", " 5", " 5", " 5", " 5",
+				// The control runs: the failing tests alone, unperturbed, with BrokenTest, which failed unperturbed.
+				" 6", " 6", " 6", " 6", " 6",
 				// The strategies whose call sites the failing tests hit, each on the classes of those tests.
 				"chaos=RANDOM_MAX 2", "chaos=TIME_INCREMENT 1", "chaos=DATE_FIXED 2", "chaos=LOCALE 1",
 				// ComboTest (entry 4): neither of its suspects reproduced it on its class, so on the suite's order up to it.
@@ -303,7 +313,7 @@ func TestRun(t *testing.T) {
 				{"p.ClockTest#window", "TIME_ROUNDING", true, []report.CallSite{cs(clockSite2), cs(clockSite)}},
 			},
 			wantRuns:        4 + 5,
-			wantJobs:        []string{"chaos=TIME_ROUNDING 8", " 8", " 1", " 1", " 1", " 1", " 1", "chaos=TIME_ROUNDING 1", "chaos=TIME_ROUNDING 1"},
+			wantJobs:        []string{"chaos=TIME_ROUNDING 8", " 8", " 2", " 2", " 2", " 2", " 2", "chaos=TIME_ROUNDING 1", "chaos=TIME_ROUNDING 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 		},
 		{
@@ -317,7 +327,7 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[2]", "DATE_FIXED", false, []report.CallSite{cs(dateSite)}},
 			},
 			wantRuns:        2 + 5, // the control runs are not cut by the budget
-			wantJobs:        []string{"chaos=RANDOM_MAX+DATE_FIXED 8", " 8", " 3", " 3", " 3", " 3", " 3"},
+			wantJobs:        []string{"chaos=RANDOM_MAX+DATE_FIXED 8", " 8", " 4", " 4", " 4", " 4", " 4"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantExhausted:   true,
 			wantMessages:    map[string]string{"p.DiceTest#roll": "suspected, not a finding: the budget ended before each strategy was tried alone"},
@@ -333,7 +343,7 @@ func TestRun(t *testing.T) {
 			wantRuns: 9 + 5 + 1,
 			// DiceTest is the suite's first test: its run of the suite is its reproduce order, rerun once
 			// (RANDOM_MAX 1); the others alone, then TIME's and SLEEP's milder reruns.
-			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_ROUNDING 8", "chaos=SLEEP_DECREASE 8", " 3", " 3", " 3", " 3", " 3", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=RANDOM_MAX 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
+			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_ROUNDING 8", "chaos=SLEEP_DECREASE 8", " 4", " 4", " 4", " 4", " 4", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=RANDOM_MAX 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages: map[string]string{
 				"p.ClockTest#window": "(TIME_ROUNDING make it fail too)",
@@ -357,7 +367,7 @@ func TestRun(t *testing.T) {
 			delay:           50 * time.Millisecond,
 			wantSuspected:   []summary{{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}},
 			wantRuns:        2 + 5,
-			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", " 1", " 1", " 1", " 1", " 1"},
+			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", " 2", " 2", " 2", " 2", " 2"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantExhausted:   true,
 		},
@@ -397,6 +407,16 @@ func TestRun(t *testing.T) {
 			}
 			if !slices.Equal(res.FailUnperturbed, tt.wantUnperturbed) {
 				t.Errorf("fail unperturbed = %q, want %q", res.FailUnperturbed, tt.wantUnperturbed)
+			}
+			// BrokenTest fails in every run: failing, not flaky.
+			var failing []string
+			for _, f := range res.Failing {
+				if strings.HasPrefix(f.Why, "fails in every unperturbed run") {
+					failing = append(failing, f.Test)
+				}
+			}
+			if !slices.Equal(failing, tt.wantUnperturbed) || len(res.NOD) > 0 {
+				t.Errorf("failing = %v, nod = %v; want %q failing in every run and no NOD", res.Failing, res.NOD, tt.wantUnperturbed)
 			}
 			if res.BudgetExhausted != tt.wantExhausted {
 				t.Errorf("budget exhausted = %v, want %v", res.BudgetExhausted, tt.wantExhausted)
@@ -473,11 +493,60 @@ func TestControlRuns(t *testing.T) {
 		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
 	}
 	want := []NOD{{Test: "p.Counter#flips", Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1}}
-	if !reflect.DeepEqual(res.NOD, want) || !slices.Equal(res.FailUnperturbed, []string{"p.Counter#flips"}) {
+	if !reflect.DeepEqual(rates(res.NOD), want) || !slices.Equal(res.FailUnperturbed, []string{"p.Counter#flips"}) {
 		t.Errorf("nod = %+v, fail unperturbed %q; want %+v", res.NOD, res.FailUnperturbed, want)
 	}
 	if got := want[0].String(); got != "p.Counter#flips fails unperturbed 1 of 6 runs, perturbed 1 of 1" {
 		t.Errorf("String() = %q", got)
+	}
+}
+
+// TestUnperturbedFailuresJudged judges every test that failed unperturbed
+// by its unperturbed runs: flaky without perturbation (NOD) only when it
+// passed and failed in runs of one order, else failing, with why.
+func TestUnperturbedFailuresJudged(t *testing.T) {
+	const combined = "chaos=RANDOM_MAX+LOCALE"
+	r := &fakeRunner{suite: map[string]behaviour{
+		"p.A#first": {},
+		// Fails after p.A#first: in the suite's order, perturbed or not.
+		"p.Victim#v": {after: "p.A#first", fails: func(map[string]bool) bool { return true }},
+		// Fails perturbed, and unperturbed whenever the suite's first test did not run first.
+		"p.Alone#a":  {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: func(on map[string]bool) bool { return on[combined] || !on["first:p.A#first"] }},
+		"p.Broken#b": {fails: func(map[string]bool) bool { return true }},
+		// Fails in the unperturbed run of the suite's order, passes in the combined one.
+		"p.Flip#f":    {fails: func(on map[string]bool) bool { return !on[combined] && on["first:p.A#first"] }},
+		"p.Dice#roll": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
+	}}
+	order := []string{"p.A#first", "p.Victim#v", "p.Alone#a", "p.Broken#b", "p.Flip#f", "p.Dice#roll"}
+	res, err := Run(context.Background(), r, Config{Tests: order, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := summarize(res.Findings), []summary{{"p.Dice#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
+	}
+	if want := []NOD{{Test: "p.Flip#f", Runs: 1, Failures: 1, PerturbedRuns: 1}}; !reflect.DeepEqual(rates(res.NOD), want) {
+		t.Fatalf("nod = %+v, want %+v", rates(res.NOD), want)
+	}
+	if n := res.NOD[0]; !slices.Equal(n.Order, order[:5]) || len(n.Evidence) != 2 || n.Evidence[1].Outcome != launcher.Pass || len(n.Evidence[1].Strategies) != 2 {
+		t.Errorf("nod order %q, evidence %+v: want the suite's order up to it, and its unperturbed failure and combined pass", n.Order, n.Evidence)
+	}
+	want := []Failing{
+		{"p.Alone#a", "fails unperturbed alone (5 of 5 runs) and passes in the suite's order (1 of 1): order-dependent? (flaky detect)"},
+		{"p.Victim#v", "fails unperturbed in the suite's order (1 of 1 runs) and passes alone (5 of 5): order-dependent? (flaky detect)"},
+		{"p.Broken#b", "fails in every unperturbed run (6 of 6)"},
+	}
+	if !reflect.DeepEqual(res.Failing, want) {
+		t.Errorf("failing:\n got %v\nwant %v", res.Failing, want)
+	}
+	unperturbed := slices.Sorted(slices.Values(res.FailUnperturbed))
+	if want := []string{"p.Alone#a", "p.Broken#b", "p.Flip#f", "p.Victim#v"}; !slices.Equal(unperturbed, want) {
+		t.Errorf("fail unperturbed = %q, want %q", unperturbed, want)
+	}
+	for _, j := range r.jobs {
+		if len(encoded(j.AgentOptions)) == 0 && slices.Contains(j.Order, "p.Flip#f") && j.Order[0] != "p.A#first" {
+			t.Errorf("control run %q of p.Flip#f, which the suite's runs showed flaky", j.Order)
+		}
 	}
 }
 
@@ -503,7 +572,7 @@ func TestUnhitCandidatesWaitForControls(t *testing.T) {
 	if got := summarize(res.Findings); !reflect.DeepEqual(got, want) {
 		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
 	}
-	if want := []NOD{{Test: "p.Counter#flips", Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1}}; !reflect.DeepEqual(res.NOD, want) {
+	if want := []NOD{{Test: "p.Counter#flips", Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1}}; !reflect.DeepEqual(rates(res.NOD), want) {
 		t.Errorf("nod = %+v, want %+v", res.NOD, want)
 	}
 	var jobs []string

@@ -111,7 +111,7 @@ func (a *analysis) combined(ctx context.Context) error {
 		return nil // interrupted
 	}
 	a.noteEarlyEnd(Join(set), perturbed)
-	a.perturbedRuns = []*launcher.Result{perturbed}
+	a.perturbedRuns, a.perturbedSets = []*launcher.Result{perturbed}, [][]Strategy{set}
 	a.setBaseline(results[1:len(jobs)])
 	a.reserveAttribution()
 	a.phase = "attribution"
@@ -120,7 +120,7 @@ func (a *analysis) combined(ctx context.Context) error {
 	e.record(results, ran)
 	cands := a.candidates(perturbed)
 	cov := coverageOf(string(Combined), set, perturbed)
-	if cands, err = a.controlledAndFirstRound(ctx, cands, perturbed, ran); err != nil {
+	if cands, err = a.controlledAndFirstRound(ctx, cands, ran); err != nil {
 		return err
 	}
 	if len(set) == 1 {
@@ -165,14 +165,15 @@ func (a *analysis) combined(ctx context.Context) error {
 // controls. The milder runs that confirmation would need for the round's
 // likely findings run beside them too (planMilder). What ran while the
 // combined run went on (early) does not run again.
-func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candidate, perturbed *launcher.Result, ran map[string][]singleRun) ([]*candidate, error) {
-	if len(cands) == 0 {
+func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candidate, ran map[string][]singleRun) ([]*candidate, error) {
+	failing, rerun := a.unperturbedFailures()
+	tests := testsOf(cands)
+	if len(tests)+len(failing) == 0 {
 		return nil, nil
 	}
-	tests := testsOf(cands)
-	controls := a.controlJobs(tests)
+	controls := a.controlJobs(slices.Concat(tests, rerun))
 	var first, milder singles
-	if len(a.cfg.Strategies) > 1 {
+	if len(cands) > 0 && len(a.cfg.Strategies) > 1 {
 		var err error
 		if first, milder, err = a.planFirstRound(cands, ran); err != nil {
 			return nil, err
@@ -188,7 +189,7 @@ func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candida
 	rest := results[len(controls):]
 	a.recordSingles(first, rest[:len(first.jobs)], ran)
 	milder.record(rest[len(first.jobs):], a.milder)
-	return keepTests(cands, a.judgeControls(tests, []*launcher.Result{perturbed})), nil
+	return keepTests(cands, a.judgeControls(tests, failing)), nil
 }
 
 // planFirstRound returns attribution's first round for the candidates that
@@ -495,7 +496,7 @@ func (a *analysis) candidates(r *launcher.Result) []*candidate {
 			a.res.Machinery = append(a.res.Machinery, fmt.Sprintf("%s under %s: %s", t.Test, Join(a.cfg.Strategies), why))
 			continue
 		}
-		if !a.passesUnperturbed(t.Test, []*launcher.Result{r}) {
+		if !a.passesUnperturbed(t.Test) {
 			continue
 		}
 		out = append(out, a.newCandidate(t, entry, r.Perturbations))

@@ -14,8 +14,9 @@ import (
 // runs with probability 1-(4/5)^5, two times in three.
 const ControlRuns = 5
 
-// NOD is a test that failed perturbed and fails unperturbed too: flaky
-// without any perturbation, so no strategy is named for it.
+// NOD is a test flaky without any perturbation: it both passed and failed
+// in unperturbed runs of one order (the suite's, or its control runs'), so
+// no strategy is named for it.
 type NOD struct {
 	Test string
 	// Runs and Failures count the unperturbed runs that got to the test
@@ -24,6 +25,13 @@ type NOD struct {
 	// PerturbedRuns and PerturbedFailures count the perturbed runs that
 	// got to it and those it failed.
 	PerturbedRuns, PerturbedFailures int
+	// Order is the order of an unperturbed run it failed in (a control
+	// run's when one failed it: the shortest), ending with the test, and
+	// Message that failure's message.
+	Order   []string
+	Message string
+	// Evidence are the runs that got to it, unperturbed and perturbed.
+	Evidence []Evidence
 }
 
 // String says the rates: "p.T#a fails unperturbed 1 of 6 runs, perturbed 1 of 1".
@@ -31,22 +39,17 @@ func (n NOD) String() string {
 	return fmt.Sprintf("%s fails unperturbed %d of %d runs, perturbed %d of %d", n.Test, n.Failures, n.Runs, n.PerturbedFailures, n.PerturbedRuns)
 }
 
-// unperturbedRate counts the unperturbed runs so far that got to test, and
-// those it failed.
-func (a *analysis) unperturbedRate(test string, extra []*launcher.Result) (runs, failures int) {
-	for _, r := range slices.Concat(a.baseline, extra) {
-		if r == nil {
-			continue
-		}
-		if t, ok := resultOf(r, test); ok && t.Outcome != launcher.NotRun && t.Outcome != launcher.Skipped {
-			runs++
-			if t.Outcome.Failed() {
-				failures++
-			}
-		}
-	}
-	return runs, failures
+// Failing is a test that failed unperturbed without a pass in the same
+// order to show it flaky: broken, or order-dependent (flaky detect's
+// business), never an API finding.
+type Failing struct {
+	Test string
+	// Why says which unperturbed runs it failed and passed.
+	Why string
 }
+
+// String is "p.T#a: fails in every unperturbed run (6 of 6)".
+func (f Failing) String() string { return f.Test + ": " + f.Why }
 
 // perturbedRate counts the runs of rs that got to test, and those it failed
 // (the machinery's failures left out).
@@ -65,36 +68,139 @@ func perturbedRate(test string, rs []*launcher.Result) (runs, failures int) {
 	return runs, failures
 }
 
-// addNOD records test as flaky without perturbation, with the unperturbed
-// runs extra besides the baseline and the perturbed runs perturbed.
-func (a *analysis) addNOD(test string, extra, perturbed []*launcher.Result) {
-	n := NOD{Test: test}
-	n.Runs, n.Failures = a.unperturbedRate(test, extra)
-	n.PerturbedRuns, n.PerturbedFailures = perturbedRate(test, perturbed)
-	a.res.NOD = append(a.res.NOD, n)
+// controlRun is the evidence detail of a control run.
+const controlRun = "control run"
+
+// tally counts a test's results in some runs.
+type tally struct{ runs, passes, failures int }
+
+// tallyOf counts the runs of rs that got to test, those it passed and those
+// it failed (however it failed).
+func tallyOf(test string, rs []*launcher.Result) tally {
+	var n tally
+	for _, r := range rs {
+		if r == nil {
+			continue
+		}
+		t, ok := resultOf(r, test)
+		if !ok || t.Outcome == launcher.NotRun || t.Outcome == launcher.Skipped {
+			continue
+		}
+		n.runs++
+		switch {
+		case t.Outcome == launcher.Pass:
+			n.passes++
+		case t.Outcome.Failed():
+			n.failures++
+		}
+	}
+	return n
+}
+
+// judgeUnperturbed judges test by its unperturbed runs: the unperturbed
+// runs of the suite's order, and its control runs (alone). It reports
+// whether it never failed in one. A test that did is recorded as failing
+// unperturbed: NOD when it both passed and failed in runs of one order (a
+// pass in a perturbed run of the suite's order, perturbed runs the
+// caller's, counts for the suite's order: perturbation makes tests fail,
+// not pass), else Failing with the runs it failed (broken, or failing in
+// one order and passing in the other: order-dependent).
+func (a *analysis) judgeUnperturbed(test string) bool {
+	suite, alone := tallyOf(test, a.baseline), tallyOf(test, a.controlRuns)
+	if suite.failures == 0 && alone.failures == 0 {
+		return true
+	}
 	if !slices.Contains(a.res.FailUnperturbed, test) {
 		a.res.FailUnperturbed = append(a.res.FailUnperturbed, test)
 	}
+	passedPerturbed := tallyOf(test, a.perturbedRuns).passes > 0
+	var why string
+	switch {
+	case suite.failures > 0 && (suite.passes > 0 || passedPerturbed), alone.failures > 0 && alone.passes > 0:
+		a.addNOD(test)
+		return false
+	case suite.failures > 0 && alone.passes > 0:
+		why = fmt.Sprintf("fails unperturbed in the suite's order (%d of %d runs) and passes alone (%d of %d): order-dependent? (flaky detect)", suite.failures, suite.runs, alone.passes, alone.runs)
+	case suite.passes > 0:
+		why = fmt.Sprintf("fails unperturbed alone (%d of %d runs) and passes in the suite's order (%d of %d): order-dependent? (flaky detect)", alone.failures, alone.runs, suite.passes, suite.runs)
+	default:
+		why = fmt.Sprintf("fails in every unperturbed run (%d of %d)", suite.failures+alone.failures, suite.runs+alone.runs)
+	}
+	a.res.Failing = append(a.res.Failing, Failing{Test: test, Why: why})
+	a.cfg.Logf("not attributing %s to a strategy: it %s", test, why)
+	return false
+}
+
+// addNOD records test as flaky without perturbation, with its unperturbed
+// and perturbed runs so far.
+func (a *analysis) addNOD(test string) {
+	n := NOD{Test: test}
+	u := tallyOf(test, slices.Concat(a.baseline, a.controlRuns))
+	n.Runs, n.Failures = u.runs, u.failures
+	n.PerturbedRuns, n.PerturbedFailures = perturbedRate(test, a.perturbedRuns)
+	// The order to reproduce: a failing control run's (the test among the
+	// failing tests alone), else the suite's.
+	for _, r := range slices.Concat(a.controlRuns, a.baseline) {
+		if t, ok := resultOf(r, test); ok && t.Outcome.Failed() && n.Order == nil {
+			n.Order, n.Message = jvmOrder(r.Order, r, entryOf(r.Order, test)), t.Message
+		}
+	}
+	unperturbed := func(rs []*launcher.Result, detail string) {
+		for _, r := range rs {
+			if t, ok := resultOf(r, test); ok && t.Outcome != launcher.NotRun {
+				n.Evidence = append(n.Evidence, Evidence{Run: "unperturbed", Order: jvmOrder(r.Order, r, entryOf(r.Order, test)), Outcome: t.Outcome, Message: t.Message, Detail: detail, Resumed: r.Resumed})
+			}
+		}
+	}
+	unperturbed(a.baseline, "")
+	unperturbed(a.controlRuns, controlRun)
+	for i, r := range a.perturbedRuns {
+		if t, ok := resultOf(r, test); ok && t.Outcome != launcher.NotRun {
+			set := a.perturbedSets[i]
+			n.Evidence = append(n.Evidence, Evidence{Run: Join(set), Strategies: set, Order: jvmOrder(r.Order, r, entryOf(r.Order, test)), Outcome: t.Outcome, Message: t.Message, Resumed: r.Resumed})
+		}
+	}
+	a.res.NOD = append(a.res.NOD, n)
 	a.cfg.Logf("not attributing %s to a strategy: it %s", test, n.String()[len(test)+1:])
 }
 
-// controls reruns the tests, which failed in the perturbed runs perturbed
-// and passed unperturbed, unperturbed until each got ControlRuns control
-// runs (controlJobs). It records those that fail in a control run as NOD
-// and returns the rest.
-func (a *analysis) controls(ctx context.Context, tests []string, perturbed []*launcher.Result) ([]string, error) {
-	if len(tests) == 0 {
-		return nil, nil
+// controls reruns the tests, which failed in the perturbed runs and passed
+// unperturbed, unperturbed until each got ControlRuns control runs
+// (controlJobs), and with them the tests that failed unperturbed
+// (unperturbedFailures). It judges them all (judgeControls) and returns the
+// first that never failed unperturbed.
+func (a *analysis) controls(ctx context.Context, tests []string) ([]string, error) {
+	judge, rerun := a.unperturbedFailures()
+	rerun = slices.Concat(tests, rerun)
+	if len(rerun) > 0 {
+		defer func(phase string) { a.phase = phase }(a.phase)
+		a.phase = "the control runs"
+		jobs := a.controlJobs(rerun)
+		results, err := a.run(ctx, jobs, len(jobs))
+		if err != nil {
+			return nil, err
+		}
+		a.controlRuns = append(a.controlRuns, results...)
 	}
-	defer func(phase string) { a.phase = phase }(a.phase)
-	a.phase = "the control runs"
-	jobs := a.controlJobs(tests)
-	results, err := a.run(ctx, jobs, len(jobs))
-	if err != nil {
-		return nil, err
+	return a.judgeControls(tests, judge), nil
+}
+
+// unperturbedFailures returns the tests that failed in the unperturbed runs
+// of the suite's order, in that order, to be judged by their unperturbed
+// runs, and those of them that need control runs for it: those that did
+// not also pass in a run of the suite's order, unless the caller made the
+// unperturbed runs (its reruns judge them).
+func (a *analysis) unperturbedFailures() (judge, rerun []string) {
+	for _, test := range a.cfg.Tests {
+		if tallyOf(test, a.baseline).failures == 0 {
+			continue
+		}
+		judge = append(judge, test)
+		if len(a.cfg.Baseline) == 0 && tallyOf(test, a.baseline).passes == 0 && tallyOf(test, a.perturbedRuns).passes == 0 {
+			rerun = append(rerun, test)
+		}
 	}
-	a.controlRuns = append(a.controlRuns, results...)
-	return a.judgeControls(tests, perturbed), nil
+	return judge, rerun
 }
 
 // controlCount counts the control runs so far that got to test.
@@ -137,14 +243,15 @@ func (a *analysis) controlJobs(tests []string) []launcher.Job {
 	return jobs
 }
 
-// judgeControls reads the control runs so far of tests: it records those
-// that failed in one as NOD and returns the rest; those that fewer than
-// ControlRuns got to (the runs were cut) are suspected.
-func (a *analysis) judgeControls(tests []string, perturbed []*launcher.Result) []string {
+// judgeControls judges tests, which failed perturbed and passed in the
+// unperturbed run, and failing, which failed there, by their unperturbed
+// runs so far (judgeUnperturbed). It returns the tests that never failed
+// unperturbed; those that fewer than ControlRuns got to (the runs were
+// cut) are suspected.
+func (a *analysis) judgeControls(tests, failing []string) []string {
 	var keep []string
 	for _, test := range tests {
-		if failedIn(test, a.controlRuns) {
-			a.addNOD(test, a.controlRuns, perturbed)
+		if !a.judgeUnperturbed(test) {
 			continue
 		}
 		if a.controlCount(test) < ControlRuns {
@@ -152,18 +259,8 @@ func (a *analysis) judgeControls(tests []string, perturbed []*launcher.Result) [
 		}
 		keep = append(keep, test)
 	}
-	return keep
-}
-
-// failedIn reports whether test failed in one of rs, however it failed.
-func failedIn(test string, rs []*launcher.Result) bool {
-	for _, r := range rs {
-		if r == nil {
-			continue
-		}
-		if t, ok := resultOf(r, test); ok && t.Outcome.Failed() {
-			return true
-		}
+	for _, test := range failing {
+		a.judgeUnperturbed(test)
 	}
-	return false
+	return keep
 }

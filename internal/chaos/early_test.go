@@ -43,7 +43,7 @@ func TestEarlyWorkWhileTheCombinedRunGoesOn(t *testing.T) {
 	if got := summarize(res.Findings); !reflect.DeepEqual(got, want) {
 		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
 	}
-	if want := []NOD{{Test: "p.B#flips", Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1}}; !reflect.DeepEqual(res.NOD, want) {
+	if want := []NOD{{Test: "p.B#flips", Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1}}; !reflect.DeepEqual(rates(res.NOD), want) {
 		t.Errorf("nod = %+v, want %+v", res.NOD, want)
 	}
 	controls := map[string]int{}

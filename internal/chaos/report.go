@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -70,6 +71,49 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 		out = append(out, rf)
 	}
 	return out, nil
+}
+
+// ReportNOD turns the tests flaky without perturbation into report findings
+// of kind nod, writing the order files of their reproduce commands (the
+// order of an unperturbed run they failed in, unperturbed: it fails
+// there only now and then).
+func ReportNOD(nods []NOD, opts ReportOptions) ([]report.Finding, error) {
+	out := make([]report.Finding, 0, len(nods))
+	for _, n := range nods {
+		file, err := surefire.WriteOrderFile(opts.OrderDir, n.Order)
+		if err != nil {
+			return nil, err
+		}
+		runOrder := shellquote.Join("flaky", "run-order", "--module", opts.ModuleDir, "--order", file)
+		rf := report.Finding{
+			Test:              n.Test,
+			Kind:              report.NOD,
+			Message:           noBlankFirstLine(n.Message) + "\n(" + n.String()[len(n.Test)+1:] + ": flaky without perturbation)",
+			Reproduce:         withMavenArgs(mvn.Reproduce(opts.Module, file, n.Order...), "test", opts.MavenArgs),
+			ReproduceRunOrder: withMavenArgs(runOrder, "flaky", opts.MavenArgs),
+		}
+		for _, e := range n.Evidence {
+			re := report.Evidence{Run: evidenceRun(e), Outcome: string(e.Outcome), Message: noBlankFirstLine(e.Message)}
+			for _, r := range e.Resumed {
+				re.JVMs = append(re.JVMs, r.String())
+			}
+			if err := re.SetOrder(e.Order, opts.OrderDir); err != nil {
+				return nil, err
+			}
+			rf.Evidence = append(rf.Evidence, re)
+		}
+		out = append(out, rf)
+	}
+	return out, nil
+}
+
+// stringsOf formats each of xs.
+func stringsOf[T fmt.Stringer](xs []T) []string {
+	var out []string
+	for _, x := range xs {
+		out = append(out, x.String())
+	}
+	return out
 }
 
 // noBlankFirstLine drops the blank lines a message starts with (Hamcrest's
@@ -179,6 +223,7 @@ func Stats(res *Result) *report.ChaosStats {
 		BudgetWhy:       res.BudgetWhy,
 		FailUnperturbed: res.FailUnperturbed,
 		Unconfirmed:     res.Unconfirmed,
+		Failing:         stringsOf(res.Failing),
 		DurationMs:      res.Duration.Milliseconds(),
 		Tests:           res.Tests,
 		Skipped:         IDs(res.Skipped),
@@ -241,13 +286,14 @@ func Stats(res *Result) *report.ChaosStats {
 	return st
 }
 
-// Merge puts an analysis' api findings and stats into rep, replacing the
-// api findings and chaos stats of an earlier analysis and keeping the
-// findings of other kinds (e.g. those of flaky detect). The runs and orders
-// counts drop the earlier analysis' runs and add this one's.
+// Merge puts an analysis' findings and stats into rep, replacing the
+// findings (api, and nod from its control runs) and chaos stats of an
+// earlier analysis and keeping the findings of other analyses (e.g. those
+// of flaky detect; a nod finding of theirs stands for the same test's). The
+// runs and orders counts drop the earlier analysis' runs and add this one's.
 func Merge(rep *report.Report, findings []report.Finding, stats *report.ChaosStats) {
-	rep.Findings = slices.DeleteFunc(rep.Findings, func(f report.Finding) bool { return f.Kind == report.API })
-	rep.Findings = append(rep.Findings, findings...)
+	rep.Findings = slices.DeleteFunc(rep.Findings, func(f report.Finding) bool { return f.Kind == report.API || madeByChaos(f) })
+	rep.Findings = Add(rep.Findings, findings)
 	if old := rep.Stats.Chaos; old != nil {
 		rep.Runs -= old.Runs
 		rep.Stats.Orders -= old.Runs
@@ -258,4 +304,24 @@ func Merge(rep *report.Report, findings []report.Finding, stats *report.ChaosSta
 	rep.Stats.DurationMs += stats.DurationMs
 	rep.Stats.Chaos = stats
 	rep.Sort()
+}
+
+// Add appends findings to existing but for the nod findings of tests that
+// have one already.
+func Add(existing, findings []report.Finding) []report.Finding {
+	for _, f := range findings {
+		if f.Kind == report.NOD && slices.ContainsFunc(existing, func(e report.Finding) bool { return e.Kind == report.NOD && e.Test == f.Test }) {
+			continue
+		}
+		existing = append(existing, f)
+	}
+	return existing
+}
+
+// madeByChaos reports whether f is a nod finding of an API perturbation
+// analysis: its evidence has perturbed runs or control runs.
+func madeByChaos(f report.Finding) bool {
+	return f.Kind == report.NOD && slices.ContainsFunc(f.Evidence, func(e report.Evidence) bool {
+		return strings.HasPrefix(e.Run, "chaos ") || e.Run == evidenceRun(Evidence{Detail: controlRun})
+	})
 }

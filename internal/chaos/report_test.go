@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,18 +85,21 @@ func TestMerge(t *testing.T) {
 		Findings: []report.Finding{
 			{Test: "p.V#v", Kind: report.ODVictim},
 			{Test: "p.Old#api", Kind: report.API},
+			// An earlier analysis' nod finding, and flaky detect's.
+			{Test: "p.Old#nod", Kind: report.NOD, Evidence: []report.Evidence{{Run: "unperturbed (control run)", Outcome: "fail"}}},
+			{Test: "p.D#nod", Kind: report.NOD, Evidence: []report.Evidence{{Run: "order 1", Outcome: "fail"}}},
 		},
 		Runs:  20,
 		Stats: report.Stats{Tests: 5, Orders: 20, DurationMs: 1000, Chaos: &report.ChaosStats{Runs: 4, DurationMs: 400}},
 	}
 	res := &Result{Mode: Single, Strategies: mustLookup("LOCALE", "RANDOM_MAX"), Runs: 3, Budget: time.Minute, Duration: 300 * time.Millisecond, Unconfirmed: []string{"p.U#u"}}
 	stats := Stats(res)
-	Merge(rep, []report.Finding{{Test: "p.New#api", Kind: report.API}}, stats)
+	Merge(rep, []report.Finding{{Test: "p.New#api", Kind: report.API}, {Test: "p.D#nod", Kind: report.NOD}, {Test: "p.New#nod", Kind: report.NOD}}, stats)
 	var tests []string
 	for _, f := range rep.Findings {
 		tests = append(tests, string(f.Kind)+" "+f.Test)
 	}
-	if want := []string{"api p.New#api", "od-victim p.V#v"}; !reflect.DeepEqual(tests, want) {
+	if want := []string{"api p.New#api", "nod p.D#nod", "nod p.New#nod", "od-victim p.V#v"}; !reflect.DeepEqual(tests, want) {
 		t.Errorf("findings = %q, want %q", tests, want)
 	}
 	if rep.Runs != 19 || rep.Stats.Orders != 19 || rep.Stats.DurationMs != 900 || rep.Stats.Tests != 5 {
@@ -104,6 +108,45 @@ func TestMerge(t *testing.T) {
 	want := &report.ChaosStats{Mode: "single", Strategies: []string{"RANDOM_MAX", "LOCALE"}, Runs: 3, BudgetMs: 60000, Unconfirmed: []string{"p.U#u"}, DurationMs: 300}
 	if !reflect.DeepEqual(rep.Stats.Chaos, want) {
 		t.Errorf("chaos stats = %+v, want %+v", rep.Stats.Chaos, want)
+	}
+}
+
+func TestReportNOD(t *testing.T) {
+	dir := t.TempDir()
+	order := []string{"p.A#a", "p.N#n"}
+	n := NOD{Test: "p.N#n", Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1, Order: order, Message: "\nboom",
+		Evidence: []Evidence{
+			{Run: "unperturbed", Order: order, Outcome: launcher.Pass},
+			{Run: "unperturbed", Order: order[1:], Outcome: launcher.Fail, Message: "boom", Detail: controlRun},
+			{Run: "RANDOM_MAX", Strategies: mustLookup("RANDOM_MAX"), Order: order, Outcome: launcher.Fail, Message: "boom"},
+		}}
+	got, err := ReportNOD([]NOD{n}, ReportOptions{OrderDir: dir, ModuleDir: "/w/m", Module: "m", MavenArgs: []string{"-Pci"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("findings = %+v, want 1", got)
+	}
+	f := got[0]
+	if f.Kind != report.NOD || f.Message != "boom\n(fails unperturbed 1 of 6 runs, perturbed 1 of 1: flaky without perturbation)" {
+		t.Errorf("kind %s, message %q", f.Kind, f.Message)
+	}
+	file := filepath.Join(dir, filepath.Base(strings.Fields(f.ReproduceRunOrder)[len(strings.Fields(f.ReproduceRunOrder))-1]))
+	if want := "flaky -P ci run-order --module /w/m --order " + file; f.ReproduceRunOrder != want {
+		t.Errorf("run-order command %q, want %q", f.ReproduceRunOrder, want)
+	}
+	if !strings.Contains(f.Reproduce, "mvn") || !strings.Contains(f.Reproduce, "-Pci") || strings.Contains(f.Reproduce, "flaky.token") {
+		t.Errorf("reproduce %q: want plain Maven with the profile, unperturbed", f.Reproduce)
+	}
+	var runs []string
+	for _, e := range f.Evidence {
+		runs = append(runs, e.Run+" "+e.Outcome)
+	}
+	if want := []string{"unperturbed pass", "unperturbed (control run) fail", "chaos RANDOM_MAX fail"}; !slices.Equal(runs, want) {
+		t.Errorf("evidence %q, want %q", runs, want)
+	}
+	if !madeByChaos(f) {
+		t.Errorf("the finding is not known as API perturbation's")
 	}
 }
 

@@ -36,12 +36,19 @@ func runChaos(ctx context.Context, m Module, opts Options, log Log, res *Result,
 	}
 	res.Chaos = out
 	out.Findings = slices.DeleteFunc(out.Findings, func(f chaos.Finding) bool { return c.Drop[f.Test] })
-	findings, err := chaos.ReportFindings(out.Findings, chaos.ReportOptions{
+	out.NOD = slices.DeleteFunc(out.NOD, func(n chaos.NOD) bool { return c.Drop[n.Test] })
+	ro := chaos.ReportOptions{
 		OrderDir: filepath.Join(m.FlakyDir, "orders"), ModuleDir: m.Dir, Module: m.Name, Settings: c.Settings, MavenArgs: c.MavenArgs,
-	})
+	}
+	findings, err := chaos.ReportFindings(out.Findings, ro)
 	if err != nil {
 		return err
 	}
+	nods, err := chaos.ReportNOD(out.NOD, ro)
+	if err != nil {
+		return err
+	}
+	findings = append(findings, nods...)
 	if opts.InitStep {
 		if err := withInitStep(findings, m.Dir, m.Root); err != nil {
 			return err
@@ -57,7 +64,7 @@ func runChaos(ctx context.Context, m Module, opts Options, log Log, res *Result,
 		chaos.Merge(rep, findings, stats)
 		return nil
 	}
-	rep.Findings = append(rep.Findings, findings...)
+	rep.Findings = chaos.Add(rep.Findings, findings)
 	rep.Runs += out.Runs
 	rep.Stats.Orders += out.Runs
 	rep.Stats.Chaos = addChaosStats(rep.Stats.Chaos, stats)
@@ -82,6 +89,7 @@ func addChaosStats(total, s *report.ChaosStats) *report.ChaosStats {
 	total.FailUnperturbed = append(total.FailUnperturbed, s.FailUnperturbed...)
 	total.Unconfirmed = append(total.Unconfirmed, s.Unconfirmed...)
 	total.NOD = append(total.NOD, s.NOD...)
+	total.Failing = append(total.Failing, s.Failing...)
 	total.Suspected = append(total.Suspected, s.Suspected...)
 	total.DurationMs += s.DurationMs
 	total.Tests += s.Tests

@@ -198,7 +198,8 @@ type Result struct {
 	Dataflow *dataflow.Result
 	// Partial is the partial report a shard wrote (then nothing else ran).
 	Partial string
-	// ChaosFindings are the API findings the chaos stage added.
+	// ChaosFindings are the findings the chaos stage added: api ones, and
+	// nod ones for the tests its unperturbed runs showed flaky.
 	ChaosFindings []report.Finding
 	Chaos         *chaos.Result
 	Repair        *repair.Result

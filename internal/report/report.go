@@ -311,8 +311,8 @@ type DataflowDepend struct {
 	Roots  []string `json:"roots"`
 }
 
-// ChaosNOD is a test that failed perturbed and also unperturbed, with the
-// runs that got to it and those it failed, unperturbed and perturbed.
+// ChaosNOD is a test flaky without perturbation, with the runs that got to
+// it and those it failed, unperturbed and perturbed.
 type ChaosNOD struct {
 	Test              string `json:"test"`
 	Runs              int    `json:"runs"`
@@ -328,16 +328,23 @@ type ChaosStats struct {
 	Runs            int      `json:"runs"`       // JVMs it started
 	BudgetMs        int64    `json:"budgetMs"`
 	BudgetExhausted bool     `json:"budgetExhausted"`
-	// FailUnperturbed failed perturbed but also unperturbed: not reported as api.
+	// FailUnperturbed failed unperturbed (in the unperturbed run or a
+	// control run): never reported as api.
 	FailUnperturbed []string `json:"failUnperturbed,omitempty"`
+	// Failing are the tests of FailUnperturbed that no unperturbed run of
+	// the same order passed, with why ("p.T#a: fails in every unperturbed
+	// run (6 of 6)"): broken or order-dependent, not flaky without
+	// perturbation.
+	Failing []string `json:"failing,omitempty"`
 	// Interrupted names the phase the analysis was interrupted in (Ctrl-C):
 	// the report holds what was judged before.
 	Interrupted string `json:"interrupted,omitempty"`
 	// Suspected failed perturbed but could not be judged in time ("test
 	// under STRATEGY: why"): not findings.
 	Suspected []string `json:"suspected,omitempty"`
-	// NOD are the tests of FailUnperturbed with their failure rates: flaky
-	// without any perturbation, never attributed to a strategy.
+	// NOD are the tests of FailUnperturbed that passed and failed in
+	// unperturbed runs of one order, with their failure rates: flaky
+	// without any perturbation, reported as nod findings.
 	NOD []ChaosNOD `json:"nod,omitempty"`
 	// Unconfirmed failed perturbed; their unperturbed outcome is unknown.
 	Unconfirmed []string `json:"unconfirmed,omitempty"`

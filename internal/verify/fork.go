@@ -145,6 +145,12 @@ func printChaos(cfg Config, res *pipeline.Result) {
 	for _, m := range out.Machinery {
 		fmt.Fprintf(cfg.Out, "[flaky] chaos: left out: %s\n", m)
 	}
+	for _, n := range out.NOD {
+		fmt.Fprintf(cfg.Out, "[flaky] chaos: %s (flaky without perturbation)\n", n)
+	}
+	for _, f := range out.Failing {
+		fmt.Fprintf(cfg.Out, "[flaky] chaos: failing %s\n", f)
+	}
 	for _, f := range res.ChaosFindings {
 		for _, s := range f.CallSites {
 			fmt.Fprintf(cfg.Out, "[flaky] chaos: %s fails with %s at %s.%s(%s:%d) calling %s\n", f.Test, f.Strategy, s.Class, s.Method, s.File, s.Line, s.API)
