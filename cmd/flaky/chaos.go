@@ -231,9 +231,10 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 	}
 	st := chaos.Stats(res)
 	if len(st.PerStrategy) > 0 {
-		fmt.Fprintf(w, "%-20s %-16s %6s %7s %8s %8s\n", "strategy", "group", "tests", "not-run", "failures", "findings")
+		fmt.Fprintf(w, "%-20s %-16s %6s %7s %8s %8s %7s\n", "strategy", "group", "tests", "not-run", "failures", "findings", "time")
 		for _, r := range st.PerStrategy {
-			fmt.Fprintf(w, "%-20s %-16s %6d %7d %8d %8d\n", r.Name, r.Group, r.Tests, r.NotRun, r.Failures, r.Findings)
+			took := (time.Duration(r.DurationMs) * time.Millisecond).Round(100 * time.Millisecond)
+			fmt.Fprintf(w, "%-20s %-16s %6d %7d %8d %8d %7s\n", r.Name, r.Group, r.Tests, r.NotRun, r.Failures, r.Findings, took)
 		}
 		for _, r := range st.PerGroup { // distinct tests over the group's strategies
 			fmt.Fprintf(w, "%-20s %-16s %6d %7d %8d %8d\n", "(all)", r.Name, r.Tests, r.NotRun, r.Failures, r.Findings)

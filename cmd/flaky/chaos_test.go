@@ -97,8 +97,8 @@ func TestPrintChaosPartial(t *testing.T) {
 		Findings: []chaos.Finding{{Test: "p.ClockTest#t", FailsWith: mustParse(t, "TIME_INCREMENT+SLEEP_INCREASE")}},
 		Runs:     3, Tests: 10, Budget: 5 * time.Minute, BudgetExhausted: true, Duration: 2 * time.Second,
 		Coverage: []chaos.Coverage{
-			{Run: "TIME_INCREMENT", Strategies: mustParse(t, "TIME_INCREMENT"), Ran: 10, Failed: 1, Findings: 1, JVMs: 1, FailedTests: []string{"p.ClockTest#t"}},
-			{Run: "SLEEP_INCREASE", Strategies: mustParse(t, "SLEEP_INCREASE"), Ran: 7, NotRun: 3, Failed: 1, Findings: 1, JVMs: 2,
+			{Run: "TIME_INCREMENT", Strategies: mustParse(t, "TIME_INCREMENT"), Ran: 10, Failed: 1, Findings: 1, JVMs: 1, Duration: 1234 * time.Millisecond, FailedTests: []string{"p.ClockTest#t"}},
+			{Run: "SLEEP_INCREASE", Strategies: mustParse(t, "SLEEP_INCREASE"), Ran: 7, NotRun: 3, Failed: 1, Findings: 1, JVMs: 2, Duration: 10260 * time.Millisecond,
 				FailedTests: []string{"p.ClockTest#t"}, NotRunTests: []string{"p.A#a", "p.A#b", "p.A#c"}},
 		}}
 	var b bytes.Buffer
@@ -110,9 +110,9 @@ func TestPrintChaosPartial(t *testing.T) {
 		"       robust: false (with a tenth of the perturbation)\n" +
 		"       too slow\n" +
 		"       reproduce: flaky run-order --order o.txt --chaos TIME_INCREMENT\n" +
-		"strategy             group             tests not-run failures findings\n" +
-		"TIME_INCREMENT       TIME                 10       0        1        1\n" +
-		"SLEEP_INCREASE       SLEEP                 7       3        1        1\n" +
+		"strategy             group             tests not-run failures findings    time\n" +
+		"TIME_INCREMENT       TIME                 10       0        1        1    1.2s\n" +
+		"SLEEP_INCREASE       SLEEP                 7       3        1        1   10.3s\n" +
 		"(all)                TIME                 10       0        1        1\n" +
 		"(all)                SLEEP                 7       3        1        1\n" +
 		"1 api in 10 tests, not all of them analysed under every strategy (see above): single mode, TIME_INCREMENT+SLEEP_INCREASE, 3 runs, stopped at the budget of 5m0s, 2s\n"

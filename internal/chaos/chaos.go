@@ -197,6 +197,7 @@ type Coverage struct {
 	Failed     int        // tests that failed (the machinery's failures left out)
 	Findings   int        // findings the strategy makes fail (combined: that the combined run found)
 	JVMs       int        // JVMs the run took (more than one when one ended early)
+	Duration   time.Duration
 	// FailedTests and NotRunTests are the tests counted in Failed and NotRun.
 	FailedTests, NotRunTests []string
 }
@@ -285,6 +286,8 @@ type analysis struct {
 	// controlRuns are the unperturbed reruns of failing tests so far (see
 	// controlJobs).
 	controlRuns []*launcher.Result
+	// wall is how long each run took, from its JVM's start to its last's end.
+	wall map[*launcher.Result]time.Duration
 }
 
 // attributionShare is the part of the budget (1/attributionShare) kept for
@@ -380,9 +383,10 @@ type feed struct {
 // does what it still needs then.
 func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int, f feed) ([]*launcher.Result, error) {
 	type done struct {
-		i   int
-		r   *launcher.Result
-		err error
+		i    int
+		r    *launcher.Result
+		err  error
+		took time.Duration
 	}
 	results := make([]*launcher.Result, len(jobs))
 	finished := make(chan done)
@@ -436,8 +440,9 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 			job := jobs[i : i+1]
 			go func() {
 				defer cancel()
+				start := time.Now()
 				rs, err := a.runner.RunJobs(jobCtx, job)
-				d := done{i: i, err: err}
+				d := done{i: i, err: err, took: time.Since(start)}
 				if err == nil {
 					d.r = rs[0]
 				}
@@ -460,6 +465,10 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 		switch {
 		case d.err == nil:
 			results[d.i] = d.r
+			if a.wall == nil {
+				a.wall = map[*launcher.Result]time.Duration{}
+			}
+			a.wall[d.r] = d.took
 			a.res.Runs++
 		case ctx.Err() != nil:
 			a.interrupt()
@@ -714,7 +723,7 @@ func (a *analysis) single(ctx context.Context) error {
 	var failing []string
 	for _, s := range a.res.Strategies {
 		r := byStrategy[s.ID]
-		cov := coverageOf(s.ID, []Strategy{s}, r)
+		cov := a.coverageOf(s.ID, []Strategy{s}, r)
 		for _, t := range r.Tests {
 			if !t.Outcome.Failed() || entryOf(a.cfg.Tests, t.Test) < 0 {
 				continue
@@ -779,8 +788,8 @@ func (a *analysis) single(ctx context.Context) error {
 
 // coverageOf counts what run r of strategies ran; Failed and Findings are
 // the caller's to count.
-func coverageOf(label string, strategies []Strategy, r *launcher.Result) Coverage {
-	c := Coverage{Run: label, Strategies: strategies, JVMs: 1 + len(r.Resumed)}
+func (a *analysis) coverageOf(label string, strategies []Strategy, r *launcher.Result) Coverage {
+	c := Coverage{Run: label, Strategies: strategies, JVMs: 1 + len(r.Resumed), Duration: a.wall[r]}
 	for _, t := range r.Tests {
 		if t.Outcome == launcher.NotRun {
 			c.NotRun++

@@ -119,7 +119,7 @@ func (a *analysis) combined(ctx context.Context) error {
 	ran := map[string][]singleRun{}
 	e.record(results, ran)
 	cands := a.candidates(perturbed)
-	cov := coverageOf(string(Combined), set, perturbed)
+	cov := a.coverageOf(string(Combined), set, perturbed)
 	if cands, err = a.controlledAndFirstRound(ctx, cands, ran); err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ func (a *analysis) singleCoverage(ran map[string][]singleRun) {
 				widest = r
 			}
 		}
-		cov := coverageOf(s.ID, []Strategy{s}, widest.result)
+		cov := a.coverageOf(s.ID, []Strategy{s}, widest.result)
 		cov.JVMs = 0
 		for _, r := range runs {
 			cov.JVMs += 1 + len(r.result.Resumed)

@@ -248,7 +248,7 @@ func Stats(res *Result) *report.ChaosStats {
 	var groups []*group
 	byName := map[string]*group{}
 	for _, c := range res.Coverage {
-		s := report.StrategyStats{Name: c.Run, Tests: c.Ran, NotRun: c.NotRun, Failures: c.Failed, Findings: c.Findings, JVMs: c.JVMs}
+		s := report.StrategyStats{Name: c.Run, Tests: c.Ran, NotRun: c.NotRun, Failures: c.Failed, Findings: c.Findings, JVMs: c.JVMs, DurationMs: c.Duration.Milliseconds()}
 		if c.Run == string(Combined) {
 			st.PerStrategy = append(st.PerStrategy, s)
 			continue

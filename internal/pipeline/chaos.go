@@ -119,6 +119,7 @@ func addStrategyStats(total, more []report.StrategyStats) []report.StrategyStats
 		t.Failures += m.Failures
 		t.Findings += m.Findings
 		t.JVMs += m.JVMs
+		t.DurationMs += m.DurationMs
 	}
 	return total
 }

@@ -374,6 +374,9 @@ type StrategyStats struct {
 	Failures int    `json:"failures"`        // tests that failed (distinct for a group)
 	Findings int    `json:"findings"`        // confirmed findings: failed perturbed, passed unperturbed
 	JVMs     int    `json:"jvms,omitempty"`  // JVMs its run took (more than one: resumed after early ends)
+	// DurationMs is a strategy's (or the combined) run's wall time, from
+	// its JVM's start to its last JVM's end.
+	DurationMs int64 `json:"durationMs,omitempty"`
 }
 
 // Coverage says how much of the suite's order space the order-dependence
