@@ -58,15 +58,8 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 			Reproduce:         withMavenArgs(mvnCommand, "test", opts.MavenArgs),
 			ReproduceRunOrder: withMavenArgs(RunOrderCommand(opts.ModuleDir, file, f.Strategies, opts.Settings), "flaky", opts.MavenArgs),
 		}
-		for _, e := range f.Evidence {
-			re := report.Evidence{Run: evidenceRun(e), Outcome: string(e.Outcome), Message: noBlankFirstLine(e.Message)}
-			for _, r := range e.Resumed {
-				re.JVMs = append(re.JVMs, r.String())
-			}
-			if err := re.SetOrder(e.Order, opts.OrderDir); err != nil {
-				return nil, err
-			}
-			rf.Evidence = append(rf.Evidence, re)
+		if rf.Evidence, err = reportEvidence(f.Evidence, opts.OrderDir); err != nil {
+			return nil, err
 		}
 		out = append(out, rf)
 	}
@@ -92,17 +85,27 @@ func ReportNOD(nods []NOD, opts ReportOptions) ([]report.Finding, error) {
 			Reproduce:         withMavenArgs(mvn.Reproduce(opts.Module, file, n.Order...), "test", opts.MavenArgs),
 			ReproduceRunOrder: withMavenArgs(runOrder, "flaky", opts.MavenArgs),
 		}
-		for _, e := range n.Evidence {
-			re := report.Evidence{Run: evidenceRun(e), Outcome: string(e.Outcome), Message: noBlankFirstLine(e.Message)}
-			for _, r := range e.Resumed {
-				re.JVMs = append(re.JVMs, r.String())
-			}
-			if err := re.SetOrder(e.Order, opts.OrderDir); err != nil {
-				return nil, err
-			}
-			rf.Evidence = append(rf.Evidence, re)
+		if rf.Evidence, err = reportEvidence(n.Evidence, opts.OrderDir); err != nil {
+			return nil, err
 		}
 		out = append(out, rf)
+	}
+	return out, nil
+}
+
+// reportEvidence turns evidence into the report's, writing the order files
+// it names into orderDir.
+func reportEvidence(evidence []Evidence, orderDir string) ([]report.Evidence, error) {
+	var out []report.Evidence
+	for _, e := range evidence {
+		re := report.Evidence{Run: evidenceRun(e), Outcome: string(e.Outcome), Message: noBlankFirstLine(e.Message)}
+		for _, r := range e.Resumed {
+			re.JVMs = append(re.JVMs, r.String())
+		}
+		if err := re.SetOrder(e.Order, orderDir); err != nil {
+			return nil, err
+		}
+		out = append(out, re)
 	}
 	return out, nil
 }
