@@ -825,3 +825,21 @@ func TestStartOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestJudgeUnperturbedSkipsCutRuns judges a test by the runs that ended: a
+// control run cut short (nil) is no run.
+func TestJudgeUnperturbedSkipsCutRuns(t *testing.T) {
+	order := []string{"p.A#a", "p.F#f"}
+	run := func(outcome launcher.Outcome) *launcher.Result {
+		return &launcher.Result{Order: order, Tests: []launcher.TestResult{{Test: "p.A#a", Outcome: launcher.Pass}, {Test: "p.F#f", Outcome: outcome}}}
+	}
+	a := &analysis{cfg: Config{Tests: order, Logf: t.Logf}, res: &Result{},
+		baseline: []*launcher.Result{run(launcher.Fail)}, controlRuns: []*launcher.Result{nil, run(launcher.Pass)},
+		perturbedRuns: []*launcher.Result{run(launcher.Pass)}, perturbedSets: [][]Strategy{mustLookup("LOCALE")}}
+	if a.judgeUnperturbed("p.F#f") {
+		t.Fatal("a test that failed unperturbed judged as never failing")
+	}
+	if len(a.res.NOD) != 1 || a.res.NOD[0].Runs != 2 || len(a.res.NOD[0].Evidence) != 3 || !slices.Equal(a.res.NOD[0].Order, order) {
+		t.Errorf("nod = %+v, want 1 of 2 unperturbed runs, three runs of evidence, the suite's order", a.res.NOD)
+	}
+}

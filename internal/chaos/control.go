@@ -97,14 +97,14 @@ func tallyOf(test string, rs []*launcher.Result) tally {
 	return n
 }
 
-// judgeUnperturbed judges test by its unperturbed runs: the unperturbed
-// runs of the suite's order, and its control runs (alone). It reports
-// whether it never failed in one. A test that did is recorded as failing
-// unperturbed: NOD when it both passed and failed in runs of one order (a
-// pass in a perturbed run of the suite's order, perturbed runs the
-// caller's, counts for the suite's order: perturbation makes tests fail,
-// not pass), else Failing with the runs it failed (broken, or failing in
-// one order and passing in the other: order-dependent).
+// judgeUnperturbed judges test by its unperturbed runs: those of the
+// suite's order, and its control runs (alone). It reports whether it never
+// failed in one. A test that did is recorded as failing unperturbed: NOD
+// when it both passed and failed in runs of one order (for the suite's
+// order a pass in one of its perturbed runs counts too: perturbation makes
+// tests fail, not pass), else Failing with the runs it failed and passed
+// (broken, or failing in one order and passing in the other:
+// order-dependent).
 func (a *analysis) judgeUnperturbed(test string) bool {
 	suite, alone := tallyOf(test, a.baseline), tallyOf(test, a.controlRuns)
 	if suite.failures == 0 && alone.failures == 0 {
@@ -141,12 +141,18 @@ func (a *analysis) addNOD(test string) {
 	// The order to reproduce: a failing control run's (the test among the
 	// failing tests alone), else the suite's.
 	for _, r := range slices.Concat(a.controlRuns, a.baseline) {
+		if r == nil {
+			continue
+		}
 		if t, ok := resultOf(r, test); ok && t.Outcome.Failed() && n.Order == nil {
 			n.Order, n.Message = jvmOrder(r.Order, r, entryOf(r.Order, test)), t.Message
 		}
 	}
 	unperturbed := func(rs []*launcher.Result, detail string) {
 		for _, r := range rs {
+			if r == nil {
+				continue
+			}
 			if t, ok := resultOf(r, test); ok && t.Outcome != launcher.NotRun {
 				n.Evidence = append(n.Evidence, Evidence{Run: "unperturbed", Order: jvmOrder(r.Order, r, entryOf(r.Order, test)), Outcome: t.Outcome, Message: t.Message, Detail: detail, Resumed: r.Resumed})
 			}
