@@ -255,6 +255,7 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	}
 	a.setAsideSuspected()
 	a.countFindings()
+	cfg.Progress.FoundMore(len(a.res.Findings) + len(a.res.NOD))
 	a.res.Duration = time.Since(start)
 	return a.res, nil
 }
@@ -306,11 +307,12 @@ func (a *analysis) limit() time.Time {
 
 // reserveAttribution gives attribution its share of the budget when the
 // suite's perturbed runs took more: the deadline moves to its share from
-// now.
+// now. The progress shows attribution's phase from then on.
 func (a *analysis) reserveAttribution() {
 	if a.deadline.IsZero() {
 		a.sizeBudget(a.baseline)
 	}
+	defer func() { a.cfg.Progress.Phase("attributing", 0, a.limit()) }()
 	share := a.res.Budget / attributionShare
 	if until := time.Until(a.deadline); until < share {
 		a.deadline = time.Now().Add(share)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/testid"
 )
@@ -518,12 +519,18 @@ func TestUnperturbedFailuresJudged(t *testing.T) {
 		"p.Dice#roll": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
 	}}
 	order := []string{"p.A#first", "p.Victim#v", "p.Alone#a", "p.Broken#b", "p.Flip#f", "p.Dice#roll"}
-	res, err := Run(context.Background(), r, Config{Tests: order, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 1})
+	var updates []progress.Update
+	tracker := progress.NewTracker(func(u progress.Update) { updates = append(updates, u) })
+	res, err := Run(context.Background(), r, Config{Tests: order, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 1, Progress: tracker})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := summarize(res.Findings), []summary{{"p.Dice#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
+	}
+	// The progress ends in attribution's phase, with the api finding and the NOD one.
+	if last := updates[len(updates)-1]; last.Phase != "attributing" || last.Findings != 2 {
+		t.Errorf("last progress update %+v, want phase attributing and 2 flaky", last)
 	}
 	if want := []NOD{{Test: "p.Flip#f", Runs: 1, Failures: 1, PerturbedRuns: 1}}; !reflect.DeepEqual(rates(res.NOD), want) {
 		t.Fatalf("nod = %+v, want %+v", rates(res.NOD), want)

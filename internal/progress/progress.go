@@ -231,11 +231,22 @@ func (t *Tracker) Ran() {
 
 // Found says how many flaky tests are known so far.
 func (t *Tracker) Found(n int) {
+	t.found(func(int) int { return n })
+}
+
+// FoundMore adds n flaky tests to those known so far (an analysis after
+// another's).
+func (t *Tracker) FoundMore(n int) {
+	t.found(func(known int) int { return known + n })
+}
+
+// found sets the flaky tests known so far from those known before.
+func (t *Tracker) found(from func(known int) int) {
 	if t == nil {
 		return
 	}
 	t.mu.Lock()
-	t.u.Findings = n
+	t.u.Findings = from(t.u.Findings)
 	u := t.u
 	t.mu.Unlock()
 	Report(t.show, u)

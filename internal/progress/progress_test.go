@@ -68,7 +68,8 @@ func TestTracker(t *testing.T) {
 	tr.Ran()
 	tr.Ran() // one more than planned
 	tr.Phase("minimising", 0, time.Time{})
-	want := Update{Phase: "minimising", Done: 4, Planned: 4, Findings: 1}
+	tr.FoundMore(2)
+	want := Update{Phase: "minimising", Done: 4, Planned: 4, Findings: 3}
 	if last := got[len(got)-1]; last != want {
 		t.Errorf("last update %+v, want %+v", last, want)
 	}
@@ -79,4 +80,5 @@ func TestTracker(t *testing.T) {
 	none.Phase("x", 1, deadline)
 	none.Ran()
 	none.Found(2)
+	none.FoundMore(1)
 }
