@@ -231,7 +231,16 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	case len(cfg.Baseline) > 0:
 		a.sizeBudget(cfg.Baseline)
 	}
-	cfg.Progress.Phase("perturbing", len(cfg.Strategies)+1, a.deadline)
+	// The suite's runs: one per strategy (single) or of them all
+	// (combined), and the unperturbed one unless the caller made it.
+	suiteRuns := 1
+	if cfg.Mode == Single {
+		suiteRuns = len(cfg.Strategies)
+	}
+	if len(cfg.Baseline) == 0 {
+		suiteRuns++
+	}
+	cfg.Progress.Phase("perturbing", suiteRuns, a.deadline)
 	a.phase = "the perturbed runs of the suite"
 	var err error
 	switch cfg.Mode {
