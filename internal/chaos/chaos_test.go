@@ -834,7 +834,8 @@ func TestStartOrder(t *testing.T) {
 }
 
 // TestJudgeUnperturbedSkipsCutRuns judges a test by the runs that ended: a
-// control run cut short (nil) is no run.
+// control run cut short (nil) is no run. Its evidence leaves out the
+// perturbed passes after the first.
 func TestJudgeUnperturbedSkipsCutRuns(t *testing.T) {
 	order := []string{"p.A#a", "p.F#f"}
 	run := func(outcome launcher.Outcome) *launcher.Result {
@@ -842,11 +843,20 @@ func TestJudgeUnperturbedSkipsCutRuns(t *testing.T) {
 	}
 	a := &analysis{cfg: Config{Tests: order, Logf: t.Logf}, res: &Result{},
 		baseline: []*launcher.Result{run(launcher.Fail)}, controlRuns: []*launcher.Result{nil, run(launcher.Pass)},
-		perturbedRuns: []*launcher.Result{run(launcher.Pass)}, perturbedSets: [][]Strategy{mustLookup("LOCALE")}}
+		perturbedRuns: []*launcher.Result{run(launcher.Pass), run(launcher.Pass), run(launcher.Fail)},
+		perturbedSets: [][]Strategy{mustLookup("LOCALE"), mustLookup("RANDOM_MAX"), mustLookup("DATE_FIXED")}}
 	if a.judgeUnperturbed("p.F#f") {
 		t.Fatal("a test that failed unperturbed judged as never failing")
 	}
-	if len(a.res.NOD) != 1 || a.res.NOD[0].Runs != 2 || len(a.res.NOD[0].Evidence) != 3 || !slices.Equal(a.res.NOD[0].Order, order) {
-		t.Errorf("nod = %+v, want 1 of 2 unperturbed runs, three runs of evidence, the suite's order", a.res.NOD)
+	if len(a.res.NOD) != 1 || a.res.NOD[0].Runs != 2 || a.res.NOD[0].PerturbedRuns != 3 || !slices.Equal(a.res.NOD[0].Order, order) {
+		t.Fatalf("nod = %+v, want 1 of 2 unperturbed runs, 3 perturbed, the suite's order", a.res.NOD)
+	}
+	// The evidence: the unperturbed runs, the first perturbed pass and the perturbed failure.
+	var runs []string
+	for _, e := range a.res.NOD[0].Evidence {
+		runs = append(runs, e.Run+" "+e.Detail+" "+string(e.Outcome))
+	}
+	if want := []string{"unperturbed  fail", "unperturbed control run pass", "LOCALE  pass", "DATE_FIXED  fail"}; !slices.Equal(runs, want) {
+		t.Errorf("evidence %q, want %q", runs, want)
 	}
 }

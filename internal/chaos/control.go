@@ -30,7 +30,8 @@ type NOD struct {
 	// Message that failure's message.
 	Order   []string
 	Message string
-	// Evidence are the runs that got to it, unperturbed and perturbed.
+	// Evidence are the unperturbed runs that got to it, the perturbed ones it
+	// failed, and the first perturbed one it passed.
 	Evidence []Evidence
 }
 
@@ -160,8 +161,12 @@ func (a *analysis) addNOD(test string) {
 	}
 	unperturbed(a.baseline, "")
 	unperturbed(a.controlRuns, controlRun)
+	// The perturbed runs it failed, and the first it passed (single mode
+	// runs the suite once per strategy: their passes say little more).
+	passed := false
 	for i, r := range a.perturbedRuns {
-		if t, ok := resultOf(r, test); ok && t.Outcome != launcher.NotRun {
+		if t, ok := resultOf(r, test); ok && t.Outcome != launcher.NotRun && (t.Outcome.Failed() || !passed) {
+			passed = passed || !t.Outcome.Failed()
 			set := a.perturbedSets[i]
 			n.Evidence = append(n.Evidence, Evidence{Run: Join(set), Strategies: set, Order: jvmOrder(r.Order, r, entryOf(r.Order, test)), Outcome: t.Outcome, Message: t.Message, Resumed: r.Resumed})
 		}
