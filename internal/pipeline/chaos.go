@@ -37,6 +37,7 @@ func runChaos(ctx context.Context, m Module, opts Options, log Log, res *Result,
 	res.Chaos = out
 	out.Findings = slices.DeleteFunc(out.Findings, func(f chaos.Finding) bool { return c.Drop[f.Test] })
 	out.NOD = slices.DeleteFunc(out.NOD, func(n chaos.NOD) bool { return c.Drop[n.Test] })
+	out.Failing = slices.DeleteFunc(out.Failing, func(f chaos.Failing) bool { return c.Drop[f.Test] })
 	ro := chaos.ReportOptions{
 		OrderDir: filepath.Join(m.FlakyDir, "orders"), ModuleDir: m.Dir, Module: m.Name, Settings: c.Settings, MavenArgs: c.MavenArgs,
 	}

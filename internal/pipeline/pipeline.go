@@ -170,8 +170,9 @@ type ChaosOptions struct {
 	Budget     time.Duration // 0: sized from the unperturbed runs
 	// Baseline holds unperturbed runs of the tests the caller already made.
 	Baseline []*launcher.Result
-	// Drop names tests whose API findings are left out (verify: those
-	// that failed in the Surefire run, left to the other analyses).
+	// Drop names tests whose API and NOD findings and failing verdicts are
+	// left out (verify: those that failed in the Surefire run, left to the
+	// other analyses).
 	Drop map[string]bool
 	// MavenArgs are the Maven arguments of the reproduce commands.
 	MavenArgs []string
