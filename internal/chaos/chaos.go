@@ -278,10 +278,8 @@ type analysis struct {
 	res      *Result
 	baseline []*launcher.Result
 	// perturbedRuns are the suite's perturbed runs (the combined run, or a
-	// run per strategy), whose test durations predict attribution's, and
-	// perturbedSets the strategies of each.
+	// run per strategy), whose test durations predict attribution's.
 	perturbedRuns []*launcher.Result
-	perturbedSets [][]Strategy
 	// suspected are the tests whose findings are to be set aside, and why.
 	suspected map[string]string
 	// phase names what the analysis is running, for an interruption.
@@ -670,29 +668,16 @@ func ranCount(r *launcher.Result) int {
 // they did not get to is recorded as unconfirmed (one that failed there is
 // judged with the other unperturbed failures, see judgeUnperturbed).
 func (a *analysis) passesUnperturbed(test string) bool {
-	passed, failed := a.baselineOutcome(test)
-	if !passed && !failed {
+	if b := tallyOf(test, a.baseline); b.passes == 0 && b.failures == 0 {
 		a.res.Unconfirmed = append(a.res.Unconfirmed, test)
 	}
-	return passed && !failed
+	return a.passedBaseline(test)
 }
 
 // passedBaseline is passesUnperturbed without recording anything.
 func (a *analysis) passedBaseline(test string) bool {
-	passed, failed := a.baselineOutcome(test)
-	return passed && !failed
-}
-
-// baselineOutcome reports whether test passed in one of the unperturbed
-// runs and whether it failed in one.
-func (a *analysis) baselineOutcome(test string) (passed, failed bool) {
-	for _, r := range a.baseline {
-		if t, ok := resultOf(r, test); ok {
-			passed = passed || t.Outcome == launcher.Pass
-			failed = failed || t.Outcome.Failed()
-		}
-	}
-	return passed, failed
+	b := tallyOf(test, a.baseline)
+	return b.passes > 0 && b.failures == 0
 }
 
 // single runs the suite once per strategy.
@@ -755,9 +740,6 @@ func (a *analysis) single(ctx context.Context) error {
 		runs = append(runs, byStrategy[s.ID])
 	}
 	a.perturbedRuns = runs
-	for _, s := range a.res.Strategies {
-		a.perturbedSets = append(a.perturbedSets, []Strategy{s})
-	}
 	failing = slices.DeleteFunc(failing, func(test string) bool { return !a.passesUnperturbed(test) })
 	if failing, err = a.controls(ctx, failing); err != nil {
 		return err
@@ -818,6 +800,22 @@ func (c *Coverage) count(t launcher.TestResult) {
 		c.Failed++
 		c.FailedTests = append(c.FailedTests, t.Test)
 	}
+}
+
+// perturbedSet returns the strategies of perturbedRuns[i]: the whole set
+// in combined mode, its one strategy in single mode (the runs are in the
+// order of Result.Strategies).
+func (a *analysis) perturbedSet(i int) []Strategy {
+	if a.cfg.Mode == Combined {
+		return a.res.Strategies
+	}
+	return a.res.Strategies[i : i+1]
+}
+
+// ranUpTo returns the part of r's order that the JVM which ran test ran up
+// to it (see jvmOrder).
+func ranUpTo(r *launcher.Result, test string) []string {
+	return jvmOrder(r.Order, r, entryOf(r.Order, test))
 }
 
 // jvmOrder returns the part of order that the JVM of run r which ran

@@ -841,10 +841,10 @@ func TestJudgeUnperturbedSkipsCutRuns(t *testing.T) {
 	run := func(outcome launcher.Outcome) *launcher.Result {
 		return &launcher.Result{Order: order, Tests: []launcher.TestResult{{Test: "p.A#a", Outcome: launcher.Pass}, {Test: "p.F#f", Outcome: outcome}}}
 	}
-	a := &analysis{cfg: Config{Tests: order, Logf: t.Logf}, res: &Result{},
+	// Single mode: a perturbed run per strategy.
+	a := &analysis{cfg: Config{Tests: order, Mode: Single, Logf: t.Logf}, res: &Result{Strategies: slices.Concat(mustLookup("LOCALE"), mustLookup("RANDOM_MAX"), mustLookup("DATE_FIXED"))},
 		baseline: []*launcher.Result{run(launcher.Fail)}, controlRuns: []*launcher.Result{nil, run(launcher.Pass)},
-		perturbedRuns: []*launcher.Result{run(launcher.Pass), run(launcher.Pass), run(launcher.Fail)},
-		perturbedSets: [][]Strategy{mustLookup("LOCALE"), mustLookup("RANDOM_MAX"), mustLookup("DATE_FIXED")}}
+		perturbedRuns: []*launcher.Result{run(launcher.Pass), run(launcher.Pass), run(launcher.Fail)}}
 	if a.judgeUnperturbed("p.F#f") {
 		t.Fatal("a test that failed unperturbed judged as never failing")
 	}

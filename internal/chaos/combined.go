@@ -111,7 +111,7 @@ func (a *analysis) combined(ctx context.Context) error {
 		return nil // interrupted
 	}
 	a.noteEarlyEnd(Join(set), perturbed)
-	a.perturbedRuns, a.perturbedSets = []*launcher.Result{perturbed}, [][]Strategy{set}
+	a.perturbedRuns = []*launcher.Result{perturbed}
 	a.setBaseline(results[1:len(jobs)])
 	a.reserveAttribution()
 	a.phase = "attribution"
@@ -545,7 +545,7 @@ func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
 		}
 		t, _ := resultOf(r, c.test)
 		f.Message = t.Message
-		f.Order = jvmOrder(r.Order, r, entryOf(r.Order, c.test))
+		f.Order = ranUpTo(r, c.test)
 		f.CallSites = callSites(r, c.test, func(strategy, _ string) bool { return strategy == s.ID })
 		if len(f.CallSites) == 0 {
 			f.CallSites = callSites(combined, c.test, func(_, g string) bool { return g == s.Group })

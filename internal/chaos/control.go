@@ -146,7 +146,7 @@ func (a *analysis) addNOD(test string) {
 			continue
 		}
 		if t, ok := resultOf(r, test); ok && t.Outcome.Failed() && n.Order == nil {
-			n.Order, n.Message = jvmOrder(r.Order, r, entryOf(r.Order, test)), t.Message
+			n.Order, n.Message = ranUpTo(r, test), t.Message
 		}
 	}
 	unperturbed := func(rs []*launcher.Result, detail string) {
@@ -155,7 +155,7 @@ func (a *analysis) addNOD(test string) {
 				continue
 			}
 			if t, ok := resultOf(r, test); ok && t.Outcome != launcher.NotRun {
-				n.Evidence = append(n.Evidence, Evidence{Run: "unperturbed", Order: jvmOrder(r.Order, r, entryOf(r.Order, test)), Outcome: t.Outcome, Message: t.Message, Detail: detail, Resumed: r.Resumed})
+				n.Evidence = append(n.Evidence, Evidence{Run: "unperturbed", Order: ranUpTo(r, test), Outcome: t.Outcome, Message: t.Message, Detail: detail, Resumed: r.Resumed})
 			}
 		}
 	}
@@ -167,8 +167,8 @@ func (a *analysis) addNOD(test string) {
 	for i, r := range a.perturbedRuns {
 		if t, ok := resultOf(r, test); ok && t.Outcome != launcher.NotRun && (t.Outcome.Failed() || !passed) {
 			passed = passed || !t.Outcome.Failed()
-			set := a.perturbedSets[i]
-			n.Evidence = append(n.Evidence, Evidence{Run: Join(set), Strategies: set, Order: jvmOrder(r.Order, r, entryOf(r.Order, test)), Outcome: t.Outcome, Message: t.Message, Resumed: r.Resumed})
+			set := a.perturbedSet(i)
+			n.Evidence = append(n.Evidence, Evidence{Run: Join(set), Strategies: set, Order: ranUpTo(r, test), Outcome: t.Outcome, Message: t.Message, Resumed: r.Resumed})
 		}
 	}
 	a.res.NOD = append(a.res.NOD, n)
@@ -203,11 +203,12 @@ func (a *analysis) controls(ctx context.Context, tests []string) ([]string, erro
 // unperturbed runs (its reruns judge them).
 func (a *analysis) unperturbedFailures() (judge, rerun []string) {
 	for _, test := range a.cfg.Tests {
-		if tallyOf(test, a.baseline).failures == 0 {
+		b := tallyOf(test, a.baseline)
+		if b.failures == 0 {
 			continue
 		}
 		judge = append(judge, test)
-		if len(a.cfg.Baseline) == 0 && tallyOf(test, a.baseline).passes == 0 && tallyOf(test, a.perturbedRuns).passes == 0 {
+		if len(a.cfg.Baseline) == 0 && b.passes == 0 && tallyOf(test, a.perturbedRuns).passes == 0 {
 			rerun = append(rerun, test)
 		}
 	}
@@ -246,7 +247,7 @@ func (a *analysis) controlJobs(tests []string) []launcher.Job {
 			break
 		}
 		if k == 0 {
-			a.cfg.Logf("rerunning unperturbed the %d test(s) that failed perturbed, until each had %d control runs", len(due), ControlRuns)
+			a.cfg.Logf("rerunning unperturbed the %d test(s) that failed, until each had %d control runs", len(due), ControlRuns)
 		}
 		j, _ := a.job(a.testsOrder(due), nil)
 		jobs = append(jobs, j)
