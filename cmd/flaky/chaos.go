@@ -251,7 +251,7 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 		notes = append(notes, fmt.Sprintf("%d unconfirmed", n))
 	}
 	if n := len(res.Suspected); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d suspected (not judged in time)", n))
+		notes = append(notes, fmt.Sprintf("%d suspected (not findings: see why above)", n))
 	}
 	if res.BudgetExhausted {
 		notes = append(notes, fmt.Sprintf("stopped at the budget of %s", res.Budget.Round(time.Second)))

@@ -52,7 +52,8 @@ type chaosRealRun struct {
 	runs      int // JVMs
 	findings  []string
 	suspected int
-	nod       int
+	nod       []string // the tests reported flaky without perturbation
+	failing   []string // the tests failing unperturbed, with why
 	exhausted bool
 	// suite is the wall time of the perturbed runs of the whole suite:
 	// combined mode's one run, the longest strategy's in single mode. No
@@ -167,7 +168,10 @@ func chaosRealRunOf(exe, module, mode string, args []string) (chaosRealRun, erro
 		}
 	}
 	if c := rep.Stats.Chaos; c != nil {
-		r.tests, r.runs, r.suspected, r.nod, r.exhausted = c.Tests, c.Runs, len(c.Suspected), len(c.NOD), c.BudgetExhausted
+		r.tests, r.runs, r.suspected, r.failing, r.exhausted = c.Tests, c.Runs, len(c.Suspected), c.Failing, c.BudgetExhausted
+		for _, n := range c.NOD {
+			r.nod = append(r.nod, n.Test)
+		}
 		for _, s := range c.PerStrategy {
 			if mode == string(chaos.Single) || s.Name == string(chaos.Combined) {
 				r.suite = max(r.suite, time.Duration(s.DurationMs)*time.Millisecond)
@@ -186,7 +190,7 @@ func writeChaosReal(all []chaosRealFigures) {
 	for _, f := range all {
 		for _, r := range f.runs {
 			fmt.Printf("%-10s %-7s %6d %10s %-9s %10s %6.1fx %10s %6.1fx %5d %9d %4d %6d\n", f.name, f.module, r.tests, f.plain.Round(100*time.Millisecond), r.mode,
-				r.wall.Round(time.Second), ratio(r.wall, f.plain), r.suite.Round(100*time.Millisecond), ratio(r.suite, f.plain), r.runs, len(r.findings), r.nod, r.suspected)
+				r.wall.Round(time.Second), ratio(r.wall, f.plain), r.suite.Round(100*time.Millisecond), ratio(r.suite, f.plain), r.runs, len(r.findings), len(r.nod), r.suspected)
 			fmt.Fprintf(&chaosRealMD, "| %s `%s` (%d) | %s | %s | %s | %.1f× | %s | %.1f× | %d | %d | %d | %s |\n", f.name, f.module, r.tests, secs(f.plain), r.mode,
 				secs(r.wall), ratio(r.wall, f.plain), secs(r.suite), ratio(r.suite, f.plain), r.runs, len(r.findings), r.suspected, yesNo(r.exhausted))
 		}

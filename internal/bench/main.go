@@ -23,7 +23,9 @@
 // whether it finds exactly the planted OD tests, in how many orders and how
 // much time against plain `mvn test` and a full analysis; and flaky chaos
 // in each mode on real projects (-chaos-realworld nanohttpd,jjwt): its
-// wall time against plain `mvn -q test`, and what it found.
+// wall time against plain `mvn -q test`, and what it found; and how many
+// of a fixture's tests that fail without perturbation flaky chaos finds,
+// against plain `mvn test` reruns of the same wall time (-chaos-reruns).
 package main
 
 import (
@@ -74,6 +76,8 @@ func main() {
 	chaosReal := flag.String("chaos-realworld", "", "comma-separated real projects of the -realworld folder (nanohttpd, jjwt) or fixture folders (testdata/chaos) to run flaky chaos on, against plain mvn -q test (empty: skip it)")
 	chaosRealModes := flag.String("chaos-realworld-modes", "combined,single", "comma-separated chaos modes the real-project benchmark runs")
 	chaosBin := flag.String("chaos-bin", "bin/flaky", "flaky binary the real-project chaos benchmark runs")
+	chaosReruns := flag.String("chaos-reruns", "", "fixture folder whose tests fail without perturbation at known rates (testdata/chaos-reruns), to compare flaky chaos with plain mvn -q test reruns of the same wall time (empty: skip it)")
+	chaosRerunsTrials := flag.Int("chaos-reruns-trials", 10, "trials of the reruns benchmark")
 	flag.Parse()
 	if *hostileInit != "" {
 		if err := runHostile(*hostileInit); err != nil {
@@ -117,7 +121,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("\nmarkdown:\n\n%s\n%s%s%s%s%s", md.String(), invMD.String(), dfmd.String(), hostileMD.String(), evolveMD.String(), chaosRealMD.String())
+	if err := runChaosReruns(*chaosReruns, *chaosRerunsTrials, *chaosBin); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("\nmarkdown:\n\n%s\n%s%s%s%s%s%s", md.String(), invMD.String(), dfmd.String(), hostileMD.String(), evolveMD.String(), chaosRealMD.String(), rerunsMD.String())
 	if *readme {
 		// Each part only when its benchmarks ran.
 		for _, part := range []struct {

@@ -107,10 +107,12 @@ type Finding struct {
 	// test hit (its own, or else those hit in its class's fixtures).
 	CallSites []report.CallSite
 	Evidence  []Evidence
-	// reruns counts the runs after the one that found the failure (the
-	// combined run, or a strategy's run of the suite) that failed the test
-	// again with Strategies: attribution's, confirmation's.
-	reruns int
+	// foundBy is the index in Evidence of the run that found the failure
+	// (the combined run, or a strategy's run of the suite).
+	foundBy int
+	// tried counts the strategies run alone on the test before Strategies
+	// was named from their runs (1 when none or one was).
+	tried int
 }
 
 // Suspect is a failure under perturbation the analysis could not finish
@@ -139,6 +141,9 @@ type Evidence struct {
 	// Resumed are the points where the run went on in a fresh JVM after
 	// one ended early (see launcher.Resumption).
 	Resumed []launcher.Resumption
+	// own says the test failed there on its own (ownFailure), not by the
+	// machinery.
+	own bool
 }
 
 // Result is an analysis' findings and what it ran.
@@ -746,7 +751,7 @@ func (a *analysis) single(ctx context.Context) error {
 	}
 	for _, test := range failing {
 		entry := entryOf(a.cfg.Tests, test)
-		f := Finding{Test: test, Attributed: true}
+		f := Finding{Test: test, Attributed: true, tried: 1}
 		for _, s := range a.res.Strategies {
 			r := byStrategy[s.ID]
 			t, _ := resultOf(r, test)
@@ -756,7 +761,7 @@ func (a *analysis) single(ctx context.Context) error {
 			if t.Outcome.Failed() && !failed {
 				msg += "\n(left out: " + machinery(t) + ")"
 			}
-			f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: order, Outcome: t.Outcome, Message: msg, Resumed: r.Resumed})
+			f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: order, Outcome: t.Outcome, Message: msg, Resumed: r.Resumed, own: failed})
 			if !failed {
 				continue
 			}
@@ -766,7 +771,7 @@ func (a *analysis) single(ctx context.Context) error {
 			// specification, then one whose call sites it hit.
 			if f.Strategies == nil || f.Strategies[0].OutsideSpec && !s.OutsideSpec ||
 				f.Strategies[0].OutsideSpec == s.OutsideSpec && len(f.CallSites) == 0 && len(sites) > 0 {
-				f.Strategies, f.CallSites, f.Message, f.Order = []Strategy{s}, sites, msg, order
+				f.Strategies, f.CallSites, f.Message, f.Order, f.foundBy = []Strategy{s}, sites, msg, order, len(f.Evidence)-1
 			}
 		}
 		if others := slices.DeleteFunc(slices.Clone(f.FailsWith), func(s Strategy) bool { return s.ID == f.Strategies[0].ID }); len(others) > 0 {

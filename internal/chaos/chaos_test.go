@@ -286,7 +286,7 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[1]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns: 2 + 5 + 4 + 2 + 5 + 5 + 3 + 1,
+			wantRuns: 2 + 5 + 4 + 2 + 5 + 5 + 3 + 3 + 2,
 			wantJobs: []string{
 				"chaos=RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY 8", " 8",
 				// The control runs: the failing tests alone, unperturbed, with BrokenTest, which failed unperturbed.
@@ -301,8 +301,11 @@ func TestRun(t *testing.T) {
 				// Attributed findings already alone in their class's run need no rerun alone; each of ParamTest's
 				// invocations alone, then TIME's milder rerun.
 				"chaos=DATE_FIXED 1", "chaos=DATE_FIXED 1", "chaos=TIME_INCREMENT 1",
-				// ComboTest failed in the combined run only: its reproduce order again, with its suspects together.
-				"chaos=RANDOM_MAX+DATE_FIXED 5",
+				// A finding rests on two failing runs with its strategy after the combined run: ParamTest's have
+				// theirs (attribution's and alone), the others' reproduce orders run again.
+				"chaos=TIME_INCREMENT 1", "chaos=RANDOM_MAX 1", "chaos=LOCALE 1",
+				// ComboTest failed in the combined run only: its reproduce order twice more, with its suspects together.
+				"chaos=RANDOM_MAX+DATE_FIXED 5", "chaos=RANDOM_MAX+DATE_FIXED 5",
 			},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages:    map[string]string{"p.ComboTest#both": "fails only with strategies combined: none of RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY alone made it fail; it hit call sites of RANDOM_MAX+DATE_FIXED"},
@@ -313,8 +316,9 @@ func TestRun(t *testing.T) {
 			want: []summary{
 				{"p.ClockTest#window", "TIME_ROUNDING", true, []report.CallSite{cs(clockSite2), cs(clockSite)}},
 			},
-			wantRuns:        4 + 5,
-			wantJobs:        []string{"chaos=TIME_ROUNDING 8", " 8", " 2", " 2", " 2", " 2", " 2", "chaos=TIME_ROUNDING 1", "chaos=TIME_ROUNDING 1"},
+			// The combined run is the strategy's: the finding is rerun alone, then again.
+			wantRuns:        4 + 6,
+			wantJobs:        []string{"chaos=TIME_ROUNDING 8", " 8", " 2", " 2", " 2", " 2", " 2", "chaos=TIME_ROUNDING 1", "chaos=TIME_ROUNDING 1", "chaos=TIME_ROUNDING 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 		},
 		{
@@ -341,10 +345,12 @@ func TestRun(t *testing.T) {
 				{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}},
 				{"p.SleepTest#s", "SLEEP_DECREASE", true, []report.CallSite{cs(sleepSite)}},
 			},
-			wantRuns: 9 + 5 + 1,
-			// DiceTest is the suite's first test: its run of the suite is its reproduce order, rerun once
-			// (RANDOM_MAX 1); the others alone, then TIME's and SLEEP's milder reruns.
-			wantJobs:        []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_ROUNDING 8", "chaos=SLEEP_DECREASE 8", " 4", " 4", " 4", " 4", " 4", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=RANDOM_MAX 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
+			wantRuns: 9 + 5 + 4,
+			// DiceTest is the suite's first test: its run of the suite is its reproduce order, rerun twice
+			// (RANDOM_MAX 1); the others alone and again, then TIME's and SLEEP's milder reruns.
+			wantJobs: []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_ROUNDING 8", "chaos=SLEEP_DECREASE 8", " 4", " 4", " 4", " 4", " 4",
+				"chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=RANDOM_MAX 1", "chaos=RANDOM_MAX 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1",
+				"chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages: map[string]string{
 				"p.ClockTest#window": "(TIME_ROUNDING make it fail too)",
@@ -357,8 +363,8 @@ func TestRun(t *testing.T) {
 				{Test: "p.LocaleTest#upper", Outcome: launcher.Pass}, {Test: "p.BrokenTest#x", Outcome: launcher.Fail},
 			}}}},
 			want:            []summary{{"p.LocaleTest#upper", "LOCALE", true, []report.CallSite{cs(localeSite)}}},
-			wantRuns:        2 + 5,
-			wantJobs:        []string{"chaos=LOCALE 8", " 1", " 1", " 1", " 1", " 1", "chaos=LOCALE 1"},
+			wantRuns:        2 + 6,
+			wantJobs:        []string{"chaos=LOCALE 8", " 1", " 1", " 1", " 1", " 1", "chaos=LOCALE 1", "chaos=LOCALE 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 		},
 		{
@@ -463,7 +469,10 @@ func TestCombinedTriesOtherStrategies(t *testing.T) {
 	for _, j := range r.jobs {
 		jobs = append(jobs, strings.Join(encoded(j.AgentOptions), ",")+" "+strconv.Itoa(len(j.Order)))
 	}
-	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", " 2", " 2", " 2", " 2", " 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1", "chaos=RANDOM_MAX 1"}
+	// p.A#hidden's reproduce order twice more (LOCALE 1): three strategies were tried alone before LOCALE
+	// was named, so it rests on three failing runs with it after the combined run, not two.
+	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", " 2", " 2", " 2", " 2", " 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1", "chaos=RANDOM_MAX 1",
+		"chaos=LOCALE 1", "chaos=LOCALE 1"}
 	if !sameJobs(jobs, wantJobs) {
 		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
 	}
@@ -471,7 +480,7 @@ func TestCombinedTriesOtherStrategies(t *testing.T) {
 	for _, e := range res.Findings[0].Evidence { // p.A#hidden, first in the order
 		runs = append(runs, e.Run+" "+string(e.Outcome))
 	}
-	if want := []string{"combined fail", "RANDOM_MAX pass", "DATE_FIXED pass", "LOCALE fail", "unperturbed pass"}; !slices.Equal(runs, want) {
+	if want := []string{"combined fail", "RANDOM_MAX pass", "DATE_FIXED pass", "LOCALE fail", "unperturbed pass", "LOCALE fail", "LOCALE fail"}; !slices.Equal(runs, want) {
 		t.Errorf("evidence of p.A#hidden: %q, want %q", runs, want)
 	}
 }
@@ -595,6 +604,8 @@ func TestUnhitCandidatesWaitForControls(t *testing.T) {
 		" " + failing, " " + failing, " " + failing, " " + failing, " " + failing, // the control runs
 		"chaos=RANDOM_MAX p.A#dice",                        // beside them, for the test that hit a call site
 		"chaos=RANDOM_MAX p.B#odd", "chaos=LOCALE p.B#odd", // after them
+		// Confirmation: p.A#dice's again, p.B#odd's twice (two strategies were tried before LOCALE was named).
+		"chaos=RANDOM_MAX p.A#dice", "chaos=LOCALE p.B#odd", "chaos=LOCALE p.B#odd",
 	}
 	if !sameJobs(jobs, wantJobs) {
 		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
@@ -659,9 +670,10 @@ func TestAttributionScopes(t *testing.T) {
 		{
 			name: "reproduced alone",
 			wantJobs: []string{"chaos=RANDOM_MAX+LOCALE 4", " 4", " 1", " 1", " 1", " 1", " 1",
-				"chaos=RANDOM_MAX 1", // the failing test alone: no confirmation needed
+				"chaos=RANDOM_MAX 1", // the failing test alone: no rerun alone needed
+				"chaos=RANDOM_MAX 1", // its second failing run after the combined run's
 			},
-			wantRuns: []string{"combined fail 4", "RANDOM_MAX fail 1", "unperturbed pass 4"},
+			wantRuns: []string{"combined fail 4", "RANDOM_MAX fail 1", "unperturbed pass 4", "RANDOM_MAX fail 1"},
 			order:    1,
 		},
 		{
@@ -671,8 +683,9 @@ func TestAttributionScopes(t *testing.T) {
 				"chaos=RANDOM_MAX 1", // alone: passes
 				"chaos=RANDOM_MAX 2", // its class: passes
 				"chaos=RANDOM_MAX 4", // the suite's order up to it: fails (alone and after its class it passed above)
+				"chaos=RANDOM_MAX 4", // and again
 			},
-			wantRuns: []string{"combined fail 4", "RANDOM_MAX pass 1", "RANDOM_MAX pass 2", "RANDOM_MAX fail 4", "unperturbed pass 4"},
+			wantRuns: []string{"combined fail 4", "RANDOM_MAX pass 1", "RANDOM_MAX pass 2", "RANDOM_MAX fail 4", "unperturbed pass 4", "RANDOM_MAX fail 4"},
 			order:    4,
 		},
 	}

@@ -420,7 +420,7 @@ func (a *analysis) check(c *candidate, round attributionRound, ran map[string][]
 		if why := machinery(t); why != "" {
 			msg += "\n(left out: " + why + ")"
 		}
-		c.evidence = append(c.evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: jvmOrder(r.order, r.result, at), Outcome: t.Outcome, Message: msg, Resumed: r.result.Resumed})
+		c.evidence = append(c.evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: jvmOrder(r.order, r.result, at), Outcome: t.Outcome, Message: msg, Resumed: r.result.Resumed, own: ownFailure(t)})
 		if ownFailure(t) {
 			found = true
 			c.reproduced = append(c.reproduced, s)
@@ -533,16 +533,21 @@ func (a *analysis) newCandidate(t launcher.TestResult, entry int, perturbations 
 // first strategy that reproduced it alone, else to its suspects together.
 func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
 	order := jvmOrder(a.cfg.Tests, combined, c.entry)
-	f := Finding{Test: c.test, Order: order, FailsWith: c.reproduced}
-	f.Evidence = append(f.Evidence, Evidence{Run: string(Combined), Strategies: a.cfg.Strategies, Order: order, Outcome: c.result.Outcome, Message: c.result.Message, Resumed: combined.Resumed})
+	// The combined run found it (foundBy 0). Attribution named the first
+	// strategy that reproduced it among those it tried alone; a failure
+	// only the strategies together make has no such choice.
+	f := Finding{Test: c.test, Order: order, FailsWith: c.reproduced, tried: 1}
+	f.Evidence = append(f.Evidence, Evidence{Run: string(Combined), Strategies: a.cfg.Strategies, Order: order, Outcome: c.result.Outcome, Message: c.result.Message, Resumed: combined.Resumed, own: true})
 	f.Evidence = append(f.Evidence, c.evidence...)
 	if len(c.reproduced) > 0 {
 		s := c.reproduced[0]
 		f.Strategies, f.Attributed = []Strategy{s}, true
-		r := c.sites[s.ID]
-		if r != combined {
-			f.reruns = 1 // attribution's run of s alone
+		tried := map[string]bool{}
+		for _, e := range c.evidence {
+			tried[Join(e.Strategies)] = true
 		}
+		f.tried = max(1, len(tried))
+		r := c.sites[s.ID]
 		t, _ := resultOf(r, c.test)
 		f.Message = t.Message
 		f.Order = ranUpTo(r, c.test)

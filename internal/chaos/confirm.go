@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,7 +88,6 @@ func (a *analysis) confirm(ctx context.Context) error {
 	}, func(f *Finding, failed bool, order []string) {
 		if failed {
 			f.Order = order
-			f.reruns++
 		} else {
 			notAlone[f.Test] = true
 		}
@@ -102,55 +100,23 @@ func (a *analysis) confirm(ctx context.Context) error {
 	}, func(f *Finding, failed bool, order []string) {
 		if failed {
 			f.Order = order
-			f.reruns++
 		}
 	}); err != nil {
 		return err
 	}
-	if err := a.confirmAgain(ctx); err != nil {
+	if err := a.confirmClearly(ctx); err != nil {
 		return err
 	}
 	a.readMilder()
 	return a.confirmRound(ctx, "with a tenth of the strategy's parameter", func(f *Finding) ([]string, Settings, string, bool) {
-		if !attributed(f) || f.reruns == 0 {
+		if !attributed(f) || !a.clearly(f, 0) {
 			return nil, Settings{}, "", false
 		}
 		settings, param, ok := milder(f.Strategies[0], a.cfg.Settings)
-		return f.Order, settings, "milder: " + param, ok && f.Robust == nil
+		return f.Order, settings, milderDetail + param, ok && f.Robust == nil
 	}, func(f *Finding, failed bool, _ []string) {
 		f.Robust = &failed
 	})
-}
-
-// againDetail is the Evidence.Detail of confirmAgain's runs.
-const againDetail = "again"
-
-// confirmAgain reruns the reproduce order of each finding that failed in
-// one run only (the combined run, or a strategy's run of the suite, whose
-// reruns alone and after its class's tests passed; or a failure only the
-// strategies together made) with its strategies: a finding rests on at
-// least two failing runs, the last one its reproduce command's. One that
-// passes there, or is not rerun before the budget ends, is suspected.
-func (a *analysis) confirmAgain(ctx context.Context) error {
-	if err := a.confirmRound(ctx, "again on their reproduce order", func(f *Finding) ([]string, Settings, string, bool) {
-		return f.Order, a.cfg.Settings, againDetail, f.reruns == 0
-	}, func(f *Finding, failed bool, _ []string) {
-		if failed {
-			f.reruns++
-		}
-	}); err != nil {
-		return err
-	}
-	for _, f := range a.res.Findings {
-		switch {
-		case f.reruns > 0:
-		case slices.ContainsFunc(f.Evidence, func(e Evidence) bool { return e.Detail == againDetail }):
-			a.suspect(f.Test, fmt.Sprintf("it failed in one run only, not again with %s on its reproduce order", Join(f.Strategies)))
-		default:
-			a.suspect(f.Test, a.cutBy()+" before it was rerun")
-		}
-	}
-	return nil
 }
 
 // attributed reports whether f is attributed to one strategy.
@@ -162,7 +128,7 @@ func attributed(f *Finding) bool { return f.Attributed && len(f.Strategies) == 1
 func (a *analysis) readMilder() {
 	for i := range a.res.Findings {
 		f := &a.res.Findings[i]
-		if !attributed(f) || f.reruns == 0 {
+		if !attributed(f) || !a.clearly(f, 0) {
 			continue
 		}
 		s := f.Strategies[0]
@@ -175,7 +141,7 @@ func (a *analysis) readMilder() {
 			if at < 0 || !slices.Equal(jvmOrder(run.order, run.result, at), f.Order) {
 				continue
 			}
-			if failed, ok := f.addRun(run.result, f.Order, "milder: "+param); ok {
+			if failed, ok := f.addRun(run.result, f.Order, milderDetail+param); ok {
 				f.Robust = &failed
 				break
 			}
@@ -269,7 +235,7 @@ func (f *Finding) addRun(r *launcher.Result, order []string, detail string) (fai
 		return false, false
 	}
 	f.Evidence = append(f.Evidence, Evidence{Run: Join(f.Strategies), Strategies: f.Strategies, Order: order, Outcome: t.Outcome,
-		Message: t.Message, Detail: detail, Resumed: r.Resumed})
+		Message: t.Message, Detail: detail, Resumed: r.Resumed, own: ownFailure(t)})
 	return ownFailure(t), true
 }
 

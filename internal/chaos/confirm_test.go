@@ -218,6 +218,9 @@ func testMilderBesideAttribution(t *testing.T, stream bool) {
 		"chaos=TIME_INCREMENT,chaos.time.increment=500 p.A#clock,p.B#two", "chaos=SLEEP_INCREASE,chaos.sleep=200 p.A#slow,p.B#two", // beside it
 		"chaos=TIME_INCREMENT p.B#two",                          // p.B#two alone
 		"chaos=TIME_INCREMENT,chaos.time.increment=500 p.B#two", // and milder
+		// Each finding's second failing run with its strategy after the combined run; p.B#two's third
+		// (after attribution's and alone), since both its suspects were tried.
+		"chaos=TIME_INCREMENT p.A#clock", "chaos=SLEEP_INCREASE p.A#slow", "chaos=TIME_INCREMENT p.B#two",
 	}
 	if !stream && !sameJobs(jobs, wantJobs) {
 		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
@@ -229,10 +232,10 @@ func testMilderBesideAttribution(t *testing.T, stream bool) {
 	}
 }
 
-// A finding rests on at least two failing runs: a test that failed in its
-// strategy's run of the suite only (the rerun of its reproduce order passed)
-// is suspected, and so is a failure only the strategies together made that
-// the combination does not make again.
+// A finding rests on failing runs after the one that found it: a test that
+// failed in its strategy's run of the suite only (the reruns of its
+// reproduce order passed) is suspected, and so is a failure only the
+// strategies together made that the combination does not make again.
 func TestFindingsFailAgain(t *testing.T) {
 	for _, mode := range []Mode{Single, Combined} {
 		t.Run(string(mode), func(t *testing.T) {
@@ -256,7 +259,7 @@ func TestFindingsFailAgain(t *testing.T) {
 			if len(res.Findings) != 0 {
 				t.Errorf("findings %+v, want none", summarize(res.Findings))
 			}
-			if len(res.Suspected) != 1 || !strings.Contains(res.Suspected[0].Why, "in one run only, not again with RANDOM_MAX on its reproduce order") {
+			if len(res.Suspected) != 1 || !strings.Contains(res.Suspected[0].Why, "with RANDOM_MAX it failed 0 of 2 runs after the one that found it, unperturbed 0 of 6: not clearly more often") {
 				t.Fatalf("suspected %+v, want p.A#once, not failing again", res.Suspected)
 			}
 			var runs []string

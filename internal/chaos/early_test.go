@@ -102,7 +102,7 @@ func TestEarlyWorkCutByTheBudgetRunsAgain(t *testing.T) {
 			n++
 		}
 	}
-	if n != 2 {
-		t.Errorf("the first round ran %d times, want twice (cut, then again): %q", n, jobNames(r))
+	if n != 3 {
+		t.Errorf("the first round's run ran %d times, want three (cut, then again, then confirmation's rerun): %q", n, jobNames(r))
 	}
 }
