@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/big"
@@ -76,6 +77,14 @@ func endsWith(order, tail []string, test string) bool {
 	return slices.Equal(end[:n-1], tail[:n-1]) && testid.IsInvocation(test, end[n-1]) && testid.IsInvocation(test, tail[n-1])
 }
 
+// inSuiteOrder returns tests (test ids, invocations) in the order the
+// suite's order runs them.
+func (a *analysis) inSuiteOrder(tests []string) []string {
+	out := slices.Clone(tests)
+	slices.SortStableFunc(out, func(x, y string) int { return cmp.Compare(entryOf(a.cfg.Tests, x), entryOf(a.cfg.Tests, y)) })
+	return out
+}
+
 // clearly reports whether f's strategies make its test fail clearly more
 // often than its unperturbed runs (the suite's, the control runs) do, were
 // it to fail more further runs with them: Fisher's exact test at
@@ -96,8 +105,21 @@ func (a *analysis) clearly(f *Finding, more int) bool {
 // so are suspected.
 func (a *analysis) confirmClearly(ctx context.Context) error {
 	for left := maxAgain; left > 0; left-- {
+		due := func(f *Finding) bool { return !a.clearly(f, 0) && a.clearly(f, left) }
+		// The findings due whose reproduce order is the test alone rerun
+		// together, one JVM per strategies, in the suite's order: as the
+		// control runs and attribution's first round run failing tests.
+		alone := map[string][]string{}
+		for i := range a.res.Findings {
+			if f := &a.res.Findings[i]; due(f) && len(f.Order) == 1 {
+				alone[Join(f.Strategies)] = append(alone[Join(f.Strategies)], f.Test)
+			}
+		}
 		if err := a.confirmRound(ctx, "again on their reproduce order", func(f *Finding) ([]string, Settings, string, bool) {
-			return f.Order, a.cfg.Settings, againDetail, !a.clearly(f, 0) && a.clearly(f, left)
+			if len(f.Order) == 1 {
+				return a.inSuiteOrder(alone[Join(f.Strategies)]), a.cfg.Settings, againDetail, due(f)
+			}
+			return f.Order, a.cfg.Settings, againDetail, due(f)
 		}, func(*Finding, bool, []string) {}); err != nil {
 			return err
 		}

@@ -219,8 +219,10 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 		if r == nil {
 			continue
 		}
-		if failed, ok := f.addRun(r, orders[i], details[i]); ok {
-			apply(f, failed, orders[i])
+		// The order its JVM ran up to the test: the planned one, or its
+		// part that ran f's test when the run is shared.
+		if failed, ok := f.addRun(r, ranUpTo(r, f.Test), details[i]); ok {
+			apply(f, failed, ranUpTo(r, f.Test))
 		}
 	}
 	return nil
