@@ -67,10 +67,10 @@ func milder(s Strategy, settings Settings) (Settings, string, bool) {
 // confirm reruns, while the budget lasts, each attributed finding's test
 // alone with its strategy (an invocation of a parameterized test alone), to
 // shorten its reproduce order to the test itself when that is enough, and,
-// when it is not, the tests of its own class before it; then every finding
-// that no run after the one that found it failed again (again), and each
-// TIME and SLEEP finding with a tenth of its strategy's parameter, recording
-// whether it is robust.
+// when it is not, the tests of its own class before it; then every finding's
+// reproduce order until its strategies make it fail clearly more often than
+// unperturbed runs do (confirmClearly), and each TIME and SLEEP finding
+// with a tenth of its strategy's parameter, recording whether it is robust.
 func (a *analysis) confirm(ctx context.Context) error {
 	notAlone := map[string]bool{}
 	if err := a.confirmRound(ctx, "alone", func(f *Finding) ([]string, Settings, string, bool) {
@@ -174,8 +174,9 @@ func topClass(id string) string { return testid.Parse(id).TopLevel() }
 
 // confirmRound runs, for each finding that plan accepts, its strategies on
 // the order with the settings plan returns (one job per distinct order,
-// strategies and detail), then hands each finding whose run got to its
-// test to apply, with whether the test failed there.
+// strategies and detail: findings may share one), then hands each finding
+// whose run got to its test to apply, with whether the test failed there
+// and the order its JVM ran up to it.
 func (a *analysis) confirmRound(ctx context.Context, what string,
 	plan func(f *Finding) (order []string, settings Settings, detail string, ok bool),
 	apply func(f *Finding, failed bool, order []string)) error {
@@ -183,7 +184,6 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 	index := map[string]int{}
 	keys := make([]string, len(a.res.Findings))
 	details := make([]string, len(a.res.Findings))
-	orders := make([][]string, len(a.res.Findings))
 	for i := range a.res.Findings {
 		f := &a.res.Findings[i]
 		order, settings, detail, ok := plan(f)
@@ -191,7 +191,7 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 			continue
 		}
 		key := strings.Join(order, "\n") + "\x00" + Join(f.Strategies) + "\x00" + detail
-		keys[i], details[i], orders[i] = key, detail, order
+		keys[i], details[i] = key, detail
 		if _, seen := index[key]; seen {
 			continue
 		}
