@@ -93,7 +93,7 @@ func (a *analysis) inSuiteOrder(tests []string) []string {
 // test that fails now and then by chance).
 func (a *analysis) clearly(f *Finding, more int) bool {
 	runs, failures := f.ownTally()
-	u := tallyOf(f.Test, slices.Concat(a.baseline, a.controlRuns))
+	u := a.unperturbedTally(f.Test)
 	return fisherGreater(failures+more, runs+more, u.failures, u.runs) <= clearAlpha/float64(max(1, f.tried))
 }
 
@@ -105,21 +105,25 @@ func (a *analysis) clearly(f *Finding, more int) bool {
 // so are suspected.
 func (a *analysis) confirmClearly(ctx context.Context) error {
 	for left := maxAgain; left > 0; left-- {
-		due := func(f *Finding) bool { return !a.clearly(f, 0) && a.clearly(f, left) }
 		// The findings due whose reproduce order is the test alone rerun
 		// together, one JVM per strategies, in the suite's order: as the
 		// control runs and attribution's first round run failing tests.
+		due := map[*Finding]bool{}
 		alone := map[string][]string{}
 		for i := range a.res.Findings {
-			if f := &a.res.Findings[i]; due(f) && len(f.Order) == 1 {
+			f := &a.res.Findings[i]
+			if due[f] = !a.clearly(f, 0) && a.clearly(f, left); due[f] && len(f.Order) == 1 {
 				alone[Join(f.Strategies)] = append(alone[Join(f.Strategies)], f.Test)
 			}
 		}
+		for k, tests := range alone {
+			alone[k] = a.inSuiteOrder(tests)
+		}
 		if err := a.confirmRound(ctx, "again on their reproduce order", func(f *Finding) ([]string, Settings, string, bool) {
 			if len(f.Order) == 1 {
-				return a.inSuiteOrder(alone[Join(f.Strategies)]), a.cfg.Settings, againDetail, due(f)
+				return alone[Join(f.Strategies)], a.cfg.Settings, againDetail, due[f]
 			}
-			return f.Order, a.cfg.Settings, againDetail, due(f)
+			return f.Order, a.cfg.Settings, againDetail, due[f]
 		}, func(*Finding, bool, []string) {}); err != nil {
 			return err
 		}
@@ -130,7 +134,7 @@ func (a *analysis) confirmClearly(ctx context.Context) error {
 			continue
 		}
 		runs, failures := f.ownTally()
-		u := tallyOf(f.Test, slices.Concat(a.baseline, a.controlRuns))
+		u := a.unperturbedTally(f.Test)
 		why := fmt.Sprintf("with %s it failed %d of %d runs after the one that found it, unperturbed %d of %d: not clearly more often", Join(f.Strategies), failures, runs, u.failures, u.runs)
 		if f.tried > 1 {
 			why += fmt.Sprintf(" (after %d strategies were tried alone)", f.tried)

@@ -98,6 +98,12 @@ func tallyOf(test string, rs []*launcher.Result) tally {
 	return n
 }
 
+// unperturbedTally counts test's unperturbed runs: the suite's and its
+// control runs.
+func (a *analysis) unperturbedTally(test string) tally {
+	return tallyOf(test, slices.Concat(a.baseline, a.controlRuns))
+}
+
 // judgeUnperturbed judges test by its unperturbed runs: those of the
 // suite's order, and its control runs (alone). It reports whether it never
 // failed in one. A test that did is recorded as failing unperturbed: NOD
@@ -136,7 +142,7 @@ func (a *analysis) judgeUnperturbed(test string) bool {
 // and perturbed runs so far.
 func (a *analysis) addNOD(test string) {
 	n := NOD{Test: test}
-	u := tallyOf(test, slices.Concat(a.baseline, a.controlRuns))
+	u := a.unperturbedTally(test)
 	n.Runs, n.Failures = u.runs, u.failures
 	n.PerturbedRuns, n.PerturbedFailures = perturbedRate(test, a.perturbedRuns)
 	// The order to reproduce: a failing control run's (the test among the
