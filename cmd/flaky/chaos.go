@@ -141,7 +141,7 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	}
 	res, err := pipeline.Run(ctx, m, pipeline.Options{
 		Report: rep, InitStep: true, Workers: g.Workers, Progress: prog.tracker,
-		Chaos: &pipeline.ChaosOptions{Mode: mode, Strategies: strategies, Settings: settings, Budget: o.Budget, MavenArgs: mavenArgs.Args()},
+		Chaos: &pipeline.ChaosOptions{Mode: mode, Strategies: strategies, Settings: settings, Budget: o.Budget, MavenArgs: mavenArgs.Args(), AutoWorkers: !g.WorkersSet},
 		Debug: prog.debug(g, "flaky: chaos: "),
 	}, prog.log("flaky: chaos: "))
 	if err != nil {

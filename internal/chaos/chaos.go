@@ -69,10 +69,16 @@ type Config struct {
 	// unperturbed run's duration and the number of strategies (at least
 	// DefaultBudget).
 	Budget time.Duration
-	// Workers is how many JVMs the runner runs at once (runs are started in
-	// batches of this size so the budget can stop between them); 0 means
-	// one per core.
+	// Workers is how many JVMs the runner runs at once; 0 means one per
+	// core.
 	Workers int
+	// AutoWorkers runs more JVMs than Workers, up to maxSpare times as
+	// many, while those running leave a core of the machine idle (they
+	// wait: a lengthened sleep, a delayed connect).
+	AutoWorkers bool
+	// idle measures the machine's idle cores for AutoWorkers; nil means a
+	// launcher.IdleMeter.
+	idle idleMeter
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
 	// Progress hears the analysis' phases (the launcher reports its runs);
@@ -216,6 +222,9 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
 	}
+	if cfg.idle == nil {
+		cfg.idle = &launcher.IdleMeter{}
+	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
@@ -229,7 +238,7 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if len(cfg.Strategies) == 0 {
 		return nil, errors.New("no strategies to apply")
 	}
-	a := &analysis{cfg: cfg, runner: r, start: start, res: &Result{Mode: cfg.Mode, Budget: cfg.Budget}, milder: map[string][]singleRun{}}
+	a := &analysis{cfg: cfg, runner: r, start: start, res: &Result{Mode: cfg.Mode, Budget: cfg.Budget}, milder: map[string][]singleRun{}, again: map[string][]singleRun{}}
 	switch {
 	case cfg.Budget > 0:
 		a.deadline = start.Add(cfg.Budget)
@@ -296,11 +305,20 @@ type analysis struct {
 	// that ran beside attribution's first round (see planMilder), by
 	// strategy id, for confirmation's robustness check to read.
 	milder map[string][]singleRun
+	// again are the second runs of attribution's first round (see
+	// planAgain), by strategy id, for confirmation to read.
+	again map[string][]singleRun
 	// controlRuns are the unperturbed reruns of failing tests so far (see
 	// controlJobs).
 	controlRuns []*launcher.Result
 	// wall is how long each run took, from its JVM's start to its last's end.
 	wall map[*launcher.Result]time.Duration
+}
+
+// idleMeter measures the machine's idle cores (launcher.IdleMeter).
+type idleMeter interface {
+	Mark()
+	IdleCores() (float64, bool)
 }
 
 // attributionShare is the part of the budget (1/attributionShare) kept for
@@ -414,8 +432,9 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 	stopped := false
 	fedFrom := len(jobs)
 	var failed error
+	var lastStart time.Time
 	for {
-		for !stopped && running < a.cfg.Workers {
+		for !stopped && (running < a.cfg.Workers || a.spare(running, lastStart)) {
 			if next == len(jobs) {
 				if f.more == nil {
 					break
@@ -451,6 +470,10 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 				jobCtx, cancel = context.WithDeadline(runCtx, a.limit())
 			}
 			next, running = next+1, running+1
+			lastStart = time.Now()
+			if a.cfg.AutoWorkers {
+				a.cfg.idle.Mark()
+			}
 			job := jobs[i : i+1]
 			go func() {
 				defer cancel()
@@ -470,6 +493,8 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 		select {
 		case d = <-finished:
 		case <-f.wake:
+			continue
+		case <-a.spareCheck(stopped, running, next < len(jobs) || f.more != nil):
 			continue
 		}
 		running--
@@ -504,6 +529,37 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 		return nil, failed
 	}
 	return results, nil
+}
+
+// maxSpare bounds the JVMs AutoWorkers runs at once, per worker.
+const maxSpare = 2
+
+// spareSettle is how long after a JVM's start spare waits before it
+// measures the idle cores: a JVM keeps cores busy as it starts.
+const spareSettle = 500 * time.Millisecond
+
+// spare reports whether one more JVM than Workers may start now, running
+// being the JVMs running and lastStart when the last started: with
+// AutoWorkers, while fewer than maxSpare times Workers run, the last
+// started spareSettle ago or more, and the machine left a core idle since
+// (see launcher.IdleMeter).
+func (a *analysis) spare(running int, lastStart time.Time) bool {
+	if !a.cfg.AutoWorkers || running >= maxSpare*a.cfg.Workers || time.Since(lastStart) < spareSettle {
+		return false
+	}
+	idle, ok := a.cfg.idle.IdleCores()
+	return ok && idle >= 1
+}
+
+// spareCheck returns a channel that fires when spare is worth asking
+// again: with AutoWorkers, while the run is not stopped, every worker is
+// busy, fewer than maxSpare times Workers run and jobs may be waiting;
+// else nil (never fires).
+func (a *analysis) spareCheck(stopped bool, running int, waiting bool) <-chan time.Time {
+	if !a.cfg.AutoWorkers || stopped || !waiting || running < a.cfg.Workers || running >= maxSpare*a.cfg.Workers {
+		return nil
+	}
+	return time.After(launcher.MinIdleInterval)
 }
 
 // startOrder returns the indexes of jobs in the order to start them: the

@@ -81,12 +81,17 @@ type fakeRunner struct {
 	duringCombined int
 	mu             sync.Mutex
 	jobs           []launcher.Job
+	// running counts the jobs running, mostRunning the most at once.
+	running, mostRunning int
 }
 
 func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launcher.Result, error) {
 	f.mu.Lock()
 	f.jobs = append(f.jobs, jobs...)
 	f.calls++
+	f.running++
+	f.mostRunning = max(f.mostRunning, f.running)
+	defer func() { f.mu.Lock(); f.running--; f.mu.Unlock() }()
 	delay := f.delay
 	if f.calls == 1 && f.slowFirst > 0 {
 		delay = f.slowFirst
@@ -286,13 +291,16 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[1]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns: 2 + 5 + 4 + 2 + 5 + 5 + 3 + 3 + 2,
+			wantRuns: 2 + 5 + 4 + 2 + 2 + 5 + 5 + 3 + 2 + 2,
 			wantJobs: []string{
 				"chaos=RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY 8", " 8",
 				// The control runs: the failing tests alone, unperturbed, with BrokenTest, which failed unperturbed.
 				" 6", " 6", " 6", " 6", " 6",
 				// The strategies whose call sites the failing tests hit, each on the classes of those tests.
 				"chaos=RANDOM_MAX 2", "chaos=TIME_INCREMENT 1", "chaos=DATE_FIXED 2", "chaos=LOCALE 1",
+				// Beside them, a second run of those of RANDOM_MAX and DATE_FIXED, the only suspects of DiceTest and
+				// ParamTest: confirmation's rerun of their likely findings.
+				"chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 2",
 				// ComboTest (entry 4): neither of its suspects reproduced it on its class, so on the suite's order up to it.
 				"chaos=RANDOM_MAX 5", "chaos=DATE_FIXED 5",
 				// Nor there: the rest of the set, on its class, then on the suite's order.
@@ -301,9 +309,10 @@ func TestRun(t *testing.T) {
 				// Attributed findings already alone in their class's run need no rerun alone; each of ParamTest's
 				// invocations alone, then TIME's milder rerun.
 				"chaos=DATE_FIXED 1", "chaos=DATE_FIXED 1", "chaos=TIME_INCREMENT 1",
-				// A finding rests on two failing runs with its strategy after the combined run: ParamTest's have
-				// theirs (attribution's and alone), the others' reproduce orders run again.
-				"chaos=TIME_INCREMENT 1", "chaos=RANDOM_MAX 1", "chaos=LOCALE 1",
+				// A finding rests on two failing runs with its strategy after the combined run: ParamTest's and
+				// DiceTest's have theirs (attribution's and the second run beside it), the others' reproduce orders
+				// run again.
+				"chaos=TIME_INCREMENT 1", "chaos=LOCALE 1",
 				// ComboTest failed in the combined run only: its reproduce order twice more, with its suspects together.
 				"chaos=RANDOM_MAX+DATE_FIXED 5", "chaos=RANDOM_MAX+DATE_FIXED 5",
 			},
@@ -370,7 +379,7 @@ func TestRun(t *testing.T) {
 		{
 			// The finding's one failing run cannot be rerun before the budget ends: suspected.
 			name:            "single stops starting strategies at the budget",
-			cfg:             Config{Mode: Single, Strategies: mustLookup("RANDOM_MAX", "LOCALE", "DATE_FIXED"), Workers: 2, Budget: 30 * time.Millisecond},
+			cfg:             Config{Mode: Single, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 2, Budget: 30 * time.Millisecond},
 			delay:           50 * time.Millisecond,
 			wantSuspected:   []summary{{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}},
 			wantRuns:        2 + 5,
@@ -471,7 +480,9 @@ func TestCombinedTriesOtherStrategies(t *testing.T) {
 	}
 	// p.A#hidden's reproduce order twice more (LOCALE 1): three strategies were tried alone before LOCALE
 	// was named, so it rests on three failing runs with it after the combined run, not two.
-	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", " 2", " 2", " 2", " 2", " 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1", "chaos=RANDOM_MAX 1",
+	// RANDOM_MAX 2 twice: the first round, and beside it the rerun that confirmation would need had
+	// RANDOM_MAX, the only suspect, reproduced the failure.
+	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", " 2", " 2", " 2", " 2", " 2", "chaos=RANDOM_MAX 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1", "chaos=RANDOM_MAX 1",
 		"chaos=LOCALE 1", "chaos=LOCALE 1"}
 	if !sameJobs(jobs, wantJobs) {
 		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
@@ -681,6 +692,7 @@ func TestAttributionScopes(t *testing.T) {
 			after: "p.A#a",
 			wantJobs: []string{"chaos=RANDOM_MAX+LOCALE 4", " 4", " 1", " 1", " 1", " 1", " 1",
 				"chaos=RANDOM_MAX 1", // alone: passes
+				"chaos=RANDOM_MAX 1", // and the rerun beside it, for a finding alone that did not come
 				"chaos=RANDOM_MAX 2", // its class: passes
 				"chaos=RANDOM_MAX 4", // the suite's order up to it: fails (alone and after its class it passed above)
 				"chaos=RANDOM_MAX 4", // and again
@@ -871,5 +883,41 @@ func TestJudgeUnperturbedSkipsCutRuns(t *testing.T) {
 	}
 	if want := []string{"unperturbed  fail", "unperturbed control run pass", "LOCALE  pass", "DATE_FIXED  fail"}; !slices.Equal(runs, want) {
 		t.Errorf("evidence %q, want %q", runs, want)
+	}
+}
+
+// fixedIdle is an idleMeter that always measures the same idle cores.
+type fixedIdle float64
+
+func (fixedIdle) Mark()                        {}
+func (i fixedIdle) IdleCores() (float64, bool) { return float64(i), true }
+
+// TestAutoWorkers checks that AutoWorkers starts one more JVM than Workers
+// (up to maxSpare times as many) only while a core is idle, and that
+// without it Workers bounds the JVMs.
+func TestAutoWorkers(t *testing.T) {
+	tests := []struct {
+		name string
+		auto bool
+		idle fixedIdle
+		want int
+	}{
+		{"a core idle", true, 1.5, maxSpare},
+		{"less than a core idle", true, 0.5, 1},
+		{"without AutoWorkers", false, 2, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := &fakeRunner{suite: map[string]behaviour{}, delay: spareSettle + 2*launcher.MinIdleInterval}
+			_, err := Run(context.Background(), r, Config{Tests: []string{"p.A#a"}, Mode: Single, Strategies: mustLookup("RANDOM_MAX", "LOCALE"),
+				Workers: 1, AutoWorkers: tt.auto, idle: tt.idle})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.mostRunning != tt.want {
+				t.Errorf("most JVMs at once = %d, want %d", r.mostRunning, tt.want)
+			}
+		})
 	}
 }

@@ -162,9 +162,9 @@ func (a *analysis) combined(ctx context.Context) error {
 // such candidates pass them), and the runs of a candidate that fails one
 // are left unread. A candidate that hit none would need a run of every
 // strategy and is the likeliest to fail unperturbed: its round waits for the
-// controls. The milder runs that confirmation would need for the round's
-// likely findings run beside them too (planMilder). What ran while the
-// combined run went on (early) does not run again.
+// controls. The milder and again runs that confirmation would need for the
+// round's likely findings run beside them too (see planFirstRound). What ran
+// while the combined run went on (early) does not run again.
 func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candidate, ran map[string][]singleRun) ([]*candidate, error) {
 	failing, rerun := a.unperturbedFailures()
 	tests := testsOf(cands)
@@ -172,38 +172,57 @@ func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candida
 		return nil, nil
 	}
 	controls := a.controlJobs(slices.Concat(tests, rerun))
-	var first, milder singles
+	var round firstRound
 	if len(cands) > 0 && len(a.cfg.Strategies) > 1 {
 		var err error
-		if first, milder, err = a.planFirstRound(cands, ran); err != nil {
+		if round, err = a.planFirstRound(cands, ran); err != nil {
 			return nil, err
 		}
 	}
 	defer func(phase string) { a.phase = phase }(a.phase)
 	a.phase = "the control runs"
-	results, err := a.run(ctx, slices.Concat(controls, first.jobs, milder.jobs), len(controls))
+	results, err := a.run(ctx, slices.Concat(controls, round.first.jobs, round.milder.jobs, round.again.jobs), len(controls))
 	if err != nil {
 		return nil, err
 	}
 	a.controlRuns = append(a.controlRuns, results[:len(controls)]...)
 	rest := results[len(controls):]
-	a.recordSingles(first, rest[:len(first.jobs)], ran)
-	milder.record(rest[len(first.jobs):], a.milder)
+	a.recordSingles(round.first, rest[:len(round.first.jobs)], ran)
+	rest = rest[len(round.first.jobs):]
+	round.milder.record(rest[:len(round.milder.jobs)], a.milder)
+	round.again.record(rest[len(round.milder.jobs):], a.again)
 	return keepTests(cands, a.judgeControls(tests, failing)), nil
 }
 
+// firstRound is attribution's first round and the confirmation runs planned
+// beside it for its likely findings.
+type firstRound struct {
+	first  singles // the suspects of the candidates that hit call sites, on the failing tests alone
+	milder singles // see planMilder
+	again  singles // see planAgain
+}
+
 // planFirstRound returns attribution's first round for the candidates that
-// hit call sites, but for what ran answers for already, and the milder
-// runs beside it.
-func (a *analysis) planFirstRound(cands []*candidate, ran map[string][]singleRun) (first, milder singles, err error) {
+// hit call sites, but for what ran answers for already, and the milder and
+// again runs beside it.
+func (a *analysis) planFirstRound(cands []*candidate, ran map[string][]singleRun) (firstRound, error) {
+	var r firstRound
 	hit := slices.DeleteFunc(slices.Clone(cands), func(c *candidate) bool { return c.unhit })
-	if first, err = a.planSingles(hit, attributionRounds[0], ran); err != nil {
-		return singles{}, singles{}, err
+	var err error
+	if r.first, err = a.planSingles(hit, attributionRounds[0], ran); err != nil {
+		return firstRound{}, err
 	}
-	if milder, err = a.planMilder(cands, first); err != nil {
-		return singles{}, singles{}, err
+	if r.milder, err = a.planMilder(cands, r.first); err != nil {
+		return firstRound{}, err
 	}
-	return first, milder, nil
+	r.again = a.planAgain(cands, r.first)
+	return r, nil
+}
+
+// soleSuspect reports whether s is the only suspect of one of cands: the
+// strategy its finding will most likely name.
+func soleSuspect(cands []*candidate, s Strategy) bool {
+	return slices.ContainsFunc(cands, func(c *candidate) bool { return len(c.suspects) == 1 && c.suspects[0].ID == s.ID })
 }
 
 // planMilder returns, for each strategy of the first round's runs that
@@ -215,9 +234,8 @@ func (a *analysis) planFirstRound(cands []*candidate, ran map[string][]singleRun
 func (a *analysis) planMilder(cands []*candidate, first singles) (singles, error) {
 	var p singles
 	for i, s := range first.strategies {
-		sole := slices.ContainsFunc(cands, func(c *candidate) bool { return len(c.suspects) == 1 && c.suspects[0].ID == s.ID })
 		settings, _, ok := milder(s, a.cfg.Settings)
-		if !sole || !ok {
+		if !soleSuspect(cands, s) || !ok {
 			continue
 		}
 		j, err := a.jobWith(settings, first.jobs[i].Order, []Strategy{s})
@@ -227,6 +245,23 @@ func (a *analysis) planMilder(cands []*candidate, first singles) (singles, error
 		p.strategies, p.jobs = append(p.strategies, s), append(p.jobs, j)
 	}
 	return p, nil
+}
+
+// planAgain returns, for each strategy of the first round's runs that is
+// the only suspect of a candidate, a second run of that round's job: the
+// rerun that confirmation needs of every finding (the run that names a
+// strategy is not enough to show that it makes the test fail clearly more
+// often than unperturbed runs), started beside the round instead of after
+// attribution has ended. Confirmation reads it (readAgain) for a finding
+// of that strategy whose order its run ends with.
+func (a *analysis) planAgain(cands []*candidate, first singles) singles {
+	var p singles
+	for i, s := range first.strategies {
+		if soleSuspect(cands, s) {
+			p.strategies, p.jobs = append(p.strategies, s), append(p.jobs, first.jobs[i])
+		}
+	}
+	return p
 }
 
 // testsOf returns the candidates' tests.

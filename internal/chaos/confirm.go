@@ -104,6 +104,7 @@ func (a *analysis) confirm(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	a.readAgain()
 	if err := a.confirmClearly(ctx); err != nil {
 		return err
 	}
@@ -144,6 +145,28 @@ func (a *analysis) readMilder() {
 			if failed, ok := f.addRun(run.result, f.Order, milderDetail+param); ok {
 				f.Robust = &failed
 				break
+			}
+		}
+	}
+}
+
+// readAgain adds to each attributed finding the again runs beside
+// attribution's first round (planAgain) of its strategy that ran its test
+// after an order that ends with its reproduce order: confirmation's first
+// rerun, run early.
+func (a *analysis) readAgain() {
+	for i := range a.res.Findings {
+		f := &a.res.Findings[i]
+		if !attributed(f) {
+			continue
+		}
+		for _, run := range a.again[f.Strategies[0].ID] {
+			at := entryOf(run.order, f.Test)
+			if at < 0 {
+				continue
+			}
+			if order := jvmOrder(run.order, run.result, at); endsWith(order, f.Order, f.Test) {
+				f.addRun(run.result, order, againDetail)
 			}
 		}
 	}

@@ -14,11 +14,11 @@ import (
 // early starts, while the combined run goes on, the work its failures will
 // need once it has ended: the control runs of each test that failed, and
 // for one that hit call sites of more than one strategy, attribution's first
-// round and the milder runs beside it (see controlledAndFirstRound). The
+// round and the milder and again runs beside it (see controlledAndFirstRound). The
 // combined run's JVM reports each test as it ends. Whenever a worker is
 // free (the unperturbed run of the suite is shorter), the failures so far
 // that will be candidates are planned, and the run gets one job: a first
-// round's or milder run first, then a control run of every planned test
+// round's, milder or again run first, then a control run of every planned test
 // still due for one, so that a later failure's attribution need not wait
 // for an earlier one's controls. What ran is read after the combined run as
 // if it had run then, so the findings are the same; the workers' idle time
@@ -34,7 +34,7 @@ type early struct {
 	failed []failure                   // reported and not yet planned
 	took   map[testid.ID]time.Duration // how long each test reported so far took (a template: its invocations)
 
-	queue    []earlyJob     // planned first-round and milder runs
+	queue    []earlyJob     // planned first-round, milder and again runs
 	tests    []string       // the planned candidates' tests
 	controls map[string]int // the control runs handed out, by test
 	handed   []earlyJob     // the jobs handed out, the run's from index jobs on
@@ -46,13 +46,22 @@ type failure struct {
 	sites  []agent.Perturbation
 }
 
-// earlyJob is a job early hands out, and what it is for: a first-round run
-// of strategy (first), a milder one (milder), else a control run.
+// earlyJob is a job early hands out, and what it is for.
 type earlyJob struct {
-	job           launcher.Job
-	strategy      Strategy
-	first, milder bool
+	job      launcher.Job
+	strategy Strategy // of a perturbed run
+	kind     earlyKind
 }
+
+// earlyKind says what an early job is for.
+type earlyKind int
+
+const (
+	earlyControl earlyKind = iota // a control run
+	earlyFirst                    // attribution's first round
+	earlyMilder                   // a milder run (planMilder)
+	earlyAgain                    // an again run (planAgain)
+)
 
 // newEarly returns the early work of a combined run with set whose own jobs
 // are the first jobs of the run.
@@ -137,15 +146,17 @@ func (e *early) plan() error {
 	if len(e.set) == 1 {
 		return nil
 	}
-	first, milder, err := e.a.planFirstRound(cands, nil)
+	round, err := e.a.planFirstRound(cands, nil)
 	if err != nil {
 		return err
 	}
-	for i, j := range first.jobs {
-		e.queue = append(e.queue, earlyJob{job: j, strategy: first.strategies[i], first: true})
-	}
-	for i, j := range milder.jobs {
-		e.queue = append(e.queue, earlyJob{job: j, strategy: milder.strategies[i], milder: true})
+	for _, p := range []struct {
+		s    singles
+		kind earlyKind
+	}{{round.first, earlyFirst}, {round.milder, earlyMilder}, {round.again, earlyAgain}} {
+		for i, j := range p.s.jobs {
+			e.queue = append(e.queue, earlyJob{job: j, strategy: p.s.strategies[i], kind: p.kind})
+		}
 	}
 	e.mu.Lock()
 	cost := func(j earlyJob) (d time.Duration) {
@@ -177,18 +188,19 @@ func (e *early) candidate(f failure) (*candidate, bool) {
 }
 
 // record adds what early ran, from the run's results: the first-round runs
-// to ran (their failures dismissed as attribution's are), the milder runs
-// to the analysis' and the control runs to its control runs.
+// to ran (their failures dismissed as attribution's are), the milder and
+// again runs to the analysis' and the control runs to its control runs.
 func (e *early) record(results []*launcher.Result, ran map[string][]singleRun) {
 	for i, j := range e.handed {
 		r := results[e.jobs+i]
-		switch {
-		case j.first:
-			p := singles{strategies: []Strategy{j.strategy}, jobs: []launcher.Job{j.job}}
+		p := singles{strategies: []Strategy{j.strategy}, jobs: []launcher.Job{j.job}}
+		switch j.kind {
+		case earlyFirst:
 			e.a.recordSingles(p, []*launcher.Result{r}, ran)
-		case j.milder:
-			p := singles{strategies: []Strategy{j.strategy}, jobs: []launcher.Job{j.job}}
+		case earlyMilder:
 			p.record([]*launcher.Result{r}, e.a.milder)
+		case earlyAgain:
+			p.record([]*launcher.Result{r}, e.a.again)
 		default:
 			e.a.controlRuns = append(e.a.controlRuns, r)
 		}

@@ -21,15 +21,16 @@ func runChaos(ctx context.Context, m Module, opts Options, log Log, res *Result,
 		return fmt.Errorf("chaos needs the module's launcher")
 	}
 	out, err := chaos.Run(ctx, m.Launcher, chaos.Config{
-		Tests:      m.Tests,
-		Mode:       c.Mode,
-		Strategies: c.Strategies,
-		Settings:   c.Settings,
-		Baseline:   c.Baseline,
-		Budget:     c.Budget,
-		Workers:    opts.Workers,
-		Logf:       log.logf(StageChaos),
-		Progress:   opts.Progress,
+		Tests:       m.Tests,
+		Mode:        c.Mode,
+		Strategies:  c.Strategies,
+		Settings:    c.Settings,
+		Baseline:    c.Baseline,
+		Budget:      c.Budget,
+		Workers:     opts.Workers,
+		AutoWorkers: c.AutoWorkers,
+		Logf:        log.logf(StageChaos),
+		Progress:    opts.Progress,
 	})
 	if err != nil {
 		return fmt.Errorf("chaos: %w", err)

@@ -176,6 +176,9 @@ type ChaosOptions struct {
 	Drop map[string]bool
 	// MavenArgs are the Maven arguments of the reproduce commands.
 	MavenArgs []string
+	// AutoWorkers runs more JVMs than Options.Workers while those running
+	// leave a core idle (chaos.Config.AutoWorkers).
+	AutoWorkers bool
 }
 
 // RepairOptions configure the repair of the report's findings.
