@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,7 +65,7 @@ type chaosRealRun struct {
 // chaosRealFigures is what the benchmark measured on one project.
 type chaosRealFigures struct {
 	name, module string
-	plain        time.Duration // `mvn -q test` in the module, after a warm-up run
+	plain        time.Duration // `mvn -q test` in the module: the median of plainRuns after a warm-up run
 	runs         []chaosRealRun
 }
 
@@ -91,9 +92,14 @@ func runChaosRealworld(names []string, modes []string, realworld, exe string) er
 	return nil
 }
 
+// plainRuns is how many times the benchmark times `mvn -q test` in a
+// project: Maven's and the JVM's start vary from run to run, most on the
+// small fixtures, where they are half of the time.
+const plainRuns = 3
+
 // benchChaosReal unpacks the project (copies the fixture) into a temporary
 // folder, builds the module (and its upstream modules), times `mvn -q test`
-// in the module, then runs flaky chaos in each mode.
+// in the module (the median of plainRuns), then runs flaky chaos in each mode.
 func benchChaosReal(name string, p realProject, modes []string, realworld, exe string) (chaosRealFigures, error) {
 	f := chaosRealFigures{name: name, module: p.module}
 	tmp, err := os.MkdirTemp("", "flaky-bench-chaos-")
@@ -122,12 +128,16 @@ func benchChaosReal(name string, p realProject, modes []string, realworld, exe s
 	if _, err := command(module, "mvn", test...); err != nil {
 		return f, fmt.Errorf("warm-up: %w", err)
 	}
-	start := time.Now()
-	if _, err := command(module, "mvn", test...); err != nil {
-		return f, err
+	plain := make([]time.Duration, plainRuns)
+	for i := range plain {
+		start := time.Now()
+		if _, err := command(module, "mvn", test...); err != nil {
+			return f, err
+		}
+		plain[i] = time.Since(start)
 	}
-	f.plain = time.Since(start)
-	fmt.Printf("chaos-realworld %s: mvn -q test %s\n", name, f.plain.Round(100*time.Millisecond))
+	f.plain = median(plain)
+	fmt.Printf("chaos-realworld %s: mvn -q test %s (the median of %d runs)\n", name, f.plain.Round(100*time.Millisecond), plainRuns)
 	for _, mode := range modes {
 		r, err := chaosRealRunOf(exe, module, mode, p.flakyArgs)
 		if err != nil {
@@ -183,9 +193,9 @@ func chaosRealRunOf(exe, module, mode string, args []string) (chaosRealRun, erro
 
 // writeChaosReal prints the benchmark and writes its Markdown table.
 func writeChaosReal(all []chaosRealFigures) {
-	fmt.Printf("\nflaky chaos on real projects, against plain mvn -q test (after a warm-up run)\n")
+	fmt.Printf("\nflaky chaos on real projects, against plain mvn -q test (the median of %d runs after a warm-up run)\n", plainRuns)
 	fmt.Printf("%-10s %-7s %6s %10s %-9s %10s %7s %10s %7s %5s %9s %4s %6s\n", "project", "module", "tests", "mvn test", "mode", "chaos", "x", "suite run", "x", "JVMs", "findings", "nod", "susp.")
-	chaosRealMD.WriteString("`flaky chaos` on real projects (`make bench BENCHFLAGS=-chaos-realworld=nanohttpd,jjwt`), each mode from a fresh report, against plain `mvn -q test` in the module after a warm-up run; *suite run* is its longest perturbed run of the whole suite (combined mode's one run), which no analysis of the mode can undercut:\n\n")
+	chaosRealMD.WriteString("`flaky chaos` on real projects (`make bench BENCHFLAGS=-chaos-realworld=nanohttpd,jjwt`), each mode from a fresh report, against plain `mvn -q test` in the module (the median of " + strconv.Itoa(plainRuns) + " runs after a warm-up run); *suite run* is its longest perturbed run of the whole suite (combined mode's one run), which no analysis of the mode can undercut:\n\n")
 	chaosRealMD.WriteString("| project, module (tests) | `mvn -q test` | mode | `flaky chaos` | × `mvn test` | suite run | × `mvn test` | JVMs | findings | suspected | budget ended |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, f := range all {
 		for _, r := range f.runs {
