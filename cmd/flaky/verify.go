@@ -97,7 +97,7 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg := verify.Config{ModuleDir: module, BuildDir: o.BuildDir, Root: o.Root, Out: o.Stdout, Workers: o.Workers, TestTimeout: o.TestTimeout,
+	cfg := verify.Config{ModuleDir: module, BuildDir: o.BuildDir, Root: o.Root, Out: o.Stdout, Workers: o.Workers, AutoWorkers: !o.WorkersSet, TestTimeout: o.TestTimeout,
 		Confirmations: o.Confirmations, DataflowReverse: o.Reverse, NoState: o.NoState, NoInvariants: o.NoInvariants, Debug: o.Debug,
 		Knowledge: o.Knowledge}
 	if cfg.Confirmations < 1 {

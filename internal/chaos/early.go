@@ -13,16 +13,16 @@ import (
 
 // early starts, while the combined run goes on, the work its failures will
 // need once it has ended: the control runs of each test that failed, and
-// for one that hit call sites of more than one strategy, attribution's first
-// round and the milder and again runs beside it (see controlledAndFirstRound). The
-// combined run's JVM reports each test as it ends. Whenever a worker is
-// free (the unperturbed run of the suite is shorter), the failures so far
-// that will be candidates are planned, and the run gets one job: a first
-// round's, milder or again run first, then a control run of every planned test
-// still due for one, so that a later failure's attribution need not wait
-// for an earlier one's controls. What ran is read after the combined run as
-// if it had run then, so the findings are the same; the workers' idle time
-// is used.
+// for one that hit call sites of more than one strategy, attribution's
+// first round and the milder and again runs beside it (see
+// controlledAndFirstRound). The combined run's JVM reports each test as it
+// ends. Whenever a worker is free (the unperturbed run of the suite is
+// shorter), the failures so far that will be candidates are planned, and
+// the run gets one job: a first round's, milder or again run first, then a
+// control run of every planned test still due for one, so that a later
+// failure's attribution need not wait for an earlier one's controls. What
+// ran is read after the combined run as if it had run then, so the
+// findings are the same; the workers' idle time is used.
 type early struct {
 	a    *analysis
 	set  []Strategy

@@ -95,7 +95,7 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 		opts.Chaos = &pipeline.ChaosOptions{
 			Mode: cfg.Chaos.Mode, Strategies: cfg.Chaos.Strategies, Budget: cfg.Chaos.Budget,
 			Settings: chaos.Settings{Roots: classRoots(rec, cfg.BuildDir)}, Baseline: reruns, Drop: failed,
-			AutoWorkers: cfg.Workers == 0,
+			AutoWorkers: cfg.AutoWorkers,
 		}
 	}
 	if opts.Detect == nil && opts.Chaos == nil {

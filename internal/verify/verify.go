@@ -51,6 +51,9 @@ type Config struct {
 	Budget  time.Duration
 	Java    string // java executable; default: the one the fork used
 	Workers int    // parallel JVMs; 0 means one per core
+	// AutoWorkers lets the chaos analysis run more JVMs than Workers while
+	// those running leave a core idle (chaos.Config.AutoWorkers).
+	AutoWorkers bool
 	// TestTimeout bounds one test of every run; 0 means the provider's
 	// timeout in the fork (-Dflaky.testTimeout) or, for a fork that
 	// recorded none, DefaultTestTimeout; negative means none.
