@@ -535,8 +535,9 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 const maxSpare = 2
 
 // spareSettle is how long after a JVM's start spare waits before it
-// measures the idle cores: a JVM keeps cores busy as it starts.
-const spareSettle = 500 * time.Millisecond
+// measures the idle cores: a JVM keeps cores busy as it starts, which the
+// measurement from its start then sees.
+const spareSettle = 300 * time.Millisecond
 
 // spare reports whether one more JVM than Workers may start now, running
 // being the JVMs running and lastStart when the last started: with

@@ -181,7 +181,7 @@ func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candida
 	}
 	defer func(phase string) { a.phase = phase }(a.phase)
 	a.phase = "the control runs"
-	results, err := a.run(ctx, slices.Concat(controls, round.first.jobs, round.milder.jobs, round.again.jobs), len(controls))
+	results, err := a.run(ctx, slices.Concat(controls, round.first.jobs, round.again.jobs, round.milder.jobs), len(controls))
 	if err != nil {
 		return nil, err
 	}
@@ -189,17 +189,19 @@ func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candida
 	rest := results[len(controls):]
 	a.recordSingles(round.first, rest[:len(round.first.jobs)], ran)
 	rest = rest[len(round.first.jobs):]
-	round.milder.record(rest[:len(round.milder.jobs)], a.milder)
-	round.again.record(rest[len(round.milder.jobs):], a.again)
+	round.again.record(rest[:len(round.again.jobs)], a.again)
+	round.milder.record(rest[len(round.again.jobs):], a.milder)
 	return keepTests(cands, a.judgeControls(tests, failing)), nil
 }
 
 // firstRound is attribution's first round and the confirmation runs planned
-// beside it for its likely findings.
+// beside it for its likely findings. The again runs start before the
+// milder ones when expected to take as long: a finding needs them, its
+// robustness check only informs.
 type firstRound struct {
 	first  singles // the suspects of the candidates that hit call sites, on the failing tests alone
-	milder singles // see planMilder
 	again  singles // see planAgain
+	milder singles // see planMilder
 }
 
 // planFirstRound returns attribution's first round for the candidates that

@@ -153,7 +153,7 @@ func (e *early) plan() error {
 	for _, p := range []struct {
 		s    singles
 		kind earlyKind
-	}{{round.first, earlyFirst}, {round.milder, earlyMilder}, {round.again, earlyAgain}} {
+	}{{round.first, earlyFirst}, {round.again, earlyAgain}, {round.milder, earlyMilder}} {
 		for i, j := range p.s.jobs {
 			e.queue = append(e.queue, earlyJob{job: j, strategy: p.s.strategies[i], kind: p.kind})
 		}
