@@ -74,7 +74,8 @@ type Config struct {
 	Workers int
 	// AutoWorkers runs more JVMs than Workers, up to maxSpare times as
 	// many, while those running leave a core of the machine idle (they
-	// wait: a lengthened sleep, a delayed connect).
+	// wait: a lengthened sleep, a delayed connect); not when GOMAXPROCS is
+	// below the cores (a container's CPU quota).
 	AutoWorkers bool
 	// idle measures the machine's idle cores for AutoWorkers; nil means a
 	// launcher.IdleMeter.
@@ -224,6 +225,11 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	}
 	if cfg.idle == nil {
 		cfg.idle = &launcher.IdleMeter{}
+	}
+	if runtime.GOMAXPROCS(0) < runtime.NumCPU() {
+		// A CPU quota (Go sizes GOMAXPROCS by a container's) or a user's
+		// limit: the machine's idle cores are not the process's to use.
+		cfg.AutoWorkers = false
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}

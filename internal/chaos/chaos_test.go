@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -893,22 +894,37 @@ func (fixedIdle) Mark()                        {}
 func (i fixedIdle) IdleCores() (float64, bool) { return float64(i), true }
 
 // TestAutoWorkers checks that AutoWorkers starts one more JVM than Workers
-// (up to maxSpare times as many) only while a core is idle, and that
-// without it Workers bounds the JVMs.
+// (up to maxSpare times as many) only while a core is idle and GOMAXPROCS
+// is not below the cores (a container's CPU quota), and that without it
+// Workers bounds the JVMs.
 func TestAutoWorkers(t *testing.T) {
 	tests := []struct {
-		name string
-		auto bool
-		idle fixedIdle
-		want int
+		name  string
+		auto  bool
+		quota bool // GOMAXPROCS below the cores
+		idle  fixedIdle
+		want  int
 	}{
-		{"a core idle", true, 1.5, maxSpare},
-		{"less than a core idle", true, 0.5, 1},
-		{"without AutoWorkers", false, 2, 1},
+		{"a core idle", true, false, 1.5, maxSpare},
+		{"less than a core idle", true, false, 0.5, 1},
+		{"without AutoWorkers", false, false, 2, 1},
+		{"under a CPU quota", true, true, 2, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
+			if tt.quota {
+				// Not parallel: it runs, and puts GOMAXPROCS back, before
+				// the other cases resume.
+				if runtime.NumCPU() < 2 {
+					t.Skip("one core: GOMAXPROCS cannot be below it")
+				}
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.NumCPU() - 1))
+			} else {
+				t.Parallel()
+				if tt.want > 1 && runtime.GOMAXPROCS(0) < runtime.NumCPU() {
+					t.Skip("GOMAXPROCS is below the cores here: spare JVMs are off")
+				}
+			}
 			r := &fakeRunner{suite: map[string]behaviour{}, delay: spareSettle + 2*launcher.MinIdleInterval}
 			_, err := Run(context.Background(), r, Config{Tests: []string{"p.A#a"}, Mode: Single, Strategies: mustLookup("RANDOM_MAX", "LOCALE"),
 				Workers: 1, AutoWorkers: tt.auto, idle: tt.idle})
