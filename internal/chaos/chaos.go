@@ -551,7 +551,7 @@ const spareSettle = 300 * time.Millisecond
 // started spareSettle ago or more, and the machine left a core idle since
 // (see launcher.IdleMeter).
 func (a *analysis) spare(running int, lastStart time.Time) bool {
-	if !a.cfg.AutoWorkers || running >= maxSpare*a.cfg.Workers || time.Since(lastStart) < spareSettle {
+	if !a.spareRoom(running) || time.Since(lastStart) < spareSettle {
 		return false
 	}
 	idle, ok := a.cfg.idle.IdleCores()
@@ -563,10 +563,16 @@ func (a *analysis) spare(running int, lastStart time.Time) bool {
 // busy, fewer than maxSpare times Workers run and jobs may be waiting;
 // else nil (never fires).
 func (a *analysis) spareCheck(stopped bool, running int, waiting bool) <-chan time.Time {
-	if !a.cfg.AutoWorkers || stopped || !waiting || running < a.cfg.Workers || running >= maxSpare*a.cfg.Workers {
+	if stopped || !waiting || running < a.cfg.Workers || !a.spareRoom(running) {
 		return nil
 	}
 	return time.After(launcher.MinIdleInterval)
+}
+
+// spareRoom reports whether, with AutoWorkers, fewer than maxSpare times
+// Workers JVMs run.
+func (a *analysis) spareRoom(running int) bool {
+	return a.cfg.AutoWorkers && running < maxSpare*a.cfg.Workers
 }
 
 // startOrder returns the indexes of jobs in the order to start them: the

@@ -161,11 +161,7 @@ func (a *analysis) readAgain() {
 			continue
 		}
 		for _, run := range a.again[f.Strategies[0].ID] {
-			at := entryOf(run.order, f.Test)
-			if at < 0 {
-				continue
-			}
-			if order := jvmOrder(run.order, run.result, at); endsWith(order, f.Order, f.Test) {
+			if order := ranUpTo(run.result, f.Test); endsWith(order, f.Order, f.Test) {
 				f.addRun(run.result, order, againDetail)
 			}
 		}
@@ -244,8 +240,9 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 		}
 		// The order its JVM ran up to the test: the planned one, or its
 		// part that ran f's test when the run is shared.
-		if failed, ok := f.addRun(r, ranUpTo(r, f.Test), details[i]); ok {
-			apply(f, failed, ranUpTo(r, f.Test))
+		order := ranUpTo(r, f.Test)
+		if failed, ok := f.addRun(r, order, details[i]); ok {
+			apply(f, failed, order)
 		}
 	}
 	return nil
