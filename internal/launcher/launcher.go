@@ -96,10 +96,6 @@ type RunOptions struct {
 	// again (but not the clash), and results the driver makes up at the end
 	// (a timeout, a crash) are not reported. It must not block.
 	OnTestEnd func(TestResult, []agent.Perturbation)
-	// Handoff, when set, lets the caller hand the end of the order over to
-	// another JVM while the run goes on (see Handoff); the Result then
-	// ends where the run's JVMs stopped.
-	Handoff *Handoff
 
 	// stopAtClash kills the JVM as soon as a test clashes over a resource
 	// (the run beside other JVMs is then rerun alone, so its rest is
@@ -247,7 +243,6 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 
 	asm := newAssembler(order)
 	asm.onTestEnd = opts.OnTestEnd
-	asm.handoff = opts.Handoff
 	if opts.stopAtClash && opts.OnTestEnd != nil {
 		// The run is stopped and rerun alone at a clash: its clashing
 		// test's failure is not the test's.
@@ -266,20 +261,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		agentOptions: opts.AgentOptions,
 		keepTmp:      opts.KeepTmp,
 	}
-	if h := opts.Handoff; h != nil {
-		w.connected = func(send func(agent.Message) error) {
-			h.connected(func(m agent.Message) error {
-				if l.lanes.serial() {
-					return errSerial // the rest would run alone after this JVM anyway
-				}
-				return send(m)
-			})
-		}
-	}
 	p, err := l.launch(ctx, []string{"run", "--order", orderFile}, w)
-	if opts.Handoff != nil {
-		opts.Handoff.gone()
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +273,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		}
 	}
 	return &Result{
-		Order:         order[:asm.cut],
+		Order:         order,
 		Tests:         tests,
 		ClassErrors:   asm.classErrors,
 		ClassScopes:   asm.classScopes,
@@ -306,7 +288,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		Output:        p.output,
 		Duration:      p.end.Sub(p.start),
 		Ended:         p.end,
-		covered:       asm.covered[:asm.cut],
+		covered:       asm.covered,
 		resumeAt:      asm.resumeAt(),
 		ending:        asm.ending(p.killed != ""),
 		victim:        victimOf(tests),
@@ -481,9 +463,6 @@ func (l *Launcher) setsTmpdir() bool {
 
 // errNotConnected is wrapped by launch errors for a JVM that never said hello.
 var errNotConnected = errors.New("the test JVM never connected to flaky")
-
-// errSerial refuses a handoff while JVMs run alone (see lanes).
-var errSerial = errors.New("JVMs run alone after a resource clash")
 
 // outputTail formats the end of a JVM's output for an error message.
 func outputTail(output string) string {

@@ -44,9 +44,6 @@ type watch struct {
 	abandon      func() string                        // why to kill the JVM now, checked after each message; nil or "" for never
 	agentOptions agent.Options                        // the agent's options but the port
 	keepTmp      bool                                 // keep the JVM's temporary directory
-	// connected, when set, gets a way to send commands to the JVM once it
-	// has connected.
-	connected func(send func(agent.Message) error)
 }
 
 // launched is what launch saw of one JVM.
@@ -257,10 +254,6 @@ loop:
 			case hello:
 				connected = true
 				open++
-				if w.connected != nil {
-					conn := ev.Conn
-					w.connected(func(m agent.Message) error { return run.Send(conn, m) })
-				}
 				if exited {
 					grace = time.After(closeGrace)
 				}

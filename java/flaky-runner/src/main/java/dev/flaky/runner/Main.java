@@ -21,8 +21,7 @@ import java.util.Map;
  * Main warm --order FILE [--order FILE]...
  * </pre>
  * All report through {@link Events} and exit the JVM with status 0 when done (2 for bad arguments). {@code warm} runs
- * each order in a fresh class loader of this JVM ({@link Warm}). {@code run} alone answers the driver's
- * {@code handoff} command, and then stops before the class run it named (see agent/PROTOCOL.md).
+ * each order in a fresh class loader of this JVM ({@link Warm}).
  */
 public final class Main {
     private static final int USAGE_STATUS = 2;
@@ -76,8 +75,6 @@ public final class Main {
 
     private static void run(Map<String, List<String>> options, Events events) throws Exception {
         List<OrderEntry> order = OrderFile.read(Paths.get(single(options, "--order")));
-        // Only this command takes handoffs: the driver may hand the end of the order to another JVM.
-        events.acceptHandoffs(order);
         TestRunner.with(events).run(order);
     }
 
