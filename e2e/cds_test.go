@@ -22,6 +22,10 @@ import (
 // changed jar made stale, is detected and made again.
 var junitShared = regexp.MustCompile(`org\.junit\.\S+ source: shared objects file`)
 
+// sharedLambda matches a lambda class of the runner or JUnit mapped from an
+// archive.
+var sharedLambda = regexp.MustCompile(`(dev\.flaky\.runner|org\.junit)\.\S+\$\$Lambda\S* source: shared objects file`)
+
 func TestClassDataSharing(t *testing.T) {
 	t.Parallel()
 	p := fixture(t, "junit4")
@@ -91,6 +95,11 @@ func TestClassDataSharing(t *testing.T) {
 	second, _ := run("run with the archive")
 	if !shared(second) {
 		t.Fatalf("the second run did not map the archive; output:\n%s", describe(second))
+	}
+	// The archive holds the lambda classes of the jars' classes too (the
+	// runner's, JUnit's), which the JVM would otherwise spin at every start.
+	if !sharedLambda.MatchString(second.Output) {
+		t.Errorf("the archive holds no lambda class of the runner or JUnit; output:\n%s", describe(second))
 	}
 	if outcomes(first) != outcomes(second) {
 		t.Fatalf("outcomes differ with the archive:\nwithout %s\nwith    %s", outcomes(first), outcomes(second))

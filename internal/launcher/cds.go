@@ -241,7 +241,7 @@ func cdsKey(java string, classpath, dumpArgs []string) (string, error) {
 		return "", err
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "flaky-cds-1\x00%s\x00", exe)
+	fmt.Fprintf(h, "flaky-cds-2\x00%s\x00", exe)
 	if fi, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(exe)), "lib", "modules")); err == nil {
 		fmt.Fprintf(h, "%d %d\x00", fi.Size(), fi.ModTime().UnixNano())
 	}
@@ -360,19 +360,30 @@ func (c *cds) wait() {
 
 // dump makes the archive from a class list without the module's own
 // classes (the JVM cannot archive classes from directories), checks it and
-// moves it into the cache with its hash.
+// moves it into the cache with its hash. The archive holds the list's
+// lambda classes too (see filterClassList): a JUnit 5 JVM spins several
+// hundred at its start, and archived ones cut a one-test JVM's CPU time by
+// about a fifth. A JVM that cannot dump them gets an archive without them.
 func (c *cds) dump(list string) error {
-	filtered := list + ".jars"
-	if err := filterClassList(list, filtered, c.classes); err != nil {
-		return err
-	}
 	tmp := fmt.Sprintf("%s.%d.tmp", c.archive, os.Getpid())
 	defer os.Remove(tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), cdsTimeout)
 	defer cancel()
-	args := append(slices.Clone(c.dumpArgs), "-Xshare:dump", "-XX:SharedClassListFile="+filtered, "-XX:SharedArchiveFile="+tmp, "-cp", c.jarsCP)
-	if out, err := exec.CommandContext(ctx, c.java, args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("dump the class-data sharing archive: %w: %s", err, tailLines(string(out), 5))
+	var err error
+	for _, lambdas := range []bool{true, false} {
+		filtered := list + ".jars"
+		if err = filterClassList(list, filtered, c.classes, lambdas); err != nil {
+			return err
+		}
+		args := append(slices.Clone(c.dumpArgs), "-Xshare:dump", "-XX:SharedClassListFile="+filtered, "-XX:SharedArchiveFile="+tmp, "-cp", c.jarsCP)
+		out, dumpErr := exec.CommandContext(ctx, c.java, args...).CombinedOutput()
+		if dumpErr == nil {
+			break
+		}
+		err = fmt.Errorf("dump the class-data sharing archive: %w: %s", dumpErr, tailLines(string(out), 5))
+	}
+	if err != nil {
+		return err
 	}
 	sum, err := fileHash(tmp)
 	if err != nil {
@@ -398,9 +409,32 @@ func (c *cds) dump(list string) error {
 	return nil
 }
 
+// descriptorClass matches a class named in a method descriptor (La/b/C;).
+var descriptorClass = regexp.MustCompile(`L([^;()]+);`)
+
+// namesAny reports whether a class list line names a class of classes, as a
+// word of its own or in a descriptor.
+func namesAny(line string, classes map[string]bool) bool {
+	for _, w := range strings.Fields(line) {
+		if classes[w] {
+			return true
+		}
+	}
+	for _, m := range descriptorClass.FindAllStringSubmatch(line, -1) {
+		if classes[m[1]] {
+			return true
+		}
+	}
+	return false
+}
+
 // filterClassList copies a class list without the classes in skip (and
-// their nested classes' lines, which name them the same way).
-func filterClassList(from, to string, skip []string) error {
+// their nested classes' lines, which name them the same way). With
+// lambdas it keeps the list's @lambda-proxy and @lambda-form-invoker lines
+// (JDK 16 and later record them) that name no class of skip, in a word or
+// a descriptor: the lambdas of the archived classes; without, it drops
+// every @ line.
+func filterClassList(from, to string, skip []string, lambdas bool) error {
 	data, err := os.ReadFile(from)
 	if err != nil {
 		return err
@@ -415,7 +449,7 @@ func filterClassList(from, to string, skip []string) error {
 	for sc.Scan() {
 		line := sc.Text()
 		name, _, _ := strings.Cut(line, " ")
-		if drop[name] || strings.HasPrefix(line, "@") {
+		if drop[name] || strings.HasPrefix(line, "@") && (!lambdas || namesAny(line, drop)) {
 			continue
 		}
 		out.WriteString(line)

@@ -87,16 +87,32 @@ func TestCDSDumpArgs(t *testing.T) {
 func TestFilterClassList(t *testing.T) {
 	dir := t.TempDir()
 	from, to := filepath.Join(dir, "in.lst"), filepath.Join(dir, "out.lst")
-	in := "# comment\njava/lang/Object id: 0\np/ATest id: 7\norg/lib/L\n@lambda-proxy p/ATest run ()V\n"
+	in := "# comment\njava/lang/Object id: 0\np/ATest id: 7\norg/lib/L\n" +
+		"@lambda-proxy p/ATest run ()Ljava/lang/Runnable; ()V REF_invokeStatic p/ATest lambda$0 ()V ()V\n" +
+		"@lambda-proxy org/lib/L apply (Lp/ATest;)Ljava/util/function/Function; (Ljava/lang/Object;)Ljava/lang/Object; REF_invokeStatic org/lib/L f (Ljava/lang/Object;)Ljava/lang/Object; (Ljava/lang/Object;)Ljava/lang/Object;\n" +
+		"@lambda-proxy org/lib/L run ()Ljava/lang/Runnable; ()V REF_invokeStatic org/lib/L lambda$1 ()V ()V\n" +
+		"@lambda-form-invoker [LF_RESOLVE] java.lang.invoke.DirectMethodHandle$Holder invokeStatic L_L\n"
 	if err := os.WriteFile(from, []byte(in), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := filterClassList(from, to, []string{"p/ATest"}); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		lambdas bool
+		want    string
+	}{
+		{false, "# comment\njava/lang/Object id: 0\norg/lib/L\n"},
+		// The lambdas of the module's class, or whose types name it, stay out.
+		{true, "# comment\njava/lang/Object id: 0\norg/lib/L\n" +
+			"@lambda-proxy org/lib/L run ()Ljava/lang/Runnable; ()V REF_invokeStatic org/lib/L lambda$1 ()V ()V\n" +
+			"@lambda-form-invoker [LF_RESOLVE] java.lang.invoke.DirectMethodHandle$Holder invokeStatic L_L\n"},
 	}
-	out, _ := os.ReadFile(to)
-	if want := "# comment\njava/lang/Object id: 0\norg/lib/L\n"; string(out) != want {
-		t.Errorf("filtered:\n%s\nwant:\n%s", out, want)
+	for _, tt := range tests {
+		if err := filterClassList(from, to, []string{"p/ATest"}, tt.lambdas); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := os.ReadFile(to)
+		if string(out) != tt.want {
+			t.Errorf("lambdas %v, filtered:\n%s\nwant:\n%s", tt.lambdas, out, tt.want)
+		}
 	}
 }
 
