@@ -35,7 +35,8 @@ import (
 // The JVM archives no classes from a class path directory and refuses an
 // archive whose class path has a non-empty directory (JDK 17: in its used
 // part), but takes one whose class path the JVM's begins with. So the
-// archive is dumped with the module's jars alone, and with CDS the launcher puts the module's jars (and the runner) before its
+// archive is dumped with the module's jars alone, and with CDS the launcher
+// puts the module's jars (and the runner's and the agent's) before its
 // directories (target/test-classes, target/classes). It does that only when
 // it changes no lookup: no file in a directory has the name of an entry in a
 // jar, and no jar names more jars in its manifest's Class-Path. Otherwise,

@@ -179,7 +179,14 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 		return nil, err
 	}
 	classpath := append(append([]string(nil), env.Classpath...), jars.Runner)
-	shared, classpath := newCDS(context.Background(), opts.CDSDir, env.Java, jvm, classpath, env.JVMArgs, tmp)
+	// With class-data sharing the agent's jar is on the class path too, among
+	// the jars the archive holds: -javaagent puts it after the module's
+	// directories, whose classes no archive may precede, and a JVM with the
+	// agent then loaded its classes (ByteBuddy's among them) from the jar.
+	shared, ordered := newCDS(context.Background(), opts.CDSDir, env.Java, jvm, append(slices.Clone(classpath), jars.Agent), env.JVMArgs, tmp)
+	if shared != nil {
+		classpath = ordered
+	}
 	cpArgs, err := classpathArgs(classpath, jvm, tmp)
 	if err != nil {
 		os.RemoveAll(tmp)
