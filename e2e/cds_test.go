@@ -152,3 +152,43 @@ func TestClassDataSharing(t *testing.T) {
 		t.Fatalf("outcomes differ with the rebuilt archive:\nwithout %s\nwith    %s", outcomes(first), outcomes(sixth))
 	}
 }
+
+// A module whose directories hold a file that is also in flaky's agent jar
+// (META-INF/licenses/ASM here; META-INF/LICENSE in a real one) still shares
+// classes: the archive then leaves the agent's jar out, which keeps its
+// place after the directories.
+func TestClassDataSharingBesideAgentFile(t *testing.T) {
+	t.Parallel()
+	p := fixture(t, "junit4")
+	extra := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(extra, "META-INF", "licenses"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(extra, "META-INF", "licenses", "ASM"), []byte("not the agent's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	setup := *p.setup
+	setup.Classpath = append(slices.Clone(p.setup.Classpath), extra)
+	setup.ArgLine = append(slices.Clone(setup.ArgLine), "-Xlog:class+load=info")
+	cache := t.TempDir()
+	order := []string{list(t, p)[0].ID}
+	for _, what := range []string{"recording run", "run with the archive"} {
+		l, err := newLauncher(&setup, javaBin(), launcher.Options{Workers: 1, CDSDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := l.Run(context.Background(), order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := junitShared.MatchString(r.Output), what != "recording run"; got != want {
+			t.Fatalf("%s: JUnit's classes from the archive: %v, want %v\n%s", what, got, want, describe(r))
+		}
+		if r.Tests[0].Outcome != launcher.Pass {
+			t.Fatalf("%s: %s", what, describe(r))
+		}
+	}
+}

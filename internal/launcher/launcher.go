@@ -184,9 +184,12 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 	// directories, whose classes no archive may precede, and a JVM with the
 	// agent then loaded its classes (ByteBuddy's among them) from the jar.
 	shared, ordered := newCDS(context.Background(), opts.CDSDir, env.Java, jvm, append(slices.Clone(classpath), jars.Agent), env.JVMArgs, tmp)
-	if shared != nil {
-		classpath = ordered
+	if shared == nil {
+		// Also when a file of the module's directories is in the agent's
+		// jar (its META-INF/LICENSE, say): the module may share without it.
+		shared, ordered = newCDS(context.Background(), opts.CDSDir, env.Java, jvm, classpath, env.JVMArgs, tmp)
 	}
+	classpath = ordered
 	cpArgs, err := classpathArgs(classpath, jvm, tmp)
 	if err != nil {
 		os.RemoveAll(tmp)
