@@ -13,6 +13,7 @@ import (
 	"github.com/otiai10/copy"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/mvn"
 )
 
 // Class-data sharing: the first run of a module records its classes and
@@ -52,17 +53,7 @@ func TestClassDataSharing(t *testing.T) {
 	run := func(what string) (*launcher.Result, string) {
 		t.Helper()
 		start := time.Now()
-		l, err := newLauncher(&setup, javaBin(), launcher.Options{Workers: 1, CDSDir: cache})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := l.Run(context.Background(), order)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := l.Close(); err != nil { // waits for a dump
-			t.Fatal(err)
-		}
+		r := runSharing(t, &setup, cache, order)
 		archives, _ := filepath.Glob(filepath.Join(cache, "*.jsa"))
 		if len(archives) != 1 {
 			t.Fatalf("%s: want one archive in the cache, got %v", what, archives)
@@ -173,17 +164,7 @@ func TestClassDataSharingBesideAgentFile(t *testing.T) {
 	cache := t.TempDir()
 	order := []string{list(t, p)[0].ID}
 	for _, what := range []string{"recording run", "run with the archive"} {
-		l, err := newLauncher(&setup, javaBin(), launcher.Options{Workers: 1, CDSDir: cache})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := l.Run(context.Background(), order)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := l.Close(); err != nil {
-			t.Fatal(err)
-		}
+		r := runSharing(t, &setup, cache, order)
 		if got, want := junitShared.MatchString(r.Output), what != "recording run"; got != want {
 			t.Fatalf("%s: JUnit's classes from the archive: %v, want %v\n%s", what, got, want, describe(r))
 		}
@@ -191,4 +172,22 @@ func TestClassDataSharingBesideAgentFile(t *testing.T) {
 			t.Fatalf("%s: %s", what, describe(r))
 		}
 	}
+}
+
+// runSharing runs order in one JVM of a new launcher with class-data
+// sharing in cache, and closes the launcher, which waits for a dump.
+func runSharing(t *testing.T, setup *mvn.TestSetup, cache string, order []string) *launcher.Result {
+	t.Helper()
+	l, err := newLauncher(setup, javaBin(), launcher.Options{Workers: 1, CDSDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := l.Run(context.Background(), order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
