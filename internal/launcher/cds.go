@@ -36,8 +36,9 @@ import (
 // archive whose class path has a non-empty directory (JDK 17: in its used
 // part), but takes one whose class path the JVM's begins with. So the
 // archive is dumped with the module's jars alone, and with CDS the launcher
-// puts the module's jars (and the runner's and the agent's) before its
-// directories (target/test-classes, target/classes). It does that only when
+// puts the module's jars (and the runner's and, when no file of the
+// directories is in it, the agent's) before its directories
+// (target/test-classes, target/classes). It does that only when
 // it changes no lookup: no file in a directory has the name of an entry in a
 // jar, and no jar names more jars in its manifest's Class-Path. Otherwise,
 // and on JDKs before 11, there is no archive and the class path keeps its
@@ -94,10 +95,21 @@ type cds struct {
 // cdsClasspath returns classpath with its jars (regular files) first and its
 // directories after them, each in their order, and the directories' class
 // names, when that order resolves every class and resource as the given one
-// does; ok is false when it would not.
-func cdsClasspath(classpath []string) (ordered []string, njars int, classes []string, ok bool) {
+// does; ok is false when it would not. The jar optional (the agent's, which
+// -javaagent puts after everything) joins the jars, last, unless a file of
+// a directory is also in it (a META-INF/LICENSE, say) or it cannot be read:
+// ordered then leaves it out.
+func cdsClasspath(classpath []string, optional string) (ordered []string, njars int, classes []string, ok bool) {
 	var jars, dirs []string
 	jarEntries := map[string]bool{}
+	optionalEntries := map[string]bool{}
+	if names, err := jarNames(optional); err == nil {
+		for _, n := range names {
+			optionalEntries[n] = true
+		}
+	} else {
+		optional = ""
+	}
 	for _, e := range classpath {
 		fi, err := os.Stat(e)
 		switch {
@@ -132,6 +144,9 @@ func cdsClasspath(classpath []string) (ordered []string, njars int, classes []st
 			if jarEntries[rel] {
 				return fmt.Errorf("%s is also in a jar", rel)
 			}
+			if optionalEntries[rel] {
+				optional = ""
+			}
 			if c, ok := strings.CutSuffix(rel, ".class"); ok {
 				classes = append(classes, c)
 			}
@@ -140,6 +155,9 @@ func cdsClasspath(classpath []string) (ordered []string, njars int, classes []st
 		if err != nil && !os.IsNotExist(err) {
 			return nil, 0, nil, false
 		}
+	}
+	if optional != "" {
+		jars = append(jars, optional)
 	}
 	return append(jars, dirs...), len(jars), classes, true
 }
@@ -196,9 +214,10 @@ func cdsDumpArgs(args []string) (out []string, ok bool) {
 }
 
 // newCDS prepares class-data sharing for a launcher: the class path in the
-// order to use (jars first) and the archive's state. It returns nil and the
-// class path unchanged when the module or the JDK cannot share classes.
-func newCDS(ctx context.Context, dir, java string, jvm JVM, classpath, jvmArgs []string, tmp string) (*cds, []string) {
+// order to use (jars first, the agent's jar among them when it may be, see
+// cdsClasspath) and the archive's state. It returns nil and the class path
+// unchanged when the module or the JDK cannot share classes.
+func newCDS(ctx context.Context, dir, java string, jvm JVM, classpath []string, agentJar string, jvmArgs []string, tmp string) (*cds, []string) {
 	if dir == "" || !jvm.appCDS() {
 		return nil, classpath
 	}
@@ -206,7 +225,7 @@ func newCDS(ctx context.Context, dir, java string, jvm JVM, classpath, jvmArgs [
 	if !ok {
 		return nil, classpath
 	}
-	ordered, jars, classes, ok := cdsClasspath(classpath)
+	ordered, jars, classes, ok := cdsClasspath(classpath, agentJar)
 	if !ok || jars == 0 {
 		return nil, classpath
 	}
@@ -370,18 +389,9 @@ func (c *cds) dump(list string) error {
 	defer os.Remove(tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), cdsTimeout)
 	defer cancel()
-	var err error
-	for _, lambdas := range []bool{true, false} {
-		filtered := list + ".jars"
-		if err = filterClassList(list, filtered, c.classes, lambdas); err != nil {
-			return err
-		}
-		args := append(slices.Clone(c.dumpArgs), "-Xshare:dump", "-XX:SharedClassListFile="+filtered, "-XX:SharedArchiveFile="+tmp, "-cp", c.jarsCP)
-		out, dumpErr := exec.CommandContext(ctx, c.java, args...).CombinedOutput()
-		if dumpErr == nil {
-			break
-		}
-		err = fmt.Errorf("dump the class-data sharing archive: %w: %s", dumpErr, tailLines(string(out), 5))
+	err := c.dumpTo(ctx, list, tmp, true)
+	if err != nil {
+		err = c.dumpTo(ctx, list, tmp, false)
 	}
 	if err != nil {
 		return err
@@ -406,6 +416,20 @@ func (c *cds) dump(list string) error {
 	if !c.valid(ctx) {
 		c.remove()
 		return fmt.Errorf("the JVM does not take the archive it dumped")
+	}
+	return nil
+}
+
+// dumpTo dumps the archive file to from the class list list (see
+// filterClassList for lambdas).
+func (c *cds) dumpTo(ctx context.Context, list, to string, lambdas bool) error {
+	filtered := list + ".jars"
+	if err := filterClassList(list, filtered, c.classes, lambdas); err != nil {
+		return err
+	}
+	args := append(slices.Clone(c.dumpArgs), "-Xshare:dump", "-XX:SharedClassListFile="+filtered, "-XX:SharedArchiveFile="+to, "-cp", c.jarsCP)
+	if out, err := exec.CommandContext(ctx, c.java, args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("dump the class-data sharing archive: %w: %s", err, tailLines(string(out), 5))
 	}
 	return nil
 }

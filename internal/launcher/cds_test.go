@@ -53,9 +53,21 @@ func TestCDSClasspath(t *testing.T) {
 	writeJar(t, withClassPath, map[string]string{"META-INF/MANIFEST.MF": "Manifest-Version: 1.0\nClass-Path: other.jar\n"})
 	missing := filepath.Join(dir, "gone")
 
-	got, jars, names, ok := cdsClasspath([]string{tests, classes, lib, missing})
+	got, jars, names, ok := cdsClasspath([]string{tests, classes, lib, missing}, "")
 	if want := []string{lib, tests, classes, missing}; !ok || jars != 1 || !slices.Equal(got, want) {
 		t.Errorf("jars first: %v (%d jars, ok %v), want %v", got, jars, ok, want)
+	}
+	// The agent's jar joins the jars, unless a directory has a file of it.
+	agent := filepath.Join(dir, "agent.jar")
+	writeJar(t, agent, map[string]string{"META-INF/LICENSE": "", "dev/flaky/agent/Agent.class": ""})
+	got, jars, _, ok = cdsClasspath([]string{tests, classes, lib}, agent)
+	if want := []string{lib, agent, tests, classes}; !ok || jars != 2 || !slices.Equal(got, want) {
+		t.Errorf("with the agent's jar: %v (%d jars, ok %v), want %v", got, jars, ok, want)
+	}
+	writeFile(t, filepath.Join(classes, "META-INF", "LICENSE"))
+	got, jars, _, ok = cdsClasspath([]string{tests, classes, lib}, agent)
+	if want := []string{lib, tests, classes}; !ok || jars != 1 || !slices.Equal(got, want) {
+		t.Errorf("with a directory file in the agent's jar: %v (%d jars, ok %v), want %v", got, jars, ok, want)
 	}
 	slices.Sort(names)
 	if want := []string{"p/A", "p/ATest"}; !slices.Equal(names, want) {
@@ -66,7 +78,7 @@ func TestCDSClasspath(t *testing.T) {
 		"a jar names more jars":             {tests, lib, withClassPath},
 		"not a jar":                         {tests, filepath.Join(classes, "app.properties")},
 	} {
-		if _, _, _, ok := cdsClasspath(cp); ok {
+		if _, _, _, ok := cdsClasspath(cp, ""); ok {
 			t.Errorf("%s: reordered", name)
 		}
 	}
@@ -122,7 +134,7 @@ func TestCDSOffWithoutDirOrOnOldJava(t *testing.T) {
 		dir string
 		jvm JVM
 	}{{"", JVM{Major: 17}}, {t.TempDir(), JVM{Major: 8}}, {t.TempDir(), JVM{Major: 10}}, {t.TempDir(), JVM{Major: 17, VMName: "Eclipse OpenJ9 VM"}}} {
-		c, got := newCDS(t.Context(), tt.dir, "java", tt.jvm, cp, nil, t.TempDir())
+		c, got := newCDS(t.Context(), tt.dir, "java", tt.jvm, cp, "", nil, t.TempDir())
 		if c != nil || !slices.Equal(got, cp) {
 			t.Errorf("dir %q, %+v: sharing %v, class path %v", tt.dir, tt.jvm, c, got)
 		}

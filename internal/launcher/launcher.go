@@ -183,13 +183,7 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 	// the jars the archive holds: -javaagent puts it after the module's
 	// directories, whose classes no archive may precede, and a JVM with the
 	// agent then loaded its classes (ByteBuddy's among them) from the jar.
-	shared, ordered := newCDS(context.Background(), opts.CDSDir, env.Java, jvm, append(slices.Clone(classpath), jars.Agent), env.JVMArgs, tmp)
-	if shared == nil {
-		// Also when a file of the module's directories is in the agent's
-		// jar (its META-INF/LICENSE, say): the module may share without it.
-		shared, ordered = newCDS(context.Background(), opts.CDSDir, env.Java, jvm, classpath, env.JVMArgs, tmp)
-	}
-	classpath = ordered
+	shared, classpath := newCDS(context.Background(), opts.CDSDir, env.Java, jvm, classpath, jars.Agent, env.JVMArgs, tmp)
 	cpArgs, err := classpathArgs(classpath, jvm, tmp)
 	if err != nil {
 		os.RemoveAll(tmp)
