@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/verify"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -16,7 +18,8 @@ import (
 // ends, the test that ends when interrupted and the one that never ends are
 // reported as timed out in Surefire's XML, the fork record and flaky's
 // console, the other tests ran and passed, and verify's own runs used the
-// same timeout.
+// same timeout. Confirmation reruns show the hangs failing in every run and
+// a test that failed in the Surefire run and the three reruns flaky.
 func TestProviderCutsHangingTests(t *testing.T) {
 	t.Parallel()
 	needsTools(t)
@@ -35,10 +38,25 @@ func TestProviderCutsHangingTests(t *testing.T) {
 	if took > 3*time.Minute {
 		t.Errorf("mvn -Pflaky verify took %s: verify's runs did not use -Dflaky.testTimeout", took)
 	}
-	for _, want := range []string{"[flaky] FAILS in every run: " + hanging, "[flaky] FAILS in every run: " + stuck} {
+	// The hangs fail in every run, confirmation reruns included; the test
+	// that fails in the first four runs (the Surefire run and the three
+	// reruns) passes in a confirmation rerun: flaky, not failing.
+	const firstRuns = "fixture.hang.FirstRunsTest#failsTheFirstFourRuns"
+	for _, want := range []string{"[flaky] FAILS in every run: " + hanging, "[flaky] FAILS in every run: " + stuck, "[flaky] NEW   nod        " + firstRuns} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the build output lacks %q:\n%s", want, tail(out))
 		}
+	}
+	if strings.Contains(out, "[flaky] FAILS in every run: "+firstRuns) {
+		t.Errorf("%s, which passed in a confirmation rerun, is called failing in every run:\n%s", firstRuns, tail(out))
+	}
+	r, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The Surefire run, three reruns and every confirmation rerun (the hangs get all four).
+	if want := 1 + verify.DefaultReruns + verify.ConfirmReruns; r.Runs != want {
+		t.Errorf("%d runs in the report, want %d", r.Runs, want)
 	}
 
 	// Surefire's own report: the cut tests are errors that say they timed out.
@@ -81,7 +99,7 @@ func TestProviderCutsHangingTests(t *testing.T) {
 		outcomes[ft.Test] = ft.Outcome
 	}
 	want := map[string]string{
-		"fixture.hang.AlphaTest#one": "pass", "fixture.hang.AlphaTest#two": "pass", stuck: "timeout",
+		"fixture.hang.AlphaTest#one": "pass", "fixture.hang.AlphaTest#two": "pass", stuck: "timeout", firstRuns: "fail",
 		"fixture.hang.HangingTest#passes": "pass", hanging: "timeout", "fixture.hang.OmegaTest#last": "pass",
 	}
 	if len(outcomes) != len(want) {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -106,11 +107,83 @@ type Result struct {
 
 // runOutcome is one test's outcome in one run.
 type runOutcome struct {
-	run     string
-	outcome launcher.Outcome
-	message string
-	ftype   string
-	stack   string
+	run       string
+	orderFile string // of the order the run ran
+	outcome   launcher.Outcome
+	message   string
+	ftype     string
+	stack     string
+}
+
+// ConfirmReruns bounds the runs a test that failed in every run of its
+// order so far gets before verify calls it failing rather than flaky: one
+// that fails one run in three still fails the Surefire run and three reruns
+// about once in a hundred builds, and all eight about once in 7,000.
+const ConfirmReruns = 4
+
+// confirmFailing reruns the order up to the last of its tests that failed in
+// every run so far (outcomes), cfg.Workers runs at a time (0: one per core), until
+// each such test has passed once or ConfirmReruns runs were made, and adds
+// their outcomes to outcomes; it returns the runs made. The runs are the
+// recorded order's, cut after the test: what ran before it is the same.
+func confirmFailing(ctx context.Context, cfg Config, l *launcher.Launcher, order []string, orderDir string, outcomes map[string][]runOutcome) (int, error) {
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	made := 0
+	for made < ConfirmReruns {
+		last := -1
+		for i, test := range order {
+			if failsEveryRun(outcomes[test]) {
+				last = i
+			}
+		}
+		if last < 0 {
+			break
+		}
+		if made == 0 {
+			cfg.Progress.Phase("rerunning the tests that failed in every run", ConfirmReruns, time.Time{})
+		}
+		prefix := order[:last+1]
+		orderFile, err := surefire.WriteOrderFile(orderDir, prefix)
+		if err != nil {
+			return made, err
+		}
+		jobs := make([]launcher.Job, min(workers, ConfirmReruns-made))
+		for i := range jobs {
+			jobs[i] = launcher.Job{Order: prefix, RunOptions: launcher.RunOptions{Resume: true}}
+		}
+		results, err := l.RunJobs(ctx, jobs)
+		if err != nil {
+			return made, fmt.Errorf("rerun the order up to %s: %w", order[last], err)
+		}
+		for _, r := range results {
+			made++
+			for _, t := range r.Tests {
+				outcomes[t.Test] = append(outcomes[t.Test], runOutcome{
+					run: fmt.Sprintf("confirmation %d", made), orderFile: orderFile, outcome: t.Outcome,
+					message: t.Message, ftype: t.FailureType, stack: t.Stack,
+				})
+			}
+		}
+	}
+	return made, nil
+}
+
+// failsEveryRun reports whether a test failed in runs and passed in none
+// (a skipped or not-run outcome is no evidence either way).
+func failsEveryRun(runs []runOutcome) bool {
+	failed := false
+	for _, r := range runs {
+		switch {
+		case r.outcome == launcher.Pass:
+			return false
+		case r.outcome.Failed():
+			failed = true
+		}
+	}
+	return failed
 }
 
 // Run verifies one module.
@@ -179,7 +252,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			if _, seen := outcomes[t.Test]; !seen {
 				testOrder = append(testOrder, t.Test)
 			}
-			outcomes[t.Test] = append(outcomes[t.Test], runOutcome{run: "surefire", outcome: launcher.ParseOutcome(t.Outcome), message: t.Message})
+			outcomes[t.Test] = append(outcomes[t.Test], runOutcome{run: "surefire", orderFile: orderFile, outcome: launcher.ParseOutcome(t.Outcome), message: t.Message})
 		}
 		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcherOptions(cfg, rec))
 		if err != nil {
@@ -200,13 +273,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		for i, r := range results {
 			for _, t := range r.Tests {
 				outcomes[t.Test] = append(outcomes[t.Test], runOutcome{
-					run: fmt.Sprintf("rerun %d", i+1), outcome: t.Outcome,
+					run: fmt.Sprintf("rerun %d", i+1), orderFile: orderFile, outcome: t.Outcome,
 					message: t.Message, ftype: t.FailureType, stack: t.Stack,
 				})
 			}
 		}
-		res.Report.Runs += 1 + len(results)
-		res.Report.Stats.Orders += 1 + len(results)
+		confirmed, err := confirmFailing(ctx, cfg, l, order, orderDir, outcomes)
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		res.Report.Runs += 1 + len(results) + confirmed
+		res.Report.Stats.Orders += 1 + len(results) + confirmed
 		for _, test := range order {
 			f, c, failing := classify(test, outcomes[test], order, orderFile, cfg)
 			if f != nil {
@@ -342,16 +420,14 @@ func clearer(cfg Config, rep *report.Report, ran func(string) bool) func(gate.Ac
 	}
 }
 
-// classify turns one test's outcomes over all runs of the same order into a
-// finding (it both passed and failed: not order-dependent, so NOD), a
-// Surefire-format case, and whether it failed in every run.
+// classify turns one test's outcomes over all runs of the same order (or
+// its beginning up to the test, see confirmFailing) into a finding (it both
+// passed and failed: not order-dependent, so NOD), a Surefire-format case,
+// and whether it failed in every run.
 func classify(test string, runs []runOutcome, order []string, orderFile string, cfg Config) (*report.Finding, *surefire.FlakyCase, bool) {
-	var passed, failed []runOutcome
+	var failed []runOutcome
 	for _, r := range runs {
-		switch {
-		case r.outcome == launcher.Pass:
-			passed = append(passed, r)
-		case r.outcome.Failed():
+		if r.outcome.Failed() {
 			failed = append(failed, r)
 		}
 	}
@@ -364,7 +440,7 @@ func classify(test string, runs []runOutcome, order []string, orderFile string, 
 	for i, r := range failed {
 		problems[i] = surefire.Problem{Error: r.outcome != launcher.Fail, Message: r.message, Type: r.ftype, Stack: r.stack}
 	}
-	if len(passed) == 0 {
+	if failsEveryRun(runs) {
 		c.Failed, c.Failure, c.Reruns = true, problems[0], problems[1:]
 		return nil, c, true
 	}
@@ -376,7 +452,7 @@ func classify(test string, runs []runOutcome, order []string, orderFile string, 
 		Reproduce: reproduce(cfg, orderFile, order),
 	}
 	for _, r := range runs {
-		f.Evidence = append(f.Evidence, report.Evidence{Run: r.run, OrderFile: orderFile, Outcome: string(r.outcome), Message: r.message})
+		f.Evidence = append(f.Evidence, report.Evidence{Run: r.run, OrderFile: r.orderFile, Outcome: string(r.outcome), Message: r.message})
 	}
 	return f, c, false
 }

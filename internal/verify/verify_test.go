@@ -19,7 +19,7 @@ import (
 func TestClassify(t *testing.T) {
 	cfg := Config{Root: "/p", ModuleDir: "/p/core"}
 	run := func(name string, outcome launcher.Outcome) runOutcome {
-		return runOutcome{run: name, outcome: outcome, message: string(outcome) + " in " + name}
+		return runOutcome{run: name, orderFile: "/p/core/target/flaky/orders/" + name + ".txt", outcome: outcome, message: string(outcome) + " in " + name}
 	}
 	tests := []struct {
 		name        string
@@ -34,6 +34,8 @@ func TestClassify(t *testing.T) {
 		{"fails every run", []runOutcome{run("surefire", "fail"), run("rerun 1", "error")}, false, true, true, 0},
 		{"flips", []runOutcome{run("surefire", "pass"), run("rerun 1", "fail"), run("rerun 2", "pass"), run("rerun 3", "crash")}, true, true, false, 2},
 		{"not-run is no evidence", []runOutcome{run("surefire", "pass"), run("rerun 1", "not-run")}, false, false, false, 0},
+		{"fails until a confirmation passes", []runOutcome{run("surefire", "fail"), run("rerun 1", "fail"), run("confirmation 1", "skipped"), run("confirmation 2", "pass")}, true, true, false, 2},
+		{"fails every run but skipped", []runOutcome{run("surefire", "fail"), run("confirmation 1", "skipped")}, false, true, true, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,6 +55,10 @@ func TestClassify(t *testing.T) {
 			for i := 0; f != nil && i < len(f.Evidence); i++ {
 				if got, want := f.Evidence[i].Outcome, string(tt.runs[i].outcome); got != want {
 					t.Errorf("evidence %d outcome %q, want %q", i, got, want)
+				}
+				// Each run's evidence names the order it ran (a confirmation's is the order's beginning).
+				if got, want := f.Evidence[i].OrderFile, tt.runs[i].orderFile; got != want {
+					t.Errorf("evidence %d order file %q, want %q", i, got, want)
 				}
 			}
 			if c != nil {
