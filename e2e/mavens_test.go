@@ -41,18 +41,19 @@ func otherMaven(t *testing.T, prefix string) string {
 }
 
 // TestVerifyOnOtherMavens runs `flaky init` and `mvn -Pflaky verify` with
-// Maven 3.9 on the junit4 fixture (exact findings, as
+// Maven 3.9 on the testng6 fixture (exact findings, as
 // TestVerifyRunsOrderDependenceAnalysis checks them on the PATH's Maven; the
-// order generators alone, which keeps the build short), and
+// order generators alone, which keeps the build short; Surefire 2.22.2, the
+// oldest the provider supports, with four findings of three kinds), and
 // with Maven 4 on the reactor fixture rewritten to model 4.1.0: modules as
 // <subprojects>, children whose <parent/> names no coordinates. One build per
 // Maven version.
 func TestVerifyOnOtherMavens(t *testing.T) {
 	t.Parallel()
-	t.Run("maven-3.9/junit4", func(t *testing.T) {
+	t.Run("maven-3.9/testng6", func(t *testing.T) {
 		t.Parallel()
 		mvnBin := otherMaven(t, "3.9.")
-		verifyFindsExpectedWith(t, mvnBin, copyFixture(t, "junit4"), "orders", false)
+		verifyFindsExpectedWith(t, mvnBin, copyFixture(t, "testng6"), "orders", false)
 	})
 	t.Run("maven-4/reactor-model-4.1.0", func(t *testing.T) {
 		t.Parallel()
