@@ -118,11 +118,12 @@ type runOutcome struct {
 // ConfirmReruns bounds the runs a test that failed in every run of its
 // order so far gets before verify calls it failing rather than flaky: one
 // that fails one run in three still fails the Surefire run and three reruns
-// about once in a hundred builds, and all eight about once in 7,000.
+// about once in a hundred builds, and all eight about once in 7,000. A test
+// that timed out in every run gets none: each would cost the test timeout.
 const ConfirmReruns = 4
 
 // confirmFailing reruns the order up to the last of its tests that failed in
-// every run so far (outcomes), cfg.Workers runs at a time (0: one per core), until
+// every run so far (outcomes), not only by timing out, cfg.Workers runs at a time (0: one per core), until
 // each such test has passed once or ConfirmReruns runs were made, and adds
 // their outcomes to outcomes; it returns the runs made. The runs are the
 // recorded order's, cut after the test: what ran before it is the same.
@@ -135,7 +136,7 @@ func confirmFailing(ctx context.Context, cfg Config, l *launcher.Launcher, order
 	for made < ConfirmReruns {
 		last := -1
 		for i, test := range order {
-			if failsEveryRun(outcomes[test]) {
+			if failsEveryRun(outcomes[test]) && !timedOutEveryRun(outcomes[test]) {
 				last = i
 			}
 		}
@@ -169,6 +170,17 @@ func confirmFailing(ctx context.Context, cfg Config, l *launcher.Launcher, order
 		}
 	}
 	return made, nil
+}
+
+// timedOutEveryRun reports whether every failure in runs is a timeout: a
+// confirmation rerun of such a test would cost the whole test timeout.
+func timedOutEveryRun(runs []runOutcome) bool {
+	for _, r := range runs {
+		if r.outcome.Failed() && r.outcome != launcher.Timeout {
+			return false
+		}
+	}
+	return true
 }
 
 // failsEveryRun reports whether a test failed in runs and passed in none

@@ -80,6 +80,40 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+// TestConfirmationRule checks which tests confirmFailing reruns: those that
+// failed in every run so far, not only by timing out.
+func TestConfirmationRule(t *testing.T) {
+	runs := func(outcomes ...launcher.Outcome) []runOutcome {
+		var out []runOutcome
+		for _, o := range outcomes {
+			out = append(out, runOutcome{outcome: o})
+		}
+		return out
+	}
+	tests := []struct {
+		name          string
+		runs          []runOutcome
+		every, hanged bool
+	}{
+		{"no runs", nil, false, true},
+		{"fails every run", runs(launcher.Fail, launcher.Error, launcher.Crash), true, false},
+		{"passed once", runs(launcher.Fail, launcher.Pass, launcher.Fail), false, false},
+		{"skipped is no evidence", runs(launcher.Skipped, launcher.Fail, launcher.NotRun), true, false},
+		{"times out every run", runs(launcher.Timeout, launcher.Timeout), true, true},
+		{"times out and fails", runs(launcher.Timeout, launcher.Fail), true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := failsEveryRun(tt.runs); got != tt.every {
+				t.Errorf("failsEveryRun = %v, want %v", got, tt.every)
+			}
+			if got := timedOutEveryRun(tt.runs); got != tt.hanged {
+				t.Errorf("timedOutEveryRun = %v, want %v", got, tt.hanged)
+			}
+		})
+	}
+}
+
 // TestClearerNeverCallsACutAnalysisClean checks that an accepted test is
 // called possibly fixed only when the analyses that find its kind ran to
 // completion and did not leave it unconfirmed, and a change's analysis
