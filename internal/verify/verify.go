@@ -122,11 +122,12 @@ type runOutcome struct {
 // that timed out in every run gets none: each would cost the test timeout.
 const ConfirmReruns = 4
 
-// confirmFailing reruns the order up to the last of its tests that failed in
-// every run so far (outcomes), not only by timing out, cfg.Workers runs at a time (0: one per core), until
-// each such test has passed once or ConfirmReruns runs were made, and adds
-// their outcomes to outcomes; it returns the runs made. The runs are the
-// recorded order's, cut after the test: what ran before it is the same.
+// confirmFailing reruns the order up to the last of its tests that failed
+// in every run so far (outcomes), not only by timing out, cfg.Workers runs
+// at a time (0: one per core), until each such test has passed once or
+// ConfirmReruns runs were made, and adds their outcomes to outcomes; it
+// returns the runs made. The runs are the recorded order's, cut after the
+// test: what ran before it is the same.
 func confirmFailing(ctx context.Context, cfg Config, l *launcher.Launcher, order []string, orderDir string, outcomes map[string][]runOutcome) (int, error) {
 	workers := cfg.Workers
 	if workers <= 0 {
