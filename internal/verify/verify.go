@@ -162,15 +162,21 @@ func confirmFailing(ctx context.Context, cfg Config, l *launcher.Launcher, order
 		}
 		for _, r := range results {
 			made++
-			for _, t := range r.Tests {
-				outcomes[t.Test] = append(outcomes[t.Test], runOutcome{
-					run: fmt.Sprintf("confirmation %d", made), orderFile: orderFile, outcome: t.Outcome,
-					message: t.Message, ftype: t.FailureType, stack: t.Stack,
-				})
-			}
+			addOutcomes(outcomes, fmt.Sprintf("confirmation %d", made), orderFile, r)
 		}
 	}
 	return made, nil
+}
+
+// addOutcomes adds each test's outcome in r, the run named run of the order
+// in orderFile, to outcomes.
+func addOutcomes(outcomes map[string][]runOutcome, run, orderFile string, r *launcher.Result) {
+	for _, t := range r.Tests {
+		outcomes[t.Test] = append(outcomes[t.Test], runOutcome{
+			run: run, orderFile: orderFile, outcome: t.Outcome,
+			message: t.Message, ftype: t.FailureType, stack: t.Stack,
+		})
+	}
 }
 
 // timedOutEveryRun reports whether every failure in runs is a timeout: a
@@ -284,12 +290,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 		for i, r := range results {
-			for _, t := range r.Tests {
-				outcomes[t.Test] = append(outcomes[t.Test], runOutcome{
-					run: fmt.Sprintf("rerun %d", i+1), orderFile: orderFile, outcome: t.Outcome,
-					message: t.Message, ftype: t.FailureType, stack: t.Stack,
-				})
-			}
+			addOutcomes(outcomes, fmt.Sprintf("rerun %d", i+1), orderFile, r)
 		}
 		confirmed, err := confirmFailing(ctx, cfg, l, order, orderDir, outcomes)
 		if err != nil {
