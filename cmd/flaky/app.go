@@ -31,7 +31,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "java", Usage: "java executable (default: $JAVA_HOME/bin/java, else java on PATH)"},
 			&cli.StringFlag{Name: "mvn", Usage: "Maven command, optionally with -P and -D arguments (default: the build's ./mvnw, else mvn)"},
-			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "test JVMs to run at once (without it, detect and merge size them by the suite's JVMs, and chaos runs more while cores are idle)"},
+			&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "test JVMs to run at once (without it, detect and merge size them by the suite's JVMs, and chaos runs more while its JVMs wait)"},
 			quietFlag,
 			&cli.BoolFlag{Name: "debug", Aliases: []string{"v"}, EnvVars: []string{"FLAKY_DEBUG"}, Usage: "also print debug notes (parents not read, artifacts installed, Maven commands)"},
 			mavenProfileFlag(),

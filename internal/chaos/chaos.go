@@ -73,13 +73,13 @@ type Config struct {
 	// core.
 	Workers int
 	// AutoWorkers runs more JVMs than Workers, up to maxSpare times as
-	// many, while those running leave a core of the machine idle (they
-	// wait: a lengthened sleep, a delayed connect); not when GOMAXPROCS is
-	// below the cores (a container's CPU quota).
+	// many, while fewer than Workers of them keep a core busy (the others
+	// wait: a lengthened sleep, a delayed connect). It needs a Runner that
+	// measures its JVMs (jvmLoad, as launcher.Launcher does).
 	AutoWorkers bool
-	// idle measures the machine's idle cores for AutoWorkers; nil means a
-	// launcher.IdleMeter.
-	idle idleMeter
+	// load measures the running JVMs for AutoWorkers; nil means the
+	// Runner's own.
+	load jvmLoad
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
 	// Progress hears the analysis' phases (the launcher reports its runs);
@@ -223,12 +223,10 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
 	}
-	if cfg.idle == nil {
-		cfg.idle = &launcher.IdleMeter{}
+	if cfg.load == nil {
+		cfg.load, _ = r.(jvmLoad)
 	}
-	if runtime.GOMAXPROCS(0) < runtime.NumCPU() {
-		// A CPU quota (Go sizes GOMAXPROCS by a container's) or a user's
-		// limit: the machine's idle cores are not the process's to use.
+	if cfg.load == nil {
 		cfg.AutoWorkers = false
 	}
 	if cfg.Logf == nil {
@@ -321,10 +319,10 @@ type analysis struct {
 	wall map[*launcher.Result]time.Duration
 }
 
-// idleMeter measures the machine's idle cores (launcher.IdleMeter).
-type idleMeter interface {
-	Mark()
-	IdleCores() (float64, bool)
+// jvmLoad measures a Runner's running JVMs (launcher.Launcher.BusyJVMs):
+// how many keep a core busy, the others waiting.
+type jvmLoad interface {
+	BusyJVMs() int
 }
 
 // attributionShare is the part of the budget (1/attributionShare) kept for
@@ -477,9 +475,6 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 			}
 			next, running = next+1, running+1
 			lastStart = time.Now()
-			if a.cfg.AutoWorkers {
-				a.cfg.idle.Mark()
-			}
 			job := jobs[i : i+1]
 			go func() {
 				defer cancel()
@@ -538,24 +533,22 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 }
 
 // maxSpare bounds the JVMs AutoWorkers runs at once, per worker.
-const maxSpare = 2
+const maxSpare = 3
 
 // spareSettle is how long after a JVM's start spare waits before it
-// measures the idle cores: a JVM keeps cores busy as it starts, which the
-// measurement from its start then sees.
+// measures the running JVMs: the JVM of a job just started may not run yet.
 const spareSettle = 300 * time.Millisecond
+
+// spareInterval is how often spareCheck asks spare again.
+const spareInterval = 100 * time.Millisecond
 
 // spare reports whether one more JVM than Workers may start now, running
 // being the JVMs running and lastStart when the last started: with
 // AutoWorkers, while fewer than maxSpare times Workers run, the last
-// started spareSettle ago or more, and the machine left a core idle since
-// (see launcher.IdleMeter).
+// started spareSettle ago or more, and fewer than Workers of those running
+// keep a core busy (see launcher.Launcher.BusyJVMs).
 func (a *analysis) spare(running int, lastStart time.Time) bool {
-	if !a.spareRoom(running) || time.Since(lastStart) < spareSettle {
-		return false
-	}
-	idle, ok := a.cfg.idle.IdleCores()
-	return ok && idle >= 1
+	return a.spareRoom(running) && time.Since(lastStart) >= spareSettle && a.cfg.load.BusyJVMs() < a.cfg.Workers
 }
 
 // spareCheck returns a channel that fires when spare is worth asking
@@ -566,7 +559,7 @@ func (a *analysis) spareCheck(stopped bool, running int, waiting bool) <-chan ti
 	if stopped || !waiting || running < a.cfg.Workers || !a.spareRoom(running) {
 		return nil
 	}
-	return time.After(launcher.MinIdleInterval)
+	return time.After(spareInterval)
 }
 
 // spareRoom reports whether, with AutoWorkers, fewer than maxSpare times

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -887,48 +886,40 @@ func TestJudgeUnperturbedSkipsCutRuns(t *testing.T) {
 	}
 }
 
-// fixedIdle is an idleMeter that always measures the same idle cores.
-type fixedIdle float64
+// loadFunc is a jvmLoad that says what the function returns.
+type loadFunc func() int
 
-func (fixedIdle) Mark()                        {}
-func (i fixedIdle) IdleCores() (float64, bool) { return float64(i), true }
+func (f loadFunc) BusyJVMs() int { return f() }
 
-// TestAutoWorkers checks that AutoWorkers starts one more JVM than Workers
-// (up to maxSpare times as many) only while a core is idle and GOMAXPROCS
-// is not below the cores (a container's CPU quota), and that without it
-// Workers bounds the JVMs.
+// TestAutoWorkers checks that AutoWorkers starts more JVMs than Workers (up
+// to maxSpare times as many) only while fewer than Workers of those running
+// keep a core busy, and that without it, or with a runner that does not
+// measure its JVMs, Workers bounds the JVMs.
 func TestAutoWorkers(t *testing.T) {
 	tests := []struct {
-		name  string
-		auto  bool
-		quota bool // GOMAXPROCS below the cores
-		idle  fixedIdle
-		want  int
+		name string
+		auto bool
+		load func(r *fakeRunner) jvmLoad // nil: the runner's own (none)
+		want int
 	}{
-		{"a core idle", true, false, 1.5, maxSpare},
-		{"less than a core idle", true, false, 0.5, 1},
-		{"without AutoWorkers", false, false, 2, 1},
-		{"under a CPU quota", true, true, 2, 1},
+		{"the JVMs wait", true, func(*fakeRunner) jvmLoad { return loadFunc(func() int { return 0 }) }, maxSpare},
+		{"the JVMs keep their cores busy", true, func(r *fakeRunner) jvmLoad {
+			return loadFunc(func() int { r.mu.Lock(); defer r.mu.Unlock(); return r.running })
+		}, 1},
+		{"without AutoWorkers", false, func(*fakeRunner) jvmLoad { return loadFunc(func() int { return 0 }) }, 1},
+		{"a runner that does not measure its JVMs", true, nil, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.quota {
-				// Not parallel: it runs, and puts GOMAXPROCS back, before
-				// the other cases resume.
-				if runtime.NumCPU() < 2 {
-					t.Skip("one core: GOMAXPROCS cannot be below it")
-				}
-				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(runtime.NumCPU() - 1))
-			} else {
-				t.Parallel()
-				if tt.want > 1 && runtime.GOMAXPROCS(0) < runtime.NumCPU() {
-					t.Skip("GOMAXPROCS is below the cores here: spare JVMs are off")
-				}
+			t.Parallel()
+			// Long enough for every spare to start while the first JVMs run.
+			r := &fakeRunner{suite: map[string]behaviour{}, delay: maxSpare * (spareSettle + spareInterval)}
+			cfg := Config{Tests: []string{"p.A#a"}, Mode: Single, Strategies: mustLookup("RANDOM_MAX", "LOCALE", "DATE_FIXED"),
+				Workers: 1, AutoWorkers: tt.auto}
+			if tt.load != nil {
+				cfg.load = tt.load(r)
 			}
-			r := &fakeRunner{suite: map[string]behaviour{}, delay: spareSettle + 2*launcher.MinIdleInterval}
-			_, err := Run(context.Background(), r, Config{Tests: []string{"p.A#a"}, Mode: Single, Strategies: mustLookup("RANDOM_MAX", "LOCALE"),
-				Workers: 1, AutoWorkers: tt.auto, idle: tt.idle})
-			if err != nil {
+			if _, err := Run(context.Background(), r, cfg); err != nil {
 				t.Fatal(err)
 			}
 			if r.mostRunning != tt.want {

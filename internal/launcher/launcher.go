@@ -144,6 +144,7 @@ type Launcher struct {
 	tmp    string
 	cpArgs []string
 	cds    *cds
+	load   jvmLoad // the running JVMs' CPU use
 }
 
 // New checks the Java executable, prepares the classpath arguments and

@@ -206,6 +206,8 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 		startedHook(attempt)
 	}
 	run.SetProcess(jvm.pid)
+	l.load.track(jvm.pid)
+	defer l.load.untrack(jvm.pid)
 	out := newHeadTail(l.opts.OutputLimit)
 	copied := make(chan struct{})
 	go func() {
@@ -278,6 +280,7 @@ loop:
 		case <-waited:
 			exited, waited = true, nil
 			p.end = time.Now()
+			l.load.untrack(jvm.pid)
 			killGroup(jvm.pid) // stray children
 			jvm.finish()
 			if killed := append(jvm.killed, killMarked(marker)...); len(killed) > 0 {

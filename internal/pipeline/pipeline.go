@@ -177,7 +177,7 @@ type ChaosOptions struct {
 	// MavenArgs are the Maven arguments of the reproduce commands.
 	MavenArgs []string
 	// AutoWorkers runs more JVMs than Options.Workers while those running
-	// leave a core idle (chaos.Config.AutoWorkers).
+	// wait, not keeping cores busy (chaos.Config.AutoWorkers).
 	AutoWorkers bool
 }
 

@@ -53,7 +53,7 @@ type Config struct {
 	Java    string // java executable; default: the one the fork used
 	Workers int    // parallel JVMs; 0 means one per core
 	// AutoWorkers lets the chaos analysis run more JVMs than Workers while
-	// those running leave a core idle (chaos.Config.AutoWorkers).
+	// those running wait, not keeping cores busy (chaos.Config.AutoWorkers).
 	AutoWorkers bool
 	// TestTimeout bounds one test of every run; 0 means the provider's
 	// timeout in the fork (-Dflaky.testTimeout) or, for a fork that
