@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/flakyhq/flaky/internal/editor"
 	"io"
 	"io/fs"
 	"path/filepath"
@@ -100,6 +101,9 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 		return usageError("%v", err)
 	}
 	g := o.globalOptions
+	// The report's test method lines come from the source editor: its JVM
+	// starts now, beside the analysis, not after it.
+	editor.Prestart(g.java())
 	prog := g.startProgress("chaos")
 	defer prog.finish()
 	// Class-data sharing makes the JVMs start faster; it changes nothing

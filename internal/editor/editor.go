@@ -31,8 +31,54 @@ type Editor struct {
 	stderr strings.Builder
 }
 
-// StartEditor starts the editor JVM with the java executable given.
+// prestarted holds the editors Prestart started, by java executable.
+var prestarted sync.Map // string -> *warming
+
+// warming is an editor Prestart started: ready once done is closed.
+type warming struct {
+	done chan struct{}
+	e    *Editor
+	err  error
+}
+
+// Prestart starts an editor JVM with the java executable given in the
+// background and has it parse a small class (JavaParser's classes load at
+// the first parse), for the next StartEditor with the same java to take:
+// a command that ends with a report (whose test methods' lines the editor
+// finds) starts it beside its analysis, not after. No context ends it: an
+// interrupted analysis still writes its report. One that is never taken
+// exits when this process does (its input ends).
+func Prestart(java string) {
+	w := &warming{done: make(chan struct{})}
+	if _, loaded := prestarted.LoadOrStore(java, w); loaded {
+		return
+	}
+	go func() {
+		defer close(w.done)
+		if w.e, w.err = start(context.Background(), java); w.err == nil {
+			_, w.err = w.e.Info("class Warm {}", "Warm")
+		}
+	}()
+}
+
+// StartEditor starts the editor JVM with the java executable given, or
+// takes the one Prestart started for it (which ctx does not end).
 func StartEditor(ctx context.Context, java string) (*Editor, error) {
+	if v, ok := prestarted.LoadAndDelete(java); ok {
+		w := v.(*warming)
+		<-w.done
+		if w.err == nil {
+			return w.e, nil
+		}
+		if w.e != nil {
+			w.e.Close()
+		}
+	}
+	return start(ctx, java)
+}
+
+// start starts an editor JVM with the java executable given.
+func start(ctx context.Context, java string) (*Editor, error) {
 	jar, err := agent.ExtractEditor()
 	if err != nil {
 		return nil, err

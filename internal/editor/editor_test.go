@@ -231,3 +231,44 @@ public class T extends Base {
 		t.Errorf("hashes: a %s/%s, help %s/%s", ms[2].Hash, again[2].Hash, ms[3].Hash, changed[3].Hash)
 	}
 }
+
+// TestPrestart checks that StartEditor takes the editor Prestart started for
+// the same java, ready to answer, and starts its own the next time; and that
+// a prestart that failed (java does not exist) leaves StartEditor to fail on
+// its own start.
+func TestPrestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a JVM: skipped with -short")
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		t.Fatal("java not on PATH")
+	}
+	ctx := context.Background()
+	Prestart(java)
+	v, ok := prestarted.Load(java)
+	if !ok {
+		t.Fatal("Prestart kept no editor")
+	}
+	ed, err := StartEditor(ctx, java)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ed.Close()
+	if w := v.(*warming); w.e != ed {
+		t.Error("StartEditor did not take the prestarted editor")
+	}
+	if _, ok := prestarted.Load(java); ok {
+		t.Error("the prestarted editor is still there after StartEditor took it")
+	}
+	info, err := ed.Info("class A { void m() {} }", "A")
+	if err != nil || info.Method("m") == nil {
+		t.Fatalf("the prestarted editor answered %+v, %v; want method m", info, err)
+	}
+
+	missing := filepath.Join(t.TempDir(), "no-java")
+	Prestart(missing)
+	if _, err := StartEditor(ctx, missing); err == nil {
+		t.Error("StartEditor with a java that does not exist succeeded")
+	}
+}
