@@ -12,8 +12,9 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 )
 
-// startEditor starts the embedded editor with java from PATH.
-func startEditor(t *testing.T) *Editor {
+// javaOnPath returns java from PATH, for a test that runs the editor's JVM
+// (skipped with -short).
+func javaOnPath(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs a JVM: skipped with -short")
@@ -22,7 +23,13 @@ func startEditor(t *testing.T) *Editor {
 	if err != nil {
 		t.Fatal("java not on PATH")
 	}
-	ed, err := StartEditor(context.Background(), java)
+	return java
+}
+
+// startEditor starts the embedded editor with java from PATH.
+func startEditor(t *testing.T) *Editor {
+	t.Helper()
+	ed, err := StartEditor(context.Background(), javaOnPath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,17 +240,11 @@ public class T extends Base {
 }
 
 // TestPrestart checks that StartEditor takes the editor Prestart started for
-// the same java, ready to answer, and starts its own the next time; and that
-// a prestart that failed (java does not exist) leaves StartEditor to fail on
+// the same java, ready to answer, and leaves none behind; and that a
+// prestart that failed (java does not exist) leaves StartEditor to fail on
 // its own start.
 func TestPrestart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a JVM: skipped with -short")
-	}
-	java, err := exec.LookPath("java")
-	if err != nil {
-		t.Fatal("java not on PATH")
-	}
+	java := javaOnPath(t)
 	ctx := context.Background()
 	Prestart(java)
 	v, ok := prestarted.Load(java)
