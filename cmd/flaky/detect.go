@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/flakyhq/flaky/internal/editor"
 	"io"
 	"math/rand/v2"
 	"path/filepath"
@@ -186,11 +185,6 @@ func runDetect(ctx context.Context, o detectOptions) error {
 func analyseModule(ctx context.Context, g globalOptions, name string, am analysedModule, d *pipeline.DetectOptions) error {
 	if d.Change != nil && d.Change.Inert() != "" {
 		return reportInert(ctx, g, name, am, d)
-	}
-	if d.Shard.N == 0 {
-		// The report's test method lines come from the source editor: its
-		// JVM starts now, beside the analysis, not after it.
-		editor.Prestart(g.java())
 	}
 	opts := launcher.Options{TestTimeout: am.TestTimeout}
 	setup, l, err := g.openModule(ctx, am.Dir, opts)

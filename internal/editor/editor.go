@@ -43,11 +43,13 @@ type warming struct {
 
 // Prestart starts an editor JVM with the java executable given in the
 // background and has it parse a small class (JavaParser's classes load at
-// the first parse), for the next StartEditor with the same java to take:
-// a command that ends with a report (whose test methods' lines the editor
-// finds) starts it beside its analysis, not after. No context ends it: an
-// interrupted analysis still writes its report. One that is never taken
-// exits when this process does (its input ends).
+// the first parse), for the next StartEditor with the same java to take.
+// `flaky chaos`, whose analysis is short, starts it beside the analysis, so
+// that its report's test method lines do not wait for it. A prestarted
+// editor costs half a CPU-second even when the report names no test (then
+// none would start), so the longer analyses (detect, verify) do without.
+// No context ends it: an interrupted analysis still writes its report. One
+// that is never taken exits when this process does (its input ends).
 func Prestart(java string) {
 	w := &warming{done: make(chan struct{})}
 	if _, loaded := prestarted.LoadOrStore(java, w); loaded {

@@ -8,7 +8,6 @@ package verify
 import (
 	"context"
 	"fmt"
-	"github.com/flakyhq/flaky/internal/editor"
 	"io"
 	"path/filepath"
 	"runtime"
@@ -236,9 +235,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		fmt.Fprintf(cfg.Out, "[flaky] module %s: no tests ran through the flaky provider; nothing to verify\n", cfg.Name)
 		return &Result{Report: &report.Report{Module: cfg.Module}, Pass: true}, nil
 	}
-	// The report's test method lines come from the source editor: its JVM
-	// starts now, beside the analysis, not after it.
-	editor.Prestart(envOf(records[0], cfg.Java).Java)
 	// What the end of the run needs is checked before it starts: a
 	// baseline that does not parse or a report that cannot be written
 	// would otherwise lose the whole analysis.
