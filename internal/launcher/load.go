@@ -7,9 +7,9 @@ import (
 	"github.com/shirou/gopsutil/v4/process"
 )
 
-// MinLoadInterval is the shortest time over which BusyJVMs measures a
+// minLoadInterval is the shortest time over which BusyJVMs measures a
 // JVM's CPU use; a JVM measured more recently keeps its last verdict.
-const MinLoadInterval = 200 * time.Millisecond
+const minLoadInterval = 200 * time.Millisecond
 
 // jvmSettle is how long a JVM counts as busy after its start: it keeps
 // cores busy as it starts, whatever it does next.
@@ -52,7 +52,7 @@ func (l *jvmLoad) untrack(pid int) {
 
 // busy returns how many of the running JVMs keep a core busy: those that
 // started less than jvmSettle ago, and those that used waitingCores or more
-// since their last measurement (MinLoadInterval or more ago; a younger one
+// since their last measurement (minLoadInterval or more ago; a younger one
 // keeps its verdict). A JVM whose CPU time cannot be read (it is exiting,
 // or the system does not say) counts as busy until it can.
 func (l *jvmLoad) busy() int {
@@ -61,7 +61,7 @@ func (l *jvmLoad) busy() int {
 	n := 0
 	now := time.Now()
 	for pid, u := range l.running {
-		if now.Sub(u.start) >= jvmSettle && (u.at.IsZero() || now.Sub(u.at) >= MinLoadInterval) {
+		if now.Sub(u.start) >= jvmSettle && (u.at.IsZero() || now.Sub(u.at) >= minLoadInterval) {
 			if cpu, ok := cpuTime(pid); !ok {
 				u.at, u.waiting = time.Time{}, false
 			} else {

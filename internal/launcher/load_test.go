@@ -30,7 +30,7 @@ func TestJVMLoad(t *testing.T) {
 	if got := l.busy(); got != 2 {
 		t.Fatalf("busy at the first measurement = %d, want 2 (no verdict yet)", got)
 	}
-	time.Sleep(MinLoadInterval + 50*time.Millisecond)
+	time.Sleep(minLoadInterval + 50*time.Millisecond)
 	if got := l.busy(); got != 1 {
 		t.Fatalf("busy with one process sleeping and one spinning = %d, want 1", got)
 	}
