@@ -928,3 +928,58 @@ func TestAutoWorkers(t *testing.T) {
 		})
 	}
 }
+
+// prestartRunner is a fakeRunner that starts JVMs ahead (prestarter): it
+// records each call and whether the combined run's job was running then.
+type prestartRunner struct {
+	*fakeRunner
+	prestarts, duringCombined int
+	options                   []agent.Options
+	upTo                      []int
+}
+
+func (p *prestartRunner) Prestart(opts agent.Options, upTo int) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.prestarts++
+	if p.combinedRuns > 0 {
+		p.duringCombined++
+	}
+	p.options, p.upTo = append(p.options, opts), append(p.upTo, upTo)
+	return true
+}
+
+// TestPrestartControls checks that combined mode starts JVMs for control
+// runs ahead, unperturbed and up to a test's control runs' worth, only
+// while the combined run's JVM runs and only with AutoWorkers.
+func TestPrestartControls(t *testing.T) {
+	for _, auto := range []bool{true, false} {
+		t.Run(fmt.Sprintf("AutoWorkers=%v", auto), func(t *testing.T) {
+			t.Parallel()
+			// p.B#dice fails with RANDOM_MAX as the combined run's last
+			// test: its attribution and control runs take a while after.
+			r := &prestartRunner{fakeRunner: &fakeRunner{suite: map[string]behaviour{
+				"p.B#dice": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
+			}, stream: true, delay: 3 * (spareSettle + spareInterval), slowCombined: 5 * (spareSettle + spareInterval)}}
+			cfg := Config{Tests: []string{"p.A#a", "p.B#dice"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 2, AutoWorkers: auto,
+				load: loadFunc(func() int { return 0 })}
+			if _, err := Run(context.Background(), r, cfg); err != nil {
+				t.Fatal(err)
+			}
+			if !auto {
+				if r.prestarts != 0 {
+					t.Errorf("%d JVMs started ahead without AutoWorkers", r.prestarts)
+				}
+				return
+			}
+			if r.prestarts < 2 || r.duringCombined != r.prestarts {
+				t.Errorf("%d JVMs started ahead, %d while the combined run ran: want several, all then", r.prestarts, r.duringCombined)
+			}
+			for i, o := range r.options {
+				if len(o.Chaos.Strategies) != 0 || r.upTo[i] != ControlRuns {
+					t.Errorf("started ahead with strategies %v up to %d, want none up to %d", o.Chaos.Strategies, r.upTo[i], ControlRuns)
+				}
+			}
+		})
+	}
+}

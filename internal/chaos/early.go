@@ -87,8 +87,12 @@ func (e *early) onTestEnd(t launcher.TestResult, sites []agent.Perturbation) {
 	}
 }
 
-// feed is the run's feed of early jobs.
-func (e *early) feed() feed { return feed{wake: e.wake, more: e.more} }
+// feed is the run's feed of early jobs; JVMs for control runs start ahead
+// while the combined run's JVM runs (a test may still fail; once it has
+// ended, a JVM started ahead would wait for nothing).
+func (e *early) feed() feed {
+	return feed{wake: e.wake, more: e.more, ahead: func(results []*launcher.Result) bool { return results[0] == nil }}
+}
 
 // more plans the failures reported so far and returns the next job, none
 // until the unperturbed run of the suite has ended (it says which failures

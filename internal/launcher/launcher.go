@@ -136,15 +136,16 @@ type Selection struct {
 
 // Launcher starts test JVMs for one module environment.
 type Launcher struct {
-	lanes  lanes
-	env    Env
-	jars   agent.Jars
-	opts   Options
-	server *agent.Server
-	tmp    string
-	cpArgs []string
-	cds    *cds
-	load   jvmLoad // the running JVMs' CPU use
+	lanes   lanes
+	env     Env
+	jars    agent.Jars
+	opts    Options
+	server  *agent.Server
+	tmp     string
+	cpArgs  []string
+	cds     *cds
+	load    jvmLoad     // the running JVMs' CPU use
+	standby standbyPool // JVMs started ahead of their runs (Prestart)
 }
 
 // New checks the Java executable, prepares the classpath arguments and
@@ -201,9 +202,11 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 // Java returns the java executable the launcher starts.
 func (l *Launcher) Java() string { return l.env.Java }
 
-// Close stops the agent server and removes temporary files, after a
-// class-data sharing archive the launcher is making is done.
+// Close ends the standby JVMs no run took, stops the agent server and
+// removes temporary files, after a class-data sharing archive the launcher
+// is making is done.
 func (l *Launcher) Close() error {
+	l.standby.close()
 	l.cds.wait()
 	err := l.server.Close()
 	if rmErr := os.RemoveAll(l.tmp); err == nil {
@@ -266,7 +269,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		agentOptions: opts.AgentOptions,
 		keepTmp:      opts.KeepTmp,
 	}
-	p, err := l.launch(ctx, []string{"run", "--order", orderFile}, w)
+	p, err := l.launchRun(ctx, orderFile, w)
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,9 @@ type watch struct {
 	abandon      func() string                        // why to kill the JVM now, checked after each message; nil or "" for never
 	agentOptions agent.Options                        // the agent's options but the port
 	keepTmp      bool                                 // keep the JVM's temporary directory
+	// standby, for a standby JVM, is where a run takes it; the run's
+	// watch then replaces this one.
+	standby *standbyJVM
 }
 
 // launched is what launch saw of one JVM.
@@ -193,12 +196,25 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	}
 	defer pr.Close()
 	cmd.Stdout, cmd.Stderr = pw, pw
+	// A standby JVM reads its order file's path from standard input.
+	var stdin, stdinRead *os.File
+	if w.standby != nil {
+		if stdinRead, stdin, err = os.Pipe(); err != nil {
+			pw.Close()
+			return nil, fmt.Errorf("create the standby JVM's input pipe: %w", err)
+		}
+		defer stdin.Close()
+		cmd.Stdin = stdinRead
+	}
 	p := &launched{start: time.Now()}
 	if w.keepTmp {
 		p.tmpDir = tmpDir
 	}
 	jvm, err := startJVM(cmd)
 	pw.Close()
+	if stdinRead != nil {
+		stdinRead.Close()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("start test JVM: %w", err)
 	}
@@ -221,10 +237,17 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	}()
 
 	var runTimeout <-chan time.Time
-	if l.opts.RunTimeout > 0 {
-		t := time.NewTimer(l.opts.RunTimeout)
-		defer t.Stop()
-		runTimeout = t.C
+	startRunTimeout := func() {
+		if l.opts.RunTimeout > 0 {
+			t := time.NewTimer(l.opts.RunTimeout)
+			runTimeout = t.C
+		}
+	}
+	var claims <-chan standbyClaim
+	if w.standby != nil {
+		claims = w.standby.claims // the run's timeout starts when a run takes it
+	} else {
+		startRunTimeout()
 	}
 	testTimer := time.NewTimer(time.Hour)
 	testTimer.Stop()
@@ -235,6 +258,26 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	var grace, lingering <-chan time.Time
 	done := ctx.Done()
 	var ctxErr error
+	// take hands the standby JVM to the run c: its messages so far go to
+	// c's watch, its order file's path to the runner, and from now on the
+	// run's context, timeouts and temporary directory apply.
+	take := func(c standbyClaim) {
+		s := w.standby
+		s.claimed, claims = &c, nil
+		w, ctx, done = c.w, c.ctx, c.ctx.Done()
+		p.start = time.Now()
+		if w.keepTmp {
+			p.tmpDir = tmpDir
+		}
+		startRunTimeout()
+		for _, m := range s.early {
+			w.handle(m.m, m.at)
+		}
+		if _, err := io.WriteString(stdin, c.orderFile+"\n"); err != nil {
+			p.notes = append(p.notes, fmt.Sprintf("could not hand the order to the standby JVM: %v", err))
+		}
+		stdin.Close() // a test that reads standard input sees its end, as with no input
+	}
 	kill := func(reason string) {
 		if exited {
 			return
@@ -258,6 +301,8 @@ loop:
 				open++
 				if exited {
 					grace = time.After(closeGrace)
+				} else if claims != nil {
+					l.standby.readied(w.standby)
 				}
 			default:
 				w.handle(ev.Message, time.Now())
@@ -279,6 +324,10 @@ loop:
 			}
 		case <-waited:
 			exited, waited = true, nil
+			if claims != nil {
+				claims = nil // no run takes a JVM that is gone
+				l.standby.drop(w.standby)
+			}
 			p.end = time.Now()
 			l.load.untrack(jvm.pid)
 			killGroup(jvm.pid) // stray children
@@ -291,6 +340,8 @@ loop:
 			} else {
 				grace = time.After(connectGrace)
 			}
+		case c := <-claims:
+			take(c)
 		case <-grace:
 			break loop
 		case <-lingering:
@@ -309,7 +360,7 @@ loop:
 			}
 			kill(fmt.Sprintf("timed out after %s without progress (test timeout)", timeout))
 		case <-done:
-			done = nil
+			done, claims = nil, nil
 			ctxErr = ctx.Err()
 			kill("cancelled")
 		}

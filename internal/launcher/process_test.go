@@ -48,6 +48,7 @@ func fakeJVM(scenario string, args []string) int {
 	}
 	var port, chaos, orderFile, mode, tmpdir string
 	var orderFiles []string
+	standby := false
 	token := os.Getenv(agent.TokenEnv)
 	for i, a := range args {
 		if v, ok := strings.CutPrefix(a, "-Djava.io.tmpdir="); ok {
@@ -69,6 +70,9 @@ func fakeJVM(scenario string, args []string) int {
 		}
 		if a == runnerMain && i+1 < len(args) {
 			mode = args[i+1]
+		}
+		if a == "--standby" {
+			standby = true
 		}
 		if a == "--order" && i+1 < len(args) {
 			orderFile = args[i+1]
@@ -118,6 +122,16 @@ func fakeJVM(scenario string, args []string) int {
 	}
 	if mode == "warm" {
 		return fakeWarm(scenario, send, orderFiles)
+	}
+	if standby {
+		// Like the runner: a note as it loads the engines, then the
+		// order file's path on a line of standard input.
+		send(&agent.Log{Level: "info", Message: "standby " + chaos})
+		line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+		if err != nil {
+			return 0
+		}
+		orderFile = strings.TrimSuffix(line, "\n")
 	}
 	if scenario == "runner-fails" {
 		send(&agent.Log{Level: "error", Message: "flaky runner failed: java.nio.charset.MalformedInputException: Input length = 1\n\tat Main.run\n"})

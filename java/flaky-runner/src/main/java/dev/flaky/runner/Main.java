@@ -2,9 +2,11 @@ package dev.flaky.runner;
 
 import dev.flaky.runner.warm.Warm;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -18,10 +20,13 @@ import java.util.Map;
  * <pre>
  * Main list --test-classes DIR [--include PATTERN]... [--exclude PATTERN]...
  * Main run --order FILE
+ * Main run --standby true
  * Main warm --order FILE [--order FILE]...
  * </pre>
  * All report through {@link Events} and exit the JVM with status 0 when done (2 for bad arguments). {@code warm} runs
- * each order in a fresh class loader of this JVM ({@link Warm}).
+ * each order in a fresh class loader of this JVM ({@link Warm}). {@code run --standby true} is a JVM started ahead of
+ * its order: it loads the test engines, as every run does before its first test class, then reads the order file's
+ * path from a line of standard input (end of input: it exits without running anything).
  */
 public final class Main {
     private static final int USAGE_STATUS = 2;
@@ -74,8 +79,31 @@ public final class Main {
     }
 
     private static void run(Map<String, List<String>> options, Events events) throws Exception {
-        List<OrderEntry> order = OrderFile.read(Paths.get(single(options, "--order")));
-        TestRunner.with(events).run(order);
+        boolean standby = options.containsKey("--standby");
+        if (standby == options.containsKey("--order")) {
+            usage("expected one --order or --standby true");
+        }
+        TestRunner runner = TestRunner.with(events);
+        String orderFile = standby ? readLine() : single(options, "--order");
+        if (orderFile == null) {
+            return;
+        }
+        runner.run(OrderFile.read(Paths.get(orderFile)));
+    }
+
+    /**
+     * Reads one line of standard input byte by byte, so that nothing after it is consumed (a test that reads
+     * standard input sees what follows); null at its end.
+     */
+    private static String readLine() throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        for (int b = System.in.read(); b != '\n'; b = System.in.read()) {
+            if (b < 0) {
+                return null;
+            }
+            line.write(b);
+        }
+        return new String(line.toByteArray(), StandardCharsets.UTF_8);
     }
 
     /**
@@ -122,7 +150,7 @@ public final class Main {
     private static void usage(String problem) {
         System.err.println("flaky runner: " + problem);
         System.err.println("usage: Main list --test-classes DIR [--include PATTERN]... [--exclude PATTERN]...");
-        System.err.println("       Main run --order FILE");
+        System.err.println("       Main run --order FILE | --standby true");
         System.err.println("       Main warm --order FILE [--order FILE]...");
         System.exit(USAGE_STATUS);
     }
