@@ -14,8 +14,9 @@ import (
 // waits for an order file's path on its standard input. A run with the
 // same agent options takes it instead of starting a JVM, and so skips the
 // JVM's start, the agent's and the engines' set-up: about 40% of a
-// one-test JVM's CPU time. No class of the project loads and no test runs
-// before the order arrives, so the run is the one a fresh JVM makes; only
+// one-test JVM's CPU time. Before the order arrives it has done only what
+// every run does before its first test class (no test class loads, no test
+// runs), in the same order, so the run is the one a fresh JVM makes; only
 // the JVM is older.
 
 // standbyArgs are the runner's arguments in a standby JVM.
