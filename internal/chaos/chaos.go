@@ -556,12 +556,12 @@ func (a *analysis) prestartDue(lastStart time.Time) bool {
 }
 
 // prestartControl starts a JVM for a control run ahead of it, while the
-// combined run's JVM runs and the cores have room: the control runs of the
-// tests that fail take such a JVM, which has started and loaded the test
-// engines meanwhile, and so spend about 40% less CPU after the combined
-// run, where the last failure's work waits for them. It reports whether it
-// started one (none when a failing test's control runs' worth wait
-// already, or the Runner cannot).
+// combined run's JVM runs, a test failed in it and the cores have room:
+// the control runs of the tests that fail take such a JVM, which has
+// started and loaded the test engines meanwhile, and so spend about 40%
+// less CPU after the combined run, where the last failure's work waits for
+// them. It reports whether it started one (none when a failing test's
+// control runs' worth wait already, or the Runner cannot).
 func (a *analysis) prestartControl() bool {
 	p, ok := a.runner.(prestarter)
 	if !ok {

@@ -951,24 +951,39 @@ func (p *prestartRunner) Prestart(opts agent.Options, upTo int) bool {
 
 // TestPrestartControls checks that combined mode starts JVMs for control
 // runs ahead, unperturbed and up to a test's control runs' worth, only
-// while the combined run's JVM runs and only with AutoWorkers.
+// while the combined run's JVM runs, once a test failed in it, and only
+// with AutoWorkers.
 func TestPrestartControls(t *testing.T) {
-	for _, auto := range []bool{true, false} {
-		t.Run(fmt.Sprintf("AutoWorkers=%v", auto), func(t *testing.T) {
+	// p.B#dice fails with RANDOM_MAX halfway through the combined run: its
+	// attribution and control runs start at once, and JVMs start ahead
+	// once they all have.
+	dice := map[string]behaviour{"p.B#dice": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")}}
+	tests := []struct {
+		name    string
+		suite   map[string]behaviour
+		auto    bool
+		several bool // else none
+		// jobs is how long the jobs after the combined run's take, in
+		// spare intervals: long enough to outlast it where JVMs start ahead.
+		jobs time.Duration
+	}{
+		{"a test fails", dice, true, true, 5},
+		{"without AutoWorkers", dice, false, false, 1},
+		{"no test fails", map[string]behaviour{}, true, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			// p.B#dice fails with RANDOM_MAX as the combined run's last
-			// test: its attribution and control runs take a while after.
-			r := &prestartRunner{fakeRunner: &fakeRunner{suite: map[string]behaviour{
-				"p.B#dice": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
-			}, stream: true, delay: 3 * (spareSettle + spareInterval), slowCombined: 5 * (spareSettle + spareInterval)}}
-			cfg := Config{Tests: []string{"p.A#a", "p.B#dice"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 2, AutoWorkers: auto,
-				load: loadFunc(func() int { return 0 })}
+			r := &prestartRunner{fakeRunner: &fakeRunner{suite: tt.suite, stream: true,
+				delay: tt.jobs * (spareSettle + spareInterval), slowCombined: 16 * (spareSettle + spareInterval)}}
+			cfg := Config{Tests: []string{"p.B#dice", "p.A#a"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 2,
+				AutoWorkers: tt.auto, load: loadFunc(func() int { return 0 })}
 			if _, err := Run(context.Background(), r, cfg); err != nil {
 				t.Fatal(err)
 			}
-			if !auto {
+			if !tt.several {
 				if r.prestarts != 0 {
-					t.Errorf("%d JVMs started ahead without AutoWorkers", r.prestarts)
+					t.Errorf("%d JVMs started ahead, want none", r.prestarts)
 				}
 				return
 			}

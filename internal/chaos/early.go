@@ -87,11 +87,12 @@ func (e *early) onTestEnd(t launcher.TestResult, sites []agent.Perturbation) {
 	}
 }
 
-// feed is the run's feed of early jobs; JVMs for control runs start ahead
-// while the combined run's JVM runs (a test may still fail; once it has
+// feed is the run's feed of early jobs. JVMs for control runs start ahead
+// once a test has failed in the combined run (a suite that fails nowhere
+// needs none) and while its JVM runs (a test may still fail; once it has
 // ended, a JVM started ahead would wait for nothing).
 func (e *early) feed() feed {
-	return feed{wake: e.wake, more: e.more, ahead: func(results []*launcher.Result) bool { return results[0] == nil }}
+	return feed{wake: e.wake, more: e.more, ahead: func(results []*launcher.Result) bool { return len(e.tests) > 0 && results[0] == nil }}
 }
 
 // more plans the failures reported so far and returns the next job, none
