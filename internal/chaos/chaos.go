@@ -502,7 +502,7 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 			break
 		}
 		ahead := !stopped && f.ahead != nil && f.ahead(results)
-		if ahead && next == len(jobs) && a.prestartDue(lastStart) && a.prestartControl() {
+		if ahead && next == len(jobs) && a.coresFree(lastStart) && a.prestartControl() {
 			lastStart = time.Now()
 		}
 		var d done
@@ -547,11 +547,12 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 	return results, nil
 }
 
-// prestartDue reports whether a JVM may start ahead of its run now (see
-// prestartControl): with AutoWorkers, the last JVM started spareSettle ago
-// or more and fewer than Workers of the running JVMs keep a core busy.
-// Unlike a spare it needs no room among the jobs: it is none yet.
-func (a *analysis) prestartDue(lastStart time.Time) bool {
+// coresFree reports whether the cores have room for one more JVM now, a
+// spare or one started ahead of its run (prestartControl): with
+// AutoWorkers, the last JVM started spareSettle ago or more and fewer than
+// Workers of the running JVMs keep a core busy (see
+// launcher.Launcher.BusyJVMs).
+func (a *analysis) coresFree(lastStart time.Time) bool {
 	return a.cfg.AutoWorkers && time.Since(lastStart) >= spareSettle && a.cfg.load.BusyJVMs() < a.cfg.Workers
 }
 
@@ -582,15 +583,13 @@ const spareSettle = 300 * time.Millisecond
 const spareInterval = 100 * time.Millisecond
 
 // spare reports whether one more JVM than Workers may start now, running
-// being the JVMs running and lastStart when the last started: with
-// AutoWorkers, while fewer than maxSpare times Workers run, the last
-// started spareSettle ago or more, and fewer than Workers of those running
-// keep a core busy (see launcher.Launcher.BusyJVMs).
+// being the JVMs running and lastStart when the last started: while fewer
+// than maxSpare times Workers run and the cores have room (coresFree).
 func (a *analysis) spare(running int, lastStart time.Time) bool {
-	return a.spareRoom(running) && time.Since(lastStart) >= spareSettle && a.cfg.load.BusyJVMs() < a.cfg.Workers
+	return a.spareRoom(running) && a.coresFree(lastStart)
 }
 
-// spareCheck returns a channel that fires when spare or prestartDue is
+// spareCheck returns a channel that fires when spare or coresFree is
 // worth asking again: with AutoWorkers, while the run is not stopped,
 // every worker is busy, fewer than maxSpare times Workers run and jobs may
 // be waiting, or JVMs may start ahead; else nil (never fires).
