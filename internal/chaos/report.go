@@ -67,13 +67,14 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 }
 
 // ReportNOD turns the tests flaky without perturbation into report findings
-// of kind nod, writing the order files of their reproduce commands (the
-// order of an unperturbed run they failed in, unperturbed: it fails
-// there only now and then).
+// of kind nod, writing the order files of their reproduce commands: the
+// order of an unperturbed run they failed in, unperturbed, with the test
+// repeated as report.NODOrder says, since it fails only now and then.
 func ReportNOD(nods []NOD, opts ReportOptions) ([]report.Finding, error) {
 	out := make([]report.Finding, 0, len(nods))
 	for _, n := range nods {
-		file, err := surefire.WriteOrderFile(opts.OrderDir, n.Order)
+		order := report.NODOrder(n.Order, n.Test, n.Failures, n.Runs)
+		file, err := surefire.WriteOrderFile(opts.OrderDir, order)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +83,7 @@ func ReportNOD(nods []NOD, opts ReportOptions) ([]report.Finding, error) {
 			Test:              n.Test,
 			Kind:              report.NOD,
 			Message:           noBlankFirstLine(n.Message) + "\n(" + n.String()[len(n.Test)+1:] + ": flaky without perturbation)",
-			Reproduce:         withMavenArgs(mvn.Reproduce(opts.Module, file, n.Order...), "test", opts.MavenArgs),
+			Reproduce:         withMavenArgs(mvn.Reproduce(opts.Module, file, order...), "test", opts.MavenArgs),
 			ReproduceRunOrder: withMavenArgs(runOrder, "flaky", opts.MavenArgs),
 		}
 		if rf.Evidence, err = reportEvidence(n.Evidence, opts.OrderDir); err != nil {

@@ -135,6 +135,10 @@ func TestReportNOD(t *testing.T) {
 	if want := "flaky -P ci run-order --module /w/m --order " + file; f.ReproduceRunOrder != want {
 		t.Errorf("run-order command %q, want %q", f.ReproduceRunOrder, want)
 	}
+	// 1 failure in 6 runs: the test is repeated up to 50 runs (report.NODOrder).
+	if data, err := os.ReadFile(file); err != nil || string(data) != "p.A#a\n"+strings.Repeat("p.N#n\n", 50) {
+		t.Errorf("order file %q: %v", data, err)
+	}
 	if !strings.Contains(f.Reproduce, "mvn") || !strings.Contains(f.Reproduce, "-Pci") || strings.Contains(f.Reproduce, "flaky.token") {
 		t.Errorf("reproduce %q: want plain Maven with the profile, unperturbed", f.Reproduce)
 	}

@@ -14,9 +14,6 @@ import (
 	"github.com/flakyhq/flaky/surefire"
 )
 
-// maxNODRepeats bounds how often a NOD test is repeated in its reproduce order.
-const maxNODRepeats = 50
-
 // ReportOptions says where findings' order files go and how their
 // reproduce commands read.
 type ReportOptions struct {
@@ -87,40 +84,12 @@ func outcomeWord(o Observation) string {
 
 // reproduceOrder is the order a finding's reproduce commands run: its
 // failing order; for a NOD test, which fails only sometimes, with the test
-// repeated so that one of its runs fails with a probability of 99.9% when it
-// fails as often as seen (the lower bound of a 95% confidence interval).
+// repeated (report.NODOrder).
 func reproduceOrder(f Finding) []string {
-	out := slices.Clone(f.FailingOrder)
 	if f.Kind != report.NOD {
-		return out
+		return slices.Clone(f.FailingOrder)
 	}
-	for range repeatsFor(wilsonLower(f.Fails, f.Runs)) - 1 {
-		out = append(out, f.Test)
-	}
-	return out
-}
-
-// wilsonLower is the lower bound of the 95% Wilson score interval of a
-// failure rate seen as fails out of runs.
-func wilsonLower(fails, runs int) float64 {
-	if runs == 0 {
-		return 0
-	}
-	const z = 1.96
-	n, p := float64(runs), float64(fails)/float64(runs)
-	return (p + z*z/(2*n) - z*math.Sqrt(p*(1-p)/n+z*z/(4*n*n))) / (1 + z*z/n)
-}
-
-// repeatsFor returns how many runs of a test failing with probability p
-// make at least one failure 99.9% likely, at most maxNODRepeats.
-func repeatsFor(p float64) int {
-	if p >= 1 {
-		return 1
-	}
-	if p <= 0 {
-		return maxNODRepeats
-	}
-	return min(maxNODRepeats, max(1, int(math.Ceil(math.Log(0.001)/math.Log(1-p)))))
+	return report.NODOrder(f.FailingOrder, f.Test, f.Fails, f.Runs)
 }
 
 // Report converts the coverage to its report form.
