@@ -62,16 +62,20 @@ test: build lint java-test fuzz
 	$(GO) test -count=1 -timeout 10m $$($(GO) list ./... | grep -v '/e2e$$')
 	$(MAKE) --no-print-directory e2e
 
-## e2e: the end-to-end tests on testdata/ with real Maven and JVMs (verbose, so that the log shows what each one costs).
+# GOTESTSUM runs the end-to-end tests: output as `go test -v` prints it, then
+# each failed test's output again at the end, where a CI log's tail shows it.
+GOTESTSUM = $(GO) run gotest.tools/gotestsum@v1.13.0 --format standard-verbose --
+
+## e2e: the end-to-end tests on testdata/ with real Maven and JVMs (verbose, so that the log shows what each one costs; each failure's output again at the end).
 e2e: build
-	$(GO) test -count=1 -timeout 60m -v ./e2e
+	$(GOTESTSUM) -count=1 -timeout 60m ./e2e
 
 ## e2e-repeat: the end-to-end tests COUNT times in a row, stopping at the first failing round (checks that the suite is not flaky).
 COUNT ?= 3
 e2e-repeat: build
 	@for i in $$(seq 1 $(COUNT)); do \
 		echo "e2e round $$i of $(COUNT)"; \
-		$(GO) test -count=1 -timeout 60m -v ./e2e || { echo "e2e round $$i of $(COUNT) failed"; exit 1; }; \
+		$(GOTESTSUM) -count=1 -timeout 60m ./e2e || { echo "e2e round $$i of $(COUNT) failed"; exit 1; }; \
 	done; echo "e2e: $(COUNT) rounds in a row passed"
 
 ## bench: benchmarks that need real JVMs (see README, Performance); BENCHFLAGS=-readme rewrites its tables.
