@@ -27,10 +27,11 @@ import (
 // JVM. The launcher keeps one archive per module class path and JDK in its
 // cache directory (Options.CDSDir). The archive holds the JDK's classes and
 // the classes of the module's jars that a real run of the module loaded
-// (recorded with -XX:DumpLoadedClassList by the launcher's first run), dumped
-// with -Xshare:dump from that list: no test code runs while the archive is
-// made, and the JVM checks at every start that the archive matches its jars,
-// so archived classes are the same bytes the jars hold.
+// (recorded with -XX:DumpLoadedClassList by the launcher's first run of
+// tests that perturbs nothing, see records), dumped with -Xshare:dump from
+// that list: no test code runs while the archive is made, and the JVM
+// checks at every start that the archive matches its jars, so archived
+// classes are the same bytes the jars hold.
 //
 // The JVM archives no classes from a class path directory and refuses an
 // archive whose class path has a non-empty directory (JDK 17: in its used
@@ -318,9 +319,23 @@ func (c *cds) remove() {
 	os.Remove(c.sumFile())
 }
 
+// records reports whether a JVM with the runner's arguments mainArgs and
+// agent options opts may record the classes it loads for the archive: a
+// run of tests that perturbs no API. A listing loads too few classes. A
+// perturbed run loads what an unperturbed one does, the agent's own classes
+// aside (a chaos JVM took about as much CPU time with either archive), but it may end
+// far later: `flaky chaos` starts its combined run (11 s on the chaos
+// fixture) beside the unperturbed run of the suite (3 s), and when the
+// first recorded, the archive came after most of the analysis' JVMs, each
+// of which started without it, and the process waited for the dump before
+// it exited.
+func records(mainArgs []string, opts agent.Options) bool {
+	return len(mainArgs) > 0 && mainArgs[0] == "run" && len(opts.Chaos.Strategies) == 0
+}
+
 // args returns the JVM options for the next JVM and, when that JVM is to
-// record the classes it loads, the file it records them in. Only runs of
-// tests record (record is true for them): a listing loads too few classes.
+// record the classes it loads (record, see records), the file it records
+// them in.
 func (c *cds) args(record bool) (args []string, list string) {
 	if c == nil {
 		return nil, ""

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/flakyhq/flaky/agent"
 )
 
 // writeJar writes a jar with the given entries (name -> content).
@@ -141,5 +143,28 @@ func TestCDSOffWithoutDirOrOnOldJava(t *testing.T) {
 	}
 	if args, list := (*cds)(nil).args(true); args != nil || list != "" {
 		t.Errorf("no sharing: args %v, list %q", args, list)
+	}
+}
+
+// Only runs of tests that perturb no API record the classes for the archive.
+func TestRecords(t *testing.T) {
+	chaos := agent.Options{Port: 1, Chaos: agent.ChaosOptions{Strategies: []string{"RANDOM_MAX"}}}
+	for _, tt := range []struct {
+		name     string
+		mainArgs []string
+		opts     agent.Options
+		want     bool
+	}{
+		{"plain run", []string{"run", "--order", "o.txt"}, agent.Options{Port: 1}, true},
+		{"standby run", standbyArgs, agent.Options{Port: 1}, true},
+		{"state capture", []string{"run", "--order", "o.txt"}, agent.Options{Port: 1, State: agent.StateOptions{All: true}}, true},
+		{"perturbed run", []string{"run", "--order", "o.txt"}, chaos, false},
+		{"chaos roots, no strategy", []string{"run"}, agent.Options{Chaos: agent.ChaosOptions{Roots: []string{"target/classes"}}}, true},
+		{"listing", []string{"list", "--test-classes", "t"}, agent.Options{Port: 1}, false},
+		{"nothing", nil, agent.Options{}, false},
+	} {
+		if got := records(tt.mainArgs, tt.opts); got != tt.want {
+			t.Errorf("%s: records %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

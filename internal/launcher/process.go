@@ -169,7 +169,7 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 			os.RemoveAll(tmpDir)
 		}
 	}()
-	shareArgs, classList := l.cds.args(len(mainArgs) > 0 && mainArgs[0] == "run")
+	shareArgs, classList := l.cds.args(records(mainArgs, w.agentOptions))
 	if classList != "" {
 		defer func() {
 			if err != nil {
