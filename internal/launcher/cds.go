@@ -322,13 +322,13 @@ func (c *cds) remove() {
 // records reports whether a JVM with the runner's arguments mainArgs and
 // agent options opts may record the classes it loads for the archive: a
 // run of tests that perturbs no API. A listing loads too few classes. A
-// perturbed run loads what an unperturbed one does, the agent's own classes
-// aside (a chaos JVM took about as much CPU time with either archive), but it may end
-// far later: `flaky chaos` starts its combined run (11 s on the chaos
-// fixture) beside the unperturbed run of the suite (3 s), and when the
-// first recorded, the archive came after most of the analysis' JVMs, each
-// of which started without it, and the process waited for the dump before
-// it exited.
+// perturbed run loads what an unperturbed one does, the agent's own
+// classes aside (a chaos JVM took about as much CPU time with either
+// archive), but it may end far later: `flaky chaos` starts its combined
+// run (11 s on the chaos fixture) beside the unperturbed run of the suite
+// (3 s), and when the first recorded, the archive came after most of the
+// analysis' JVMs, each of which started without it, and the process waited
+// for the dump before it exited.
 func records(mainArgs []string, opts agent.Options) bool {
 	return len(mainArgs) > 0 && mainArgs[0] == "run" && len(opts.Chaos.Strategies) == 0
 }
