@@ -175,8 +175,14 @@ func (o Options) Encode() (string, error) {
 // chaosKeys are the chaos options that Chaos's fields set.
 var chaosKeys = map[string]bool{"chaos": true, "chaos.roots": true, "chaos.include": true, "chaos.exclude": true}
 
+// Perturbs reports whether c turns a strategy on: chaos options are off
+// without Strategies.
+func (c ChaosOptions) Perturbs() bool {
+	return len(c.Strategies) > 0
+}
+
 func (c ChaosOptions) encode(e *encoder) {
-	if len(c.Strategies) == 0 {
+	if !c.Perturbs() {
 		if !reflect.ValueOf(c).IsZero() {
 			e.fail(errors.New("chaos options without a strategy"))
 		}

@@ -685,7 +685,7 @@ func unperturbedOf(jobs []launcher.Job, results []*launcher.Result) []*launcher.
 }
 
 // perturbs reports whether job applies a strategy.
-func perturbs(job launcher.Job) bool { return len(job.AgentOptions.Chaos.Strategies) > 0 }
+func perturbs(job launcher.Job) bool { return job.AgentOptions.Chaos.Perturbs() }
 
 // unperturbedJobs returns the indexes of the jobs that perturb nothing.
 func unperturbedJobs(jobs []launcher.Job) []int {

@@ -330,7 +330,7 @@ func (c *cds) remove() {
 // analysis' JVMs, each of which started without it, and the process waited
 // for the dump before it exited.
 func records(mainArgs []string, opts agent.Options) bool {
-	return len(mainArgs) > 0 && mainArgs[0] == "run" && len(opts.Chaos.Strategies) == 0
+	return len(mainArgs) > 0 && mainArgs[0] == "run" && !opts.Chaos.Perturbs()
 }
 
 // args returns the JVM options for the next JVM and, when that JVM is to

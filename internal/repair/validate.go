@@ -74,7 +74,7 @@ func (r *run) validate(ctx context.Context, f report.Finding, c *candidate) (evi
 	}
 	if f.Kind == report.API {
 		opts := r.agentOptions(f)
-		if len(opts.Chaos.Strategies) == 0 {
+		if !opts.Chaos.Perturbs() {
 			return nil, "", fmt.Errorf("strategy %q of an api finding: unknown", f.Strategy)
 		}
 		checks = append(checks, check{"under " + f.Strategy, []string{f.Test}, opts})
