@@ -62,17 +62,66 @@ type chaosRealRun struct {
 	suite time.Duration
 }
 
+// chaosRealMode is what the benchmark measured of one mode on one project:
+// its first run, which resolves the test class path with Maven and records
+// the class-data sharing archive, and the runs after it, warm as the plain
+// `mvn -q test` runs it is compared with.
+type chaosRealMode struct {
+	first chaosRealRun
+	warm  []chaosRealRun
+}
+
+// warmWall is the median wall time of the warm runs (the slower of two).
+func (m chaosRealMode) warmWall() time.Duration {
+	ds := make([]time.Duration, len(m.warm))
+	for i, r := range m.warm {
+		ds[i] = r.wall
+	}
+	return median(ds)
+}
+
+// sameFindings says whether every run reported the first run's findings
+// and suspected tests: one commit, one verdict. The tests flaky without
+// perturbation are left out: whether the runs catch one failing is chance
+// (see nods).
+func (m chaosRealMode) sameFindings() bool {
+	verdict := func(r chaosRealRun) string {
+		return fmt.Sprint(slices.Sorted(slices.Values(r.findings)), r.suspected)
+	}
+	for _, r := range m.warm {
+		if verdict(r) != verdict(m.first) {
+			return false
+		}
+	}
+	return true
+}
+
+// exhausted says whether the budget ended in any run.
+func (m chaosRealMode) exhausted() bool {
+	return m.first.exhausted || slices.ContainsFunc(m.warm, func(r chaosRealRun) bool { return r.exhausted })
+}
+
+// nods lists how many tests each run reported flaky without perturbation:
+// "1,1,0".
+func (m chaosRealMode) nods() string {
+	n := []string{strconv.Itoa(len(m.first.nod))}
+	for _, r := range m.warm {
+		n = append(n, strconv.Itoa(len(r.nod)))
+	}
+	return strings.Join(n, ",")
+}
+
 // chaosRealFigures is what the benchmark measured on one project.
 type chaosRealFigures struct {
 	name, module string
 	plain        time.Duration // `mvn -q test` in the module: the median of plainRuns after a warm-up run
-	runs         []chaosRealRun
+	modes        []chaosRealMode
 }
 
 // runChaosRealworld runs flaky chaos (the binary exe) in each of modes on
 // each named project of the realworld folder, or fixture folder, and
 // compares its wall time with plain `mvn -q test`.
-func runChaosRealworld(names []string, modes []string, realworld, exe string) error {
+func runChaosRealworld(names []string, modes []string, runs int, realworld, exe string) error {
 	all, err := benchEach(names, exe, "chaos-realworld", func(name, abs string) (chaosRealFigures, error) {
 		p, ok := realProjects[name]
 		if strings.Contains(name, "/") {
@@ -83,7 +132,7 @@ func runChaosRealworld(names []string, modes []string, realworld, exe string) er
 			known := slices.Sorted(maps.Keys(realProjects))
 			return chaosRealFigures{}, fmt.Errorf("no project %q (known: %s)", name, strings.Join(known, ", "))
 		}
-		return benchChaosReal(name, p, modes, realworld, abs)
+		return benchChaosReal(name, p, modes, runs, realworld, abs)
 	})
 	if err != nil || len(all) == 0 {
 		return err
@@ -99,8 +148,9 @@ const plainRuns = 3
 
 // benchChaosReal unpacks the project (copies the fixture) into a temporary
 // folder, builds the module (and its upstream modules), times `mvn -q test`
-// in the module (the median of plainRuns), then runs flaky chaos in each mode.
-func benchChaosReal(name string, p realProject, modes []string, realworld, exe string) (chaosRealFigures, error) {
+// in the module (the median of plainRuns), then runs flaky chaos runs times
+// in each mode.
+func benchChaosReal(name string, p realProject, modes []string, runs int, realworld, exe string) (chaosRealFigures, error) {
 	f := chaosRealFigures{name: name, module: p.module}
 	tmp, err := os.MkdirTemp("", "flaky-bench-chaos-")
 	if err != nil {
@@ -139,13 +189,26 @@ func benchChaosReal(name string, p realProject, modes []string, realworld, exe s
 	f.plain = median(plain)
 	fmt.Printf("chaos-realworld %s: mvn -q test %s (the median of %d runs)\n", name, f.plain.Round(100*time.Millisecond), plainRuns)
 	for _, mode := range modes {
-		r, err := chaosRealRunOf(exe, module, mode, p.flakyArgs)
-		if err != nil {
-			return f, fmt.Errorf("%s mode: %w", mode, err)
+		var m chaosRealMode
+		for i := range max(runs, 2) {
+			r, err := chaosRealRunOf(exe, module, mode, p.flakyArgs)
+			if err != nil {
+				return f, fmt.Errorf("%s mode: %w", mode, err)
+			}
+			which := "first run"
+			if i == 0 {
+				m.first = r
+			} else {
+				m.warm = append(m.warm, r)
+				which = fmt.Sprintf("run %d", i+1)
+			}
+			fmt.Printf("chaos-realworld %s %s, %s: %s (%.1fx mvn test; its longest run of the suite %s, %.1fx), %d findings: %s; %d nod, %d suspected\n", name, mode, which, r.wall.Round(time.Second),
+				ratio(r.wall, f.plain), r.suite.Round(100*time.Millisecond), ratio(r.suite, f.plain), len(r.findings), strings.Join(r.findings, ", "), len(r.nod), r.suspected)
 		}
-		fmt.Printf("chaos-realworld %s %s: %s (%.1fx mvn test; its longest run of the suite %s, %.1fx), %d findings: %s\n", name, mode, r.wall.Round(time.Second),
-			ratio(r.wall, f.plain), r.suite.Round(100*time.Millisecond), ratio(r.suite, f.plain), len(r.findings), strings.Join(r.findings, ", "))
-		f.runs = append(f.runs, r)
+		if !m.sameFindings() {
+			fmt.Printf("chaos-realworld %s %s: the runs reported different findings\n", name, mode)
+		}
+		f.modes = append(f.modes, m)
 	}
 	return f, nil
 }
@@ -193,16 +256,18 @@ func chaosRealRunOf(exe, module, mode string, args []string) (chaosRealRun, erro
 
 // writeChaosReal prints the benchmark and writes its Markdown table.
 func writeChaosReal(all []chaosRealFigures) {
-	fmt.Printf("\nflaky chaos on real projects, against plain mvn -q test (the median of %d runs after a warm-up run)\n", plainRuns)
-	fmt.Printf("%-10s %-7s %6s %10s %-9s %10s %7s %10s %7s %5s %9s %4s %6s\n", "project", "module", "tests", "mvn test", "mode", "chaos", "x", "suite run", "x", "JVMs", "findings", "nod", "susp.")
-	chaosRealMD.WriteString("`flaky chaos` on real projects (`make bench BENCHFLAGS=-chaos-realworld=nanohttpd,jjwt`), each mode from a fresh report, against plain `mvn -q test` in the module (the median of " + strconv.Itoa(plainRuns) + " runs after a warm-up run); *suite run* is its longest perturbed run of the whole suite (combined mode's one run), which no analysis of the mode can undercut:\n\n")
-	chaosRealMD.WriteString("| project, module (tests) | `mvn -q test` | mode | `flaky chaos` | × `mvn test` | suite run | × `mvn test` | JVMs | findings | suspected | budget ended |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("\nflaky chaos on real projects, against plain mvn -q test (the median of %d runs after a warm-up run): its first run, and the median of the runs after it\n", plainRuns)
+	fmt.Printf("%-10s %-7s %6s %10s %-9s %10s %7s %10s %7s %10s %7s %5s %9s %8s %6s %5s\n", "project", "module", "tests", "mvn test", "mode", "first", "x", "warm", "x", "suite run", "x", "JVMs", "findings", "nod", "susp.", "same")
+	chaosRealMD.WriteString("`flaky chaos` on real projects (`make bench BENCHFLAGS=-chaos-realworld=nanohttpd,jjwt`), each run from a fresh report, against plain `mvn -q test` in the module (the median of " + strconv.Itoa(plainRuns) + " runs after a warm-up run). *First run* resolves the test class path with Maven and records the class-data sharing archive; *warm* is the median of the runs after it (the slower of two), warm as the `mvn -q test` runs are; *suite run* is the first run's longest perturbed run of the whole suite (combined mode's one run), which no analysis of the mode can undercut; *nod* lists each run's tests flaky without perturbation; *budget ended* whether it did in any run; *same* whether every run reported the same findings and suspected tests:\n\n")
+	chaosRealMD.WriteString("| project, module (tests) | `mvn -q test` | mode | first run | × `mvn test` | warm | × `mvn test` | suite run | × `mvn test` | JVMs | findings | nod | suspected | budget ended | same |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, f := range all {
-		for _, r := range f.runs {
-			fmt.Printf("%-10s %-7s %6d %10s %-9s %10s %6.1fx %10s %6.1fx %5d %9d %4d %6d\n", f.name, f.module, r.tests, f.plain.Round(100*time.Millisecond), r.mode,
-				r.wall.Round(time.Second), ratio(r.wall, f.plain), r.suite.Round(100*time.Millisecond), ratio(r.suite, f.plain), r.runs, len(r.findings), len(r.nod), r.suspected)
-			fmt.Fprintf(&chaosRealMD, "| %s `%s` (%d) | %s | %s | %s | %.1f× | %s | %.1f× | %d | %d | %d | %s |\n", f.name, f.module, r.tests, secs(f.plain), r.mode,
-				secs(r.wall), ratio(r.wall, f.plain), secs(r.suite), ratio(r.suite, f.plain), r.runs, len(r.findings), r.suspected, yesNo(r.exhausted))
+		for _, m := range f.modes {
+			r, warm := m.first, m.warmWall()
+			fmt.Printf("%-10s %-7s %6d %10s %-9s %10s %6.1fx %10s %6.1fx %10s %6.1fx %5d %9d %8s %6d %5s\n", f.name, f.module, r.tests, f.plain.Round(100*time.Millisecond), r.mode,
+				r.wall.Round(time.Second), ratio(r.wall, f.plain), warm.Round(100*time.Millisecond), ratio(warm, f.plain), r.suite.Round(100*time.Millisecond), ratio(r.suite, f.plain),
+				r.runs, len(r.findings), m.nods(), r.suspected, yesNo(m.sameFindings()))
+			fmt.Fprintf(&chaosRealMD, "| %s `%s` (%d) | %s | %s | %s | %.1f× | %s | %.1f× | %s | %.1f× | %d | %d | %s | %d | %s | %s |\n", f.name, f.module, r.tests, secs(f.plain), r.mode,
+				secs(r.wall), ratio(r.wall, f.plain), secs(warm), ratio(warm, f.plain), secs(r.suite), ratio(r.suite, f.plain), r.runs, len(r.findings), m.nods(), r.suspected, yesNo(m.exhausted()), yesNo(m.sameFindings()))
 		}
 	}
 	chaosRealMD.WriteString("\n")

@@ -18,7 +18,7 @@ func TestChaosRealworldNames(t *testing.T) {
 		{names: []string{"nope"}, wantErr: `no project "nope" (known: jjwt, nanohttpd)`},
 	}
 	for _, tt := range tests {
-		err := runChaosRealworld(tt.names, []string{"combined"}, t.TempDir(), "bin/flaky")
+		err := runChaosRealworld(tt.names, []string{"combined"}, 1, t.TempDir(), "bin/flaky")
 		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 			t.Errorf("runChaosRealworld(%q) = %v, want %q", tt.names, err, tt.wantErr)
 		}

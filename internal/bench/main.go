@@ -75,6 +75,7 @@ func main() {
 	evolveBin := flag.String("evolve-bin", "bin/flaky", "flaky binary the evolution benchmark runs")
 	chaosReal := flag.String("chaos-realworld", "", "comma-separated real projects of the -realworld folder (nanohttpd, jjwt) or fixture folders (testdata/chaos) to run flaky chaos on, against plain mvn -q test (empty: skip it)")
 	chaosRealModes := flag.String("chaos-realworld-modes", "combined,single", "comma-separated chaos modes the real-project benchmark runs")
+	chaosRealRuns := flag.Int("chaos-realworld-runs", 3, "flaky chaos runs per mode and project in the real-project benchmark: the first (cold) and the warm ones after it; at least 2")
 	chaosBin := flag.String("chaos-bin", "bin/flaky", "flaky binary the real-project chaos benchmark runs")
 	chaosReruns := flag.String("chaos-reruns", "", "fixture folder whose tests fail without perturbation at known rates (testdata/chaos-reruns), to compare flaky chaos with plain mvn -q test reruns of the same wall time (empty: skip it)")
 	chaosRerunsTrials := flag.Int("chaos-reruns-trials", 10, "trials of the reruns benchmark")
@@ -117,7 +118,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	if err := runChaosRealworld(strings.Split(*chaosReal, ","), strings.Split(*chaosRealModes, ","), *realworld, *chaosBin); err != nil {
+	if err := runChaosRealworld(strings.Split(*chaosReal, ","), strings.Split(*chaosRealModes, ","), *chaosRealRuns, *realworld, *chaosBin); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
