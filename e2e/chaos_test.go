@@ -306,7 +306,9 @@ func TestChaosKeepsMockitoWorking(t *testing.T) {
 }
 
 // TestChaosInVerify runs mvn -Pflaky verify with -Dflaky.chaos on the chaos
-// fixture: the build fails on the new api findings, which the report lists.
+// fixture: the build fails on the new api findings, which the report lists;
+// their reproduce commands carry the build's own properties (not flaky's),
+// and fail the test as printed.
 func TestChaosInVerify(t *testing.T) {
 	t.Parallel()
 	needsTools(t)
@@ -314,7 +316,7 @@ func TestChaosInVerify(t *testing.T) {
 	e := readChaosExpected(t, dir)
 	flakyInit(t, dir)
 	out, code := mvnRun(t, dir, "-Pflaky", "clean", "verify", "-Dflaky.budget=0",
-		"-Dflaky.chaos=combined:"+chaos.Join(e.combinedSet(t)))
+		"-Dflaky.chaos=combined:"+chaos.Join(e.combinedSet(t)), "-Dfixture.marker=kept")
 	if code == 0 {
 		t.Fatalf("mvn -Pflaky verify passed with latent api tests:\n%s", tail(out))
 	}
@@ -339,6 +341,9 @@ func TestChaosInVerify(t *testing.T) {
 	words, err := shellquote.Split(rep.Findings[i].Reproduce)
 	if err != nil || len(words) < 3 || words[0] != "mvn" {
 		t.Fatalf("Maven reproduce command %q: %v", rep.Findings[i].Reproduce, err)
+	}
+	if !slices.Contains(words, "-Dfixture.marker=kept") || slices.Contains(words, "-Dflaky.budget=0") || strings.Count(rep.Findings[i].Reproduce, "-Pflaky") != 1 {
+		t.Errorf("Maven reproduce command %q: want the build's -Dfixture.marker=kept, flaky's own properties left out, -Pflaky once", rep.Findings[i].Reproduce)
 	}
 	out, code = mvnRun(t, dir, words[1:]...)
 	class, member := testid.Split(want)

@@ -144,8 +144,8 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 		return fmt.Errorf("%w (move it away to start a new report)", err)
 	}
 	res, err := pipeline.Run(ctx, m, pipeline.Options{
-		Report: rep, InitStep: true, Workers: g.Workers, Progress: prog.tracker,
-		Chaos: &pipeline.ChaosOptions{Mode: mode, Strategies: strategies, Settings: settings, Budget: o.Budget, MavenArgs: mavenArgs.Args(), AutoWorkers: !g.WorkersSet},
+		Report: rep, InitStep: true, MavenArgs: mavenArgs.Args(), Workers: g.Workers, Progress: prog.tracker,
+		Chaos: &pipeline.ChaosOptions{Mode: mode, Strategies: strategies, Settings: settings, Budget: o.Budget, AutoWorkers: !g.WorkersSet},
 		Debug: prog.debug(g, "flaky: chaos: "),
 	}, prog.log("flaky: chaos: "))
 	if err != nil {

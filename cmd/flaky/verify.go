@@ -99,7 +99,7 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 	}
 	cfg := verify.Config{ModuleDir: module, BuildDir: o.BuildDir, Root: o.Root, Out: o.Stdout, Workers: o.Workers, AutoWorkers: !o.WorkersSet, TestTimeout: o.TestTimeout,
 		Confirmations: o.Confirmations, DataflowReverse: o.Reverse, NoState: o.NoState, NoInvariants: o.NoInvariants, Debug: o.Debug,
-		Knowledge: o.Knowledge}
+		Knowledge: o.Knowledge, MavenArgs: mvn.CommandLineArgs(os.Getenv("MAVEN_CMD_LINE_ARGS")).Args()}
 	if cfg.Confirmations < 1 {
 		return usageError("--confirmations must be at least 1")
 	}

@@ -22,9 +22,6 @@ type ReportOptions struct {
 	// exclude patterns and parameters are repeated in the reproduce
 	// commands (their roots are run-order's default: the module's classes).
 	Settings Settings
-	// MavenArgs are the Maven profiles and properties (-Pa,b -Dk=v) the
-	// analysis ran with, repeated in the reproduce commands.
-	MavenArgs []string
 }
 
 // ReportFindings turns findings into report findings of kind api, writing
@@ -55,8 +52,8 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 			Robust:            f.Robust,
 			Message:           noBlankFirstLine(f.Message),
 			CallSites:         f.CallSites,
-			Reproduce:         withMavenArgs(mvnCommand, "test", opts.MavenArgs),
-			ReproduceRunOrder: withMavenArgs(RunOrderCommand(opts.ModuleDir, file, f.Strategies, opts.Settings), "flaky", opts.MavenArgs),
+			Reproduce:         mvnCommand,
+			ReproduceRunOrder: RunOrderCommand(opts.ModuleDir, file, f.Strategies, opts.Settings),
 		}
 		if rf.Evidence, err = reportEvidence(f.Evidence, opts.OrderDir); err != nil {
 			return nil, err
@@ -83,8 +80,8 @@ func ReportNOD(nods []NOD, opts ReportOptions) ([]report.Finding, error) {
 			Test:              n.Test,
 			Kind:              report.NOD,
 			Message:           noBlankFirstLine(n.Message) + "\n(" + n.String()[len(n.Test)+1:] + ": flaky without perturbation)",
-			Reproduce:         withMavenArgs(mvn.Reproduce(opts.Module, file, order...), "test", opts.MavenArgs),
-			ReproduceRunOrder: withMavenArgs(runOrder, "flaky", opts.MavenArgs),
+			Reproduce:         mvn.Reproduce(opts.Module, file, order...),
+			ReproduceRunOrder: runOrder,
 		}
 		if rf.Evidence, err = reportEvidence(n.Evidence, opts.OrderDir); err != nil {
 			return nil, err
@@ -130,31 +127,6 @@ func noBlankFirstLine(msg string) string {
 		}
 		msg = rest
 	}
-}
-
-// withMavenArgs inserts Maven arguments into a command after its first
-// word equal to after (flaky's global flags, Maven's goal); each -P and
-// -D becomes two words for flaky.
-func withMavenArgs(command, after string, mavenArgs []string) string {
-	if len(mavenArgs) == 0 {
-		return command
-	}
-	words, err := shellquote.Split(command)
-	if err != nil {
-		return command
-	}
-	i := slices.Index(words, after)
-	if i < 0 {
-		return command
-	}
-	extra := mavenArgs
-	if after == "flaky" {
-		extra = nil
-		for _, a := range mavenArgs {
-			extra = append(extra, a[:2], a[2:])
-		}
-	}
-	return shellquote.Join(slices.Concat(words[:i+1], extra, words[i+1:])...)
 }
 
 // evidenceRun names an evidence run in a report.

@@ -120,7 +120,7 @@ func TestReportNOD(t *testing.T) {
 			{Run: "unperturbed", Order: order[1:], Outcome: launcher.Fail, Message: "boom", Detail: controlRun},
 			{Run: "RANDOM_MAX", Strategies: mustLookup("RANDOM_MAX"), Order: order, Outcome: launcher.Fail, Message: "boom"},
 		}}
-	got, err := ReportNOD([]NOD{n}, ReportOptions{OrderDir: dir, ModuleDir: "/w/m", Module: "m", MavenArgs: []string{"-Pci"}})
+	got, err := ReportNOD([]NOD{n}, ReportOptions{OrderDir: dir, ModuleDir: "/w/m", Module: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,15 +132,15 @@ func TestReportNOD(t *testing.T) {
 		t.Errorf("kind %s, message %q", f.Kind, f.Message)
 	}
 	file := filepath.Join(dir, filepath.Base(strings.Fields(f.ReproduceRunOrder)[len(strings.Fields(f.ReproduceRunOrder))-1]))
-	if want := "flaky -P ci run-order --module /w/m --order " + file; f.ReproduceRunOrder != want {
+	if want := "flaky run-order --module /w/m --order " + file; f.ReproduceRunOrder != want {
 		t.Errorf("run-order command %q, want %q", f.ReproduceRunOrder, want)
 	}
 	// 1 failure in 6 runs: the test is repeated up to 50 runs (report.NODOrder).
 	if data, err := os.ReadFile(file); err != nil || string(data) != "p.A#a\n"+strings.Repeat("p.N#n\n", 50) {
 		t.Errorf("order file %q: %v", data, err)
 	}
-	if !strings.Contains(f.Reproduce, "mvn") || !strings.Contains(f.Reproduce, "-Pci") || strings.Contains(f.Reproduce, "flaky.token") {
-		t.Errorf("reproduce %q: want plain Maven with the profile, unperturbed", f.Reproduce)
+	if !strings.Contains(f.Reproduce, "mvn") || strings.Contains(f.Reproduce, "flaky.token") {
+		t.Errorf("reproduce %q: want plain Maven, unperturbed", f.Reproduce)
 	}
 	var runs []string
 	for _, e := range f.Evidence {
@@ -211,16 +211,6 @@ func TestMavenCommand(t *testing.T) {
 	}
 	if _, err := MavenCommand("", "/o/order.txt", nil, mustLookup("LOCALE"), Settings{Params: []string{"bad"}}); err == nil {
 		t.Error("MavenCommand accepted a bad parameter")
-	}
-}
-
-func TestWithMavenArgs(t *testing.T) {
-	args := []string{"-Pmodern-jvm", "-Dx=1"}
-	if got, want := withMavenArgs("mvn -Pflaky test -Dflaky.order=o", "test", args), "mvn -Pflaky test -Pmodern-jvm -Dx=1 -Dflaky.order=o"; got != want {
-		t.Errorf("maven: %s, want %s", got, want)
-	}
-	if got, want := withMavenArgs("flaky run-order --order o", "flaky", args), "flaky -P modern-jvm -D x=1 run-order --order o"; got != want {
-		t.Errorf("flaky: %s, want %s", got, want)
 	}
 }
 

@@ -40,7 +40,7 @@ func runChaos(ctx context.Context, m Module, opts Options, log Log, res *Result,
 	out.NOD = slices.DeleteFunc(out.NOD, func(n chaos.NOD) bool { return c.Drop[n.Test] })
 	out.Failing = slices.DeleteFunc(out.Failing, func(f chaos.Failing) bool { return c.Drop[f.Test] })
 	ro := chaos.ReportOptions{
-		OrderDir: filepath.Join(m.FlakyDir, "orders"), ModuleDir: m.Dir, Module: m.Name, Settings: c.Settings, MavenArgs: c.MavenArgs,
+		OrderDir: filepath.Join(m.FlakyDir, "orders"), ModuleDir: m.Dir, Module: m.Name, Settings: c.Settings,
 	}
 	findings, err := chaos.ReportFindings(out.Findings, ro)
 	if err != nil {
@@ -51,6 +51,7 @@ func runChaos(ctx context.Context, m Module, opts Options, log Log, res *Result,
 		return err
 	}
 	findings = append(findings, nods...)
+	withMavenArgs(findings, opts.MavenArgs)
 	if opts.InitStep {
 		if err := withInitStep(findings, m.Dir, m.Root); err != nil {
 			return err

@@ -142,6 +142,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 		dataflow.WithState(findings, df, fromDataflow)
 		res.Report.Stats.Dataflow = dataflow.Stats(res.Report.Stats.Dataflow, df)
 	}
+	withMavenArgs(findings, opts.MavenArgs)
 	if opts.InitStep {
 		if err := withInitStep(findings, m.Dir, m.Root); err != nil {
 			return err

@@ -91,7 +91,11 @@ type Options struct {
 	// InitStep prefixes each reproduce command with `flaky init` when the
 	// module's poms do not reach the flaky profile.
 	InitStep bool
-	Workers  int // parallel JVMs; 0 means one per core
+	// MavenArgs are the Maven profiles and properties (-Pa,b -Dk=v) the
+	// user's build runs with, which every reproduce command of the new
+	// findings carries.
+	MavenArgs []string
+	Workers   int // parallel JVMs; 0 means one per core
 	// Progress hears the stages' phases and findings; nil shows nothing.
 	Progress *progress.Tracker
 	// Debug receives the stages' lines about single items (a data
@@ -174,8 +178,6 @@ type ChaosOptions struct {
 	// left out (verify: those that failed in the Surefire run, left to the
 	// other analyses).
 	Drop map[string]bool
-	// MavenArgs are the Maven arguments of the reproduce commands.
-	MavenArgs []string
 	// AutoWorkers runs more JVMs than Options.Workers while those running
 	// wait, not keeping cores busy (chaos.Config.AutoWorkers).
 	AutoWorkers bool

@@ -7,6 +7,18 @@ import (
 	"github.com/flakyhq/flaky/mvn"
 )
 
+// withMavenArgs adds the user's Maven profiles and properties (-Pa,b
+// -Dk=v) to the reproduce commands of findings: without them a build that
+// needs one (a profile for the JDK, a plugin skipped) would not run the
+// order as the analysis did.
+func withMavenArgs(findings []report.Finding, args []string) {
+	for i := range findings {
+		f := &findings[i]
+		f.Reproduce = mvn.WithArgs(f.Reproduce, "test", args)
+		f.ReproduceRunOrder = mvn.WithArgs(f.ReproduceRunOrder, "flaky", args)
+	}
+}
+
 // withInitStep makes the plain-Maven reproduce commands of findings work
 // when the module does not get the flaky profile yet: without it
 // `mvn -Pflaky test -Dflaky.order=…` runs the whole suite and passes, so

@@ -52,3 +52,20 @@ func TestWithInitStep(t *testing.T) {
 		})
 	}
 }
+
+func TestWithMavenArgs(t *testing.T) {
+	findings := []report.Finding{
+		{Test: "a.B#c", Reproduce: "mvn -Pflaky test -Dflaky.order=/o.txt", ReproduceRunOrder: "flaky run-order --module /m --order /o.txt"},
+		{Test: "a.B#d", Reproduce: "mvn -Pflaky test -Dflaky.order=/p.txt"},
+	}
+	withMavenArgs(findings, []string{"-Pjdk17", "-Dskip=true"})
+	want := []report.Finding{
+		{Test: "a.B#c", Reproduce: "mvn -Pflaky test -Pjdk17 -Dskip=true -Dflaky.order=/o.txt", ReproduceRunOrder: "flaky -P jdk17 -D skip=true run-order --module /m --order /o.txt"},
+		{Test: "a.B#d", Reproduce: "mvn -Pflaky test -Pjdk17 -Dskip=true -Dflaky.order=/p.txt"},
+	}
+	for i := range want {
+		if findings[i].Reproduce != want[i].Reproduce || findings[i].ReproduceRunOrder != want[i].ReproduceRunOrder {
+			t.Errorf("finding %d: %q, %q; want %q, %q", i, findings[i].Reproduce, findings[i].ReproduceRunOrder, want[i].Reproduce, want[i].ReproduceRunOrder)
+		}
+	}
+}

@@ -26,7 +26,7 @@ import (
 // res.Report; a test the detection explains as flaky no longer counts as
 // failing in every run.
 func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *surefire.ForkRecord, reruns []*launcher.Result, res *Result) error {
-	opts := pipeline.Options{Report: res.Report, Accumulate: true, Workers: cfg.Workers, Progress: cfg.Progress}
+	opts := pipeline.Options{Report: res.Report, Accumulate: true, MavenArgs: cfg.MavenArgs, Workers: cfg.Workers, Progress: cfg.Progress}
 	if cfg.Debug {
 		opts.Debug = logTo(cfg)
 	}

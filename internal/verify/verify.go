@@ -49,9 +49,12 @@ type Config struct {
 	Reruns    int    // reruns of the recorded order; 0 means DefaultReruns
 	Rounds    int    // exploration orders of the order-dependence analysis; 0: its default, negative: none
 	// Budget bounds the order-dependence analysis per fork; 0 means its default, negative turns it off.
-	Budget  time.Duration
-	Java    string // java executable; default: the one the fork used
-	Workers int    // parallel JVMs; 0 means one per core
+	Budget time.Duration
+	Java   string // java executable; default: the one the fork used
+	// MavenArgs are the Maven profiles and properties (-Pa,b -Dk=v) of the
+	// build that ran verify, which the findings' reproduce commands carry.
+	MavenArgs []string
+	Workers   int // parallel JVMs; 0 means one per core
 	// AutoWorkers lets the chaos analysis run more JVMs than Workers while
 	// those running wait, not keeping cores busy (chaos.Config.AutoWorkers).
 	AutoWorkers bool
@@ -473,9 +476,10 @@ func classify(test string, runs []runOutcome, order []string, orderFile string, 
 
 // reproduce is the plain-Maven command that reruns order, written to
 // orderFile, of the module (a module's command names the order's classes
-// in -Dtest, so the sibling modules -am builds do not run their tests).
+// in -Dtest, so the sibling modules -am builds do not run their tests),
+// with the build's profiles and properties.
 func reproduce(cfg Config, orderFile string, order []string) string {
-	return mvn.Reproduce(mvn.ModulePath(cfg.Root, cfg.ModuleDir), orderFile, order...)
+	return mvn.WithArgs(mvn.Reproduce(mvn.ModulePath(cfg.Root, cfg.ModuleDir), orderFile, order...), "test", cfg.MavenArgs)
 }
 
 // envOf turns a fork record into the environment for flaky's own JVMs: they
