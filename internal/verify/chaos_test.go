@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/surefire"
 )
 
@@ -66,5 +67,29 @@ func TestClassRoots(t *testing.T) {
 	rec = &surefire.ForkRecord{WorkingDirectory: "/w", TestClassesDirectory: "/x/test-classes"}
 	if got, want := classRoots(rec, build), []string{"/x/test-classes"}; !slices.Equal(got, want) {
 		t.Errorf("classRoots without class directories = %q, want %q", got, want)
+	}
+}
+
+// TestPrintChaosRows checks the per-strategy and per-group rows of a fork's
+// chaos summary: a group's row is told from a strategy of the same name.
+func TestPrintChaosRows(t *testing.T) {
+	locale, err := chaos.Parse("LOCALE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &pipeline.Result{Chaos: &chaos.Result{Mode: chaos.Combined, Strategies: locale, Coverage: []chaos.Coverage{
+		{Run: string(chaos.Combined), Strategies: locale, Ran: 3, Failed: 1, Findings: 1, FailedTests: []string{"p.T#a"}},
+		{Run: "LOCALE", Strategies: locale, Ran: 1, Failed: 1, Findings: 1, FailedTests: []string{"p.T#a"}},
+	}}}
+	var out strings.Builder
+	printChaos(Config{Out: &out}, res)
+	for _, row := range []string{
+		"[flaky] chaos: combined             3 tests, 0 not run, 1 failures, 1 findings\n",
+		"[flaky] chaos: LOCALE               1 tests, 0 not run, 1 failures, 1 findings\n",
+		"[flaky] chaos: (all) LOCALE         1 tests, 0 not run, 1 failures, 0 findings\n", // no findings in res
+	} {
+		if strings.Count(out.String(), row) != 1 {
+			t.Errorf("want the row once: %q\nin:\n%s", row, out.String())
+		}
 	}
 }

@@ -157,8 +157,13 @@ func printChaos(cfg Config, res *pipeline.Result) {
 			fmt.Fprintf(cfg.Out, "[flaky] chaos: %s fails with %s at %s.%s(%s:%d) calling %s\n", f.Test, f.Strategy, s.Class, s.Method, s.File, s.Line, s.API)
 		}
 	}
-	for _, s := range append(stats.PerStrategy, stats.PerGroup...) {
+	// A group's row counts distinct tests over its strategies; "(all)" tells
+	// it from a strategy of the group's name (LOCALE's).
+	for _, s := range stats.PerStrategy {
 		fmt.Fprintf(cfg.Out, "[flaky] chaos: %-20s %d tests, %d not run, %d failures, %d findings\n", s.Name, s.Tests, s.NotRun, s.Failures, s.Findings)
+	}
+	for _, s := range stats.PerGroup {
+		fmt.Fprintf(cfg.Out, "[flaky] chaos: %-20s %d tests, %d not run, %d failures, %d findings\n", "(all) "+s.Name, s.Tests, s.NotRun, s.Failures, s.Findings)
 	}
 }
 
