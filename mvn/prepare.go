@@ -55,6 +55,9 @@ type TestSetup struct {
 	// RunOrder is Surefire's runOrder (its <runOrder>, else the
 	// surefire.runOrder property, else filesystem).
 	RunOrder string
+	// Maven are the profiles and properties the module was prepared with,
+	// which its findings' reproduce commands repeat.
+	Maven MavenArgs
 }
 
 // Prepare reads moduleDir's pom, compiles the tests when target/test-classes
@@ -82,6 +85,7 @@ func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestS
 		logf("pom: unknown properties left as they are: ${%s}", strings.Join(names, "}, ${"))
 	}
 	setup.ModuleDir, setup.ClassesDir, setup.TestClassesDir = dir, classes, testClasses
+	setup.Maven = opts.Maven
 
 	setup.ReactorRoot = reactorRoot(dir)
 

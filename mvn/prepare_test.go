@@ -443,6 +443,9 @@ func TestPrepareWithProfiles(t *testing.T) {
 		if !reflect.DeepEqual(setup.ArgLine, tt.wantArgLine) {
 			t.Errorf("-P %q -D %q: argLine = %q, want %q", tt.profiles, tt.props, setup.ArgLine, tt.wantArgLine)
 		}
+		if !reflect.DeepEqual(setup.Maven, args) {
+			t.Errorf("-P %q -D %q: setup.Maven = %+v, want %+v (the reproduce commands' arguments)", tt.profiles, tt.props, setup.Maven, args)
+		}
 		if calls := fake.calls(t); len(calls) != 1 || !strings.HasPrefix(calls[0], tt.wantArgs) {
 			t.Errorf("-P %q -D %q: Maven ran %q, want it to start with %q", tt.profiles, tt.props, calls, tt.wantArgs)
 		}

@@ -126,10 +126,6 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	if err != nil {
 		return err
 	}
-	_, mavenArgs, err := g.mavenOptions()
-	if err != nil {
-		return err
-	}
 	m := pipeline.Module{
 		Dir: setup.ModuleDir, Name: mvn.ModulePath(root, setup.ModuleDir), Root: root,
 		FlakyDir: filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky"),
@@ -144,7 +140,7 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 		return fmt.Errorf("%w (move it away to start a new report)", err)
 	}
 	res, err := pipeline.Run(ctx, m, pipeline.Options{
-		Report: rep, InitStep: true, MavenArgs: mavenArgs.Args(), Workers: g.Workers, Progress: prog.tracker,
+		Report: rep, InitStep: true, MavenArgs: setup.Maven.Args(), Workers: g.Workers, Progress: prog.tracker,
 		Chaos: &pipeline.ChaosOptions{Mode: mode, Strategies: strategies, Settings: settings, Budget: o.Budget, AutoWorkers: !g.WorkersSet},
 		Debug: prog.debug(g, "flaky: chaos: "),
 	}, prog.log("flaky: chaos: "))

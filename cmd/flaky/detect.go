@@ -227,11 +227,7 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 		Tests:    tests, Infos: infos, Fast: runner,
 		ClassDirs: []string{setup.ClassesDir, setup.TestClassesDir},
 	}
-	_, mavenArgs, err := g.mavenOptions()
-	if err != nil {
-		return err
-	}
-	popts := pipeline.Options{InitStep: true, MavenArgs: mavenArgs.Args(), Workers: g.Workers, Progress: prog.tracker, Detect: d, Debug: prog.debug(g, "flaky: "+name+": ")}
+	popts := pipeline.Options{InitStep: true, MavenArgs: setup.Maven.Args(), Workers: g.Workers, Progress: prog.tracker, Detect: d, Debug: prog.debug(g, "flaky: "+name+": ")}
 	if popts.Knowledge, err = knowledge.Dir(am.Knowledge, m.Dir, m.Name); err != nil {
 		return err
 	}
