@@ -167,6 +167,20 @@ type RunEnd struct {
 	Count int `json:"count"`
 }
 
+// Handoff is the driver's command to a JVM running an order: another JVM
+// will run the order's end, so stop before a class run at or after entry
+// Index. The JVM answers with a HandoffAt.
+type Handoff struct {
+	Index int `json:"index"`
+}
+
+// HandoffAt answers a Handoff: the JVM runs no entry from At on and ends
+// (run-end, exit status 0) before it; At is the first entry of a class run
+// it had not begun, or -1 when it refused (no such class run was left).
+type HandoffAt struct {
+	At int `json:"at"`
+}
+
 // Exit is sent from a shutdown hook when the JVM exits before run-end.
 type Exit struct {
 	Status int    `json:"status"`
@@ -352,6 +366,12 @@ func (*ClassError) MessageType() string { return "class-error" }
 func (*RunEnd) MessageType() string { return "run-end" }
 
 // MessageType implements Message.
+func (*Handoff) MessageType() string { return "handoff" }
+
+// MessageType implements Message.
+func (*HandoffAt) MessageType() string { return "handoff-at" }
+
+// MessageType implements Message.
 func (*Exit) MessageType() string { return "exit" }
 
 // MessageType implements Message.
@@ -378,6 +398,8 @@ var messageTypes = map[string]func() Message{
 	"test-end":     func() Message { return new(TestEnd) },
 	"class-error":  func() Message { return new(ClassError) },
 	"run-end":      func() Message { return new(RunEnd) },
+	"handoff":      func() Message { return new(Handoff) },
+	"handoff-at":   func() Message { return new(HandoffAt) },
 	"exit":         func() Message { return new(Exit) },
 	"log":          func() Message { return new(Log) },
 	"perturbation": func() Message { return new(Perturbation) },

@@ -90,6 +90,8 @@ type Run struct {
 	next    int
 	claimed bool
 	conns   map[net.Conn]struct{}
+	ids     map[int]net.Conn // the attached connections by number
+	writing sync.Mutex       // one command written at a time
 }
 
 // NewServer listens on 127.0.0.1 on a free port and starts accepting connections.
@@ -134,6 +136,7 @@ func (s *Server) register(single bool) (*Run, error) {
 		events:   make(chan Event, 256),
 		done:     make(chan struct{}),
 		conns:    map[net.Conn]struct{}{},
+		ids:      map[int]net.Conn{},
 		single:   single,
 		pidKnown: make(chan struct{}),
 	}
@@ -395,13 +398,36 @@ func (r *Run) attach(conn net.Conn) (int, bool) {
 	}
 	r.next++
 	r.conns[conn] = struct{}{}
+	r.ids[r.next] = conn
 	return r.next, true
 }
 
 func (r *Run) detach(conn net.Conn) {
 	r.mu.Lock()
 	delete(r.conns, conn)
+	for id, c := range r.ids {
+		if c == conn {
+			delete(r.ids, id)
+		}
+	}
 	r.mu.Unlock()
+}
+
+// Send writes the command m to the run's connection numbered conn (see
+// Event.Conn); it fails when that connection is gone.
+func (r *Run) Send(conn int, m Message) error {
+	r.mu.Lock()
+	c := r.ids[conn]
+	r.mu.Unlock()
+	if c == nil {
+		return fmt.Errorf("send %s: connection %d is closed", m.MessageType(), conn)
+	}
+	r.writing.Lock()
+	defer r.writing.Unlock()
+	if err := WriteMessage(c, m); err != nil {
+		return fmt.Errorf("send %s: %w", m.MessageType(), err)
+	}
+	return nil
 }
 
 // deliver hands ev to the run's reader; it reports false once the run is closed.

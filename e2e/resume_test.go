@@ -113,3 +113,72 @@ func TestChaosResumesAfterHang(t *testing.T) {
 		t.Errorf("%s reported", stable)
 	}
 }
+
+// TestHandoffInRealJVMs splits a run of real JVMs as the combined chaos run
+// is split: while the first test hangs, the runner hands what follows the
+// class run it is in over, at the next class run's start; the JVM that hung
+// is followed by a fresh one (Resume) that runs the rest of that class run
+// and stops at the cut, another JVM runs the rest, and the two results
+// joined hold every test once.
+func TestHandoffInRealJVMs(t *testing.T) {
+	t.Parallel()
+	p := fixture(t, "jupiter5")
+	l, err := newLauncher(p.setup, javaBin(), launcher.Options{TestTimeout: 3 * time.Second, RunTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	hang := p.expected.Fixture.Hangs[0]
+	const alpha, beta = "fixture.jupiter5.AlphaTest", "fixture.jupiter5.BetaTest"
+	order := []string{hang, "fixture.jupiter5.MisbehavingTest#passes", alpha + "#one", alpha + "#two",
+		"fixture.jupiter5.AuditLogTest#writesAuditEntry", beta + "#one", "fixture.jupiter5.ChecksumTest#knownValues",
+		"fixture.jupiter5.SlugifierTest#stripsPunctuation"}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	h := launcher.NewHandoff()
+	type split struct {
+		from, to int
+		ok       bool
+	}
+	asked := make(chan split, 1)
+	go func() {
+		for h.Left() == 0 && ctx.Err() == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
+		from, to, ok := h.Split()
+		asked <- split{from, to, ok}
+	}()
+	r, err := l.RunWith(ctx, order, launcher.RunOptions{Resume: true, Handoff: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Entries 1 to 7 were left when the hang began: those after its class
+	// run, from AlphaTest's on, go to another JVM.
+	if s := <-asked; !s.ok || s.from != 2 || s.to != len(order) {
+		t.Fatalf("Split() = %+v, want entries 2 to %d", s, len(order))
+	}
+	if !slices.Equal(r.Order, order[:2]) {
+		t.Errorf("the first JVMs' order = %v, want %v\n%s", r.Order, order[:2], describe(r))
+	}
+	rest, err := l.RunWith(ctx, order[2:], launcher.RunOptions{Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Join(rest)
+	for _, id := range order {
+		want := launcher.Pass
+		if id == hang {
+			want = launcher.Timeout
+		}
+		if got := outcomeOf(r, id); got != want {
+			t.Errorf("%s = %q, want %q\n%s", id, got, want, describe(r))
+		}
+	}
+	if len(r.Tests) != len(order) {
+		t.Errorf("%d results, want %d:\n%s", len(r.Tests), len(order), describe(r))
+	}
+	wantResumed := []launcher.Resumption{{At: 1, From: order[1], After: hang, Why: "timeout"}, {At: 2, From: order[2], Why: launcher.HandedOver}}
+	if !slices.Equal(r.Resumed, wantResumed) {
+		t.Errorf("resumed %+v, want %+v", r.Resumed, wantResumed)
+	}
+}

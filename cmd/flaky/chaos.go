@@ -130,6 +130,7 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 		Dir: setup.ModuleDir, Name: mvn.ModulePath(root, setup.ModuleDir), Root: root,
 		FlakyDir: filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky"),
 		Tests:    tests, Infos: infos, Launcher: l,
+		ClassDirs: []string{setup.ClassesDir, setup.TestClassesDir},
 	}
 	path := filepath.Join(m.FlakyDir, "report.json")
 	rep, err := report.Read(path)

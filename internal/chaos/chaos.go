@@ -81,8 +81,16 @@ type Config struct {
 	// load measures the running JVMs for AutoWorkers; nil means the
 	// Runner's own.
 	load jvmLoad
+	// Spread, when set, delivers once whether the combined run may spread
+	// over free workers (see runFed): "" when it may, else why not (the
+	// module binds a socket to a port that may be fixed, and two of its
+	// JVMs at once could clash over it). Until it has, and when nil, the
+	// combined run stays in one JVM.
+	Spread <-chan string
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
+	// Debugf receives notes about the analysis' choices; nil discards them.
+	Debugf func(format string, args ...any)
 	// Progress hears the analysis' phases (the launcher reports its runs);
 	// nil shows nothing.
 	Progress *progress.Tracker
@@ -318,6 +326,8 @@ type analysis struct {
 	controlRuns []*launcher.Result
 	// wall is how long each run took, from its JVM's start to its last's end.
 	wall map[*launcher.Result]time.Duration
+	// spread is what Config.Spread delivered; nil until it has.
+	spread *string
 }
 
 // jvmLoad measures a Runner's running JVMs (launcher.Launcher.BusyJVMs):
@@ -427,10 +437,16 @@ type feed struct {
 // jobs it adds come after the first mustRun and start in the order given;
 // their results follow those of jobs. The budget bounds them, but one it
 // cuts leaves the run going: f adds work the analysis would do later, and
-// does what it still needs then.
+// does what it still needs then. A job with a Handoff (any: each of its
+// JVMs gets a fresh one) is split: when a worker is free and nothing else
+// waits, the JVM with the most of such a job left hands what it has not
+// begun over to a new JVM (see handOver), so that a long perturbed run of
+// the suite, whose JVM mostly waits (a sleep made longer, a connect made
+// slow), spreads over the free workers; its result joins its JVMs' (see
+// pieces).
 func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int, f feed) ([]*launcher.Result, error) {
 	type done struct {
-		i    int
+		jvm  *jvm
 		r    *launcher.Result
 		err  error
 		took time.Duration
@@ -448,28 +464,47 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 	fedFrom := len(jobs)
 	var failed error
 	var lastStart time.Time
+	split := map[int]*pieces{}
+	start := func(j *jvm) {
+		running++
+		lastStart = time.Now()
+		jobCtx, cancel := runCtx, context.CancelFunc(func() {})
+		if j.bounded {
+			jobCtx, cancel = context.WithDeadline(runCtx, a.limit())
+		}
+		go func() {
+			defer cancel()
+			began := time.Now()
+			rs, err := a.runner.RunJobs(jobCtx, []launcher.Job{j.job})
+			d := done{jvm: j, err: err, took: time.Since(began)}
+			if err == nil {
+				d.r = rs[0]
+			}
+			finished <- d
+		}()
+	}
 	for {
 		for !stopped && (running < a.cfg.Workers || a.spare(running, lastStart)) {
-			if next == len(jobs) {
-				if f.more == nil {
-					break
-				}
-				add := f.more(results)
-				if len(add) == 0 {
-					break
-				}
-				for _, j := range add {
-					starts = append(starts, len(jobs))
-					jobs, results = append(jobs, j), append(results, nil)
-				}
-			}
-			i := starts[next]
 			if ctx.Err() != nil {
 				a.interrupt()
 				stopped = true
 				break
 			}
-			jobCtx, cancel := runCtx, context.CancelFunc(func() {})
+			if next == len(jobs) && f.more != nil {
+				for _, j := range f.more(results) {
+					starts = append(starts, len(jobs))
+					jobs, results = append(jobs, j), append(results, nil)
+				}
+			}
+			if next == len(jobs) {
+				// Nothing else waits: a split job's JVM may hand part of its order over.
+				if j := a.handOver(split); j != nil {
+					start(j)
+					continue
+				}
+				break
+			}
+			i := starts[next]
 			if i >= mustRun {
 				if a.deadline.IsZero() {
 					if sizing > 0 {
@@ -482,21 +517,14 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 					stopped = true
 					break
 				}
-				jobCtx, cancel = context.WithDeadline(runCtx, a.limit())
 			}
-			next, running = next+1, running+1
-			lastStart = time.Now()
-			job := jobs[i : i+1]
-			go func() {
-				defer cancel()
-				start := time.Now()
-				rs, err := a.runner.RunJobs(jobCtx, job)
-				d := done{i: i, err: err, took: time.Since(start)}
-				if err == nil {
-					d.r = rs[0]
-				}
-				finished <- d
-			}()
+			next++
+			j := &jvm{i: i, job: jobs[i], bounded: i >= mustRun}
+			if j.job.Handoff != nil {
+				j.job.Handoff = launcher.NewHandoff()
+				split[i] = &pieces{began: time.Now(), running: []*jvm{j}}
+			}
+			start(j)
 		}
 		if running == 0 {
 			break
@@ -510,33 +538,44 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 		case d = <-finished:
 		case <-f.wake:
 			continue
-		case <-a.spareCheck(stopped, running, next < len(jobs) || f.more != nil, ahead):
+		case <-a.recheck(stopped, running, next < len(jobs) || f.more != nil, ahead, a.spreadOpen() && splitting(split)):
 			continue
 		}
 		running--
-		if d.i < mustRun && !perturbs(jobs[d.i]) {
+		i := d.jvm.i
+		if i < mustRun && !perturbs(jobs[i]) {
 			sizing--
+		}
+		took := d.took
+		if p := split[i]; p != nil {
+			whole, last := p.add(d.jvm, d.r)
+			if d.err == nil {
+				if !last || whole == nil {
+					continue // other JVMs still run parts of the job, or one failed
+				}
+				d.r, took = whole, time.Since(p.began)
+			}
 		}
 		switch {
 		case d.err == nil:
-			results[d.i] = d.r
+			results[i] = d.r
 			if a.wall == nil {
 				a.wall = map[*launcher.Result]time.Duration{}
 			}
-			a.wall[d.r] = d.took
+			a.wall[d.r] = took
 			a.res.Runs++
 		case ctx.Err() != nil:
 			a.interrupt()
 			stopped = true
 		case failed != nil:
 			// cancelled by the first failure
-		case d.i >= fedFrom && errors.Is(d.err, context.DeadlineExceeded):
+		case i >= fedFrom && errors.Is(d.err, context.DeadlineExceeded):
 			// Fed work cut: the analysis runs what it still needs after.
-		case d.i >= mustRun && errors.Is(d.err, context.DeadlineExceeded):
+		case i >= mustRun && errors.Is(d.err, context.DeadlineExceeded):
 			a.res.BudgetExhausted = true
 			stopped = true
 		default:
-			failed = fmt.Errorf("run %d of %d: %w", d.i+1, len(jobs), d.err)
+			failed = fmt.Errorf("run %d of %d: %w", i+1, len(jobs), d.err)
 			stopped = true
 			cancelAll()
 		}
@@ -546,6 +585,117 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 	}
 	return results, nil
 }
+
+// jvm is one JVM of runFed: job i, or, for a split job, the part of its
+// order from entry from on that another JVM handed over.
+type jvm struct {
+	i       int
+	from    int
+	job     launcher.Job
+	bounded bool // the budget's end cuts it
+}
+
+// pieces are the JVMs of a split job: those running, and the results of
+// those done, which add up to the job's result once none runs.
+type pieces struct {
+	began   time.Time
+	running []*jvm
+	done    []piece
+	failed  bool // a JVM of the job failed: it has no result
+}
+
+// piece is the result of one JVM of a split job, which ran its order from
+// entry from on.
+type piece struct {
+	from int
+	r    *launcher.Result
+}
+
+// add records j's result r (nil when it failed), and reports whether j was
+// the last one running; the job's result is then its JVMs' results joined
+// in the order's order, nil when one failed.
+func (p *pieces) add(j *jvm, r *launcher.Result) (whole *launcher.Result, last bool) {
+	p.running = slices.DeleteFunc(p.running, func(x *jvm) bool { return x == j })
+	p.failed = p.failed || r == nil
+	p.done = append(p.done, piece{from: j.from, r: r})
+	if len(p.running) > 0 || p.failed {
+		return nil, len(p.running) == 0
+	}
+	slices.SortFunc(p.done, func(x, y piece) int { return cmp.Compare(x.from, y.from) })
+	whole = p.done[0].r
+	for _, q := range p.done[1:] {
+		whole.Join(q.r)
+	}
+	return whole, true
+}
+
+// handOver asks the running JVM of a split job with the most of its order
+// left to hand the rest over (launcher.Handoff.Split), and returns the JVM
+// to run that rest in; nil when none did, or while the job may not spread
+// (maySpread).
+func (a *analysis) handOver(split map[int]*pieces) *jvm {
+	if len(split) == 0 || !a.maySpread() {
+		return nil
+	}
+	var best *jvm
+	var p *pieces
+	for _, q := range split {
+		for _, j := range q.running {
+			if best == nil || j.job.Handoff.Left() > best.job.Handoff.Left() {
+				best, p = j, q
+			}
+		}
+	}
+	if best == nil || best.job.Handoff.Left() < minHandOver {
+		return nil
+	}
+	from, to, ok := best.job.Handoff.Split()
+	if !ok {
+		return nil
+	}
+	rest := best.job
+	rest.Order = best.job.Order[from:to]
+	rest.Handoff = launcher.NewHandoff()
+	j := &jvm{i: best.i, from: best.from + from, job: rest, bounded: best.bounded}
+	p.running = append(p.running, j)
+	return j
+}
+
+// maySpread reports whether a split job may spread over more JVMs now:
+// once Config.Spread has said it may. It notes why not once.
+func (a *analysis) maySpread() bool {
+	if a.spread == nil && a.cfg.Spread != nil {
+		select {
+		case why := <-a.cfg.Spread:
+			a.spread = &why
+			if why != "" && a.cfg.Debugf != nil {
+				a.cfg.Debugf("the combined run stays in one JVM: %s", why)
+			}
+		default:
+		}
+	}
+	return a.spread != nil && *a.spread == ""
+}
+
+// spreadOpen reports whether a split job may still spread: Config.Spread
+// has not said it may not.
+func (a *analysis) spreadOpen() bool {
+	return a.cfg.Spread != nil && (a.spread == nil || *a.spread == "")
+}
+
+// splitting reports whether a JVM of a split job runs.
+func splitting(split map[int]*pieces) bool {
+	for _, p := range split {
+		if len(p.running) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// minHandOver is the fewest entries a JVM must have left to hand some over:
+// a JVM's start costs about as much as a few short tests.
+const minHandOver = 4
 
 // coresFree reports whether the cores have room for one more JVM now, a
 // spare or one started ahead of its run (prestartControl): with
@@ -589,15 +739,23 @@ func (a *analysis) spare(running int, lastStart time.Time) bool {
 	return a.spareRoom(running) && a.coresFree(lastStart)
 }
 
-// spareCheck returns a channel that fires when spare or coresFree is
-// worth asking again: with AutoWorkers, while the run is not stopped,
-// every worker is busy, fewer than maxSpare times Workers run and jobs may
-// be waiting, or JVMs may start ahead; else nil (never fires).
-func (a *analysis) spareCheck(stopped bool, running int, waiting, ahead bool) <-chan time.Time {
-	if !a.cfg.AutoWorkers || stopped || !ahead && (!waiting || running < a.cfg.Workers || !a.spareRoom(running)) {
+// recheck returns a channel that fires when the run's start loop is worth
+// running again without a JVM's end: while the run is not stopped, either a
+// worker is free while a split job's JVM runs (it can hand part of its
+// order over once it has started a test, see handOver), or, with
+// AutoWorkers, every worker is busy, fewer than maxSpare times Workers run
+// and jobs may be waiting or a split job's JVM runs, or JVMs may start
+// ahead (spare or coresFree may then allow one more); else nil (never
+// fires).
+func (a *analysis) recheck(stopped bool, running int, waiting, ahead, splitting bool) <-chan time.Time {
+	switch {
+	case stopped:
 		return nil
+	case running < a.cfg.Workers && splitting,
+		a.cfg.AutoWorkers && (ahead || (waiting || splitting) && running >= a.cfg.Workers && a.spareRoom(running)):
+		return time.After(spareInterval)
 	}
-	return time.After(spareInterval)
+	return nil
 }
 
 // spareRoom reports whether, with AutoWorkers, fewer than maxSpare times
@@ -941,7 +1099,9 @@ func jvmOrder(order []string, r *launcher.Result, entry int) []string {
 // analysed.
 func (a *analysis) noteEarlyEnd(label string, r *launcher.Result) {
 	for _, res := range r.Resumed {
-		a.cfg.Logf("with %s, %s", label, res)
+		if res.Why != launcher.HandedOver {
+			a.cfg.Logf("with %s, %s", label, res)
+		}
 	}
 	n := 0
 	for _, t := range r.Tests {

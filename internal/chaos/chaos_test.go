@@ -998,3 +998,54 @@ func TestPrestartControls(t *testing.T) {
 		})
 	}
 }
+
+// The JVMs of a split job add up to its result only when the last one ends,
+// joined in the order's order whatever order they ended in; none when one
+// of them failed.
+func TestPiecesAdd(t *testing.T) {
+	order := []string{"p.A#a", "p.B#b", "p.C#c"}
+	ran := func(from, to int) *launcher.Result {
+		r := &launcher.Result{Order: order[from:to], ClassScopes: map[string]int{}}
+		for _, test := range order[from:to] {
+			r.Tests = append(r.Tests, launcher.TestResult{Test: test, Outcome: launcher.Pass})
+		}
+		return r
+	}
+	tests := []struct {
+		name   string
+		failed int // the JVM that failed, -1 for none
+		want   []string
+	}{
+		{name: "all ran", failed: -1, want: order},
+		{name: "one failed", failed: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			jvms := []*jvm{{from: 0}, {from: 1}, {from: 2}}
+			p := &pieces{running: slices.Clone(jvms)}
+			// The last part ends first, the first part last.
+			for k, i := range []int{2, 1, 0} {
+				r := ran(i, i+1)
+				if i == tt.failed {
+					r = nil
+				}
+				whole, last := p.add(jvms[i], r)
+				if last != (k == 2) {
+					t.Fatalf("after JVM %d ended: last = %v", i, last)
+				}
+				if !last && whole != nil {
+					t.Fatalf("a result before the last JVM ended")
+				}
+				if last {
+					var got []string
+					if whole != nil {
+						got = whole.Order
+					}
+					if !slices.Equal(got, tt.want) {
+						t.Errorf("joined order = %v, want %v", got, tt.want)
+					}
+				}
+			}
+		})
+	}
+}

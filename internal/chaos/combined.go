@@ -99,6 +99,7 @@ func (a *analysis) combined(ctx context.Context) error {
 	a.cfg.Logf("running %d tests with %s, and unperturbed", len(a.cfg.Tests), Join(set))
 	e := a.newEarly(set, len(jobs))
 	jobs[0].OnTestEnd = e.onTestEnd
+	jobs[0].Handoff = launcher.NewHandoff() // spread over the workers the unperturbed run leaves free (see runFed)
 	results, err := a.runFed(ctx, jobs, len(jobs), e.feed())
 	if err != nil {
 		return err

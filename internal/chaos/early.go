@@ -18,9 +18,13 @@ import (
 // controlledAndFirstRound). The combined run's JVM reports each test as it
 // ends. Whenever a worker is free (the unperturbed run of the suite is
 // shorter), the failures so far that will be candidates are planned, and
-// the run gets one job: a first round's, milder or again run first, then a
-// control run of every planned test still due for one, so that a later
-// failure's attribution need not wait for an earlier one's controls. What
+// the run gets one job: while the combined run goes on, a first round's,
+// milder or again run first, then a control run of every planned test
+// still due for one, so that a later failure's attribution need not wait
+// for an earlier one's controls; once it has ended, the control runs first,
+// since every failure is known, they batch all the failing tests and they
+// mostly wait where attribution's runs work (a fixture that sleeps runs its
+// sleeps unperturbed in them). What
 // ran is read after the combined run as if it had run then, so the
 // findings are the same; the workers' idle time is used.
 type early struct {
@@ -114,7 +118,7 @@ func (e *early) more(results []*launcher.Result) []launcher.Job {
 	}
 	var next earlyJob
 	switch due := e.due(); {
-	case len(e.queue) > 0:
+	case len(e.queue) > 0 && (results[0] == nil || len(due) == 0):
 		next, e.queue = e.queue[0], e.queue[1:]
 	case len(due) > 0:
 		next.job, _ = a.job(a.testsOrder(due), nil)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -104,5 +105,37 @@ func TestEarlyWorkCutByTheBudgetRunsAgain(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("the first round's run ran %d times, want three (cut, then again, then confirmation's rerun): %q", n, jobNames(r))
+	}
+}
+
+// While the combined run goes on, early hands out attribution's queued runs
+// before control runs (a later failure's attribution need not wait); once
+// it has ended, the control runs come first: every failure is known, they
+// batch all the failing tests, and they mostly wait where attribution's
+// runs work.
+func TestEarlyControlsFirstOnceTheCombinedRunHasEnded(t *testing.T) {
+	queued := launcher.Job{Order: []string{"p.A#a"}}
+	tests := []struct {
+		name     string
+		combined *launcher.Result // the combined run's result: nil while it runs
+		want     earlyKind
+	}{
+		{"the combined run goes on", nil, earlyFirst},
+		{"the combined run has ended", &launcher.Result{}, earlyControl},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &analysis{cfg: Config{Tests: []string{"p.A#a", "p.B#b"}}, res: &Result{}, baseline: []*launcher.Result{{}}}
+			e := a.newEarly(mustLookup("RANDOM_MAX", "LOCALE"), 2)
+			e.queue = []earlyJob{{job: queued, strategy: mustLookup("RANDOM_MAX")[0], kind: earlyFirst}}
+			e.tests = []string{"p.A#a", "p.B#b"}
+			jobs := e.more([]*launcher.Result{tt.combined, {}})
+			if len(jobs) != 1 || len(e.handed) != 1 || e.handed[0].kind != tt.want {
+				t.Fatalf("handed %+v, want one of kind %d", e.handed, tt.want)
+			}
+			if tt.want == earlyControl && (perturbs(jobs[0]) || len(jobs[0].Order) != 2) {
+				t.Errorf("control job %+v, want both failing tests unperturbed", jobs[0])
+			}
+		})
 	}
 }

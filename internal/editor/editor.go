@@ -79,6 +79,71 @@ func StartEditor(ctx context.Context, java string) (*Editor, error) {
 	return start(ctx, java)
 }
 
+// Lend runs use with the editor JVM that Prestart started for the java
+// executable given (waiting for it to be ready), or with one it starts when
+// none was, and then keeps that editor for the next StartEditor, as if
+// Prestart had started it: a short request early in an analysis does not
+// take the editor that the report's test method lines need at its end. No
+// context ends the editor, as with Prestart.
+func Lend(java string, use func(*Editor) error) error {
+	var e *Editor
+	if v, ok := prestarted.LoadAndDelete(java); ok {
+		w := v.(*warming)
+		<-w.done
+		if w.err == nil {
+			e = w.e
+		} else if w.e != nil {
+			w.e.Close()
+		}
+	}
+	if e == nil {
+		var err error
+		if e, err = start(context.Background(), java); err != nil {
+			return err
+		}
+	}
+	err := use(e)
+	w := &warming{done: make(chan struct{}), e: e}
+	close(w.done)
+	if _, loaded := prestarted.LoadOrStore(java, w); loaded {
+		e.Close() // another editor is kept already
+	}
+	return err
+}
+
+// BindSite is a call site in the module's classes that binds a server or
+// datagram socket to a port that is not provably ephemeral (0, or no
+// address): two JVMs that run it at once may clash over the port.
+type BindSite struct {
+	Class  string `json:"class"`
+	Method string `json:"method"`
+	Line   int    `json:"line"` // 0 when the class has no line numbers
+	Call   string `json:"call"` // the JDK method called: java.net.ServerSocket#bind
+	Port   int    `json:"port"` // -1 when it is not a constant
+}
+
+// String describes the site for a note: where it is and what it binds.
+func (b BindSite) String() string {
+	port := "a port that is not a constant"
+	if b.Port > 0 {
+		port = fmt.Sprintf("port %d", b.Port)
+	}
+	return fmt.Sprintf("%s.%s (line %d) binds %s with %s", b.Class, b.Method, b.Line, port, b.Call)
+}
+
+// BindSites returns the call sites in the class directories dirs (missing
+// ones are skipped) that bind a server or datagram socket to a port that
+// is not provably ephemeral (see java/flaky-editor's BindSites).
+func (e *Editor) BindSites(dirs []string) ([]BindSite, error) {
+	var out struct {
+		Sites []BindSite `json:"sites"`
+	}
+	if err := e.Call(map[string]any{"op": "bind-sites", "dirs": dirs}, &out); err != nil {
+		return nil, fmt.Errorf("scan the classes for sockets bound to fixed ports: %w", err)
+	}
+	return out.Sites, nil
+}
+
 // start starts an editor JVM with the java executable given.
 func start(ctx context.Context, java string) (*Editor, error) {
 	jar, err := agent.ExtractEditor()

@@ -273,3 +273,87 @@ func TestPrestart(t *testing.T) {
 		t.Error("StartEditor with a java that does not exist succeeded")
 	}
 }
+
+// TestBindSites checks which socket binds the bytecode scan reports: those
+// whose port may be fixed (a constant other than 0, a field, a parameter),
+// and not those traced to port 0 or to no address, through locals and
+// InetSocketAddress constructors alike.
+func TestBindSites(t *testing.T) {
+	java := javaOnPath(t)
+	javac, err := exec.LookPath("javac")
+	if err != nil {
+		t.Fatal("javac not on PATH")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "Servers.java")
+	os.WriteFile(src, []byte(`package p;
+import java.net.*;
+import java.nio.channels.*;
+import com.sun.net.httpserver.HttpServer;
+public class Servers {
+  static final int PORT = 8192;
+  int port = 9000;
+  void ephemeral() throws Exception {
+    new ServerSocket(0).close();
+    new ServerSocket(0, 1, InetAddress.getLoopbackAddress()).close();
+    ServerSocket s = new ServerSocket();
+    s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    int zero = 0;
+    InetSocketAddress a = new InetSocketAddress(zero);
+    s.bind(a);
+    ServerSocketChannel.open().bind(null);
+    HttpServer.create(new InetSocketAddress(0), 0);
+    new DatagramSocket(null);
+  }
+  void constant() throws Exception {
+    new ServerSocket(PORT).close();
+  }
+  void field() throws Exception {
+    new ServerSocket().bind(new InetSocketAddress("localhost", port));
+  }
+  void parameter(int p) throws Exception {
+    DatagramSocket d = new DatagramSocket(null);
+    d.bind(new InetSocketAddress(p));
+  }
+  void channel() throws Exception {
+    ServerSocketChannel.open().bind(new InetSocketAddress(8080), 50);
+  }
+  void client() throws Exception {
+    new Socket().connect(new InetSocketAddress(8080));
+  }
+}
+`), 0o644)
+	out := filepath.Join(dir, "classes")
+	if b, err := exec.Command(javac, "-g", "-d", out, src).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, b)
+	}
+	var sites []BindSite
+	if err := Lend(java, func(e *Editor) (err error) {
+		sites, err = e.BindSites([]string{out, filepath.Join(dir, "missing")})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sites {
+		got = append(got, s.String())
+	}
+	want := []string{
+		"p.Servers.constant (line 21) binds port 8192 with java.net.ServerSocket#<init>",
+		"p.Servers.field (line 24) binds a port that is not a constant with java.net.ServerSocket#bind",
+		"p.Servers.parameter (line 28) binds a port that is not a constant with java.net.DatagramSocket#bind",
+		"p.Servers.channel (line 31) binds port 8080 with java.nio.channels.ServerSocketChannel#bind",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sites:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The editor lent is kept for the next StartEditor.
+	if _, ok := prestarted.Load(java); !ok {
+		t.Error("the lent editor was not kept")
+	}
+	ed, err := StartEditor(context.Background(), java)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed.Close()
+}

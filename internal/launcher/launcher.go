@@ -96,6 +96,10 @@ type RunOptions struct {
 	// again (but not the clash), and results the driver makes up at the end
 	// (a timeout, a crash) are not reported. It must not block.
 	OnTestEnd func(TestResult, []agent.Perturbation)
+	// Handoff, when set, lets the caller hand the end of the order over to
+	// another JVM while the run goes on (see Handoff); the Result then
+	// ends where the run's JVMs stopped.
+	Handoff *Handoff
 
 	// stopAtClash kills the JVM as soon as a test clashes over a resource
 	// (the run beside other JVMs is then rerun alone, so its rest is
@@ -251,6 +255,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 
 	asm := newAssembler(order)
 	asm.onTestEnd = opts.OnTestEnd
+	asm.handoff = opts.Handoff
 	if opts.stopAtClash && opts.OnTestEnd != nil {
 		// The run is stopped and rerun alone at a clash: its clashing
 		// test's failure is not the test's.
@@ -269,7 +274,25 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		agentOptions: opts.AgentOptions,
 		keepTmp:      opts.KeepTmp,
 	}
-	p, err := l.launchRun(ctx, orderFile, w)
+	if h := opts.Handoff; h != nil {
+		w.connected = func(send func(agent.Message) error) {
+			h.connected(func(m agent.Message) error {
+				if l.lanes.serial() {
+					return errSerial // the rest would run alone after this JVM anyway
+				}
+				return send(m)
+			})
+		}
+	}
+	var p *launched
+	if opts.Handoff != nil {
+		p, err = l.launch(ctx, []string{"run", "--order", orderFile}, w) // a standby JVM takes no handoff
+	} else {
+		p, err = l.launchRun(ctx, orderFile, w)
+	}
+	if opts.Handoff != nil {
+		opts.Handoff.gone()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +304,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		}
 	}
 	return &Result{
-		Order:         order,
+		Order:         order[:asm.cut],
 		Tests:         tests,
 		ClassErrors:   asm.classErrors,
 		ClassScopes:   asm.classScopes,
@@ -296,7 +319,7 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		Output:        p.output,
 		Duration:      p.end.Sub(p.start),
 		Ended:         p.end,
-		covered:       asm.covered,
+		covered:       asm.covered[:asm.cut],
 		resumeAt:      asm.resumeAt(),
 		ending:        asm.ending(p.killed != ""),
 		victim:        victimOf(tests),
@@ -471,6 +494,9 @@ func (l *Launcher) setsTmpdir() bool {
 
 // errNotConnected is wrapped by launch errors for a JVM that never said hello.
 var errNotConnected = errors.New("the test JVM never connected to flaky")
+
+// errSerial refuses a handoff while JVMs run alone (see lanes).
+var errSerial = errors.New("JVMs run alone after a resource clash")
 
 // outputTail formats the end of a JVM's output for an error message.
 func outputTail(output string) string {

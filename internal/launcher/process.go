@@ -47,6 +47,9 @@ type watch struct {
 	// standby, for a standby JVM, is where a run takes it; the run's
 	// watch then replaces this one.
 	standby *standbyJVM
+	// connected, when set, gets a way to send commands to the JVM once it
+	// has connected.
+	connected func(send func(agent.Message) error)
 }
 
 // launched is what launch saw of one JVM.
@@ -299,6 +302,10 @@ loop:
 			case hello:
 				connected = true
 				open++
+				if w.connected != nil {
+					conn := ev.Conn
+					w.connected(func(m agent.Message) error { return run.Send(conn, m) })
+				}
 				if exited {
 					grace = time.After(closeGrace)
 				} else if claims != nil {

@@ -98,7 +98,10 @@ func fakeJVM(scenario string, args []string) int {
 		fmt.Fprintln(os.Stderr, "[flaky] cannot connect:", err)
 		return 86
 	}
+	var sending sync.Mutex
 	send := func(m agent.Message) {
+		sending.Lock()
+		defer sending.Unlock()
 		if err := agent.WriteMessage(conn, m); err != nil {
 			panic(err)
 		}
@@ -159,15 +162,23 @@ func fakeJVM(scenario string, args []string) int {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
+	stopAt := fakeHandoff(conn, order, send)
 	send(&agent.RunStart{Count: len(order)})
 	if scenario == "inject" {
 		// The JVM's own connection reports a test that is not in the order.
 		send(&agent.TestEnd{Test: "evil.Injected#test", Index: 0, Outcome: "pass"})
 	}
 	for i, test := range order {
+		if stopAt(i) {
+			send(&agent.RunEnd{Count: i})
+			conn.Close()
+			return 0
+		}
 		send(&agent.TestStart{Test: test, Index: i})
 		_, method := testid.Split(test)
 		switch {
+		case method == "slow":
+			time.Sleep(300 * time.Millisecond)
 		case method == "hang":
 			time.Sleep(time.Hour)
 		case method == "exit":
@@ -257,6 +268,63 @@ func fakeJVM(scenario string, args []string) int {
 	}
 	conn.Close()
 	return 0
+}
+
+// fakeHandoff answers the driver's handoff commands as the runner does (see
+// agent/PROTOCOL.md): the first class run at or after the asked entry that
+// it has not begun, else the last one, -1 when none is left. The returned
+// function says, before entry i, whether the JVM stops there (and begins
+// entry i's class run when it does not).
+func fakeHandoff(conn net.Conn, order []string, send func(agent.Message)) func(i int) bool {
+	var mu sync.Mutex
+	begun, stop := -1, len(order)
+	starts := func() []int {
+		var out []int
+		for i := 1; i < len(order); i++ {
+			if testid.ClassOf(order[i]) != testid.ClassOf(order[i-1]) {
+				out = append(out, i)
+			}
+		}
+		return out
+	}()
+	go func() {
+		for {
+			m, err := agent.ReadMessage(conn)
+			if err != nil {
+				return
+			}
+			h, ok := m.(*agent.Handoff)
+			if !ok {
+				continue
+			}
+			mu.Lock()
+			at := -1
+			for _, s := range starts {
+				if s > begun && s < stop {
+					at = s
+					if s >= h.Index {
+						break
+					}
+				}
+			}
+			if at >= 0 {
+				stop = at
+			}
+			mu.Unlock()
+			send(&agent.HandoffAt{At: at})
+		}
+	}()
+	return func(i int) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if i >= stop {
+			return true
+		}
+		if slices.Contains(starts, i) {
+			begun = i
+		}
+		return false
+	}
 }
 
 // fakeWarm plays a warm JVM running the order files one after another: a

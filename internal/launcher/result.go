@@ -171,6 +171,8 @@ type assembler struct {
 	progress      time.Time
 	onTestEnd     func(TestResult, []agent.Perturbation) // RunOptions.OnTestEnd
 	sites         map[string][]agent.Perturbation        // the perturbations by test (or class), kept for onTestEnd
+	handoff       *Handoff                               // RunOptions.Handoff
+	cut           int                                    // where the JVM's order ends: its length, or where it handed the rest over
 }
 
 // position is one result's place: an order index and the test id (a test
@@ -181,7 +183,7 @@ type position struct {
 }
 
 func newAssembler(order []string) *assembler {
-	return &assembler{order: order, covered: make([]bool, len(order)), seen: map[position]bool{}, last: -1, classScopes: map[string]int{}}
+	return &assembler{order: order, covered: make([]bool, len(order)), seen: map[position]bool{}, last: -1, classScopes: map[string]int{}, cut: len(order)}
 }
 
 // clash returns a watch.abandon that, when on, gives a reason to stop the
@@ -217,6 +219,13 @@ func (a *assembler) handle(m agent.Message, now time.Time) {
 	case *agent.TestStart:
 		a.current = &running{test: m.Test, index: m.Index, start: now}
 		a.progress = now
+		if a.handoff != nil {
+			a.handoff.ran(m.Index)
+		}
+	case *agent.HandoffAt:
+		if a.handoff != nil && a.handoff.answered(m.At) && m.At >= 0 && m.At < a.cut {
+			a.cut = m.At
+		}
 	case *agent.TestEnd:
 		if a.current != nil && a.current.test == m.Test {
 			a.current = nil
@@ -375,12 +384,12 @@ func (a *assembler) victim() (test string, index int, start time.Time, fixture b
 
 // resumeAt is the order index a resumed run goes on from: after the last
 // entry that got a result when the JVM ended early having got some done,
-// else len(order).
+// else where its order ends (its length, or where it handed the rest over).
 func (a *assembler) resumeAt() int {
 	if a.ended || a.last < 0 {
-		return len(a.order)
+		return a.cut
 	}
-	return a.last + 1
+	return min(a.last+1, a.cut)
 }
 
 // ending says how a JVM that ended before run-end ended: "timeout" when the
@@ -428,7 +437,7 @@ func (a *assembler) finish(e ending, now time.Time) ([]TestResult, Exit) {
 			tests = append(tests, r)
 		}
 	}
-	for i, entry := range a.order {
+	for i, entry := range a.order[:a.cut] {
 		if !a.covered[i] {
 			tests = append(tests, TestResult{Test: entry, Outcome: NotRun})
 		}

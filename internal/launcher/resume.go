@@ -21,8 +21,15 @@ type Resumption struct {
 	Why string `json:"why"`
 }
 
+// HandedOver is Resumption.Why when the JVM before handed the order's rest
+// over (see Handoff) and another JVM ran it beside it.
+const HandedOver = "handoff"
+
 // String describes the resumption for a report or console line.
 func (r Resumption) String() string {
+	if r.Why == HandedOver {
+		return fmt.Sprintf("another JVM ran the order from %s (entry %d) on, beside the JVM before", r.From, r.At+1)
+	}
 	if r.After == "" {
 		return fmt.Sprintf("a fresh JVM went on from %s (entry %d) after the JVM ended early (%s)", r.From, r.At+1, r.Why)
 	}
@@ -34,15 +41,22 @@ func (r Resumption) String() string {
 // long as each JVM gets at least one test done (and, with
 // opts.stopAtClash, no test clashed).
 func (l *Launcher) runResuming(ctx context.Context, order []string, opts RunOptions) (*Result, error) {
+	if opts.Handoff != nil {
+		order = order[:opts.Handoff.limit(len(order))]
+		opts.Handoff.begin(0, len(order))
+	}
 	r, err := l.runOnce(ctx, order, opts)
 	if err != nil || !opts.Resume {
 		return r, err
 	}
-	for at := r.resumeAt; at < len(order); at = r.resumeAt {
+	for at := r.resumeAt; at < len(r.Order); at = r.resumeAt {
 		if opts.stopAtClash && len(r.clashed()) > 0 {
 			break
 		}
-		rest, err := l.runOnce(ctx, order[at:], opts)
+		if opts.Handoff != nil {
+			opts.Handoff.begin(at, len(order))
+		}
+		rest, err := l.runOnce(ctx, r.Order[at:], opts)
 		if err != nil {
 			r.removeTmp()
 			return nil, err
@@ -58,6 +72,7 @@ func (l *Launcher) runResuming(ctx context.Context, order []string, opts RunOpti
 
 // resume merges rest, the run of r.Order[at:] in a fresh JVM, into r.
 func (r *Result) resume(at int, rest *Result) {
+	r.Order = r.Order[:at+len(rest.Order)] // rest handed its end over
 	r.Resumed = append(r.Resumed, Resumption{At: at, From: r.Order[at], After: r.victim, Why: r.ending})
 	var tests []TestResult
 	for _, t := range append(r.Tests, rest.Tests...) {

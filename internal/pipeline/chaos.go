@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -20,7 +21,7 @@ func runChaos(ctx context.Context, m Module, opts Options, log Log, res *Result,
 	if m.Launcher == nil {
 		return fmt.Errorf("chaos needs the module's launcher")
 	}
-	out, err := chaos.Run(ctx, m.Launcher, chaos.Config{
+	cfg := chaos.Config{
 		Tests:       m.Tests,
 		Mode:        c.Mode,
 		Strategies:  c.Strategies,
@@ -30,8 +31,13 @@ func runChaos(ctx context.Context, m Module, opts Options, log Log, res *Result,
 		Workers:     opts.Workers,
 		AutoWorkers: c.AutoWorkers,
 		Logf:        log.logf(StageChaos),
+		Debugf:      opts.Debug.logf(StageChaos),
 		Progress:    opts.Progress,
-	})
+	}
+	if c.Mode == chaos.Combined && len(m.ClassDirs) > 0 {
+		cfg.Spread = spreadVerdict(m.Launcher.Java(), m.ClassDirs)
+	}
+	out, err := chaos.Run(ctx, m.Launcher, cfg)
 	if err != nil {
 		return fmt.Errorf("chaos: %w", err)
 	}
@@ -125,4 +131,33 @@ func addStrategyStats(total, more []report.StrategyStats) []report.StrategyStats
 		t.DurationMs += m.DurationMs
 	}
 	return total
+}
+
+// spreadVerdict scans the class directories dirs for sockets bound to
+// ports that may be fixed (editor.BindSites, with the source editor's JVM
+// that the report's test method lines use later) and delivers the verdict
+// chaos.Config.Spread takes: "" when there is none, so that the combined
+// run may spread over free workers; else the first such site, since two
+// JVMs that run it at once could clash over the port (a clash makes every
+// later JVM of the analysis run alone).
+func spreadVerdict(java string, dirs []string) <-chan string {
+	verdict := make(chan string, 1)
+	go func() {
+		var sites []editor.BindSite
+		err := editor.Lend(java, func(e *editor.Editor) (err error) {
+			sites, err = e.BindSites(dirs)
+			return err
+		})
+		switch {
+		case err != nil:
+			verdict <- err.Error()
+		case len(sites) == 1:
+			verdict <- sites[0].String()
+		case len(sites) > 1:
+			verdict <- fmt.Sprintf("%s (and %d more such sites)", sites[0], len(sites)-1)
+		default:
+			verdict <- ""
+		}
+	}()
+	return verdict
 }

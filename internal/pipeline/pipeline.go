@@ -68,7 +68,8 @@ type Module struct {
 	// Repair describes the module for Repair's validation runs.
 	Repair repair.Module
 	// ClassDirs are the module's class and test-class directories, whose
-	// classes the knowledge store hashes.
+	// classes the knowledge store hashes and combined chaos scans for
+	// sockets bound to fixed ports (see chaos.Config.Spread).
 	ClassDirs []string
 }
 

@@ -231,7 +231,9 @@ type Evidence struct {
 	Outcome   string   `json:"outcome"`
 	Message   string   `json:"message,omitempty"`
 	// JVMs says where the run went on in a fresh JVM after one ended early
-	// (a test timed out, a crash, System.exit): which tests ran in which JVM.
+	// (a test timed out, a crash, System.exit), or in another JVM beside it
+	// (the combined run, split over free workers): which tests ran in which
+	// JVM.
 	JVMs []string `json:"jvms,omitempty"`
 }
 
@@ -373,7 +375,7 @@ type StrategyStats struct {
 	NotRun   int    `json:"notRun"`          // tests never run under it
 	Failures int    `json:"failures"`        // tests that failed (distinct for a group)
 	Findings int    `json:"findings"`        // confirmed findings: failed perturbed, passed unperturbed
-	JVMs     int    `json:"jvms,omitempty"`  // JVMs its run took (more than one: resumed after early ends)
+	JVMs     int    `json:"jvms,omitempty"`  // JVMs its run took (more than one: resumed after early ends, or split over free workers)
 	// DurationMs is a strategy's (or the combined) run's wall time, from
 	// its JVM's start to its last JVM's end.
 	DurationMs int64 `json:"durationMs,omitempty"`

@@ -1,13 +1,19 @@
 package dev.flaky.agent;
 
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonPrimitive;
+
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.net.Socket;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntUnaryOperator;
 
 /**
  * The JVM's connection to the flaky driver. The runner sends its events through {@link #send}; every event is
@@ -50,6 +56,8 @@ public final class Channel {
     private static volatile Next upcoming;
     /** The test whose start hooks ran when its instance was built, until its {@code test-start}; null when none. */
     private static Next started;
+    /** Answers the driver's {@code handoff} commands; null while the runner runs no order with {@code run}. */
+    private static volatile IntUnaryOperator handoff;
 
     /**
      * Code that runs on the test's thread at a test boundary: at its start, when the instance of the test's class
@@ -81,6 +89,16 @@ public final class Channel {
     /** Adds a boundary hook (the agent's state capture, its invariant tracer, its dataflow recorder). */
     public static void onBoundary(Boundary hook) {
         BOUNDARIES.add(hook);
+    }
+
+    /**
+     * Sets what answers the driver's {@code handoff} commands (null: nothing, every command is refused): given the
+     * command's {@code index}, it commits and returns the entry before which the runner stops, or -1 to refuse (see
+     * agent/PROTOCOL.md). It is called on the command reader's thread while the channel's lock is held, so that its
+     * answer is sent before any event that follows from it; it must not wait for the test thread, nor send events.
+     */
+    public static void onHandoff(IntUnaryOperator handler) {
+        handoff = handler;
     }
 
     /** Reports whether a boundary hook is installed. */
@@ -266,16 +284,24 @@ public final class Channel {
     }
 
     /**
-     * Reads driver commands until the connection closes. Protocol version 1 defines none after the handshake, so
-     * every command is ignored; unknown types must be ignored anyway. When the connection ends (the driver closed
-     * it, died, or sent an invalid frame) the JVM is halted: its results could no longer be delivered, and a test
-     * JVM must not outlive its driver.
+     * Reads driver commands until the connection closes: {@code handoff} is answered with {@code handoff-at}; every
+     * other type is ignored, as unknown types must be. When the connection ends (the driver closed it, died, or sent
+     * an invalid frame) the JVM is halted: its results could no longer be delivered, and a test JVM must not outlive
+     * its driver.
      */
     private static void readCommands(DataInputStream in) {
         String why;
         try {
             while (true) {
-                Frames.read(in);
+                JsonObject command = Frames.read(in);
+                // The answer is chosen and sent under the lock, so an event the choice leads to (the run-end of a
+                // runner that stops for it) cannot overtake it.
+                synchronized (LOCK) {
+                    Map<String, Object> answer = answer(command);
+                    if (answer != null) {
+                        send(answer);
+                    }
+                }
             }
         } catch (java.io.EOFException e) {
             why = "the flaky driver closed the connection";
@@ -284,6 +310,45 @@ public final class Channel {
         }
         if (!exiting) {
             Agent.fail(why + "; ending this JVM");
+        }
+    }
+
+    /**
+     * Returns the event that answers a driver command, or null for a command that gets none (every type but
+     * {@code handoff}). A {@code handoff} is answered {@code {"type":"handoff-at","at":M}} with M from the handler
+     * {@link #onHandoff} set, or -1 (refused) when none is set, its {@code index} is no integer of at least 0, or the
+     * handler fails.
+     */
+    static Map<String, Object> answer(JsonObject command) {
+        if (!"handoff".equals(Frames.string(command, "type"))) {
+            return null;
+        }
+        int index = index(command.get("index"));
+        IntUnaryOperator handler = handoff;
+        int at = -1;
+        if (handler != null && index >= 0) {
+            try {
+                at = handler.applyAsInt(index);
+            } catch (RuntimeException e) {
+                at = -1;
+            }
+        }
+        Map<String, Object> event = new LinkedHashMap<>();
+        event.put("type", "handoff-at");
+        event.put("at", at);
+        return event;
+    }
+
+    /** Returns {@code value} when it is an integral JSON number of at least 0 that fits an int, else -1. */
+    private static int index(JsonElement value) {
+        if (value == null || !value.isJsonPrimitive() || !((JsonPrimitive) value).isNumber()) {
+            return -1;
+        }
+        try {
+            BigDecimal number = value.getAsBigDecimal();
+            return number.signum() < 0 ? -1 : number.intValueExact();
+        } catch (ArithmeticException | NumberFormatException e) {
+            return -1;
         }
     }
 

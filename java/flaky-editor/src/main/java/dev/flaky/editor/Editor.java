@@ -55,7 +55,7 @@ final class Editor {
      */
     static JsonObject handle(JsonObject req) {
         String op = str(req, "op");
-        Unit u = op.equals("parse-members") || op.equals("split") || op.equals("jdk-classes") || op.equals("compile") || op.equals("scan-resets") ? null : Unit.parse(str(req, "source"));
+        Unit u = op.equals("parse-members") || op.equals("split") || op.equals("jdk-classes") || op.equals("compile") || op.equals("scan-resets") || op.equals("bind-sites") ? null : Unit.parse(str(req, "source"));
         JsonObject out = new JsonObject();
         switch (op) {
             case "info":
@@ -82,6 +82,12 @@ final class Editor {
             case "scan-resets":
                 try {
                     return dev.flaky.editor.bytecode.ResetFinder.find(req);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            case "bind-sites":
+                try {
+                    return dev.flaky.editor.bytecode.BindSites.find(req);
                 } catch (java.io.IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }

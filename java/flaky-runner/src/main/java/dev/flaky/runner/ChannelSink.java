@@ -3,6 +3,7 @@ package dev.flaky.runner;
 import dev.flaky.agent.Channel;
 
 import java.util.Map;
+import java.util.function.IntUnaryOperator;
 
 /** Sends events through the agent's connection to the driver. Loaded only when the agent's classes are present. */
 final class ChannelSink implements EventSink {
@@ -27,5 +28,10 @@ final class ChannelSink implements EventSink {
     @Override
     public void upcoming(Class<?> testClass, String test, int index) {
         Channel.upcoming(testClass, test, index);
+    }
+
+    @Override
+    public void onHandoff(IntUnaryOperator handler) {
+        Channel.onHandoff(handler);
     }
 }

@@ -19,11 +19,13 @@ public interface Engine {
 
     /**
      * Runs consecutive runs of an order that this engine handles, {@code runs.get(i)} naming methods of
-     * {@code classes.get(i)}: by default each with {@link #run}; an engine whose framework has fixtures wider than a
-     * class (TestNG's {@code @BeforeSuite}) runs them in one execution.
+     * {@code classes.get(i)}: by default each with {@link #run}, after {@link Events#beginRun} (where the runner
+     * stops when the driver handed the rest of the order to another JVM); an engine whose framework has fixtures
+     * wider than a class (TestNG's {@code @BeforeSuite}) runs them in one execution.
      */
     default void runAll(List<Class<?>> classes, List<List<OrderEntry>> runs, Events events) {
         for (int i = 0; i < runs.size(); i++) {
+            events.beginRun(runs.get(i));
             run(classes.get(i), runs.get(i), events);
         }
     }

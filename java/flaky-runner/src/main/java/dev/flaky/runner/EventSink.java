@@ -1,6 +1,7 @@
 package dev.flaky.runner;
 
 import java.util.Map;
+import java.util.function.IntUnaryOperator;
 
 /** Destination of the runner's events. */
 interface EventSink {
@@ -15,5 +16,12 @@ interface EventSink {
      * its class is instantiated; nothing by default.
      */
     default void upcoming(Class<?> testClass, String test, int index) {
+    }
+
+    /**
+     * Lets {@code handler} answer the driver's {@code handoff} commands (given the command's index, it commits and
+     * returns the stop, or -1); nothing by default, where no driver sends commands.
+     */
+    default void onHandoff(IntUnaryOperator handler) {
     }
 }

@@ -14,6 +14,12 @@ public final class Events {
     private final RunnerListener listener;
     private final boolean embedded;
     private int testEnds;
+    /** The order's handoff state while the runner accepts the driver's {@code handoff} command, else null. */
+    private Handoff handoff;
+    /** Ends the JVM once the runner stopped for a handoff; must not return. */
+    private Runnable exit;
+    /** Whether the runner stopped for a handoff (sent its {@code run-end}). */
+    private boolean stopped;
 
     /** Sends events to {@code sink} (none when null) and to {@code listener}. */
     Events(EventSink sink, RunnerListener listener) {
@@ -46,6 +52,70 @@ public final class Events {
      */
     public boolean embedded() {
         return embedded;
+    }
+
+    /**
+     * Accepts the driver's {@code handoff} command for {@code order}, the order this runner runs (the {@code run}
+     * command): the runner then stops before the class run the answer names, ending the JVM with status 0.
+     */
+    void acceptHandoffs(List<OrderEntry> order) {
+        acceptHandoffs(order, Events::exitJvm);
+    }
+
+    /**
+     * Accepts handoffs for {@code order} as {@link #acceptHandoffs(List)} does, ending the JVM with {@code exit}
+     * when the runner stops, which must not return (a test throws). Returns the handoff state, whose
+     * {@link Handoff#handoff} answers the commands.
+     */
+    Handoff acceptHandoffs(List<OrderEntry> order, Runnable exit) {
+        Handoff h = new Handoff(order);
+        this.exit = exit;
+        this.handoff = h;
+        if (sink != null) {
+            sink.onHandoff(h::handoff);
+        }
+        return h;
+    }
+
+    /** Exits the JVM with status 0, halting it when a security manager forbids the exit. */
+    private static void exitJvm() {
+        try {
+            System.exit(0);
+        } catch (SecurityException e) {
+            Runtime.getRuntime().halt(0);
+        }
+    }
+
+    /**
+     * The runner is about to start on a class run ({@code run}, its entries), before any of its code runs: when the
+     * driver handed the order from that run on to another JVM, ends the order instead ({@code run-end}, then the
+     * JVM exits with status 0) and does not return. Engines call it for each class run; an event of a run begins it
+     * too.
+     */
+    public void beginRun(List<OrderEntry> run) {
+        if (handoff != null && !run.isEmpty() && !handoff.beginRun(run.get(0).index)) {
+            stop();
+        }
+    }
+
+    /**
+     * Stops for a handoff: sends {@code run-end} (once, should several threads get here), flushes the sink and the
+     * standard streams and ends the JVM. Does not return.
+     */
+    private void stop() {
+        boolean first;
+        synchronized (this) {
+            first = !stopped;
+            stopped = true;
+        }
+        if (first) {
+            runEnd();
+        }
+        flush();
+        System.out.flush();
+        System.err.flush();
+        exit.run();
+        throw new IllegalStateException("the runner's exit after a handoff returned");
     }
 
     /** The agent's channel when the agent is present and connected, else null. */
@@ -92,6 +162,9 @@ public final class Events {
 
     /** {@code class-start}: class fixtures of a run of methods of {@code className} are about to run. */
     public void classStart(String className) {
+        if (handoff != null && !handoff.classStart(className)) {
+            stop();
+        }
         Map<String, Object> e = event("class-start");
         e.put("class", className);
         send(e);
@@ -108,6 +181,9 @@ public final class Events {
 
     /** {@code test-start}. */
     public void testStart(String test, int index) {
+        if (handoff != null && !handoff.entry(index)) {
+            stop();
+        }
         Map<String, Object> e = event("test-start");
         e.put("test", test);
         e.put("index", index);
@@ -139,6 +215,9 @@ public final class Events {
 
     /** {@code test-end}; {@code failure} may be null. */
     public void testEnd(String test, int index, String outcome, long timeMs, Failure failure) {
+        if (handoff != null && !handoff.entry(index)) {
+            stop();
+        }
         Map<String, Object> e = event("test-end");
         e.put("test", test);
         e.put("index", index);

@@ -26,7 +26,8 @@ import java.util.Map;
  * All report through {@link Events} and exit the JVM with status 0 when done (2 for bad arguments). {@code warm} runs
  * each order in a fresh class loader of this JVM ({@link Warm}). {@code run --standby true} is a JVM started ahead of
  * its order: it loads the test engines, as every run does before its first test class, then reads the order file's
- * path from a line of standard input (end of input: it exits without running anything).
+ * path from a line of standard input (end of input: it exits without running anything). {@code run --order} alone answers the driver's
+ * {@code handoff} command, and then stops before the class run it named (see agent/PROTOCOL.md).
  */
 public final class Main {
     private static final int USAGE_STATUS = 2;
@@ -88,7 +89,12 @@ public final class Main {
         if (orderFile == null) {
             return;
         }
-        runner.run(OrderFile.read(Paths.get(orderFile)));
+        List<OrderEntry> order = OrderFile.read(Paths.get(orderFile));
+        if (!standby) {
+            // Only a run started with its order takes handoffs: the driver may hand the end of it to another JVM.
+            events.acceptHandoffs(order);
+        }
+        runner.run(order);
     }
 
     /**

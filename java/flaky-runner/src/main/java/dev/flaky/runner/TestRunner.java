@@ -84,7 +84,8 @@ public final class TestRunner {
     /**
      * Runs {@code order} (entries indexed from 0 in order): {@code run-start}, each maximal run of consecutive
      * entries of one class as one JUnit execution (consecutive TestNG runs as one TestNG suite), then
-     * {@code run-end}.
+     * {@code run-end}. Each class run begins with {@link Events#beginRun}, where the runner stops early when the
+     * driver handed the rest of the order to another JVM ({@link Events#acceptHandoffs}).
      */
     public void run(List<OrderEntry> order) {
         events.runStart(order.size());
@@ -96,6 +97,7 @@ public final class TestRunner {
                 c = Classes.load(className);
             } catch (ClassNotFoundException | LinkageError e) {
                 batch.flush(events);
+                events.beginRun(run);
                 for (OrderEntry entry : run) {
                     events.notFound(entry, "cannot load test class " + className + ": " + e);
                 }
@@ -104,6 +106,7 @@ public final class TestRunner {
             Engine engine = engines.forClass(c);
             if (engine == null) {
                 batch.flush(events);
+                events.beginRun(run);
                 for (OrderEntry entry : run) {
                     events.notFound(entry, "no JUnit engine on the class path runs " + className);
                 }

@@ -17,6 +17,7 @@ import java.util.List;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
 
 /** The TestNG engine, driven directly with TestNG 6.14.3 (the API it is compiled against). */
 public class TestngEngineTest {
@@ -214,6 +215,70 @@ public class TestngEngineTest {
                 "class-start Fixtured", "Fixtured#two 3 pass", "Fixtured#one 4 pass", "class-end",
                 "class-start Chain", "Chain#first 6 pass", "Chain#second 5 pass", "class-end",
                 "class-start Plain", "Plain#a 7 pass", "class-end"), events);
+    }
+
+    @org.junit.Test
+    public void reportsEntriesItCannotRunInTheOrdersOrder() {
+        engine.runAll(Arrays.asList(Plain.class, Fixtured.class, Plain.class),
+                Arrays.asList(Arrays.asList(entry(0, Plain.class, "a")),
+                        Arrays.asList(entry(1, Fixtured.class, "missing")),
+                        Arrays.asList(entry(2, Plain.class, "b"), entry(3, Plain.class, "gone"))),
+                sink);
+        assertEquals(Arrays.asList("class-start Plain", "Plain#a 0 pass", "class-end",
+                "Fixtured#missing 1 error", "Plain#gone 3 error", "class-start Plain", "Plain#b 2 fail", "class-end"),
+                events);
+        engine.runAll(Arrays.asList(Plain.class, Fixtured.class), Arrays.asList(
+                Arrays.asList(entry(0, Plain.class, "a")), Arrays.asList(entry(1, Fixtured.class, "missing"))), sink);
+        assertEquals("after the suite when no class follows", "Fixtured#missing 1 error",
+                events.get(events.size() - 1));
+    }
+
+    /** What the exit after a handoff throws in these tests, instead of ending the JVM. */
+    private static final class Exited extends Error {
+        Exited() {
+            super("exited");
+        }
+    }
+
+    @org.junit.Test
+    public void stopsInTheSuiteBeforeAHandedOffClassRun() {
+        List<OrderEntry> order = Arrays.asList(entry(0, Plain.class, "a"), entry(1, Fixtured.class, "missing"),
+                entry(2, Plain.class, "b"));
+        Events stopping = new Events(null, new RunnerListener() {
+            @Override
+            public void classStart(String className) {
+                events.add("class-start " + className.substring(className.lastIndexOf('$') + 1));
+            }
+
+            @Override
+            public void classEnd(String className) {
+                events.add("class-end");
+            }
+
+            @Override
+            public void testEnd(String test, int index, String outcome, long timeMs, Failure f) {
+                events.add(test.substring(test.lastIndexOf('$') + 1) + " " + index + " " + outcome);
+            }
+
+            @Override
+            public void runEnd(int count) {
+                events.add("run-end " + count);
+            }
+        });
+        Handoff handoff = stopping.acceptHandoffs(order, () -> {
+            throw new Exited();
+        });
+        assertEquals(2, handoff.handoff(2));
+        try {
+            engine.runAll(Arrays.asList(Plain.class, Fixtured.class, Plain.class), Arrays.asList(
+                    order.subList(0, 1), order.subList(1, 2), order.subList(2, 3)), stopping);
+            fail("the runner did not stop");
+        } catch (Exited expected) {
+            // The JVM would exit with status 0 here.
+        }
+        assertEquals(Arrays.asList("class-start Plain", "Plain#a 0 pass", "class-end", "Fixtured#missing 1 error",
+                "run-end 2"), events);
+        assertEquals(Arrays.asList("suite", "Plain.a"), ran);
     }
 
     @org.junit.Test

@@ -38,6 +38,11 @@ final class Block {
     Failure configFailure;
     /** The key of the requested test (or invocation) that is running, or null. */
     String running;
+    /**
+     * Reports due right before the block's {@code class-start}: the entries TestNG cannot run of its class run and of
+     * the class runs before it since the previous block, in the order's order.
+     */
+    final List<Runnable> before = new ArrayList<>();
     /** TestNG's result of the invocation that TestNG last reported, or null. */
     private ITestResult result;
     private boolean begun;
@@ -101,10 +106,17 @@ final class Block {
         return includes;
     }
 
-    /** Reports the block's {@code class-start} once, before anything else of it. */
+    /**
+     * Reports the block's {@code class-start} once, before anything else of it, after the reports due
+     * {@link #before} it.
+     */
     void begin() {
         if (!begun) {
             begun = true;
+            for (Runnable r : before) {
+                r.run();
+            }
+            before.clear();
             events.classStart(testClass.getName());
             tests.announce();
         }

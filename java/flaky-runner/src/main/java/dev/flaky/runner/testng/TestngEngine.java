@@ -97,9 +97,17 @@ public final class TestngEngine implements Engine {
         runAll(Collections.singletonList(testClass), Collections.singletonList(entries), events);
     }
 
+    /**
+     * {@inheritDoc} The entries TestNG cannot run are reported in the order's order: right before the
+     * {@code class-start} of the next block, or after the suite when no block follows, so that the events of a class
+     * run never come before those of an earlier one (a class run begins with its first event, see
+     * {@link Events#beginRun}).
+     */
     @Override
     public void runAll(List<Class<?>> classes, List<List<OrderEntry>> runs, Events events) {
         List<Block> blocks = new ArrayList<>();
+        // The reports of entries TestNG cannot run that no block has taken yet.
+        List<Runnable> pending = new ArrayList<>();
         for (int i = 0; i < classes.size(); i++) {
             Class<?> c = classes.get(i);
             TestMethods methods;
@@ -107,7 +115,8 @@ public final class TestngEngine implements Engine {
                 methods = TestMethods.of(c);
             } catch (LinkageError | RuntimeException e) {
                 for (OrderEntry entry : runs.get(i)) {
-                    events.notFound(entry, "cannot read the TestNG tests of " + c.getName() + ": " + e);
+                    pending.add(() -> events.notFound(entry, "cannot read the TestNG tests of " + c.getName()
+                            + ": " + e));
                 }
                 continue;
             }
@@ -115,20 +124,28 @@ public final class TestngEngine implements Engine {
             for (OrderEntry e : runs.get(i)) {
                 Invocation inv = Invocation.parse(e.method);
                 if (!methods.has(inv.method)) {
-                    events.notFound(e, "TestNG finds no test " + e.method + " in " + c.getName());
+                    pending.add(() -> events.notFound(e, "TestNG finds no test " + e.method + " in " + c.getName()));
                 } else if (inv.isInvocation() && !methods.invocations(inv.method)) {
-                    events.notFound(e, "TestNG's " + c.getName() + "#" + inv.method
-                            + " has no invocations of its own (no data provider, or an invocationCount)");
+                    pending.add(() -> events.notFound(e, "TestNG's " + c.getName() + "#" + inv.method
+                            + " has no invocations of its own (no data provider, or an invocationCount)"));
                 } else {
                     found.add(e);
                 }
             }
             boolean fixedOrder = methods.fixedOrder();
             for (List<OrderEntry> segment : OrderEntry.segments(found, s -> Block.achievable(s, fixedOrder))) {
-                blocks.add(new Block(c, segment, methods, events));
+                Block b = new Block(c, segment, methods, events);
+                b.before.addAll(pending);
+                pending.clear();
+                blocks.add(b);
             }
         }
+        if (!runs.isEmpty()) {
+            // Before the suite's own fixtures (@BeforeSuite) run.
+            events.beginRun(runs.get(0));
+        }
         if (blocks.isEmpty()) {
+            report(pending);
             return;
         }
         TestngListener listener = new TestngListener(blocks);
@@ -145,6 +162,14 @@ public final class TestngEngine implements Engine {
             events.log("error", "TestNG failed to run the suite: " + e);
         } finally {
             listener.finish();
+        }
+        report(pending);
+    }
+
+    /** Sends the deferred reports in order. */
+    private static void report(List<Runnable> reports) {
+        for (Runnable r : reports) {
+            r.run();
         }
     }
 
