@@ -21,12 +21,12 @@ import (
 // the run gets one job: while the combined run goes on, a first round's,
 // milder or again run first, then a control run of every planned test
 // still due for one, so that a later failure's attribution need not wait
-// for an earlier one's controls; once it has ended, the control runs first,
-// since every failure is known, they batch all the failing tests and they
-// mostly wait where attribution's runs work (a fixture that sleeps runs its
-// sleeps unperturbed in them). What
-// ran is read after the combined run as if it had run then, so the
-// findings are the same; the workers' idle time is used.
+// for an earlier one's controls; once it has ended, every failure is known
+// and the longer of the two goes first (a control run's tests by the
+// unperturbed run's durations, an attribution run's by the combined run's),
+// so that no long run starts last. What ran is read after the combined run
+// as if it had run then, so the findings are the same; the workers' idle
+// time is used.
 type early struct {
 	a    *analysis
 	set  []Strategy
@@ -118,7 +118,7 @@ func (e *early) more(results []*launcher.Result) []launcher.Job {
 	}
 	var next earlyJob
 	switch due := e.due(); {
-	case len(e.queue) > 0 && (results[0] == nil || len(due) == 0):
+	case len(e.queue) > 0 && (len(due) == 0 || results[0] == nil || e.cost(e.queue[0].job.Order, e.took) >= e.cost(due, durations(a.baseline))):
 		next, e.queue = e.queue[0], e.queue[1:]
 	case len(due) > 0:
 		next.job, _ = a.job(a.testsOrder(due), nil)
@@ -167,16 +167,21 @@ func (e *early) plan() error {
 			e.queue = append(e.queue, earlyJob{job: j, strategy: p.s.strategies[i], kind: p.kind})
 		}
 	}
-	e.mu.Lock()
-	cost := func(j earlyJob) (d time.Duration) {
-		for _, t := range j.job.Order {
-			d += e.took[testid.Parse(t).Base()]
-		}
-		return d
-	}
-	slices.SortStableFunc(e.queue, func(x, y earlyJob) int { return cmp.Compare(cost(y), cost(x)) })
-	e.mu.Unlock()
+	slices.SortStableFunc(e.queue, func(x, y earlyJob) int {
+		return cmp.Compare(e.cost(y.job.Order, e.took), e.cost(x.job.Order, e.took))
+	})
 	return nil
+}
+
+// cost returns how long the tests of order took by took (e.took, the
+// combined run's durations, or the unperturbed run's).
+func (e *early) cost(order []string, took map[testid.ID]time.Duration) (d time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, t := range order {
+		d += took[testid.Parse(t).Base()]
+	}
+	return d
 }
 
 // due returns the planned tests that are due for another control run.

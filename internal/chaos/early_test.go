@@ -10,6 +10,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // TestEarlyWorkWhileTheCombinedRunGoesOn reports the combined run's tests
@@ -110,25 +111,30 @@ func TestEarlyWorkCutByTheBudgetRunsAgain(t *testing.T) {
 
 // While the combined run goes on, early hands out attribution's queued runs
 // before control runs (a later failure's attribution need not wait); once
-// it has ended, the control runs come first: every failure is known, they
-// batch all the failing tests, and they mostly wait where attribution's
-// runs work.
-func TestEarlyControlsFirstOnceTheCombinedRunHasEnded(t *testing.T) {
-	queued := launcher.Job{Order: []string{"p.A#a"}}
+// it has ended, every failure is known and the longer one goes first, a
+// control run's tests timed by the unperturbed run and an attribution run's
+// by the combined run, so that no long run starts last.
+func TestEarlyOrderOnceTheCombinedRunHasEnded(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	tests := []struct {
 		name     string
 		combined *launcher.Result // the combined run's result: nil while it runs
+		queued   time.Duration    // how long the queued run's test took in the combined run
 		want     earlyKind
 	}{
-		{"the combined run goes on", nil, earlyFirst},
-		{"the combined run has ended", &launcher.Result{}, earlyControl},
+		{"the combined run goes on", nil, ms(100), earlyFirst},
+		{"ended, the control run longer", &launcher.Result{}, ms(100), earlyControl},
+		{"ended, the attribution run longer", &launcher.Result{}, ms(3000), earlyFirst},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := &analysis{cfg: Config{Tests: []string{"p.A#a", "p.B#b"}}, res: &Result{}, baseline: []*launcher.Result{{}}}
+			// Unperturbed, each failing test took 500 ms: a control run of both, 1 s.
+			baseline := &launcher.Result{Tests: []launcher.TestResult{{Test: "p.A#a", Outcome: launcher.Pass, TimeMs: 500}, {Test: "p.B#b", Outcome: launcher.Pass, TimeMs: 500}}}
+			a := &analysis{cfg: Config{Tests: []string{"p.A#a", "p.B#b"}}, res: &Result{}, baseline: []*launcher.Result{baseline}}
 			e := a.newEarly(mustLookup("RANDOM_MAX", "LOCALE"), 2)
-			e.queue = []earlyJob{{job: queued, strategy: mustLookup("RANDOM_MAX")[0], kind: earlyFirst}}
+			e.queue = []earlyJob{{job: launcher.Job{Order: []string{"p.A#a"}}, strategy: mustLookup("RANDOM_MAX")[0], kind: earlyFirst}}
 			e.tests = []string{"p.A#a", "p.B#b"}
+			e.took[testid.Parse("p.A#a").Base()] = tt.queued
 			jobs := e.more([]*launcher.Result{tt.combined, {}})
 			if len(jobs) != 1 || len(e.handed) != 1 || e.handed[0].kind != tt.want {
 				t.Fatalf("handed %+v, want one of kind %d", e.handed, tt.want)

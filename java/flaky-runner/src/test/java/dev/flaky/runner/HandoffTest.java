@@ -69,45 +69,6 @@ public class HandoffTest {
         }
     }
 
-    /** Records the events as short strings. */
-    private static final class Recorder implements RunnerListener {
-        final List<String> events = new ArrayList<>();
-
-        @Override
-        public void runStart(int count) {
-            events.add("run-start " + count);
-        }
-
-        @Override
-        public void classStart(String className) {
-            events.add("class-start " + simple(className));
-        }
-
-        @Override
-        public void classEnd(String className) {
-            events.add("class-end " + simple(className));
-        }
-
-        @Override
-        public void testStart(String test, int index) {
-            events.add("start " + simple(test) + " " + index);
-        }
-
-        @Override
-        public void testEnd(String test, int index, String outcome, long timeMs, Failure f) {
-            events.add("end " + simple(test) + " " + index + " " + outcome);
-        }
-
-        @Override
-        public void runEnd(int count) {
-            events.add("run-end " + count);
-        }
-
-        private static String simple(String name) {
-            return name.substring(name.lastIndexOf('$') + 1);
-        }
-    }
-
     private static List<OrderEntry> order(String... ids) {
         List<OrderEntry> order = new ArrayList<>();
         for (String id : ids) {
@@ -215,7 +176,7 @@ public class HandoffTest {
     @Test
     public void aJvmStopsBeforeTheHandedOffClassRunWithRunEnd() {
         ran.clear();
-        Recorder r = new Recorder();
+        Recorder r = new Recorder('$');
         Events events = new Events(null, r);
         String first = First.class.getName();
         String second = Second.class.getName();
@@ -240,7 +201,7 @@ public class HandoffTest {
     public void aHandoffDuringATestStopsAfterTheRunningClassRun() {
         ran.clear();
         answers.clear();
-        Recorder r = new Recorder();
+        Recorder r = new Recorder('$');
         Events events = new Events(null, r);
         String handing = Handing.class.getName();
         String first = First.class.getName();
@@ -267,7 +228,7 @@ public class HandoffTest {
     @Test
     public void aJvmStopsBeforeAClassThatCannotBeLoaded() {
         ran.clear();
-        Recorder r = new Recorder();
+        Recorder r = new Recorder('$');
         Events events = new Events(null, r);
         String second = Second.class.getName();
         List<OrderEntry> order = order(second + "#x", "no.such.Class#m", second + "#x");
@@ -288,7 +249,7 @@ public class HandoffTest {
     @Test
     public void runsTheWholeOrderWithoutAHandoff() {
         ran.clear();
-        Recorder r = new Recorder();
+        Recorder r = new Recorder('$');
         Events events = new Events(null, r);
         String second = Second.class.getName();
         List<OrderEntry> order = order(second + "#x", "no.such.Class#m");

@@ -185,48 +185,6 @@ public class TestRunnerTest {
         }
     }
 
-    private static final class Recorder implements RunnerListener {
-        final List<String> events = new ArrayList<>();
-        Throwable failure;
-
-        @Override
-        public void runStart(int count) {
-            events.add("run-start " + count);
-        }
-
-        @Override
-        public void classStart(String className) {
-            events.add("class-start " + simple(className));
-        }
-
-        @Override
-        public void classEnd(String className) {
-            events.add("class-end " + simple(className));
-        }
-
-        @Override
-        public void testStart(String test, int index) {
-            events.add("start " + simple(test) + " " + index);
-        }
-
-        @Override
-        public void testEnd(String test, int index, String outcome, long timeMs, Failure f) {
-            events.add("end " + simple(test) + " " + index + " " + outcome);
-            if (f != null && f.throwable() != null) {
-                failure = f.throwable();
-            }
-        }
-
-        @Override
-        public void runEnd(int count) {
-            events.add("run-end " + count);
-        }
-
-        private static String simple(String name) {
-            return name.substring(name.lastIndexOf('.') + 1);
-        }
-    }
-
     @Test
     public void listsInTheGivenClassOrder() {
         List<ListedTest> tests = TestRunner.embedded(new Recorder()).list(Arrays.asList(

@@ -3,7 +3,6 @@ package dev.flaky.editor.bytecode;
 import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
-import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
 import org.objectweb.asm.tree.AbstractInsnNode;
@@ -22,16 +21,14 @@ import org.objectweb.asm.tree.analysis.SourceInterpreter;
 import org.objectweb.asm.tree.analysis.SourceValue;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * Finds, in the module's class directories, the call sites that bind a server or datagram socket to a port that is
@@ -69,39 +66,25 @@ public final class BindSites {
     /**
      * Runs the finder.
      *
-     * @param req {@code {dirs: [class directories]}}
+     * @param req {@code {dirs: [class directories or jars]}}
      * @return {@code {sites: [{class, method, line, call, port}]}}, port -1 when it is not a constant
      * @throws IOException when a class directory cannot be read
      */
     public static JsonObject find(JsonObject req) throws IOException {
-        JsonArray sites = new JsonArray();
+        Map<String, ClassNode> classes = new LinkedHashMap<>();
         for (JsonElement d : req.getAsJsonArray("dirs")) {
-            Path dir = Paths.get(d.getAsString());
-            if (!Files.isDirectory(dir)) {
-                continue;
-            }
-            List<Path> files = new ArrayList<>();
-            try (Stream<Path> s = Files.walk(dir)) {
-                s.filter(p -> p.toString().endsWith(".class")).sorted().forEach(files::add);
-            }
-            for (Path p : files) {
-                try (InputStream in = Files.newInputStream(p)) {
-                    scan(in, sites);
-                }
-            }
+            ResetFinder.load(Paths.get(d.getAsString()), classes);
+        }
+        JsonArray sites = new JsonArray();
+        for (ClassNode c : classes.values()) {
+            scan(c, sites);
         }
         JsonObject out = new JsonObject();
         out.add("sites", sites);
         return out;
     }
 
-    private static void scan(InputStream in, JsonArray sites) throws IOException {
-        ClassNode c = new ClassNode();
-        try {
-            new ClassReader(in).accept(c, ClassReader.SKIP_FRAMES);
-        } catch (RuntimeException e) {
-            return; // not a class file ASM can read: nothing of the project's to run
-        }
+    private static void scan(ClassNode c, JsonArray sites) {
         for (MethodNode m : c.methods) {
             List<MethodInsnNode> calls = new ArrayList<>();
             for (AbstractInsnNode insn : m.instructions) {

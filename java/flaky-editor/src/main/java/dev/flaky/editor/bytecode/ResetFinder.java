@@ -199,7 +199,8 @@ public final class ResetFinder {
         }
     }
 
-    private static void load(Path dir, Map<String, ClassNode> classes) throws IOException {
+    /** Adds the classes of {@code dir}, a class directory or a jar, to {@code classes} (a missing one adds none). */
+    static void load(Path dir, Map<String, ClassNode> classes) throws IOException {
         if (Files.isRegularFile(dir) && dir.toString().endsWith(".jar")) {
             try (ZipFile jar = new ZipFile(dir.toFile())) {
                 List<? extends ZipEntry> entries = Collections.list(jar.entries());
