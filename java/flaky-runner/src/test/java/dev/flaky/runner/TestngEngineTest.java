@@ -130,7 +130,10 @@ public class TestngEngineTest {
 
     private final TestngEngine engine = new TestngEngine();
     private final List<String> events = new ArrayList<>();
-    private final Events sink = new Events(null, new RunnerListener() {
+    private final Events sink = new Events(null, new Log());
+
+    /** Records class starts and ends, test ends and class errors in {@link #events}. */
+    private class Log implements RunnerListener {
         @Override
         public void classStart(String className) {
             events.add("class-start " + className.substring(className.lastIndexOf('$') + 1));
@@ -150,7 +153,7 @@ public class TestngEngineTest {
         public void classError(String className, Failure failure) {
             events.add("class-error " + failure.message());
         }
-    });
+    }
 
     @Before
     public void reset() {
@@ -244,22 +247,7 @@ public class TestngEngineTest {
     public void stopsInTheSuiteBeforeAHandedOffClassRun() {
         List<OrderEntry> order = Arrays.asList(entry(0, Plain.class, "a"), entry(1, Fixtured.class, "missing"),
                 entry(2, Plain.class, "b"));
-        Events stopping = new Events(null, new RunnerListener() {
-            @Override
-            public void classStart(String className) {
-                events.add("class-start " + className.substring(className.lastIndexOf('$') + 1));
-            }
-
-            @Override
-            public void classEnd(String className) {
-                events.add("class-end");
-            }
-
-            @Override
-            public void testEnd(String test, int index, String outcome, long timeMs, Failure f) {
-                events.add(test.substring(test.lastIndexOf('$') + 1) + " " + index + " " + outcome);
-            }
-
+        Events stopping = new Events(null, new Log() {
             @Override
             public void runEnd(int count) {
                 events.add("run-end " + count);
