@@ -86,23 +86,11 @@ func StartEditor(ctx context.Context, java string) (*Editor, error) {
 // take the editor that the report's test method lines need at its end. No
 // context ends the editor, as with Prestart.
 func Lend(java string, use func(*Editor) error) error {
-	var e *Editor
-	if v, ok := prestarted.LoadAndDelete(java); ok {
-		w := v.(*warming)
-		<-w.done
-		if w.err == nil {
-			e = w.e
-		} else if w.e != nil {
-			w.e.Close()
-		}
+	e, err := StartEditor(context.Background(), java)
+	if err != nil {
+		return err
 	}
-	if e == nil {
-		var err error
-		if e, err = start(context.Background(), java); err != nil {
-			return err
-		}
-	}
-	err := use(e)
+	err = use(e)
 	w := &warming{done: make(chan struct{}), e: e}
 	close(w.done)
 	if _, loaded := prestarted.LoadOrStore(java, w); loaded {
