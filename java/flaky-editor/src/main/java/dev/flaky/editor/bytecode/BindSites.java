@@ -13,7 +13,6 @@ import org.objectweb.asm.tree.LineNumberNode;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.TypeInsnNode;
-import org.objectweb.asm.tree.VarInsnNode;
 import org.objectweb.asm.tree.analysis.Analyzer;
 import org.objectweb.asm.tree.analysis.AnalyzerException;
 import org.objectweb.asm.tree.analysis.Frame;
@@ -187,7 +186,7 @@ public final class BindSites {
         if (op == Opcodes.LDC && ((LdcInsnNode) insn).cst instanceof Integer) {
             return (Integer) ((LdcInsnNode) insn).cst;
         }
-        SourceValue from = copied(m, frames, insn);
+        SourceValue from = Values.copied(insn, frames, m);
         return from == null ? UNKNOWN : intValue(m, frames, from, follow - 1);
     }
 
@@ -210,7 +209,7 @@ public final class BindSites {
                     && ((MethodInsnNode) insn).name.equals("createUnresolved")) {
                 one = lastIntArgument(m, frames, (MethodInsnNode) insn, follow);
             } else {
-                SourceValue from = copied(m, frames, insn);
+                SourceValue from = Values.copied(insn, frames, m);
                 one = from == null ? UNKNOWN : addressPort(m, frames, from, follow - 1);
             }
             if (one == UNKNOWN) {
@@ -254,7 +253,7 @@ public final class BindSites {
                 return true;
             }
             if (insn.getOpcode() == Opcodes.DUP) {
-                SourceValue from = copied(m, frames, insn);
+                SourceValue from = Values.copied(insn, frames, m);
                 if (from != null && from.insns.contains(created)) {
                     return true;
                 }
@@ -271,37 +270,6 @@ public final class BindSites {
         }
         SourceValue port = argument(m, frames, call, args.length - 1);
         return port == null ? UNKNOWN : intValue(m, frames, port, follow - 1);
-    }
-
-    /**
-     * The value {@code insn} copies: the stored value of a local it loads, the operand of a cast or a DUP; null for
-     * anything else.
-     */
-    private static SourceValue copied(MethodNode m, Frame<SourceValue>[] frames, AbstractInsnNode insn) {
-        Frame<SourceValue> f = frames[m.instructions.indexOf(insn)];
-        if (f == null) {
-            return null;
-        }
-        switch (insn.getOpcode()) {
-            case Opcodes.ILOAD:
-            case Opcodes.ALOAD:
-                SourceValue local = f.getLocal(((VarInsnNode) insn).var);
-                SourceValue stored = null;
-                for (AbstractInsnNode store : local.insns) {
-                    Frame<SourceValue> sf = frames[m.instructions.indexOf(store)];
-                    if (sf == null || sf.getStackSize() == 0) {
-                        return null;
-                    }
-                    SourceValue v = sf.getStack(sf.getStackSize() - 1);
-                    stored = stored == null ? v : new SourceInterpreter().merge(stored, v);
-                }
-                return stored;
-            case Opcodes.CHECKCAST:
-            case Opcodes.DUP:
-                return f.getStackSize() == 0 ? null : f.getStack(f.getStackSize() - 1);
-            default:
-                return null;
-        }
     }
 
     /** The source line of {@code insn}, 0 when the class has no line numbers. */

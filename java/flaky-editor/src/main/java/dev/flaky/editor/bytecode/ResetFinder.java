@@ -396,25 +396,24 @@ public final class ResetFinder {
         }
         switch (src.getOpcode()) {
             case Opcodes.ALOAD:
-                int var = ((VarInsnNode) src).var;
-                if (var == 0 && (m.access & Opcodes.ACC_STATIC) == 0) {
-                    return out;
+                if (((VarInsnNode) src).var == 0 && (m.access & Opcodes.ACC_STATIC) == 0) {
+                    return out; // this
                 }
-                out.add(f.getLocal(var));
                 break;
-            case Opcodes.ASTORE:
-            case Opcodes.CHECKCAST:
             case Opcodes.GETFIELD:
-            case Opcodes.DUP:
                 out.add(f.getStack(f.getStackSize() - 1));
-                break;
+                return out;
             case Opcodes.INVOKEVIRTUAL:
             case Opcodes.INVOKEINTERFACE:
                 int args = Type.getArgumentTypes(((MethodInsnNode) src).desc).length;
                 out.add(f.getStack(f.getStackSize() - args - 1));
-                break;
+                return out;
             default:
                 break;
+        }
+        SourceValue copied = Values.copied(src, frames, m);
+        if (copied != null) {
+            out.add(copied);
         }
         return out;
     }
