@@ -8,27 +8,36 @@ import java.net.SocketException;
 import java.net.URLConnection;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.HashSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.WeakHashMap;
 
 /**
  * The wrappers of NETWORK_DELAY, which makes the network slow within the APIs' specifications (ChaosAPI's Network
- * Delay strategy). {@code Socket.connect(SocketAddress, int)} waits a name-resolution delay, then (timeout - shrunk
- * timeout), then connects with the shrunk timeout ({@code chaos.network} of it), so the connect's whole budget
- * stays the original; {@code HttpClient.Builder.connectTimeout} and {@code HttpRequest.Builder.timeout} get the
- * shrunk duration. The blocking network timeouts, {@code URLConnection.setConnectTimeout}/{@code setReadTimeout}
- * and {@code Socket.setSoTimeout}, keep {@code chaos.network.timeout} of their value (at least 1 ms; 0, "no
- * timeout", stays 0): a timeout that is tight for the exchange it guards fires; a generous one (a 30 s read
- * timeout on a 50 ms local exchange) does not. A slow network leaves the settings as they were made, so the
- * project's getters ({@code getConnectTimeout}, {@code getReadTimeout}, {@code getSoTimeout}, and
- * {@code connectTimeout()}/{@code timeout()} of {@code java.net.http}) read back the timeout the project set, not
- * the shortened one. Public because project classes call it.
+ * Delay strategy). {@code Socket.connect(SocketAddress, int)} waits (timeout - shrunk timeout), then connects with
+ * the shrunk timeout ({@code chaos.network} of it), so the connect takes at most the timeout it was given, as its
+ * specification promises; {@code HttpClient.Builder.connectTimeout} and {@code HttpRequest.Builder.timeout} get the
+ * shrunk duration. A host name's resolution, which comes before the connect and outside its timeout, waits the
+ * name-resolution delay ({@code chaos.resolve}) where it happens: the first resolution of a name in the JVM (see
+ * {@link #resolving}), never a connect to an address. The blocking network timeouts,
+ * {@code URLConnection.setConnectTimeout}/{@code setReadTimeout} and {@code Socket.setSoTimeout}, keep
+ * {@code chaos.network.timeout} of their value (at least 1 ms; 0, "no timeout", stays 0): a timeout that is tight
+ * for the exchange it guards fires; a generous one (a 30 s read timeout on a 50 ms local exchange) does not. A slow
+ * network leaves the settings as they were made, so the project's getters ({@code getConnectTimeout},
+ * {@code getReadTimeout}, {@code getSoTimeout}, and {@code connectTimeout()}/{@code timeout()} of
+ * {@code java.net.http}) read back the timeout the project set, not the shortened one. Public because project
+ * classes call it.
  */
 public final class NetApi {
     private static double factor = 1;
     private static double connectFactor = 1;
     private static long resolveDelayMs;
+
+    /** The host names resolved so far in this JVM, lower-cased (see {@link #resolving}). */
+    private static final Set<String> RESOLVED = Collections.synchronizedSet(new HashSet<String>());
 
     /** The connect timeouts given of the connections holding shortened ones: {given, shortened}. */
     private static final Map<Object, int[]> CONNECT = Collections.synchronizedMap(new WeakHashMap<Object, int[]>());
@@ -52,22 +61,58 @@ public final class NetApi {
     }
 
     /**
-     * {@code Socket.connect(SocketAddress, int)}: a name-resolution delay, then a pre-delay of (timeout - shrunk
-     * timeout) and the connect with the shrunk timeout, so the connect's own budget stays within the original.
+     * {@code Socket.connect(SocketAddress, int)}: a pre-delay of (timeout - shrunk timeout), then the connect with
+     * the shrunk timeout, so the connect's budget stays the original. No timeout (0) has nothing to shrink: the
+     * connect is made as it is, and so is one with a negative timeout (the JDK rejects it).
      */
     public static void connect(Socket socket, SocketAddress address, int timeout, int site) throws IOException {
-        if (timeout < 0) {
+        if (timeout <= 0) {
             socket.connect(address, timeout);
             return;
         }
         Sites.hit(site);
-        pause(resolveDelayMs);
-        int perturbed = timeout;
-        if (timeout > 0) {
-            perturbed = (int) Math.max(1, (long) (timeout * connectFactor));
-            pause(timeout - perturbed);
-        }
+        int perturbed = (int) Math.max(1, (long) (timeout * connectFactor));
+        pause(timeout - perturbed);
         socket.connect(address, perturbed);
+    }
+
+    /**
+     * Host-name resolution at a project call site ({@code InetAddress.getByName}/{@code getAllByName},
+     * {@code new InetSocketAddress(String, int)}, {@code new Socket(String, int)}): the first resolution of a host
+     * name in the JVM waits the name-resolution delay first, as a slow resolver would make it. An address literal,
+     * null or "" (the loopback address) is not resolved, and the JDK caches a name it resolved
+     * ({@code networkaddress.cache.ttl}, 30 s by default), so neither waits. Returns {@code host} for the call.
+     * Interrupted, it returns at once with the thread's interrupt status set.
+     */
+    public static String resolving(String host, int site) {
+        if (resolveDelayMs <= 0 || host == null || host.isEmpty() || isAddressLiteral(host)
+                || !RESOLVED.add(host.toLowerCase(Locale.ROOT))) {
+            return host;
+        }
+        Sites.hit(site);
+        try {
+            Thread.sleep(resolveDelayMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return host;
+    }
+
+    /**
+     * Reports whether {@code host} is an IP address literal, which {@code InetAddress} parses without a resolver:
+     * IPv6 (a host name holds no colon) or digits and dots.
+     */
+    static boolean isAddressLiteral(String host) {
+        if (host.indexOf(':') >= 0) {
+            return true;
+        }
+        for (int i = 0; i < host.length(); i++) {
+            char c = host.charAt(i);
+            if (c != '.' && (c < '0' || c > '9')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@code HttpClient.Builder.connectTimeout(Duration)} (JDK 11+) with the timeout shrunk (at least 1 ms). */

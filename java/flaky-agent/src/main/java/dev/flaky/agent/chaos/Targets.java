@@ -337,10 +337,19 @@ final class Targets {
     }
 
     /**
-     * What NETWORK_DELAY perturbs ({@link NetApi}): {@code Socket.connect} with a timeout, the java.net.http
-     * timeouts, the blocking network timeouts, and their getters.
+     * What NETWORK_DELAY perturbs ({@link NetApi}): {@code Socket.connect} with a timeout, host-name resolution,
+     * the java.net.http timeouts, the blocking network timeouts, and their getters.
      */
     private void network() {
+        String host = "(Ljava/lang/String;I)Ljava/lang/String;";
+        add(new Target(Strategy.NETWORK_DELAY, Kind.FILTER_ARG, "java/net/InetAddress", Owner.EXACT, true, "getByName",
+                "(Ljava/lang/String;)Ljava/net/InetAddress;", NET_API, "resolving", host));
+        add(new Target(Strategy.NETWORK_DELAY, Kind.FILTER_ARG, "java/net/InetAddress", Owner.EXACT, true,
+                "getAllByName", "(Ljava/lang/String;)[Ljava/net/InetAddress;", NET_API, "resolving", host));
+        for (String resolves : new String[] {"java/net/InetSocketAddress", "java/net/Socket"}) {
+            add(new Target(Strategy.NETWORK_DELAY, Kind.FILTER_SECOND_LAST, resolves, Owner.EXACT, false, "<init>",
+                    "(Ljava/lang/String;I)V", NET_API, "resolving", host));
+        }
         add(new Target(Strategy.NETWORK_DELAY, Kind.REPLACE, "java/net/Socket", Owner.SUBTYPE, false, "connect",
                 "(Ljava/net/SocketAddress;I)V", NET_API, "connect", "(Ljava/net/Socket;Ljava/net/SocketAddress;II)V"));
         String any = "(Ljava/lang/Object;Ljava/lang/Object;I)Ljava/lang/Object;";

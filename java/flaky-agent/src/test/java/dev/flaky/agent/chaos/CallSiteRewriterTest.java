@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -42,11 +44,13 @@ public class CallSiteRewriterTest {
     @BeforeClass
     public static void rewrite() throws Exception {
         Map<String, String> options = new HashMap<>();
-        options.put("chaos", "RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+ITERATION_ORDER+CONCURRENCY_SHRINK+ASYNC_DELAY");
+        options.put("chaos", "RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+ITERATION_ORDER+CONCURRENCY_SHRINK+ASYNC_DELAY+NETWORK_DELAY");
         options.put("chaos.async.delay", "100");
+        options.put("chaos.resolve", "200");
         ChaosConfig config = ChaosConfig.parse(options);
         Api.configure(config);
         AsyncApi.configure(config);
+        NetApi.configure(config);
         TimeApi.configure(new PerceivedClock(Strategy.TIME_INCREMENT, config));
         previousSink = Sites.sink;
         Sites.sink = EVENTS::add;
@@ -103,6 +107,25 @@ public class CallSiteRewriterTest {
             }
         }
         throw new AssertionError("no perturbation event for " + method + " in " + EVENTS);
+    }
+
+    @Test
+    public void aHostNamesFirstResolutionWaitsAtItsCallSite() throws Exception {
+        long start = System.nanoTime();
+        InetSocketAddress a = (InetSocketAddress) call("address", "first-lookup.invalid", 80);
+        assertTrue("the first resolution waits", (System.nanoTime() - start) / 1_000_000 >= 200);
+        assertEquals("first-lookup.invalid", a.getHostString());
+        assertEquals(80, a.getPort());
+        Map<String, Object> e = event("address");
+        assertEquals("NETWORK_DELAY", e.get("strategy"));
+        assertEquals("java.net.InetSocketAddress#<init>(String,int)", e.get("api"));
+        start = System.nanoTime();
+        call("address", "first-lookup.invalid", 81);
+        assertEquals(InetAddress.getLoopbackAddress(), call("lookUp", "127.0.0.1"));
+        assertTrue("a name resolved before and a literal do not wait", (System.nanoTime() - start) / 1_000_000 < 150);
+        synchronized (EVENTS) {
+            assertTrue("a literal is no perturbation", EVENTS.stream().noneMatch(x -> "lookUp".equals(x.get("method"))));
+        }
     }
 
     @Test

@@ -2,6 +2,9 @@ package dev.flaky.agent.chaos;
 
 import org.junit.Test;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URL;
 import java.net.URLConnection;
@@ -9,6 +12,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertTrue;
 
 public class NetApiTest {
     private static final int SITE = Sites.register(Strategy.NETWORK_DELAY, "java.net.URLConnection#setReadTimeout(int)",
@@ -64,5 +69,45 @@ public class NetApiTest {
         configure("chaos.network.timeout", "0.5");
         assertEquals(500, NetApi.shrink(1000, SITE));
         assertEquals(-3, NetApi.shrink(-3, SITE));
+    }
+
+    @Test
+    public void aConnectTakesAtMostItsTimeoutWithoutANameToResolve() throws Exception {
+        configure("chaos.resolve", "5000", "chaos.network", "0.5");
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                Socket s = new Socket()) {
+            long start = System.nanoTime();
+            NetApi.connect(s, new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort()), 400, SITE);
+            long tookMs = (System.nanoTime() - start) / 1_000_000;
+            assertTrue("waited the timeout less the shrunk one: " + tookMs, tookMs >= 200);
+            assertTrue("no name-resolution delay on a resolved address: " + tookMs, tookMs < 2000);
+            assertTrue(s.isConnected());
+        }
+    }
+
+    @Test
+    public void aNamesFirstResolutionWaitsOnlyOnce() {
+        configure("chaos.resolve", "300");
+        String name = "first-resolution.invalid";
+        long start = System.nanoTime();
+        assertEquals(name, NetApi.resolving(name, SITE));
+        assertTrue("the first resolution waits", (System.nanoTime() - start) / 1_000_000 >= 300);
+        start = System.nanoTime();
+        NetApi.resolving(name.toUpperCase(java.util.Locale.ROOT), SITE);
+        NetApi.resolving("127.0.0.1", SITE);
+        NetApi.resolving("::1", SITE);
+        NetApi.resolving("", SITE);
+        NetApi.resolving(null, SITE);
+        assertTrue("a resolved name, literals, null and \"\" do not wait",
+                (System.nanoTime() - start) / 1_000_000 < 250);
+    }
+
+    @Test
+    public void addressLiteralsAreNotResolved() {
+        assertTrue(NetApi.isAddressLiteral("10.0.0.1"));
+        assertTrue(NetApi.isAddressLiteral("[::1]"));
+        assertTrue(NetApi.isAddressLiteral("fe80::1%eth0"));
+        assertFalse(NetApi.isAddressLiteral("localhost"));
+        assertFalse(NetApi.isAddressLiteral("1.example"));
     }
 }

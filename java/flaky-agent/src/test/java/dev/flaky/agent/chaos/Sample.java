@@ -1,6 +1,9 @@
 package dev.flaky.agent.chaos;
 
 import java.lang.reflect.Field;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.HashMap;
@@ -117,6 +120,14 @@ public class Sample {
             b.append(f.getName());
         }
         return b.toString();
+    }
+
+    public static InetSocketAddress address(String host, int port) {
+        return new InetSocketAddress(host, port);
+    }
+
+    public static InetAddress lookUp(String host) throws UnknownHostException {
+        return InetAddress.getByName(host);
     }
 
     public static Object poll(BlockingQueue<?> queue, long millis) throws InterruptedException {
