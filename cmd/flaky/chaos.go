@@ -117,6 +117,9 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	if o.Explain != "" {
 		return explainFinding(ctx, g, l, setup, settings, o.Explain)
 	}
+	if !g.WorkersSet {
+		chaos.PrestartUnperturbed(l, settings)
+	}
 	infos, tests, how, err := listModule(ctx, setup, l)
 	if err != nil {
 		return err

@@ -343,6 +343,22 @@ type prestarter interface {
 	Prestart(opts agent.Options, upTo int) bool
 }
 
+// PrestartUnperturbed starts the JVM of the analysis' unperturbed run of
+// the suite ahead of it when r can (launcher.Launcher.Prestart), for a
+// caller that has more to do before Run, such as listing the tests: the run
+// takes that JVM, which has started and loaded the test engines meanwhile,
+// on a core that would otherwise idle. Only for a run without
+// Config.Baseline (it makes none) and with AutoWorkers (the JVM is one more
+// than the workers). It reports whether it started one.
+func PrestartUnperturbed(r Runner, s Settings) bool {
+	p, ok := r.(prestarter)
+	if !ok {
+		return false
+	}
+	opts, err := s.AgentOptions(nil)
+	return err == nil && p.Prestart(opts, 1)
+}
+
 // attributionShare is the part of the budget (1/attributionShare) kept for
 // attribution: the hang reruns, attribution and confirmation runs after the
 // suite's perturbed runs.

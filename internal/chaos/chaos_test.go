@@ -999,6 +999,27 @@ func TestPrestartControls(t *testing.T) {
 	}
 }
 
+// TestPrestartUnperturbed checks that the suite's unperturbed run's JVM
+// starts ahead with the options that run uses (no strategy), one of them,
+// and only on a Runner that can.
+func TestPrestartUnperturbed(t *testing.T) {
+	r := &prestartRunner{fakeRunner: &fakeRunner{}}
+	s := Settings{Include: []string{"com.acme"}}
+	if !PrestartUnperturbed(r, s) {
+		t.Fatal("started none")
+	}
+	want, err := s.AgentOptions(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.prestarts != 1 || !reflect.DeepEqual(r.options[0], want) || r.upTo[0] != 1 {
+		t.Errorf("started %d with %+v up to %v, want 1 with %+v up to 1", r.prestarts, r.options, r.upTo, want)
+	}
+	if PrestartUnperturbed(&fakeRunner{}, s) {
+		t.Error("a Runner that cannot start JVMs ahead started one")
+	}
+}
+
 // The JVMs of a split job add up to its result only when the last one ends,
 // joined in the order's order whatever order they ended in; none when one
 // of them failed.

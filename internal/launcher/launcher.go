@@ -461,6 +461,11 @@ const tmpdirProperty = "java.io.tmpdir"
 // unless the module sets its own.
 func (l *Launcher) command(port int, agentOptions agent.Options, mainArgs []string, tmpDir string) ([]string, error) {
 	args := append([]string(nil), l.env.JVMArgs...)
+	if len(mainArgs) > 0 && mainArgs[0] == "list" {
+		// A JVM that only lists the tests runs none of them: the client
+		// compiler alone starts it faster and changes nothing it reports.
+		args = FastStart(Env{JVMArgs: args}).JVMArgs
+	}
 	keys := make([]string, 0, len(l.env.SysProps))
 	for k := range l.env.SysProps {
 		keys = append(keys, k)

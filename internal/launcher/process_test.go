@@ -696,6 +696,9 @@ func TestCommand(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("command:\n got %q\nwant %q", got, want)
 	}
+	if got, _ := l.command(4321, opts, []string{"list", "--test-classes", "/p/test-classes"}, "/r/jvm-1"); !slices.Contains(got, fastStartArg) {
+		t.Errorf("a JVM that only lists tests starts without %s: %q", fastStartArg, got)
+	}
 	l.env.SysProps["java.io.tmpdir"] = "/module/tmp"
 	if got, _ := l.command(4321, agent.Options{}, nil, "/r/jvm-1"); slices.Contains(got, "-Djava.io.tmpdir=/r/jvm-1") {
 		t.Errorf("overrides the module's java.io.tmpdir: %q", got)
