@@ -80,13 +80,20 @@ public final class NetApi {
      * Host-name resolution at a project call site ({@code InetAddress.getByName}/{@code getAllByName},
      * {@code new InetSocketAddress(String, int)}, {@code new Socket(String, int)}): the first resolution of a host
      * name in the JVM waits the name-resolution delay first, as a slow resolver would make it. An address literal,
-     * null or "" (the loopback address) is not resolved, and the JDK caches a name it resolved
-     * ({@code networkaddress.cache.ttl}, 30 s by default), so neither waits. Returns {@code host} for the call.
+     * null or "" (the loopback address) is not resolved; "localhost" and its subdomains are answered locally
+     * (RFC 6761: resolvers return the loopback address without asking DNS); and the JDK caches a name it resolved
+     * ({@code networkaddress.cache.ttl}, 30 s by default): none of these waits. Returns {@code host} for the call.
      * Interrupted, it returns at once with the thread's interrupt status set.
      */
     public static String resolving(String host, int site) {
-        if (resolveDelayMs <= 0 || host == null || host.isEmpty() || isAddressLiteral(host)
-                || !RESOLVED.add(host.toLowerCase(Locale.ROOT))) {
+        if (resolveDelayMs <= 0 || host == null || host.isEmpty() || isAddressLiteral(host)) {
+            return host;
+        }
+        String name = host.toLowerCase(Locale.ROOT);
+        if (name.endsWith(".")) {
+            name = name.substring(0, name.length() - 1);
+        }
+        if (name.equals("localhost") || name.endsWith(".localhost") || !RESOLVED.add(name)) {
             return host;
         }
         Sites.hit(site);
