@@ -28,8 +28,8 @@ import (
 // cache directory (Options.CDSDir). The archive holds the JDK's classes and
 // the classes of the module's jars that a real run of the module loaded
 // (recorded with -XX:DumpLoadedClassList by the launcher's first run of
-// tests that perturbs nothing, see records), dumped with -Xshare:dump from
-// that list: no test code runs while the archive is made, and the JVM
+// tests that perturbs nothing, see records, and taken once that run's first
+// test has ended, see snapshot), dumped with -Xshare:dump from that list: no test code runs while the archive is made, and the JVM
 // checks at every start that the archive matches its jars, so archived
 // classes are the same bytes the jars hold.
 //
@@ -357,10 +357,14 @@ func (c *cds) args(record bool) (args []string, list string) {
 
 // recorded takes the class list of the recording run: a list is dumped into
 // the archive in the background; without one the next run records again.
+// Once a list is taken (see snapshot), later calls do nothing.
 func (c *cds) recorded(list string) {
 	fi, err := os.Stat(list)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.state != cdsRecording {
+		return
+	}
 	if err != nil || fi.Size() == 0 {
 		c.state = cdsRecord
 		return
@@ -378,6 +382,27 @@ func (c *cds) recorded(list string) {
 		}
 		c.state = cdsReady
 	}()
+}
+
+// snapshot takes the class list of the recording run as it stands once the
+// run's first test has ended (recorded), so that the archive is dumped while
+// the run goes on rather than after it: by then the JVM has loaded what
+// every test needs (the JDK's, the engines' and the runner's classes), which
+// is what the archive saves most on; a library only a later test loads is
+// then not archived and loads from its jar, as without an archive. The JVM
+// writes the list as it loads classes: the snapshot ends at its last whole
+// line.
+func (c *cds) snapshot(list string) {
+	data, err := os.ReadFile(list)
+	if err != nil {
+		return
+	}
+	data = data[:bytes.LastIndexByte(data, '\n')+1]
+	early := list + ".early"
+	if err := os.WriteFile(early, data, 0o644); err != nil {
+		return
+	}
+	c.recorded(early)
 }
 
 // wait waits for a dump this launcher started.

@@ -168,3 +168,28 @@ func TestRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshot checks that the recording run's class list is taken as it
+// stands, whole lines only, when its first test has ended, and that the
+// list at the run's end is then not taken again.
+func TestSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	list := filepath.Join(dir, "cds-classes.lst")
+	if err := os.WriteFile(list, []byte("java/lang/Object id: 0\norg/lib/L id: 1\norg/lib/Hal"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A JDK that cannot dump: the dump fails at once, and the archive is off.
+	c := &cds{java: filepath.Join(dir, "no-java"), archive: filepath.Join(dir, "a.jsa"), tmp: dir, state: cdsRecording}
+	c.snapshot(list)
+	c.wait()
+	if got, _ := os.ReadFile(list + ".early"); string(got) != "java/lang/Object id: 0\norg/lib/L id: 1\n" {
+		t.Errorf("snapshot %q, want the whole lines", got)
+	}
+	if c.state != cdsOff {
+		t.Fatalf("state %v after the snapshot's dump failed, want off", c.state)
+	}
+	c.recorded(list)
+	if c.state != cdsOff {
+		t.Errorf("the run's end took its list again: state %v", c.state)
+	}
+}

@@ -173,7 +173,8 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 		}
 	}()
 	shareArgs, classList := l.cds.args(records(mainArgs, w.agentOptions))
-	if classList != "" {
+	recording := classList != ""
+	if recording {
 		defer func() {
 			if err != nil {
 				os.Remove(classList) // a JVM that failed loaded too few classes
@@ -312,6 +313,10 @@ loop:
 					l.standby.readied(w.standby)
 				}
 			default:
+				if _, ended := ev.Message.(*agent.TestEnd); ended && recording {
+					l.cds.snapshot(classList) // the archive need not wait for the run's end
+					recording = false
+				}
 				w.handle(ev.Message, time.Now())
 				if w.abandon != nil {
 					if why := w.abandon(); why != "" {
