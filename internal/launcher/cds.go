@@ -29,9 +29,10 @@ import (
 // the classes of the module's jars that a real run of the module loaded
 // (recorded with -XX:DumpLoadedClassList by the launcher's first run of
 // tests that perturbs nothing, see records, and taken once that run's first
-// test has ended, see snapshot), dumped with -Xshare:dump from that list: no test code runs while the archive is made, and the JVM
-// checks at every start that the archive matches its jars, so archived
-// classes are the same bytes the jars hold.
+// test has ended, see snapshot), dumped with -Xshare:dump from that list: no
+// test code runs while the archive is made, and the JVM checks at every
+// start that the archive matches its jars, so archived classes are the same
+// bytes the jars hold.
 //
 // The JVM archives no classes from a class path directory and refuses an
 // archive whose class path has a non-empty directory (JDK 17: in its used
