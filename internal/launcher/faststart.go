@@ -13,11 +13,17 @@ const fastStartArg = "-XX:TieredStopAtLevel=1"
 // FastStart returns env with the JVM option that makes short runs faster
 // added, unless its JVM arguments already choose the compilation tiers.
 func FastStart(env Env) Env {
-	if slices.ContainsFunc(env.JVMArgs, func(a string) bool {
+	env.JVMArgs = fastStartArgs(env.JVMArgs)
+	return env
+}
+
+// fastStartArgs returns args with fastStartArg added (a copy), unless they
+// already choose the compilation tiers.
+func fastStartArgs(args []string) []string {
+	if slices.ContainsFunc(args, func(a string) bool {
 		return strings.Contains(a, "TieredStopAtLevel") || strings.Contains(a, "TieredCompilation")
 	}) {
-		return env
+		return args
 	}
-	env.JVMArgs = append(slices.Clone(env.JVMArgs), fastStartArg)
-	return env
+	return append(slices.Clone(args), fastStartArg)
 }

@@ -464,7 +464,7 @@ func (l *Launcher) command(port int, agentOptions agent.Options, mainArgs []stri
 	if len(mainArgs) > 0 && mainArgs[0] == "list" {
 		// A JVM that only lists the tests runs none of them: the client
 		// compiler alone starts it faster and changes nothing it reports.
-		args = FastStart(Env{JVMArgs: args}).JVMArgs
+		args = fastStartArgs(args)
 	}
 	keys := make([]string, 0, len(l.env.SysProps))
 	for k := range l.env.SysProps {
