@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/safewrite"
 	"github.com/kballard/go-shellquote"
 )
 
@@ -32,6 +33,10 @@ type PrepareOptions struct {
 	// Maven are the profiles and properties passed to every Maven
 	// invocation and applied to the Surefire configuration read from the poms.
 	Maven MavenArgs
+	// SharedCache is flaky's cache directory, where a module's resolved
+	// test class path is also kept for the same build in another folder
+	// (see sharedClasspathFile); empty keeps it in the module's target alone.
+	SharedCache string
 }
 
 // TestSetup is what running a module's tests outside Maven needs.
@@ -101,7 +106,7 @@ func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestS
 		}
 		m.project = []string{"-pl", filepath.ToSlash(rel), "-am"}
 	}
-	deps, err := compileAndResolve(ctx, m, chain, cache, testClasses)
+	deps, err := compileAndResolve(ctx, m, chain, cache, opts.SharedCache, testClasses)
 	if err != nil {
 		return nil, err
 	}
@@ -229,13 +234,14 @@ func reactorRoot(moduleDir string) string {
 }
 
 // compileAndResolve runs test-compile when needed and
-// dependency:build-classpath when the classpath of this pom is not cached,
-// in one Maven invocation, and returns the dependency classpath. In a
+// dependency:build-classpath when the classpath of this pom is not cached
+// in the module's cache nor in sharedDir (see sharedClasspathFile), in one
+// Maven invocation, and returns the dependency classpath. In a
 // reactor (m.project set) resolving always compiles too: Maven resolves a
 // sibling module from its target/classes only when it was compiled in the
 // same invocation; and a sibling whose sources changed since its classes
 // were built makes the module compile again.
-func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, testClasses string) ([]string, error) {
+func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, sharedDir, testClasses string) ([]string, error) {
 	stamp := filepath.Join(cache, "test-compile.stamp")
 	compile, err := needsCompile(filepath.Dir(chain[0].path), testClasses, stamp)
 	if err != nil {
@@ -254,6 +260,27 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, t
 			m.log("cached test class path %s not usable, resolving it again: %v", cpFile, err)
 			os.Remove(cpFile)
 		} else {
+			resolve = false
+		}
+	}
+	shared := sharedClasspathFile(sharedDir, chain, m)
+	if !resolve && shared != "" {
+		if _, err := os.Stat(shared); errors.Is(err, fs.ErrNotExist) {
+			if deps, err := readClasspath(cpFile); err == nil {
+				shareClasspath(shared, deps, m.dir, m.log)
+			}
+		}
+	}
+	if resolve && shared != "" {
+		if deps, err := readClasspath(shared); err == nil && len(deps) > 0 && outsideFolder(deps, m.dir) && checkClasspath(deps, m.dir, testClasses) == nil {
+			if err := os.MkdirAll(cache, 0o755); err != nil {
+				return nil, fmt.Errorf("create cache dir: %w", err)
+			}
+			if err := safewrite.Atomic(cpFile, []byte(strings.Join(deps, string(os.PathListSeparator))), 0o644); err != nil {
+				return nil, fmt.Errorf("cache classpath: %w", err)
+			}
+			removeStale(cache, "classpath-*.txt", cpFile)
+			m.log("test class path as resolved for the same build in another folder (%s)", shared)
 			resolve = false
 		}
 	}
@@ -306,6 +333,7 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, t
 		return nil, fmt.Errorf("cache classpath: %w", err)
 	}
 	removeStale(cache, "classpath-*.txt", cpFile)
+	shareClasspath(shared, deps, m.dir, m.log)
 	return deps, nil
 }
 

@@ -95,13 +95,9 @@ func (g globalOptions) openModule(ctx context.Context, dir string, opts launcher
 		return nil, nil, usageError("--workers must be at least 1, not %d", g.Workers)
 	}
 	opts.Workers = g.Workers
-	mvnCmd, mavenArgs, err := g.mavenOptions()
+	setup, err := g.prepare(ctx, dir)
 	if err != nil {
 		return nil, nil, err
-	}
-	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Mvn: mvnCmd, Log: g.Stderr, Debug: g.debugLog(), Maven: mavenArgs})
-	if err != nil {
-		return nil, nil, fmt.Errorf("prepare module: %w", err)
 	}
 	jars, err := agent.Extract()
 	if err != nil {
@@ -168,6 +164,22 @@ func projectRoot(setup *mvn.TestSetup, root string) (string, error) {
 
 func (g globalOptions) env(setup *mvn.TestSetup) launcher.Env {
 	return launcher.Env{Java: g.java(), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+}
+
+// prepare compiles the module in dir when needed and resolves its test
+// class path with the command's Maven options, keeping the class path in
+// flaky's cache for the same build in another folder too.
+func (g globalOptions) prepare(ctx context.Context, dir string) (*mvn.TestSetup, error) {
+	mvnCmd, mavenArgs, err := g.mavenOptions()
+	if err != nil {
+		return nil, err
+	}
+	shared, _ := agent.CacheDir() // without one, the class path is kept in the module alone
+	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Mvn: mvnCmd, Log: g.Stderr, Debug: g.debugLog(), Maven: mavenArgs, SharedCache: shared})
+	if err != nil {
+		return nil, fmt.Errorf("prepare module: %w", err)
+	}
+	return setup, nil
 }
 
 // mavenOptions returns the Maven command and the profiles and properties

@@ -77,13 +77,9 @@ func runRepair(ctx context.Context, o repairOptions) error {
 		return usageError("--test-timeout must not be negative")
 	}
 	g := o.globalOptions
-	mvnCmd, mavenArgs, err := g.mavenOptions()
+	setup, err := g.prepare(ctx, o.Module)
 	if err != nil {
 		return err
-	}
-	setup, err := mvn.Prepare(ctx, o.Module, mvn.PrepareOptions{Mvn: mvnCmd, Log: g.Stderr, Debug: g.debugLog(), Maven: mavenArgs})
-	if err != nil {
-		return fmt.Errorf("prepare module: %w", err)
 	}
 	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
 	reportPath := filepath.Join(flakyDir, "report.json")

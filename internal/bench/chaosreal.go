@@ -63,12 +63,16 @@ type chaosRealRun struct {
 }
 
 // chaosRealMode is what the benchmark measured of one mode on one project:
-// its first run, which resolves the test class path with Maven and records
-// the class-data sharing archive, and the runs after it, warm as the plain
-// `mvn -q test` runs it is compared with.
+// a cold run, as on a machine that never ran flaky (an empty cache
+// directory: Maven resolves the test class path, the agent's jars are
+// unpacked and the class-data sharing archive is recorded); the first run
+// in the folder with flaky's cache as the machine has it (the class path
+// of the same build resolved in another folder and the archive are taken
+// from it, as Maven takes its local repository); and the runs after it,
+// warm as the plain `mvn -q test` runs it is compared with.
 type chaosRealMode struct {
-	first chaosRealRun
-	warm  []chaosRealRun
+	cold, first chaosRealRun
+	warm        []chaosRealRun
 }
 
 // warmWall is the median wall time of the warm runs (the slower of two).
@@ -88,7 +92,7 @@ func (m chaosRealMode) sameFindings() bool {
 	verdict := func(r chaosRealRun) string {
 		return fmt.Sprint(slices.Sorted(slices.Values(r.findings)), r.suspected)
 	}
-	for _, r := range m.warm {
+	for _, r := range append([]chaosRealRun{m.cold}, m.warm...) {
 		if verdict(r) != verdict(m.first) {
 			return false
 		}
@@ -98,13 +102,13 @@ func (m chaosRealMode) sameFindings() bool {
 
 // exhausted says whether the budget ended in any run.
 func (m chaosRealMode) exhausted() bool {
-	return m.first.exhausted || slices.ContainsFunc(m.warm, func(r chaosRealRun) bool { return r.exhausted })
+	return m.cold.exhausted || m.first.exhausted || slices.ContainsFunc(m.warm, func(r chaosRealRun) bool { return r.exhausted })
 }
 
 // nods lists how many tests each run reported flaky without perturbation:
-// "1,1,0".
+// "1,1,1,0", the cold run's first.
 func (m chaosRealMode) nods() string {
-	n := []string{strconv.Itoa(len(m.first.nod))}
+	n := []string{strconv.Itoa(len(m.cold.nod)), strconv.Itoa(len(m.first.nod))}
 	for _, r := range m.warm {
 		n = append(n, strconv.Itoa(len(r.nod)))
 	}
@@ -148,8 +152,9 @@ const plainRuns = 3
 
 // benchChaosReal unpacks the project (copies the fixture) into a temporary
 // folder, builds the module (and its upstream modules), times `mvn -q test`
-// in the module (the median of plainRuns), then runs flaky chaos runs times
-// in each mode.
+// in the module (the median of plainRuns), then runs flaky chaos in each
+// mode: cold, with an empty cache directory, then runs times with the
+// machine's (see chaosRealMode).
 func benchChaosReal(name string, p realProject, modes []string, runs int, realworld, exe string) (chaosRealFigures, error) {
 	f := chaosRealFigures{name: name, module: p.module}
 	tmp, err := os.MkdirTemp("", "flaky-bench-chaos-")
@@ -190,6 +195,20 @@ func benchChaosReal(name string, p realProject, modes []string, runs int, realwo
 	fmt.Printf("chaos-realworld %s: mvn -q test %s (the median of %d runs)\n", name, f.plain.Round(100*time.Millisecond), plainRuns)
 	for _, mode := range modes {
 		var m chaosRealMode
+		empty, err := os.MkdirTemp(tmp, "cache-")
+		if err != nil {
+			return f, err
+		}
+		if m.cold, err = chaosRealRunOf(exe, module, mode, p.flakyArgs, "FLAKY_CACHE_DIR="+empty); err != nil {
+			return f, fmt.Errorf("%s mode, cold: %w", mode, err)
+		}
+		fmt.Printf("chaos-realworld %s %s, cold run: %s (%.1fx mvn test), %d findings: %s; %d nod, %d suspected\n", name, mode, m.cold.wall.Round(time.Second),
+			ratio(m.cold.wall, f.plain), len(m.cold.findings), strings.Join(m.cold.findings, ", "), len(m.cold.nod), m.cold.suspected)
+		// The module's own cache, which the cold run filled: the first run
+		// is the folder's first.
+		if err := os.RemoveAll(filepath.Join(module, "target", "flaky", "cache")); err != nil {
+			return f, err
+		}
 		for i := range max(runs, 2) {
 			r, err := chaosRealRunOf(exe, module, mode, p.flakyArgs)
 			if err != nil {
@@ -213,16 +232,17 @@ func benchChaosReal(name string, p realProject, modes []string, runs int, realwo
 	return f, nil
 }
 
-// chaosRealRunOf runs `flaky chaos` on module in mode from a fresh report
-// and reads what it found; exit status 1 (findings) is no error.
-func chaosRealRunOf(exe, module, mode string, args []string) (chaosRealRun, error) {
+// chaosRealRunOf runs `flaky chaos` on module in mode from a fresh report,
+// with env added to the environment, and reads what it found; exit status
+// 1 (findings) is no error.
+func chaosRealRunOf(exe, module, mode string, args []string, env ...string) (chaosRealRun, error) {
 	r := chaosRealRun{mode: mode}
 	path := filepath.Join(module, "target", "flaky", "report.json")
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return r, err
 	}
 	start := time.Now()
-	out, err := command(module, exe, slices.Concat([]string{"chaos", "--module", module, "--mode", mode}, args)...)
+	out, err := commandEnv(module, env, exe, slices.Concat([]string{"chaos", "--module", module, "--mode", mode}, args)...)
 	r.wall = time.Since(start)
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 1 {
@@ -256,18 +276,18 @@ func chaosRealRunOf(exe, module, mode string, args []string) (chaosRealRun, erro
 
 // writeChaosReal prints the benchmark and writes its Markdown table.
 func writeChaosReal(all []chaosRealFigures) {
-	fmt.Printf("\nflaky chaos on real projects, against plain mvn -q test (the median of %d runs after a warm-up run): its first run, and the median of the runs after it\n", plainRuns)
-	fmt.Printf("%-10s %-7s %6s %10s %-9s %10s %7s %10s %7s %10s %7s %5s %9s %8s %6s %5s\n", "project", "module", "tests", "mvn test", "mode", "first", "x", "warm", "x", "suite run", "x", "JVMs", "findings", "nod", "susp.", "same")
-	chaosRealMD.WriteString("`flaky chaos` on real projects (`make bench BENCHFLAGS=-chaos-realworld=nanohttpd,jjwt`), each run from a fresh report, against plain `mvn -q test` in the module (the median of " + strconv.Itoa(plainRuns) + " runs after a warm-up run). *First run* resolves the test class path with Maven and records the class-data sharing archive; *warm* is the median of the runs after it (the slower of two), warm as the `mvn -q test` runs are; *suite run* is the first run's longest perturbed run of the whole suite (combined mode's one run), which no analysis of the mode can undercut; *nod* lists each run's tests flaky without perturbation; *budget ended* whether it did in any run; *same* whether every run reported the same findings and suspected tests:\n\n")
-	chaosRealMD.WriteString("| project, module (tests) | `mvn -q test` | mode | first run | × `mvn test` | warm | × `mvn test` | suite run | × `mvn test` | JVMs | findings | nod | suspected | budget ended | same |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("\nflaky chaos on real projects, against plain mvn -q test (the median of %d runs after a warm-up run): a cold run, its first run in the folder, and the median of the runs after it\n", plainRuns)
+	fmt.Printf("%-10s %-7s %6s %10s %-9s %10s %7s %10s %7s %10s %7s %10s %7s %5s %9s %8s %6s %5s\n", "project", "module", "tests", "mvn test", "mode", "cold", "x", "first", "x", "warm", "x", "suite run", "x", "JVMs", "findings", "nod", "susp.", "same")
+	chaosRealMD.WriteString("`flaky chaos` on real projects (`make bench BENCHFLAGS=-chaos-realworld=nanohttpd,jjwt`), each run from a fresh report, against plain `mvn -q test` in the module (the median of " + strconv.Itoa(plainRuns) + " runs after a warm-up run). *Cold* is a run with an empty cache directory, as on a machine that never ran flaky: Maven resolves the test class path, the agent's jars are unpacked and the class-data sharing archive is recorded. *First run* is the folder's first with flaky's cache as the machine has it, as Maven has its local repository: the class path of the same build resolved in another folder and the archive come from there. *Warm* is the median of the runs after it (the slower of two), warm as the `mvn -q test` runs are; *suite run* is the first run's longest perturbed run of the whole suite (combined mode's one run), which no analysis of the mode can undercut; *nod* lists each run's tests flaky without perturbation, the cold run's first; *budget ended* whether it did in any run; *same* whether every run reported the same findings and suspected tests:\n\n")
+	chaosRealMD.WriteString("| project, module (tests) | `mvn -q test` | mode | cold | × `mvn test` | first run | × `mvn test` | warm | × `mvn test` | suite run | × `mvn test` | JVMs | findings | nod | suspected | budget ended | same |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, f := range all {
 		for _, m := range f.modes {
-			r, warm := m.first, m.warmWall()
-			fmt.Printf("%-10s %-7s %6d %10s %-9s %10s %6.1fx %10s %6.1fx %10s %6.1fx %5d %9d %8s %6d %5s\n", f.name, f.module, r.tests, f.plain.Round(100*time.Millisecond), r.mode,
-				r.wall.Round(time.Second), ratio(r.wall, f.plain), warm.Round(100*time.Millisecond), ratio(warm, f.plain), r.suite.Round(100*time.Millisecond), ratio(r.suite, f.plain),
+			c, r, warm := m.cold, m.first, m.warmWall()
+			fmt.Printf("%-10s %-7s %6d %10s %-9s %10s %6.1fx %10s %6.1fx %10s %6.1fx %10s %6.1fx %5d %9d %8s %6d %5s\n", f.name, f.module, r.tests, f.plain.Round(100*time.Millisecond), r.mode,
+				c.wall.Round(time.Second), ratio(c.wall, f.plain), r.wall.Round(time.Second), ratio(r.wall, f.plain), warm.Round(100*time.Millisecond), ratio(warm, f.plain), r.suite.Round(100*time.Millisecond), ratio(r.suite, f.plain),
 				r.runs, len(r.findings), m.nods(), r.suspected, yesNo(m.sameFindings()))
-			fmt.Fprintf(&chaosRealMD, "| %s `%s` (%d) | %s | %s | %s | %.1f× | %s | %.1f× | %s | %.1f× | %d | %d | %s | %d | %s | %s |\n", f.name, f.module, r.tests, secs(f.plain), r.mode,
-				secs(r.wall), ratio(r.wall, f.plain), secs(warm), ratio(warm, f.plain), secs(r.suite), ratio(r.suite, f.plain), r.runs, len(r.findings), m.nods(), r.suspected, yesNo(m.exhausted()), yesNo(m.sameFindings()))
+			fmt.Fprintf(&chaosRealMD, "| %s `%s` (%d) | %s | %s | %s | %.1f× | %s | %.1f× | %s | %.1f× | %s | %.1f× | %d | %d | %s | %d | %s | %s |\n", f.name, f.module, r.tests, secs(f.plain), r.mode,
+				secs(c.wall), ratio(c.wall, f.plain), secs(r.wall), ratio(r.wall, f.plain), secs(warm), ratio(warm, f.plain), secs(r.suite), ratio(r.suite, f.plain), r.runs, len(r.findings), m.nods(), r.suspected, yesNo(m.exhausted()), yesNo(m.sameFindings()))
 		}
 	}
 	chaosRealMD.WriteString("\n")

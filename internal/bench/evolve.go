@@ -489,8 +489,16 @@ func git(dir string, args ...string) error {
 // command runs name with args in dir and returns its combined output; an
 // error carries the output.
 func command(dir, name string, args ...string) ([]byte, error) {
+	return commandEnv(dir, nil, name, args...)
+}
+
+// commandEnv is command with env added to the process' environment.
+func commandEnv(dir string, env []string, name string, args ...string) ([]byte, error) {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

@@ -1,0 +1,139 @@
+package mvn
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/flakyhq/flaky/internal/safewrite"
+)
+
+// sharedClasspathEnv are the environment variables that can change what
+// Maven resolves: its options and arguments (user properties, settings
+// files) and the JDK it runs on (JDK-activated profiles).
+var sharedClasspathEnv = []string{"MAVEN_OPTS", "MAVEN_ARGS", "MAVEN_CONFIG", "M2_HOME", "MAVEN_HOME", "JAVA_HOME"}
+
+// sharedClasspathFile names the file in flaky's cache directory dir that
+// keeps the test class path Maven resolved for a build, so that the same
+// build in another folder (a second clone or worktree, a CI checkout that
+// keeps flaky's cache as it keeps the local repository) takes it without
+// running Maven, as the module's own cache (target/flaky/cache) does in its
+// folder. The name hashes everything that decides what Maven resolves
+// besides the repositories' contents, which the module's cache does not
+// watch either: the poms of the chain by their path from the build's root
+// and their content, the command's profiles and properties, the Maven
+// installation (a wrapper's properties, else the mvn executable and its
+// global settings), the user's settings, the build's .mvn configuration,
+// the JDK on PATH and sharedClasspathEnv. It returns "" when the class path
+// may depend on the folder: dir is "", the module is built within a reactor
+// (its siblings' classes are on the class path), or a profile of the chain
+// is activated by a file's presence.
+func sharedClasspathFile(dir string, chain []*pomFile, m *maven) string {
+	if dir == "" || len(m.project) > 0 {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "flaky test class path 1\x00")
+	for _, a := range m.extra {
+		fmt.Fprintf(h, "arg %s\x00", a)
+	}
+	for _, p := range chain {
+		if activatedByFile(p) {
+			return ""
+		}
+		rel, err := filepath.Rel(m.dir, p.path)
+		if err != nil {
+			return ""
+		}
+		fmt.Fprintf(h, "pom %s\x00%d\x00", filepath.ToSlash(rel), len(p.content))
+		h.Write(p.content)
+	}
+	if filepath.Base(m.cmd) == "mvnw" {
+		hashFile(h, "wrapper", filepath.Join(filepath.Dir(m.cmd), ".mvn", "wrapper", "maven-wrapper.properties"))
+	} else {
+		mvn := resolvedCommand(m.cmd)
+		fmt.Fprintf(h, "mvn %s\x00", mvn)
+		hashFile(h, "global settings", filepath.Join(filepath.Dir(filepath.Dir(mvn)), "conf", "settings.xml"))
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		hashFile(h, "user settings", filepath.Join(home, ".m2", "settings.xml"))
+	}
+	for _, f := range []string{"maven.config", "extensions.xml", "jvm.config"} {
+		hashFile(h, f, filepath.Join(m.dir, ".mvn", f))
+	}
+	fmt.Fprintf(h, "java %s\x00", resolvedCommand("java"))
+	for _, v := range sharedClasspathEnv {
+		fmt.Fprintf(h, "env %s=%s\x00", v, os.Getenv(v))
+	}
+	return filepath.Join(dir, "classpath", hex.EncodeToString(h.Sum(nil))[:24]+".txt")
+}
+
+// activatedByFile reports whether a profile of the pom is activated by a
+// file's presence or absence, which is relative to the folder.
+func activatedByFile(p *pomFile) bool {
+	if p.project.Profiles == nil {
+		return false
+	}
+	for _, pr := range *p.project.Profiles {
+		if pr.Activation != nil && pr.Activation.File != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// resolvedCommand is the executable a command name runs, with symbolic
+// links resolved; the name itself when it is not found.
+func resolvedCommand(name string) string {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return name
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	return path
+}
+
+// hashFile adds what a file is (label) and its content to h; a missing file
+// adds its label alone.
+func hashFile(h hash.Hash, label, path string) {
+	fmt.Fprintf(h, "file %s\x00", label)
+	if data, err := os.ReadFile(path); err == nil {
+		fmt.Fprintf(h, "%d\x00", len(data))
+		h.Write(data)
+	}
+}
+
+// outsideFolder reports whether every entry of a class path lies outside
+// root, the folder of the build: a system-scoped jar of the project (a
+// systemPath under ${basedir}) names the folder it was resolved in.
+func outsideFolder(entries []string, root string) bool {
+	for _, e := range entries {
+		if within(root, e) {
+			return false
+		}
+	}
+	return true
+}
+
+// shareClasspath keeps a class path Maven resolved in the shared file
+// (see sharedClasspathFile) when it names nothing in the build's folder.
+// Failing to keep it only costs another folder a Maven run.
+func shareClasspath(file string, entries []string, root string, logf func(string, ...any)) {
+	if file == "" || len(entries) == 0 || !outsideFolder(entries, root) {
+		return
+	}
+	err := os.MkdirAll(filepath.Dir(file), 0o755)
+	if err == nil {
+		err = safewrite.Atomic(file, []byte(strings.Join(entries, string(os.PathListSeparator))), 0o644)
+	}
+	if err != nil {
+		logf("could not keep the test class path for other folders of this build: %v", err)
+	}
+}
