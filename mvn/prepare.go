@@ -272,7 +272,7 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, s
 		}
 	}
 	if resolve && shared != "" {
-		if deps, err := readClasspath(shared); err == nil && len(deps) > 0 && outsideFolder(deps, m.dir) && checkClasspath(deps, m.dir, testClasses) == nil {
+		if deps, err := readClasspath(shared); err == nil && len(deps) > 0 && shareable(deps, m.dir) && checkClasspath(deps, m.dir, testClasses) == nil {
 			if err := os.MkdirAll(cache, 0o755); err != nil {
 				return nil, fmt.Errorf("create cache dir: %w", err)
 			}

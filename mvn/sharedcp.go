@@ -110,12 +110,15 @@ func hashFile(h hash.Hash, label, path string) {
 	}
 }
 
-// outsideFolder reports whether every entry of a class path lies outside
-// root, the folder of the build: a system-scoped jar of the project (a
-// systemPath under ${basedir}) names the folder it was resolved in.
-func outsideFolder(entries []string, root string) bool {
+// shareable reports whether a class path may serve the same build in
+// another folder: every entry lies outside root, the folder of the build
+// (a system-scoped jar of the project, a systemPath under ${basedir},
+// names the folder it was resolved in), and none is a snapshot, whose own
+// dependencies may have changed since (Maven resolving in a new folder
+// would see the change).
+func shareable(entries []string, root string) bool {
 	for _, e := range entries {
-		if within(root, e) {
+		if within(root, e) || strings.Contains(filepath.Base(e), "-SNAPSHOT") {
 			return false
 		}
 	}
@@ -123,10 +126,10 @@ func outsideFolder(entries []string, root string) bool {
 }
 
 // shareClasspath keeps a class path Maven resolved in the shared file
-// (see sharedClasspathFile) when it names nothing in the build's folder.
+// (see sharedClasspathFile) when it is shareable.
 // Failing to keep it only costs another folder a Maven run.
 func shareClasspath(file string, entries []string, root string, logf func(string, ...any)) {
-	if file == "" || len(entries) == 0 || !outsideFolder(entries, root) {
+	if file == "" || len(entries) == 0 || !shareable(entries, root) {
 		return
 	}
 	err := os.MkdirAll(filepath.Dir(file), 0o755)

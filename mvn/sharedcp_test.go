@@ -21,6 +21,7 @@ func TestPrepareSharesClasspathAcrossFolders(t *testing.T) {
 		first      string // the first folder's pom
 		second     string // the second folder's pom
 		inFolder   bool   // the class path names a jar in the first folder (a systemPath under ${basedir})
+		snapshot   bool   // the class path names a snapshot
 		noCache    bool   // flaky has no cache directory
 		removeJar  bool   // the shared class path's jar is gone by the second run
 		cachedOnly bool   // the first folder resolved before flaky had a cache directory, then ran again
@@ -29,6 +30,7 @@ func TestPrepareSharesClasspathAcrossFolders(t *testing.T) {
 		{name: "same build", first: simplePom, second: simplePom, wantShared: true},
 		{name: "another pom", first: simplePom, second: strings.Replace(simplePom, "<version>1</version>", "<version>2</version>", 1)},
 		{name: "a jar in the folder", first: simplePom, second: simplePom, inFolder: true},
+		{name: "a snapshot", first: simplePom, second: simplePom, snapshot: true},
 		{name: "a profile activated by a file", first: fileProfile, second: fileProfile},
 		{name: "no cache directory", first: simplePom, second: simplePom, noCache: true},
 		{name: "a jar gone", first: simplePom, second: simplePom, removeJar: true},
@@ -53,7 +55,11 @@ func TestPrepareSharesClasspathAcrossFolders(t *testing.T) {
 				return dir
 			}
 			first, second := folder(tt.first), folder(tt.second)
-			jars := fakeJars(t, "junit-4.13.2.jar", "hamcrest-core-1.3.jar")
+			hamcrest := "hamcrest-core-1.3.jar"
+			if tt.snapshot {
+				hamcrest = "hamcrest-core-1.4-SNAPSHOT.jar"
+			}
+			jars := fakeJars(t, "junit-4.13.2.jar", hamcrest)
 			cp := jars[0] + ":" + jars[1]
 			if tt.inFolder {
 				cp += ":" + filepath.Join(first, "lib/vendor.jar")
