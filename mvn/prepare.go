@@ -17,7 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/safewrite"
 	"github.com/kballard/go-shellquote"
 )
 
@@ -264,25 +263,14 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, s
 		}
 	}
 	shared := sharedClasspathFile(sharedDir, chain, m)
-	if !resolve && shared != "" {
-		if _, err := os.Stat(shared); errors.Is(err, fs.ErrNotExist) {
-			if deps, err := readClasspath(cpFile); err == nil {
-				shareClasspath(shared, deps, m.dir, m.log)
-			}
+	if !resolve {
+		backfillShared(shared, cpFile, m)
+	} else {
+		took, err := takeShared(shared, cpFile, cache, testClasses, m)
+		if err != nil {
+			return nil, err
 		}
-	}
-	if resolve && shared != "" {
-		if deps, err := readClasspath(shared); err == nil && len(deps) > 0 && shareable(deps, m.dir) && checkClasspath(deps, m.dir, testClasses) == nil {
-			if err := os.MkdirAll(cache, 0o755); err != nil {
-				return nil, fmt.Errorf("create cache dir: %w", err)
-			}
-			if err := safewrite.Atomic(cpFile, []byte(strings.Join(deps, string(os.PathListSeparator))), 0o644); err != nil {
-				return nil, fmt.Errorf("cache classpath: %w", err)
-			}
-			removeStale(cache, "classpath-*.txt", cpFile)
-			m.log("test class path as resolved for the same build in another folder (%s)", shared)
-			resolve = false
-		}
+		resolve = !took
 	}
 	if !compile && !resolve && len(m.project) > 0 {
 		if compile, err = siblingsChanged(cpFile, m.dir); err != nil {

@@ -3,8 +3,10 @@ package mvn
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,5 +140,42 @@ func shareClasspath(file string, entries []string, root string, logf func(string
 	}
 	if err != nil {
 		logf("could not keep the test class path for other folders of this build: %v", err)
+	}
+}
+
+// takeShared copies the shared class path (see sharedClasspathFile) into
+// the module's cache file cpFile when there is one that is shareable and
+// passes checkClasspath, and reports whether it did.
+func takeShared(shared, cpFile, cache, testClasses string, m *maven) (bool, error) {
+	if shared == "" {
+		return false, nil
+	}
+	deps, err := readClasspath(shared)
+	if err != nil || len(deps) == 0 || !shareable(deps, m.dir) || checkClasspath(deps, m.dir, testClasses) != nil {
+		return false, nil
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return false, fmt.Errorf("create cache dir: %w", err)
+	}
+	if err := safewrite.Atomic(cpFile, []byte(strings.Join(deps, string(os.PathListSeparator))), 0o644); err != nil {
+		return false, fmt.Errorf("cache classpath: %w", err)
+	}
+	removeStale(cache, "classpath-*.txt", cpFile)
+	m.log("test class path as resolved for the same build in another folder (%s)", shared)
+	return true, nil
+}
+
+// backfillShared keeps the module's cached class path cpFile in the shared
+// file when there is none yet: a class path resolved before flaky shared
+// them.
+func backfillShared(shared, cpFile string, m *maven) {
+	if shared == "" {
+		return
+	}
+	if _, err := os.Stat(shared); !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if deps, err := readClasspath(cpFile); err == nil {
+		shareClasspath(shared, deps, m.dir, m.log)
 	}
 }
