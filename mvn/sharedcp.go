@@ -161,7 +161,7 @@ func takeShared(shared, cpFile, cache, testClasses string, m *maven) (bool, erro
 		return false, fmt.Errorf("cache classpath: %w", err)
 	}
 	removeStale(cache, "classpath-*.txt", cpFile)
-	m.log("test class path as resolved for the same build in another folder (%s)", shared)
+	m.log("test class path as Maven resolved it for the same build in another folder (%s; delete it to resolve again)", shared)
 	return true, nil
 }
 
