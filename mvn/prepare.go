@@ -321,7 +321,7 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, s
 		return nil, fmt.Errorf("cache classpath: %w", err)
 	}
 	removeStale(cache, "classpath-*.txt", cpFile)
-	shareClasspath(shared, deps, m.dir, m.log)
+	shareClasspath(shared, deps, m)
 	return deps, nil
 }
 

@@ -130,17 +130,22 @@ func shareable(entries []string, root string) bool {
 // shareClasspath keeps a class path Maven resolved in the shared file
 // (see sharedClasspathFile) when it is shareable.
 // Failing to keep it only costs another folder a Maven run.
-func shareClasspath(file string, entries []string, root string, logf func(string, ...any)) {
-	if file == "" || len(entries) == 0 || !shareable(entries, root) {
+func shareClasspath(file string, entries []string, m *maven) {
+	if file == "" || len(entries) == 0 || !shareable(entries, m.dir) {
 		return
 	}
-	err := os.MkdirAll(filepath.Dir(file), 0o755)
-	if err == nil {
-		err = safewrite.Atomic(file, []byte(strings.Join(entries, string(os.PathListSeparator))), 0o644)
+	if err := writeClasspath(file, entries); err != nil {
+		m.log("could not keep the test class path for other folders of this build: %v", err)
 	}
-	if err != nil {
-		logf("could not keep the test class path for other folders of this build: %v", err)
+}
+
+// writeClasspath writes a class path file atomically, creating its
+// directory when needed.
+func writeClasspath(path string, entries []string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
 	}
+	return safewrite.Atomic(path, []byte(strings.Join(entries, string(os.PathListSeparator))), 0o644)
 }
 
 // takeShared copies the shared class path (see sharedClasspathFile) into
@@ -154,10 +159,7 @@ func takeShared(shared, cpFile, cache, testClasses string, m *maven) (bool, erro
 	if err != nil || len(deps) == 0 || !shareable(deps, m.dir) || checkClasspath(deps, m.dir, testClasses) != nil {
 		return false, nil
 	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return false, fmt.Errorf("create cache dir: %w", err)
-	}
-	if err := safewrite.Atomic(cpFile, []byte(strings.Join(deps, string(os.PathListSeparator))), 0o644); err != nil {
+	if err := writeClasspath(cpFile, deps); err != nil {
 		return false, fmt.Errorf("cache classpath: %w", err)
 	}
 	removeStale(cache, "classpath-*.txt", cpFile)
@@ -176,6 +178,6 @@ func backfillShared(shared, cpFile string, m *maven) {
 		return
 	}
 	if deps, err := readClasspath(cpFile); err == nil {
-		shareClasspath(shared, deps, m.dir, m.log)
+		shareClasspath(shared, deps, m)
 	}
 }
