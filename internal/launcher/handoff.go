@@ -200,6 +200,8 @@ func (r *Result) Join(rest *Result) {
 	}
 	r.Duration = r.Ended.Sub(start)
 	r.CPU += rest.CPU
+	r.RunDelay += rest.RunDelay
+	r.DelayKnown = r.DelayKnown && rest.DelayKnown
 	r.MaxRSS = max(r.MaxRSS, rest.MaxRSS)
 	r.removeTmp()
 	r.TmpDir = rest.TmpDir

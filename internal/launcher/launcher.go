@@ -324,6 +324,8 @@ func (l *Launcher) runOnce(ctx context.Context, order []string, opts RunOptions)
 		ending:        asm.ending(p.killed != ""),
 		victim:        victimOf(tests),
 		CPU:           p.cpu,
+		RunDelay:      p.runDelay,
+		DelayKnown:    p.delayKnown,
 		MaxRSS:        p.maxRSS,
 	}, nil
 }

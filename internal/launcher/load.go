@@ -3,74 +3,172 @@ package launcher
 import (
 	"sync"
 	"time"
-
-	"github.com/shirou/gopsutil/v4/process"
 )
 
-// minLoadInterval is the shortest time over which BusyJVMs measures a
-// JVM's CPU use; a JVM measured more recently keeps its last verdict.
-const minLoadInterval = 200 * time.Millisecond
+// loadInterval is how often jvmLoad samples the running JVMs, and the
+// shortest time over which it judges one.
+const loadInterval = 200 * time.Millisecond
 
-// jvmSettle is how long a JVM counts as busy after its start: it keeps
-// cores busy as it starts, whatever it does next.
-const jvmSettle = 300 * time.Millisecond
-
-// waitingCores is the CPU use, in cores, under which a JVM counts as
+// waitingCores is the demand, in cores, under which a JVM counts as
 // waiting: a test that sleeps, a connect that times out.
 const waitingCores = 0.25
 
-// jvmLoad follows the CPU use of a launcher's running JVMs.
+// jvmLoad follows what a launcher's running JVMs demand of the cores: the
+// CPU time their threads used plus the time they were ready to run but
+// waited for a core (the run queue). That sum does not shrink when other
+// processes keep the cores busy: a JVM that computes demands a core
+// whether it gets one or not, and only one blocked in a sleep, a timed
+// wait or I/O demands less. Where the system does not say how long
+// threads waited for a core, no JVM ever counts as waiting.
 type jvmLoad struct {
-	mu      sync.Mutex
-	running map[int]*jvmUse // by pid
+	// read samples a process (readSched; tests replace it), and now is
+	// the clock (time.Now).
+	read func(pid int) (schedSample, bool)
+	now  func() time.Time
+
+	mu       sync.Mutex
+	running  map[int]*jvmUse // by pid
+	sampling bool            // the sampling goroutine runs
 }
 
-// jvmUse is what jvmLoad last measured of one JVM.
+// schedSample is what the system says of one process at one moment.
+type schedSample struct {
+	cpu   time.Duration         // CPU time of the process so far, ended threads included
+	delay map[int]time.Duration // by thread: time spent ready to run but waiting for a core
+}
+
+// jvmUse is what jvmLoad saw of one JVM.
 type jvmUse struct {
-	start   time.Time
-	at      time.Time     // of the last measurement; zero before the first
-	cpu     time.Duration // the JVM's CPU time then
-	waiting bool
+	last    schedSample
+	at      time.Time // of last; zero before the first sample
+	known   bool      // every sample so far could be read
+	waiting bool      // the verdict of the last interval; false before two samples
+	judged  int       // intervals judged so far
+	delay   map[int]time.Duration
 }
 
-// track follows the JVM with pid, started now, until untrack.
+// clock returns l's clock.
+func (l *jvmLoad) clock() time.Time {
+	if l.now != nil {
+		return l.now()
+	}
+	return time.Now()
+}
+
+// track follows the JVM with pid until untrack, sampling it every
+// loadInterval.
 func (l *jvmLoad) track(pid int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.running == nil {
 		l.running = map[int]*jvmUse{}
 	}
-	l.running[pid] = &jvmUse{start: time.Now()}
+	l.running[pid] = &jvmUse{known: true, delay: map[int]time.Duration{}}
+	if !l.sampling {
+		l.sampling = true
+		go l.sampleWhileRunning()
+	}
 }
 
-// untrack stops following the JVM with pid.
-func (l *jvmLoad) untrack(pid int) {
+// untrack stops following the JVM with pid and returns how long its
+// threads waited for a core in all, as far as the samples saw; known is
+// false when the system did not say.
+func (l *jvmLoad) untrack(pid int) (delay time.Duration, known bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	u, ok := l.running[pid]
+	if !ok {
+		return 0, false
+	}
 	delete(l.running, pid)
+	for _, d := range u.delay {
+		delay += d
+	}
+	return delay, u.known && !u.at.IsZero()
 }
 
-// busy returns how many of the running JVMs keep a core busy: those that
-// started less than jvmSettle ago, and those that used waitingCores or more
-// since their last measurement (minLoadInterval or more ago; a younger one
-// keeps its verdict). A JVM whose CPU time cannot be read (it is exiting,
-// or the system does not say) counts as busy until it can.
+// sampleWhileRunning samples the tracked JVMs every loadInterval until
+// none is tracked.
+func (l *jvmLoad) sampleWhileRunning() {
+	t := time.NewTicker(loadInterval)
+	defer t.Stop()
+	for range t.C {
+		if !l.sample() {
+			return
+		}
+	}
+}
+
+// sample reads every tracked JVM once and judges those sampled before;
+// it reports whether any is tracked (false ends the sampling).
+func (l *jvmLoad) sample() bool {
+	l.mu.Lock()
+	pids := make([]int, 0, len(l.running))
+	for pid := range l.running {
+		pids = append(pids, pid)
+	}
+	if len(pids) == 0 {
+		l.sampling = false
+	}
+	l.mu.Unlock()
+	if len(pids) == 0 {
+		return false
+	}
+	read := l.read
+	if read == nil {
+		read = readSched
+	}
+	for _, pid := range pids {
+		s, ok := read(pid)
+		now := l.clock()
+		l.mu.Lock()
+		if u := l.running[pid]; u != nil {
+			u.observe(s, ok, now)
+		}
+		l.mu.Unlock()
+	}
+	return true
+}
+
+// observe takes sample s of the JVM (ok: it could be read) taken at now.
+func (u *jvmUse) observe(s schedSample, ok bool, now time.Time) {
+	if !ok {
+		// Exiting, or the system does not say: no verdict until it can.
+		u.known, u.waiting = u.known && !u.at.IsZero(), false
+		return
+	}
+	if !u.at.IsZero() {
+		if now.Sub(u.at) < loadInterval/2 {
+			return // too soon after the last one to judge
+		}
+		u.waiting = demand(u.last, s) < waitingCores*float64(now.Sub(u.at))
+		u.judged++
+	}
+	for tid, d := range s.delay {
+		u.delay[tid] = d
+	}
+	u.last, u.at = s, now
+}
+
+// demand returns the CPU time the process used between samples from and
+// to plus the time its threads waited for a core meanwhile, in
+// nanoseconds. A thread new in to waited only since from.
+func demand(from, to schedSample) float64 {
+	d := to.cpu - from.cpu
+	for tid, delay := range to.delay {
+		d += delay - from.delay[tid]
+	}
+	return float64(d)
+}
+
+// busy returns how many of the running JVMs keep a core busy or want to:
+// all but those whose demand over the last interval was under
+// waitingCores. A JVM sampled fewer than two times counts as busy.
 func (l *jvmLoad) busy() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
-	now := time.Now()
-	for pid, u := range l.running {
-		if now.Sub(u.start) >= jvmSettle && (u.at.IsZero() || now.Sub(u.at) >= minLoadInterval) {
-			if cpu, ok := cpuTime(pid); !ok {
-				u.at, u.waiting = time.Time{}, false
-			} else {
-				if !u.at.IsZero() {
-					u.waiting = float64(cpu-u.cpu) < waitingCores*float64(now.Sub(u.at))
-				}
-				u.at, u.cpu = now, cpu
-			}
-		}
+	for _, u := range l.running {
 		if !u.waiting {
 			n++
 		}
@@ -78,21 +176,9 @@ func (l *jvmLoad) busy() int {
 	return n
 }
 
-// cpuTime returns the CPU time (user and system, all threads) of the
-// process with pid so far.
-func cpuTime(pid int) (time.Duration, bool) {
-	p, err := process.NewProcess(int32(pid))
-	if err != nil {
-		return 0, false
-	}
-	t, err := p.Times()
-	if err != nil {
-		return 0, false
-	}
-	return time.Duration((t.User + t.System) * float64(time.Second)), true
-}
-
 // BusyJVMs returns how many of the launcher's running JVMs keep a core
-// busy, the others waiting (see jvmLoad.busy): a caller that bounds its
-// JVMs by the cores may start one more while fewer than its cores are busy.
+// busy or wait for one, the others provably waiting in sleeps, timed
+// waits or I/O (see jvmLoad): a caller that bounds its JVMs by the cores
+// may start one more while fewer than its cores are busy. It does not
+// grow or shrink with what other processes do on the machine.
 func (l *Launcher) BusyJVMs() int { return l.load.busy() }

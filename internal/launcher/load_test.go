@@ -2,14 +2,65 @@ package launcher
 
 import (
 	"os/exec"
+	"runtime"
 	"testing"
 	"time"
 )
 
-// TestJVMLoad checks that a tracked process counts as busy while young and
-// until it was measured twice, then only while it uses a core: a sleeping
-// one waits, a spinning one does not, and an untracked one is not counted.
-func TestJVMLoad(t *testing.T) {
+// TestJVMVerdicts checks how jvmLoad judges a JVM from two samples on a
+// fake clock: by what it demanded (CPU time plus time waiting for a core),
+// so that a JVM that computes on a machine whose cores other processes keep
+// busy is busy, and only one blocked in sleeps or I/O waits.
+func TestJVMVerdicts(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	sample := func(cpu time.Duration, delays ...time.Duration) schedSample {
+		s := schedSample{cpu: cpu, delay: map[int]time.Duration{}}
+		for i, d := range delays {
+			s.delay[100+i] = d
+		}
+		return s
+	}
+	tests := []struct {
+		name        string
+		first, then schedSample
+		ok          bool // the second sample could be read
+		gap         time.Duration
+		waiting     bool
+	}{
+		{"sleeping", sample(ms(500), ms(10)), sample(ms(502), ms(10)), true, ms(200), true},
+		{"computing on a quiet machine", sample(ms(500), 0), sample(ms(700), ms(1)), true, ms(200), false},
+		{"computing while 16 processes spin", sample(ms(500), ms(10)), sample(ms(512), ms(198)), true, ms(200), false},
+		{"a new thread that waits for a core", sample(ms(500), ms(10)), sample(ms(510), ms(10), ms(60)), true, ms(200), false},
+		{"a thread gone", sample(ms(500), ms(10), ms(300)), sample(ms(502), ms(10)), true, ms(200), true},
+		{"unreadable", sample(ms(500), ms(10)), schedSample{}, false, ms(200), false},
+		{"too soon to judge", sample(ms(500), ms(10)), sample(ms(500), ms(10)), true, ms(20), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := &jvmUse{known: true, delay: map[int]time.Duration{}}
+			at := time.Unix(1000, 0)
+			u.observe(tt.first, true, at)
+			if u.waiting {
+				t.Fatal("waiting after one sample, want no verdict")
+			}
+			u.observe(tt.then, tt.ok, at.Add(tt.gap))
+			if u.waiting != tt.waiting {
+				t.Errorf("waiting = %v, want %v", u.waiting, tt.waiting)
+			}
+		})
+	}
+}
+
+// TestJVMLoadBesideSpinners follows a sleeping and a spinning process while
+// eight more processes per core spin untracked: the tracked spinner gets
+// a small share of a core, yet counts as busy, and the sleeper as waiting.
+// It waits for verdicts (events), not for a time: the deadline only ends a
+// broken run, and on a machine too slow to sample three times a minute the
+// test fails saying so.
+func TestJVMLoadBesideSpinners(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux says how long a thread waited for a core")
+	}
 	start := func(name string, args ...string) int {
 		cmd := exec.Command(name, args...)
 		if err := cmd.Start(); err != nil {
@@ -18,27 +69,64 @@ func TestJVMLoad(t *testing.T) {
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		return cmd.Process.Pid
 	}
-	sleeper := start("sleep", "30")
+	for range 8 * runtime.NumCPU() {
+		start("sh", "-c", "while :; do :; done")
+	}
+	sleeper := start("sleep", "120")
 	spinner := start("sh", "-c", "while :; do :; done")
 	var l jvmLoad
 	l.track(sleeper)
 	l.track(spinner)
 	if got := l.busy(); got != 2 {
-		t.Fatalf("busy right after the start = %d, want 2", got)
+		t.Fatalf("busy before any verdict = %d, want 2", got)
 	}
-	time.Sleep(jvmSettle + 10*time.Millisecond)
-	if got := l.busy(); got != 2 {
-		t.Fatalf("busy at the first measurement = %d, want 2 (no verdict yet)", got)
+	deadline := time.Now().Add(time.Minute)
+	for !(judgedTimes(&l, sleeper) >= 3 && judgedTimes(&l, spinner) >= 3) {
+		if time.Now().After(deadline) {
+			t.Fatal("fewer than three verdicts each in a minute")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	time.Sleep(minLoadInterval + 50*time.Millisecond)
 	if got := l.busy(); got != 1 {
-		t.Fatalf("busy with one process sleeping and one spinning = %d, want 1", got)
+		t.Fatalf("busy with one process sleeping and one spinning among spinners = %d, want 1", got)
 	}
-	if got := l.busy(); got != 1 {
-		t.Fatalf("busy measured again at once = %d, want 1 (the verdicts kept)", got)
+	if _, known := l.untrack(spinner); !known {
+		t.Error("the spinner's run-queue wait is unknown")
 	}
-	l.untrack(spinner)
 	if got := l.busy(); got != 0 {
 		t.Fatalf("busy after the spinner's untrack = %d, want 0", got)
+	}
+}
+
+// judgedTimes is how many intervals l has judged of the JVM with pid.
+func judgedTimes(l *jvmLoad, pid int) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if u := l.running[pid]; u != nil {
+		return u.judged
+	}
+	return 0
+}
+
+// TestParseSchedstat reads the run-queue wait, the second field, of a
+// thread's schedstat line.
+func TestParseSchedstat(t *testing.T) {
+	tests := []struct {
+		line string
+		want time.Duration
+		ok   bool
+	}{
+		{"1019589307 264814 8\n", 264814, true},
+		{"0 0 1", 0, true},
+		{"1019589307", 0, false},
+		{"1 -5 2", 0, false},
+		{"a b c", 0, false},
+		{"", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseSchedstat(tt.line)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("parseSchedstat(%q) = %v, %v; want %v, %v", tt.line, got, ok, tt.want, tt.ok)
+		}
 	}
 }

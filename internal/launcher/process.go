@@ -63,6 +63,8 @@ type launched struct {
 	notes      []string      // what the driver did or refused that the user should know
 	cpu        time.Duration // the JVM's CPU time (user and system)
 	maxRSS     int64         // the JVM's peak resident memory in bytes
+	runDelay   time.Duration // how long its threads waited for a core (see jvmLoad.untrack)
+	delayKnown bool          // whether the system said runDelay
 }
 
 // describe says how the JVM ended, for error messages.
@@ -227,7 +229,7 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	}
 	run.SetProcess(jvm.pid)
 	l.load.track(jvm.pid)
-	defer l.load.untrack(jvm.pid)
+	defer func() { _, _ = l.load.untrack(jvm.pid) }()
 	out := newHeadTail(l.opts.OutputLimit)
 	copied := make(chan struct{})
 	go func() {
@@ -341,7 +343,7 @@ loop:
 				l.standby.drop(w.standby)
 			}
 			p.end = time.Now()
-			l.load.untrack(jvm.pid)
+			p.runDelay, p.delayKnown = l.load.untrack(jvm.pid)
 			killGroup(jvm.pid) // stray children
 			jvm.finish()
 			if killed := append(jvm.killed, killMarked(marker)...); len(killed) > 0 {

@@ -130,6 +130,12 @@ type Result struct {
 	// resident memory in bytes, as the kernel counted them (0 when unknown).
 	CPU    time.Duration
 	MaxRSS int64
+	// RunDelay is how long the JVM's threads were ready to run but waited
+	// for a core, busy with other processes; DelayKnown says whether the
+	// system said (Linux does). CPU plus RunDelay is what the JVM demanded
+	// of the cores, which other processes' load does not change.
+	RunDelay   time.Duration
+	DelayKnown bool
 }
 
 // ending says why and how a run's JVM stopped; it is the input to assembler.finish.

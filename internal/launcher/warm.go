@@ -190,6 +190,8 @@ func (l *Launcher) runWarm(ctx context.Context, orders [][]string) ([]*Result, e
 			covered:       a.covered,
 			resumeAt:      len(orders[i]),
 			CPU:           time.Duration(float64(p.cpu) * float64(d) / float64(total)),
+			RunDelay:      time.Duration(float64(p.runDelay) * float64(d) / float64(total)),
+			DelayKnown:    p.delayKnown,
 			MaxRSS:        p.maxRSS,
 		}
 		begin = ends[i]

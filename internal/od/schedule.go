@@ -94,26 +94,36 @@ func (a *analysis) costs() (time.Duration, func(string) time.Duration) {
 const maxWorkersPerCore = 2
 
 // sizeWorkers sets the number of JVMs to run at once from what the
-// original runs used: the cores over the CPU a JVM kept busy (its CPU time
-// over its wall time, JIT and GC threads included), at most the available
-// memory over a JVM's peak resident memory.
+// original runs demanded of the cores: the cores over a JVM's CPU time plus
+// the time its threads waited for a core, over its wall time (JIT and GC
+// threads included), at most the available memory over a JVM's peak
+// resident memory. Other processes' load does not change that demand, so
+// a busy machine gets the workers a quiet one does. More workers than
+// cores only when the JVMs provably waited, which needs the run-queue wait
+// (Linux): elsewhere at most one per core.
 func (a *analysis) sizeWorkers() {
 	a.mu.Lock()
-	var wall, cpu time.Duration
+	var wall, demand time.Duration
 	var rss int64
+	known := true
 	for _, r := range a.originals {
 		wall += r.Duration
-		cpu += r.CPU
+		demand += r.CPU + r.RunDelay
+		known = known && r.DelayKnown
 		rss = max(rss, r.MaxRSS)
 	}
 	a.mu.Unlock()
-	if wall <= 0 || cpu <= 0 {
+	if wall <= 0 || demand <= 0 {
 		return
 	}
 	cores := runtime.NumCPU()
-	perJVM := max(float64(cpu)/float64(wall), 0.1)
-	n := min(max(1, int(float64(cores)/perJVM+0.5)), maxWorkersPerCore*cores)
-	why := fmt.Sprintf("a JVM of the suite kept %.1f cores busy; %d cores", perJVM, cores)
+	perJVM := max(float64(demand)/float64(wall), 0.1)
+	most := maxWorkersPerCore * cores
+	if !known {
+		most = cores
+	}
+	n := min(max(1, int(float64(cores)/perJVM+0.5)), most)
+	why := fmt.Sprintf("a JVM of the suite demanded %.1f cores; %d cores", perJVM, cores)
 	if avail := launcher.AvailableMemory(); avail > 0 && rss > 0 {
 		byMemory := max(1, int(avail*8/10/rss))
 		why += fmt.Sprintf(", %d MiB per JVM, %d MiB available", rss>>20, avail>>20)

@@ -46,25 +46,34 @@ func TestScheduleRunsCheapOrdersFirst(t *testing.T) {
 	}
 }
 
+// TestSizeWorkers sizes the workers from what a JVM of the suite demanded
+// of the cores (CPU time plus time waiting for one): the same on a busy
+// machine as on a quiet one, and more than the cores only when the JVMs
+// provably waited.
 func TestSizeWorkers(t *testing.T) {
 	cores := runtime.NumCPU()
 	for _, tt := range []struct {
 		name     string
 		cpu      time.Duration // per second of wall time
+		delay    time.Duration // waiting for a core, per second of wall time
+		known    bool          // the system said how long threads waited for a core
 		rss      int64
 		want     int
 		memBound bool
 	}{
-		{"one core per JVM", time.Second, 1 << 20, cores, false},
-		{"two cores per JVM", 2 * time.Second, 1 << 20, max(1, (cores+1)/2), false},
-		{"a JVM that mostly waits", 100 * time.Millisecond, 1 << 20, 2 * cores, false},
-		{"more memory than there is", time.Second, 1 << 50, 1, true},
+		{"one core per JVM", time.Second, 0, true, 1 << 20, cores, false},
+		{"one core per JVM, other processes keeping the cores busy", 100 * time.Millisecond, 900 * time.Millisecond, true, 1 << 20, cores, false},
+		{"two cores per JVM", 2 * time.Second, 0, true, 1 << 20, max(1, (cores+1)/2), false},
+		{"a JVM that mostly waits", 100 * time.Millisecond, 0, true, 1 << 20, 2 * cores, false},
+		{"a JVM that mostly waits where the system does not say", 100 * time.Millisecond, 0, false, 1 << 20, cores, false},
+		{"more memory than there is", time.Second, 0, true, 1 << 50, 1, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.memBound && launcher.AvailableMemory() == 0 {
 				t.Skip("available memory unknown here")
 			}
-			a := &analysis{cfg: Config{Workers: 1, Logf: func(string, ...any) {}}, originals: []*launcher.Result{{Duration: time.Second, CPU: tt.cpu, MaxRSS: tt.rss}}}
+			r := &launcher.Result{Duration: time.Second, CPU: tt.cpu, RunDelay: tt.delay, DelayKnown: tt.known, MaxRSS: tt.rss}
+			a := &analysis{cfg: Config{Workers: 1, Logf: func(string, ...any) {}}, originals: []*launcher.Result{r}}
 			a.sizeWorkers()
 			if a.cfg.Workers != tt.want || a.cov.WorkersWhy == "" {
 				t.Errorf("workers %d (%s), want %d", a.cfg.Workers, a.cov.WorkersWhy, tt.want)
