@@ -4,7 +4,7 @@ MVN     ?= mvn
 JARS    := agent/jars/flaky-agent.jar agent/jars/flaky-runner.jar agent/jars/flaky-surefire-provider.jar agent/jars/flaky-editor.jar
 JAVA_SRC := $(shell find java \( -name '*.java' -o -name pom.xml \) -not -path '*/target/*' 2>/dev/null)
 
-.PHONY: all build java java-test test unit fuzz e2e e2e-repeat bench demo lint clean
+.PHONY: all build java java-test test unit fuzz e2e e2e-repeat test-busy e2e-busy bench demo lint clean
 
 all: build
 
@@ -77,6 +77,15 @@ e2e-repeat: build
 		echo "e2e round $$i of $(COUNT)"; \
 		$(GOTESTSUM) -count=1 -timeout 60m ./e2e || { echo "e2e round $$i of $(COUNT) failed"; exit 1; }; \
 	done; echo "e2e: $(COUNT) rounds in a row passed"
+
+## test-busy: the fast suite (Go -short and the Java unit tests) BUSY_ROUNDS times in a row (default 3) while
+## BUSY_SPINNERS processes spin (default 8 per core), failing at the first failing round (scripts/busy.sh).
+test-busy: build
+	scripts/busy.sh -- sh -c '$(GO) test -short -count=1 ./... && $(MAKE) --no-print-directory java-test'
+
+## e2e-busy: the end-to-end suite the same way, beside 2 spinners per core (BUSY_SPINNERS to change).
+e2e-busy: build
+	BUSY_SPINNERS=$${BUSY_SPINNERS:-$$((2 * $$(nproc)))} scripts/busy.sh -- $(GOTESTSUM) -count=1 -timeout 90m ./e2e
 
 ## bench: benchmarks that need real JVMs (see README, Performance); BENCHFLAGS=-readme rewrites its tables.
 bench: build
