@@ -482,6 +482,9 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 	var lastStart time.Time
 	split := map[int]*pieces{}
 	start := func(j *jvm) {
+		if running >= a.cfg.Workers && a.cfg.Debugf != nil && a.cfg.load != nil {
+			a.cfg.Debugf("a JVM beyond the %d workers: %d of the %d running wait", a.cfg.Workers, running-a.cfg.load.BusyJVMs(), running)
+		}
 		running++
 		lastStart = time.Now()
 		jobCtx, cancel := runCtx, context.CancelFunc(func() {})

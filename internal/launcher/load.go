@@ -29,6 +29,9 @@ type jvmLoad struct {
 	mu       sync.Mutex
 	running  map[int]*jvmUse // by pid
 	sampling bool            // the sampling goroutine runs
+	pending  int             // JVMs being started, not tracked yet
+	started  int             // JVMs tracked so far
+	peak     int             // most JVMs running an order at once since the last mark
 }
 
 // schedSample is what the system says of one process at one moment.
@@ -45,6 +48,7 @@ type jvmUse struct {
 	waiting bool      // the verdict of the last interval; false before two samples
 	judged  int       // intervals judged so far
 	delay   map[int]time.Duration
+	standby bool // started ahead of its run, which has not taken it yet
 }
 
 // clock returns l's clock.
@@ -55,19 +59,61 @@ func (l *jvmLoad) clock() time.Time {
 	return time.Now()
 }
 
-// track follows the JVM with pid until untrack, sampling it every
-// loadInterval.
-func (l *jvmLoad) track(pid int) {
+// starting notes a JVM being started: it counts as busy until track
+// follows it, or notStarted says it never started.
+func (l *jvmLoad) starting() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.pending++
+}
+
+// notStarted takes back a starting whose JVM never started.
+func (l *jvmLoad) notStarted() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending = max(l.pending-1, 0)
+}
+
+// track follows the JVM with pid, started after a starting, until
+// untrack, sampling it every loadInterval; standby says it waits for its
+// run (see claim).
+func (l *jvmLoad) track(pid int, standby bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.pending = max(l.pending-1, 0)
 	if l.running == nil {
 		l.running = map[int]*jvmUse{}
 	}
-	l.running[pid] = &jvmUse{known: true, delay: map[int]time.Duration{}}
+	l.running[pid] = &jvmUse{known: true, delay: map[int]time.Duration{}, standby: standby}
+	l.started++
+	l.notePeak()
 	if !l.sampling {
 		l.sampling = true
 		go l.sampleWhileRunning()
 	}
+}
+
+// claim notes that a run took the standby JVM with pid, which counts as
+// busy until two samples of its run judge it.
+func (l *jvmLoad) claim(pid int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if u := l.running[pid]; u != nil {
+		// Its wait for the run says nothing of the run: judged anew.
+		u.standby, u.waiting, u.at = false, false, time.Time{}
+		l.notePeak()
+	}
+}
+
+// notePeak updates the most JVMs running an order at once; l.mu is held.
+func (l *jvmLoad) notePeak() {
+	n := 0
+	for _, u := range l.running {
+		if !u.standby {
+			n++
+		}
+	}
+	l.peak = max(l.peak, n)
 }
 
 // untrack stops following the JVM with pid and returns how long its
@@ -163,11 +209,12 @@ func demand(from, to schedSample) float64 {
 
 // busy returns how many of the running JVMs keep a core busy or want to:
 // all but those whose demand over the last interval was under
-// waitingCores. A JVM sampled fewer than two times counts as busy.
+// waitingCores. A JVM being started, or sampled fewer than two times,
+// counts as busy.
 func (l *jvmLoad) busy() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := 0
+	n := l.pending
 	for _, u := range l.running {
 		if !u.waiting {
 			n++
@@ -182,3 +229,26 @@ func (l *jvmLoad) busy() int {
 // may start one more while fewer than its cores are busy. It does not
 // grow or shrink with what other processes do on the machine.
 func (l *Launcher) BusyJVMs() int { return l.load.busy() }
+
+// JVMMark is a point in a launcher's life that JVMsSince counts from.
+type JVMMark struct{ started int }
+
+// MarkJVMs returns a mark for JVMsSince, and from now on counts the most
+// JVMs running at once anew.
+func (l *Launcher) MarkJVMs() JVMMark {
+	l.load.mu.Lock()
+	defer l.load.mu.Unlock()
+	l.load.peak = 0
+	l.load.notePeak()
+	return JVMMark{started: l.load.started}
+}
+
+// JVMsSince returns how many test JVMs the launcher started since mark
+// (standby JVMs, resumptions and handoffs included) and the most that ran
+// orders at once meanwhile (a standby JVM counts once a run takes it):
+// figures that other processes' load must not change.
+func (l *Launcher) JVMsSince(mark JVMMark) (started, peak int) {
+	l.load.mu.Lock()
+	defer l.load.mu.Unlock()
+	return l.load.started - mark.started, l.load.peak
+}

@@ -75,11 +75,8 @@ func TestJVMLoadBesideSpinners(t *testing.T) {
 	sleeper := start("sleep", "120")
 	spinner := start("sh", "-c", "while :; do :; done")
 	var l jvmLoad
-	l.track(sleeper)
-	l.track(spinner)
-	if got := l.busy(); got != 2 {
-		t.Fatalf("busy before any verdict = %d, want 2", got)
-	}
+	l.track(sleeper, false)
+	l.track(spinner, false)
 	deadline := time.Now().Add(time.Minute)
 	for !(judgedTimes(&l, sleeper) >= 3 && judgedTimes(&l, spinner) >= 3) {
 		if time.Now().After(deadline) {
@@ -128,5 +125,40 @@ func TestParseSchedstat(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("parseSchedstat(%q) = %v, %v; want %v, %v", tt.line, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestJVMCounts counts the JVMs a launcher started since a mark and the
+// most that ran orders at once: a standby JVM counts once a run takes it.
+func TestJVMCounts(t *testing.T) {
+	l := &Launcher{}
+	l.load.read = func(int) (schedSample, bool) { return schedSample{}, false }
+	l.load.track(1, false)
+	mark := l.MarkJVMs()
+	l.load.starting()
+	if got := l.BusyJVMs(); got != 2 {
+		t.Errorf("busy while a JVM starts = %d, want 2 (it counts before it is followed)", got)
+	}
+	l.load.track(2, true) // a standby JVM
+	l.load.track(3, false)
+	if started, peak := l.JVMsSince(mark); started != 2 || peak != 2 {
+		t.Errorf("with a standby JVM waiting: started %d, peak %d; want 2, 2", started, peak)
+	}
+	l.load.mu.Lock()
+	l.load.running[2].waiting = true // judged while it waited for its run
+	l.load.mu.Unlock()
+	l.load.claim(2)
+	if _, peak := l.JVMsSince(mark); peak != 3 {
+		t.Errorf("once a run took the standby JVM: peak %d, want 3", peak)
+	}
+	if got := l.BusyJVMs(); got != 3 {
+		t.Errorf("busy once a run took the standby JVM = %d, want 3 (its wait for the run is no verdict on the run)", got)
+	}
+	for _, pid := range []int{1, 2, 3} {
+		l.load.untrack(pid)
+	}
+	l.load.track(4, false)
+	if started, peak := l.JVMsSince(l.MarkJVMs()); started != 0 || peak != 1 {
+		t.Errorf("after a new mark: started %d, peak %d; want 0, 1", started, peak)
 	}
 }

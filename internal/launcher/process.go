@@ -159,6 +159,13 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	// its supervisor): keep it until the JVM is gone.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	l.load.starting()
+	tracked := false
+	defer func() {
+		if !tracked {
+			l.load.notStarted()
+		}
+	}()
 	run, err := l.server.RegisterProcess()
 	if err != nil {
 		return nil, err
@@ -228,7 +235,8 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 		startedHook(attempt)
 	}
 	run.SetProcess(jvm.pid)
-	l.load.track(jvm.pid)
+	l.load.track(jvm.pid, w.standby != nil)
+	tracked = true
 	defer func() { _, _ = l.load.untrack(jvm.pid) }()
 	out := newHeadTail(l.opts.OutputLimit)
 	copied := make(chan struct{})
@@ -270,6 +278,7 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	take := func(c standbyClaim) {
 		s := w.standby
 		s.claimed, claims = &c, nil
+		l.load.claim(jvm.pid)
 		w, ctx, done = c.w, c.ctx, c.ctx.Done()
 		p.start = time.Now()
 		if w.keepTmp {

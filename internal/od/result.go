@@ -84,6 +84,10 @@ type Coverage struct {
 	// Serial are the tests that clashed with another JVM over a resource
 	// (a fixed port, a file lock): every order holding them ran alone.
 	Serial []string
+	// JVMs is how many test JVMs the analysis started and PeakJVMs the
+	// most that ran at once, as the launcher counted them (the caller sets
+	// them: see launcher.Launcher.JVMsSince).
+	JVMs, PeakJVMs int
 	// Workers is how many JVMs ran at once, and WorkersWhy how that was
 	// chosen when the analysis sized them (Config.AutoWorkers).
 	Workers    int

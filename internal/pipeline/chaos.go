@@ -37,10 +37,12 @@ func runChaos(ctx context.Context, m Module, opts Options, log Log, res *Result,
 	if c.Mode == chaos.Combined && len(m.ClassDirs) > 0 {
 		cfg.Spread = spreadVerdict(m.Launcher.Java(), m.ClassDirs)
 	}
+	mark := m.Launcher.MarkJVMs()
 	out, err := chaos.Run(ctx, m.Launcher, cfg)
 	if err != nil {
 		return fmt.Errorf("chaos: %w", err)
 	}
+	jvms, peak := m.Launcher.JVMsSince(mark)
 	res.Chaos = out
 	out.Findings = slices.DeleteFunc(out.Findings, func(f chaos.Finding) bool { return c.Drop[f.Test] })
 	out.NOD = slices.DeleteFunc(out.NOD, func(n chaos.NOD) bool { return c.Drop[n.Test] })
@@ -69,6 +71,7 @@ func runChaos(ctx context.Context, m Module, opts Options, log Log, res *Result,
 		rep.Stats.Tests = out.Tests
 	}
 	stats := chaos.Stats(out)
+	stats.JVMs, stats.PeakJVMs = jvms, peak
 	if !opts.Accumulate {
 		chaos.Merge(rep, findings, stats)
 		return nil
@@ -93,6 +96,8 @@ func addChaosStats(total, s *report.ChaosStats) *report.ChaosStats {
 		}
 	}
 	total.Runs += s.Runs
+	total.JVMs += s.JVMs
+	total.PeakJVMs = max(total.PeakJVMs, s.PeakJVMs)
 	total.BudgetExhausted = total.BudgetExhausted || s.BudgetExhausted
 	total.Interrupted = cmp.Or(total.Interrupted, s.Interrupted)
 	total.FailUnperturbed = append(total.FailUnperturbed, s.FailUnperturbed...)

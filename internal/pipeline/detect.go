@@ -114,9 +114,11 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	out := &od.Result{Coverage: od.Coverage{Seed: cfg.Seed, Tests: n, Pairs: n * (n - 1), Generators: map[string]int{}}}
 	if d.Strategy != dataflow.StrategyDataflow || cfg.Focus != nil {
 		var err error
+		mark := m.Fast.MarkJVMs()
 		if out, err = od.Analyze(ctx, m.Fast, cfg); err != nil {
 			return err
 		}
+		out.Coverage.JVMs, out.Coverage.PeakJVMs = m.Fast.JVMsSince(mark)
 	}
 	res.OD, res.Dataflow = out, df
 	var fromDataflow map[string]bool

@@ -325,11 +325,16 @@ type ChaosNOD struct {
 
 // ChaosStats says what the API perturbation analysis ran.
 type ChaosStats struct {
-	Mode            string   `json:"mode"`       // combined or single
-	Strategies      []string `json:"strategies"` // the strategies that ran
-	Runs            int      `json:"runs"`       // JVMs it started
-	BudgetMs        int64    `json:"budgetMs"`
-	BudgetExhausted bool     `json:"budgetExhausted"`
+	Mode       string   `json:"mode"`       // combined or single
+	Strategies []string `json:"strategies"` // the strategies that ran
+	Runs       int      `json:"runs"`       // runs of an order it made (a run resumed or split over several JVMs counts once)
+	// JVMs is how many test JVMs it started (resumptions, handoffs and
+	// JVMs started ahead of their runs included), PeakJVMs the most that
+	// ran at once: neither grows with other processes' load.
+	JVMs            int   `json:"jvms,omitempty"`
+	PeakJVMs        int   `json:"peakJvms,omitempty"`
+	BudgetMs        int64 `json:"budgetMs"`
+	BudgetExhausted bool  `json:"budgetExhausted"`
 	// FailUnperturbed failed unperturbed (in the unperturbed run or a
 	// control run): never reported as api.
 	FailUnperturbed []string `json:"failUnperturbed,omitempty"`
@@ -406,7 +411,11 @@ type Coverage struct {
 	// Workers is how many JVMs ran at once (WorkersWhy: how the analysis
 	// sized them); JVMMs and JVMCPUMs sum the JVMs' wall and CPU time;
 	// ParallelEfficiency is JVMMs over Workers times DurationMs.
-	Workers            int     `json:"workers,omitempty"`
+	Workers int `json:"workers,omitempty"`
+	// JVMs is how many test JVMs the analysis started, PeakJVMs the most
+	// that ran at once (see ChaosStats.JVMs).
+	JVMs               int     `json:"jvms,omitempty"`
+	PeakJVMs           int     `json:"peakJvms,omitempty"`
 	WorkersWhy         string  `json:"workersWhy,omitempty"`
 	JVMMs              int64   `json:"jvmMs,omitempty"`
 	JVMCPUMs           int64   `json:"jvmCpuMs,omitempty"`
