@@ -18,8 +18,13 @@ import (
 // as they end: the control runs and the first round of its failures start
 // before it has ended, and the analysis judges them as it would after it.
 // Each failing test gets ControlRuns control runs in all, whichever batch
-// it was planned in, and one that fails a control run is NOD.
+// it was planned in, and one that fails a control run is NOD. The
+// runner's delays run on the bubble's fake clock.
 func TestEarlyWorkWhileTheCombinedRunGoesOn(t *testing.T) {
+	synctest.Test(t, testEarlyWorkWhileTheCombinedRunGoesOn)
+}
+
+func testEarlyWorkWhileTheCombinedRunGoesOn(t *testing.T) {
 	var unperturbed atomic.Int32
 	r := &fakeRunner{stream: true, slowCombined: 400 * time.Millisecond, suite: map[string]behaviour{
 		"p.A#dice": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
