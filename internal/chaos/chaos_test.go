@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
@@ -56,6 +57,14 @@ func sameJobs(got, want []string) bool {
 	slices.Sort(got)
 	slices.Sort(want)
 	return slices.Equal(got, want)
+}
+
+// bubbled runs test in a synctest bubble, for t.Run: the fake runner's
+// delays and the analysis' budgets, deadlines and intervals then run on the
+// bubble's fake clock, which moves only while every goroutine waits, so
+// that how busy the machine is changes nothing the test sees.
+func bubbled(test func(t *testing.T)) func(t *testing.T) {
+	return func(t *testing.T) { synctest.Test(t, test) }
 }
 
 // fakeRunner plays a synthetic suite: it reads the chaos agent option of
@@ -389,7 +398,8 @@ func TestRun(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		// The budget ends before the delayed runs do on the bubble's clock.
+		t.Run(tt.name, bubbled(func(t *testing.T) {
 			r := &fakeRunner{suite: suite, delay: tt.delay}
 			cfg := tt.cfg
 			cfg.Tests = suiteOrder
@@ -451,7 +461,7 @@ func TestRun(t *testing.T) {
 					t.Errorf("no finding for %s", test)
 				}
 			}
-		})
+		}))
 	}
 }
 
@@ -624,8 +634,13 @@ func TestUnhitCandidatesWaitForControls(t *testing.T) {
 }
 
 // TestAttributionGetsItsShare attributes a failure although the combined
-// run took the whole budget: attribution gets its share from then on.
+// run took the whole budget: attribution gets its share from then on. The
+// runner's delay and the budget run on the bubble's fake clock.
 func TestAttributionGetsItsShare(t *testing.T) {
+	synctest.Test(t, testAttributionGetsItsShare)
+}
+
+func testAttributionGetsItsShare(t *testing.T) {
 	r := &fakeRunner{slowFirst: 400 * time.Millisecond, suite: map[string]behaviour{
 		"p.A#dice": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
 	}}
@@ -894,7 +909,8 @@ func (f loadFunc) BusyJVMs() int { return f() }
 // TestAutoWorkers checks that AutoWorkers starts more JVMs than Workers (up
 // to maxSpare times as many) only while fewer than Workers of those running
 // keep a core busy, and that without it, or with a runner that does not
-// measure its JVMs, Workers bounds the JVMs.
+// measure its JVMs, Workers bounds the JVMs. The runner's delay and the
+// analysis' settle and recheck intervals run on the bubble's fake clock.
 func TestAutoWorkers(t *testing.T) {
 	tests := []struct {
 		name string
@@ -910,8 +926,7 @@ func TestAutoWorkers(t *testing.T) {
 		{"a runner that does not measure its JVMs", true, nil, 1},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
+		t.Run(tt.name, bubbled(func(t *testing.T) {
 			// Long enough for every spare to start while the first JVMs run.
 			r := &fakeRunner{suite: map[string]behaviour{}, delay: maxSpare * (spareSettle + spareInterval)}
 			cfg := Config{Tests: []string{"p.A#a"}, Mode: Single, Strategies: mustLookup("RANDOM_MAX", "LOCALE", "DATE_FIXED"),
@@ -925,7 +940,7 @@ func TestAutoWorkers(t *testing.T) {
 			if r.mostRunning != tt.want {
 				t.Errorf("most JVMs at once = %d, want %d", r.mostRunning, tt.want)
 			}
-		})
+		}))
 	}
 }
 
@@ -952,7 +967,8 @@ func (p *prestartRunner) Prestart(opts agent.Options, upTo int) bool {
 // TestPrestartControls checks that combined mode starts JVMs for control
 // runs ahead, unperturbed and up to a test's control runs' worth, only
 // while the combined run's JVM runs, once a test failed in it, and only
-// with AutoWorkers.
+// with AutoWorkers. The runner's delays and the analysis' settle and
+// recheck intervals run on the bubble's fake clock.
 func TestPrestartControls(t *testing.T) {
 	// p.B#dice fails with RANDOM_MAX halfway through the combined run: its
 	// attribution and control runs start at once, and JVMs start ahead
@@ -972,8 +988,7 @@ func TestPrestartControls(t *testing.T) {
 		{"no test fails", map[string]behaviour{}, true, false, 1},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
+		t.Run(tt.name, bubbled(func(t *testing.T) {
 			r := &prestartRunner{fakeRunner: &fakeRunner{suite: tt.suite, stream: true,
 				delay: tt.jobs * (spareSettle + spareInterval), slowCombined: 16 * (spareSettle + spareInterval)}}
 			cfg := Config{Tests: []string{"p.B#dice", "p.A#a"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 2,
@@ -995,7 +1010,7 @@ func TestPrestartControls(t *testing.T) {
 					t.Errorf("started ahead with strategies %v up to %d, want none up to %d", o.Chaos.Strategies, r.upTo[i], ControlRuns)
 				}
 			}
-		})
+		}))
 	}
 }
 

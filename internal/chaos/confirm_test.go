@@ -164,7 +164,8 @@ func TestAutoBudget(t *testing.T) {
 // do not answer for gets its own milder run after attribution.
 func TestCombinedRunsMilderBesideAttribution(t *testing.T) {
 	for _, stream := range []bool{false, true} {
-		t.Run(fmt.Sprintf("stream=%t", stream), func(t *testing.T) { testMilderBesideAttribution(t, stream) })
+		// The runner's delays run on the bubble's fake clock.
+		t.Run(fmt.Sprintf("stream=%t", stream), bubbled(func(t *testing.T) { testMilderBesideAttribution(t, stream) }))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
@@ -17,8 +18,13 @@ import (
 // as they end: the control runs and the first round of its failures start
 // before it has ended, and the analysis judges them as it would after it.
 // Each failing test gets ControlRuns control runs in all, whichever batch
-// it was planned in, and one that fails a control run is NOD.
+// it was planned in, and one that fails a control run is NOD. The
+// runner's delays run on the bubble's fake clock.
 func TestEarlyWorkWhileTheCombinedRunGoesOn(t *testing.T) {
+	synctest.Test(t, testEarlyWorkWhileTheCombinedRunGoesOn)
+}
+
+func testEarlyWorkWhileTheCombinedRunGoesOn(t *testing.T) {
 	var unperturbed atomic.Int32
 	r := &fakeRunner{stream: true, slowCombined: 400 * time.Millisecond, suite: map[string]behaviour{
 		"p.A#dice": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
@@ -75,8 +81,14 @@ func jobNames(r *fakeRunner) []string {
 
 // TestEarlyWorkCutByTheBudgetRunsAgain lets the budget end while an early
 // run goes on: the run is cut without ending the analysis' budget, and
-// attribution runs it again in its share after the combined run.
+// attribution runs it again in its share after the combined run. The
+// runner's delays and the budget run on the bubble's fake clock, so the
+// cut comes at 1.55s of fake time however busy the machine is.
 func TestEarlyWorkCutByTheBudgetRunsAgain(t *testing.T) {
+	synctest.Test(t, testEarlyWorkCutByTheBudgetRunsAgain)
+}
+
+func testEarlyWorkCutByTheBudgetRunsAgain(t *testing.T) {
 	suite := map[string]behaviour{"p.E#dice": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")}}
 	order := []string{"p.A#a", "p.B#b", "p.C#c", "p.D#d", "p.E#dice", "p.F#f", "p.G#g", "p.H#h"}
 	for _, test := range order {

@@ -11,12 +11,21 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/testid"
 )
+
+// bubbled runs test in a synctest bubble, for t.Run: the fake suite's
+// delays and the analysis' budget, deadlines and timers then run on the
+// bubble's fake clock, which moves only while every goroutine waits, so
+// that how busy the machine is changes nothing the test sees.
+func bubbled(test func(t *testing.T)) func(t *testing.T) {
+	return func(t *testing.T) { synctest.Test(t, test) }
+}
 
 // fakeSuite is a synthetic test suite: each test reads and writes a state
 // shared by the tests of one run (one "JVM") and passes or fails.
@@ -317,7 +326,15 @@ func TestAutoBudget(t *testing.T) {
 	}
 }
 
+// TestAnalyzeStopsAtTheBudget cuts detection at its share of the budget
+// and ends the analysis soon after. The fake suite's delay, the budget and
+// the analysis' clock run on the bubble's fake clock: the runs the budget
+// cuts are the same however busy the machine is.
 func TestAnalyzeStopsAtTheBudget(t *testing.T) {
+	synctest.Test(t, testAnalyzeStopsAtTheBudget)
+}
+
+func testAnalyzeStopsAtTheBudget(t *testing.T) {
 	f := newFakeSuite()
 	f.delay = 20 * time.Millisecond
 	start := time.Now()
