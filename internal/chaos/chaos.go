@@ -330,10 +330,12 @@ type analysis struct {
 	spread *string
 }
 
-// jvmLoad measures a Runner's running JVMs (launcher.Launcher.BusyJVMs):
-// how many keep a core busy, the others waiting.
+// jvmLoad measures a Runner's running JVMs
+// (launcher.Launcher.WaitingJVMs): how many of those running orders
+// provably wait, blocked in sleeps, timed waits or I/O; the others keep a
+// core busy or want one, whatever other processes do.
 type jvmLoad interface {
-	BusyJVMs() int
+	WaitingJVMs() int
 }
 
 // prestarter starts a JVM ahead of its run (launcher.Launcher.Prestart),
@@ -483,7 +485,7 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 	split := map[int]*pieces{}
 	start := func(j *jvm) {
 		if running >= a.cfg.Workers && a.cfg.Debugf != nil && a.cfg.load != nil {
-			a.cfg.Debugf("a JVM beyond the %d workers: %d of the %d running wait", a.cfg.Workers, running-a.cfg.load.BusyJVMs(), running)
+			a.cfg.Debugf("a JVM beyond the %d workers: %d of the %d running wait", a.cfg.Workers, a.cfg.load.WaitingJVMs(), running)
 		}
 		running++
 		lastStart = time.Now()
@@ -549,7 +551,7 @@ func (a *analysis) runFed(ctx context.Context, jobs []launcher.Job, mustRun int,
 			break
 		}
 		ahead := !stopped && f.ahead != nil && f.ahead(results)
-		if ahead && next == len(jobs) && a.coresFree(lastStart) && a.prestartControl() {
+		if ahead && next == len(jobs) && a.coresFree(running, lastStart) && a.prestartControl() {
 			lastStart = time.Now()
 		}
 		var d done
@@ -719,12 +721,15 @@ func splitting(split map[int]*pieces) bool {
 const minHandOver = 2
 
 // coresFree reports whether the cores have room for one more JVM now, a
-// spare or one started ahead of its run (prestartControl): with
-// AutoWorkers, the last JVM started spareSettle ago or more and fewer than
-// Workers of the running JVMs keep a core busy (see
-// launcher.Launcher.BusyJVMs).
-func (a *analysis) coresFree(lastStart time.Time) bool {
-	return a.cfg.AutoWorkers && time.Since(lastStart) >= spareSettle && a.cfg.load.BusyJVMs() < a.cfg.Workers
+// spare or one started ahead of its run (prestartControl), running being
+// the JVMs of the analysis' jobs: with AutoWorkers, the last JVM started
+// spareSettle ago or more and fewer than Workers of them keep a core busy
+// or want one, the others provably waiting (see
+// launcher.Launcher.WaitingJVMs). A job whose JVM is still starting counts
+// as busy, and so does every JVM on a machine that cannot say, so other
+// processes' load never makes room.
+func (a *analysis) coresFree(running int, lastStart time.Time) bool {
+	return a.cfg.AutoWorkers && time.Since(lastStart) >= spareSettle && running-a.cfg.load.WaitingJVMs() < a.cfg.Workers
 }
 
 // prestartControl starts a JVM for a control run ahead of it, while the
@@ -757,7 +762,7 @@ const spareInterval = 100 * time.Millisecond
 // being the JVMs running and lastStart when the last started: while fewer
 // than maxSpare times Workers run and the cores have room (coresFree).
 func (a *analysis) spare(running int, lastStart time.Time) bool {
-	return a.spareRoom(running) && a.coresFree(lastStart)
+	return a.spareRoom(running) && a.coresFree(running, lastStart)
 }
 
 // recheck returns a channel that fires when the run's start loop is worth

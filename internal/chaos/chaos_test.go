@@ -901,10 +901,15 @@ func TestJudgeUnperturbedSkipsCutRuns(t *testing.T) {
 	}
 }
 
-// loadFunc is a jvmLoad that says what the function returns.
+// loadFunc is a jvmLoad whose waiting JVMs the function says.
 type loadFunc func() int
 
-func (f loadFunc) BusyJVMs() int { return f() }
+func (f loadFunc) WaitingJVMs() int { return f() }
+
+// allWait is a jvmLoad of r in which every running JVM waits.
+func allWait(r *fakeRunner) jvmLoad {
+	return loadFunc(func() int { r.mu.Lock(); defer r.mu.Unlock(); return r.running })
+}
 
 // TestAutoWorkers checks that AutoWorkers starts more JVMs than Workers (up
 // to maxSpare times as many) only while fewer than Workers of those running
@@ -918,11 +923,9 @@ func TestAutoWorkers(t *testing.T) {
 		load func(r *fakeRunner) jvmLoad // nil: the runner's own (none)
 		want int
 	}{
-		{"the JVMs wait", true, func(*fakeRunner) jvmLoad { return loadFunc(func() int { return 0 }) }, maxSpare},
-		{"the JVMs keep their cores busy", true, func(r *fakeRunner) jvmLoad {
-			return loadFunc(func() int { r.mu.Lock(); defer r.mu.Unlock(); return r.running })
-		}, 1},
-		{"without AutoWorkers", false, func(*fakeRunner) jvmLoad { return loadFunc(func() int { return 0 }) }, 1},
+		{"the JVMs wait", true, allWait, maxSpare},
+		{"the JVMs keep their cores busy", true, func(*fakeRunner) jvmLoad { return loadFunc(func() int { return 0 }) }, 1},
+		{"without AutoWorkers", false, allWait, 1},
 		{"a runner that does not measure its JVMs", true, nil, 1},
 	}
 	for _, tt := range tests {
@@ -992,7 +995,7 @@ func TestPrestartControls(t *testing.T) {
 			r := &prestartRunner{fakeRunner: &fakeRunner{suite: tt.suite, stream: true,
 				delay: tt.jobs * (spareSettle + spareInterval), slowCombined: 16 * (spareSettle + spareInterval)}}
 			cfg := Config{Tests: []string{"p.B#dice", "p.A#a"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 2,
-				AutoWorkers: tt.auto, load: loadFunc(func() int { return 0 })}
+				AutoWorkers: tt.auto, load: allWait(r.fakeRunner)}
 			if _, err := Run(context.Background(), r, cfg); err != nil {
 				t.Fatal(err)
 			}

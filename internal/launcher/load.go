@@ -29,7 +29,6 @@ type jvmLoad struct {
 	mu       sync.Mutex
 	running  map[int]*jvmUse // by pid
 	sampling bool            // the sampling goroutine runs
-	pending  int             // JVMs being started, not tracked yet
 	started  int             // JVMs tracked so far
 	peak     int             // most JVMs running an order at once since the last mark
 }
@@ -38,6 +37,9 @@ type jvmLoad struct {
 type schedSample struct {
 	cpu   time.Duration         // CPU time of the process so far, ended threads included
 	delay map[int]time.Duration // by thread: time spent ready to run but waiting for a core
+	// runnable is how many threads run or wait for a core now: a wait
+	// still going on is not in delay yet.
+	runnable int
 }
 
 // jvmUse is what jvmLoad saw of one JVM.
@@ -59,28 +61,11 @@ func (l *jvmLoad) clock() time.Time {
 	return time.Now()
 }
 
-// starting notes a JVM being started: it counts as busy until track
-// follows it, or notStarted says it never started.
-func (l *jvmLoad) starting() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.pending++
-}
-
-// notStarted takes back a starting whose JVM never started.
-func (l *jvmLoad) notStarted() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.pending = max(l.pending-1, 0)
-}
-
-// track follows the JVM with pid, started after a starting, until
-// untrack, sampling it every loadInterval; standby says it waits for its
-// run (see claim).
+// track follows the JVM with pid until untrack, sampling it every
+// loadInterval; standby says it waits for its run (see claim).
 func (l *jvmLoad) track(pid int, standby bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.pending = max(l.pending-1, 0)
 	if l.running == nil {
 		l.running = map[int]*jvmUse{}
 	}
@@ -187,7 +172,7 @@ func (u *jvmUse) observe(s schedSample, ok bool, now time.Time) {
 		if now.Sub(u.at) < loadInterval/2 {
 			return // too soon after the last one to judge
 		}
-		u.waiting = demand(u.last, s) < waitingCores*float64(now.Sub(u.at))
+		u.waiting = s.runnable == 0 && demand(u.last, s) < waitingCores*float64(now.Sub(u.at))
 		u.judged++
 	}
 	for tid, d := range s.delay {
@@ -207,28 +192,28 @@ func demand(from, to schedSample) float64 {
 	return float64(d)
 }
 
-// busy returns how many of the running JVMs keep a core busy or want to:
-// all but those whose demand over the last interval was under
-// waitingCores. A JVM being started, or sampled fewer than two times,
-// counts as busy.
-func (l *jvmLoad) busy() int {
+// waiting returns how many of the JVMs running orders provably wait:
+// their demand over the last interval was under waitingCores. A JVM
+// being started, or sampled fewer than two times since it started or a
+// run took it, does not.
+func (l *jvmLoad) waiting() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := l.pending
+	n := 0
 	for _, u := range l.running {
-		if !u.waiting {
+		if u.waiting && !u.standby {
 			n++
 		}
 	}
 	return n
 }
 
-// BusyJVMs returns how many of the launcher's running JVMs keep a core
-// busy or wait for one, the others provably waiting in sleeps, timed
-// waits or I/O (see jvmLoad): a caller that bounds its JVMs by the cores
-// may start one more while fewer than its cores are busy. It does not
-// grow or shrink with what other processes do on the machine.
-func (l *Launcher) BusyJVMs() int { return l.load.busy() }
+// WaitingJVMs returns how many of the launcher's JVMs running orders
+// provably wait, blocked in sleeps, timed waits or I/O (see jvmLoad): a
+// caller that bounds its busy JVMs by the cores may start one more while
+// its JVMs less those waiting are fewer than the cores. Other processes'
+// load does not change it; where the system cannot say, it is 0.
+func (l *Launcher) WaitingJVMs() int { return l.load.waiting() }
 
 // JVMMark is a point in a launcher's life that JVMsSince counts from.
 type JVMMark struct{ started int }

@@ -20,6 +20,7 @@ func TestJVMVerdicts(t *testing.T) {
 		}
 		return s
 	}
+	runnable := func(s schedSample) schedSample { s.runnable = 1; return s }
 	tests := []struct {
 		name        string
 		first, then schedSample
@@ -34,6 +35,7 @@ func TestJVMVerdicts(t *testing.T) {
 		{"a thread gone", sample(ms(500), ms(10), ms(300)), sample(ms(502), ms(10)), true, ms(200), true},
 		{"unreadable", sample(ms(500), ms(10)), schedSample{}, false, ms(200), false},
 		{"too soon to judge", sample(ms(500), ms(10)), sample(ms(500), ms(10)), true, ms(20), false},
+		{"a thread waiting for a core since before the interval", sample(ms(500), ms(10)), runnable(sample(ms(500), ms(10))), true, ms(200), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,7 +55,7 @@ func TestJVMVerdicts(t *testing.T) {
 
 // TestJVMLoadBesideSpinners follows a sleeping and a spinning process while
 // eight more processes per core spin untracked: the tracked spinner gets
-// a small share of a core, yet counts as busy, and the sleeper as waiting.
+// a small share of a core, yet does not count as waiting; the sleeper does.
 // It waits for verdicts (events), not for a time: the deadline only ends a
 // broken run, and on a machine too slow to sample three times a minute the
 // test fails saying so.
@@ -84,14 +86,15 @@ func TestJVMLoadBesideSpinners(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if got := l.busy(); got != 1 {
-		t.Fatalf("busy with one process sleeping and one spinning among spinners = %d, want 1", got)
+	if got := l.waiting(); got != 1 {
+		t.Fatalf("waiting with one process sleeping and one spinning among spinners = %d, want 1", got)
 	}
 	if _, known := l.untrack(spinner); !known {
 		t.Error("the spinner's run-queue wait is unknown")
 	}
-	if got := l.busy(); got != 0 {
-		t.Fatalf("busy after the spinner's untrack = %d, want 0", got)
+	l.untrack(sleeper)
+	if got := l.waiting(); got != 0 {
+		t.Fatalf("waiting after the untracks = %d, want 0", got)
 	}
 }
 
@@ -103,6 +106,26 @@ func judgedTimes(l *jvmLoad, pid int) int {
 		return u.judged
 	}
 	return 0
+}
+
+// TestStatState reads a thread's state from its stat line, whose command
+// name may hold spaces and parentheses.
+func TestStatState(t *testing.T) {
+	tests := []struct {
+		line string
+		want byte
+	}{
+		{"2127 (java) R 1 2127 ...", 'R'},
+		{"2131 (C2 CompilerThre) S 1 2131 ...", 'S'},
+		{"7 (a) b) (c) D 1", 'D'},
+		{"7 (java)", 0},
+		{"", 0},
+	}
+	for _, tt := range tests {
+		if got := statState(tt.line); got != tt.want {
+			t.Errorf("statState(%q) = %q, want %q", tt.line, got, tt.want)
+		}
+	}
 }
 
 // TestParseSchedstat reads the run-queue wait, the second field, of a
@@ -135,10 +158,6 @@ func TestJVMCounts(t *testing.T) {
 	l.load.read = func(int) (schedSample, bool) { return schedSample{}, false }
 	l.load.track(1, false)
 	mark := l.MarkJVMs()
-	l.load.starting()
-	if got := l.BusyJVMs(); got != 2 {
-		t.Errorf("busy while a JVM starts = %d, want 2 (it counts before it is followed)", got)
-	}
 	l.load.track(2, true) // a standby JVM
 	l.load.track(3, false)
 	if started, peak := l.JVMsSince(mark); started != 2 || peak != 2 {
@@ -147,12 +166,15 @@ func TestJVMCounts(t *testing.T) {
 	l.load.mu.Lock()
 	l.load.running[2].waiting = true // judged while it waited for its run
 	l.load.mu.Unlock()
+	if got := l.WaitingJVMs(); got != 0 {
+		t.Errorf("waiting with a standby JVM waiting = %d, want 0 (it runs no order)", got)
+	}
 	l.load.claim(2)
 	if _, peak := l.JVMsSince(mark); peak != 3 {
 		t.Errorf("once a run took the standby JVM: peak %d, want 3", peak)
 	}
-	if got := l.BusyJVMs(); got != 3 {
-		t.Errorf("busy once a run took the standby JVM = %d, want 3 (its wait for the run is no verdict on the run)", got)
+	if got := l.WaitingJVMs(); got != 0 {
+		t.Errorf("waiting once a run took the standby JVM = %d, want 0 (its wait for the run is no verdict on the run)", got)
 	}
 	for _, pid := range []int{1, 2, 3} {
 		l.load.untrack(pid)

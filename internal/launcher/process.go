@@ -159,13 +159,6 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	// its supervisor): keep it until the JVM is gone.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	l.load.starting()
-	tracked := false
-	defer func() {
-		if !tracked {
-			l.load.notStarted()
-		}
-	}()
 	run, err := l.server.RegisterProcess()
 	if err != nil {
 		return nil, err
@@ -236,7 +229,6 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	}
 	run.SetProcess(jvm.pid)
 	l.load.track(jvm.pid, w.standby != nil)
-	tracked = true
 	defer func() { _, _ = l.load.untrack(jvm.pid) }()
 	out := newHeadTail(l.opts.OutputLimit)
 	copied := make(chan struct{})

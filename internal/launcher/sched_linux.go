@@ -40,6 +40,11 @@ func readSched(pid int) (schedSample, bool) {
 		if d, ok := parseSchedstat(string(data)); ok {
 			s.delay[tid] = d
 		}
+		// The kernel adds a wait for a core to the thread's schedstat only
+		// once the thread gets one: a thread waiting now shows as runnable.
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/stat", pid, tid)); err == nil && statState(string(stat)) == 'R' {
+			s.runnable++
+		}
 	}
 	return s, len(s.delay) > 0
 }

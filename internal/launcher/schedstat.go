@@ -20,3 +20,15 @@ func parseSchedstat(line string) (time.Duration, bool) {
 	}
 	return time.Duration(ns), true
 }
+
+// statState returns the state letter of a /proc/PID/task/TID/stat line
+// ('R' running or waiting for a core, 'S' sleeping, ...), the field after
+// the parenthesised command name, which may itself hold spaces and
+// parentheses; 0 when there is none.
+func statState(line string) byte {
+	i := strings.LastIndexByte(line, ')')
+	if i < 0 || i+2 >= len(line) {
+		return 0
+	}
+	return line[i+2]
+}
