@@ -334,7 +334,7 @@ public class CallSiteRewriterTest {
             assertEquals((String) c[0], "CONCURRENCY_SHRINK", event((String) c[0]).get("strategy"));
         }
         assertEquals(Collections.nCopies(3, 200_000_000L), nanos);
-        // Object.wait and Thread.join are final, so their waits are real ones.
+        // Object.wait and Thread.join are final, so their waits are real ones: 2500 ms shrink to 500.
         CountDownLatch end = new CountDownLatch(1);
         Thread alive = new Thread(() -> {
             try {
@@ -347,10 +347,10 @@ public class CallSiteRewriterTest {
         alive.start();
         try {
             // Object.wait may also wake up spuriously, earlier.
-            assertTrue("waitOn ended after an unshrunk wait", endsBeforeAFullWait("waitOn", new Object()) >= 0);
-            long joined = endsBeforeAFullWait("join", alive);
-            assertTrue("join ended after an unshrunk wait", joined >= 0);
-            assertTrue("join waited " + joined + " ms, less than about 200", joined >= 150);
+            assertTrue("waitOn ended after a control wait", shrunkWait("waitOn", new Object()) >= 0);
+            long joined = shrunkWait("join", alive);
+            assertTrue("join ended after a control wait", joined >= 0);
+            assertTrue("join waited " + joined + " ms, less than about 500", joined >= 400);
         } finally {
             end.countDown();
         }
@@ -359,23 +359,23 @@ public class CallSiteRewriterTest {
     }
 
     /**
-     * Calls {@code method(target, 1000L)} on a thread of its own and, once it waits, starts an unperturbed wait of the
-     * same 1000 ms on another; returns how long the call took (ms) when it ended first, else -1. Both threads wait on
-     * this machine at the same time and a slow machine delays both: a call whose timeout shrank to 200 ms ends first
-     * unless it wakes up 800 ms later than the other one.
+     * Calls {@code method(target, 2500L)} on a thread of its own and, once it waits, starts an unperturbed control
+     * wait of 1500 ms on another; returns how long the call took (ms) when it ended first, else -1. Both threads wait
+     * on this machine at the same time and a slow machine delays both: a call whose timeout shrank to 500 ms ends
+     * first unless it wakes up a second later than the control, one that kept its 2500 ms ends a second after it.
      */
-    private static long endsBeforeAFullWait(String method, Object target) throws Exception {
-        AtomicBoolean fullWaitEnded = new AtomicBoolean();
+    private static long shrunkWait(String method, Object target) throws Exception {
+        AtomicBoolean controlEnded = new AtomicBoolean();
         long[] took = {-1};
         Exception[] failed = new Exception[1];
         Thread perturbed = new Thread(() -> {
             long start = System.nanoTime();
             try {
-                call(method, target, 1000L);
+                call(method, target, 2500L);
             } catch (Exception e) {
                 failed[0] = e;
             }
-            if (!fullWaitEnded.get()) {
+            if (!controlEnded.get()) {
                 took[0] = (System.nanoTime() - start) / 1_000_000L;
             }
         });
@@ -383,18 +383,18 @@ public class CallSiteRewriterTest {
         while (perturbed.isAlive() && perturbed.getState() != Thread.State.TIMED_WAITING) {
             Thread.sleep(1);
         }
-        Thread full = new Thread(() -> {
+        Thread control = new Thread(() -> {
             try {
-                new CountDownLatch(1).await(1000, TimeUnit.MILLISECONDS);
-                fullWaitEnded.set(true);
+                new CountDownLatch(1).await(1500, TimeUnit.MILLISECONDS);
+                controlEnded.set(true);
             } catch (InterruptedException e) {
                 // The call ended first.
             }
         });
-        full.start();
+        control.start();
         perturbed.join();
-        full.interrupt();
-        full.join();
+        control.interrupt();
+        control.join();
         if (failed[0] != null) {
             throw failed[0];
         }
