@@ -73,6 +73,7 @@ public class TimedRunTest {
             this.run = run;
         }
 
+        /** Moves the clock {@code millis} on and wakes the run's watcher to look at it. */
         void advance(long millis) {
             synchronized (run) {
                 nanos += TimeUnit.MILLISECONDS.toNanos(millis);

@@ -12,6 +12,7 @@ final class Pauses {
         void sleep(long millis, int nanos) throws InterruptedException;
     }
 
+    /** How the wrappers sleep: {@code Thread.sleep(long, int)}; a test's recorder while it runs. */
     static volatile Sleeper sleeper = Thread::sleep;
 
     private Pauses() {
