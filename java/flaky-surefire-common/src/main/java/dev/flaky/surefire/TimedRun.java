@@ -28,6 +28,29 @@ final class TimedRun {
     /** Upper bound of the grace period a cut test gets to end after the interrupt. */
     private static final long MAX_GRACE_MS = 10_000;
 
+    /** The time a run is watched by: the system's, or a unit test's that moves only when the test says. */
+    interface Clock {
+        /** The time now, as {@code System.nanoTime()}. */
+        long nanoTime();
+
+        /** Waits on {@code monitor}, whose lock the caller holds, until notified or {@code nanos} have passed. */
+        void timedWait(Object monitor, long nanos) throws InterruptedException;
+    }
+
+    /** The system's clock. */
+    static final Clock SYSTEM = new Clock() {
+        @Override
+        public long nanoTime() {
+            return System.nanoTime();
+        }
+
+        @Override
+        public void timedWait(Object monitor, long nanos) throws InterruptedException {
+            TimeUnit.NANOSECONDS.timedWait(monitor, nanos);
+        }
+    };
+
+    private final Clock clock;
     private final long timeoutNanos;
     private final long graceNanos;
     private final String timeoutText;
@@ -50,6 +73,12 @@ final class TimedRun {
      * @param out       receives the events of the order, with cut tests ending as {@code timeout}
      */
     TimedRun(long timeoutMs, Function<RunnerListener, TestRunner> runners, RunnerListener out) {
+        this(timeoutMs, runners, out, SYSTEM);
+    }
+
+    /** A run watched by {@code clock} (the system's in the provider); see the other constructor. */
+    TimedRun(long timeoutMs, Function<RunnerListener, TestRunner> runners, RunnerListener out, Clock clock) {
+        this.clock = clock;
         this.timeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         this.graceNanos = TimeUnit.MILLISECONDS.toNanos(Math.min(timeoutMs, MAX_GRACE_MS));
         this.timeoutText = TestTimeout.format(timeoutMs);
@@ -84,7 +113,7 @@ final class TimedRun {
     private synchronized Segment start(List<OrderEntry> order) {
         Segment s = new Segment(order);
         current = s;
-        progress = System.nanoTime();
+        progress = clock.nanoTime();
         runningTest = null;
         openClass = null;
         cut = null;
@@ -95,7 +124,7 @@ final class TimedRun {
     /** Watches segment {@code s} until it is done (returns nothing left) or abandoned (returns the rest of it). */
     private synchronized List<OrderEntry> await(Segment s) throws InterruptedException {
         while (!s.done) {
-            long now = System.nanoTime();
+            long now = clock.nanoTime();
             long until;
             if (cut == null) {
                 until = progress + timeoutNanos;
@@ -110,7 +139,7 @@ final class TimedRun {
                     return abandon(s);
                 }
             }
-            TimeUnit.NANOSECONDS.timedWait(this, until - now);
+            clock.timedWait(this, until - now);
         }
         return new ArrayList<>();
     }
@@ -184,7 +213,7 @@ final class TimedRun {
         if (v != null) {
             String note = "; the test did not stop when interrupted, so its thread was left running and the rest of "
                     + "the order went on in a new thread";
-            long ms = v.started ? TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - v.since) : 0;
+            long ms = v.started ? TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - v.since) : 0;
             StackTraceElement[] where = v.failure.throwable().getStackTrace();
             ended.add(v.index);
             out.testEnd(v.test, v.index, TIMEOUT, ms,
@@ -242,7 +271,7 @@ final class TimedRun {
             if (current != this) {
                 return false;
             }
-            progress = System.nanoTime();
+            progress = clock.nanoTime();
             if (cut != null && cut.victim == null) {
                 cut = null; // the steps after the last test went on after all
             }
@@ -276,7 +305,7 @@ final class TimedRun {
                 if (live()) {
                     runningTest = test;
                     runningIndex = index;
-                    runningSince = System.nanoTime();
+                    runningSince = clock.nanoTime();
                     out.testStart(test, index);
                 }
             }

@@ -4,7 +4,6 @@ import dev.flaky.runner.Failure;
 import dev.flaky.runner.OrderEntry;
 import dev.flaky.runner.RunnerListener;
 import dev.flaky.runner.TestRunner;
-import org.junit.AfterClass;
 import org.junit.Test;
 
 import java.util.ArrayList;
@@ -12,13 +11,22 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 
 public class TimedRunTest {
-    /** Tests run by the runner under test: one that waits forever, one that ignores interrupts, and normal ones. */
+    /**
+     * Tests run by the runner under test: one that waits forever, one that ignores interrupts, and normal ones. They
+     * tell the test when they wait or spin, and the slow one spends most of the timeout on the fake clock.
+     */
     public static class Subject {
+        static volatile FakeClock clock;
+        static volatile CountDownLatch waiting;
+        static volatile CountDownLatch spinning;
+        static volatile CountDownLatch interrupted;
+        static volatile Thread spinner;
         static volatile boolean release;
 
         @Test
@@ -27,19 +35,24 @@ public class TimedRunTest {
 
         @Test
         public void waits() throws InterruptedException {
+            waiting.countDown();
             new CountDownLatch(1).await();
         }
 
         @Test
         public void spins() {
+            spinner = Thread.currentThread();
+            spinning.countDown();
             while (!release) {
-                Thread.interrupted(); // swallows the interrupt, as code that catches it and retries does
+                if (Thread.interrupted()) { // swallows the interrupt, as code that catches it and retries does
+                    interrupted.countDown();
+                }
             }
         }
 
         @Test
-        public void slowButInTime() throws InterruptedException {
-            Thread.sleep(100);
+        public void slowButInTime() {
+            clock.advance(900);
         }
 
         @Test
@@ -47,9 +60,51 @@ public class TimedRunTest {
         }
     }
 
-    @AfterClass
-    public static void release() {
-        Subject.release = true;
+    /**
+     * The run's clock: it moves only when a test advances it, so no test is cut because the machine is slow. A wait
+     * on it ends when the run is notified (an event of the order) or the clock moves.
+     */
+    private static final class FakeClock implements TimedRun.Clock {
+        private volatile long nanos;
+        private volatile Object run;
+
+        /** Starts watching {@code run}, whose waits a move of the clock ends. */
+        void watch(TimedRun run) {
+            this.run = run;
+        }
+
+        /** Moves the clock {@code millis} on and wakes the run's watcher to look at it. */
+        void advance(long millis) {
+            synchronized (run) {
+                nanos += TimeUnit.MILLISECONDS.toNanos(millis);
+                run.notifyAll();
+            }
+        }
+
+        @Override
+        public long nanoTime() {
+            return nanos;
+        }
+
+        @Override
+        public void timedWait(Object monitor, long timeout) throws InterruptedException {
+            monitor.wait();
+        }
+    }
+
+    /** A run of {@code order} on the fake clock with {@code timeoutMs}, started on a thread of its own. */
+    private static Thread start(long timeoutMs, RunnerListener r, List<OrderEntry> order) {
+        FakeClock clock = new FakeClock();
+        TimedRun run = new TimedRun(timeoutMs, TestRunner::embedded, r, clock);
+        clock.watch(run);
+        Subject.clock = clock;
+        Subject.waiting = new CountDownLatch(1);
+        Subject.spinning = new CountDownLatch(1);
+        Subject.interrupted = new CountDownLatch(1);
+        Subject.release = false;
+        Thread t = new Thread(() -> run.run(order), "timed-run");
+        t.start();
+        return t;
     }
 
     /** Records the events as text. */
@@ -80,9 +135,12 @@ public class TimedRunTest {
     }
 
     @Test(timeout = 30_000)
-    public void interruptedTestIsATimeoutAndTheOrderGoesOn() {
+    public void interruptedTestIsATimeoutAndTheOrderGoesOn() throws InterruptedException {
         Recorder r = new Recorder();
-        new TimedRun(1000, TestRunner::embedded, r).run(order("a", "waits", "slowButInTime", "c"));
+        Thread run = start(1000, r, order("a", "waits", "slowButInTime", "c"));
+        Subject.waiting.await();
+        Subject.clock.advance(1000);
+        run.join();
         assertEquals("[a=pass, waits=timeout, slowButInTime=pass, c=pass, class-end]", r.events.toString());
         String m = r.messages.get(0);
         assertTrue(m, m.startsWith(TestTimedOutException.class.getName() + ": timed out after 1s without progress "
@@ -92,13 +150,21 @@ public class TimedRunTest {
     }
 
     @Test(timeout = 30_000)
-    public void testIgnoringTheInterruptIsAbandoned() {
+    public void testIgnoringTheInterruptIsAbandoned() throws InterruptedException {
         Recorder r = new Recorder();
-        long began = System.nanoTime();
-        new TimedRun(500, TestRunner::embedded, r).run(order("a", "spins", "c"));
-        assertEquals("[a=pass, spins=timeout, class-end, c=pass, class-end]", r.events.toString());
-        assertTrue(r.messages.get(0), r.messages.get(0).contains("did not stop when interrupted"));
-        assertTrue("took too long", System.nanoTime() - began < 10_000_000_000L);
+        Thread run = start(500, r, order("a", "spins", "c"));
+        try {
+            Subject.spinning.await();
+            Subject.clock.advance(500);
+            Subject.interrupted.await();
+            Subject.clock.advance(500); // the grace period: as long as the timeout, up to 10 s
+            run.join();
+            assertEquals("[a=pass, spins=timeout, class-end, c=pass, class-end]", r.events.toString());
+            assertTrue(r.messages.get(0), r.messages.get(0).contains("did not stop when interrupted"));
+            assertTrue("the run ended without waiting for the spinning test", Subject.spinner.isAlive());
+        } finally {
+            Subject.release = true;
+        }
     }
 
     @Test

@@ -719,7 +719,7 @@ public final class Api {
                 Explain.log(site, millis + " ms", perturbed + " ms");
             }
         }
-        Thread.sleep(perturbed);
+        Pauses.millis(perturbed);
     }
 
     /** Whether this sleep at {@code site} is perturbed: always for SLEEP_DECREASE, within the limit for SLEEP_INCREASE. */
@@ -757,7 +757,7 @@ public final class Api {
                 Explain.log(site, timeout + " " + unit, perturbed + " NANOSECONDS");
             }
         }
-        TimeUnit.NANOSECONDS.sleep(perturbed);
+        Pauses.nanos(perturbed);
     }
 
     // ---- CONCURRENCY ----

@@ -69,7 +69,7 @@ public final class AsyncApi {
 
                 @Override
                 public boolean block() throws InterruptedException {
-                    Thread.sleep(delayMs);
+                    Pauses.millis(delayMs);
                     done = true;
                     return true;
                 }

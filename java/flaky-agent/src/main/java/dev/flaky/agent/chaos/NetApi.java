@@ -98,7 +98,7 @@ public final class NetApi {
         }
         Sites.hit(site);
         try {
-            Thread.sleep(resolveDelayMs);
+            Pauses.millis(resolveDelayMs);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -152,7 +152,7 @@ public final class NetApi {
             return;
         }
         try {
-            Thread.sleep(millis);
+            Pauses.millis(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while connecting");

@@ -25,6 +25,29 @@ import java.util.concurrent.atomic.AtomicLong;
  * at each test's first reading, so it drifts from the real time by at most one test's gain.
  */
 final class PerceivedClock {
+    /** The real clock a perceived one derives from: the system's, or a unit test's that it moves by hand. */
+    interface RealClock {
+        /** The real {@code System.nanoTime()}. */
+        long nanoTime();
+
+        /** The real {@code System.currentTimeMillis()}. */
+        long currentTimeMillis();
+    }
+
+    /** The system's clock. */
+    static final RealClock SYSTEM = new RealClock() {
+        @Override
+        public long nanoTime() {
+            return System.nanoTime();
+        }
+
+        @Override
+        public long currentTimeMillis() {
+            return System.currentTimeMillis();
+        }
+    };
+
+    private final RealClock real;
     private final Strategy time;
     /** TIME_INCREMENT's rate: perceived nanoseconds per real one. */
     private final double rate;
@@ -57,12 +80,18 @@ final class PerceivedClock {
     }
 
     PerceivedClock(Strategy time, ChaosConfig c) {
+        this(time, c, SYSTEM);
+    }
+
+    /** A perceived clock on {@code real} (the system's in the agent). */
+    PerceivedClock(Strategy time, ChaosConfig c, RealClock real) {
+        this.real = real;
         this.time = time;
         this.rate = 1 + c.timeIncrementMs / 1000.0;
         this.granularityMillis = c.timeGranularityMs;
         this.slow = c.timeSlow;
-        this.baseMillis = System.currentTimeMillis();
-        this.baseNanos = System.nanoTime();
+        this.baseMillis = real.currentTimeMillis();
+        this.baseNanos = real.nanoTime();
         this.perceived = new AtomicLong(time == null ? 0 : candidate(0));
         this.dateStartMillis = dateStart(c.inGroup("DATE"), c, baseMillis);
         this.restartWall = dateStartMillis == Long.MIN_VALUE && time != null && time != Strategy.TIME_ROUNDING;
@@ -142,7 +171,7 @@ final class PerceivedClock {
         int epoch = Channel.testEpoch();
         Rebase r = rebase;
         if (r == null || r.epoch != epoch) {
-            r = new Rebase(epoch, elapsed, dateStartMillis != Long.MIN_VALUE ? dateStartMillis : System.currentTimeMillis());
+            r = new Rebase(epoch, elapsed, dateStartMillis != Long.MIN_VALUE ? dateStartMillis : real.currentTimeMillis());
             rebase = r;
         }
         return r;
@@ -151,9 +180,9 @@ final class PerceivedClock {
     /** Moves the perceived clock for one call and returns it (nanoseconds since the base). */
     private long elapsed() {
         if (time == null) {
-            return System.nanoTime() - baseNanos;
+            return real.nanoTime() - baseNanos;
         }
-        long candidate = candidate(System.nanoTime() - baseNanos);
+        long candidate = candidate(real.nanoTime() - baseNanos);
         while (true) {
             long current = perceived.get();
             if (candidate <= current) {

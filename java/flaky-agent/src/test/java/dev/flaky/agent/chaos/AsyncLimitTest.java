@@ -1,14 +1,20 @@
 package dev.flaky.agent.chaos;
 
 import org.junit.After;
+import org.junit.AfterClass;
+import org.junit.BeforeClass;
 import org.junit.Test;
 
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertNotSame;
@@ -18,6 +24,20 @@ import static org.junit.Assert.assertTrue;
 /** ASYNC_DELAY delays only the first {@code chaos.async.limit} submissions per call site and JVM. */
 public class AsyncLimitTest {
     private static int sites;
+    private static Consumer<Map<String, Object>> previousSink;
+    /** The perturbation events, recorded rather than printed. */
+    private static final List<Map<String, Object>> EVENTS = Collections.synchronizedList(new ArrayList<>());
+
+    @BeforeClass
+    public static void recordEvents() {
+        previousSink = Sites.sink;
+        Sites.sink = EVENTS::add;
+    }
+
+    @AfterClass
+    public static void restore() {
+        Sites.sink = previousSink;
+    }
 
     @After
     public void unconfigure() {
@@ -73,22 +93,34 @@ public class AsyncLimitTest {
         }
     }
 
+    /** A scheduler that records the delay each task is scheduled with. */
+    private static final class Recording extends ScheduledThreadPoolExecutor {
+        final List<Long> delaysMillis = new ArrayList<>();
+
+        Recording() {
+            super(1);
+        }
+
+        @Override
+        public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+            delaysMillis.add(unit.toMillis(delay));
+            return super.schedule(command, delay, unit);
+        }
+    }
+
     @Test
     public void theDefaultLimitIsThreeAndCoversScheduledWork() {
         int site = configure();
-        ScheduledExecutorService e = Executors.newSingleThreadScheduledExecutor();
+        Recording e = new Recording();
         try {
-            for (int i = 0; i < 3; i++) {
-                ScheduledFuture<?> f = AsyncApi.schedule(e, () -> { }, 10, TimeUnit.SECONDS, site);
-                assertTrue(f.getDelay(TimeUnit.MILLISECONDS) > 10_100);
-                f.cancel(false);
+            for (int i = 0; i < 4; i++) {
+                AsyncApi.schedule(e, () -> { }, 10, TimeUnit.SECONDS, site).cancel(false);
             }
-            ScheduledFuture<?> f = AsyncApi.schedule(e, () -> { }, 10, TimeUnit.SECONDS, site);
-            assertTrue("the fourth keeps its own delay", f.getDelay(TimeUnit.MILLISECONDS) <= 10_000);
-            f.cancel(false);
         } finally {
             e.shutdownNow();
         }
+        assertEquals("three later by the delay, the fourth keeps its own", Arrays.asList(10_300L, 10_300L, 10_300L,
+                10_000L), e.delaysMillis);
         assertEquals(3, ChaosConfig.parse(options()).asyncLimit);
     }
 }

@@ -25,8 +25,11 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import static org.junit.Assert.assertEquals;
@@ -40,6 +43,8 @@ public class CallSiteRewriterTest {
     private static final List<Map<String, Object>> EVENTS = Collections.synchronizedList(new ArrayList<>());
     private static Consumer<Map<String, Object>> previousSink;
     private static Class<?> sample;
+    /** System.nanoTime() just before the perceived clock was made: it has run six times faster since, at most. */
+    private static long clockMade;
 
     @BeforeClass
     public static void rewrite() throws Exception {
@@ -51,6 +56,7 @@ public class CallSiteRewriterTest {
         Api.configure(config);
         AsyncApi.configure(config);
         NetApi.configure(config);
+        clockMade = System.nanoTime();
         TimeApi.configure(new PerceivedClock(Strategy.TIME_INCREMENT, config));
         previousSink = Sites.sink;
         Sites.sink = EVENTS::add;
@@ -111,18 +117,18 @@ public class CallSiteRewriterTest {
 
     @Test
     public void aHostNamesFirstResolutionWaitsAtItsCallSite() throws Exception {
-        long start = System.nanoTime();
-        InetSocketAddress a = (InetSocketAddress) call("address", "first-lookup.invalid", 80);
-        assertTrue("the first resolution waits", (System.nanoTime() - start) / 1_000_000 >= 200);
-        assertEquals("first-lookup.invalid", a.getHostString());
-        assertEquals(80, a.getPort());
-        Map<String, Object> e = event("address");
-        assertEquals("NETWORK_DELAY", e.get("strategy"));
-        assertEquals("java.net.InetSocketAddress#<init>(String,int)", e.get("api"));
-        start = System.nanoTime();
-        call("address", "first-lookup.invalid", 81);
-        assertEquals(InetAddress.getLoopbackAddress(), call("lookUp", "127.0.0.1"));
-        assertTrue("a name resolved before and a literal do not wait", (System.nanoTime() - start) / 1_000_000 < 150);
+        try (RecordedPauses p = new RecordedPauses()) {
+            InetSocketAddress a = (InetSocketAddress) call("address", "first-lookup.invalid", 80);
+            assertEquals("the first resolution waits", Arrays.asList("200"), p.millis());
+            assertEquals("first-lookup.invalid", a.getHostString());
+            assertEquals(80, a.getPort());
+            Map<String, Object> e = event("address");
+            assertEquals("NETWORK_DELAY", e.get("strategy"));
+            assertEquals("java.net.InetSocketAddress#<init>(String,int)", e.get("api"));
+            call("address", "first-lookup.invalid", 81);
+            assertEquals(InetAddress.getLoopbackAddress(), call("lookUp", "127.0.0.1"));
+            assertEquals("a name resolved before and a literal do not wait", Arrays.asList("200"), p.millis());
+        }
         synchronized (EVENTS) {
             assertTrue("a literal is no perturbation", EVENTS.stream().noneMatch(x -> "lookUp".equals(x.get("method"))));
         }
@@ -197,22 +203,32 @@ public class CallSiteRewriterTest {
     public void methodReferencesAreCallSitesToo() throws Exception {
         assertEquals(5, call("rollByReference", new Random()));
         assertEquals("java.util.Random#nextInt(int)", event("rollByReference").get("api"));
+        long before = System.nanoTime();
         long elapsed = (Long) call("elapsedByReference", 100L);
-        assertTrue(elapsed + " ns", elapsed >= 550L * 1_000_000L && elapsed < 10_000L * 1_000_000L);
+        long real = System.nanoTime() - before;
+        // Six times the 100 ms slept, and at most six times the real time around the call, however slow the machine.
+        assertTrue(elapsed + " ns of " + real, elapsed >= 550L * 1_000_000L && elapsed <= 6 * real + 1);
         assertEquals("java.lang.System#nanoTime()", event("elapsedByReference").get("api"));
         assertAtTheFixedMoment((Date) call("nowByReference"));
     }
 
     @Test
     public void timeRunsSixTimesFasterByDefault() throws Exception {
+        long before = System.nanoTime();
         long elapsed = (Long) call("elapsedMillis", 100L);
-        assertTrue(elapsed + " ms", elapsed >= 550L && elapsed < 10_000L);
+        long real = System.nanoTime() - before;
+        // As above, in whole milliseconds (each reading rounds down).
+        assertTrue(elapsed + " ms of " + real + " ns", elapsed >= 550L && elapsed <= 6 * real / 1_000_000L + 2);
     }
 
-    /** DATE_FIXED starts the wall clock at the moment; TIME_INCREMENT runs it six times faster from there. */
+    /**
+     * DATE_FIXED starts the wall clock at the moment; TIME_INCREMENT runs it six times faster from there, so it is at
+     * most six times the real time since the clock was made past the moment.
+     */
     private static void assertAtTheFixedMoment(Date d) {
         long since = d.getTime() - 32503680000000L;
-        assertTrue(d + " is " + since + " ms after the moment", since >= 0 && since < 3_600_000L);
+        long bound = 6 * (System.nanoTime() - clockMade) / 1_000_000L + 1;
+        assertTrue(d + " is " + since + " ms after the moment, not within " + bound, since >= 0 && since <= bound);
     }
 
     @Test
@@ -288,31 +304,100 @@ public class CallSiteRewriterTest {
 
     @Test
     public void timeoutsShrinkToAFifth() throws Exception {
-        Thread sleeper = new Thread(() -> {
-            try {
-                Thread.sleep(5000);
-            } catch (InterruptedException e) {
-                // Interrupted at the end of the test.
-            }
-        });
-        sleeper.setDaemon(true);
-        sleeper.start();
+        // JDK classes that record the timeout the wrapper hands them instead of waiting it.
+        List<Long> nanos = Collections.synchronizedList(new ArrayList<>());
         Object[][] calls = {
-            {"poll", new LinkedBlockingQueue<>(), 1000L},
-            {"get", new CompletableFuture<>(), 1000L},
-            {"tryAcquire", new Semaphore(0), 1000L},
-            {"waitOn", new Object(), 1000L},
-            {"join", sleeper, 1000L},
+            {"poll", new LinkedBlockingQueue<Object>() {
+                @Override
+                public Object poll(long timeout, TimeUnit unit) {
+                    nanos.add(unit.toNanos(timeout));
+                    return null;
+                }
+            }},
+            {"get", new CompletableFuture<Object>() {
+                @Override
+                public Object get(long timeout, TimeUnit unit) {
+                    nanos.add(unit.toNanos(timeout));
+                    return null;
+                }
+            }},
+            {"tryAcquire", new Semaphore(0) {
+                @Override
+                public boolean tryAcquire(long timeout, TimeUnit unit) {
+                    nanos.add(unit.toNanos(timeout));
+                    return false;
+                }
+            }},
         };
         for (Object[] c : calls) {
-            long start = System.nanoTime();
-            call((String) c[0], c[1], c[2]);
-            long millis = (System.nanoTime() - start) / 1_000_000L;
-            // About 200 ms; Object.wait may also wake up spuriously, earlier.
-            boolean early = millis < 150 && !"waitOn".equals(c[0]);
-            assertTrue(c[0] + " waited " + millis + " ms", !early && millis < 900);
-            assertTrue(String.valueOf(event((String) c[0]).get("strategy")).equals("CONCURRENCY_SHRINK"));
+            call((String) c[0], c[1], 1000L);
+            assertEquals((String) c[0], "CONCURRENCY_SHRINK", event((String) c[0]).get("strategy"));
         }
-        sleeper.interrupt();
+        assertEquals(Collections.nCopies(3, 200_000_000L), nanos);
+        // Object.wait and Thread.join are final, so their waits are real ones: 2500 ms shrink to 500.
+        CountDownLatch end = new CountDownLatch(1);
+        Thread alive = new Thread(() -> {
+            try {
+                end.await();
+            } catch (InterruptedException e) {
+                // Ends the thread.
+            }
+        });
+        alive.setDaemon(true);
+        alive.start();
+        try {
+            // Object.wait may also wake up spuriously, earlier.
+            assertTrue("waitOn ended after a control wait", shrunkWait("waitOn", new Object()) >= 0);
+            long joined = shrunkWait("join", alive);
+            assertTrue("join ended after a control wait", joined >= 0);
+            assertTrue("join waited " + joined + " ms, less than about 500", joined >= 400);
+        } finally {
+            end.countDown();
+        }
+        assertEquals("CONCURRENCY_SHRINK", event("waitOn").get("strategy"));
+        assertEquals("CONCURRENCY_SHRINK", event("join").get("strategy"));
+    }
+
+    /**
+     * Calls {@code method(target, 2500L)} on a thread of its own and, once it waits, starts an unperturbed control
+     * wait of 1500 ms on another; returns how long the call took (ms) when it ended first, else -1. Both threads wait
+     * on this machine at the same time and a slow machine delays both: a call whose timeout shrank to 500 ms ends
+     * first unless it wakes up a second later than the control, one that kept its 2500 ms ends a second after it.
+     */
+    private static long shrunkWait(String method, Object target) throws Exception {
+        AtomicBoolean controlEnded = new AtomicBoolean();
+        long[] took = {-1};
+        Exception[] failed = new Exception[1];
+        Thread perturbed = new Thread(() -> {
+            long start = System.nanoTime();
+            try {
+                call(method, target, 2500L);
+            } catch (Exception e) {
+                failed[0] = e;
+            }
+            if (!controlEnded.get()) {
+                took[0] = (System.nanoTime() - start) / 1_000_000L;
+            }
+        });
+        perturbed.start();
+        while (perturbed.isAlive() && perturbed.getState() != Thread.State.TIMED_WAITING) {
+            Thread.sleep(1);
+        }
+        Thread control = new Thread(() -> {
+            try {
+                new CountDownLatch(1).await(1500, TimeUnit.MILLISECONDS);
+                controlEnded.set(true);
+            } catch (InterruptedException e) {
+                // The call ended first.
+            }
+        });
+        control.start();
+        perturbed.join();
+        control.interrupt();
+        control.join();
+        if (failed[0] != null) {
+            throw failed[0];
+        }
+        return took[0];
     }
 }

@@ -30,28 +30,33 @@ public class PerceivedClockTest {
         return ChaosConfig.parse(o);
     }
 
+    /** A perceived clock on a real clock that moves only when the test advances it. */
+    private static PerceivedClock clock(Strategy s, FakeRealClock real) {
+        return new PerceivedClock(s, config(s.name()), real);
+    }
+
     @Test
-    public void incrementIsARateThatMovesBothApisAlongOneClock() throws InterruptedException {
-        PerceivedClock c = clock(Strategy.TIME_INCREMENT);
+    public void incrementIsARateThatMovesBothApisAlongOneClock() {
+        FakeRealClock real = new FakeRealClock();
+        PerceivedClock c = clock(Strategy.TIME_INCREMENT, real);
         long m0 = c.currentTimeMillis();
         long n0 = c.nanoTime();
         for (int i = 0; i < 1000; i++) {
             c.nanoTime();
         }
-        long r0 = System.nanoTime();
-        Thread.sleep(100);
-        long real = System.nanoTime() - r0;
-        long m1 = c.currentTimeMillis();
-        long n1 = c.nanoTime();
-        // Readings add nothing; 100 ms of real time look like 600 ms (5000 ms gained per real second).
-        assertTrue(n1 - n0 + " ns vs " + real, n1 - n0 >= 6 * real && n1 - n0 < 6 * real + 100_000_000L);
-        assertTrue(m1 - m0 + " ms vs " + real, m1 - m0 >= 6 * real / 1_000_000L - 1 && m1 - m0 < 6 * real / 1_000_000L + 100);
-        assertTrue(Math.abs(c.instant().toEpochMilli() - c.currentTimeMillis()) < 100);
+        assertEquals("readings add nothing", n0, c.nanoTime());
+        real.advance(100);
+        // 100 ms of real time look like 600 ms (5000 ms gained per real second), on both APIs.
+        assertEquals(600_000_000L, c.nanoTime() - n0);
+        assertEquals(600, c.currentTimeMillis() - m0);
+        assertEquals(c.currentTimeMillis(), c.instant().toEpochMilli());
     }
 
     @Test
     public void allThreadsReadOneClock() throws InterruptedException {
-        PerceivedClock c = clock(Strategy.TIME_INCREMENT);
+        FakeRealClock real = new FakeRealClock();
+        PerceivedClock c = clock(Strategy.TIME_INCREMENT, real);
+        real.advance(10);
         long[] start = new long[1];
         Thread starter = new Thread(() -> {
             for (int i = 0; i < 1000; i++) {
@@ -60,30 +65,37 @@ public class PerceivedClockTest {
         });
         starter.start();
         starter.join();
-        long elapsed = c.nanoTime() - start[0];
         // Another thread's start and this thread's check see one clock: no drift from either's readings.
-        assertTrue(elapsed + " ns", elapsed >= 0 && elapsed < 1_000_000_000L);
+        assertEquals(0, c.nanoTime() - start[0]);
+        real.advance(10);
+        assertEquals(60_000_000L, c.nanoTime() - start[0]);
     }
 
     @Test
-    public void theRateDrivenWallClockRestartsFromTheRealOneAtEachTest() throws InterruptedException {
-        PerceivedClock c = clock(Strategy.TIME_INCREMENT);
+    public void theRateDrivenWallClockRestartsFromTheRealOneAtEachTest() {
+        FakeRealClock real = new FakeRealClock();
+        PerceivedClock c = clock(Strategy.TIME_INCREMENT, real);
         c.currentTimeMillis();
-        Thread.sleep(100);
-        assertTrue(c.currentTimeMillis() - System.currentTimeMillis() >= 400);
+        real.advance(100);
+        assertEquals("100 ms of the test look like 600", 500, c.currentTimeMillis() - real.currentTimeMillis());
         Map<String, Object> end = new HashMap<>();
         end.put("type", "test-end");
         dev.flaky.agent.Channel.send(end);
-        assertTrue(Math.abs(c.currentTimeMillis() - System.currentTimeMillis()) < 100);
+        assertEquals(real.currentTimeMillis(), c.currentTimeMillis());
+        real.advance(100);
+        assertEquals(500, c.currentTimeMillis() - real.currentTimeMillis());
     }
 
     @Test
     public void dateMovesTheWallClockOnlyAndStartsEachTestAtTheMoment() {
-        PerceivedClock c = new PerceivedClock(null, config("DATE_FIXED"));
-        long m = c.currentTimeMillis();
-        assertTrue(m - Instant.parse("3000-01-01T00:00:00Z").toEpochMilli() < 1000);
-        long n0 = c.nanoTime();
-        assertTrue(Math.abs(n0 - System.nanoTime()) < 1_000_000_000L);
+        FakeRealClock real = new FakeRealClock();
+        PerceivedClock c = new PerceivedClock(null, config("DATE_FIXED"), real);
+        long year3000 = Instant.parse("3000-01-01T00:00:00Z").toEpochMilli();
+        assertEquals(year3000, c.currentTimeMillis());
+        assertEquals(real.nanoTime(), c.nanoTime());
+        real.advance(100);
+        assertEquals(year3000 + 100, c.currentTimeMillis());
+        assertEquals(real.nanoTime(), c.nanoTime());
     }
 
     @Test
@@ -105,18 +117,16 @@ public class PerceivedClockTest {
     }
 
     @Test
-    public void scalingFollowsRealTimeFasterOrSlower() throws InterruptedException {
-        PerceivedClock fast = new PerceivedClock(Strategy.TIME_INCREMENT, config("TIME_FAST", "chaos.time.fast", "10"));
-        PerceivedClock slow = clock(Strategy.TIME_SLOW);
+    public void scalingFollowsRealTimeFasterOrSlower() {
+        FakeRealClock real = new FakeRealClock();
+        PerceivedClock fast = new PerceivedClock(Strategy.TIME_INCREMENT, config("TIME_FAST", "chaos.time.fast", "10"),
+                real);
+        PerceivedClock slow = clock(Strategy.TIME_SLOW, real);
         long f0 = fast.nanoTime();
         long s0 = slow.nanoTime();
-        long r0 = System.nanoTime();
-        Thread.sleep(50);
-        long real = System.nanoTime() - r0;
-        long f = fast.nanoTime() - f0;
-        long s = slow.nanoTime() - s0;
-        assertTrue(f + " vs " + real, f >= 8 * real && f <= 12 * real);
-        assertTrue(s + " vs " + real, s <= real / 5);
+        real.advance(50);
+        assertEquals("ten times faster", 500_000_000L, fast.nanoTime() - f0);
+        assertEquals("ten times slower", 5_000_000L, slow.nanoTime() - s0);
     }
 
     @Test

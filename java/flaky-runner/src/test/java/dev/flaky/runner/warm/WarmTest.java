@@ -2,6 +2,7 @@ package dev.flaky.runner.warm;
 
 import org.junit.Test;
 
+import java.lang.ref.Reference;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
@@ -12,17 +13,37 @@ import java.util.concurrent.CountDownLatch;
 import static org.junit.Assert.assertEquals;
 
 public class WarmTest {
+    /**
+     * The queue of a reference that a holder thread keeps until the first wait between collections, which lasts until
+     * the holder has ended: the next collection finds the object unreachable, however slow the machine.
+     */
+    private static final class HeldUntilTheFirstWait extends ReferenceQueue<Object> {
+        final CountDownLatch waited = new CountDownLatch(1);
+        volatile Thread holder;
+
+        @Override
+        public Reference<?> remove(long timeout) throws InterruptedException {
+            waited.countDown();
+            holder.join();
+            return super.remove(timeout);
+        }
+    }
+
     @Test
     public void waitsForAReferenceAThreadStillHoldsForAMoment() throws Exception {
-        ReferenceQueue<Object> queue = new ReferenceQueue<>();
+        HeldUntilTheFirstWait queue = new HeldUntilTheFirstWait();
         List<WeakReference<Object>> refs = new ArrayList<>();
         CountDownLatch held = new CountDownLatch(1);
-        Thread holder = holder(refs, queue, held);
-        holder.start();
-        held.await();
-        // The holder keeps its object for 300 ms: one collection right now would find it reachable.
-        assertEquals(0, Warm.stillReachable(refs, queue, 5000));
-        holder.join();
+        queue.holder = holder(refs, queue, held, queue.waited);
+        queue.holder.start();
+        try {
+            held.await();
+            // The first collection finds the holder's object reachable; it is dropped while the bound still runs.
+            assertEquals(0, Warm.stillReachable(refs, queue, 5000));
+        } finally {
+            queue.waited.countDown();
+            queue.holder.join();
+        }
     }
 
     @Test
@@ -42,10 +63,14 @@ public class WarmTest {
     @Test
     public void aThreadThatEndsShortlyAfterItsOrderIsNotLeftRunning() throws Exception {
         CountDownLatch orderEnded = new CountDownLatch(1);
+        Thread tester = Thread.currentThread();
         Thread exiting = new Thread(() -> {
             try {
                 orderEnded.await();
-                Thread.sleep(200);
+                // Ends once the tester waits for it: still running when the order ended, ending during the wait.
+                while (tester.getState() != Thread.State.TIMED_WAITING) {
+                    Thread.sleep(1);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -53,7 +78,8 @@ public class WarmTest {
         exiting.start();
         orderEnded.countDown();
         assertEquals(true, exiting.isAlive());
-        assertEquals(Collections.emptyList(), JdkState.stillAlive(Collections.singletonList(exiting), JdkState.JOIN_MILLIS));
+        // A bound far beyond the thread's exit, which starts once the wait has: only a wait that does not wait fails.
+        assertEquals(Collections.emptyList(), JdkState.stillAlive(Collections.singletonList(exiting), 60_000));
     }
 
     @Test
@@ -75,14 +101,15 @@ public class WarmTest {
         }
     }
 
-    /** A thread that registers a reference to an object of its own, counts held down, and drops it 300 ms later. */
-    private static Thread holder(List<WeakReference<Object>> refs, ReferenceQueue<Object> queue, CountDownLatch held) {
+    /** A thread that registers a reference to an object of its own, counts held down, and drops it at release. */
+    private static Thread holder(List<WeakReference<Object>> refs, ReferenceQueue<Object> queue, CountDownLatch held,
+            CountDownLatch release) {
         return new Thread(() -> {
             Object mine = new Object();
             refs.add(new WeakReference<>(mine, queue));
             held.countDown();
             try {
-                Thread.sleep(300);
+                release.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
