@@ -79,6 +79,9 @@ func main() {
 	chaosBin := flag.String("chaos-bin", "bin/flaky", "flaky binary the real-project chaos benchmark runs")
 	chaosReruns := flag.String("chaos-reruns", "", "fixture folder whose tests fail without perturbation at known rates (testdata/chaos-reruns), to compare flaky chaos with plain mvn -q test reruns of the same wall time (empty: skip it)")
 	chaosRerunsTrials := flag.Int("chaos-reruns-trials", 10, "trials of the reruns benchmark")
+	busyDetect := flag.String("busy-detect", "junit4", "fixtures under testdata/ for the scheduling benchmark's flaky detect, quiet and beside -busy-spinners (empty: skip it)")
+	busyChaos := flag.String("busy-chaos", "chaos-busy", "fixtures under testdata/ for the scheduling benchmark's flaky chaos, quiet and beside -busy-spinners (empty: skip it)")
+	busySpinners := flag.Int("busy-spinners", 16, "processes spinning beside the scheduling benchmark's busy runs")
 	flag.Parse()
 	if *hostileInit != "" {
 		if err := runHostile(*hostileInit); err != nil {
@@ -122,11 +125,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+	if err := runBusy(strings.Split(*busyDetect, ","), strings.Split(*busyChaos, ","), *busySpinners, *chaosBin); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
 	if err := runChaosReruns(*chaosReruns, *chaosRerunsTrials, *chaosBin); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("\nmarkdown:\n\n%s\n%s%s%s%s%s%s", md.String(), invMD.String(), dfmd.String(), hostileMD.String(), evolveMD.String(), chaosRealMD.String(), rerunsMD.String())
+	fmt.Printf("\nmarkdown:\n\n%s\n%s%s%s%s%s%s%s", md.String(), invMD.String(), dfmd.String(), hostileMD.String(), evolveMD.String(), chaosRealMD.String(), busyMD.String(), rerunsMD.String())
 	if *readme {
 		// Each part only when its benchmarks ran.
 		for _, part := range []struct {

@@ -1,0 +1,53 @@
+package e2e
+
+import (
+	"os/exec"
+	"runtime"
+	"testing"
+)
+
+// TestChaosBesideSpinners runs `flaky chaos` (combined, with the workers it
+// chooses) on the chaos-busy fixture, whose tests only compute, while four
+// processes per core spin beside it, as on a shared CI runner: the finding
+// is exact, and flaky never runs more JVMs at once than the cores, since
+// none of its JVMs waits (a JVM that computes wants a core whether other
+// processes leave it one or not). It checks counts from the report, never
+// a time: the spinners make the run slower, not different.
+func TestChaosBesideSpinners(t *testing.T) {
+	needsTools(t)
+	bin := flakyBin(t)
+	dir := copyFixture(t, "chaos-busy")
+	e := readChaosExpected(t, dir)
+	spin(t, 4*runtime.NumCPU())
+	rep, out := chaosReport(t, bin, dir, "chaos", "--module", dir)
+	checkAPIFindings(t, rep.Findings, e)
+	if len(rep.Findings) != len(e.Findings) {
+		t.Errorf("%d findings, want %d:\n%s", len(rep.Findings), len(e.Findings), out)
+	}
+	st := rep.Stats.Chaos
+	if st == nil {
+		t.Fatalf("no chaos stats:\n%s", out)
+	}
+	if cores := runtime.NumCPU(); st.PeakJVMs < 1 || st.PeakJVMs > cores {
+		t.Errorf("at most %d JVMs ran at once, want 1 to %d (the cores: no JVM of the fixture waits)", st.PeakJVMs, cores)
+	}
+	// A run takes one JVM, but the combined run may spread over free
+	// workers, each JVM handing over at least one class it has not begun:
+	// at most one JVM per class of the fixture (9) more than the runs.
+	if st.JVMs < st.Runs || st.JVMs > st.Runs+9 {
+		t.Errorf("%d JVMs for %d runs, want %d to %d", st.JVMs, st.Runs, st.Runs, st.Runs+9)
+	}
+	t.Logf("%d runs, %d JVMs, at most %d at once", st.Runs, st.JVMs, st.PeakJVMs)
+}
+
+// spin starts n processes that spin until the test ends.
+func spin(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		cmd := exec.Command("sh", "-c", "while :; do :; done")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	}
+}
