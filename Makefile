@@ -1,6 +1,6 @@
 # flaky build. `make build` leaves the binary at bin/flaky.
 GO      ?= go
-MVN     ?= mvn
+MVN     ?= env MAVEN_OPTS="$(MAVEN_OPTS) -Dstyle.color=never -Djansi.noreset=true" mvn
 JARS    := agent/jars/flaky-agent.jar agent/jars/flaky-runner.jar agent/jars/flaky-surefire-provider.jar agent/jars/flaky-editor.jar
 JAVA_SRC := $(shell find java \( -name '*.java' -o -name pom.xml \) -not -path '*/target/*' 2>/dev/null)
 

@@ -94,4 +94,4 @@ for ver in 3.9.16 4.0.0-rc-5; do
   fi
 done
 
-echo "setup: $(go version); $(java -version 2>&1 | head -n1); $(mvn -v 2>/dev/null | head -n1)"
+echo "setup: $(go version); $(java -version 2>&1 | head -n1); $(MAVEN_OPTS="${MAVEN_OPTS:-} -Dstyle.color=never -Djansi.noreset=true" mvn -v -B 2>/dev/null | head -n1)"
