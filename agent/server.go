@@ -38,6 +38,13 @@ const (
 	acceptPause = 10 * time.Millisecond
 )
 
+// limits are a server's bounds on waits: helloTimeout and processWait,
+// other ones only in tests.
+type limits struct {
+	hello   time.Duration // for a new connection's hello frame
+	process time.Duration // for SetProcess, by a launched JVM's hello
+}
+
 // Server accepts JVM connections on a loopback port, authenticates them by
 // token and delivers each connection's messages to the Run that owns the token.
 type Server struct {
@@ -53,6 +60,8 @@ type Server struct {
 	pending []net.Conn
 	evicted map[net.Conn]struct{}
 	closed  bool
+
+	limits limits
 }
 
 // Event is one message from a JVM connection of a Run, or the end of that connection.
@@ -96,11 +105,16 @@ type Run struct {
 
 // NewServer listens on 127.0.0.1 on a free port and starts accepting connections.
 func NewServer() (*Server, error) {
+	return listen(limits{hello: helloTimeout, process: processWait})
+}
+
+// listen is NewServer with the given limits.
+func listen(lim limits) (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("listen on loopback: %w", err)
 	}
-	s := &Server{ln: ln, runs: map[string]*Run{}, conns: map[net.Conn]struct{}{}, evicted: map[net.Conn]struct{}{}}
+	s := &Server{ln: ln, runs: map[string]*Run{}, conns: map[net.Conn]struct{}{}, evicted: map[net.Conn]struct{}{}, limits: lim}
 	s.wg.Add(1)
 	go s.accept()
 	return s, nil
@@ -312,9 +326,10 @@ func (s *Server) serve(conn net.Conn) {
 }
 
 // handshake reads the hello and answers it; it returns the run on welcome.
-// The hello must arrive within helloTimeout and fit in MaxHelloSize.
+// The hello must arrive within the hello limit (helloTimeout) and fit in
+// MaxHelloSize.
 func (s *Server) handshake(conn net.Conn) (*Run, *Hello) {
-	deadline := time.Now().Add(helloTimeout)
+	deadline := time.Now().Add(s.limits.hello)
 	if err := conn.SetReadDeadline(deadline); err != nil {
 		return nil, nil
 	}
@@ -366,14 +381,14 @@ func (r *Run) claim(conn net.Conn, hello *Hello) string {
 	if !r.single {
 		return ""
 	}
-	wait := time.NewTimer(processWait)
+	wait := time.NewTimer(r.server.limits.process)
 	defer wait.Stop()
 	select {
 	case <-r.pidKnown:
 	case <-r.done:
 		return "the run is over"
 	case <-wait.C:
-		return fmt.Sprintf("the driver did not record the launched process within %s", processWait)
+		return fmt.Sprintf("the driver did not record the launched process within %s", r.server.limits.process)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -43,7 +43,7 @@ func (f *fakeJVM) sendRaw(b []byte) {
 
 func (f *fakeJVM) reply() Message {
 	f.t.Helper()
-	f.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	f.conn.SetReadDeadline(awaitBy(f.t))
 	m, err := ReadMessage(f.conn)
 	if err != nil {
 		f.t.Fatalf("read reply: %v", err)
@@ -53,19 +53,38 @@ func (f *fakeJVM) reply() Message {
 
 // closedByServer reports whether the server closed the connection.
 func (f *fakeJVM) closedByServer() bool {
-	f.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	f.conn.SetReadDeadline(awaitBy(f.t))
 	_, err := ReadFrame(f.conn)
 	return errors.Is(err, io.EOF)
 }
 
 func newServer(t *testing.T) *Server {
 	t.Helper()
-	s, err := NewServer()
+	return newServerWith(t, limits{hello: helloTimeout, process: processWait})
+}
+
+// newServerWith starts a server with other limits than NewServer's.
+func newServerWith(t *testing.T, lim limits) *Server {
+	t.Helper()
+	s, err := listen(lim)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// awaitBy is when a test stops waiting for something that must happen (a
+// reply, an event of a run, a connection closed): shortly before go test's
+// -timeout would end the test binary. A slow or busy machine only makes
+// the wait longer; only a broken behaviour makes it run out.
+func awaitBy(t *testing.T) time.Time {
+	t.Helper()
+	d, ok := t.Deadline()
+	if !ok {
+		return time.Now().Add(10 * time.Minute) // go test's default -timeout
+	}
+	return d.Add(-time.Until(d) / 10)
 }
 
 func register(t *testing.T, s *Server) *Run {
@@ -78,13 +97,14 @@ func register(t *testing.T, s *Server) *Run {
 	return r
 }
 
+// next returns the run's next event; it fails when none comes by awaitBy.
 func next(t *testing.T, r *Run) Event {
 	t.Helper()
 	select {
 	case ev := <-r.Events():
 		return ev
-	case <-time.After(5 * time.Second):
-		t.Fatal("no event within 5s")
+	case <-time.After(time.Until(awaitBy(t))):
+		t.Fatal("no event")
 		return Event{}
 	}
 }
@@ -370,7 +390,7 @@ func TestServerCloseEndsConnections(t *testing.T) {
 	// The pending hello event must not block Close.
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Until(awaitBy(t))):
 		t.Fatal("Close blocked")
 	}
 	if !jvm.closedByServer() {

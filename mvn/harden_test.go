@@ -39,6 +39,19 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
+// awaitBy is when a test stops waiting for a call that must return (one
+// that would loop forever if broken): shortly before go test's -timeout
+// would end the test binary. A slow or busy machine only makes the wait
+// longer; only a loop makes it run out.
+func awaitBy(t *testing.T) time.Time {
+	t.Helper()
+	d, ok := t.Deadline()
+	if !ok {
+		return time.Now().Add(10 * time.Minute) // go test's default -timeout
+	}
+	return d.Add(-time.Until(d) / 10)
+}
+
 // A parent chain that comes back to itself ends with an error naming the
 // chain, instead of looping forever.
 func TestParentCycle(t *testing.T) {
@@ -75,7 +88,7 @@ func TestParentCycle(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), "the parent chain is a cycle: ") || !strings.Contains(err.Error(), "-> ") {
 					t.Errorf("err = %v, want the cycle named", err)
 				}
-			case <-time.After(5 * time.Second):
+			case <-time.After(time.Until(awaitBy(t))):
 				t.Fatal("loadPomChain did not return: a parent cycle loops")
 			}
 		})
@@ -329,7 +342,7 @@ func TestRepoParentCycle(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.want) {
 					t.Errorf("err = %v, want %q", err, tt.want)
 				}
-			case <-time.After(5 * time.Second):
+			case <-time.After(time.Until(awaitBy(t))):
 				t.Fatal("InitProfile did not return")
 			}
 		})

@@ -13,8 +13,8 @@ import (
 )
 
 // stopGrace is how long flaky may take to stop and clean up after the first
-// SIGINT or SIGTERM before it exits regardless.
-const stopGrace = time.Second
+// SIGINT or SIGTERM before it exits regardless (a test may set another).
+var stopGrace = time.Second
 
 // exitInterrupted is the exit status after a SIGINT or SIGTERM.
 const exitInterrupted = 130

@@ -1,7 +1,7 @@
 // Package hostile builds projects whose pom.xml is hostile (a link to
 // /dev/zero, a FIFO, a huge file, deep nesting) and measures what a flaky
-// command costs on them: wall time and the child's peak resident memory.
-// The regression tests and the benchmark share it.
+// command costs on them: wall and CPU time and the child's peak resident
+// memory. The regression tests and the benchmark share it.
 package hostile
 
 import (
@@ -79,8 +79,9 @@ func wrap(s string) []byte {
 // Cost is what one command cost.
 type Cost struct {
 	Wall     time.Duration
-	PeakRSS  int64 // bytes, the command's maximum resident set
-	ExitCode int   // -1 when the timeout killed it
+	CPU      time.Duration // user and system time: unlike Wall, not stretched by other processes
+	PeakRSS  int64         // bytes, the command's maximum resident set
+	ExitCode int           // -1 when the timeout killed it
 	Stderr   string
 }
 
@@ -116,7 +117,8 @@ func Main() {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		peak = maxRSSBytes(ru)
 	}
-	fmt.Printf("%d %d %d\n", time.Since(start), peak, cmd.ProcessState.ExitCode())
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	fmt.Printf("%d %d %d %d\n", time.Since(start), cpu, peak, cmd.ProcessState.ExitCode())
 	os.Exit(0)
 }
 
@@ -167,11 +169,11 @@ func Measure(ctx context.Context, argv, env []string, timeout time.Duration) (Co
 		return Cost{}, fmt.Errorf("measure %s: %w\n%s", strings.Join(argv, " "), err, stderr.String())
 	}
 	var c Cost
-	var wall int64
-	if _, err := fmt.Sscanf(stdout.String(), "%d %d %d", &wall, &c.PeakRSS, &c.ExitCode); err != nil {
+	var wall, cpu int64
+	if _, err := fmt.Sscanf(stdout.String(), "%d %d %d %d", &wall, &cpu, &c.PeakRSS, &c.ExitCode); err != nil {
 		return Cost{}, fmt.Errorf("measure %s: %q: %w (does main call hostile.Main?)", strings.Join(argv, " "), stdout.String(), err)
 	}
-	c.Wall, c.Stderr = time.Duration(wall), stderr.String()
+	c.Wall, c.CPU, c.Stderr = time.Duration(wall), time.Duration(cpu), stderr.String()
 	return c, nil
 }
 

@@ -23,13 +23,10 @@ func TestTokenNotOnCommandLineAndThiefRefused(t *testing.T) {
 	t.Setenv(leakEnv, leak)
 	l := fakeLauncher(t, "run", Options{})
 	thief := make(chan string, 1)
+	deadline := awaitBy(t)
 	go func() {
-		var data []byte
-		for i := 0; i < 200; i++ {
-			var err error
-			if data, err = os.ReadFile(leak); err == nil {
-				break
-			}
+		data, err := os.ReadFile(leak)
+		for ; err != nil && time.Now().Before(deadline); data, err = os.ReadFile(leak) {
 			time.Sleep(25 * time.Millisecond)
 		}
 		defer os.WriteFile(leak+".done", nil, 0o600)

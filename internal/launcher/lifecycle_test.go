@@ -54,19 +54,58 @@ func gone(pid int) bool {
 	return strings.HasPrefix(rest, "Z")
 }
 
-func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
+// awaitBy is when a test stops waiting for something that must happen (a
+// file written, a process gone, a standby JVM ready): shortly before go
+// test's -timeout would end the test binary. A slow or busy machine only
+// makes the wait longer; only a broken behaviour makes it run out.
+func awaitBy(t *testing.T) time.Time {
 	t.Helper()
-	for deadline := time.Now().Add(limit); !cond(); time.Sleep(50 * time.Millisecond) {
+	d, ok := t.Deadline()
+	if !ok {
+		return time.Now().Add(10 * time.Minute) // go test's default -timeout
+	}
+	return d.Add(-time.Until(d) / 10)
+}
+
+// waitFor waits until cond holds, failing at awaitBy.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := awaitBy(t); !cond(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, limit)
+			t.Fatalf("%s: not by the test's deadline", what)
 		}
 	}
+}
+
+// slack is how many times the cost of the same work on this machine a
+// bound on time in these tests allows.
+const slack = 20
+
+// costOfARun is the control for the bounds on time in these tests: what a
+// fake JVM costs here now, under the machine's load, from its launch
+// through a two-test order to its end.
+func costOfARun(t *testing.T) time.Duration {
+	t.Helper()
+	l := fakeLauncher(t, "run", Options{})
+	began := time.Now()
+	if _, err := l.Run(context.Background(), []string{"p.A#a", "p.B#b"}); err != nil {
+		t.Fatal(err)
+	}
+	return time.Since(began)
+}
+
+// ample is a bound on time for work that costs at most cost here: slack
+// times cost, or floor when that is more. A machine slow or busy enough to
+// cut the work makes the control slow too, and the bound with it; it is
+// rounded to 10 ms for messages that read well.
+func ample(floor, cost time.Duration) time.Duration {
+	return max(floor, (slack * cost).Round(10*time.Millisecond))
 }
 
 func readPid(t *testing.T, file string) int {
 	t.Helper()
 	var pid int
-	waitFor(t, "pid file "+filepath.Base(file), 10*time.Second, func() bool {
+	waitFor(t, "pid file "+filepath.Base(file), func() bool {
 		data, err := os.ReadFile(file)
 		pid, _ = strconv.Atoi(string(data))
 		return err == nil && pid > 0
@@ -77,14 +116,14 @@ func readPid(t *testing.T, file string) int {
 // A JVM that does not exit after reporting the end of its order is killed
 // after a short grace period; its results are kept and the kill is noted.
 func TestLingeringJVMKilledAfterRunEnd(t *testing.T) {
-	l := fakeLauncher(t, "linger", Options{RunTimeout: 30 * time.Second})
-	start := time.Now()
+	// The run timeout is far beyond the exit grace and the run's work, as
+	// measured here: a run cut by it (TimedOut) is one that waited for the
+	// lingering JVM instead of killing it after the grace.
+	runTimeout := exitGrace + ample(30*time.Second, costOfARun(t))
+	l := fakeLauncher(t, "linger", Options{RunTimeout: runTimeout})
 	r, err := l.Run(context.Background(), []string{"p.A#a", "p.B#b"})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(start); d > exitGrace+20*time.Second { // well below the run timeout, with room for a loaded machine
-		t.Errorf("the run took %s, want about the exit grace of %s", d, exitGrace)
 	}
 	if got := outcomes(r); got != "p.A#a=pass p.B#b=pass" || r.TimedOut {
 		t.Errorf("outcomes %q (timed out %v), want both passed and no timeout", got, r.TimedOut)
@@ -109,7 +148,7 @@ func TestSetsidDescendantKilled(t *testing.T) {
 	}
 	daemon := readPid(t, pidFile+".daemon")
 	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGKILL) })
-	waitFor(t, "the setsid daemon to end", 15*time.Second, func() bool { return gone(daemon) })
+	waitFor(t, "the setsid daemon to end", func() bool { return gone(daemon) })
 	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], strconv.Itoa(daemon)+" (sleep)") {
 		t.Errorf("notes %q, want the killed daemon named", r.Notes)
 	}
@@ -137,7 +176,7 @@ func TestDriverKilledEndsJVMAndTempDirRemoved(t *testing.T) {
 	stale, _ := filepath.Glob(filepath.Join(tmp, tempPrefix+"*"))
 	driver.Process.Kill()
 	driver.Wait()
-	waitFor(t, "the JVM of the killed driver to end", 15*time.Second, func() bool { return gone(jvm) })
+	waitFor(t, "the JVM of the killed driver to end", func() bool { return gone(jvm) })
 	if len(stale) != 1 || !strings.Contains(stale[0], tempPrefix+strconv.Itoa(driver.Process.Pid)+"-") {
 		t.Fatalf("launcher temp dirs %q, want one named after the driver's pid", stale)
 	}
@@ -186,7 +225,7 @@ func TestDriverKilledEndsJVMChildren(t *testing.T) {
 	driver.Process.Kill()
 	driver.Wait()
 	for what, pid := range pids {
-		waitFor(t, what+" of the killed driver to end", 5*time.Second, func() bool { return gone(pid) })
+		waitFor(t, what+" of the killed driver to end", func() bool { return gone(pid) })
 	}
 }
 
@@ -216,7 +255,7 @@ func TestNewLauncherKillsOrphans(t *testing.T) {
 	fakeLauncher(t, "run", Options{})
 	select {
 	case <-ended:
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Until(awaitBy(t))):
 		t.Fatal("the orphan of a dead driver is still running")
 	}
 	if gone(kept.Process.Pid) {

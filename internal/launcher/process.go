@@ -89,8 +89,9 @@ const (
 )
 
 // startedHook, when set (by tests), is called after the JVM of the given
-// attempt started and before the driver records its pid: a slow driver.
-var startedHook func(attempt int)
+// attempt started, with its pid, and before the driver records the pid: a
+// slow driver.
+var startedHook func(attempt, pid int)
 
 // launch runs one runner invocation in a new JVM, feeds its messages to w,
 // kills the JVM's process group on timeouts, and returns once the JVM is
@@ -225,7 +226,7 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 		return nil, fmt.Errorf("start test JVM: %w", err)
 	}
 	if startedHook != nil {
-		startedHook(attempt)
+		startedHook(attempt, jvm.pid)
 	}
 	run.SetProcess(jvm.pid)
 	l.load.track(jvm.pid, w.standby != nil)

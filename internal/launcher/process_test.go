@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -80,6 +81,19 @@ func fakeJVM(scenario string, args []string) int {
 		}
 	}
 	fmt.Println("fake JVM starting", scenario)
+	if scenario == "impatient" {
+		// Like the agent, which gives up waiting for its handshake's
+		// answer after 10 s: this one gives up when its test says the
+		// time ran out (SIGUSR1, see giveUp), never by itself, so that a
+		// busy machine cannot make it give up.
+		patience := make(chan os.Signal, 1)
+		signal.Notify(patience, syscall.SIGUSR1)
+		go func() {
+			<-patience
+			fmt.Fprintln(os.Stderr, "[flaky] no answer: gave up waiting for the driver")
+			os.Exit(86)
+		}()
+	}
 	if f := os.Getenv(pidFileEnv); f != "" {
 		os.WriteFile(f+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o600)
 		os.Rename(f+".tmp", f)
@@ -107,10 +121,6 @@ func fakeJVM(scenario string, args []string) int {
 		}
 	}
 	send(&agent.Hello{Protocol: agent.ProtocolVersion, Token: token, PID: int64(os.Getpid()), JavaVersion: "17"})
-	if scenario == "impatient" {
-		// Like the agent, which gives up after 10 s without an answer.
-		conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
-	}
 	if reply, err := agent.ReadMessage(conn); err != nil {
 		fmt.Fprintln(os.Stderr, "[flaky] no answer:", err)
 		return 86
@@ -118,7 +128,6 @@ func fakeJVM(scenario string, args []string) int {
 		fmt.Fprintln(os.Stderr, "[flaky] rejected:", r.Reason)
 		return 86
 	}
-	conn.SetReadDeadline(time.Time{})
 	if mode == "list" {
 		send(&agent.Tests{Tests: []agent.TestDescriptor{{ID: "p.A#a", Class: "p.A", Method: "a", Engine: "junit4"}}})
 		return 0
@@ -155,14 +164,11 @@ func fakeJVM(scenario string, args []string) int {
 		// Tell the test who this JVM is and wait until its thief has tried.
 		os.WriteFile(leak+".tmp", []byte(fmt.Sprintf("%d\n%s\n", os.Getpid(), token)), 0o600)
 		os.Rename(leak+".tmp", leak)
-		for i := 0; i < 100; i++ {
-			if _, err := os.Stat(leak + ".done"); err == nil {
-				break
-			}
+		for _, err := os.Stat(leak + ".done"); err != nil; _, err = os.Stat(leak + ".done") {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	stopAt := fakeHandoff(conn, order, send)
+	stopAt, asked := fakeHandoff(conn, order, send)
 	send(&agent.RunStart{Count: len(order)})
 	if scenario == "inject" {
 		// The JVM's own connection reports a test that is not in the order.
@@ -179,6 +185,8 @@ func fakeJVM(scenario string, args []string) int {
 		switch {
 		case method == "slow":
 			time.Sleep(300 * time.Millisecond)
+		case method == "handoff":
+			<-asked // a test that runs until the driver asked for a handoff
 		case method == "hang":
 			time.Sleep(time.Hour)
 		case method == "exit":
@@ -255,7 +263,7 @@ func fakeJVM(scenario string, args []string) int {
 		}
 		send(&agent.TestEnd{Test: test, Index: i, Outcome: outcome, TimeMs: 1, Message: message})
 		if method == "clash" {
-			time.Sleep(time.Second) // the rest of a real suite's work, time for a driver to stop it
+			fakeClashWait(os.Getenv(ranLogEnv) + ".reported")
 		}
 		if scenario == "inject" {
 			send(&agent.TestEnd{Test: test, Index: i, Outcome: "fail", TimeMs: 1})
@@ -270,13 +278,32 @@ func fakeJVM(scenario string, args []string) int {
 	return 0
 }
 
+// clashWaitEnv is how long the fake JVM waits after a clash at most.
+const clashWaitEnv = "FLAKY_FAKE_CLASH_WAIT"
+
+// fakeClashWait plays the rest of a real suite's work after a clash, time
+// for a driver that stops at clashes to kill the JVM: it ends once the
+// driver reported the clash instead (the test then writes the file
+// reported), or at the latest after the time clashWaitEnv gives.
+func fakeClashWait(reported string) {
+	wait, _ := time.ParseDuration(os.Getenv(clashWaitEnv))
+	for end := time.Now().Add(wait); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(reported); err == nil {
+			return
+		}
+	}
+}
+
 // fakeHandoff answers the driver's handoff commands as the runner does (see
 // agent/PROTOCOL.md): the first class run at or after the asked entry that
 // it has not begun, else the last one, -1 when none is left. The returned
 // function says, before entry i, whether the JVM stops there (and begins
-// entry i's class run when it does not).
-func fakeHandoff(conn net.Conn, order []string, send func(agent.Message)) func(i int) bool {
+// entry i's class run when it does not); the channel is closed once the
+// first command is answered.
+func fakeHandoff(conn net.Conn, order []string, send func(agent.Message)) (func(i int) bool, <-chan struct{}) {
 	var mu sync.Mutex
+	asked := make(chan struct{})
+	var answered sync.Once
 	begun, stop := -1, len(order)
 	starts := func() []int {
 		var out []int
@@ -312,6 +339,7 @@ func fakeHandoff(conn net.Conn, order []string, send func(agent.Message)) func(i
 			}
 			mu.Unlock()
 			send(&agent.HandoffAt{At: at})
+			answered.Do(func() { close(asked) })
 		}
 	}()
 	return func(i int) bool {
@@ -324,7 +352,7 @@ func fakeHandoff(conn net.Conn, order []string, send func(agent.Message)) func(i
 			begun = i
 		}
 		return false
-	}
+	}, asked
 }
 
 // fakeWarm plays a warm JVM running the order files one after another: a
@@ -386,7 +414,15 @@ func outcomes(r *Result) string {
 	return strings.Join(parts, " ")
 }
 
+// TestRunWithFakeJVM plays each way a JVM can end. Its timeouts, and the
+// bounds on a run that must not wait for a fake test's or stray child's
+// hour, are the original ones or, when more, ample for the cost of a run
+// measured here first: the work a timeout must let through (a fake JVM's
+// start and p.A#a) is part of that run, so a busy machine that slows the
+// work slows the control too.
 func TestRunWithFakeJVM(t *testing.T) {
+	cost := costOfARun(t)
+	testTimeout, runTimeout := ample(500*time.Millisecond, cost), ample(3*time.Second, cost)
 	tests := []struct {
 		name     string
 		order    []string
@@ -395,7 +431,7 @@ func TestRunWithFakeJVM(t *testing.T) {
 		wantMsg  string // in the message of the test that did not pass
 		timedOut bool
 		exit     Exit
-		maxTime  time.Duration // far below the hour a hung fake test sleeps: the run did not wait for it
+		bounded  bool // the run ends within its timeouts and ample(20 s, cost): it did not wait for the hour a hung fake test sleeps
 	}{
 		{
 			name:  "clean run",
@@ -405,22 +441,22 @@ func TestRunWithFakeJVM(t *testing.T) {
 		{
 			name:     "test timeout",
 			order:    []string{"p.A#a", "p.A#hang", "p.A#c"},
-			opts:     Options{TestTimeout: 500 * time.Millisecond},
+			opts:     Options{TestTimeout: testTimeout},
 			want:     "p.A#a=pass p.A#hang=timeout p.A#c=not-run",
-			wantMsg:  "timed out after 500ms",
+			wantMsg:  fmt.Sprintf("timed out after %s", testTimeout),
 			timedOut: true,
 			exit:     Exit{Status: -1, Signal: "SIGKILL"},
-			maxTime:  20 * time.Second,
+			bounded:  true,
 		},
 		{
 			name:     "run timeout",
 			order:    []string{"p.A#a", "p.A#hang"},
-			opts:     Options{RunTimeout: 3 * time.Second}, // time for the fake JVM to start and pass p.A#a on a loaded machine
+			opts:     Options{RunTimeout: runTimeout}, // time for the fake JVM to start and pass p.A#a
 			want:     "p.A#a=pass p.A#hang=timeout",
-			wantMsg:  "the run timed out after 3s",
+			wantMsg:  fmt.Sprintf("the run timed out after %s", runTimeout),
 			timedOut: true,
 			exit:     Exit{Status: -1, Signal: "SIGKILL"},
-			maxTime:  20 * time.Second,
+			bounded:  true,
 		},
 		{
 			name:    "System.exit",
@@ -447,7 +483,7 @@ func TestRunWithFakeJVM(t *testing.T) {
 			name:    "stray child holding the output does not block",
 			order:   []string{"p.A#child", "p.A#b"},
 			want:    "p.A#child=pass p.A#b=pass",
-			maxTime: 20 * time.Second,
+			bounded: true,
 		},
 		{
 			name:  "output is bounded",
@@ -482,8 +518,8 @@ func TestRunWithFakeJVM(t *testing.T) {
 			if r.Exit != tt.exit {
 				t.Errorf("Exit = %+v, want %+v", r.Exit, tt.exit)
 			}
-			if tt.maxTime > 0 && time.Since(began) > tt.maxTime {
-				t.Errorf("took %s, want under %s", time.Since(began), tt.maxTime)
+			if limit := tt.opts.TestTimeout + tt.opts.RunTimeout + ample(20*time.Second, cost); tt.bounded && time.Since(began) > limit {
+				t.Errorf("took %s, want under %s", time.Since(began), limit)
 			}
 			if len(r.Output) > max(tt.opts.OutputLimit, DefaultOutputLimit)+100 {
 				t.Errorf("output of %d bytes exceeds the limit", len(r.Output))
@@ -506,6 +542,7 @@ func TestRunInfrastructureErrors(t *testing.T) {
 	}{
 		{"no-connect", Options{}, []string{"never connected", "exit status 1", "Could not find or load main class"}},
 		{"wrong-token", Options{}, []string{"never connected", "exit status 86", "[flaky] rejected: unknown token"}},
+		// The fake JVM never connects: no timeout is too short for it.
 		{"hang-before-connect", Options{RunTimeout: 500 * time.Millisecond}, []string{"never connected", "the run timed out after 500ms"}},
 	}
 	for _, tt := range tests {
@@ -538,21 +575,41 @@ func TestRunInfrastructureErrors(t *testing.T) {
 }
 
 // countAttempts sets startedHook for the test: it counts the JVMs launched
-// and calls slow, when not nil, with each attempt number.
-func countAttempts(t *testing.T, slow func(attempt int)) *int {
+// and calls slow, when not nil, with each attempt number and JVM.
+func countAttempts(t *testing.T, slow func(attempt, pid int)) *int {
 	t.Helper()
 	var mu sync.Mutex
 	n := new(int)
-	startedHook = func(attempt int) {
+	startedHook = func(attempt, pid int) {
 		mu.Lock()
 		*n++
 		mu.Unlock()
 		if slow != nil {
-			slow(attempt)
+			slow(attempt, pid)
 		}
 	}
 	t.Cleanup(func() { startedHook = nil })
 	return n
+}
+
+// giveUp plays a driver too slow to record the JVM of a first attempt: that
+// JVM (scenario impatient), once ready, is told its patience ran out, and
+// the driver gets to it only after it gave up waiting for its handshake's
+// answer and exited. It writes its pid to the file of pidFileEnv, which
+// the test sets. The hook runs on the test's goroutine.
+func giveUp(t *testing.T) func(attempt, pid int) {
+	pidFile := os.Getenv(pidFileEnv)
+	return func(attempt, pid int) {
+		if attempt != 1 {
+			return
+		}
+		waitFor(t, "the impatient JVM ready", func() bool {
+			data, _ := os.ReadFile(pidFile)
+			return string(data) == strconv.Itoa(pid)
+		})
+		syscall.Kill(pid, syscall.SIGUSR1)
+		waitFor(t, "the impatient JVM to give up", func() bool { return gone(pid) })
+	}
 }
 
 // TestRelaunchUnderSlowDriver runs an order while the driver is too slow to
@@ -560,8 +617,9 @@ func countAttempts(t *testing.T, slow func(attempt int)) *int {
 // handshake's answer and exits with the agent's failure status): the JVM is
 // relaunched and the run has the results of an undisturbed one, plus a note.
 func TestRelaunchUnderSlowDriver(t *testing.T) {
+	t.Setenv(pidFileEnv, filepath.Join(t.TempDir(), "pid"))
 	order := []string{"p.A#a", "p.A#perturbed", "p.B#b"}
-	run := func(slow func(int)) (*Result, int) {
+	run := func(slow func(int, int)) (*Result, int) {
 		attempts := countAttempts(t, slow)
 		l := fakeLauncher(t, "impatient", Options{})
 		r, err := l.RunWith(context.Background(), order, RunOptions{AgentOptions: agent.Options{Chaos: agent.ChaosOptions{Strategies: []string{"RANDOM_MAX"}}}})
@@ -574,11 +632,7 @@ func TestRelaunchUnderSlowDriver(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("an undisturbed run launched %d JVMs", n)
 	}
-	got, n := run(func(attempt int) {
-		if attempt == 1 {
-			time.Sleep(time.Second)
-		}
-	})
+	got, n := run(giveUp(t))
 	if n != 2 {
 		t.Errorf("the slowed run launched %d JVMs, want 2", n)
 	}
@@ -595,12 +649,8 @@ func TestRelaunchUnderSlowDriver(t *testing.T) {
 
 // TestRelaunchedListAndWarm checks that listing and warm runs relaunch too.
 func TestRelaunchedListAndWarm(t *testing.T) {
-	slow := func(attempt int) {
-		if attempt == 1 {
-			time.Sleep(time.Second)
-		}
-	}
-	attempts := countAttempts(t, slow)
+	t.Setenv(pidFileEnv, filepath.Join(t.TempDir(), "pid"))
+	attempts := countAttempts(t, giveUp(t))
 	l := fakeLauncher(t, "impatient", Options{})
 	if tests, err := l.List(context.Background(), Selection{TestClassesDir: "/x"}); err != nil || len(tests) != 1 {
 		t.Fatalf("List = %v, %v", tests, err)
@@ -621,17 +671,21 @@ func TestRelaunchedListAndWarm(t *testing.T) {
 	}
 }
 
+// A cancelled run ends at once: it does not wait for the hour its hung test
+// sleeps. At once is within ample(20 s) of what a whole run costs here now.
 func TestRunCancelled(t *testing.T) {
+	cost := costOfARun(t)
 	l := fakeLauncher(t, "run", Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	const after = 500 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), after)
 	defer cancel()
 	began := time.Now()
 	_, err := l.Run(ctx, []string{"p.A#hang"})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the context's error", err)
 	}
-	if d := time.Since(began); d > 20*time.Second {
-		t.Errorf("cancelled run took %s", d)
+	if d, limit := time.Since(began), after+ample(20*time.Second, cost); d > limit {
+		t.Errorf("cancelled run took %s, want under %s", d, limit)
 	}
 }
 

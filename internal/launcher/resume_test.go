@@ -10,8 +10,11 @@ import (
 
 // A run with Resume goes on in a fresh JVM after each JVM that ends early
 // (test timeout, System.exit, a crash), so every test after it still runs;
-// Resumed says where each JVM started.
+// Resumed says where each JVM started. The test timeout, for p.A#hang, is
+// ample for what a whole run costs here now, so the tests that pass cannot
+// run into it, however busy the machine.
 func TestResumeAfterEarlyEnd(t *testing.T) {
+	testTimeout := ample(500*time.Millisecond, costOfARun(t))
 	tests := []struct {
 		name    string
 		order   []string
@@ -38,7 +41,7 @@ func TestResumeAfterEarlyEnd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := fakeLauncher(t, "run", Options{TestTimeout: 500 * time.Millisecond})
+			l := fakeLauncher(t, "run", Options{TestTimeout: testTimeout})
 			r, err := l.RunWith(context.Background(), tt.order, RunOptions{Resume: true})
 			if err != nil {
 				t.Fatal(err)

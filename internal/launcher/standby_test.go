@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/flakyhq/flaky/agent"
 )
@@ -18,7 +17,7 @@ func readyStandby(t *testing.T, l *Launcher, opts agent.Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "a waiting standby JVM", 10*time.Second, func() bool {
+	waitFor(t, "a waiting standby JVM", func() bool {
 		l.standby.mu.Lock()
 		defer l.standby.mu.Unlock()
 		return len(l.standby.ready[key]) > 0
@@ -90,7 +89,7 @@ func TestStandbyClose(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the standby JVM's end", 5*time.Second, func() bool { return gone(pid) })
+	waitFor(t, "the standby JVM's end", func() bool { return gone(pid) })
 	if l.Prestart(agent.Options{}, 1) {
 		t.Error("Prestart after Close started a standby JVM")
 	}
