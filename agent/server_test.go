@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/flakyhq/flaky/internal/testdeadline"
 )
 
 // fakeJVM is a Go stand-in for the Java agent's side of a connection.
@@ -74,18 +76,9 @@ func newServerWith(t *testing.T, lim limits) *Server {
 	return s
 }
 
-// awaitBy is when a test stops waiting for something that must happen (a
-// reply, an event of a run, a connection closed): shortly before go test's
-// -timeout would end the test binary. A slow or busy machine only makes
-// the wait longer; only a broken behaviour makes it run out.
-func awaitBy(t *testing.T) time.Time {
-	t.Helper()
-	d, ok := t.Deadline()
-	if !ok {
-		return time.Now().Add(10 * time.Minute) // go test's default -timeout
-	}
-	return d.Add(-time.Until(d) / 10)
-}
+// awaitBy is when a test stops waiting for something that must happen
+// (testdeadline.AwaitBy).
+func awaitBy(t *testing.T) time.Time { return testdeadline.AwaitBy(t) }
 
 func register(t *testing.T, s *Server) *Run {
 	t.Helper()

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/flakyhq/flaky/internal/testdeadline"
 )
 
 const junit4Pom = `<?xml version="1.0" encoding="UTF-8"?>
@@ -39,18 +41,9 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-// awaitBy is when a test stops waiting for a call that must return (one
-// that would loop forever if broken): shortly before go test's -timeout
-// would end the test binary. A slow or busy machine only makes the wait
-// longer; only a loop makes it run out.
-func awaitBy(t *testing.T) time.Time {
-	t.Helper()
-	d, ok := t.Deadline()
-	if !ok {
-		return time.Now().Add(10 * time.Minute) // go test's default -timeout
-	}
-	return d.Add(-time.Until(d) / 10)
-}
+// awaitBy is when a test stops waiting for something that must happen
+// (testdeadline.AwaitBy).
+func awaitBy(t *testing.T) time.Time { return testdeadline.AwaitBy(t) }
 
 // A parent chain that comes back to itself ends with an error naming the
 // chain, instead of looping forever.

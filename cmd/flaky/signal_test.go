@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/hostile"
+	"github.com/flakyhq/flaky/internal/testdeadline"
 )
 
 // mainEnv makes the test binary run flaky's main with its arguments.
@@ -33,18 +34,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// awaitBy is when a test stops waiting for something that must happen (a
-// process's exit, a line of its output): shortly before go test's -timeout
-// would end the test binary. A slow or busy machine only makes the wait
-// longer; only a broken behaviour makes it run out.
-func awaitBy(t *testing.T) time.Time {
-	t.Helper()
-	d, ok := t.Deadline()
-	if !ok {
-		return time.Now().Add(10 * time.Minute) // go test's default -timeout
-	}
-	return d.Add(-time.Until(d) / 10)
-}
+// awaitBy is when a test stops waiting for something that must happen
+// (testdeadline.AwaitBy).
+func awaitBy(t *testing.T) time.Time { return testdeadline.AwaitBy(t) }
 
 // slack is how many times the cost of the same work on this machine a
 // bound on time in these tests allows.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/testdeadline"
 )
 
 // pidFileEnv names a file where the fake JVM writes its pid (and the
@@ -54,18 +55,9 @@ func gone(pid int) bool {
 	return strings.HasPrefix(rest, "Z")
 }
 
-// awaitBy is when a test stops waiting for something that must happen (a
-// file written, a process gone, a standby JVM ready): shortly before go
-// test's -timeout would end the test binary. A slow or busy machine only
-// makes the wait longer; only a broken behaviour makes it run out.
-func awaitBy(t *testing.T) time.Time {
-	t.Helper()
-	d, ok := t.Deadline()
-	if !ok {
-		return time.Now().Add(10 * time.Minute) // go test's default -timeout
-	}
-	return d.Add(-time.Until(d) / 10)
-}
+// awaitBy is when a test stops waiting for something that must happen
+// (testdeadline.AwaitBy).
+func awaitBy(t *testing.T) time.Time { return testdeadline.AwaitBy(t) }
 
 // waitFor waits until cond holds, failing at awaitBy.
 func waitFor(t *testing.T, what string, cond func() bool) {
