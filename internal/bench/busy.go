@@ -115,7 +115,11 @@ func busyPass(fixture, command, exe string) (time.Duration, busyRun, error) {
 	if err != nil {
 		return 0, busyRun{}, err
 	}
-	cmd := exec.Command(exe, command, "--module", module)
+	args := []string{command, "--module", module}
+	if command == "detect" {
+		args = append(args, "--seed", "1") // the same orders in both runs
+	}
+	cmd := exec.Command(exe, args...)
 	began := time.Now()
 	out, _ := cmd.CombinedOutput() // exit 1 when it finds flaky tests
 	run := busyRun{wall: time.Since(began)}
@@ -162,7 +166,7 @@ func startSpinners(n int) (func(), error) {
 func writeBusy(all []busyFigures) {
 	fmt.Printf("\nscheduling beside %d spinning processes (flaky's defaults), against plain mvn -q test\n", all[0].spinners)
 	fmt.Printf("%-12s %-7s %9s %9s %7s %7s %12s %12s %5s\n", "fixture", "command", "quiet", "busy", "slower", "mvn", "JVMs", "at once", "same")
-	fmt.Fprintf(&busyMD, "Scheduling on a busy machine: each command with flaky's defaults on a fixture, quiet and beside %d processes spinning on %d cores, against plain `mvn -q test` of the same fixture measured the same two ways (after a warm-up build). *JVMs* and *at once* are the JVMs the analysis started and the most that ran orders at once, quiet / busy; *same* says whether both runs reported the same findings:\n\n", all[0].spinners, runtime.NumCPU())
+	fmt.Fprintf(&busyMD, "Scheduling on a busy machine: each command with flaky's defaults (detect with `--seed 1`, so that both runs plan the same orders) on a fixture, quiet and beside %d processes spinning on %d cores, against plain `mvn -q test` of the same fixture measured the same two ways (after a warm-up build). *JVMs* and *at once* are the JVMs the analysis started and the most that ran orders at once, quiet / busy; *same* says whether both runs reported the same findings:\n\n", all[0].spinners, runtime.NumCPU())
 	busyMD.WriteString("| fixture | command | quiet | busy | slowdown | `mvn -q test` slowdown | JVMs | at once | same findings |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, f := range all {
 		slower := ratio(f.busy.wall, f.quiet.wall)
