@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/vifraa/gopom"
 )
 
@@ -180,7 +181,7 @@ func localRepository() string {
 	if err != nil {
 		return ""
 	}
-	if data, err := os.ReadFile(filepath.Join(home, ".m2", "settings.xml")); err == nil {
+	if data, err := saferead.ReadFile(filepath.Join(home, ".m2", "settings.xml"), maxPomSize, "Maven settings"); err == nil {
 		var s struct {
 			LocalRepository string `xml:"localRepository"`
 		}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/kballard/go-shellquote"
 )
 
@@ -465,8 +466,14 @@ func pomKey(chain []*pomFile, args ...string) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
+// maxClasspathFile bounds a class path file flaky reads (its own cache, the
+// shared one, Maven's output): some 50,000 entries of 300 bytes.
+const maxClasspathFile = 16 << 20
+
+// readClasspath reads a class path file: entries separated by the path list
+// separator.
 func readClasspath(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := saferead.ReadFile(path, maxClasspathFile, "a class path file")
 	if err != nil {
 		return nil, fmt.Errorf("read class path: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
@@ -102,11 +103,12 @@ func resolvedCommand(name string) string {
 	return path
 }
 
-// hashFile adds what a file is (label) and its content to h; a missing file
-// adds its label alone.
+// hashFile adds what a file is (label) and its content to h; a missing or
+// unreadable file (not a regular file, more than maxPomSize) adds its label
+// alone.
 func hashFile(h hash.Hash, label, path string) {
 	fmt.Fprintf(h, "file %s\x00", label)
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := saferead.ReadFile(path, maxPomSize, "a Maven configuration file"); err == nil {
 		fmt.Fprintf(h, "%d\x00", len(data))
 		h.Write(data)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flakyhq/flaky/internal/hostile"
 )
 
 // TestPrepareSharesClasspathAcrossFolders prepares a build in one folder,
@@ -172,4 +174,25 @@ func repoJars(t *testing.T, repo string, names ...string) []string {
 		paths = append(paths, p)
 	}
 	return paths
+}
+
+// TestReadClasspathRefusesHostileFiles reads a cached class path file (the
+// module's, the shared one) that is a FIFO, a device, a directory or over
+// maxClasspathFile: each is refused at once, so Maven resolves again.
+func TestReadClasspathRefusesHostileFiles(t *testing.T) {
+	for _, f := range hostile.Files(maxClasspathFile) {
+		t.Run(f.Name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "classpath.txt")
+			if err := f.Make(path); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if !hostile.Returns(path, func() { _, err = readClasspath(path) }) {
+				t.Fatalf("readClasspath still reading after %v", hostile.ReadBound)
+			}
+			if err == nil || !strings.Contains(err.Error(), f.Want) {
+				t.Errorf("readClasspath: %v, want an error saying %q", err, f.Want)
+			}
+		})
+	}
 }

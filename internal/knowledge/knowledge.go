@@ -22,6 +22,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
@@ -169,12 +170,17 @@ func key(moduleDir, name string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// MaxSize bounds the knowledge.json Load reads, so that a store linked to a
+// huge file costs little memory: far above what a suite of 10,000 tests
+// stores.
+const MaxSize = 32 << 20
+
 // Load reads the store in dir. A missing, corrupt or stale store gives a
 // nil store and a note saying so and that the analysis is a full one; an
 // unreadable one also gives the error, which the caller may report but
 // need not stop on.
 func Load(dir string) (*Store, Note, error) {
-	data, err := os.ReadFile(filepath.Join(dir, File))
+	data, err := saferead.ReadFile(filepath.Join(dir, File), MaxSize, "a knowledge store")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, Note{Missing, fmt.Sprintf("no knowledge at %s: full analysis", dir)}, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/hostile"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
@@ -47,6 +48,32 @@ func TestLoad(t *testing.T) {
 			}
 			if s != nil && s.Tests == nil {
 				t.Errorf("loaded store has nil tests")
+			}
+		})
+	}
+}
+
+// TestLoadRefusesHostileFiles loads a knowledge.json that is a FIFO, a
+// device, a directory or larger than MaxSize (items 5 and 9 of #53: a store
+// linked to /dev/zero read 3 GB, a FIFO blocked, 108 MB cost 674 MB): each
+// is refused at once as unreadable, with an error that says what it is,
+// and the analysis is a full one.
+func TestLoadRefusesHostileFiles(t *testing.T) {
+	for _, f := range hostile.Files(MaxSize) {
+		t.Run(f.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, File)
+			if err := f.Make(path); err != nil {
+				t.Fatal(err)
+			}
+			var s *Store
+			var note Note
+			var err error
+			if !hostile.Returns(path, func() { s, note, err = Load(dir) }) {
+				t.Fatalf("Load still reading after %v", hostile.ReadBound)
+			}
+			if s != nil || note.Kind != Unreadable || err == nil || !strings.Contains(err.Error(), f.Want) {
+				t.Errorf("Load: store %v, note %q %q, error %v; want no store, unreadable, an error saying %q", s, note.Kind, note, err, f.Want)
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package od
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/flakyhq/flaky/internal/testid"
 )
 
@@ -125,30 +125,6 @@ func WritePartial(dir string, p *Partial) (string, error) {
 // a shard of a large suite take, far less than what would exhaust memory.
 const MaxPartialSize = 128 << 20
 
-// readCapped reads the regular file at path, refusing one larger than max bytes.
-func readCapped(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is larger than the %d MiB flaky reads in a partial report", path, max>>20)
-	}
-	return data, nil
-}
-
 // unknownTests are the test ids p's runs name (in their orders and
 // results) that are not in p.Tests, sorted: ids are compared without their
 // invocation suffix (a parameterized test's m[2] is m's), and a class-level
@@ -236,7 +212,7 @@ func ReadPartials(dirs []string) ([]*Partial, error) {
 		if len(matches) != 1 {
 			return nil, fmt.Errorf("%s: want exactly one shard-I-of-N.json (a shard's target/flaky), found %d", dir, len(matches))
 		}
-		data, err := readCapped(matches[0], MaxPartialSize)
+		data, err := saferead.ReadFile(matches[0], MaxPartialSize, "a partial report")
 		if err != nil {
 			return nil, err
 		}
