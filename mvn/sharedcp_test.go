@@ -142,7 +142,8 @@ func TestPrepareSharesClasspathAcrossFolders(t *testing.T) {
 				want[2] = second + "/" + tt.own
 			}
 			t.Setenv("FAKE_CP", strings.Join(want, ":"))
-			got := prepare(second).Classpath[2:]
+			secondSetup := prepare(second)
+			got := secondSetup.Classpath[2:]
 			calls := fake.calls(t)
 			if shared := len(calls) == 0; shared != tt.wantShared {
 				t.Errorf("second folder took the first's class path: %v, want %v (Maven ran %q)", shared, tt.wantShared, calls)
@@ -150,8 +151,21 @@ func TestPrepareSharesClasspathAcrossFolders(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("second folder's class path %q, want %q", got, want)
 			}
-			if cached, _ := filepath.Glob(filepath.Join(second, "target/flaky/cache/classpath-*.txt")); len(cached) != 1 {
-				t.Errorf("second folder's own cache: %q, want one class path", cached)
+			cached, _ := filepath.Glob(filepath.Join(second, "target/flaky/cache/classpath-*.txt"))
+			if len(cached) != 1 {
+				t.Fatalf("second folder's own cache: %q, want one class path", cached)
+			}
+			// The files to delete to resolve again: the build's shared one
+			// too when it keeps one, as the first folder does (item 7 of
+			// #53: the class path may have come from there).
+			files := secondSetup.ClasspathFiles
+			switch {
+			case len(files) == 0 || files[0] != cached[0]:
+				t.Errorf("second folder's class path files %q, want its own cache %s first", files, cached[0])
+			case tt.wantKept && (len(files) != 2 || filepath.Dir(files[1]) != filepath.Join(cacheDir, "classpath")):
+				t.Errorf("second folder's class path files %q, want the shared one in %s too", files, cacheDir)
+			case !tt.wantKept && len(files) != 1:
+				t.Errorf("second folder's class path files %q, want its own cache alone", files)
 			}
 		})
 	}
