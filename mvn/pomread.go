@@ -36,7 +36,7 @@ func readPomBytes(path string) ([]byte, error) {
 	return content, nil
 }
 
-// checkShape returns an error when content's elements nest deeper than
+// checkShape returns an error (a saferead.ErrRefused) when content's elements nest deeper than
 // maxPomDepth or its elements and attributes are more than maxPomNodes. It
 // scans raw tokens, in constant memory; syntax errors are left to the
 // parsers that come after.
@@ -55,10 +55,10 @@ func checkShape(content []byte) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			if depth++; depth > maxPomDepth {
-				return fmt.Errorf("elements nest more than %d deep (at byte %d)", maxPomDepth, d.InputOffset())
+				return saferead.Refuse("elements nest more than %d deep (at byte %d)", maxPomDepth, d.InputOffset())
 			}
 			if nodes += 1 + len(t.Attr); nodes > maxPomNodes {
-				return fmt.Errorf("more than %d elements and attributes (at byte %d)", maxPomNodes, d.InputOffset())
+				return saferead.Refuse("more than %d elements and attributes (at byte %d)", maxPomNodes, d.InputOffset())
 			}
 		case xml.EndElement:
 			depth--

@@ -8,11 +8,30 @@ package saferead
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"syscall"
 )
+
+// ErrRefused is what errors.Is finds in the error about a file refused for
+// what it is (not a regular file) or its size, or by a caller's own bounds
+// (see Refuse): the file is there, unlike a missing one, and must not be
+// taken for missing.
+var ErrRefused = errors.New("refused")
+
+// refusal is an error that errors.Is matches with ErrRefused.
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string        { return r.msg }
+func (r *refusal) Is(target error) bool { return target == ErrRefused }
+
+// Refuse is an error that says why a file is refused; errors.Is finds
+// ErrRefused in it.
+func Refuse(format string, args ...any) error {
+	return &refusal{fmt.Sprintf(format, args...)}
+}
 
 // ReadFile reads the regular file at path, of at most max bytes. what
 // names what the file holds ("a pom") in the error about the cap.
@@ -70,10 +89,10 @@ func Open(path string, max int64, what string) (*os.File, int64, error) {
 // check refuses a file that is not regular or larger than max bytes.
 func check(path string, fi os.FileInfo, max int64, what string) error {
 	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("read %s: not a regular file (%s)", path, Kind(fi.Mode()))
+		return Refuse("read %s: not a regular file (%s)", path, Kind(fi.Mode()))
 	}
 	if fi.Size() > max {
-		return fmt.Errorf("read %s: %d bytes, more than the %s flaky reads in %s", path, fi.Size(), Size(max), what)
+		return Refuse("read %s: %d bytes, more than the %s flaky reads in %s", path, fi.Size(), Size(max), what)
 	}
 	return nil
 }
@@ -85,7 +104,7 @@ func copyCapped(w io.Writer, r io.Reader, path string, max int64, what string) e
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	if n > max {
-		return fmt.Errorf("read %s: grew to more than the %s flaky reads in %s", path, Size(max), what)
+		return Refuse("read %s: grew to more than the %s flaky reads in %s", path, Size(max), what)
 	}
 	return nil
 }

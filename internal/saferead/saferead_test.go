@@ -26,8 +26,8 @@ func TestReadFile(t *testing.T) {
 	if data, err := ReadFile(ok, max, "a test file"); err != nil || len(data) != max {
 		t.Errorf("a file of the cap: %d bytes, %v; want %d bytes", len(data), err, max)
 	}
-	if _, err := ReadFile(filepath.Join(dir, "missing"), max, "a test file"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("a missing file: %v, want fs.ErrNotExist", err)
+	if _, err := ReadFile(filepath.Join(dir, "missing"), max, "a test file"); !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrRefused) {
+		t.Errorf("a missing file: %v, want fs.ErrNotExist, not a refusal", err)
 	}
 	for i, f := range hostile.Files(max) {
 		path := filepath.Join(dir, "f"+string(rune('a'+i)))
@@ -46,8 +46,8 @@ func TestReadFile(t *testing.T) {
 				t.Errorf("%s of %s: still reading after %v", read.name, f.Name, hostile.ReadBound)
 				continue
 			}
-			if err == nil || !strings.Contains(err.Error(), f.Want) || !strings.Contains(err.Error(), path) {
-				t.Errorf("%s of %s: %v, want an error naming it and saying %q", read.name, f.Name, err, f.Want)
+			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), f.Want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("%s of %s: %v, want a refusal naming it and saying %q", read.name, f.Name, err, f.Want)
 			}
 		}
 	}
@@ -59,7 +59,7 @@ func TestCopyCappedGrowing(t *testing.T) {
 	var out bytes.Buffer
 	r := iotest.OneByteReader(strings.NewReader(strings.Repeat("x", 1000)))
 	err := copyCapped(&out, r, "grown", 10, "a test file")
-	if err == nil || !strings.Contains(err.Error(), "grew to more than the 10 bytes") {
+	if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "grew to more than the 10 bytes") {
 		t.Errorf("copyCapped: %v, want it to refuse the growth", err)
 	}
 	if out.Len() > 11 {
