@@ -214,6 +214,44 @@ func TestDir(t *testing.T) {
 	}
 }
 
+// TestDirRefusesLinks: a module's folder in the knowledge folder, or a
+// folder above it there, that is a symbolic link is refused (item 10 of
+// #53: the store was written where the link led, outside the knowledge
+// folder); the same in flaky's cache directory. The knowledge folder
+// itself may be a link.
+func TestDirRefusesLinks(t *testing.T) {
+	folder, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(folder, "core")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"core", "core/api", "core/api/impl"} {
+		if got, err := Dir(folder, "/m", name); err == nil || !strings.Contains(err.Error(), filepath.Join(folder, "core")+" is a symbolic link") {
+			t.Errorf("Dir(%q) = %q, %v; want it refused", name, got, err)
+		}
+	}
+	if got, err := Dir(folder, "/m", "web/api"); err != nil || got != filepath.Join(folder, "web", "api") {
+		t.Errorf("Dir(web/api) = %q, %v", got, err)
+	}
+	// The knowledge folder itself may be a link (the user chose where it is).
+	linked := filepath.Join(t.TempDir(), "k")
+	if err := os.Symlink(folder, linked); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Dir(linked, "/m", "web"); err != nil || got != filepath.Join(linked, "web") {
+		t.Errorf("Dir in a linked knowledge folder = %q, %v", got, err)
+	}
+	cache := t.TempDir()
+	t.Setenv("FLAKY_CACHE_DIR", cache)
+	store := filepath.Join(cache, "knowledge", key("/m", "."))
+	os.MkdirAll(filepath.Dir(store), 0o755)
+	if err := os.Symlink(outside, store); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Dir("", "/m", "."); err == nil || !strings.Contains(err.Error(), store+" is a symbolic link") {
+		t.Errorf("Dir of a linked store in the cache = %q, %v; want it refused", got, err)
+	}
+}
+
 func TestSuspect(t *testing.T) {
 	s := &Store{Format: Format, Tests: map[string]*Test{"p.A#a": {Traced: true, DurationMs: 5}}}
 	if !s.Suspect([]string{"p.A#a", "p.New#n"}, "abc") {
