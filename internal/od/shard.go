@@ -12,6 +12,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/saferead"
+	"github.com/flakyhq/flaky/internal/safewrite"
 	"github.com/flakyhq/flaky/internal/testid"
 )
 
@@ -103,11 +104,11 @@ func WritePartial(dir string, p *Partial) (string, error) {
 		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, PartialName(sh))
-	tmp, err := os.CreateTemp(dir, ".shard-*.tmp")
+	tmp, err := safewrite.CreateTemp(dir, ".shard-*.tmp")
 	if err != nil {
 		return "", fmt.Errorf("write partial report: %w", err)
 	}
-	defer os.Remove(tmp.Name())
+	defer safewrite.Forget(tmp.Name())
 	_, err = tmp.Write(append(data, '\n'))
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
