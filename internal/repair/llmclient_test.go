@@ -16,16 +16,18 @@ import (
 )
 
 // llmWait is how long a test waits for a request to the endpoint to end
-// before it calls the client hung: the client's own bound in these tests
-// is llmTestTimeout, and a request to a loopback server costs milliseconds
-// of it, so the wait can only run out when the client has no bound.
-const llmWait = time.Minute
+// before it calls the client hung: longer than any timeout the tests give
+// the client, so it can only run out when the client has no bound.
+const llmWait = 2 * time.Minute
 
-// llmTestTimeout is the client's request timeout in these tests. A server
-// that never answers makes the timeout fire however fast the machine; one
-// that answers at once does so within it even on a loaded machine (a
-// loopback round trip of a few KiB).
-const llmTestTimeout = 5 * time.Second
+// llmAnswerTimeout is the client's request timeout where the endpoint
+// answers at once: a loopback round trip of a few KiB or of the cap, far
+// within it even on a loaded machine.
+const llmAnswerTimeout = time.Minute
+
+// llmSilentTimeout is the client's request timeout where the endpoint
+// never answers: it fires however fast the machine is.
+const llmSilentTimeout = time.Second
 
 // TestLLMClientBounds asks endpoints for an answer (item 6 of #53: an
 // endpoint that never answered stalled repair; a 300 MB answer cost 1.8 GB
@@ -49,21 +51,22 @@ func TestLLMClientBounds(t *testing.T) {
 		name    string
 		handler func(w http.ResponseWriter, r *http.Request, stop <-chan struct{})
 		want    string // the error; "" wants the answer
+		silent  bool   // the endpoint never answers
 	}{
 		{"an answer", func(w http.ResponseWriter, r *http.Request, _ <-chan struct{}) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, answer)
-		}, ""},
-		{"no answer", func(w http.ResponseWriter, r *http.Request, stop <-chan struct{}) { <-stop }, "no answer within 5s (FLAKY_LLM_TIMEOUT)"},
-		{"a huge answer without a length", func(w http.ResponseWriter, r *http.Request, _ <-chan struct{}) { huge(w) }, errLLMTooLarge.Error()},
+		}, "", false},
+		{"no answer", func(w http.ResponseWriter, r *http.Request, stop <-chan struct{}) { <-stop }, "no answer within 1s (FLAKY_LLM_TIMEOUT)", true},
+		{"a huge answer without a length", func(w http.ResponseWriter, r *http.Request, _ <-chan struct{}) { huge(w) }, errLLMTooLarge.Error(), false},
 		{"a huge answer with its length", func(w http.ResponseWriter, r *http.Request, _ <-chan struct{}) {
 			w.Header().Set("Content-Length", fmt.Sprint(300<<20))
 			huge(w)
-		}, errLLMTooLarge.Error()},
+		}, errLLMTooLarge.Error(), false},
 		{"a huge error", func(w http.ResponseWriter, r *http.Request, _ <-chan struct{}) {
 			w.WriteHeader(http.StatusInternalServerError)
 			huge(w)
-		}, errLLMTooLarge.Error()},
+		}, errLLMTooLarge.Error(), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,7 +74,10 @@ func TestLLMClientBounds(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { tt.handler(w, r, stop) }))
 			defer srv.Close()
 			defer close(stop)
-			cfg := &LLMConfig{URL: srv.URL + "/v1", Model: "m", Timeout: llmTestTimeout}
+			cfg := &LLMConfig{URL: srv.URL + "/v1", Model: "m", Timeout: llmAnswerTimeout}
+			if tt.silent {
+				cfg.Timeout = llmSilentTimeout
+			}
 			client := newLLMClient(cfg)
 			var resp openai.ChatCompletionResponse
 			var err error
