@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/xml"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -115,5 +118,54 @@ func TestProviderCutsHangingTests(t *testing.T) {
 	}
 	if ms := recs[0].TestTimeoutMs; ms == nil || *ms != 3000 {
 		t.Errorf("fork record's test timeout %v, want 3000 ms", ms)
+	}
+}
+
+// verifyHangBound is how long TestVerifyAnalysisCutsHangingTests lets mvn
+// -Pflaky verify take on the hang-late fixture before it calls the build
+// hung. The fixed build takes about 40 s on a 2-core machine (most of it
+// Maven and the budget of 10 s): the bound leaves it six times that on a
+// loaded machine, and a build whose analysis does not cut the hang waits
+// for the JVM's own 10-minute run timeout, and then again for the next.
+const verifyHangBound = 4 * time.Minute
+
+// TestVerifyAnalysisCutsHangingTests runs mvn -Pflaky verify with
+// -Dflaky.testTimeout=3s on a module whose test passes in the Surefire run
+// and the three reruns and hangs uninterruptibly from then on (item 4 of
+// #53: the data-dependency JVM of verify's analysis was started without
+// the test timeout and hung for good): the build ends, and the analysis's
+// runs cut the hang at the timeout.
+func TestVerifyAnalysisCutsHangingTests(t *testing.T) {
+	t.Parallel()
+	needsTools(t)
+	dir := copyFixture(t, "hang-late")
+	flakyInit(t, dir)
+	cmd := exec.Command("mvn", "-B", "-Dstyle.color=never", "-Dflaky.bin="+flakyBin(t), "-Pflaky", "clean", "verify",
+		"-Dfixture.hang=true", "-Dflaky.testTimeout=3s", "-Dflaky.budget=10s")
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	began := time.Now()
+	select {
+	case <-done:
+		t.Logf("mvn -Pflaky verify took %s, exit %d", time.Since(began).Round(time.Second), cmd.ProcessState.ExitCode())
+	case <-time.After(verifyHangBound):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+		t.Fatalf("mvn -Pflaky verify still running after %v: the analysis did not cut the hanging test at -Dflaky.testTimeout\n%s", verifyHangBound, tail(out.String()))
+	}
+	count, err := os.ReadFile(filepath.Join(dir, "target", "late-hang.count"))
+	if err != nil || len(count) != 4 || int(count[3]) <= 4 {
+		t.Errorf("late-hang.count %v, %v: want more than the four runs before the analysis", count, err)
+	}
+	const late = "fixture.hanglate.LateHangTest#hangsFromTheFifthRun"
+	if !strings.Contains(out.String(), late) || !strings.Contains(out.String(), "timed out after 3s without progress (test timeout)") {
+		t.Errorf("the build output does not name %s as cut at the test timeout:\n%s", late, tail(out.String()))
 	}
 }

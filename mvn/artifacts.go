@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
@@ -63,7 +64,7 @@ func InstallArtifacts(repo, version string, artifacts []Artifact) ([]string, err
 
 // upToDate says whether path holds data (same sha256).
 func upToDate(path string, data []byte) bool {
-	have, err := os.ReadFile(path)
+	have, err := saferead.ReadFile(path, int64(len(data)), "an artifact")
 	return err == nil && sha256.Sum256(have) == sha256.Sum256(data)
 }
 

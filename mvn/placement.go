@@ -1,12 +1,14 @@
 package mvn
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/vifraa/gopom"
 )
 
@@ -142,7 +144,8 @@ func pluginVersion(p *gopom.Project, section func(*gopom.Build) *[]gopom.Plugin)
 // withRepoParents extends a chain read from disk with the parents Maven
 // would take from the local repository repo, and says whether the chain is
 // complete (ends in a pom without a parent). A chain that comes back to a
-// pom it holds, or grows longer than maxParentDepth, is an error naming it.
+// pom it holds, or grows longer than maxParentDepth, is an error naming it,
+// and so is a parent that is there but refused (saferead.ErrRefused).
 func withRepoParents(chain []*pomFile, repo string) ([]*pomFile, bool, error) {
 	seen := map[string]bool{}
 	for _, p := range chain {
@@ -162,6 +165,10 @@ func withRepoParents(chain []*pomFile, repo string) ([]*pomFile, bool, error) {
 		}
 		path := filepath.Join(repo, filepath.FromSlash(strings.ReplaceAll(g, ".", "/")), a, v, a+"-"+v+".pom")
 		p, err := readPom(path)
+		if errors.Is(err, saferead.ErrRefused) {
+			// There, but hostile (a FIFO, a link to /dev/zero, huge): not a missing parent.
+			return nil, false, fmt.Errorf("parent %s:%s:%s in the local repository: %w", g, a, v, err)
+		}
 		if err != nil {
 			return chain, false, nil
 		}
@@ -180,7 +187,7 @@ func localRepository() string {
 	if err != nil {
 		return ""
 	}
-	if data, err := os.ReadFile(filepath.Join(home, ".m2", "settings.xml")); err == nil {
+	if data, err := saferead.ReadFile(filepath.Join(home, ".m2", "settings.xml"), maxPomSize, "Maven settings"); err == nil {
 		var s struct {
 			LocalRepository string `xml:"localRepository"`
 		}

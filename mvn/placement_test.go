@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flakyhq/flaky/internal/hostile"
 )
 
 // writeTree writes files (relative path to content) under a new directory.
@@ -242,5 +244,50 @@ func TestSurefireSupported(t *testing.T) {
 		if got := surefireSupported(v); got != want {
 			t.Errorf("surefireSupported(%q) = %v, want %v", v, got, want)
 		}
+	}
+}
+
+// TestInitRefusesHostileParents runs init on a module whose parent pom is
+// a FIFO, a device, a directory or larger than the pom cap, on disk (at
+// its relativePath) or in the local repository (item 8 of #53: such a
+// parent was called "neither on disk nor in the local repository" and init
+// succeeded): init refuses, saying which parent and what it is.
+func TestInitRefusesHostileParents(t *testing.T) {
+	for _, f := range hostile.Files(maxPomSize) {
+		t.Run("on disk: "+f.Name, func(t *testing.T) {
+			if f.Name == "a directory" {
+				t.Skip("a relativePath that is a directory names the pom.xml in it, as in Maven")
+			}
+			dir := writeTree(t, map[string]string{"app/pom.xml": testPom("org.example:root:1.0", "app", "jar", "")})
+			parent := filepath.Join(dir, "pom.xml")
+			if err := f.Make(parent); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if !hostile.Returns(parent, func() {
+				_, err = InitProfile(filepath.Join(dir, "app"), ProfileOptions{LocalRepo: t.TempDir(), Version: testVersion})
+			}) {
+				t.Fatalf("init still reading after %v", hostile.ReadBound)
+			}
+			if err == nil || !strings.Contains(err.Error(), "parent org.example:root") || !strings.Contains(err.Error(), f.Want) {
+				t.Errorf("init: %v, want it to refuse parent org.example:root: %s", err, f.Want)
+			}
+		})
+		t.Run("in the local repository: "+f.Name, func(t *testing.T) {
+			repo := t.TempDir()
+			pom := filepath.Join(repo, "org", "example", "corp", "1", "corp-1.pom")
+			os.MkdirAll(filepath.Dir(pom), 0o755)
+			if err := f.Make(pom); err != nil {
+				t.Fatal(err)
+			}
+			dir := writeTree(t, map[string]string{"pom.xml": testPom("org.example:corp:1", "app", "jar", "")})
+			var err error
+			if !hostile.Returns(pom, func() { _, err = InitProfile(dir, ProfileOptions{LocalRepo: repo, Version: testVersion}) }) {
+				t.Fatalf("init still reading after %v", hostile.ReadBound)
+			}
+			if err == nil || !strings.Contains(err.Error(), "parent org.example:corp:1 in the local repository") || !strings.Contains(err.Error(), f.Want) {
+				t.Errorf("init: %v, want it to refuse parent org.example:corp:1 in the local repository: %s", err, f.Want)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package mvn
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/vifraa/gopom"
 )
 
@@ -70,9 +72,10 @@ const maxParentDepth = 32
 
 // loadPomChain reads the module's pom and the parent poms reachable on disk
 // through <relativePath> (default ../pom.xml) whose coordinates match.
-// Missing parents are reported through warn. A chain that comes back to a
-// pom it holds (a parent cycle), or is longer than maxParentDepth, is an
-// error that names the chain.
+// Missing parents are reported through warn; one that is there but refused
+// (a FIFO, a device, beyond the bounds of readPomBytes) is an error. A chain
+// that comes back to a pom it holds (a parent cycle), or is longer than
+// maxParentDepth, is an error that names the chain.
 func loadPomChain(moduleDir string, warn func(string, ...any)) ([]*pomFile, error) {
 	path := filepath.Join(moduleDir, "pom.xml")
 	if _, err := os.Stat(path); err != nil {
@@ -109,6 +112,10 @@ func loadPomChain(moduleDir string, warn func(string, ...any)) ([]*pomFile, erro
 			candidate = filepath.Join(candidate, "pom.xml")
 		}
 		pp, err := readPom(candidate)
+		if errors.Is(err, saferead.ErrRefused) {
+			// There, but hostile (a FIFO, a device, huge): not a missing parent.
+			return nil, fmt.Errorf("parent %s: %w", coords, err)
+		}
 		if err != nil || !parentMatches(parent, pp.project) {
 			warn("parent %s is not on disk; its properties and plugin configuration are ignored", coords)
 			break

@@ -3,8 +3,8 @@ package mvn
 import (
 	"encoding/xml"
 	"fmt"
-	"io"
-	"os"
+
+	"github.com/flakyhq/flaky/internal/saferead"
 )
 
 // Bounds on a pom flaky reads, so that a hostile pom costs little memory
@@ -26,31 +26,9 @@ const (
 // maxPomSize bytes whose elements nest at most maxPomDepth deep, with at
 // most maxPomNodes elements and attributes.
 func readPomBytes(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
+	content, err := saferead.ReadFile(path, maxPomSize, "a pom")
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: not a regular file (%s)", path, fileKind(fi.Mode()))
-	}
-	if fi.Size() > maxPomSize {
-		return nil, fmt.Errorf("read %s: %d bytes, more than the %d MiB flaky reads in a pom", path, fi.Size(), maxPomSize>>20)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: not a regular file", path)
-	}
-	// The file may grow after the Stat: read at most one byte past the cap.
-	content, err := io.ReadAll(io.LimitReader(f, maxPomSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(content) > maxPomSize {
-		return nil, fmt.Errorf("read %s: more than the %d MiB flaky reads in a pom", path, maxPomSize>>20)
+		return nil, err
 	}
 	if err := checkShape(content); err != nil {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
@@ -58,7 +36,7 @@ func readPomBytes(path string) ([]byte, error) {
 	return content, nil
 }
 
-// checkShape returns an error when content's elements nest deeper than
+// checkShape returns an error (a saferead.ErrRefused) when content's elements nest deeper than
 // maxPomDepth or its elements and attributes are more than maxPomNodes. It
 // scans raw tokens, in constant memory; syntax errors are left to the
 // parsers that come after.
@@ -77,30 +55,13 @@ func checkShape(content []byte) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			if depth++; depth > maxPomDepth {
-				return fmt.Errorf("elements nest more than %d deep (at byte %d)", maxPomDepth, d.InputOffset())
+				return saferead.Refuse("elements nest more than %d deep (at byte %d)", maxPomDepth, d.InputOffset())
 			}
 			if nodes += 1 + len(t.Attr); nodes > maxPomNodes {
-				return fmt.Errorf("more than %d elements and attributes (at byte %d)", maxPomNodes, d.InputOffset())
+				return saferead.Refuse("more than %d elements and attributes (at byte %d)", maxPomNodes, d.InputOffset())
 			}
 		case xml.EndElement:
 			depth--
 		}
 	}
-}
-
-// fileKind names what a non-regular file is, for errors.
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeCharDevice != 0:
-		return "a character device"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return m.Type().String()
 }

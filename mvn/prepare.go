@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/kballard/go-shellquote"
 )
 
@@ -49,6 +50,11 @@ type TestSetup struct {
 	// Classpath is test classes, classes, then the test-scope dependencies
 	// in Maven's order (plus the JUnit Platform launcher when missing).
 	Classpath []string
+	// ClasspathFiles are the files the dependency class path is kept in:
+	// the module's cache file and, when the build shares its class path
+	// with other folders, the shared one. Deleting them makes Maven
+	// resolve it again.
+	ClasspathFiles []string
 	// Includes and Excludes are Surefire's patterns; empty means its defaults.
 	Includes []string
 	Excludes []string
@@ -105,10 +111,11 @@ func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestS
 		}
 		m.project = []string{"-pl", filepath.ToSlash(rel), "-am"}
 	}
-	deps, err := compileAndResolve(ctx, m, chain, cache, opts.SharedCache, testClasses)
+	deps, files, err := compileAndResolve(ctx, m, chain, cache, opts.SharedCache, testClasses)
 	if err != nil {
 		return nil, err
 	}
+	setup.ClasspathFiles = files
 	if deps, err = withPlatformLauncher(ctx, m, deps, cache); err != nil {
 		return nil, err
 	}
@@ -235,18 +242,36 @@ func reactorRoot(moduleDir string) string {
 // compileAndResolve runs test-compile when needed and
 // dependency:build-classpath when the classpath of this pom is not cached
 // in the module's cache nor in sharedDir (see sharedClasspathFile), in one
-// Maven invocation, and returns the dependency classpath. In a
+// Maven invocation, and returns the dependency classpath and the files it
+// is kept in (see TestSetup.ClasspathFiles). In a
 // reactor (m.project set) resolving always compiles too: Maven resolves a
 // sibling module from its target/classes only when it was compiled in the
 // same invocation; and a sibling whose sources changed since its classes
 // were built makes the module compile again.
-func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, sharedDir, testClasses string) ([]string, error) {
+func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, sharedDir, testClasses string) ([]string, []string, error) {
+	cpFile := filepath.Join(cache, "classpath-"+pomKey(chain, m.extra...)+".txt")
+	shared := sharedClasspathFile(sharedDir, chain, m)
+	deps, err := resolveClasspath(ctx, m, chain, cache, cpFile, shared, testClasses)
+	if err != nil {
+		return nil, nil, err
+	}
+	var files []string
+	for _, f := range []string{cpFile, shared} {
+		if _, err := os.Stat(f); f != "" && err == nil {
+			files = append(files, f)
+		}
+	}
+	return deps, files, nil
+}
+
+// resolveClasspath is compileAndResolve with the module's cache file cpFile
+// and the shared file shared ("" for none).
+func resolveClasspath(ctx context.Context, m *maven, chain []*pomFile, cache, cpFile, shared, testClasses string) ([]string, error) {
 	stamp := filepath.Join(cache, "test-compile.stamp")
 	compile, err := needsCompile(filepath.Dir(chain[0].path), testClasses, stamp)
 	if err != nil {
 		return nil, err
 	}
-	cpFile := filepath.Join(cache, "classpath-"+pomKey(chain, m.extra...)+".txt")
 	resolve := true
 	if cached, err := readClasspath(cpFile); err == nil {
 		if len(cached) == 0 {
@@ -262,7 +287,6 @@ func compileAndResolve(ctx context.Context, m *maven, chain []*pomFile, cache, s
 			resolve = false
 		}
 	}
-	shared := sharedClasspathFile(sharedDir, chain, m)
 	if !resolve {
 		backfillShared(shared, cpFile, m)
 	} else {
@@ -465,8 +489,14 @@ func pomKey(chain []*pomFile, args ...string) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
+// maxClasspathFile bounds a class path file flaky reads (its own cache, the
+// shared one, Maven's output): some 50,000 entries of 300 bytes.
+const maxClasspathFile = 16 << 20
+
+// readClasspath reads a class path file: entries separated by the path list
+// separator.
 func readClasspath(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
+	data, err := saferead.ReadFile(path, maxClasspathFile, "a class path file")
 	if err != nil {
 		return nil, fmt.Errorf("read class path: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
@@ -102,36 +103,84 @@ func resolvedCommand(name string) string {
 	return path
 }
 
-// hashFile adds what a file is (label) and its content to h; a missing file
-// adds its label alone.
+// hashFile adds what a file is (label) and its content to h; a missing or
+// unreadable file (not a regular file, more than maxPomSize) adds its label
+// alone.
 func hashFile(h hash.Hash, label, path string) {
 	fmt.Fprintf(h, "file %s\x00", label)
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := saferead.ReadFile(path, maxPomSize, "a Maven configuration file"); err == nil {
 		fmt.Fprintf(h, "%d\x00", len(data))
 		h.Write(data)
 	}
 }
 
 // shareable reports whether a class path may serve the same build in
-// another folder: every entry lies outside root, the folder of the build
-// (a system-scoped jar of the project, a systemPath under ${basedir},
-// names the folder it was resolved in), and none is a snapshot, whose own
+// another folder: every entry, cleaned and with its links followed, lies
+// under the local Maven repository repo (also with its links followed) and
+// not in root, the folder of the build, and none is a snapshot, whose own
 // dependencies may have changed since (Maven resolving in a new folder
-// would see the change).
-func shareable(entries []string, root string) bool {
+// would see the change). An entry anywhere else (a system-scoped jar of the
+// project, a systemPath under ${basedir} or beside it, a jar reached
+// through a linked module folder) names the folder it was resolved in, so
+// another checkout of the same poms would run this checkout's file.
+func shareable(entries []string, root, repo string) bool {
+	if !filepath.IsAbs(repo) {
+		return false // relative to a folder Maven's own settings choose
+	}
+	repo, err := realPath(repo)
+	if err != nil {
+		return false
+	}
+	realRoot, err := realPath(root)
+	if err != nil {
+		return false
+	}
 	for _, e := range entries {
-		if within(root, e) || strings.Contains(filepath.Base(e), "-SNAPSHOT") {
+		if strings.Contains(filepath.Base(e), "-SNAPSHOT") {
+			return false
+		}
+		real, err := realPath(e)
+		if err != nil || !within(repo, real) || within(realRoot, real) {
 			return false
 		}
 	}
 	return true
 }
 
+// realPath is path made absolute and cleaned, with every link followed; an
+// error when it does not exist.
+func realPath(path string) (string, error) {
+	if path == "" {
+		return "", errors.New("no path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// sharedRepository is the local Maven repository the shared class path's
+// entries must lie in: the maven.repo.local property among the command's
+// arguments, relative to the build's folder as Maven takes it, else the
+// user's (see localRepository).
+func sharedRepository(m *maven) string {
+	for _, a := range m.extra {
+		if v, ok := strings.CutPrefix(a, "-Dmaven.repo.local="); ok {
+			if !filepath.IsAbs(v) {
+				v = filepath.Join(m.dir, v)
+			}
+			return v
+		}
+	}
+	return localRepository()
+}
+
 // shareClasspath keeps a class path Maven resolved in the shared file
 // (see sharedClasspathFile) when it is shareable.
 // Failing to keep it only costs another folder a Maven run.
 func shareClasspath(file string, entries []string, m *maven) {
-	if file == "" || len(entries) == 0 || !shareable(entries, m.dir) {
+	if file == "" || len(entries) == 0 || !shareable(entries, m.dir, sharedRepository(m)) {
 		return
 	}
 	if err := writeClasspath(file, entries); err != nil {
@@ -156,7 +205,7 @@ func takeShared(shared, cpFile, cache, testClasses string, m *maven) (bool, erro
 		return false, nil
 	}
 	deps, err := readClasspath(shared)
-	if err != nil || len(deps) == 0 || !shareable(deps, m.dir) || checkClasspath(deps, m.dir, testClasses) != nil {
+	if err != nil || len(deps) == 0 || !shareable(deps, m.dir, sharedRepository(m)) || checkClasspath(deps, m.dir, testClasses) != nil {
 		return false, nil
 	}
 	if err := writeClasspath(cpFile, deps); err != nil {

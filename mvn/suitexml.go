@@ -1,13 +1,15 @@
 package mvn
 
 import (
+	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/flakyhq/flaky/internal/saferead"
 )
 
 // suiteClasses returns the test classes the TestNG suite files (Surefire's
@@ -23,12 +25,11 @@ func suiteClasses(dir string, files []string) ([]string, error) {
 			return nil
 		}
 		read[path] = true
-		f, err := os.Open(path)
+		data, err := saferead.ReadFile(path, maxPomSize, "a TestNG suite")
 		if err != nil {
 			return fmt.Errorf("TestNG suite: %w", err)
 		}
-		defer f.Close()
-		dec := xml.NewDecoder(f)
+		dec := xml.NewDecoder(bytes.NewReader(data))
 		for {
 			tok, err := dec.Token()
 			if errors.Is(err, io.EOF) {

@@ -3,9 +3,10 @@ package surefire
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/flakyhq/flaky/internal/saferead"
 )
 
 // ForkRecordVersion is the fork record format this package reads.
@@ -62,6 +63,11 @@ func (r *ForkRecord) TestIDs() []string {
 	return ids
 }
 
+// MaxRecordSize bounds a file of the Maven build flaky reads (a fork
+// record, a Surefire report): far above what a fork's thousands of tests
+// and their output take.
+const MaxRecordSize = 128 << 20
+
 // ReadForkRecords reads the fork records in buildDir/flaky: fork.json, or
 // fork-<n>.json when the module ran in several forks. A module whose tests
 // did not run (no tests, packaging pom, -DskipTests) has none: nil, nil.
@@ -77,7 +83,7 @@ func ReadForkRecords(buildDir string) ([]*ForkRecord, error) {
 	sort.Strings(files)
 	records := make([]*ForkRecord, 0, len(files))
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := saferead.ReadFile(f, MaxRecordSize, "a fork record")
 		if err != nil {
 			return nil, fmt.Errorf("reading fork record: %w", err)
 		}

@@ -5,11 +5,11 @@ package surefire
 import (
 	"encoding/xml"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/flakyhq/flaky/internal/testid"
 )
 
@@ -85,7 +85,7 @@ func ReadReports(dir string) ([]TestCase, error) {
 
 // ReadReport parses one Surefire TEST-*.xml file.
 func ReadReport(file string) ([]TestCase, error) {
-	data, err := os.ReadFile(file)
+	data, err := saferead.ReadFile(file, MaxRecordSize, "a Surefire report")
 	if err != nil {
 		return nil, fmt.Errorf("reading surefire report: %w", err)
 	}

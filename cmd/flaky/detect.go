@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/change"
 	"github.com/flakyhq/flaky/internal/dataflow"
 	"github.com/flakyhq/flaky/internal/knowledge"
 	"github.com/flakyhq/flaky/internal/launcher"
@@ -268,7 +269,7 @@ func printChange(w io.Writer, ch *report.ChangeStats) {
 	if ch == nil {
 		return
 	}
-	fmt.Fprintf(w, "change since %s: %s\n", ch.Ref, ch.Summary)
+	fmt.Fprintf(w, "change since %s: %s\n", change.QuoteRef(ch.Ref), ch.Summary)
 	if len(ch.Known) > 0 {
 		fmt.Fprintf(w, "known flaky before the change, still flaky: %s\n", strings.Join(ch.Known, ", "))
 	}

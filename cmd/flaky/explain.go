@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,12 +26,14 @@ func explainCommand() *cli.Command {
 			"its polluters, state-setters and cleaners, the polluted state (named and confirmed first when an OD finding has none), perturbed call sites, " +
 			"the proposed patch, and the commands that reproduce it",
 		ArgsUsage: "TEST",
-		Flags:     []cli.Flag{moduleFlag},
+		Flags: []cli.Flag{moduleFlag,
+			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM that names the polluted state when one test runs longer than this (0: off), as detect's --test-timeout"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError("explain takes one test id (pkg.Class#method), got %q", c.Args().Slice())
 			}
-			return runExplain(c.Context, explainOptions{globalOptions: globalsOf(c), Module: c.String("module"), Test: c.Args().First()})
+			return runExplain(c.Context, explainOptions{globalOptions: globalsOf(c), Module: c.String("module"), Test: c.Args().First(), TestTimeout: c.Duration("test-timeout")})
 		},
 	}
 }
@@ -38,8 +41,9 @@ func explainCommand() *cli.Command {
 // explainOptions are explain's flags and argument.
 type explainOptions struct {
 	globalOptions
-	Module string // the module's directory
-	Test   string // the test to explain
+	Module      string        // the module's directory
+	Test        string        // the test to explain
+	TestTimeout time.Duration // bounds one test of the runs that name the polluted state; 0: none
 }
 
 // runExplain prints every finding of the module's report on o.Test, naming
@@ -47,6 +51,9 @@ type explainOptions struct {
 // finding that lacks them first.
 func runExplain(ctx context.Context, o explainOptions) error {
 	g := o.globalOptions
+	if o.TestTimeout < 0 {
+		return usageError("--test-timeout must not be negative")
+	}
 	dir, err := filepath.Abs(o.Module)
 	if err != nil {
 		return err
@@ -71,7 +78,7 @@ func runExplain(ctx context.Context, o explainOptions) error {
 	for i, f := range findings {
 		if (f.Kind == report.ODVictim || f.Kind == report.ODBrittle) && len(f.PollutedState) == 0 {
 			// A report without state was made by an older flaky or with --no-state: infer what it lacks.
-			if err := nameState(ctx, g, o.Module, findings[i:i+1], true, len(f.ProblemInvariants) == 0); err != nil {
+			if err := nameState(ctx, g, o.Module, o.TestTimeout, findings[i:i+1], true, len(f.ProblemInvariants) == 0); err != nil {
 				return err
 			}
 		}
@@ -84,10 +91,11 @@ func runExplain(ctx context.Context, o explainOptions) error {
 }
 
 // nameState runs the pipeline's annotation of findings in JVMs of the
-// module in dir: their polluted state (when names) and problem invariants
-// (when infers).
-func nameState(ctx context.Context, g globalOptions, dir string, findings []report.Finding, names, infers bool) error {
-	setup, l, err := g.openModule(ctx, dir, launcher.Options{})
+// module in dir, each test cut at testTimeout (0: none): their polluted
+// state (when names) and problem invariants (when infers).
+func nameState(ctx context.Context, g globalOptions, dir string, testTimeout time.Duration, findings []report.Finding, names, infers bool) error {
+	opts := launcher.Options{TestTimeout: testTimeout}
+	setup, l, err := g.openModule(ctx, dir, opts)
 	if err != nil {
 		return err
 	}
@@ -96,7 +104,8 @@ func nameState(ctx context.Context, g globalOptions, dir string, findings []repo
 	if err != nil {
 		return err
 	}
-	runner, err := pipeline.NewFast(g.env(setup), jars, launcher.Options{Workers: g.Workers, Notef: noteOnce(g.Stderr, "flaky: explain: note: ")})
+	opts.Workers, opts.Notef = g.Workers, noteOnce(g.Stderr, "flaky: explain: note: ")
+	runner, err := pipeline.NewFast(g.env(setup), jars, opts)
 	if err != nil {
 		return err
 	}

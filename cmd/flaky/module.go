@@ -121,7 +121,7 @@ func listModule(ctx context.Context, setup *mvn.TestSetup, l *launcher.Launcher)
 	}
 	if len(infos) == 0 {
 		if class := testLikeClass(setup.TestClassesDir); class != "" {
-			return nil, nil, "", fmt.Errorf("list tests: no tests found, yet %s is compiled: the test class path may be broken (run mvn test-compile, or remove target/flaky/cache)", class)
+			return nil, nil, "", fmt.Errorf("list tests: no tests found, yet %s is compiled: the test class path may be broken (run mvn test-compile, or %s)", class, resolveAgain(setup))
 		}
 	}
 	infos, how, err := defaultorder.Of(setup, infos, time.Now())
@@ -129,6 +129,16 @@ func listModule(ctx context.Context, setup *mvn.TestSetup, l *launcher.Launcher)
 		return nil, nil, "", err
 	}
 	return infos, launcher.IDs(infos), how, nil
+}
+
+// resolveAgain says how to have Maven resolve the module's class path
+// again: delete the files it is kept in, the shared one of other folders
+// included.
+func resolveAgain(setup *mvn.TestSetup) string {
+	if len(setup.ClasspathFiles) == 0 {
+		return "remove target/flaky/cache"
+	}
+	return "delete " + strings.Join(setup.ClasspathFiles, " and ") + " to have Maven resolve it again"
 }
 
 // testLikeClass returns the first top-level class under dir named as

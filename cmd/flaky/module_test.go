@@ -16,7 +16,7 @@ import (
 // TestListModuleNoTestsWithTestClasses: a real JVM lists no tests from a
 // class path without the test framework (what a truncated class path
 // gives), while a class named like a test is compiled: an error, not a run
-// of 0 tests.
+// of 0 tests, that names the files the class path is kept in.
 func TestListModuleNoTestsWithTestClasses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs javac and a JVM: skipped with -short")
@@ -32,7 +32,10 @@ func TestListModuleNoTestsWithTestClasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	setup := &mvn.TestSetup{ModuleDir: dir, TestClassesDir: classes, Classpath: []string{classes}}
+	// The class path came from the shared cache (item 7 of #53): the error
+	// names the files to delete, not target/flaky/cache alone.
+	own, shared := filepath.Join(dir, "target", "flaky", "cache", "classpath-1.txt"), filepath.Join(dir, "cache", "classpath", "2.txt")
+	setup := &mvn.TestSetup{ModuleDir: dir, TestClassesDir: classes, Classpath: []string{classes}, ClasspathFiles: []string{own, shared}}
 	l, err := launcher.New(globalOptions{}.env(setup), jars, launcher.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +44,9 @@ func TestListModuleNoTestsWithTestClasses(t *testing.T) {
 	_, _, _, err = listModule(context.Background(), setup, l)
 	if err == nil || !strings.Contains(err.Error(), "no tests found, yet "+filepath.Join(classes, "ATest.class")+" is compiled") {
 		t.Errorf("err %v, want no tests found although ATest is compiled", err)
+	}
+	if want := "delete " + own + " and " + shared + " to have Maven resolve it again"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err %v, want it to say %q", err, want)
 	}
 }
 

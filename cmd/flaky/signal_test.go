@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/hostile"
+	"github.com/flakyhq/flaky/internal/safewrite"
 	"github.com/flakyhq/flaky/internal/testdeadline"
 )
 
@@ -217,5 +220,38 @@ func TestSignalDuringDetectExits130(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), "failed") || strings.Contains(stderr.String(), "not stopped") {
 		t.Errorf("stopped after %s, stderr:\n%s\nwant a prompt stop, before the grace of %s, without Maven's error", took, stderr, grace)
+	}
+}
+
+// TestSignalGraceRemovesTemps: when the grace after a SIGTERM ends, the
+// temporary files of writes still under way (a rename that takes longer
+// than the grace) are removed before flaky exits (item 12 of #53: a
+// .A2PolluterTest.java.tmpNNN was left in the sources).
+func TestSignalGraceRemovesTemps(t *testing.T) {
+	dir := t.TempDir()
+	tmp, err := safewrite.CreateTemp(dir, ".A2PolluterTest.java.tmp*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp.Close()
+	exited := make(chan int, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopOnSignal(cancel, io.Discard, func(code int) { exited <- code })
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	// The grace is a second; a minute only ends a handler that never exits.
+	select {
+	case code := <-exited:
+		if code != exitInterrupted {
+			t.Errorf("exit %d, want %d", code, exitInterrupted)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no exit within a minute of the signal")
+	}
+	if ctx.Err() == nil {
+		t.Error("the commands' context was not cancelled")
+	}
+	if _, err := os.Stat(tmp.Name()); !os.IsNotExist(err) {
+		t.Errorf("%s after the exit: %v, want it removed", tmp.Name(), err)
 	}
 }

@@ -14,7 +14,11 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
+
+	"github.com/kballard/go-shellquote"
 )
 
 // DefaultTestRoots are the module's test source roots when the caller names none.
@@ -142,7 +146,19 @@ func fetchHint(dir, ref string) string {
 	if shallow, _ := git(dir, "rev-parse", "--is-shallow-repository"); shallow == "true" {
 		return ": this clone is shallow; fetch the history (git fetch --unshallow, or fetch-depth: 0 in actions/checkout, GIT_DEPTH: 0 on GitLab)"
 	}
-	return fmt.Sprintf(": fetch it first (git fetch origin %s)", strings.TrimPrefix(ref, "origin/"))
+	return fmt.Sprintf(": fetch it first (git fetch origin %s)", QuoteRef(strings.TrimPrefix(ref, "origin/")))
+}
+
+// QuoteRef is ref as messages and hints show it: quoted for a POSIX shell
+// where it needs quoting (a hint's command stays one command, whatever the
+// ref holds), and Go-quoted when it holds a control character, so that a
+// newline in it cannot start a line of its own (on GitHub Actions, a
+// line of the log that starts with :: is a workflow command).
+func QuoteRef(ref string) string {
+	if strings.IndexFunc(ref, unicode.IsControl) >= 0 {
+		return strconv.Quote(ref)
+	}
+	return shellquote.Join(ref)
 }
 
 // relModule returns the module's directory relative to the repository's

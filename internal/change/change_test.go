@@ -136,8 +136,21 @@ func TestSinceRefuses(t *testing.T) {
 		t.Errorf("outside a repository: %v", err)
 	}
 	r := newRepo(t)
-	if _, err := Since(r.dir, "origin/nope", Options{}); err == nil || !strings.Contains(err.Error(), "git fetch origin nope") {
+	if _, err := Since(r.dir, "origin/nope", Options{}); err == nil || !strings.Contains(err.Error(), "git fetch origin nope)") {
 		t.Errorf("unknown ref: %v", err)
+	}
+	// A ref the hint would run as more than one command, or whose newline
+	// would start a line of its own (a workflow command on GitHub Actions),
+	// is quoted (item 11 of #53).
+	for ref, want := range map[string]string{
+		"main; touch pwned":     `git fetch origin 'main; touch pwned')`,
+		"main\n::error::forged": `git fetch origin "main\n::error::forged")`,
+		"origin/a$(id)`b`":      "git fetch origin a\\$\\(id\\)\\`b\\`)",
+	} {
+		_, err := Since(r.dir, ref, Options{})
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("ref %q: %v, want a hint %q on one line", ref, err, want)
+		}
 	}
 	// A shallow clone lacks the base: the error says to fetch the history.
 	r.write("a.txt", "1")

@@ -13,6 +13,7 @@ import (
 	"sort"
 
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/google/renameio/v2"
 )
 
@@ -35,10 +36,14 @@ type Accepted struct {
 	Module string      `json:"module,omitempty"`
 }
 
+// MaxBaselineSize bounds the baseline LoadBaseline reads: some 100,000
+// accepted tests.
+const MaxBaselineSize = 32 << 20
+
 // LoadBaseline reads root/.flaky/baseline.json; a missing file is an empty baseline.
 func LoadBaseline(root string) (*Baseline, error) {
 	path := filepath.Join(root, BaselinePath)
-	data, err := os.ReadFile(path)
+	data, err := saferead.ReadFile(path, MaxBaselineSize, "a baseline")
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Baseline{Version: BaselineVersion}, nil
 	}

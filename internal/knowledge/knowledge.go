@@ -22,6 +22,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
@@ -140,7 +141,9 @@ func (n Note) String() string { return n.Text }
 // name (its path from the project root): under folder when one is given
 // (the module's path in it, folder itself for the root module), else
 // under flaky's cache directory, keyed by a hash of the module's absolute
-// directory and name.
+// directory and name. A folder of that path below the knowledge folder
+// (folder, or the cache directory's knowledge) that is a symbolic link is
+// an error; the knowledge folder itself may be one.
 func Dir(folder, moduleDir, name string) (string, error) {
 	if folder != "" {
 		clean := filepath.Clean(filepath.FromSlash(name))
@@ -148,15 +151,33 @@ func Dir(folder, moduleDir, name string) (string, error) {
 			return folder, nil
 		}
 		if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-			return filepath.Join(folder, key(moduleDir, name)), nil
+			return inside(folder, key(moduleDir, name))
 		}
-		return filepath.Join(folder, clean), nil
+		return inside(folder, clean)
 	}
 	cache, err := agent.CacheDir()
 	if err != nil {
 		return "", fmt.Errorf("knowledge folder: %w", err)
 	}
-	return filepath.Join(cache, "knowledge", key(moduleDir, name)), nil
+	return inside(filepath.Join(cache, "knowledge"), key(moduleDir, name))
+}
+
+// inside joins base and rel, a relative path below it, refusing one whose
+// folders (those that exist) include a symbolic link: the store is written
+// only inside base, never where a link in it leads.
+func inside(base, rel string) (string, error) {
+	dir := base
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			break // missing: Save creates the rest as folders
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return "", fmt.Errorf("knowledge folder: %s is a symbolic link; flaky keeps knowledge only inside %s", dir, base)
+		}
+	}
+	return filepath.Join(base, rel), nil
 }
 
 // key names a module by its absolute directory and its name.
@@ -169,12 +190,17 @@ func key(moduleDir, name string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// MaxSize bounds the knowledge.json Load reads, so that a store linked to a
+// huge file costs little memory: far above what a suite of 10,000 tests
+// stores.
+const MaxSize = 32 << 20
+
 // Load reads the store in dir. A missing, corrupt or stale store gives a
 // nil store and a note saying so and that the analysis is a full one; an
 // unreadable one also gives the error, which the caller may report but
 // need not stop on.
 func Load(dir string) (*Store, Note, error) {
-	data, err := os.ReadFile(filepath.Join(dir, File))
+	data, err := saferead.ReadFile(filepath.Join(dir, File), MaxSize, "a knowledge store")
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, Note{Missing, fmt.Sprintf("no knowledge at %s: full analysis", dir)}, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/hostile"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
@@ -47,6 +48,32 @@ func TestLoad(t *testing.T) {
 			}
 			if s != nil && s.Tests == nil {
 				t.Errorf("loaded store has nil tests")
+			}
+		})
+	}
+}
+
+// TestLoadRefusesHostileFiles loads a knowledge.json that is a FIFO, a
+// device, a directory or larger than MaxSize (items 5 and 9 of #53: a store
+// linked to /dev/zero read 3 GB, a FIFO blocked, 108 MB cost 674 MB): each
+// is refused at once as unreadable, with an error that says what it is,
+// and the analysis is a full one.
+func TestLoadRefusesHostileFiles(t *testing.T) {
+	for _, f := range hostile.Files(MaxSize) {
+		t.Run(f.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, File)
+			if err := f.Make(path); err != nil {
+				t.Fatal(err)
+			}
+			var s *Store
+			var note Note
+			var err error
+			if !hostile.Returns(path, func() { s, note, err = Load(dir) }) {
+				t.Fatalf("Load still reading after %v", hostile.ReadBound)
+			}
+			if s != nil || note.Kind != Unreadable || err == nil || !strings.Contains(err.Error(), f.Want) {
+				t.Errorf("Load: store %v, note %q %q, error %v; want no store, unreadable, an error saying %q", s, note.Kind, note, err, f.Want)
 			}
 		})
 	}
@@ -184,6 +211,44 @@ func TestDir(t *testing.T) {
 	}
 	if key("/m", ".") == key("/n", ".") || key("/m", ".") == key("/m", "core") {
 		t.Errorf("keys of different modules are equal")
+	}
+}
+
+// TestDirRefusesLinks: a module's folder in the knowledge folder, or a
+// folder above it there, that is a symbolic link is refused (item 10 of
+// #53: the store was written where the link led, outside the knowledge
+// folder); the same in flaky's cache directory. The knowledge folder
+// itself may be a link.
+func TestDirRefusesLinks(t *testing.T) {
+	folder, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(folder, "core")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"core", "core/api", "core/api/impl"} {
+		if got, err := Dir(folder, "/m", name); err == nil || !strings.Contains(err.Error(), filepath.Join(folder, "core")+" is a symbolic link") {
+			t.Errorf("Dir(%q) = %q, %v; want it refused", name, got, err)
+		}
+	}
+	if got, err := Dir(folder, "/m", "web/api"); err != nil || got != filepath.Join(folder, "web", "api") {
+		t.Errorf("Dir(web/api) = %q, %v", got, err)
+	}
+	// The knowledge folder itself may be a link (the user chose where it is).
+	linked := filepath.Join(t.TempDir(), "k")
+	if err := os.Symlink(folder, linked); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Dir(linked, "/m", "web"); err != nil || got != filepath.Join(linked, "web") {
+		t.Errorf("Dir in a linked knowledge folder = %q, %v", got, err)
+	}
+	cache := t.TempDir()
+	t.Setenv("FLAKY_CACHE_DIR", cache)
+	store := filepath.Join(cache, "knowledge", key("/m", "."))
+	os.MkdirAll(filepath.Dir(store), 0o755)
+	if err := os.Symlink(outside, store); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Dir("", "/m", "."); err == nil || !strings.Contains(err.Error(), store+" is a symbolic link") {
+		t.Errorf("Dir of a linked store in the cache = %q, %v; want it refused", got, err)
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/saferead"
 )
 
 // Class-data sharing (CDS): the JVM maps the classes it needs from an
@@ -280,15 +281,19 @@ func cdsKey(java string, classpath, dumpArgs []string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:24], nil
 }
 
-// fileHash is the hex SHA-256 of a file's content.
+// maxCDSFile bounds a file hashed for class-data sharing (a jar of the
+// class path, an archive): far above the tens of MiB an archive of the
+// JDK's and a module's classes takes.
+const maxCDSFile = 1 << 30
+
+// maxSumFile bounds an archive's hash file: one hex SHA-256 and a newline.
+const maxSumFile = 1 << 10
+
+// fileHash is the hex SHA-256 of a file's content: a regular file of at
+// most maxCDSFile bytes.
 func fileHash(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if err := saferead.Copy(h, path, maxCDSFile, "a file hashed for class-data sharing"); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
@@ -301,7 +306,7 @@ func (c *cds) sumFile() string { return c.archive + ".sha256" }
 // takes it for this class path (-Xshare:on fails on an archive that is
 // corrupt, from another JDK, or made with jars that changed since).
 func (c *cds) valid(ctx context.Context) bool {
-	want, err := os.ReadFile(c.sumFile())
+	want, err := saferead.ReadFile(c.sumFile(), maxSumFile, "an archive's hash")
 	if err != nil {
 		return false
 	}

@@ -2,12 +2,15 @@ package launcher
 
 import (
 	"archive/zip"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/hostile"
 )
 
 // writeJar writes a jar with the given entries (name -> content).
@@ -191,5 +194,56 @@ func TestSnapshot(t *testing.T) {
 	c.recorded(list)
 	if c.state != cdsOff {
 		t.Errorf("the run's end took its list again: state %v", c.state)
+	}
+}
+
+// TestCDSRefusesHostileCache checks an archive in the cache, or its hash
+// file, that is a FIFO, a device, a directory or over its cap (item 5 of
+// #53: a .jsa linked to /dev/zero was hashed for ever, a FIFO blocked, a
+// .jsa.sha256 linked to /dev/zero read 3 GB): the archive is not taken, at
+// once, and hashing such a file fails with an error that says what it is.
+func TestCDSRefusesHostileCache(t *testing.T) {
+	check := func(t *testing.T, c *cds, hostilePath string) {
+		t.Helper()
+		ok := true
+		if !hostile.Returns(hostilePath, func() { ok = c.valid(context.Background()) }) {
+			t.Fatalf("valid still reading after %v", hostile.ReadBound)
+		}
+		if ok {
+			t.Errorf("valid took the archive")
+		}
+	}
+	for _, f := range hostile.Files(maxCDSFile) {
+		t.Run("archive "+f.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			c := &cds{java: filepath.Join(dir, "no-java"), archive: filepath.Join(dir, "a.jsa"), tmp: dir}
+			if err := f.Make(c.archive); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(c.sumFile(), []byte(strings.Repeat("0", 64)+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			check(t, c, c.archive)
+			var err error
+			if !hostile.Returns(c.archive, func() { _, err = fileHash(c.archive) }) {
+				t.Fatalf("fileHash still reading after %v", hostile.ReadBound)
+			}
+			if err == nil || !strings.Contains(err.Error(), f.Want) {
+				t.Errorf("fileHash: %v, want an error saying %q", err, f.Want)
+			}
+		})
+	}
+	for _, f := range hostile.Files(maxSumFile) {
+		t.Run("hash file "+f.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			c := &cds{java: filepath.Join(dir, "no-java"), archive: filepath.Join(dir, "a.jsa"), tmp: dir}
+			if err := os.WriteFile(c.archive, []byte("archive"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Make(c.sumFile()); err != nil {
+				t.Fatal(err)
+			}
+			check(t, c, c.sumFile())
+		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/saferead"
 )
 
 // JVM is what the launcher knows of a java executable, read once per
@@ -84,7 +85,7 @@ func ProbeJVM(ctx context.Context, java string) (JVM, error) {
 	var file string
 	if dir, err := agent.CacheDir(); err == nil {
 		file = filepath.Join(dir, "jvm", key+".json")
-		if data, err := os.ReadFile(file); err == nil {
+		if data, err := saferead.ReadFile(file, 64<<10, "a JVM probe"); err == nil {
 			var j JVM
 			if json.Unmarshal(data, &j) == nil && j.Major > 0 {
 				jvmProbes.Store(key, j)

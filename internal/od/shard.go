@@ -3,7 +3,6 @@ package od
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/saferead"
+	"github.com/flakyhq/flaky/internal/safewrite"
 	"github.com/flakyhq/flaky/internal/testid"
 )
 
@@ -103,11 +104,11 @@ func WritePartial(dir string, p *Partial) (string, error) {
 		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, PartialName(sh))
-	tmp, err := os.CreateTemp(dir, ".shard-*.tmp")
+	tmp, err := safewrite.CreateTemp(dir, ".shard-*.tmp")
 	if err != nil {
 		return "", fmt.Errorf("write partial report: %w", err)
 	}
-	defer os.Remove(tmp.Name())
+	defer safewrite.Forget(tmp.Name())
 	_, err = tmp.Write(append(data, '\n'))
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
@@ -124,30 +125,6 @@ func WritePartial(dir string, p *Partial) (string, error) {
 // MaxPartialSize bounds a partial report file: far more than the runs of
 // a shard of a large suite take, far less than what would exhaust memory.
 const MaxPartialSize = 128 << 20
-
-// readCapped reads the regular file at path, refusing one larger than max bytes.
-func readCapped(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is larger than the %d MiB flaky reads in a partial report", path, max>>20)
-	}
-	return data, nil
-}
 
 // unknownTests are the test ids p's runs name (in their orders and
 // results) that are not in p.Tests, sorted: ids are compared without their
@@ -236,7 +213,7 @@ func ReadPartials(dirs []string) ([]*Partial, error) {
 		if len(matches) != 1 {
 			return nil, fmt.Errorf("%s: want exactly one shard-I-of-N.json (a shard's target/flaky), found %d", dir, len(matches))
 		}
-		data, err := readCapped(matches[0], MaxPartialSize)
+		data, err := saferead.ReadFile(matches[0], MaxPartialSize, "a partial report")
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flakyhq/flaky/internal/hostile"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
@@ -151,11 +152,33 @@ func TestReadPartialsValidates(t *testing.T) {
 	}
 	f.Truncate(MaxPartialSize + 1) // sparse
 	f.Close()
-	if _, err := ReadPartials([]string{huge}); err == nil || !strings.Contains(err.Error(), "larger than the 128 MiB") {
+	if _, err := ReadPartials([]string{huge}); err == nil || !strings.Contains(err.Error(), "more than the 128 MiB") {
 		t.Errorf("a huge part: %v", err)
 	}
 
 	if got := SuiteDiff([]string{"a.A#x", "a.A#z"}, suite); got != "; not in the module: a.A#y; not run by the shards: a.A#z" {
 		t.Errorf("SuiteDiff = %q", got)
+	}
+}
+
+// TestReadPartialsRefusesHostileFiles reads parts that are a FIFO, a
+// device, a directory or over MaxPartialSize (item 5 of #53: a part that
+// was a FIFO blocked merge): each is refused at once, by name.
+func TestReadPartialsRefusesHostileFiles(t *testing.T) {
+	for _, f := range hostile.Files(MaxPartialSize) {
+		t.Run(f.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "shard-1-of-1.json")
+			if err := f.Make(path); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if !hostile.Returns(path, func() { _, err = ReadPartials([]string{dir}) }) {
+				t.Fatalf("ReadPartials still reading after %v", hostile.ReadBound)
+			}
+			if err == nil || !strings.Contains(err.Error(), f.Want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("ReadPartials: %v, want an error naming %s and saying %q", err, path, f.Want)
+			}
+		})
 	}
 }

@@ -192,7 +192,7 @@ func focus(ctx context.Context, m Module, c *ChangeOptions, log Log) (*impact.Im
 		return nil, nil, fmt.Errorf("traced run of the change: %w", err)
 	}
 	im := impact.Of(c.Change, m.Tests, runs[0].Dataflow, c.Knowledge)
-	log.logf(StageOrders)("change since %s: %s", c.Change.Ref, im.Summary())
+	log.logf(StageOrders)("change since %s: %s", change.QuoteRef(c.Change.Ref), im.Summary())
 	return im, runs[0], nil
 }
 
@@ -282,7 +282,7 @@ func splitMembers(ctx context.Context, ch *change.Change, java string, log Log) 
 		_, old, errb := split(before, okb)
 		pkg, cur, erra := split(after, oka)
 		if err := errors.Join(errb, erra); err != nil {
-			log.logf(StageOrders)("change since %s: %s counts as changed as a whole: %v", ch.Ref, c, err)
+			log.logf(StageOrders)("change since %s: %s counts as changed as a whole: %v", change.QuoteRef(ch.Ref), c, err)
 			ch.Members[c] = &change.Members{Whole: "its source does not parse"}
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/change"
 	"github.com/flakyhq/flaky/internal/dataflow"
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
@@ -32,7 +33,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	d := opts.Detect
 	if d.Change != nil {
 		if why := d.Change.Inert(); why != "" {
-			log.logf(StageOrders)("change since %s: %s", d.Change.Change.Ref, why)
+			log.logf(StageOrders)("change since %s: %s", change.QuoteRef(d.Change.Change.Ref), why)
 			res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(d.Change.Change, nil, why))
 			return nil
 		}
@@ -77,7 +78,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	switch {
 	case d.Change != nil && d.Change.Change.Everything():
 		why := everything(d.Change.Change)
-		log.logf(StageOrders)("change since %s: %s", d.Change.Change.Ref, why)
+		log.logf(StageOrders)("change since %s: %s", change.QuoteRef(d.Change.Change.Ref), why)
 		res.Report.Stats.Change = addChange(res.Report.Stats.Change, everyTest(d.Change.Change, m.Tests, why))
 	case d.Change != nil && d.Change.full != "":
 		// Without knowledge nothing tells a new flaky test from an old one:

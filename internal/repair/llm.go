@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/internal/testid"
@@ -28,18 +29,28 @@ const DefaultLLMIterations = 5
 type LLMConfig struct {
 	URL        string // the API base, e.g. http://localhost:11434/v1
 	Model      string
-	APIKey     string // optional
-	Iterations int    // 0 means DefaultLLMIterations
+	APIKey     string        // optional
+	Iterations int           // 0 means DefaultLLMIterations
+	Timeout    time.Duration // one request's; 0 means DefaultLLMTimeout
 }
 
-// LLMFromEnv reads FLAKY_LLM_URL, FLAKY_LLM_MODEL and FLAKY_LLM_API_KEY; nil
-// and the reason when the loop cannot run.
+// LLMFromEnv reads FLAKY_LLM_URL, FLAKY_LLM_MODEL, FLAKY_LLM_API_KEY and
+// FLAKY_LLM_TIMEOUT (a duration); nil and the reason when the loop cannot
+// run.
 func LLMFromEnv(getenv func(string) string) (*LLMConfig, string) {
 	url, model := getenv("FLAKY_LLM_URL"), getenv("FLAKY_LLM_MODEL")
 	if url == "" || model == "" {
 		return nil, "LLM loop skipped: set FLAKY_LLM_URL and FLAKY_LLM_MODEL (and FLAKY_LLM_API_KEY if the endpoint needs one) to use it"
 	}
-	return &LLMConfig{URL: url, Model: model, APIKey: getenv("FLAKY_LLM_API_KEY")}, ""
+	cfg := &LLMConfig{URL: url, Model: model, APIKey: getenv("FLAKY_LLM_API_KEY")}
+	if v := getenv("FLAKY_LLM_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, fmt.Sprintf("LLM loop skipped: FLAKY_LLM_TIMEOUT=%q is not a positive duration such as 5m", v)
+		}
+		cfg.Timeout = d
+	}
+	return cfg, ""
 }
 
 // llm is FlakyDoctor's loop: a prompt built from the localised evidence, the
@@ -52,9 +63,7 @@ func (r *run) llm(ctx context.Context, f report.Finding) (*candidate, []string, 
 	if iterations <= 0 {
 		iterations = DefaultLLMIterations
 	}
-	cc := openai.DefaultConfig(cfg.APIKey)
-	cc.BaseURL = strings.TrimSuffix(cfg.URL, "/")
-	client := openai.NewClientWithConfig(cc)
+	client := newLLMClient(cfg)
 
 	p, err := r.problem(ctx, f)
 	if err != nil {
@@ -69,7 +78,7 @@ func (r *run) llm(ctx context.Context, f report.Finding) (*candidate, []string, 
 	for i := 1; i <= iterations; i++ {
 		prompt := p.prompt(history)
 		base := filepath.Join(logDir, fmt.Sprintf("%s.%d", fileName(f.Test), i))
-		if err := os.WriteFile(base+".prompt.md", []byte(prompt), 0o644); err != nil {
+		if err := writeLLMLog(base+".prompt.md", prompt); err != nil {
 			return nil, nil, "", fmt.Errorf("log prompt: %w", err)
 		}
 		resp, err := client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
@@ -81,13 +90,13 @@ func (r *run) llm(ctx context.Context, f report.Finding) (*candidate, []string, 
 			},
 		})
 		if err != nil {
-			return nil, nil, fmt.Sprintf("the endpoint failed in iteration %d: %v", i, err), nil
+			return nil, nil, fmt.Sprintf("the endpoint failed in iteration %d: %s", i, endpointFailure(err, cfg)), nil
 		}
 		if len(resp.Choices) == 0 {
 			return nil, nil, fmt.Sprintf("the endpoint returned no answer in iteration %d", i), nil
 		}
 		answer := resp.Choices[0].Message.Content
-		if err := os.WriteFile(base+".answer.md", []byte(answer), 0o644); err != nil {
+		if err := writeLLMLog(base+".answer.md", answer); err != nil {
 			return nil, nil, "", fmt.Errorf("log answer: %w", err)
 		}
 		c, stitched, fb, err := r.stitch(ctx, p, answer)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/internal/report"
@@ -206,8 +207,16 @@ func TestLLMFromEnv(t *testing.T) {
 		t.Errorf("without variables: %+v, %q", c, why)
 	}
 	env["FLAKY_LLM_URL"], env["FLAKY_LLM_MODEL"] = "http://localhost:11434/v1", "qwen"
-	if c, why := LLMFromEnv(get); c == nil || c.Model != "qwen" || why != "" {
+	if c, why := LLMFromEnv(get); c == nil || c.Model != "qwen" || c.Timeout != 0 || why != "" {
 		t.Errorf("with variables: %+v, %q", c, why)
+	}
+	env["FLAKY_LLM_TIMEOUT"] = "30s"
+	if c, why := LLMFromEnv(get); c == nil || c.Timeout != 30*time.Second || why != "" {
+		t.Errorf("with a timeout: %+v, %q", c, why)
+	}
+	env["FLAKY_LLM_TIMEOUT"] = "soon"
+	if c, why := LLMFromEnv(get); c != nil || !strings.Contains(why, `FLAKY_LLM_TIMEOUT="soon"`) {
+		t.Errorf("with a bad timeout: %+v, %q", c, why)
 	}
 }
 

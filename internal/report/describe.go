@@ -3,9 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
-	"os"
+	"math"
 	"path/filepath"
 	"strings"
+
+	"github.com/flakyhq/flaky/internal/saferead"
 )
 
 // Title is a kind's name for people: "order-dependent victim".
@@ -104,7 +106,7 @@ func ReadPatch(dir, path string) string {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
-	f, err := os.Open(path)
+	f, _, err := saferead.Open(path, math.MaxInt64, "a patch")
 	if err != nil {
 		return ""
 	}

@@ -5,12 +5,12 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 
+	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/flakyhq/flaky/surefire"
 	"github.com/google/renameio/v2"
 )
@@ -462,17 +462,9 @@ const MaxReportSize = 128 << 20
 
 // Read loads a report and refuses versions newer than this package knows.
 func Read(path string) (*Report, error) {
-	f, err := os.Open(path)
+	data, err := saferead.ReadFile(path, MaxReportSize, "a report")
 	if err != nil {
 		return nil, fmt.Errorf("reading report: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxReportSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading report: %w", err)
-	}
-	if len(data) > MaxReportSize {
-		return nil, fmt.Errorf("reading report: %s is larger than the %d MiB flaky reads", path, MaxReportSize>>20)
 	}
 	var r Report
 	if err := json.Unmarshal(data, &r); err != nil {

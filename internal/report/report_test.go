@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/flakyhq/flaky/internal/hostile"
 )
 
 func TestWriteRead(t *testing.T) {
@@ -85,17 +87,23 @@ func TestEvidenceSetOrder(t *testing.T) {
 }
 
 // TestReadRefusesHugeReports: a report.json beyond MaxReportSize is an
-// error, not gigabytes of memory.
+// error, not gigabytes of memory, and one that is a FIFO, a device or a
+// directory is refused at once.
 func TestReadRefusesHugeReports(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "report.json")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Truncate(MaxReportSize + 1) // sparse
-	f.Close()
-	if _, err := Read(path); err == nil || !strings.Contains(err.Error(), "larger than the 128 MiB") {
-		t.Errorf("err %v", err)
+	for _, f := range hostile.Files(MaxReportSize) {
+		t.Run(f.Name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "report.json")
+			if err := f.Make(path); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if !hostile.Returns(path, func() { _, err = Read(path) }) {
+				t.Fatalf("Read still reading after %v", hostile.ReadBound)
+			}
+			if err == nil || !strings.Contains(err.Error(), f.Want) {
+				t.Errorf("err %v, want one saying %q", err, f.Want)
+			}
+		})
 	}
 }
 

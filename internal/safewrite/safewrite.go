@@ -46,13 +46,14 @@ func Backup(name string, data []byte, perm os.FileMode) (string, error) {
 // Atomic writes data to path through a temporary file in the same
 // directory and a rename, so readers see the old or the new file, never a
 // part; the file gets exactly perm. Concurrent writers of the same data are
-// safe.
+// safe. The temporary file is removed on every exit path, a signal's
+// included (see RemoveTemps).
 func Atomic(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
+	defer Forget(tmp.Name())
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return err

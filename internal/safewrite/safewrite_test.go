@@ -66,3 +66,32 @@ func TestCheckDir(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveTemps: a temporary file CreateTemp made and nobody forgot (a
+// write a signal cut short) is removed by RemoveTemps; Atomic forgets its
+// own once it returns, so RemoveTemps later touches nothing of it.
+func TestRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	f, err := CreateTemp(dir, ".A.java.tmp*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	path := filepath.Join(dir, "B.java")
+	if err := Atomic(path, []byte("b"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	temps.Lock()
+	tracked := len(temps.names)
+	temps.Unlock()
+	if tracked != 1 {
+		t.Errorf("%d temporary files tracked, want the one not forgotten", tracked)
+	}
+	RemoveTemps()
+	if _, err := os.Stat(f.Name()); !os.IsNotExist(err) {
+		t.Errorf("%s after RemoveTemps: %v, want it gone", f.Name(), err)
+	}
+	if data, err := os.ReadFile(path); err != nil || string(data) != "b" {
+		t.Errorf("B.java after RemoveTemps: %q, %v", data, err)
+	}
+}

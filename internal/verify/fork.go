@@ -44,11 +44,8 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 		if err != nil {
 			return err
 		}
-		lopts := launcher.Options{Workers: cfg.Workers, Notef: notef(cfg)}
-		if cfg.Progress != nil {
-			lopts.Ran = func(*launcher.Result) { cfg.Progress.Ran() }
-		}
-		if m.Fast, err = pipeline.NewFast(envOf(rec, cfg.Java), jars, lopts); err != nil {
+		// The analysis's JVMs cut a hanging test as the reruns' do.
+		if m.Fast, err = pipeline.NewFast(envOf(rec, cfg.Java), jars, launcherOptions(cfg, rec)); err != nil {
 			return err
 		}
 		defer m.Fast.Close()

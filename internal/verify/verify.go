@@ -369,8 +369,9 @@ func unaffected(rep *report.Report) []string {
 	return dropped
 }
 
-// launcherOptions are the options of the launchers of the fork rec:
-// every run, reruns, order-dependence analysis and chaos alike, cuts a test
+// launcherOptions are the options of every launcher verify starts for the
+// fork rec (reruns, the order-dependence analysis's fast JVMs, chaos and
+// repair's sandbox take them from here): every run cuts a test
 // at the test timeout: Config.TestTimeout when set, else the one the
 // provider applied in the fork (-Dflaky.testTimeout), else
 // DefaultTestTimeout.
