@@ -26,15 +26,18 @@ func TestResumeAfterEarlyEnd(t *testing.T) {
 			t.Errorf("%s listed with dynamic=%v, want %v", ti.ID, ti.Dynamic, want)
 		}
 	}
-	l, err := newLauncher(p.setup, javaBin(), launcher.Options{TestTimeout: 3 * time.Second, RunTimeout: time.Minute})
+	stable := p.expected.Fixture.Stable
+	hang, exit := p.expected.Fixture.Hangs[0], p.expected.Fixture.Exits[0]
+	order := []string{stable[0], hang, stable[1], exit, param}
+	// A fixed 3 s test timeout fired on a busy machine before the first
+	// test began: the JVM that hangs then had no result to resume after.
+	lim := measureHangLimits(t, p, []string{stable[0], stable[1], param})
+	l, err := newLauncher(p.setup, javaBin(), launcher.Options{TestTimeout: lim.Test, RunTimeout: lim.Run})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	stable := p.expected.Fixture.Stable
-	hang, exit := p.expected.Fixture.Hangs[0], p.expected.Fixture.Exits[0]
-	order := []string{stable[0], hang, stable[1], exit, param}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := lim.context(3)
 	defer cancel()
 	r, err := l.RunWith(ctx, order, launcher.RunOptions{Resume: true})
 	if err != nil {
@@ -123,17 +126,21 @@ func TestChaosResumesAfterHang(t *testing.T) {
 func TestHandoffInRealJVMs(t *testing.T) {
 	t.Parallel()
 	p := fixture(t, "jupiter5")
-	l, err := newLauncher(p.setup, javaBin(), launcher.Options{TestTimeout: 3 * time.Second, RunTimeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
 	hang := p.expected.Fixture.Hangs[0]
 	const alpha, beta = "fixture.jupiter5.AlphaTest", "fixture.jupiter5.BetaTest"
 	order := []string{hang, "fixture.jupiter5.MisbehavingTest#passes", alpha + "#one", alpha + "#two",
 		"fixture.jupiter5.AuditLogTest#writesAuditEntry", beta + "#one", "fixture.jupiter5.ChecksumTest#knownValues",
 		"fixture.jupiter5.SlugifierTest#stripsPunctuation"}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// A fixed 3 s test timeout ended the JVM on a busy machine before its
+	// first test began: no hang to hand the rest over from.
+	lim := measureHangLimits(t, p, order[1:])
+	l, err := newLauncher(p.setup, javaBin(), launcher.Options{TestTimeout: lim.Test, RunTimeout: lim.Run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	// The hung JVM, the one resumed after it, and the one that runs the rest.
+	ctx, cancel := lim.context(3)
 	defer cancel()
 	h := launcher.NewHandoff()
 	type split struct {
@@ -141,14 +148,26 @@ func TestHandoffInRealJVMs(t *testing.T) {
 		ok       bool
 	}
 	asked := make(chan split, 1)
+	ran := make(chan struct{})
 	go func() {
-		for h.Left() == 0 && ctx.Err() == nil {
-			time.Sleep(10 * time.Millisecond)
+		// Polls for the event (a JVM that has entries left has started a
+		// test), up to the run's end: a run that never gets there fails
+		// below at once rather than at the context's deadline.
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for h.Left() == 0 {
+			select {
+			case <-ran:
+				asked <- split{}
+				return
+			case <-tick.C:
+			}
 		}
 		from, to, ok := h.Split()
 		asked <- split{from, to, ok}
 	}()
 	r, err := l.RunWith(ctx, order, launcher.RunOptions{Resume: true, Handoff: h})
+	close(ran)
 	if err != nil {
 		t.Fatal(err)
 	}
