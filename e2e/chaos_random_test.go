@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/internal/launcher"
 )
 
 // TestChaosRandom runs `flaky chaos` on the chaos-random fixture in the
@@ -19,7 +20,12 @@ func TestChaosRandom(t *testing.T) {
 	t.Parallel()
 	needsTools(t)
 	bin := flakyBin(t)
-	chaosModesExact(t, bin, "chaos-random", "--test-timeout", "20s")
+	// A test that hung would be cut and reported; the test timeout is three
+	// unperturbed runs of the suite on this machine, at least 20 s (a fixed
+	// 20 s can end a busy machine's JVM before its first test).
+	p := fixture(t, "chaos-random")
+	lim := measureAnalysisLimits(t, p.setup, launcher.Options{}, listTests(t, p), len(chaos.Strategies)+1, 20*time.Second)
+	chaosModesExact(t, bin, "chaos-random", "--test-timeout", lim.Test.Round(time.Second).String())
 	t.Run("constant extreme", func(t *testing.T) {
 		t.Parallel()
 		res, e := libraryChaosRun(t, "chaos-random", "RANDOM_MAX", "random.limit=0", 5*time.Second)

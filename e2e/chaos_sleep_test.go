@@ -19,9 +19,18 @@ func TestChaosSleep(t *testing.T) {
 	t.Parallel()
 	needsTools(t)
 	bin := flakyBin(t)
-	chaosModesExact(t, bin, "chaos-sleep", "--test-timeout", "30s", "--budget", "15m")
+	// The test timeout and the budget (which single mode needs to reach the
+	// sleep strategies) are sized from an unperturbed run of the suite on
+	// this machine, at least 30 s and 15 minutes (measureAnalysisLimits).
+	p := fixture(t, "chaos-sleep")
+	lim := measureAnalysisLimits(t, p.setup, launcher.Options{}, listTests(t, p), len(chaos.Strategies)+1, 30*time.Second)
+	budget := max(15*time.Minute, lim.Budget)
+	chaosModesExact(t, bin, "chaos-sleep", "--test-timeout", lim.Test.Round(time.Second).String(), "--budget", budget.Round(time.Second).String())
 	t.Run("every sleep lengthened", func(t *testing.T) {
 		t.Parallel()
+		// The polling test's 150 sleeps, each 2 s longer, take 300 s: a
+		// hang at the test timeout (libraryChaosRun's: three unperturbed
+		// runs of the suite, at least 10 s) unless one such run takes 100 s.
 		res, e := libraryChaosRun(t, "chaos-sleep", "SLEEP_INCREASE", "sleep.limit=0", 10*time.Second)
 		for _, test := range append(slices.Clone(e.Fixture.Stable), e.Findings[0].Test) {
 			i := slices.IndexFunc(res.Findings, func(f chaos.Finding) bool { return f.Test == test })

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/flakyhq/flaky/internal/dataflow"
 	"github.com/flakyhq/flaky/internal/launcher"
@@ -24,7 +23,7 @@ import (
 func TestDataflow(t *testing.T) {
 	t.Parallel()
 	p := fixture(t, "dataflow")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), callSafetyNet)
 	defer cancel()
 	infos, err := p.launcher.List(ctx, launcher.Selection{TestClassesDir: p.setup.TestClassesDir})
 	if err != nil {
@@ -117,7 +116,7 @@ func nonNil(groups [][]string) [][]string {
 func TestDataflowJUnit4(t *testing.T) {
 	t.Parallel()
 	p := fixture(t, "junit4")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), callSafetyNet)
 	defer cancel()
 	infos, err := p.launcher.List(ctx, launcher.Selection{TestClassesDir: p.setup.TestClassesDir, Includes: p.setup.Includes, Excludes: p.setup.Excludes})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
@@ -204,7 +203,7 @@ func TestListMatchesExpectedDefaultOrder(t *testing.T) {
 
 func list(t *testing.T, p *prepared) []launcher.TestInfo {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), callSafetyNet)
 	defer cancel()
 	infos, err := p.launcher.List(ctx, launcher.Selection{
 		TestClassesDir: p.setup.TestClassesDir,
@@ -300,7 +299,7 @@ func TestMockitoWithAgent(t *testing.T) {
 		for _, java := range jdks {
 			t.Run(name+"/"+filepath.Base(filepath.Dir(filepath.Dir(java))), func(t *testing.T) {
 				p := fixture(t, name)
-				l, err := newLauncher(p.setup, java, launcher.Options{RunTimeout: 2 * time.Minute})
+				l, err := newLauncher(p.setup, java, launcher.Options{RunTimeout: jvmSafetyNet})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -333,7 +332,7 @@ func TestOtherJDK(t *testing.T) {
 	for _, name := range []string{"junit4", "jupiter6"} {
 		t.Run(name, func(t *testing.T) {
 			p := fixture(t, name)
-			l, err := newLauncher(p.setup, java, launcher.Options{RunTimeout: 2 * time.Minute})
+			l, err := newLauncher(p.setup, java, launcher.Options{RunTimeout: jvmSafetyNet})
 			if err != nil {
 				t.Fatal(err)
 			}

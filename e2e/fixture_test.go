@@ -72,6 +72,17 @@ func (e *expected) ofKind(kind string) []finding {
 	return out
 }
 
+// Safety nets: bounds on work that does not hang, which only a launcher
+// or tool that never ends its work reaches. A JVM of a whole fixture takes
+// seconds on a quiet machine and about a minute beside 16 spinners on two
+// cores; a call of many JVMs or a Maven build, minutes there. The nets are
+// ten times that, so a slow machine makes no test fail on them, and a hang
+// still ends the test before the suite's own timeout.
+const (
+	jvmSafetyNet  = 10 * time.Minute // launcher.Options.RunTimeout of runs that do not hang
+	callSafetyNet = 30 * time.Minute // a context for a call that runs JVMs or Maven
+)
+
 // prepared is a fixture copied to a scratch directory, compiled, with its
 // test setup and a launcher for it.
 type prepared struct {
@@ -214,7 +225,7 @@ func fixture(t *testing.T, name string) *prepared {
 func prepare(t *testing.T, name, java string) (*prepared, error) {
 	dir := copyFixture(t, name)
 	p := &prepared{name: name, dir: dir, expected: readExpected(t, dir)}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), callSafetyNet)
 	defer cancel()
 	var log bytes.Buffer
 	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Log: &log})
@@ -223,7 +234,7 @@ func prepare(t *testing.T, name, java string) (*prepared, error) {
 	}
 	p.setup = setup
 	// Class-data sharing, as detect and verify use it: JVMs start faster.
-	p.launcher, err = newLauncher(setup, java, launcher.Options{RunTimeout: 2 * time.Minute, CDSDir: launcher.CDSCache()})
+	p.launcher, err = newLauncher(setup, java, launcher.Options{RunTimeout: jvmSafetyNet, CDSDir: launcher.CDSCache()})
 	return p, err
 }
 
@@ -245,7 +256,7 @@ func newLauncher(setup *mvn.TestSetup, java string, opts launcher.Options) (*lau
 // runOrders runs the orders in parallel and fails the test on infrastructure errors.
 func runOrders(t *testing.T, l *launcher.Launcher, orders ...[]string) []*launcher.Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), callSafetyNet)
 	defer cancel()
 	res, err := l.RunAll(ctx, orders)
 	if err != nil {

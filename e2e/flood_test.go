@@ -13,9 +13,10 @@ import (
 )
 
 // portWaitingJava is a java wrapper: a JVM started with the flaky agent
-// writes the driver's port to $FLAKY_E2E_PORT and waits (up to 10 s) for
+// writes the driver's port to $FLAKY_E2E_PORT and waits for
 // $FLAKY_E2E_PORT.flooded before it starts, so that it connects amid the
-// test's flood; every other invocation is plain java.
+// test's flood (up to 10 minutes, which only a test that is gone without
+// writing it leaves to run out); every other invocation is plain java.
 const portWaitingJava = `#!/bin/sh
 port=
 for a in "$@"; do
@@ -24,7 +25,7 @@ done
 if [ -n "$port" ]; then
 	printf '%s\n' "$port" >"$FLAKY_E2E_PORT.tmp" && mv "$FLAKY_E2E_PORT.tmp" "$FLAKY_E2E_PORT"
 	i=0
-	while [ ! -e "$FLAKY_E2E_PORT.flooded" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+	while [ ! -e "$FLAKY_E2E_PORT.flooded" ] && [ $i -lt 6000 ]; do sleep 0.1; i=$((i+1)); done
 fi
 exec "$REAL_JAVA" "$@"
 `
@@ -48,21 +49,33 @@ func TestRunOrderUnderConnectionFlood(t *testing.T) {
 	undisturbed := time.Since(start)
 	stop := func() int { return 0 }
 	var flooded time.Time
+	// Bounds that only a run that never gets there reaches: the
+	// undisturbed run above, start to end, five times over (at least a
+	// minute) for a JVM to start, and for 400 local connections to be made.
+	bound := max(time.Minute, 5*undisturbed)
+	release := func() {
+		if err := os.WriteFile(portFile+".flooded", nil, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
 	got, stderr := runOrder(wrapper, func() {
+		defer release() // a failing test lets the JVM go on, too
 		var port []byte
-		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(bound); ; time.Sleep(20 * time.Millisecond) {
 			if port, _ = os.ReadFile(portFile); len(port) > 0 {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatal("no JVM with the flaky agent started within 60 s")
+				t.Fatalf("no JVM with the flaky agent started within %s", bound.Round(time.Second))
 			}
 		}
-		stop = floodIdle("127.0.0.1:"+strings.TrimSpace(string(port)), 400)
+		var connected <-chan struct{}
+		stop, connected = floodIdle("127.0.0.1:"+strings.TrimSpace(string(port)), 400)
 		t.Cleanup(func() { stop() })
-		time.Sleep(500 * time.Millisecond) // the flood is in place
-		if err := os.WriteFile(portFile+".flooded", nil, 0o644); err != nil {
-			t.Fatal(err)
+		select { // the flood is in place: 400 connections made, more than flaky keeps pending
+		case <-connected:
+		case <-time.After(bound):
+			t.Fatalf("the flood did not make its 400 connections within %s", bound.Round(time.Second))
 		}
 		flooded = time.Now()
 	})
@@ -78,9 +91,10 @@ func TestRunOrderUnderConnectionFlood(t *testing.T) {
 
 // floodIdle keeps n idle connections to addr open, dialing each again 20 ms
 // after the server closes it; the function it returns ends the flood and
-// returns how many connections it opened.
-func floodIdle(addr string, n int) func() int {
-	done := make(chan struct{})
+// returns how many connections it opened, and the channel is closed once
+// n connections were made.
+func floodIdle(addr string, n int) (func() int, <-chan struct{}) {
+	done, connected := make(chan struct{}), make(chan struct{})
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	dialed := 0
@@ -92,6 +106,9 @@ func floodIdle(addr string, n int) func() int {
 				if c, err := net.Dial("tcp", addr); err == nil {
 					mu.Lock()
 					dialed++
+					if dialed == n {
+						close(connected)
+					}
 					mu.Unlock()
 					closed := make(chan struct{})
 					go func() {
@@ -118,5 +135,5 @@ func floodIdle(addr string, n int) func() int {
 		mu.Lock()
 		defer mu.Unlock()
 		return dialed
-	}
+	}, connected
 }

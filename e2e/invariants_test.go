@@ -29,7 +29,7 @@ func TestProblemInvariants(t *testing.T) {
 	t.Parallel()
 	needsTools(t)
 	dir := copyFixture(t, "invariants")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), callSafetyNet)
 	t.Cleanup(cancel)
 	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{})
 	if err != nil {
@@ -37,7 +37,7 @@ func TestProblemInvariants(t *testing.T) {
 	}
 	fast := *setup // the short JVMs of the analysis, as detect starts them
 	fast.ArgLine = launcher.FastStart(launcher.Env{JVMArgs: setup.ArgLine}).JVMArgs
-	l, err := newLauncher(&fast, javaBin(), launcher.Options{RunTimeout: 2 * time.Minute})
+	l, err := newLauncher(&fast, javaBin(), launcher.Options{RunTimeout: jvmSafetyNet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestProblemInvariants(t *testing.T) {
 	// The whole polluted order traced once, written as Daikon's files and read back.
 	t.Run("daikon", func(t *testing.T) {
 		t.Parallel()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // its own: a parallel subtest starts when a slot frees, not when its parent ran
+		ctx, cancel := context.WithTimeout(context.Background(), callSafetyNet) // its own: a parallel subtest starts when a slot frees, not when its parent ran
 		defer cancel()
 		order := []string{tests[1].before, tests[1].test, tests[0].before, tests[0].test, tests[3].before, tests[3].test}
 		r, err := l.RunWith(ctx, order, launcher.RunOptions{AgentOptions: invariants.AgentOptions})
@@ -118,7 +118,7 @@ func TestProblemInvariants(t *testing.T) {
 	})
 	t.Run("findings", func(t *testing.T) {
 		t.Parallel()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // its own: a parallel subtest starts when a slot frees, not when its parent ran
+		ctx, cancel := context.WithTimeout(context.Background(), callSafetyNet) // its own: a parallel subtest starts when a slot frees, not when its parent ran
 		defer cancel()
 		targets := make([]invariants.Target, len(tests))
 		findings := make([]report.Finding, len(tests))

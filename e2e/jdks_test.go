@@ -87,7 +87,7 @@ func TestJDKMatrix(t *testing.T) {
 							// To a file: the log is longer than the output a result keeps.
 							setup.ArgLine = append(slices.Clone(setup.ArgLine), "-Xlog:class+load=info:file="+filepath.Join(logs, "load-%p.log"))
 						}
-						l, err := newLauncher(&setup, java, launcher.Options{RunTimeout: 2 * time.Minute, CDSDir: cache})
+						l, err := newLauncher(&setup, java, launcher.Options{RunTimeout: jvmSafetyNet, CDSDir: cache})
 						if err != nil {
 							t.Fatal(err)
 						}

@@ -323,7 +323,10 @@ func verifyFindsExpectedWith(t *testing.T, mvnBin, dir, strategy string, sameAsD
 	e := readExpected(t, dir)
 	flakyInit(t, dir)
 	const secret = "do-not-record-this-token"
-	args := []string{"-Pflaky", "verify", "-Dflaky.gate=off", "-Dflaky.budget=3m"}
+	// No -Dflaky.budget: verify sizes it from the fork's run measured on
+	// this machine (and grows it for its confirmations); a fixed one can
+	// run out on a busy machine and drop findings.
+	args := []string{"-Pflaky", "verify", "-Dflaky.gate=off"}
 	if strategy != "" {
 		args = append(args, "-Dflaky.strategy="+strategy)
 	}

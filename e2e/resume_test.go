@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"maps"
 	"slices"
 	"testing"
@@ -69,17 +68,21 @@ func TestChaosResumesAfterHang(t *testing.T) {
 	setup := *p.setup
 	setup.SysProps = maps.Clone(setup.SysProps)
 	setup.SysProps["fixture.chaos.hangs"] = "true"
-	l, err := newLauncher(&setup, javaBin(), launcher.Options{TestTimeout: 8 * time.Second, RunTimeout: 2 * time.Minute})
+	const hang, latent, stable = "fixture.chaos.UniformLongTest#drawsBelowTheBound", "fixture.chaos.TicketPoolTest#drawsATicket", "fixture.chaos.StableTest#boundedRandomIndex"
+	// The timeouts and the budget are sized from an unperturbed run of the
+	// three tests (the hang ends unperturbed) on this machine: a fixed 8 s
+	// test timeout fired on a busy one before the first test began.
+	lim := measureAnalysisLimits(t, &setup, launcher.Options{}, []string{hang, latent, stable}, 2, 8*time.Second)
+	l, err := newLauncher(&setup, javaBin(), launcher.Options{TestTimeout: lim.Test, RunTimeout: lim.Run})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	const hang, latent, stable = "fixture.chaos.UniformLongTest#drawsBelowTheBound", "fixture.chaos.TicketPoolTest#drawsATicket", "fixture.chaos.StableTest#boundedRandomIndex"
 	randomMax, err := chaos.Parse("RANDOM_MAX")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := lim.context(0)
 	defer cancel()
 	res, err := chaos.Run(ctx, l, chaos.Config{
 		Tests:      []string{hang, latent, stable},
@@ -87,6 +90,7 @@ func TestChaosResumesAfterHang(t *testing.T) {
 		Strategies: randomMax,
 		// Every draw the boundary: the rejection-sampling loop never ends.
 		Settings: chaos.Settings{Roots: chaos.RootsFor(setup.ModuleDir, setup.ClassesDir, setup.TestClassesDir), Params: []string{"random.limit=0"}},
+		Budget:   lim.Budget,
 		Logf:     t.Logf,
 	})
 	if err != nil {

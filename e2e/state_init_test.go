@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
@@ -48,7 +47,7 @@ func TestStateWhileInstanceBuilt(t *testing.T) {
 	if err := json.Unmarshal(data, &modules); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), callSafetyNet)
 	defer cancel()
 	for _, raw := range modules.Modules {
 		var want stateExpected
@@ -68,7 +67,7 @@ func TestStateWhileInstanceBuilt(t *testing.T) {
 			t.Run("invariants", func(t *testing.T) {
 				fast := *setup
 				fast.ArgLine = launcher.FastStart(launcher.Env{JVMArgs: setup.ArgLine}).JVMArgs
-				l, err := newLauncher(&fast, javaBin(), launcher.Options{RunTimeout: 2 * time.Minute})
+				l, err := newLauncher(&fast, javaBin(), launcher.Options{RunTimeout: jvmSafetyNet})
 				if err != nil {
 					t.Fatal(err)
 				}

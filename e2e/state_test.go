@@ -51,7 +51,7 @@ func TestPollutedState(t *testing.T) {
 		t.Fatal(err)
 	}
 	module := filepath.Join(dir, want.Module)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), callSafetyNet)
 	defer cancel()
 	setup, err := mvn.Prepare(ctx, module, mvn.PrepareOptions{})
 	if err != nil {
@@ -106,7 +106,7 @@ func checkPollutedState(ctx context.Context, t *testing.T, setup *mvn.TestSetup,
 		t.Fatal(jarsErr)
 	}
 	env := launcher.Env{Java: java, Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{RunTimeout: 2 * time.Minute})
+	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{RunTimeout: jvmSafetyNet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func checkWarmResets(ctx context.Context, t *testing.T, setup *mvn.TestSetup, wa
 		t.Fatal(jarsErr)
 	}
 	env := launcher.Env{Java: javaBin(), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
-	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{RunTimeout: 2 * time.Minute})
+	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{RunTimeout: jvmSafetyNet})
 	if err != nil {
 		t.Fatal(err)
 	}
