@@ -12,6 +12,7 @@ import (
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
 )
@@ -157,7 +158,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	if cfg.Focus != nil {
 		known = d.Change.knownAs
 	}
-	if err := annotateNew(ctx, m, findings, known, stateHint(cfg.Focus), !d.NoState, !d.NoInvariants, log, opts.Debug, res); err != nil {
+	if err := annotateNew(ctx, m, opts.Progress, findings, known, stateHint(cfg.Focus), !d.NoState, !d.NoInvariants, log, opts.Debug, res); err != nil {
 		return err
 	}
 	rep := res.Report
@@ -177,7 +178,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 
 // annotateNew annotates the findings known does not hold (nil: all of
 // them), in place.
-func annotateNew(ctx context.Context, m Module, findings []report.Finding, known func(report.Finding) bool, hint func(report.Finding) []string, names, infers bool, log, debug Log, res *Result) error {
+func annotateNew(ctx context.Context, m Module, prog *progress.Tracker, findings []report.Finding, known func(report.Finding) bool, hint func(report.Finding) []string, names, infers bool, log, debug Log, res *Result) error {
 	var at []int
 	var fresh []report.Finding
 	for i, f := range findings {
@@ -188,7 +189,7 @@ func annotateNew(ctx context.Context, m Module, findings []report.Finding, known
 	if len(fresh) == 0 {
 		return nil
 	}
-	if err := annotate(ctx, m, fresh, hint, names, infers, m.Tests, log, debug, res); err != nil {
+	if err := annotate(ctx, m, prog, fresh, hint, names, infers, m.Tests, log, debug, res); err != nil {
 		return err
 	}
 	for j, i := range at {
@@ -219,12 +220,14 @@ func stateHint(f *od.Focus) func(report.Finding) []string {
 
 // annotate names and confirms the polluted state (when names; hint as for
 // state.Annotate) and infers the problem invariants (when infers, with
-// reset methods searched in suite) of the OD findings, in m's fast JVMs.
-func annotate(ctx context.Context, m Module, findings []report.Finding, hint func(report.Finding) []string, names, infers bool, suite []string, log, debug Log, res *Result) error {
+// reset methods searched in suite) of the OD findings, in m's fast JVMs;
+// prog hears each as a phase of its own.
+func annotate(ctx context.Context, m Module, prog *progress.Tracker, findings []report.Finding, hint func(report.Finding) []string, names, infers bool, suite []string, log, debug Log, res *Result) error {
 	if m.Fast == nil {
 		return fmt.Errorf("naming the polluted state needs the module's fast launcher")
 	}
 	if names {
+		prog.Phase("naming the polluted state", 0, time.Time{})
 		timings, err := state.Annotate(ctx, m.Fast, findings, nil, hint, log.logf(StageState), debug.logf(StageState))
 		if err != nil {
 			return fmt.Errorf("polluted state: %w", err)
@@ -232,6 +235,7 @@ func annotate(ctx context.Context, m Module, findings []report.Finding, hint fun
 		res.StateTimings = append(res.StateTimings, timings...)
 	}
 	if infers {
+		prog.Phase("inferring the problem invariants", 0, time.Time{})
 		if err := invariants.Annotate(ctx, m.Fast, findings, suite, log.logf(StageInvariants), debug.logf(StageInvariants)); err != nil {
 			return fmt.Errorf("problem invariants: %w", err)
 		}

@@ -244,7 +244,7 @@ func Run(ctx context.Context, m Module, opts Options, log Log) (*Result, error) 
 		}
 	}
 	if a := opts.Annotate; a != nil {
-		if err := annotate(ctx, m, a.Findings, nil, a.State, a.Invariants, a.Suite, log, opts.Debug, res); err != nil {
+		if err := annotate(ctx, m, opts.Progress, a.Findings, nil, a.State, a.Invariants, a.Suite, log, opts.Debug, res); err != nil {
 			return res, err
 		}
 	}

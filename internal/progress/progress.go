@@ -1,7 +1,8 @@
 // Package progress shows how far a long analysis (detect, chaos, repair,
 // verify) has come: a progress bar with the orders done and planned, the
 // flaky tests found so far and an estimate of the time left on a terminal,
-// a plain line now and then otherwise, nothing when quiet.
+// a plain line every 15 s otherwise (also while no run ends), nothing when
+// quiet.
 package progress
 
 import (
@@ -41,7 +42,7 @@ type Mode int
 // The modes.
 const (
 	Quiet Mode = iota // nothing
-	Lines             // a plain line every interval, less often as a run goes on
+	Lines             // a plain line every interval
 	Bar               // a progress bar redrawn in place
 )
 
@@ -62,7 +63,11 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// Shower shows updates of one analysis named by a label ("detect").
+// Shower shows updates of one analysis named by a label ("detect"). In
+// Lines and Bar mode a ticker shows the latest update every interval until
+// Finish, whether or not the analysis reported anything since: a phase
+// whose JVMs run for minutes without ending (a long data-dependency run,
+// naming a victim's polluted state) still prints a line every interval.
 type Shower struct {
 	// Found is the word for Update.Findings: "flaky" (the default) or,
 	// for a repair, "repaired".
@@ -73,21 +78,25 @@ type Shower struct {
 	label    string
 	interval time.Duration
 	start    time.Time
-	last     time.Time
+	latest   Update // the last update the analysis reported
 	bar      *progressbar.ProgressBar
-	now      func() time.Time
+	finish   sync.Once
+	done     chan struct{} // closed by Finish: the ticker stops
+	stopped  chan struct{} // closed when the ticker has stopped
 }
 
-// DefaultInterval is how often Lines mode prints at most; it prints less
-// often as the analysis goes on, after a quarter of the time so far, so that
-// a long run's log (a CI job's) grows by few lines.
+// DefaultInterval is how often Lines mode prints: one line every interval
+// of wall time, with the latest update, however long the run.
 const DefaultInterval = 15 * time.Second
 
-// New returns a Shower writing to w in mode.
+// startPhase is the phase shown until the analysis names its first one.
+const startPhase = "preparing"
+
+// New returns a Shower writing to w in mode; in Lines and Bar mode its
+// ticker runs until Finish. Its clock is the time package's (a synctest
+// bubble's fake clock in tests).
 func New(w io.Writer, mode Mode, label string) *Shower {
-	s := &Shower{Found: "flaky", mode: mode, w: w, label: label, interval: DefaultInterval, now: time.Now}
-	s.start = s.now()
-	s.last = s.start
+	s := &Shower{Found: "flaky", mode: mode, w: w, label: label, interval: DefaultInterval, start: time.Now(), latest: Update{Phase: startPhase}}
 	if mode == Bar {
 		s.bar = progressbar.NewOptions(-1,
 			progressbar.OptionSetWriter(w),
@@ -100,16 +109,46 @@ func New(w io.Writer, mode Mode, label string) *Shower {
 			progressbar.OptionSetWidth(30),
 		)
 	}
+	if mode != Quiet {
+		s.done, s.stopped = make(chan struct{}), make(chan struct{})
+		go s.tick(time.NewTicker(s.interval))
+	}
 	return s
+}
+
+// tick shows the latest update on every tick until Finish.
+func (s *Shower) tick(t *time.Ticker) {
+	defer close(s.stopped)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-t.C:
+			s.mu.Lock()
+			s.show()
+			s.mu.Unlock()
+		}
+	}
 }
 
 // Func returns the Shower as a progress Func.
 func (s *Shower) Func() Func { return s.Update }
 
-// Update shows u.
+// Update takes u as the latest update: the bar shows it at once, Lines
+// mode on its next tick.
 func (s *Shower) Update(u Update) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.latest = u
+	if s.mode == Bar {
+		s.show()
+	}
+}
+
+// show draws the latest update: the bar, or one line. s.mu is held.
+func (s *Shower) show() {
+	u := s.latest
 	switch s.mode {
 	case Bar:
 		if u.Planned > 0 {
@@ -118,11 +157,6 @@ func (s *Shower) Update(u Update) {
 		s.bar.Describe(s.describe(u))
 		_ = s.bar.Set(u.Done)
 	case Lines:
-		now := s.now()
-		if now.Sub(s.last) < max(s.interval, now.Sub(s.start)/4) {
-			return
-		}
-		s.last = now
 		fmt.Fprintf(s.w, "%s: %s\n", s.label, s.describe(u))
 	}
 }
@@ -152,7 +186,7 @@ func (s *Shower) describe(u Update) string {
 // planned, never beyond the budget's deadline; bound says the estimate is
 // only the budget's end (the runs still to come are not known).
 func (s *Shower) left(u Update) (est time.Duration, bound, ok bool) {
-	now := s.now()
+	now := time.Now()
 	if u.Done > 0 && u.Planned > u.Done {
 		est = time.Duration(float64(now.Sub(s.start)) / float64(u.Done) * float64(u.Planned-u.Done))
 		ok = true
@@ -176,8 +210,13 @@ func (s *Shower) Printf(format string, args ...any) {
 	fmt.Fprintf(s.w, format, args...)
 }
 
-// Finish removes the bar (the command's own output follows).
+// Finish stops the ticker and removes the bar (the command's own output
+// follows). It may be called more than once.
 func (s *Shower) Finish() {
+	if s.done != nil {
+		s.finish.Do(func() { close(s.done) })
+		<-s.stopped
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.bar != nil {

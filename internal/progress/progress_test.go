@@ -1,50 +1,120 @@
 package progress
 
 import (
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
-func TestLines(t *testing.T) {
-	var b strings.Builder
-	s := New(&b, Lines, "detect")
-	clock := s.start
-	s.now = func() time.Time { return clock }
-	steps := []struct {
-		after time.Duration
-		u     Update
-		want  string // "" when nothing is printed
-	}{
-		{time.Second, Update{Phase: "detecting", Done: 1, Planned: 10}, ""},
-		{20 * time.Second, Update{Phase: "detecting", Done: 5, Planned: 10, Findings: 1}, "detect: detecting, 5/10 runs, 1 flaky, about 20s left\n"},
-		{21 * time.Second, Update{Phase: "detecting", Done: 6, Planned: 10}, ""},
-		{40 * time.Second, Update{Phase: "minimising", Done: 8, Planned: 0, Findings: 2, Deadline: s.start.Add(70 * time.Second)}, "detect: minimising, 8 runs, 2 flaky, at most 30s left\n"},
-		{60 * time.Second, Update{Phase: "minimising", Done: 9, Planned: 100, Findings: 2, Deadline: s.start.Add(70 * time.Second)}, "detect: minimising, 9/100 runs, 2 flaky, at most 10s left\n"},
-		// Later, a quarter of the time so far between lines.
-		{10 * time.Minute, Update{Phase: "minimising", Done: 50, Planned: 100}, "detect: minimising, 50/100 runs, 0 flaky, about 10m0s left\n"},
-		{12 * time.Minute, Update{Phase: "minimising", Done: 60, Planned: 100}, ""},
-		{13*time.Minute + 30*time.Second, Update{Phase: "minimising", Done: 70, Planned: 100}, "detect: minimising, 70/100 runs, 0 flaky, about 5m47s left\n"},
-	}
-	for i, st := range steps {
-		before := b.Len()
-		clock = s.start.Add(st.after)
-		s.Update(st.u)
-		if got := b.String()[before:]; got != st.want {
-			t.Errorf("step %d printed %q, want %q", i, got, st.want)
+// lockedBuffer is a strings.Builder the Shower's ticker may write to while
+// the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// lines returns the lines written since the last call.
+func (l *lockedBuffer) lines(from *int) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.b.String()[*from:]
+	*from = l.b.Len()
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")[:strings.Count(s, "\n")]
+}
+
+// TestLinesEveryInterval runs a Shower in Lines mode on a synctest
+// bubble's fake clock: it prints the latest update every 15 s of wall
+// time, with the time left as of then, also through 11 minutes in which
+// no update arrives (issue 53, item 14: mvn -Pflaky verify printed no
+// progress line for 7 to 11 minutes while long JVMs ran), and nothing
+// after Finish, whose ticker ends (or the bubble would not end).
+func TestLinesEveryInterval(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var b lockedBuffer
+		s := New(&b, Lines, "detect")
+		start, read := time.Now(), 0
+		steps := []struct {
+			at   time.Duration // when the update comes
+			u    *Update
+			upTo time.Duration // when the lines are read
+			want []string
+		}{
+			{time.Second, &Update{Phase: "detecting", Done: 1, Planned: 10}, 14 * time.Second, nil},
+			{14 * time.Second, nil, 16 * time.Second, []string{"detect: detecting, 1/10 runs, 0 flaky, about 2m15s left"}},
+			{20 * time.Second, &Update{Phase: "detecting", Done: 5, Planned: 10, Findings: 1}, 31 * time.Second, []string{"detect: detecting, 5/10 runs, 1 flaky, about 30s left"}},
+			{40 * time.Second, &Update{Phase: "minimising", Done: 8, Findings: 2, Deadline: start.Add(70 * time.Second)}, 61 * time.Second,
+				[]string{"detect: minimising, 8 runs, 2 flaky, at most 25s left", "detect: minimising, 8 runs, 2 flaky, at most 10s left"}},
 		}
-	}
+		for i, st := range steps {
+			time.Sleep(time.Until(start.Add(st.at)))
+			if st.u != nil {
+				s.Update(*st.u)
+			}
+			time.Sleep(time.Until(start.Add(st.upTo)))
+			synctest.Wait()
+			if got := b.lines(&read); !slices.Equal(got, st.want) {
+				t.Errorf("step %d: printed %q, want %q", i, got, st.want)
+			}
+		}
+		// 11 minutes without an update: a line every 15 s all the same.
+		time.Sleep(11*time.Minute + 30*time.Second)
+		synctest.Wait()
+		got := b.lines(&read)
+		if len(got) != 46 {
+			t.Errorf("%d lines in 11m30s without updates, want 46 (one every 15 s)", len(got))
+		}
+		for _, l := range got {
+			if l != "detect: minimising, 8 runs, 2 flaky" {
+				t.Errorf("line %q, want the latest update", l)
+				break
+			}
+		}
+		s.Finish()
+		s.Finish()
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if got := b.lines(&read); len(got) > 0 {
+			t.Errorf("printed %q after Finish", got)
+		}
+	})
+}
+
+// TestLinesBeforeTheFirstUpdate: before an analysis names its first
+// phase, Lines mode says it is preparing.
+func TestLinesBeforeTheFirstUpdate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var b lockedBuffer
+		s := New(&b, Lines, "[flaky] progress")
+		defer s.Finish()
+		time.Sleep(16 * time.Second)
+		synctest.Wait()
+		read := 0
+		if got, want := b.lines(&read), []string{"[flaky] progress: preparing, 0 runs, 0 flaky"}; !slices.Equal(got, want) {
+			t.Errorf("printed %q, want %q", got, want)
+		}
+	})
 }
 
 func TestQuietPrintsNothing(t *testing.T) {
-	var b strings.Builder
-	s := New(&b, Quiet, "detect")
-	s.now = func() time.Time { return s.start.Add(time.Hour) }
-	s.Update(Update{Phase: "detecting", Done: 1})
-	s.Finish()
-	if b.Len() != 0 {
-		t.Errorf("quiet printed %q", b.String())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var b lockedBuffer
+		s := New(&b, Quiet, "detect")
+		s.Update(Update{Phase: "detecting", Done: 1})
+		time.Sleep(time.Hour)
+		s.Finish()
+		if read := 0; len(b.lines(&read)) != 0 {
+			t.Errorf("quiet printed %q", b.b.String())
+		}
+	})
 }
 
 func TestModeFor(t *testing.T) {
