@@ -45,7 +45,7 @@ var reverseFlag = &cli.BoolFlag{Name: "dataflow-reverse", Usage: "also record da
 func detectCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "detect",
-		Usage: "find a module's order-dependent flaky tests (victims, brittles, NIO, NOD) and the shared state behind each victim and brittle, and write target/flaky/report.json; exits 1 when it finds some",
+		Usage: "find a module's order-dependent flaky tests (victims, brittles, NIO, NOD) and the shared state behind each victim and brittle, and write target/flaky/report.json; exits 1 when it finds some, or when tests did not run (crashed, timed out or got no result in every run)",
 		Flags: []cli.Flag{
 			moduleFlag,
 			mavenProfileFlag(),
@@ -257,8 +257,18 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 	}
 	printFindings(g.Stdout, rep, res.OD.Coverage)
 	fmt.Fprintf(g.Stdout, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
+	return verdict(name, rep, res.OD.Coverage)
+}
+
+// verdict is the exit status of a detection's report: 1 when it found
+// flaky tests, or when tests did not run (a count of flaky tests is no
+// clean verdict for tests that never ran), else 0.
+func verdict(name string, rep *report.Report, cov od.Coverage) error {
 	if len(rep.Findings) > 0 {
 		return &exitStatus{code: exitTestsFailed}
+	}
+	if n := len(cov.NeverRan); n > 0 {
+		return &exitStatus{code: exitTestsFailed, msg: fmt.Sprintf("%s: %d of %d tests did not run in any order: no verdict for them", name, n, cov.Tests)}
 	}
 	return nil
 }
@@ -302,6 +312,9 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 			label, why = "suspected", why+"; not flaky until confirmed, the verdict stands"
 		}
 		fmt.Fprintf(w, "%s (their outcome changed, but %s): %s\n", label, why, strings.Join(cov.Unconfirmed, ", "))
+	}
+	if n := len(cov.NeverRan); n > 0 {
+		fmt.Fprintf(w, "did not run (crashed, timed out or got no result in every run: nothing was judged of them): %d test%s, %s\n", n, plural(n), od.ListSome(cov.NeverRan, maxNamed))
 	}
 	for _, kind := range []report.Kind{report.ODVictim, report.ODBrittle, report.NIO, report.NOD} {
 		for _, f := range rep.Findings {
@@ -348,9 +361,24 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 	if cov.WarmOrders > 0 {
 		explored += fmt.Sprintf(", %d of them in %d warm JVMs", cov.WarmOrders, cov.WarmJVMs)
 	}
-	fmt.Fprintf(w, "%d flaky of %d tests: %d orders (%s, seed %d), %d of %d pairs adjacent, %d tests alone%s%s, %s%s\n",
-		len(rep.Findings), cov.Tests, cov.Orders, explored, cov.Seed, cov.PairsCovered, cov.Pairs, cov.TestsAlone,
+	notRun := ""
+	if n := len(cov.NeverRan); n > 0 {
+		notRun = fmt.Sprintf(" (%d did not run)", n)
+	}
+	fmt.Fprintf(w, "%d flaky of %d tests%s: %d orders (%s, seed %d), %d of %d pairs adjacent, %d tests alone%s%s, %s%s\n",
+		len(rep.Findings), cov.Tests, notRun, cov.Orders, explored, cov.Seed, cov.PairsCovered, cov.Pairs, cov.TestsAlone,
 		unconfirmed, stop, cov.Duration.Round(100*time.Millisecond), workers)
+}
+
+// maxNamed bounds the tests a console line names.
+const maxNamed = 10
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // formatGroups prints groups as "[a + b], [c]".

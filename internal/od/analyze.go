@@ -180,6 +180,9 @@ type analysis struct {
 	// firstSeen is, per test, when the first run that saw it pass ([0]) and
 	// the first that saw it fail ([1]) ended (zero: none did).
 	firstSeen map[string][2]time.Time
+	// tried are the tests some run's order held, completed those some run
+	// saw pass, fail or skip (not crash, time out or give no result).
+	tried, completed map[string]bool
 	// groups found so far, tried first for later tests.
 	polluterGroups, setterGroups [][]string
 	cleanerGroups                map[string][][]string // by polluter group (orderKey)
@@ -247,6 +250,7 @@ func newAnalysis(r Runner, cfg Config) *analysis {
 		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
 		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
 		flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, cleanerGroups: map[string][][]string{},
+		tried: map[string]bool{}, completed: map[string]bool{},
 	}
 	for i, t := range a.s.tests {
 		a.index[t] = i

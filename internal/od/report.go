@@ -101,6 +101,6 @@ func (c Coverage) Report() *report.Coverage {
 		Unconfirmed: c.Unconfirmed, Unminimised: c.Unminimised, DurationMs: c.Duration.Milliseconds(), Serial: c.Serial,
 		Workers: c.Workers, WorkersWhy: c.WorkersWhy, JVMMs: c.JVMTime.Milliseconds(), JVMCPUMs: c.JVMCPU.Milliseconds(),
 		ParallelEfficiency: math.Round(c.Efficiency*100) / 100, WarmOrders: c.WarmOrders, WarmJVMs: c.WarmJVMs,
-		JVMs: c.JVMs, PeakJVMs: c.PeakJVMs,
+		JVMs: c.JVMs, PeakJVMs: c.PeakJVMs, NeverRan: c.NeverRan,
 	}
 }

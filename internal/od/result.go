@@ -84,6 +84,11 @@ type Coverage struct {
 	// Serial are the tests that clashed with another JVM over a resource
 	// (a fixed port, a file lock): every order holding them ran alone.
 	Serial []string
+	// NeverRan are the tests (not skipped by Config.Skip) that some order
+	// held but that crashed, timed out or got no result in every run
+	// (a System.exit or a hang in their class fixtures, a JVM that ended
+	// before them): nothing was judged of them.
+	NeverRan []string
 	// JVMs is how many test JVMs the analysis started and PeakJVMs the
 	// most that ran at once, as the launcher counted them (the caller sets
 	// them: see launcher.Launcher.JVMsSince).
@@ -171,6 +176,9 @@ func (a *analysis) result() *Result {
 	for _, t := range a.s.tests {
 		if a.st.get([]string{t}).runs() > 0 {
 			res.Coverage.TestsAlone++
+		}
+		if a.tried[t] && !a.completed[t] && !a.cfg.Skip[t] {
+			res.Coverage.NeverRan = append(res.Coverage.NeverRan, t)
 		}
 	}
 	res.Coverage.PairsCovered = len(a.pairs)

@@ -90,6 +90,11 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 	}
 	for i, p := range outcomes {
 		t := r.Order[i]
+		a.tried[t] = true
+		switch p.outcome {
+		case launcher.Pass, launcher.Fail, launcher.Error, launcher.Skipped:
+			a.completed[t] = true
+		}
 		switch severity(p.outcome) {
 		case 3:
 			a.see(t, 1, ended)

@@ -183,10 +183,10 @@ func SuiteDiff(module, shards []string) string {
 	}
 	var out string
 	if len(unknown) > 0 {
-		out += "; not in the module: " + listSome(unknown, 5)
+		out += "; not in the module: " + ListSome(unknown, 5)
 	}
 	if len(missing) > 0 {
-		out += "; not run by the shards: " + listSome(missing, 5)
+		out += "; not run by the shards: " + ListSome(missing, 5)
 	}
 	if out == "" {
 		return "; the same tests in another order"
@@ -194,8 +194,8 @@ func SuiteDiff(module, shards []string) string {
 	return out
 }
 
-// listSome lists the first n of ids, and how many more there are.
-func listSome(ids []string, n int) string {
+// ListSome lists the first n of ids, and how many more there are.
+func ListSome(ids []string, n int) string {
 	if len(ids) <= n {
 		return strings.Join(ids, ", ")
 	}
@@ -225,7 +225,7 @@ func ReadPartials(dirs []string) ([]*Partial, error) {
 			return nil, fmt.Errorf("%s: partial report version %d, want %d", matches[0], p.Version, partialVersion)
 		}
 		if unknown := p.unknownTests(); len(unknown) > 0 {
-			return nil, fmt.Errorf("%s: its runs name tests that are not in its suite: %s", matches[0], listSome(unknown, 5))
+			return nil, fmt.Errorf("%s: its runs name tests that are not in its suite: %s", matches[0], ListSome(unknown, 5))
 		}
 		if prev, ok := seen[p.Shard]; ok {
 			return nil, fmt.Errorf("shard %s given twice: %s and %s", p.Shard, prev, matches[0])

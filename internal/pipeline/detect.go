@@ -256,10 +256,11 @@ func unreported(unconfirmed []string, findings []report.Finding) []string {
 	return out
 }
 
-// ranOrders refuses to report an analysis that completed none of its orders
-// as clean: "0 flaky" would only mean that nothing ran.
+// ranOrders refuses to report an analysis that completed none of its
+// orders, or in which no test completed in any run, as clean: "0 flaky"
+// would only mean that nothing ran.
 func ranOrders(tests int, cov od.Coverage) error {
-	if tests == 0 || cov.Orders > 0 {
+	if tests == 0 || cov.Orders > 0 && len(cov.NeverRan) < tests {
 		return nil
 	}
 	return &NoOrdersError{Tests: tests, Coverage: cov}
@@ -314,6 +315,11 @@ func addCoverage(c, o *report.Coverage) *report.Coverage {
 	c.Unconfirmed = append(c.Unconfirmed, o.Unconfirmed...)
 	c.Unminimised = append(c.Unminimised, o.Unminimised...)
 	c.Serial = append(c.Serial, o.Serial...)
+	for _, t := range o.NeverRan {
+		if !slices.Contains(c.NeverRan, t) {
+			c.NeverRan = append(c.NeverRan, t)
+		}
+	}
 	c.DurationMs += o.DurationMs
 	return c
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/flakyhq/flaky/internal/report"
 )
 
-// An analysis that completed no order fails with the reason instead of
-// claiming "0 flaky".
+// An analysis that completed no order, or no test in any order, fails
+// with the reason instead of claiming "0 flaky".
 func TestRanOrders(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -23,6 +23,9 @@ func TestRanOrders(t *testing.T) {
 		{name: "no tests", tests: 0, cov: od.Coverage{}},
 		{name: "budget spent", tests: 3, cov: od.Coverage{Budget: time.Minute, BudgetExhausted: true}, wantErr: "no order completed within the budget of 1m0s (raise --budget, or check for tests that hang); no result for the 3 tests"},
 		{name: "nothing ran", tests: 3, cov: od.Coverage{}, wantErr: "no order completed; no result for the 3 tests"},
+		{name: "some tests never ran", tests: 3, cov: od.Coverage{Orders: 4, NeverRan: []string{"a.E#x", "a.E#y"}}},
+		{name: "no test ran", tests: 2, cov: od.Coverage{Orders: 4, NeverRan: []string{"a.E#x", "a.E#y"}},
+			wantErr: "no test completed in any of the 4 orders (each crashed, timed out or got no result: a.E#x, a.E#y); no result for the 2 tests"},
 	}
 	for _, tt := range tests {
 		err := ranOrders(tt.tests, tt.cov)

@@ -214,8 +214,8 @@ type Result struct {
 	StateTimings []state.Timing
 }
 
-// NoOrdersError says that detection completed no order: a clean report
-// would only mean that nothing ran.
+// NoOrdersError says that detection completed no order, or no test in
+// any order: a clean report would only mean that nothing ran.
 type NoOrdersError struct {
 	Tests    int
 	Coverage od.Coverage
@@ -223,6 +223,9 @@ type NoOrdersError struct {
 
 func (e *NoOrdersError) Error() string {
 	why := "no order completed"
+	if e.Coverage.Orders > 0 {
+		why = fmt.Sprintf("no test completed in any of the %d orders (each crashed, timed out or got no result: %s)", e.Coverage.Orders, od.ListSome(e.Coverage.NeverRan, 5))
+	}
 	if e.Coverage.BudgetExhausted {
 		why += fmt.Sprintf(" within the budget of %s (raise --budget, or check for tests that hang)", e.Coverage.Budget)
 	}

@@ -408,6 +408,11 @@ type Coverage struct {
 	// Serial are tests that clashed with another JVM over a resource (a
 	// port, a file lock) and from then on ran alone.
 	Serial []string `json:"serial,omitempty"`
+	// NeverRan are tests that crashed, timed out or got no result in every
+	// run of the analysis (a System.exit in their class fixtures, a JVM
+	// that ended before them): nothing was judged of them, and the
+	// analysis is no clean verdict for them.
+	NeverRan []string `json:"neverRan,omitempty"`
 	// Workers is how many JVMs ran at once (WorkersWhy: how the analysis
 	// sized them); JVMMs and JVMCPUMs sum the JVMs' wall and CPU time;
 	// ParallelEfficiency is JVMMs over Workers times DurationMs.

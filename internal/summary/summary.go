@@ -95,8 +95,11 @@ func Markdown(modules []Module) string {
 			}
 		}
 	}
+	never := neverRan(modules)
 	var b strings.Builder
 	switch {
+	case len(newOnes) == 0 && len(never) > 0:
+		fmt.Fprintf(&b, "## flaky: no new flaky tests, but %d test%s did not run\n\n", len(never), plural(len(never)))
 	case len(newOnes) == 0:
 		b.WriteString("## flaky: no new flaky tests\n\n")
 	case gateFailed:
@@ -145,6 +148,9 @@ func Markdown(modules []Module) string {
 		b.WriteString("**Suspected** (their outcome changed, but no rerun confirmed it; not reported as flaky, the verdict stands): " + strings.Join(unconfirmed, ", ") + "\n\n")
 	case len(unconfirmed) > 0:
 		b.WriteString("**Unconfirmed** (their outcome changed, but no rerun confirmed it; not reported as flaky): " + strings.Join(unconfirmed, ", ") + "\n\n")
+	}
+	if len(never) > 0 {
+		b.WriteString("**Did not run** (crashed, timed out or got no result in every run; nothing was judged of them): " + names(never) + "\n\n")
 	}
 	if len(fixed) > 0 {
 		b.WriteString("**Possibly fixed** (accepted, not flaky in this run): " + strings.Join(fixed, ", ") + "\n\n")
@@ -277,6 +283,30 @@ func budgetCuts(m Module) []string {
 		out = append(out, c)
 	}
 	return out
+}
+
+// neverRan lists the tests of the modules' order-dependence analyses
+// that did not run (report.Coverage.NeverRan), as code, with their module
+// when there are several.
+func neverRan(modules []Module) []string {
+	var out []string
+	for _, m := range modules {
+		if c := m.Report.Stats.Coverage; c != nil {
+			for _, t := range c.NeverRan {
+				out = append(out, code(t)+moduleNote(modules, m))
+			}
+		}
+	}
+	return out
+}
+
+// names joins the first maxGroupNames of names, and says how many more
+// there are.
+func names(names []string) string {
+	if len(names) <= maxGroupNames+1 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxGroupNames], ", "), len(names)-maxGroupNames)
 }
 
 func moduleNote(modules []Module, m Module) string {

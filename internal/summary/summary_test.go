@@ -51,6 +51,21 @@ func TestMarkdown(t *testing.T) {
 			absent:  []string{"| test |", "<details>"},
 		},
 		{
+			name: "tests that never ran are said, bounded, and the title is not clean",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{Tests: 40,
+				Coverage: &report.Coverage{NeverRan: func() []string {
+					var ids []string
+					for i := range 33 {
+						ids = append(ids, fmt.Sprintf("a.ExitTest#m%d", i))
+					}
+					return ids
+				}()}}}}},
+			want: []string{"## flaky: no new flaky tests, but 33 tests did not run",
+				"**Did not run** (crashed, timed out or got no result in every run; nothing was judged of them): `a.ExitTest#m0`, `a.ExitTest#m1`",
+				"`a.ExitTest#m29` and 3 more"},
+			absent: []string{"## flaky: no new flaky tests\n", "a.ExitTest#m30"},
+		},
+		{
 			name: "budget cut said first",
 			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{
 				Coverage: &report.Coverage{BudgetExhausted: true, BudgetMs: 60000, Unconfirmed: []string{"a#b"}}}}}},
