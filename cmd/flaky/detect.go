@@ -255,20 +255,26 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 		fmt.Fprintf(g.Stdout, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
 		return nil
 	}
+	printMerge(g.Stdout, rep.Stats.Merge)
 	printFindings(g.Stdout, rep, res.OD.Coverage)
 	fmt.Fprintf(g.Stdout, "report: %s (and index.html, summary.md, flaky.sarif)\n", path)
 	return verdict(name, rep, res.OD.Coverage)
 }
 
 // verdict is the exit status of a detection's report: 1 when it found
-// flaky tests, or when tests did not run (a count of flaky tests is no
-// clean verdict for tests that never ran), else 0.
+// flaky tests, when tests did not run (a count of flaky tests is no clean
+// verdict for tests that never ran), or when a merge's clean verdict would
+// rest on the shards' word (report.MergeStats.Unverified); else 0.
 func verdict(name string, rep *report.Report, cov od.Coverage) error {
 	if len(rep.Findings) > 0 {
 		return &exitStatus{code: exitTestsFailed}
 	}
 	if n := len(cov.NeverRan); n > 0 {
 		return &exitStatus{code: exitTestsFailed, msg: fmt.Sprintf("%s: %d of %d tests did not run in any order: no verdict for them", name, n, cov.Tests)}
+	}
+	if ms := rep.Stats.Merge; ms.Unverified() {
+		n, runs := ms.Unchecked()
+		return &exitStatus{code: exitTestsFailed, msg: fmt.Sprintf("%s: no flaky test found, but unverified: %d of the parts' %d runs were not rerun here (--verify all, or --trust-parts for parts from jobs as trusted as this one)", name, n, runs)}
 	}
 	return nil
 }
@@ -364,6 +370,10 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 	notRun := ""
 	if n := len(cov.NeverRan); n > 0 {
 		notRun = fmt.Sprintf(" (%d did not run)", n)
+	}
+	if ms := rep.Stats.Merge; ms.Unverified() {
+		n, runs := ms.Unchecked()
+		notRun += fmt.Sprintf(" (unverified: %d of the parts' %d runs not rerun here)", n, runs)
 	}
 	fmt.Fprintf(w, "%d flaky of %d tests%s: %d orders (%s, seed %d), %d of %d pairs adjacent, %d tests alone%s%s, %s%s\n",
 		len(rep.Findings), cov.Tests, notRun, cov.Orders, explored, cov.Seed, cov.PairsCovered, cov.Pairs, cov.TestsAlone,

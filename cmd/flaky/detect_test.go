@@ -28,6 +28,7 @@ func TestDetectUsage(t *testing.T) {
 		{"shard without seed", []string{"detect", "--module", noPom, "--shard", "1/3"}, "--shard needs --seed"},
 		{"merge without parts", []string{"merge", "--module", noPom}, "needs the shards' target/flaky directories"},
 		{"merge of a directory without a shard", []string{"merge", "--module", noPom, noPom}, "want exactly one shard-I-of-N.json"},
+		{"bad verify", []string{"merge", "--module", noPom, "--verify", "some", noPom}, `--verify must be a number, 0 or more, or all, not "some"`},
 		{"bad strategy", []string{"detect", "--module", noPom, "--strategy", "random"}, "--strategy: the strategy must be dataflow, orders or both, not \"random\""},
 		{"no pom", []string{"detect", "--module", noPom}, "no pom.xml in " + noPom},
 		{"verify bad rounds", []string{"verify", "--module", noPom, "--rounds", "x"}, "--rounds must be a number"},
@@ -44,6 +45,35 @@ func TestDetectUsage(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want %d and %q\nstdout: %s", code, stderr, exitError, tt.wantStderr, stdout)
 			}
 		})
+	}
+}
+
+// The exit status of a detection or merge: a count of flaky tests is a
+// clean 0 only when every test ran and, for a merge, when every part's
+// runs ran again here or the user vouched for the parts (issue 53, items 2
+// and 13).
+func TestVerdict(t *testing.T) {
+	sampled := &report.MergeStats{Parts: []report.MergePart{{Shard: "1/2", Runs: 9, Rerun: 3}, {Shard: "2/2", Runs: 9, Rerun: 9}}}
+	verified := &report.MergeStats{Parts: []report.MergePart{{Shard: "1/1", Runs: 9, Rerun: 9}}}
+	trusted := &report.MergeStats{Trusted: true, Parts: sampled.Parts}
+	for _, tt := range []struct {
+		name     string
+		rep      *report.Report
+		cov      od.Coverage
+		code     int
+		inStderr string
+	}{
+		{"clean", &report.Report{}, od.Coverage{Tests: 3}, exitOK, ""},
+		{"findings", &report.Report{Findings: []report.Finding{{Test: "a.B#c"}}}, od.Coverage{Tests: 3}, exitTestsFailed, ""},
+		{"tests did not run", &report.Report{}, od.Coverage{Tests: 10, NeverRan: []string{"a.E#one", "a.E#two"}}, exitTestsFailed, "detect: 2 of 10 tests did not run in any order"},
+		{"a merge of sampled parts", &report.Report{Stats: report.Stats{Merge: sampled}}, od.Coverage{Tests: 3}, exitTestsFailed, "detect: no flaky test found, but unverified: 6 of the parts' 18 runs were not rerun here"},
+		{"a merge of verified parts", &report.Report{Stats: report.Stats{Merge: verified}}, od.Coverage{Tests: 3}, exitOK, ""},
+		{"a merge of trusted parts", &report.Report{Stats: report.Stats{Merge: trusted}}, od.Coverage{Tests: 3}, exitOK, ""},
+	} {
+		var stderr bytes.Buffer
+		if code := exitCode(verdict("detect", tt.rep, tt.cov), &stderr); code != tt.code || !strings.Contains(stderr.String(), tt.inStderr) {
+			t.Errorf("%s: exit %d, stderr %q; want %d and %q", tt.name, code, stderr.String(), tt.code, tt.inStderr)
+		}
 	}
 }
 

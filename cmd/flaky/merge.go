@@ -2,19 +2,24 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/pipeline"
+	"github.com/flakyhq/flaky/internal/report"
 )
 
 // mergeCommand combines the partial reports of detect's shards.
 func mergeCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "merge",
-		Usage:     "combine the partial reports of flaky detect --shard I/N runs, confirm and minimise their candidates in the module and write target/flaky/report.json; exits 1 when it finds flaky tests",
+		Usage:     "combine the partial reports of flaky detect --shard I/N runs, rerun the original order and a sample of each part's orders, confirm and minimise their candidates in the module and write target/flaky/report.json; exits 1 when it finds flaky tests, when tests did not run, or when a clean verdict would rest on outcomes of the parts that no run here checked (see --verify, --trust-parts)",
 		ArgsUsage: "PART...  (each a shard's target/flaky directory)",
 		Flags: []cli.Flag{
 			moduleFlag,
@@ -22,8 +27,16 @@ func mergeCommand() *cli.Command {
 			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget for confirming and minimising (default: scaled to the suite, at least 5m)"},
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
 			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
+			&cli.StringFlag{Name: "verify", Value: "1", Usage: "how many of each part's detection orders to rerun here, chosen at random, or all (which earns a clean verdict on this machine's runs alone)"},
+			noStateFlag,
+			noInvariantsFlag,
+			&cli.BoolFlag{Name: "trust-parts", Usage: "vouch for the parts (they come from jobs as trusted as this one, never from a fork's): a clean verdict may rest on their outcomes that no run here checked"},
 		},
 		Action: func(c *cli.Context) error {
+			verify, err := parseVerify(c.String("verify"))
+			if err != nil {
+				return err
+			}
 			return runMerge(c.Context, mergeOptions{
 				globalOptions: globalsOf(c),
 				Module:        c.String("module"),
@@ -33,6 +46,10 @@ func mergeCommand() *cli.Command {
 				BudgetSet:     c.IsSet("budget"),
 				Confirmations: c.Int("confirmations"),
 				TestTimeout:   c.Duration("test-timeout"),
+				Verify:        verify,
+				TrustParts:    c.Bool("trust-parts"),
+				NoState:       c.Bool(noStateFlag.Name),
+				NoInvariants:  c.Bool(noInvariantsFlag.Name),
 			})
 		},
 	}
@@ -48,6 +65,22 @@ type mergeOptions struct {
 	BudgetSet     bool // --budget was given (it must then be positive)
 	Confirmations int
 	TestTimeout   time.Duration
+	Verify        int  // detection orders of each part to rerun; negative: all
+	TrustParts    bool // the user vouches for the parts
+	NoState       bool
+	NoInvariants  bool
+}
+
+// parseVerify reads --verify: a number, 0 or more, or all (-1).
+func parseVerify(s string) (int, error) {
+	if strings.EqualFold(strings.TrimSpace(s), "all") {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 0 {
+		return 0, usageError("--verify must be a number, 0 or more, or all, not %q", s)
+	}
+	return n, nil
 }
 
 // runMerge checks o, reads the shards' partial reports and replays them
@@ -64,5 +97,34 @@ func runMerge(ctx context.Context, o mergeOptions) error {
 		return &exitStatus{code: exitError, msg: "merge: " + err.Error()}
 	}
 	return analyseModule(ctx, o.globalOptions, "merge", analysedModule{Dir: o.Module, Root: o.Root, TestTimeout: o.TestTimeout},
-		&pipeline.DetectOptions{Partials: parts, Budget: o.Budget, Confirmations: o.Confirmations})
+		&pipeline.DetectOptions{Partials: parts, Budget: o.Budget, Confirmations: o.Confirmations, Verify: o.Verify, TrustParts: o.TrustParts,
+			NoState: o.NoState, NoInvariants: o.NoInvariants})
+}
+
+// printMerge says, per part, what the runs here checked of it, and
+// whether the verdict rests on outcomes no run here checked.
+func printMerge(w io.Writer, ms *report.MergeStats) {
+	if ms == nil {
+		return
+	}
+	for _, p := range ms.Parts {
+		fmt.Fprintf(w, "part %s (shard %s, %s): digest checked, %d of its %d runs rerun here (%s)", p.File, p.Shard, p.Digest, p.Rerun, p.Runs, p.Status)
+		if p.Differences > 0 {
+			var ds []string
+			for _, d := range p.Differ {
+				ds = append(ds, fmt.Sprintf("%s (%s in its %q, %s here)", d.Test, d.Recorded, d.Run, d.Here))
+			}
+			fmt.Fprintf(w, "; outcomes that differ here (a NOD test, or a part that is not what its shard ran): %d, %s", p.Differences, strings.Join(ds, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+	unchecked, runs := ms.Unchecked()
+	switch {
+	case unchecked == 0:
+		fmt.Fprintf(w, "verified: every run of the parts ran again here\n")
+	case ms.Trusted:
+		fmt.Fprintf(w, "trusted (--trust-parts): %d of the parts' %d runs are their shards' word, no run here checked them\n", unchecked, runs)
+	default:
+		fmt.Fprintf(w, "unverified: %d of the parts' %d runs are their shards' word, no run here checked them: no clean verdict rests on them (--verify all reruns them; --trust-parts vouches for parts from jobs as trusted as this one)\n", unchecked, runs)
+	}
 }

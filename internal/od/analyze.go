@@ -31,7 +31,9 @@
 // within the budget. Every stage runs orders through run.go, which records
 // their outcomes in the prefix store (store.go) that all stages read;
 // result.go turns the recorded findings and outcomes (with the NOD sweep)
-// into the Result, and shard.go splits detection across machines.
+// into the Result, shard.go splits detection across machines, and
+// merge.go replays the shards' runs in a merge, as leads that its own runs
+// confirm, and says what those runs checked of each shard's part.
 package od
 
 import (
@@ -149,9 +151,17 @@ type Config struct {
 	// analysis); nil analyses the whole suite.
 	Focus *Focus
 	// Recorded are the runs of all shards of an analysis (MergeRuns): the
-	// analysis replays them instead of running the original and detection
-	// orders, then confirms and minimises their candidates.
+	// analysis replays them instead of running the detection orders, as
+	// candidates' evidence only (as warm runs are), runs the original
+	// order and Verify of each shard's detection orders here, then
+	// confirms and minimises the candidates in fresh JVMs.
 	Recorded []Run
+	// Verify is how many of each shard's recorded detection orders a
+	// merge reruns, chosen at random; negative: all of them.
+	Verify int
+	// VerifySeed seeds that choice; 0 takes one from crypto/rand, so that
+	// whoever wrote the shards' parts cannot know which orders are rerun.
+	VerifySeed uint64
 }
 
 // analysis is the state of one Analyze call.
@@ -187,7 +197,8 @@ type analysis struct {
 	polluterGroups, setterGroups [][]string
 	cleanerGroups                map[string][][]string // by polluter group (orderKey)
 
-	originals []*launcher.Result // the runs of the original order
+	originals []*launcher.Result // the runs of the original order (ours, not a shard's)
+	rerun     map[string]bool    // the orders (orderKey) that ran here
 	runs      []Run              // a shard's runs
 	stop      func()             // kills the runs still going (the hard stop)
 	timer     *time.Timer        // arms stop at the budget plus grace
@@ -250,7 +261,7 @@ func newAnalysis(r Runner, cfg Config) *analysis {
 		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
 		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
 		flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, cleanerGroups: map[string][][]string{},
-		tried: map[string]bool{}, completed: map[string]bool{},
+		tried: map[string]bool{}, completed: map[string]bool{}, rerun: map[string]bool{},
 	}
 	for i, t := range a.s.tests {
 		a.index[t] = i
@@ -352,16 +363,7 @@ func (a *analysis) analyse(ctx context.Context) error {
 	if len(a.cfg.Recorded) > 0 {
 		return a.replay(ctx)
 	}
-	var reruns []plannedOrder
-	for i := len(a.cfg.Original); i < a.cfg.OriginalRuns; i++ {
-		reruns = append(reruns, plannedOrder{gen: GenOriginal, label: fmt.Sprintf("original run %d", i+1), tests: a.s.tests, plan: -1})
-	}
-	first := a.start.Add(a.cfg.Budget)
-	if a.cfg.Budget == 0 {
-		first = a.start.Add(MaxAutoBudget)
-	}
-	a.cfg.Progress.Phase("running the original order", len(reruns), first)
-	if err := a.run(ctx, first, reruns); err != nil {
+	if err := a.runOriginal(ctx); err != nil {
 		return err
 	}
 	if a.cfg.AutoWorkers {
@@ -407,22 +409,20 @@ func (a *analysis) analyse(ctx context.Context) error {
 	return a.settleCandidates(ctx)
 }
 
-// replay records the shards' runs as if they had run here, then confirms
-// and minimises their candidates with the whole budget.
-func (a *analysis) replay(ctx context.Context) error {
-	for _, r := range a.cfg.Recorded {
-		a.record(plannedOrder{gen: r.Gen, label: r.Label, plan: r.Plan}, r.result(), true)
+// runOriginal runs the original order until it has Config.OriginalRuns
+// runs (Config.Original included), before the budget's end (the longest
+// automatic one when the analysis chooses it later).
+func (a *analysis) runOriginal(ctx context.Context) error {
+	var reruns []plannedOrder
+	for i := len(a.cfg.Original); i < a.cfg.OriginalRuns; i++ {
+		reruns = append(reruns, plannedOrder{gen: GenOriginal, label: fmt.Sprintf("original run %d", i+1), tests: a.s.tests, plan: -1})
 	}
-	a.targets = a.analysable()
-	_, rounds := a.detectionOrders()
+	first := a.start.Add(a.cfg.Budget)
 	if a.cfg.Budget == 0 {
-		b, why := a.autoBudget(rounds)
-		a.auto = true
-		a.setBudget(b, why)
-		a.logf("budget %s (%s)", b, why)
+		first = a.start.Add(MaxAutoBudget)
 	}
-	a.logf("replayed %d runs of %d shard(s)", len(a.cfg.Recorded), max(1, a.cfg.Shard.N))
-	return a.settleCandidates(ctx)
+	a.cfg.Progress.Phase("running the original order", len(reruns), first)
+	return a.run(ctx, first, reruns)
 }
 
 // settleCandidates confirms the candidates, classifies them and minimises

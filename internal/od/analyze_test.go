@@ -477,7 +477,7 @@ func TestFlipTimeIsWhenTheRunsEnded(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := &analysis{cfg: Config{Logf: func(string, ...any) {}}, s: newSuite([]string{"a.C#1", "a.C#2"}, nil), st: newStore(), warm: newStore(),
 				start: t0, index: map[string]int{"a.C#1": 0, "a.C#2": 1}, pairs: map[[2]int]bool{},
-				flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, tried: map[string]bool{}, completed: map[string]bool{}, cov: Coverage{Generators: map[string]int{}}}
+				flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, tried: map[string]bool{}, completed: map[string]bool{}, rerun: map[string]bool{}, cov: Coverage{Generators: map[string]int{}}}
 			for i, r := range tt.runs {
 				a.record(plannedOrder{gen: GenRandomMethods, label: fmt.Sprintf("r%d", i), tests: r.Order}, r, true)
 			}

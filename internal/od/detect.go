@@ -130,13 +130,17 @@ func shortestOutcomes(observed []obs) (failing, passing []string) {
 // changesWhenRepeated reports whether a run of t right after itself had a
 // different outcome than that first run.
 func (a *analysis) changesWhenRepeated(t string) bool {
-	for _, o := range a.st.observed(t, true) {
-		n := len(o.order)
-		if n < 2 || o.order[n-2] != t {
-			continue
-		}
-		if first := a.st.get(o.order[:n-1]).tally; first.runs() > 0 && (o.mixed() || first.mixed() || first.passes() != o.passes()) {
-			return true
+	// The warm store holds no twice-in-a-row runs but a merge's shards'
+	// (candidates' evidence: confirmation runs t twice here).
+	for _, st := range []*store{a.st, a.warm} {
+		for _, o := range st.observed(t, true) {
+			n := len(o.order)
+			if n < 2 || o.order[n-2] != t {
+				continue
+			}
+			if first := st.get(o.order[:n-1]).tally; first.runs() > 0 && (o.mixed() || first.mixed() || first.passes() != o.passes()) {
+				return true
+			}
 		}
 	}
 	return false

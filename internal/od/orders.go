@@ -132,6 +132,9 @@ type plannedOrder struct {
 	label string
 	tests []string
 	plan  int // position in the detection plan (Run.Plan); -1 for the original runs
+	// claim says the run is a shard's recorded run a merge replays: its
+	// outcomes are a candidate's evidence only, never a finding's.
+	claim bool
 }
 
 // explorer yields the exploration orders of a suite: the reversed orders,

@@ -113,6 +113,9 @@ type Result struct {
 	Coverage Coverage
 	// Runs are the runs of a shard (Config.Shard), for its partial report.
 	Runs []Run
+	// Parts say what a merge's runs (Config.Recorded) checked of each
+	// shard's part.
+	Parts []PartCheck
 }
 
 // result builds the findings: NOD wherever a test's outcome differed
@@ -173,8 +176,12 @@ func (a *analysis) result() *Result {
 			res.Coverage.Unconfirmed = append(res.Coverage.Unconfirmed, t)
 		}
 	}
+	if len(a.cfg.Recorded) > 0 {
+		res.Parts = a.partChecks()
+	}
 	for _, t := range a.s.tests {
-		if a.st.get([]string{t}).runs() > 0 {
+		// A merge counts the shards' runs alone (candidates' evidence).
+		if a.st.get([]string{t}).runs() > 0 || a.warm.get([]string{t}).runs() > 0 {
 			res.Coverage.TestsAlone++
 		}
 		if a.tried[t] && !a.completed[t] && !a.cfg.Skip[t] {

@@ -38,6 +38,7 @@ func (a *analysis) freeSlots() int {
 const (
 	genConfirm  = "confirm"
 	genMinimise = "minimise"
+	genVerify   = "verify" // a merge's rerun of an order a shard recorded
 )
 
 // record stores a run's outcomes and counts its coverage. Outcomes after a
@@ -57,7 +58,7 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 		r = &trimmed
 	}
 	st := a.st
-	if r.Warm {
+	if r.Warm || o.claim {
 		st = a.warm
 	}
 	outcomes := st.add(o.label, r)
@@ -66,8 +67,11 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 	if r.Warm && ours {
 		a.cov.WarmOrders++
 	}
-	if o.gen == GenOriginal {
+	if o.gen == GenOriginal && !o.claim {
 		a.originals = append(a.originals, r)
+	}
+	if !o.claim {
+		a.rerun[orderKey(r.Order)] = true
 	}
 	for _, t := range r.Clashed {
 		if !slices.Contains(a.cov.Serial, t) {
@@ -79,7 +83,7 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 		a.cov.Orders++
 		a.cov.Generators[o.gen]++
 		switch o.gen {
-		case GenOriginal, GenIsolation, GenTwice, genConfirm, genMinimise:
+		case GenOriginal, GenIsolation, GenTwice, genConfirm, genMinimise, genVerify:
 		default:
 			a.cov.Rounds++
 		}
@@ -90,10 +94,12 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 	}
 	for i, p := range outcomes {
 		t := r.Order[i]
-		a.tried[t] = true
-		switch p.outcome {
-		case launcher.Pass, launcher.Fail, launcher.Error, launcher.Skipped:
-			a.completed[t] = true
+		if !o.claim {
+			a.tried[t] = true
+			switch p.outcome {
+			case launcher.Pass, launcher.Fail, launcher.Error, launcher.Skipped:
+				a.completed[t] = true
+			}
 		}
 		switch severity(p.outcome) {
 		case 3:

@@ -1,6 +1,8 @@
 package od
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -54,6 +56,8 @@ type Run struct {
 	// Warm says the run was in a warm JVM (Config.Warm): a candidate's
 	// evidence, never a finding's.
 	Warm bool `json:"warm,omitempty"`
+	// Part is the shard whose part recorded the run (MergeRuns sets it).
+	Part string `json:"-"`
 }
 
 // result turns a recorded run back into the launcher's result.
@@ -63,20 +67,47 @@ func (r Run) result() *launcher.Result {
 
 // Partial is a shard's part of an analysis (target/flaky/shard-I-of-N.json).
 type Partial struct {
-	Version  int      `json:"version"`
-	Seed     int64    `json:"seed"`
-	Shard    string   `json:"shard"`
-	Tests    []string `json:"tests"`
-	Rounds   int      `json:"rounds"` // Config.Rounds the shard ran with
+	Version int      `json:"version"`
+	Seed    int64    `json:"seed"`
+	Shard   string   `json:"shard"`
+	Tests   []string `json:"tests"`
+	Rounds  int      `json:"rounds"` // Config.Rounds the shard ran with
+	// Classes is the SHA-256 of the module's class files the shard ran
+	// (see pipeline's classesDigest); Commit the commit checked out, when
+	// known.
+	Classes  string `json:"classes"`
+	Commit   string `json:"commit,omitempty"`
 	Coverage struct {
 		Orders          int  `json:"orders"`
 		BudgetExhausted bool `json:"budgetExhausted"`
 	} `json:"coverage"`
 	Runs []Run `json:"runs"`
+	// Digest is the SHA-256 of the rest of the part (contentDigest), which
+	// WritePartial sets and ReadPartials checks: it finds a part damaged
+	// or edited since, unless whoever edited it computed it again (it is
+	// no signature).
+	Digest string `json:"digest"`
+	// Path is the file ReadPartials read the part from.
+	Path string `json:"-"`
 }
 
-// partialVersion is the version of the partial report format.
-const partialVersion = 1
+// partialVersion is the version of the partial report format: 2 added
+// the classes and the digest.
+const partialVersion = 2
+
+// contentDigest is "sha256:" and the hex SHA-256 of p's JSON encoding
+// without its digest: encoding/json writes the fields in their order and
+// map keys sorted, so a part read back gives the digest it was written with.
+func (p *Partial) contentDigest() (string, error) {
+	c := *p
+	c.Digest, c.Path = "", ""
+	data, err := json.Marshal(&c)
+	if err != nil {
+		return "", fmt.Errorf("digest of a partial report: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
 
 // PartialName is the file name of shard s's partial report.
 func PartialName(s Shard) string {
@@ -94,6 +125,9 @@ func NewPartial(cfg Config, res *Result) *Partial {
 func WritePartial(dir string, p *Partial) (string, error) {
 	sh, err := ParseShard(p.Shard)
 	if err != nil {
+		return "", err
+	}
+	if p.Digest, err = p.contentDigest(); err != nil {
 		return "", err
 	}
 	data, err := json.MarshalIndent(p, "", "  ")
@@ -203,54 +237,34 @@ func ListSome(ids []string, n int) string {
 }
 
 // ReadPartials reads the partial report in each of dirs (a shard's
-// target/flaky) and checks that they are the N distinct shards of one
-// analysis: one seed, one suite, one N, one number of rounds.
+// target/flaky), checks each against its digest, and checks that they are
+// the N distinct shards of one analysis: one seed, one suite, one N, one
+// number of rounds, the same classes. A part that fails a check is
+// refused by its file's name.
 func ReadPartials(dirs []string) ([]*Partial, error) {
 	var parts []*Partial
 	seen := map[string]string{}
 	for _, dir := range dirs {
-		matches, _ := filepath.Glob(filepath.Join(dir, "shard-*-of-*.json"))
-		if len(matches) != 1 {
-			return nil, fmt.Errorf("%s: want exactly one shard-I-of-N.json (a shard's target/flaky), found %d", dir, len(matches))
-		}
-		data, err := saferead.ReadFile(matches[0], MaxPartialSize, "a partial report")
+		p, err := readPartial(dir)
 		if err != nil {
 			return nil, err
 		}
-		var p Partial
-		if err := json.Unmarshal(data, &p); err != nil {
-			return nil, fmt.Errorf("%s: %w", matches[0], err)
-		}
-		if p.Version != partialVersion {
-			return nil, fmt.Errorf("%s: partial report version %d, want %d", matches[0], p.Version, partialVersion)
-		}
-		if unknown := p.unknownTests(); len(unknown) > 0 {
-			return nil, fmt.Errorf("%s: its runs name tests that are not in its suite: %s", matches[0], ListSome(unknown, 5))
-		}
 		if prev, ok := seen[p.Shard]; ok {
-			return nil, fmt.Errorf("shard %s given twice: %s and %s", p.Shard, prev, matches[0])
+			return nil, fmt.Errorf("shard %s given twice: %s and %s", p.Shard, prev, p.Path)
 		}
-		seen[p.Shard] = matches[0]
-		parts = append(parts, &p)
+		seen[p.Shard] = p.Path
+		parts = append(parts, p)
 	}
 	if len(parts) == 0 {
 		return nil, fmt.Errorf("no partial reports")
 	}
 	first, err := ParseShard(parts[0].Shard)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", parts[0].Path, err)
 	}
 	for _, p := range parts[1:] {
-		sh, err := ParseShard(p.Shard)
-		switch {
-		case err != nil:
+		if err := p.sameAnalysis(parts[0], first); err != nil {
 			return nil, err
-		case sh.N != first.N:
-			return nil, fmt.Errorf("shards of different splits: %s and %s", parts[0].Shard, p.Shard)
-		case p.Seed != parts[0].Seed:
-			return nil, fmt.Errorf("shards of different seeds: %d and %d (give every shard the same --seed)", parts[0].Seed, p.Seed)
-		case p.Rounds != parts[0].Rounds || !slices.Equal(p.Tests, parts[0].Tests):
-			return nil, fmt.Errorf("shards %s and %s ran different suites or rounds", parts[0].Shard, p.Shard)
 		}
 	}
 	if len(parts) != first.N {
@@ -259,12 +273,71 @@ func ReadPartials(dirs []string) ([]*Partial, error) {
 	return parts, nil
 }
 
+// readPartial reads the one partial report in dir and checks it on its
+// own: format version, digest, the tests its runs name.
+func readPartial(dir string) (*Partial, error) {
+	matches, _ := filepath.Glob(filepath.Join(dir, "shard-*-of-*.json"))
+	if len(matches) != 1 {
+		return nil, fmt.Errorf("%s: want exactly one shard-I-of-N.json (a shard's target/flaky), found %d", dir, len(matches))
+	}
+	path := matches[0]
+	data, err := saferead.ReadFile(path, MaxPartialSize, "a partial report")
+	if err != nil {
+		return nil, err
+	}
+	p := &Partial{}
+	if err := json.Unmarshal(data, p); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	p.Path = path
+	if p.Version != partialVersion {
+		return nil, fmt.Errorf("%s: partial report version %d, want %d (run the shards with this flaky)", path, p.Version, partialVersion)
+	}
+	if d, err := p.contentDigest(); err != nil || d != p.Digest {
+		return nil, fmt.Errorf("%s: refused: its content does not match its digest %q: edited or damaged since its shard wrote it", path, p.Digest)
+	}
+	if unknown := p.unknownTests(); len(unknown) > 0 {
+		return nil, fmt.Errorf("%s: its runs name tests that are not in its suite: %s", path, ListSome(unknown, 5))
+	}
+	return p, nil
+}
+
+// sameAnalysis checks that p is another shard of first's analysis (split
+// into sh.N): the same split, seed, rounds, suite and classes.
+func (p *Partial) sameAnalysis(first *Partial, sh Shard) error {
+	s, err := ParseShard(p.Shard)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: %w", p.Path, err)
+	case s.N != sh.N:
+		return fmt.Errorf("shards of different splits: %s (%s) and %s (%s)", first.Path, first.Shard, p.Path, p.Shard)
+	case p.Seed != first.Seed:
+		return fmt.Errorf("shards of different seeds: %s (%d) and %s (%d) (give every shard the same --seed)", first.Path, first.Seed, p.Path, p.Seed)
+	case p.Rounds != first.Rounds || !slices.Equal(p.Tests, first.Tests):
+		return fmt.Errorf("%s and %s ran different suites or rounds", first.Path, p.Path)
+	case p.Classes != first.Classes:
+		return fmt.Errorf("%s and %s ran different classes (%s%s, %s%s): build every shard from one commit with one JDK", first.Path, p.Path, first.Classes, at(first.Commit), p.Classes, at(p.Commit))
+	}
+	return nil
+}
+
+// at is " at commit C", or "" when the commit is not known.
+func at(commit string) string {
+	if commit == "" {
+		return ""
+	}
+	return " at commit " + commit
+}
+
 // MergeRuns returns the runs of the partials, the original runs first,
-// then in the order of the detection plan.
+// then in the order of the detection plan, each with its part's shard.
 func MergeRuns(parts []*Partial) []Run {
 	var runs []Run
 	for _, p := range parts {
-		runs = append(runs, p.Runs...)
+		for _, r := range p.Runs {
+			r.Part = p.Shard
+			runs = append(runs, r)
+		}
 	}
 	slices.SortStableFunc(runs, func(x, y Run) int { return x.Plan - y.Plan })
 	return runs

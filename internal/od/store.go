@@ -123,6 +123,22 @@ func (s *store) get(order []string) obs {
 	return n.obs()
 }
 
+// tallies returns the tally of each prefix of order, in order (zero for
+// the prefixes no run covered).
+func (s *store) tallies(order []string) []tally {
+	out := make([]tally, len(order))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := &s.root
+	for i, t := range order {
+		if n = n.children[t]; n == nil {
+			break
+		}
+		out[i] = n.tally
+	}
+	return out
+}
+
 // observed returns the prefixes t ran after with an outcome, shortest
 // first: the ones where t ran before (repeats) or the others.
 func (s *store) observed(t string, repeats bool) []obs {

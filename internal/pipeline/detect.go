@@ -68,10 +68,11 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 		cfg.OriginalRuns = len(d.Original)
 	}
 	if len(d.Partials) > 0 {
-		if !slices.Equal(m.Tests, d.Partials[0].Tests) {
-			return fmt.Errorf("the module's %d tests are not the %d tests the shards ran%s", len(m.Tests), len(d.Partials[0].Tests), od.SuiteDiff(m.Tests, d.Partials[0].Tests))
+		if err := checkPartials(ctx, m, d.Partials); err != nil {
+			return err
 		}
 		cfg.Seed, cfg.Rounds, cfg.Recorded = d.Partials[0].Seed, d.Partials[0].Rounds, od.MergeRuns(d.Partials)
+		cfg.Verify, cfg.VerifySeed = d.Verify, d.VerifySeed
 	}
 	if c := d.Change; c != nil && !c.Change.Everything() && c.Knowledge == nil && c.full == "" {
 		c.full = c.loadKnowledge(opts.Knowledge)
@@ -133,8 +134,11 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 		}
 	}
 	if cfg.Shard.N > 0 {
-		path, err := od.WritePartial(m.FlakyDir, od.NewPartial(cfg, out))
-		res.Partial = path
+		p, err := newPartial(ctx, m, cfg, out)
+		if err != nil {
+			return err
+		}
+		res.Partial, err = od.WritePartial(m.FlakyDir, p)
 		return err
 	}
 
@@ -168,6 +172,9 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	rep.Stats.DurationMs += out.Coverage.Duration.Milliseconds()
 	rep.Stats.Coverage = addCoverage(rep.Stats.Coverage, out.Coverage.Report())
 	rep.Stats.Coverage.Unconfirmed = unreported(rep.Stats.Coverage.Unconfirmed, rep.Findings)
+	if len(d.Partials) > 0 {
+		rep.Stats.Merge = mergeStats(d.Partials, out.Parts, d.TrustParts)
+	}
 	if cfg.Focus != nil {
 		d.Change.judgeKnown(rep.Stats.Change, cfg.Focus, rep.Stats.Coverage, rep.Findings)
 	}

@@ -144,9 +144,15 @@ type DetectOptions struct {
 	// AutoWorkers sizes the workers by the suite's measured JVMs.
 	AutoWorkers bool
 	// Partials are shards' partial reports to merge: their runs are
-	// replayed (with their seed and rounds) instead of running orders, and
-	// no data dependencies are recorded.
-	Partials []*od.Partial
+	// replayed (with their seed and rounds) as candidates' evidence
+	// instead of running the detection orders, and no data dependencies
+	// are recorded. Verify and VerifySeed are od.Config's: how many of
+	// each part's detection orders run again here. TrustParts says the
+	// user vouches for the parts (report.MergeStats.Trusted).
+	Partials   []*od.Partial
+	Verify     int
+	VerifySeed uint64
+	TrustParts bool
 	// Original holds runs of the module's tests the caller already made
 	// (verify: the fork's run and its reruns), counted as original runs.
 	Original []*launcher.Result

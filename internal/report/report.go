@@ -250,6 +250,74 @@ type Stats struct {
 	// Change says what a change's analysis (detect --since) analysed and
 	// why, when one ran.
 	Change *ChangeStats `json:"change,omitempty"`
+	// Merge says what `flaky merge` checked of the shards' parts, when
+	// it made the report.
+	Merge *MergeStats `json:"merge,omitempty"`
+}
+
+// MergeStats says what a merge checked of the shards' parts: each part's
+// digest (a part that failed it, or that is of another suite, split,
+// seed or build, was refused), and how many of its runs ran again here.
+// A part's outcomes that no run here checked are its shard's word.
+type MergeStats struct {
+	Parts []MergePart `json:"parts"`
+	// Trusted says the user vouched for the parts (merge --trust-parts):
+	// a clean verdict may then rest on outcomes no run here checked.
+	Trusted bool `json:"trusted,omitempty"`
+}
+
+// MergePart is one shard's part and what the runs here showed of it.
+type MergePart struct {
+	Shard  string `json:"shard"`
+	File   string `json:"file"`
+	Digest string `json:"digest"`
+	Commit string `json:"commit,omitempty"`
+	// Runs are the runs the part recorded, Rerun those whose order also
+	// ran here; Status is "verified" (all of them), "sampled" (some) or
+	// "unchecked" (none).
+	Runs   int    `json:"runs"`
+	Rerun  int    `json:"rerun"`
+	Status string `json:"status"`
+	// Differences counts the part's outcomes the runs here contradict (a
+	// NOD test, or a part that is not what its shard ran); Differ lists
+	// the first few.
+	Differences int               `json:"differences,omitempty"`
+	Differ      []MergeDifference `json:"differ,omitempty"`
+}
+
+// MergeDifference is one outcome of a part the runs here contradict.
+type MergeDifference struct {
+	Test     string `json:"test"`
+	Run      string `json:"run"`      // the part's run
+	Recorded string `json:"recorded"` // its outcome there
+	Here     string `json:"here"`     // what every run here of that prefix gave: pass or fail
+}
+
+// The statuses of a MergePart.
+const (
+	PartVerified  = "verified"
+	PartSampled   = "sampled"
+	PartUnchecked = "unchecked"
+)
+
+// Unchecked returns how many of the parts' runs no run here checked, and
+// how many runs they recorded in all.
+func (m *MergeStats) Unchecked() (unchecked, runs int) {
+	for _, p := range m.Parts {
+		unchecked += p.Runs - p.Rerun
+		runs += p.Runs
+	}
+	return unchecked, runs
+}
+
+// Unverified reports whether a clean verdict of the merge would rest on
+// outcomes no run here checked and the user did not vouch for.
+func (m *MergeStats) Unverified() bool {
+	if m == nil || m.Trusted {
+		return false
+	}
+	n, _ := m.Unchecked()
+	return n > 0
 }
 
 // ChangeStats says what a change's analysis analysed: the tests the change

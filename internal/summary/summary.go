@@ -95,11 +95,13 @@ func Markdown(modules []Module) string {
 			}
 		}
 	}
-	never := neverRan(modules)
+	never, unverified := neverRan(modules), unverifiedMerges(modules)
 	var b strings.Builder
 	switch {
 	case len(newOnes) == 0 && len(never) > 0:
 		fmt.Fprintf(&b, "## flaky: no new flaky tests, but %d test%s did not run\n\n", len(never), plural(len(never)))
+	case len(newOnes) == 0 && len(unverified) > 0:
+		b.WriteString("## flaky: no new flaky tests (unverified)\n\n")
 	case len(newOnes) == 0:
 		b.WriteString("## flaky: no new flaky tests\n\n")
 	case gateFailed:
@@ -112,6 +114,9 @@ func Markdown(modules []Module) string {
 	}
 	for _, c := range cuts {
 		fmt.Fprintf(&b, "> **Partial results:** %s\n\n", text(c))
+	}
+	for _, u := range unverified {
+		fmt.Fprintf(&b, "> **Unverified:** %s\n\n", u)
 	}
 	multi := len(modules) > 1
 	if len(newOnes) > 0 {
@@ -295,6 +300,20 @@ func neverRan(modules []Module) []string {
 			for _, t := range c.NeverRan {
 				out = append(out, code(t)+moduleNote(modules, m))
 			}
+		}
+	}
+	return out
+}
+
+// unverifiedMerges says, for each module whose report a merge made from
+// parts it did not verify and the user did not vouch for, how much of
+// the verdict is the shards' word.
+func unverifiedMerges(modules []Module) []string {
+	var out []string
+	for _, m := range modules {
+		if ms := m.Report.Stats.Merge; ms.Unverified() {
+			n, runs := ms.Unchecked()
+			out = append(out, fmt.Sprintf("%d of the %d runs the shards recorded%s are their word, no run of the merge checked them (`flaky merge --verify all` reruns them; `--trust-parts` vouches for parts from jobs as trusted as the merge)", n, runs, moduleNote(modules, m)))
 		}
 	}
 	return out

@@ -66,6 +66,20 @@ func TestMarkdown(t *testing.T) {
 			absent: []string{"## flaky: no new flaky tests\n", "a.ExitTest#m30"},
 		},
 		{
+			name: "a merge that did not verify its parts is no clean verdict",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{Tests: 4,
+				Merge: &report.MergeStats{Parts: []report.MergePart{{Shard: "1/2", Runs: 5, Rerun: 3}, {Shard: "2/2", Runs: 5, Rerun: 5}}}}}}},
+			want: []string{"## flaky: no new flaky tests (unverified)",
+				"> **Unverified:** 2 of the 10 runs the shards recorded are their word, no run of the merge checked them"},
+		},
+		{
+			name: "a merge whose parts the user vouched for",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{Tests: 4,
+				Merge: &report.MergeStats{Trusted: true, Parts: []report.MergePart{{Shard: "1/1", Runs: 5, Rerun: 3}}}}}}},
+			want:   []string{"## flaky: no new flaky tests\n"},
+			absent: []string{"nverified"},
+		},
+		{
 			name: "budget cut said first",
 			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{
 				Coverage: &report.Coverage{BudgetExhausted: true, BudgetMs: 60000, Unconfirmed: []string{"a#b"}}}}}},
