@@ -27,7 +27,7 @@ func explainCommand() *cli.Command {
 			"the proposed patch, and the commands that reproduce it",
 		ArgsUsage: "TEST",
 		Flags: []cli.Flag{moduleFlag,
-			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM that names the polluted state when one test runs longer than this (0: off), as detect's --test-timeout"},
+			testTimeoutFlag("kill a JVM that names the polluted state when one test runs longer than this, as detect's --test-timeout"),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
