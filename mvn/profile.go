@@ -317,7 +317,7 @@ func planProfiles(dir string, opts ProfileOptions) ([]profilePlan, error) {
 	}
 	repo := opts.LocalRepo
 	if repo == "" {
-		repo = localRepository()
+		repo = LocalRepository()
 	}
 	var plans []profilePlan
 	for _, t := range profileTargets(r) {

@@ -167,8 +167,49 @@ func TestInstallArtifactsCommand(t *testing.T) {
 	if code, stdout, stderr := runApp("--debug", "install-artifacts", "--repo", repo); code != 0 || stdout != "" || stderr != "" {
 		t.Errorf("up to date: exit %d, stdout %q, stderr %q; want 0 and no output", code, stdout, stderr)
 	}
-	if code, _, stderr := runApp("install-artifacts"); code != 2 || !strings.Contains(stderr, `"repo" not set`) {
-		t.Errorf("without --repo: exit %d, %q", code, stderr)
+}
+
+// Without --repo, install-artifacts writes where Maven would read:
+// -D maven.repo.local, else ~/.m2/settings.xml's localRepository, else
+// ~/.m2/repository.
+func TestInstallArtifactsDefaultRepo(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	custom := filepath.Join(t.TempDir(), "custom")
+	tests := []struct {
+		name     string
+		settings string // ~/.m2/settings.xml; "" for none
+		args     []string
+		want     string
+	}{
+		{"Maven's default", "", []string{"install-artifacts"}, filepath.Join(home, ".m2", "repository")},
+		{"the user's settings", "<settings><localRepository>" + custom + "</localRepository></settings>", []string{"install-artifacts"}, custom},
+		{"-D maven.repo.local", "", []string{"-D", "maven.repo.local=" + custom + "-d", "install-artifacts"}, custom + "-d"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			settings := filepath.Join(home, ".m2", "settings.xml")
+			os.Remove(settings)
+			if tt.settings != "" {
+				if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(settings, []byte(tt.settings), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if code, stdout, stderr := runApp(tt.args...); code != 0 || stdout != "" || stderr != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+			}
+			if _, err := os.Stat(filepath.Join(tt.want, "dev", "flaky", "flaky-agent", "0.0.0-dev", "flaky-agent-0.0.0-dev.jar")); err != nil {
+				t.Errorf("not installed in %s: %v", tt.want, err)
+			}
+		})
+	}
+	// The help names the default, not the profile's Maven expression.
+	_, stdout, _ := runApp("install-artifacts", "--help")
+	if !strings.Contains(stdout, "(default: -D maven.repo.local when given, else the localRepository of ~/.m2/settings.xml, else ~/.m2/repository)") {
+		t.Errorf("install-artifacts --help names no default:\n%s", stdout)
 	}
 }
 
