@@ -194,8 +194,9 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 		return fmt.Errorf("verify %s: %w", module, err)
 	}
 	if !res.Pass {
-		// The flaky profile fails the build on this file.
-		verdict := fmt.Sprintf("flaky verify failed the gate in %s; see %s\n", module, filepath.Join(cfg.BuildDir, "flaky", "report.json"))
+		// The flaky profile fails the build on this file, with its text
+		// as the error.
+		verdict := res.GateMessage(res.Report.DisplayName(), filepath.Join(cfg.BuildDir, "flaky", "report.json"))
 		if err := os.MkdirAll(filepath.Dir(gateFile), 0o755); err != nil {
 			return fmt.Errorf("write the gate verdict: %w", err)
 		}
