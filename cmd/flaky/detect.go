@@ -323,6 +323,9 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 			if roots := state.Confirmed(f.PollutedState); len(roots) > 0 {
 				details = append(details, "state "+strings.Join(roots, ", "))
 			}
+			if f.Note != "" {
+				details = append(details, "("+f.Note+")")
+			}
 			fmt.Fprintf(w, "%-10s %s  %s\n", kind, f.Test, strings.Join(details, "; "))
 		}
 	}

@@ -133,6 +133,9 @@ func printExplanation(w io.Writer, dir string, isNew bool, f report.Finding) {
 	if f.Message != "" {
 		fmt.Fprintf(w, "  failure:\n%s", indent(f.Message, maxExplainLines))
 	}
+	if f.Note != "" {
+		fmt.Fprintf(w, "  note: %s\n", f.Note)
+	}
 	if len(f.Evidence) > 0 {
 		fmt.Fprintln(w, "  evidence:")
 		for _, e := range f.Evidence {

@@ -106,7 +106,7 @@ type coverageView struct {
 }
 
 type findingView struct {
-	Test, Module, Title, Why, Message string
+	Test, Module, Title, Why, Message, Note string
 	// Group is the id of the group of findings that read the same this one
 	// belongs to, where its why is; "" when it reads like no other.
 	Group                    string
@@ -275,7 +275,7 @@ func budget(ms int64, why string) string {
 func finding(p Page, m Module, f report.Finding, multi bool) findingView {
 	fv := findingView{
 		Test: f.Test, Module: m.Name, Kind: f.Kind, Title: f.Kind.Title(), Why: report.Describe(f),
-		Message: clip(f.Message), New: m.Report.IsNew(f), ShowModule: multi,
+		Message: clip(f.Message), Note: f.Note, New: m.Report.IsNew(f), ShowModule: multi,
 	}
 	class, method := testid.Split(f.Test)
 	fv.Source, fv.SourceHref = source(p, m, class, method, "", 0)

@@ -32,6 +32,12 @@ func TestRender(t *testing.T) {
 			absent: []string{"<script>alert(1)", strings.Repeat("y", 20<<10)},
 		},
 		{
+			name: "flaky's note apart from the test's message",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Findings: []report.Finding{{Test: "p.V#t", Kind: report.ODVictim,
+				Message: "expected:<1> but was:<2>", Note: "the budget ended before the minimisation did: the groups may be incomplete"}}}}},
+			want: []string{"<pre class=\"message\">expected:&lt;1&gt; but was:&lt;2&gt;</pre>\n<div class=\"note muted\">flaky: the budget ended before the minimisation did: the groups may be incomplete</div>"},
+		},
+		{
 			name:    "no findings",
 			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{Tests: 3}}}},
 			want:    []string{`<p id="no-findings">No flaky tests found.</p>`, "<b>3</b>"},

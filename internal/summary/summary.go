@@ -250,6 +250,9 @@ func details(e entry, multi bool) string {
 	if e.f.Message != "" {
 		b.WriteString(fence("text", clip(e.f.Message)))
 	}
+	if e.f.Note != "" {
+		b.WriteString("_flaky: " + text(e.f.Note) + "_\n\n")
+	}
 	b.WriteString(e.reproduce())
 	if r := e.f.Repair; r != nil && r.Validated && r.Patch != "" {
 		fmt.Fprintf(&b, "Proposed fix (%s, validated; `flaky repair --apply` writes it):\n\n", text(r.Kind))

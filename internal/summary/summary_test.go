@@ -46,6 +46,12 @@ func TestMarkdown(t *testing.T) {
 			},
 		},
 		{
+			name: "flaky's note apart from the test's message",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Findings: []report.Finding{{Test: "p.V#t", Kind: report.ODVictim,
+				Message: "expected:<1> but was:<2>", Note: "the budget ended before the minimisation did: the groups may be incomplete"}}}}},
+			want: []string{"```text\nexpected:<1> but was:<2>\n```\n\n_flaky: the budget ended before the minimisation did: the groups may be incomplete_\n\n"},
+		},
+		{
 			name:    "no findings",
 			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{Tests: 7}}}},
 			want:    []string{"## flaky: no new flaky tests", "<sub>7 tests, 0 orders run"},

@@ -520,6 +520,9 @@ func printSummary(cfg Config, res *Result) {
 		if f.Message != "" {
 			fmt.Fprintf(w, "[flaky]         %s\n", report.FirstLine(f.Message))
 		}
+		if f.Note != "" {
+			fmt.Fprintf(w, "[flaky]         note: %s\n", f.Note)
+		}
 		fmt.Fprintf(w, "[flaky]         reproduce: %s\n", f.Reproduce)
 		if f.Repair != nil && f.Repair.Validated {
 			fmt.Fprintf(w, "[flaky]         proposed repair (%s, validated): %s\n", f.Repair.Kind, f.Repair.Patch)
