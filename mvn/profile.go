@@ -199,7 +199,7 @@ func InitProfile(dir string, opts ProfileOptions) (ProfileState, error) {
 		}
 		edits = append(edits, pomEdit{path: pl.doc.path, old: pl.doc.content, content: updated})
 	}
-	backups, err := writePoms(edits, opts.Force)
+	backups, err := writePoms(dir, edits, opts.Force)
 	for i := range state.Poms {
 		state.Poms[i].Backup = backups[state.Poms[i].Pom]
 	}
@@ -251,7 +251,7 @@ func RemoveProfile(dir string, force bool) ([]RemovedProfile, error) {
 			edits = append(edits, pomEdit{path: p.path, old: p.content, content: updated})
 		}
 	}
-	backups, err := writePoms(edits, force)
+	backups, err := writePoms(filepath.Dir(root.path), edits, force)
 	var removed []RemovedProfile
 	for _, e := range edits {
 		if b, ok := backups[e.path]; ok {

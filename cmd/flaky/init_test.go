@@ -43,6 +43,7 @@ func TestInitCommand(t *testing.T) {
 	original := strings.Replace(jupiterPom, "JUPITER", "5.14.4", 1)
 	dir := projectDir(t, original)
 	pom := filepath.Join(dir, "pom.xml")
+	backup := filepath.Join(dir, ".flaky", "backups", "pom.xml")
 	steps := []struct {
 		name       string
 		args       []string
@@ -52,7 +53,7 @@ func TestInitCommand(t *testing.T) {
 		wantStderr string
 	}{
 		{name: "check absent", args: []string{"init", "--check", dir}, wantCode: 1, wantStderr: "has no flaky profile\nrun flaky init"},
-		{name: "init", args: []string{"init", dir}, wantStdout: "added the flaky profile to " + pom + " (previous version: " + pom + ".flaky-backup)"},
+		{name: "init", args: []string{"init", dir}, wantStdout: "added the flaky profile to " + pom + " (previous version: " + backup + ")\nthe previous versions are in " + filepath.Join(dir, ".flaky", "backups") + ", which git ignores\nrun mvn -Pflaky verify\n"},
 		{name: "check current", args: []string{"init", "--check", dir}, wantStdout: "present and current"},
 		{name: "init again", args: []string{"init", dir}, wantStdout: "is up to date"},
 		{
@@ -64,7 +65,7 @@ func TestInitCommand(t *testing.T) {
 			wantCode:   1,
 			wantStderr: "present but stale (written by flaky 0.0.9; flaky 0.0.0-dev writes a different one)\nrun flaky init",
 		},
-		{name: "update", args: []string{"init", dir}, wantStdout: "updated the flaky profile in " + pom + " (written by flaky 0.0.9; previous version: " + pom + ".flaky-backup.1)"},
+		{name: "update", args: []string{"init", dir}, wantStdout: "updated the flaky profile in " + pom + " (written by flaky 0.0.9; previous version: " + backup + ".1)"},
 		{
 			name:       "new JUnit version makes it stale",
 			args:       []string{"init", "--check", dir},
@@ -72,7 +73,7 @@ func TestInitCommand(t *testing.T) {
 			wantCode:   1,
 			wantStderr: "present but stale",
 		},
-		{name: "remove", args: []string{"init", "--remove", dir}, edit: func(s string) string { return strings.Replace(s, "6.1.3", "5.14.4", 1) }, wantStdout: "removed the flaky profile from " + pom + " (previous version: " + pom + ".flaky-backup.2)"},
+		{name: "remove", args: []string{"init", "--remove", dir}, edit: func(s string) string { return strings.Replace(s, "6.1.3", "5.14.4", 1) }, wantStdout: "removed the flaky profile from " + pom + " (previous version: " + backup + ".2)\nthe previous versions are in " + filepath.Join(dir, ".flaky", "backups") + ", which git ignores\n"},
 		{name: "remove again", args: []string{"init", "--remove", dir}, wantStdout: "has a flaky profile; nothing to remove"},
 	}
 	for _, st := range steps {
@@ -142,7 +143,7 @@ func TestInitCommandForce(t *testing.T) {
 	if code, stdout, stderr := runApp("init", "--force", dir); code != 0 || !strings.Contains(stdout, "updated the flaky profile in "+pom) {
 		t.Fatalf("init --force: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
-	if got, _ := os.ReadFile(pom + ".flaky-backup"); string(got) != own {
+	if got, _ := os.ReadFile(filepath.Join(dir, ".flaky", "backups", "pom.xml")); string(got) != own {
 		t.Error("the backup does not hold the user's profile")
 	}
 }
