@@ -30,9 +30,17 @@ java-test:
 	$(MVN) -B -q -f java/pom.xml package
 	$(copy-jars)
 
-## build: the flaky binary in bin/flaky (embeds the jars).
+# LDFLAGS stamp the binary with what `flaky version` prints: `git describe` of the work tree (a tag, or the
+# abbreviated commit; -dirty when it has changes), the commit and its time. Go's own stamp (vcs.revision) is
+# missing in a git worktree and with -buildvcs=false; outside git these stay empty and flaky says dev.
+BUILDINFO := github.com/flakyhq/flaky/internal/buildinfo
+LDFLAGS ?= -X $(BUILDINFO).version=$(shell git describe --tags --always --dirty 2>/dev/null) \
+	-X $(BUILDINFO).commit=$(shell git rev-parse HEAD 2>/dev/null) \
+	-X $(BUILDINFO).date=$(shell git log -1 --format=%cI HEAD 2>/dev/null)
+
+## build: the flaky binary in bin/flaky (embeds the jars; version and commit stamped, see LDFLAGS).
 build: $(JARS)
-	$(GO) build -o bin/flaky ./cmd/flaky
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/flaky ./cmd/flaky
 
 ## lint: gofmt and go vet.
 lint:
