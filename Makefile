@@ -11,21 +11,36 @@ all: build
 ## java: build the Java runner, agent, Surefire provider and source editor and copy the jars that the Go binary embeds.
 java: $(JARS)
 
-$(JARS) &: $(JAVA_SRC)
-	$(MVN) -B -q -f java/pom.xml -DskipTests package
+# copy-jars copies the packaged jars to where the Go binary embeds them from.
+define copy-jars
 	cp java/flaky-agent/target/flaky-agent.jar agent/jars/flaky-agent.jar
 	cp java/flaky-runner/target/flaky-runner.jar agent/jars/flaky-runner.jar
 	cp java/flaky-surefire-provider/target/flaky-surefire-provider.jar agent/jars/flaky-surefire-provider.jar
 	cp java/flaky-editor/target/flaky-editor.jar agent/jars/flaky-editor.jar
+endef
+
+$(JARS) &: $(JAVA_SRC)
+	$(MVN) -B -q -f java/pom.xml -DskipTests package
+	$(copy-jars)
 
 ## java-test: the Java unit tests of the runner, agent, Surefire provider and source editor. Packaged, since a
-## module that uses the runner tests against the shaded jar it ships (Gson relocated); the jars stay in java/*/target.
+## module that uses the runner tests against the shaded jar it ships (Gson relocated); the tested jars are then
+## the ones the binary embeds, so that `make test` packages the Java modules once.
 java-test:
 	$(MVN) -B -q -f java/pom.xml package
+	$(copy-jars)
 
-## build: the flaky binary in bin/flaky (embeds the jars).
+# LDFLAGS stamp the binary with what `flaky version` prints: `git describe` of the work tree (a tag, or the
+# abbreviated commit; -dirty when it has changes), the commit and its time. Go's own stamp (vcs.revision) is
+# missing in a git worktree and with -buildvcs=false; outside git these stay empty and flaky says dev.
+BUILDINFO := github.com/flakyhq/flaky/internal/buildinfo
+LDFLAGS ?= -X $(BUILDINFO).version=$(shell git describe --tags --always --dirty 2>/dev/null) \
+	-X $(BUILDINFO).commit=$(shell git rev-parse HEAD 2>/dev/null) \
+	-X $(BUILDINFO).date=$(shell git log -1 --format=%cI HEAD 2>/dev/null)
+
+## build: the flaky binary in bin/flaky (embeds the jars; version and commit stamped, see LDFLAGS).
 build: $(JARS)
-	$(GO) build -o bin/flaky ./cmd/flaky
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/flaky ./cmd/flaky
 
 ## lint: gofmt and go vet.
 lint:
@@ -58,7 +73,7 @@ fuzz:
 	done
 
 ## test: everything: lint, Go and Java unit tests, fuzzing for a bounded time and the end-to-end tests on testdata/ with real Maven and JVMs.
-test: build lint java-test fuzz
+test: java-test build lint fuzz
 	$(GO) test -count=1 -timeout 10m $$($(GO) list ./... | grep -v '/e2e$$')
 	$(MAKE) --no-print-directory e2e
 

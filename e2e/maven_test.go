@@ -158,9 +158,21 @@ func TestVerifyGatesReactor(t *testing.T) {
 	if !strings.Contains(out, "NEW") || !strings.Contains(out, flakyTest) {
 		t.Errorf("the build output does not name the new flaky test:\n%s", tail(out))
 	}
-	// The gate fails the build with flaky's short message, no stack trace.
-	if !strings.Contains(out, "[ERROR] flaky: the flaky gate failed: the [flaky] lines above name the tests") ||
-		strings.Contains(out, "ExecuteException") || strings.Contains(out, "Command execution failed") || strings.Contains(out, "\tat ") || strings.Contains(out, "    at ") {
+	// The gate fails the build with flaky's message, no stack trace; the
+	// error itself, after BUILD FAILURE, names the new test and how to
+	// reproduce it (whatever the build printed since verify's lines).
+	_, failure, _ := strings.Cut(out, "BUILD FAILURE")
+	for _, want := range []string{
+		"An Ant BuildException has occured: flaky: the flaky gate failed in module core: 1 new flaky test(s) not in .flaky/baseline.json\n",
+		"[ERROR]   NEW   nod        " + flakyTest + "\n",
+		"[ERROR]         reproduce: mvn -Pflaky test ",
+		"[ERROR] fix the new flaky tests, or accept them with `flaky baseline accept`; report: " + filepath.Join(dir, "core", "target", "flaky", "report.json") + "\n",
+	} {
+		if !strings.Contains(failure, want) {
+			t.Errorf("the build's error lacks %q:\n%s", want, tail(out))
+		}
+	}
+	if strings.Contains(out, "ExecuteException") || strings.Contains(out, "Command execution failed") || strings.Contains(out, "\tat ") || strings.Contains(out, "    at ") {
 		t.Errorf("the gate's failure is not flaky's short message:\n%s", tail(out))
 	}
 	web, err := report.Read(filepath.Join(dir, "web", "target", "flaky", "report.json"))

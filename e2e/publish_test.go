@@ -22,10 +22,14 @@ func checkPublished(t *testing.T, dir, out, stepSummary, flakyTest string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## flaky: 1 new flaky test (gate failed)", "`" + flakyTest + "`", "Reproduce with Maven:"} {
+	for _, want := range []string{"## flaky: 1 new flaky test (gate failed)", "`" + flakyTest + "`", "Reproduce with Maven (from the project's root):", "-pl core ", "-Dflaky.order=target/flaky/orders/order-"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("summary.md lacks %q:\n%s", want, md)
 		}
+	}
+	// A reviewer runs its commands in another checkout.
+	if strings.Contains(string(md), dir) {
+		t.Errorf("summary.md names this machine's %s:\n%s", dir, md)
 	}
 	if job, err := os.ReadFile(stepSummary); err != nil || !bytes.Contains(job, []byte(flakyTest)) {
 		t.Errorf("the job summary does not name the flaky test (%v):\n%s", err, job)

@@ -136,7 +136,7 @@ func TestForeignProfileAndBackups(t *testing.T) {
 		t.Fatalf("RemoveProfile = %+v, %v", removed, err)
 	}
 	first, second := state.Poms[0].Backup, removed[0].Backup
-	if first == second || first != pom+BackupSuffix || second != pom+BackupSuffix+".1" {
+	if first == second || first != BackupPath(dir, pom) || second != BackupPath(dir, pom)+".1" {
 		t.Errorf("backups %q and %q, want two distinct files", first, second)
 	}
 	if got, _ := os.ReadFile(first); string(got) != own {
@@ -207,11 +207,8 @@ func TestProtectionsEveryPom(t *testing.T) {
 				t.Errorf("%s changed", name)
 			}
 		}
-		if backups, _ := filepath.Glob(filepath.Join(dir, "*", "*"+BackupSuffix+"*")); len(backups) > 0 {
-			t.Errorf("backups written: %v", backups)
-		}
-		if backups, _ := filepath.Glob(filepath.Join(dir, "*"+BackupSuffix+"*")); len(backups) > 0 {
-			t.Errorf("backups written: %v", backups)
+		if _, err := os.Stat(filepath.Join(dir, ".flaky")); err == nil {
+			t.Errorf("backups written under %s", filepath.Join(dir, ".flaky"))
 		}
 	}
 	opts := ProfileOptions{LocalRepo: noRepo, Version: testVersion}
@@ -234,11 +231,11 @@ func TestProtectionsEveryPom(t *testing.T) {
 			t.Fatalf("forced InitProfile = %+v, %v", state, err)
 		}
 		for _, c := range state.Poms {
-			if c.Backup != c.Pom+BackupSuffix {
+			if c.Backup != BackupPath(dir, c.Pom) {
 				t.Errorf("backup of %s: %q", c.Pom, c.Backup)
 			}
 		}
-		if got, _ := os.ReadFile(filepath.Join(dir, "lib", "pom.xml"+BackupSuffix)); string(got) != files["lib/pom.xml"] {
+		if got, _ := os.ReadFile(filepath.Join(dir, ".flaky", "backups", "lib", "pom.xml")); string(got) != files["lib/pom.xml"] {
 			t.Error("the backup of lib/pom.xml does not hold the user's profile")
 		}
 	})
@@ -280,7 +277,7 @@ func TestProtectionsEveryPom(t *testing.T) {
 			t.Fatalf("forced RemoveProfile = %+v, %v", removed, err)
 		}
 		for _, r := range removed {
-			if r.Backup != r.Pom+BackupSuffix+".1" {
+			if r.Backup != BackupPath(dir, r.Pom)+".1" {
 				t.Errorf("backup of %s: %q, want the next numbered one", r.Pom, r.Backup)
 			}
 		}

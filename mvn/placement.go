@@ -180,9 +180,9 @@ func withRepoParents(chain []*pomFile, repo string) ([]*pomFile, bool, error) {
 	}
 }
 
-// localRepository is the local Maven repository: the localRepository of
+// LocalRepository is the local Maven repository: the localRepository of
 // ~/.m2/settings.xml, else ~/.m2/repository; "" when there is no home.
-func localRepository() string {
+func LocalRepository() string {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return ""

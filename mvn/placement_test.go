@@ -121,8 +121,8 @@ func TestInitProfilePlacement(t *testing.T) {
 				if !bytes.Contains(content, []byte("<id>flaky</id>")) {
 					t.Errorf("%s lacks the profile", rel)
 				}
-				if c.Backup != c.Pom+BackupSuffix {
-					t.Errorf("backup of %s: %q, want %s", rel, c.Backup, c.Pom+BackupSuffix)
+				if want := filepath.Join(dir, ".flaky", "backups", rel); c.Backup != want {
+					t.Errorf("backup of %s: %q, want %s", rel, c.Backup, want)
 				}
 			}
 			if strings.Join(got, " ") != strings.Join(tt.wantPoms, " ") {
@@ -149,7 +149,7 @@ func TestInitProfilePlacement(t *testing.T) {
 				t.Errorf("RemoveProfile = %+v, %v", removed, err)
 			}
 			for _, r := range removed {
-				if r.Backup != r.Pom+BackupSuffix+".1" {
+				if r.Backup != BackupPath(dir, r.Pom)+".1" {
 					t.Errorf("backup of %s after remove: %q, want the next numbered one", r.Pom, r.Backup)
 				}
 			}

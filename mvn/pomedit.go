@@ -2,14 +2,64 @@ package mvn
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
-// BackupSuffix names the copy of pom.xml kept before flaky rewrites it.
-const BackupSuffix = ".flaky-backup"
+// BackupDir is where, relative to the project's root, flaky keeps the copy
+// of each pom it rewrites, at the pom's own path below it
+// (.flaky/backups/core/pom.xml); a .gitignore of "*" there keeps git (and
+// `git add -A`) away from them, and from nothing else under .flaky (whose
+// baseline.json a project commits).
+const BackupDir = ".flaky/backups"
+
+// BackupPath is the first backup of the pom at path in the project at root
+// (see BackupDir; both absolute, links resolved); later ones get .1, .2,
+// ... appended. A pom outside root (a link out of the project) has its
+// backup under BackupDir/elsewhere at its whole path.
+func BackupPath(root, path string) string {
+	dir := filepath.Join(root, filepath.FromSlash(BackupDir))
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return filepath.Join(dir, "elsewhere", path)
+	}
+	return filepath.Join(dir, rel)
+}
+
+// resolved is dir absolute, with its links resolved (as openPom's paths).
+func resolved(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return "", fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	return abs, nil
+}
+
+// ignoreBackups makes sure the backup folder of the project at root exists
+// with its .gitignore; a .gitignore there already is left as it is.
+func ignoreBackups(root string) error {
+	dir := filepath.Join(root, filepath.FromSlash(BackupDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("back up the poms: %w", err)
+	}
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Lstat(ignore); !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := safewrite.Atomic(ignore, []byte("# flaky's backups of the poms it changed (flaky init); not for git\n*\n"), 0o644); err != nil {
+		return fmt.Errorf("back up the poms: %w", err)
+	}
+	return nil
+}
 
 // pomStyle is how a file is laid out: its line ending and indentation unit.
 type pomStyle struct {
@@ -146,17 +196,22 @@ func eolAt(content []byte, off int, fallback string) string {
 	return "\n"
 }
 
-// writePom replaces the file at path by content: it first saves old in a
-// new backup file (path+BackupSuffix, else with .1, .2, ... appended: a
-// backup is never overwritten), then writes content to a temporary file in
-// the same directory and renames it over path, keeping the file's
-// permissions. A read-only pom is refused unless force. It returns the backup.
-func writePom(path string, old, content []byte, force bool) (string, error) {
+// writePom replaces the file at path, in the project at root, by content:
+// it first saves old in a new backup file (BackupPath, else with .1, .2,
+// ... appended: a backup is never overwritten), then writes content to a
+// temporary file in the same directory and renames it over path, keeping
+// the file's permissions. A read-only pom is refused unless force. It
+// returns the backup.
+func writePom(root, path string, old, content []byte, force bool) (string, error) {
 	fi, err := writable(path, force)
 	if err != nil {
 		return "", err
 	}
-	backup, err := safewrite.Backup(path+BackupSuffix, old, fi.Mode().Perm()|0o200)
+	name := BackupPath(root, path)
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return "", fmt.Errorf("back up %s: %w", path, err)
+	}
+	backup, err := safewrite.Backup(name, old, fi.Mode().Perm()|0o200)
 	if err != nil {
 		return "", fmt.Errorf("back up %s: %w", path, err)
 	}
@@ -185,18 +240,29 @@ type pomEdit struct {
 	old, content []byte
 }
 
-// writePoms writes each edit with writePom once every pom has been found
-// writable (see writable), so a refusal changes none. It returns the
-// backups of the poms written, by pom path, also on an error.
-func writePoms(edits []pomEdit, force bool) (map[string]string, error) {
+// writePoms writes each edit of the project at root with writePom once
+// every pom has been found writable (see writable), so a refusal changes
+// none; the backups go under root's BackupDir, which git ignores. It
+// returns the backups of the poms written, by pom path, also on an error.
+func writePoms(root string, edits []pomEdit, force bool) (map[string]string, error) {
 	for _, e := range edits {
 		if _, err := writable(e.path, force); err != nil {
 			return nil, err
 		}
 	}
+	if len(edits) == 0 {
+		return nil, nil
+	}
+	root, err := resolved(root)
+	if err != nil {
+		return nil, err
+	}
+	if err := ignoreBackups(root); err != nil {
+		return nil, err
+	}
 	backups := map[string]string{}
 	for _, e := range edits {
-		backup, err := writePom(e.path, e.old, e.content, force)
+		backup, err := writePom(root, e.path, e.old, e.content, force)
 		if err != nil {
 			return backups, err
 		}

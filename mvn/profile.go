@@ -14,7 +14,7 @@ import (
 
 // GateFile is the file, relative to a module's build directory, that
 // `flaky verify` writes when the module fails the gate; the flaky profile
-// fails the build on it with a short message.
+// fails the build on it in verify, with the file's text as the error.
 const GateFile = "flaky/gate-failed"
 
 // ProfileID is the id of the Maven profile `flaky init` adds.
@@ -22,7 +22,7 @@ const ProfileID = "flaky"
 
 // profileFormat is the flaky.profile property: the version of the profile's
 // layout, raised when the layout changes.
-const profileFormat = "8"
+const profileFormat = "9"
 
 // ErrPlatformVersionUnknown means the project uses the JUnit Platform but its
 // version cannot be told from the poms on disk; ProfileOptions.JUnitPlatformVersion
@@ -199,7 +199,7 @@ func InitProfile(dir string, opts ProfileOptions) (ProfileState, error) {
 		}
 		edits = append(edits, pomEdit{path: pl.doc.path, old: pl.doc.content, content: updated})
 	}
-	backups, err := writePoms(edits, opts.Force)
+	backups, err := writePoms(dir, edits, opts.Force)
 	for i := range state.Poms {
 		state.Poms[i].Backup = backups[state.Poms[i].Pom]
 	}
@@ -251,7 +251,7 @@ func RemoveProfile(dir string, force bool) ([]RemovedProfile, error) {
 			edits = append(edits, pomEdit{path: p.path, old: p.content, content: updated})
 		}
 	}
-	backups, err := writePoms(edits, force)
+	backups, err := writePoms(filepath.Dir(root.path), edits, force)
 	var removed []RemovedProfile
 	for _, e := range edits {
 		if b, ok := backups[e.path]; ok {
@@ -317,7 +317,7 @@ func planProfiles(dir string, opts ProfileOptions) ([]profilePlan, error) {
 	}
 	repo := opts.LocalRepo
 	if repo == "" {
-		repo = localRepository()
+		repo = LocalRepository()
 	}
 	var plans []profilePlan
 	for _, t := range profileTargets(r) {
@@ -650,14 +650,33 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 		elem(9, "message", "flaky: cannot run the flaky binary ${flaky.bin}: put flaky on the PATH, or give its path with -Dflaky.bin=/path/to/flaky")
 		line(8, "</evaluateBeanshell>")
 	})
-	enforce("flaky-gate", "verify", func() {
-		line(8, "<requireFilesDontExist>")
-		elem(9, "message", "flaky: the flaky gate failed: the [flaky] lines above name the tests (accept flaky ones with `flaky baseline accept`)")
-		line(9, "<files>")
-		elem(10, "file", "${project.build.directory}/"+GateFile)
-		line(9, "</files>")
-		line(8, "</requireFilesDontExist>")
-	})
+	line(4, "</executions>")
+	line(3, "</plugin>")
+	// A failed gate fails the build in verify with what GateFile says
+	// (the new flaky tests and their reproduce commands) as the error:
+	// Ant's fail carries a message read at run time, which no enforcer
+	// rule's does.
+	line(3, "<plugin>")
+	elem(4, "groupId", "org.apache.maven.plugins")
+	elem(4, "artifactId", "maven-antrun-plugin")
+	elem(4, "version", "3.1.0")
+	line(4, "<executions>")
+	line(5, "<execution>")
+	elem(6, "id", "flaky-gate")
+	elem(6, "phase", "verify")
+	line(6, "<goals>")
+	elem(7, "goal", "run")
+	line(6, "</goals>")
+	line(6, "<configuration>")
+	elem(7, "skip", "false")
+	line(7, `<target combine.self="override" xmlns:if="ant:if">`)
+	gate := "${project.build.directory}/" + GateFile
+	line(8, `<available file="`+gate+`" property="flaky.gateFailed"/>`)
+	line(8, `<loadfile property="flaky.gateMessage" srcFile="`+gate+`" if:set="flaky.gateFailed"/>`)
+	line(8, `<fail if="flaky.gateFailed" message="${flaky.gateMessage}"/>`)
+	line(7, "</target>")
+	line(6, "</configuration>")
+	line(5, "</execution>")
 	line(4, "</executions>")
 	line(3, "</plugin>")
 	line(2, "</plugins>")

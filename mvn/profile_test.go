@@ -165,7 +165,7 @@ func TestInitProfile(t *testing.T) {
 					t.Errorf("%s changed", name)
 				}
 			}
-			if !bytes.Equal(after["pom.xml"+BackupSuffix], before["pom.xml"]) || state.Poms[0].Backup != pom+BackupSuffix {
+			if !bytes.Equal(after[filepath.Join(".flaky", "backups", "pom.xml")], before["pom.xml"]) || state.Poms[0].Backup != BackupPath(dir, pom) {
 				t.Errorf("the backup %q is not the pom as it was", state.Poms[0].Backup)
 			}
 			if fi, err := os.Stat(pom); err != nil || fi.Mode().Perm() != 0o640 {
@@ -220,8 +220,8 @@ func TestInitProfile(t *testing.T) {
 			// Removing gives the original bytes back.
 			// Backups are numbered: removing keeps the init's backup.
 			removed, err := RemoveProfile(dir, false)
-			if err != nil || len(removed) != 1 || removed[0].Pom != pom || removed[0].Backup != pom+BackupSuffix+".1" {
-				t.Fatalf("RemoveProfile = %+v, %v; want %s with backup %s.1", removed, err, pom, pom+BackupSuffix)
+			if err != nil || len(removed) != 1 || removed[0].Pom != pom || removed[0].Backup != BackupPath(dir, pom)+".1" {
+				t.Fatalf("RemoveProfile = %+v, %v; want %s with backup %s.1", removed, err, pom, BackupPath(dir, pom))
 			}
 			if got, _ := os.ReadFile(pom); !bytes.Equal(got, before["pom.xml"]) {
 				t.Errorf("after remove the pom differs from the original:\n%s", got)
@@ -325,7 +325,7 @@ func TestInitProfileRefuses(t *testing.T) {
 			if got, _ := os.ReadFile(pom); !bytes.Equal(got, before) {
 				t.Error("pom changed")
 			}
-			if _, err := os.Stat(pom + BackupSuffix); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, ".flaky")); err == nil {
 				t.Error("backup written")
 			}
 		})

@@ -163,7 +163,7 @@ func realPath(path string) (string, error) {
 // sharedRepository is the local Maven repository the shared class path's
 // entries must lie in: the maven.repo.local property among the command's
 // arguments, relative to the build's folder as Maven takes it, else the
-// user's (see localRepository).
+// user's (see LocalRepository).
 func sharedRepository(m *maven) string {
 	for _, a := range m.extra {
 		if v, ok := strings.CutPrefix(a, "-Dmaven.repo.local="); ok {
@@ -173,7 +173,7 @@ func sharedRepository(m *maven) string {
 			return v
 		}
 	}
-	return localRepository()
+	return LocalRepository()
 }
 
 // shareClasspath keeps a class path Maven resolved in the shared file

@@ -36,6 +36,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.BoolFlag{Name: "debug", Aliases: []string{"v"}, EnvVars: []string{"FLAKY_DEBUG"}, Usage: "also print debug notes (parents not read, artifacts installed, Maven commands)"},
 			mavenProfileFlag(),
 			mavenPropertyFlag(),
+			versionFlag,
 		},
 		Commands: []*cli.Command{
 			initCommand(),
@@ -53,6 +54,16 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			baselineCommand(),
 			reportCommand(),
 			versionCommand(),
+		},
+		// --version prints the version instead of running a command.
+		Before: func(c *cli.Context) error {
+			if !c.Bool(versionFlag.Name) {
+				return nil
+			}
+			if err := runVersion(globalsOf(c)); err != nil {
+				return err
+			}
+			return &exitStatus{code: exitOK}
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {

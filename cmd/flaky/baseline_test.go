@@ -42,3 +42,41 @@ func TestAcceptBaseline(t *testing.T) {
 		t.Errorf("second accept: %v, printed %q, want %q", err, out.String(), want)
 	}
 }
+
+// baseline list prints what the baseline accepts; baseline remove takes
+// tests out of it (one module's acceptance with --module), and refuses a
+// test it does not accept without changing the file.
+func TestBaselineListAndRemove(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, gate.BaselinePath)
+	if code, stdout, stderr := runApp("baseline", "list", root); code != 0 || stdout != path+" accepts no flaky test\n" {
+		t.Fatalf("list without a baseline: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	b := &gate.Baseline{Accepted: []gate.Accepted{
+		{Test: "p.A#v", Kind: report.ODVictim, Module: "core"},
+		{Test: "p.A#v", Kind: report.ODVictim, Module: "web"},
+		{Test: "p.B#n", Kind: report.NOD},
+	}}
+	if err := b.Save(root); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr string
+	}{
+		{[]string{"baseline", "list", root}, 0, "nod          p.B#n\nod-victim    p.A#v (module core)\nod-victim    p.A#v (module web)\n" + path + " accepts 3 flaky test(s)\n", ""},
+		{[]string{"baseline", "remove", "--root", root, "p.B#n", "p.Typo#x"}, 2, "", "flaky: " + path + " does not accept p.Typo#x (see flaky baseline list); nothing removed\n"},
+		{[]string{"baseline", "remove", "--root", root, "--module", "web", "p.A#v"}, 0, "removed od-victim p.A#v (module web)\n" + path + " accepts 2 flaky test(s)\n", ""},
+		{[]string{"baseline", "remove", "--root", root, "p.A#v", "p.B#n"}, 0, "removed od-victim p.A#v (module core)\nremoved nod p.B#n\n" + path + " accepts 0 flaky test(s)\n", ""},
+		{[]string{"baseline", "list", root}, 0, path + " accepts no flaky test\n", ""},
+		{[]string{"baseline", "remove", "--root", root}, 2, "", "flaky: baseline remove takes the tests to remove, e.g. com.example.FooTest#bar\n"},
+	}
+	for i, st := range steps {
+		code, stdout, stderr := runApp(st.args...)
+		if code != st.wantCode || stdout != st.wantStdout || stderr != st.wantStderr {
+			t.Fatalf("step %d, flaky %s: exit %d, stdout %q, stderr %q; want %d, %q, %q", i, strings.Join(st.args, " "), code, stdout, stderr, st.wantCode, st.wantStdout, st.wantStderr)
+		}
+	}
+}

@@ -37,11 +37,11 @@ func chaosCommand() *cli.Command {
 			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for the module name in the report (default: the root of the reactor on disk that builds the module)"},
 			&cli.StringSliceFlag{Name: "strategy", Usage: "strategy or group to apply (repeatable, or joined with +)"},
 			&cli.StringFlag{Name: "mode", Value: string(chaos.Combined), Usage: "combined or single"},
-			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget for attribution, single-strategy runs beyond the first batch and confirmations (default: sized from the unperturbed run's duration and the number of strategies, at least " + chaos.DefaultBudget.String() + ")"},
+			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget for attribution, single-strategy runs beyond the first batch and confirmations", DefaultText: "sized from the unperturbed run's duration and the number of strategies, at least " + chaos.DefaultBudget.String()},
 			&cli.StringSliceFlag{Name: "param", Usage: "strategy parameter key=value, e.g. time.increment=3000, locale=de_DE, seed=7 (repeatable)"},
 			&cli.StringSliceFlag{Name: "include", Usage: "instrument the classes matching this class-name pattern (e.g. com.acme.**) instead of the module's own classes (repeatable)"},
 			&cli.StringSliceFlag{Name: "exclude", Usage: "do not instrument the classes matching this class-name pattern (repeatable)"},
-			&cli.DurationFlag{Name: "test-timeout", Value: 2 * time.Minute, Usage: "kill a JVM when one test runs longer than this (0: off); a perturbed test that hangs counts as failing"},
+			testTimeoutFlag("kill a JVM when one test runs longer than this; a perturbed test that hangs counts as failing"),
 			&cli.StringFlag{Name: "explain", Usage: "rerun the api finding of this test (from target/flaky/report.json) with its strategy and print every perturbed call it made, with the original and the perturbed value"},
 		},
 		Action: func(c *cli.Context) error {

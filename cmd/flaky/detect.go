@@ -51,11 +51,11 @@ func detectCommand() *cli.Command {
 			mavenProfileFlag(),
 			mavenPropertyFlag(),
 			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for -pl in the reproduce commands (default: the root of the reactor on disk that builds the module)"},
-			&cli.IntFlag{Name: "rounds", Usage: "exploration orders to run; 0 for none (default: enough to put every pair of classes next to each other, plus a few random orders)"},
-			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget; the analysis stops cleanly when it is spent (default: scaled to the suite's measured run time, at least 5m; the report says what it chose)"},
-			&cli.Int64Flag{Name: "seed", Usage: "seed for the generated orders (default: a random one, recorded in the report)"},
+			&cli.IntFlag{Name: "rounds", Usage: "exploration orders to run; 0 for none", DefaultText: "enough to put every pair of classes next to each other, plus a few random orders"},
+			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget; the analysis stops cleanly when it is spent", DefaultText: "scaled to the suite's measured run time, at least 5m; the report says what it chose"},
+			&cli.Int64Flag{Name: "seed", Usage: "seed for the generated orders", DefaultText: "a random one, recorded in the report"},
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
-			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
+			testTimeoutFlag("kill a JVM when one test runs longer than this"),
 			noStateFlag,
 			&cli.BoolFlag{Name: "warm", Usage: fmt.Sprintf("run the exploration orders up to %d at a time in one JVM, each in a fresh class loader with the JDK state reset between them; every candidate is still confirmed and minimised in fresh JVMs", od.DefaultWarmOrders)},
 			&cli.StringFlag{Name: "shard", Usage: "I/N: run only the I-th of N disjoint shares of the exploration orders (needs --seed) and write a partial report, target/flaky/shard-I-of-N.json, for flaky merge"},
@@ -341,6 +341,9 @@ func printFindings(w io.Writer, rep *report.Report, cov od.Coverage) {
 			}
 			if roots := state.Confirmed(f.PollutedState); len(roots) > 0 {
 				details = append(details, "state "+strings.Join(roots, ", "))
+			}
+			if f.Note != "" {
+				details = append(details, "("+f.Note+")")
 			}
 			fmt.Fprintf(w, "%-10s %s  %s\n", kind, f.Test, strings.Join(details, "; "))
 		}

@@ -27,7 +27,7 @@ func explainCommand() *cli.Command {
 			"the proposed patch, and the commands that reproduce it",
 		ArgsUsage: "TEST",
 		Flags: []cli.Flag{moduleFlag,
-			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM that names the polluted state when one test runs longer than this (0: off), as detect's --test-timeout"},
+			testTimeoutFlag("kill a JVM that names the polluted state when one test runs longer than this, as detect's --test-timeout"),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
@@ -132,6 +132,9 @@ func printExplanation(w io.Writer, dir string, isNew bool, f report.Finding) {
 	fmt.Fprintf(w, "%s %s\n  %s, %s: %s\n", f.Kind, f.Test, f.Kind.Title(), status, report.Describe(f))
 	if f.Message != "" {
 		fmt.Fprintf(w, "  failure:\n%s", indent(f.Message, maxExplainLines))
+	}
+	if f.Note != "" {
+		fmt.Fprintf(w, "  note: %s\n", f.Note)
 	}
 	if len(f.Evidence) > 0 {
 		fmt.Fprintln(w, "  evidence:")

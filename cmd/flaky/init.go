@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -19,7 +20,8 @@ func initCommand() *cli.Command {
 		ArgsUsage: "[DIR]",
 		Description: "Adds the flaky profile to the poms the modules of the project in DIR (default: the current directory) inherit it from\n" +
 			"(usually just DIR/pom.xml) and changes nothing else in them; a profile written by another flaky version is updated.\n" +
-			"Each pom's previous content is kept in a new backup (pom.xml" + mvn.BackupSuffix + ", then " + mvn.BackupSuffix + ".1, ...; never overwritten).\n" +
+			"Each pom's previous content is kept in a new backup under DIR/" + mvn.BackupDir + ", at the pom's path (pom.xml, then pom.xml.1, ...; never\n" +
+			"overwritten), a folder git ignores (its .gitignore says *); init names each backup.\n" +
 			"A flaky profile flaky did not write, and read-only poms, are refused unless --force.\n" +
 			"Exit status: 0 done (or, with --check, the profile is current), 1 with --check: absent or stale, 2 error.",
 		Flags: []cli.Flag{
@@ -75,7 +77,9 @@ func runInit(o initOptions) error {
 		}
 		if len(removed) == 0 {
 			fmt.Fprintf(out, "no pom of the project in %s has a flaky profile; nothing to remove\n", dir)
+			return nil
 		}
+		backupsNote(out, dir)
 		return nil
 	}
 	opts := mvn.ProfileOptions{Version: buildinfo.MavenVersion(), JUnitPlatformVersion: o.JUnitPlatformVersion, Force: o.Force}
@@ -120,9 +124,15 @@ func runInit(o initOptions) error {
 		}
 	}
 	if state.Status() != mvn.ProfileCurrent {
+		backupsNote(out, dir)
 		fmt.Fprintln(out, "run mvn -Pflaky verify")
 	}
 	return nil
+}
+
+// backupsNote says where init keeps the poms' previous versions.
+func backupsNote(out io.Writer, dir string) {
+	fmt.Fprintf(out, "the previous versions are in %s, which git ignores\n", filepath.Join(dir, filepath.FromSlash(mvn.BackupDir)))
 }
 
 // reaches names the modules a pom's profile reaches when it is not only

@@ -43,6 +43,7 @@ func TestInitCommand(t *testing.T) {
 	original := strings.Replace(jupiterPom, "JUPITER", "5.14.4", 1)
 	dir := projectDir(t, original)
 	pom := filepath.Join(dir, "pom.xml")
+	backup := filepath.Join(dir, ".flaky", "backups", "pom.xml")
 	steps := []struct {
 		name       string
 		args       []string
@@ -52,7 +53,7 @@ func TestInitCommand(t *testing.T) {
 		wantStderr string
 	}{
 		{name: "check absent", args: []string{"init", "--check", dir}, wantCode: 1, wantStderr: "has no flaky profile\nrun flaky init"},
-		{name: "init", args: []string{"init", dir}, wantStdout: "added the flaky profile to " + pom + " (previous version: " + pom + ".flaky-backup)"},
+		{name: "init", args: []string{"init", dir}, wantStdout: "added the flaky profile to " + pom + " (previous version: " + backup + ")\nthe previous versions are in " + filepath.Join(dir, ".flaky", "backups") + ", which git ignores\nrun mvn -Pflaky verify\n"},
 		{name: "check current", args: []string{"init", "--check", dir}, wantStdout: "present and current"},
 		{name: "init again", args: []string{"init", dir}, wantStdout: "is up to date"},
 		{
@@ -64,7 +65,7 @@ func TestInitCommand(t *testing.T) {
 			wantCode:   1,
 			wantStderr: "present but stale (written by flaky 0.0.9; flaky 0.0.0-dev writes a different one)\nrun flaky init",
 		},
-		{name: "update", args: []string{"init", dir}, wantStdout: "updated the flaky profile in " + pom + " (written by flaky 0.0.9; previous version: " + pom + ".flaky-backup.1)"},
+		{name: "update", args: []string{"init", dir}, wantStdout: "updated the flaky profile in " + pom + " (written by flaky 0.0.9; previous version: " + backup + ".1)"},
 		{
 			name:       "new JUnit version makes it stale",
 			args:       []string{"init", "--check", dir},
@@ -72,7 +73,7 @@ func TestInitCommand(t *testing.T) {
 			wantCode:   1,
 			wantStderr: "present but stale",
 		},
-		{name: "remove", args: []string{"init", "--remove", dir}, edit: func(s string) string { return strings.Replace(s, "6.1.3", "5.14.4", 1) }, wantStdout: "removed the flaky profile from " + pom + " (previous version: " + pom + ".flaky-backup.2)"},
+		{name: "remove", args: []string{"init", "--remove", dir}, edit: func(s string) string { return strings.Replace(s, "6.1.3", "5.14.4", 1) }, wantStdout: "removed the flaky profile from " + pom + " (previous version: " + backup + ".2)\nthe previous versions are in " + filepath.Join(dir, ".flaky", "backups") + ", which git ignores\n"},
 		{name: "remove again", args: []string{"init", "--remove", dir}, wantStdout: "has a flaky profile; nothing to remove"},
 	}
 	for _, st := range steps {
@@ -142,7 +143,7 @@ func TestInitCommandForce(t *testing.T) {
 	if code, stdout, stderr := runApp("init", "--force", dir); code != 0 || !strings.Contains(stdout, "updated the flaky profile in "+pom) {
 		t.Fatalf("init --force: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
-	if got, _ := os.ReadFile(pom + ".flaky-backup"); string(got) != own {
+	if got, _ := os.ReadFile(filepath.Join(dir, ".flaky", "backups", "pom.xml")); string(got) != own {
 		t.Error("the backup does not hold the user's profile")
 	}
 }
@@ -167,8 +168,49 @@ func TestInstallArtifactsCommand(t *testing.T) {
 	if code, stdout, stderr := runApp("--debug", "install-artifacts", "--repo", repo); code != 0 || stdout != "" || stderr != "" {
 		t.Errorf("up to date: exit %d, stdout %q, stderr %q; want 0 and no output", code, stdout, stderr)
 	}
-	if code, _, stderr := runApp("install-artifacts"); code != 2 || !strings.Contains(stderr, `"repo" not set`) {
-		t.Errorf("without --repo: exit %d, %q", code, stderr)
+}
+
+// Without --repo, install-artifacts writes where Maven would read:
+// -D maven.repo.local, else ~/.m2/settings.xml's localRepository, else
+// ~/.m2/repository.
+func TestInstallArtifactsDefaultRepo(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	custom := filepath.Join(t.TempDir(), "custom")
+	tests := []struct {
+		name     string
+		settings string // ~/.m2/settings.xml; "" for none
+		args     []string
+		want     string
+	}{
+		{"Maven's default", "", []string{"install-artifacts"}, filepath.Join(home, ".m2", "repository")},
+		{"the user's settings", "<settings><localRepository>" + custom + "</localRepository></settings>", []string{"install-artifacts"}, custom},
+		{"-D maven.repo.local", "", []string{"-D", "maven.repo.local=" + custom + "-d", "install-artifacts"}, custom + "-d"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			settings := filepath.Join(home, ".m2", "settings.xml")
+			os.Remove(settings)
+			if tt.settings != "" {
+				if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(settings, []byte(tt.settings), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if code, stdout, stderr := runApp(tt.args...); code != 0 || stdout != "" || stderr != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+			}
+			if _, err := os.Stat(filepath.Join(tt.want, "dev", "flaky", "flaky-agent", "0.0.0-dev", "flaky-agent-0.0.0-dev.jar")); err != nil {
+				t.Errorf("not installed in %s: %v", tt.want, err)
+			}
+		})
+	}
+	// The help names the default, not the profile's Maven expression.
+	_, stdout, _ := runApp("install-artifacts", "--help")
+	if !strings.Contains(stdout, "(default: -D maven.repo.local when given, else the localRepository of ~/.m2/settings.xml, else ~/.m2/repository)") {
+		t.Errorf("install-artifacts --help names no default:\n%s", stdout)
 	}
 }
 

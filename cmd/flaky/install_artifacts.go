@@ -16,7 +16,8 @@ func installArtifactsCommand() *cli.Command {
 		Name:  "install-artifacts",
 		Usage: "write flaky's Surefire provider and agent into a local Maven repository (the flaky profile runs this)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "repo", Required: true, Usage: "the local Maven repository (${settings.localRepository})"},
+			&cli.StringFlag{Name: "repo", Usage: "the local Maven repository to write into (the flaky profile passes Maven's ${settings.localRepository})",
+				DefaultText: "-D maven.repo.local when given, else the localRepository of ~/.m2/settings.xml, else ~/.m2/repository"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
@@ -33,9 +34,16 @@ type installArtifactsOptions struct {
 	Repo string // the local Maven repository
 }
 
-// installArtifacts writes the embedded provider and agent jars into o.Repo
-// (a debug note says which it wrote).
+// installArtifacts writes the embedded provider and agent jars into o.Repo,
+// else the default repository (see defaultRepo; a debug note says which it
+// wrote).
 func installArtifacts(o installArtifactsOptions) error {
+	if o.Repo == "" {
+		o.Repo = defaultRepo(o.globalOptions)
+	}
+	if o.Repo == "" {
+		return usageError("no home directory for ~/.m2/repository: pass --repo")
+	}
 	jars, err := agent.Contents()
 	if err != nil {
 		return err
@@ -51,4 +59,20 @@ func installArtifacts(o installArtifactsOptions) error {
 		fmt.Fprintf(o.debugLog(), "flaky: installed %s in %s\n", strings.Join(wrote, ", "), o.Repo)
 	}
 	return nil
+}
+
+// defaultRepo is the local repository Maven would use without settings of
+// the build's own: the last -D maven.repo.local given to flaky, else
+// mvn.LocalRepository; "" when neither is known.
+func defaultRepo(g globalOptions) string {
+	repo := ""
+	for _, p := range g.Properties {
+		if v, ok := strings.CutPrefix(p, "maven.repo.local="); ok {
+			repo = v
+		}
+	}
+	if repo != "" {
+		return repo
+	}
+	return mvn.LocalRepository()
 }

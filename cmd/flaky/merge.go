@@ -24,9 +24,9 @@ func mergeCommand() *cli.Command {
 		Flags: []cli.Flag{
 			moduleFlag,
 			&cli.StringFlag{Name: "root", Usage: "the project's Maven root, for -pl in the reproduce commands (default: the root of the reactor on disk that builds the module)"},
-			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget for confirming and minimising (default: scaled to the suite, at least 5m)"},
+			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget for confirming and minimising", DefaultText: "scaled to the suite, at least 5m"},
 			&cli.IntFlag{Name: "confirmations", Value: od.DefaultConfirmations, Usage: "runs of an order that must agree before a finding is reported"},
-			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a JVM when one test runs longer than this (0: off)"},
+			testTimeoutFlag("kill a JVM when one test runs longer than this"),
 			&cli.StringFlag{Name: "verify", Value: "1", Usage: "how many of each part's detection orders to rerun here, chosen at random, or all (which earns a clean verdict on this machine's runs alone)"},
 			noStateFlag,
 			noInvariantsFlag,

@@ -24,6 +24,13 @@ import (
 // moduleFlag is the --module flag of the commands that work on one module.
 var moduleFlag = &cli.StringFlag{Name: "module", Value: ".", Usage: "Maven module directory (the one with the pom.xml)"}
 
+// testTimeoutFlag is a command's --test-timeout, with the default every
+// command shares (launcher.DefaultTestTimeout); usage says what a cut test
+// does, "(0: off)" follows.
+func testTimeoutFlag(usage string) *cli.DurationFlag {
+	return &cli.DurationFlag{Name: "test-timeout", Value: launcher.DefaultTestTimeout, Usage: usage + " (0: off)"}
+}
+
 // mavenProfileFlag and mavenPropertyFlag are -P and -D, accepted before the
 // command (global) and after it by the commands that work on one module.
 func mavenProfileFlag() cli.Flag {

@@ -27,7 +27,7 @@ func pollutionCommand() *cli.Command {
 		Usage: "run a module's tests with a state capture before and after each and list the tests that change shared state (static fields, system properties, JDK defaults, files); adds polluter findings to target/flaky/report.json and exits 1 when it finds some",
 		Flags: []cli.Flag{
 			moduleFlag,
-			&cli.DurationFlag{Name: "test-timeout", Usage: "kill the JVM when one test runs longer than this (0: off)"},
+			testTimeoutFlag("kill the JVM when one test runs longer than this"),
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {

@@ -33,7 +33,7 @@ func repairCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-llm", Usage: "do not ask a language model (FLAKY_LLM_URL, FLAKY_LLM_MODEL) for the findings the symbolic repairs leave"},
 			&cli.BoolFlag{Name: "allow-reflection", Usage: "restore a polluted static field that no reset-method restores through java.lang.reflect (Field.setAccessible) in the generated reset"},
 			&cli.IntFlag{Name: "llm-iterations", Value: repair.DefaultLLMIterations, Usage: "LLM attempts per finding"},
-			&cli.DurationFlag{Name: "test-timeout", Usage: "kill a sandbox JVM when one test runs longer than this (0: off), as detect's --test-timeout"},
+			testTimeoutFlag("kill a sandbox JVM when one test runs longer than this, as detect's --test-timeout"),
 		},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {

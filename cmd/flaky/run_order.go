@@ -29,7 +29,7 @@ func runOrderCommand() *cli.Command {
 			&cli.StringFlag{Name: "order", Required: true, Usage: "file with one test id per line (# comments allowed)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the results as a JSON array"},
 			&cli.DurationFlag{Name: "timeout", Value: launcher.DefaultRunTimeout, Usage: "kill the JVM after this long"},
-			&cli.DurationFlag{Name: "test-timeout", Usage: "kill the JVM when one test runs longer than this (0: off)"},
+			testTimeoutFlag("kill the JVM when one test runs longer than this"),
 			daikonOutFlag,
 		}, runOrderChaosFlags...),
 		Action: func(c *cli.Context) error {

@@ -33,7 +33,7 @@ func verifyCommand() *cli.Command {
 			&cli.StringFlag{Name: "reruns", Usage: "reruns of the recorded order (default 3)"},
 			&cli.StringFlag{Name: "rounds", Usage: "exploration orders of the order-dependence analysis; 0 for none (default: enough for pairwise class coverage)"},
 			&cli.StringFlag{Name: "budget", Usage: "wall-clock budget of the order-dependence analysis per fork, e.g. 2m or 90 (seconds); 0 turns it off (default: scaled to the suite's measured run time, at least 5m)"},
-			&cli.DurationFlag{Name: "test-timeout", Value: verify.DefaultTestTimeout, Usage: "cut a test that runs longer than this and go on with the rest of its order in a fresh JVM (0: off; default: the fork's -Dflaky.testTimeout, else 2m)"},
+			&cli.DurationFlag{Name: "test-timeout", Value: verify.DefaultTestTimeout, Usage: "cut a test that runs longer than this and go on with the rest of its order in a fresh JVM (0: off)", DefaultText: "the fork's -Dflaky.testTimeout, else " + verify.DefaultTestTimeout.String()},
 			&cli.StringFlag{Name: "chaos", Usage: "API perturbation: off (default), combined or single, optionally :STRATEGY+... (see flaky chaos); its attribution gets the same --budget"},
 			&cli.StringFlag{Name: "seed", Usage: "seed of the order generators (default: a new one per fork, recorded in the report; with --since, one derived from HEAD's commit)"},
 			&cli.StringFlag{Name: "since", Usage: "judge only the tests the changes since the merge base of HEAD and `REF` can affect (see flaky detect --since); auto: the base the CI names for a pull or merge request, if any (default: every test)"},
@@ -194,8 +194,9 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 		return fmt.Errorf("verify %s: %w", module, err)
 	}
 	if !res.Pass {
-		// The flaky profile fails the build on this file.
-		verdict := fmt.Sprintf("flaky verify failed the gate in %s; see %s\n", module, filepath.Join(cfg.BuildDir, "flaky", "report.json"))
+		// The flaky profile fails the build on this file, with its text
+		// as the error.
+		verdict := res.GateMessage(res.Report.DisplayName(), filepath.Join(cfg.BuildDir, "flaky", "report.json"))
 		if err := os.MkdirAll(filepath.Dir(gateFile), 0o755); err != nil {
 			return fmt.Errorf("write the gate verdict: %w", err)
 		}

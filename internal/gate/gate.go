@@ -100,6 +100,22 @@ func (b *Baseline) Accept(r *report.Report) int {
 	return added
 }
 
+// Remove takes the accepted entries of test out of the baseline (only the
+// one of module when module is not "") and returns those it removed.
+func (b *Baseline) Remove(test, module string) []Accepted {
+	var removed []Accepted
+	kept := b.Accepted[:0]
+	for _, a := range b.Accepted {
+		if a.Test == test && (module == "" || a.Module == module) {
+			removed = append(removed, a)
+			continue
+		}
+		kept = append(kept, a)
+	}
+	b.Accepted = kept
+	return removed
+}
+
 func (b *Baseline) has(module, test string) bool {
 	for _, a := range b.Accepted {
 		if a.Test == test && (a.Module == "" || a.Module == module) {

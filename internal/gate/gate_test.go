@@ -70,3 +70,35 @@ func TestBaselineRoundTrip(t *testing.T) {
 		t.Error("malformed baseline accepted")
 	}
 }
+
+func TestRemove(t *testing.T) {
+	accepted := []Accepted{
+		{Test: "p.A#v", Kind: report.ODVictim, Module: "core"},
+		{Test: "p.A#v", Kind: report.ODVictim, Module: "web"},
+		{Test: "p.B#n", Kind: report.NOD},
+	}
+	tests := []struct {
+		name, test, module string
+		wantRemoved, left  int
+	}{
+		{"every module's", "p.A#v", "", 2, 1},
+		{"one module's", "p.A#v", "web", 1, 2},
+		{"accepted in every module", "p.B#n", "", 1, 2},
+		{"not accepted", "p.C#x", "", 0, 3},
+		{"not in that module", "p.A#v", "api", 0, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &Baseline{Version: BaselineVersion, Accepted: append([]Accepted(nil), accepted...)}
+			removed := b.Remove(tt.test, tt.module)
+			if len(removed) != tt.wantRemoved || len(b.Accepted) != tt.left {
+				t.Fatalf("removed %+v, left %+v", removed, b.Accepted)
+			}
+			for _, a := range b.Accepted {
+				if a.Test == tt.test && (tt.module == "" || a.Module == tt.module) {
+					t.Errorf("%+v is still accepted", a)
+				}
+			}
+		})
+	}
+}

@@ -69,13 +69,17 @@ func Render(w io.Writer, p Page) error {
 type pageView struct {
 	Title, Version, Generated string
 	Tests, Orders, New        int
-	Duration                  string
-	GateStatus, GateClass     string
-	ByKind                    []kindCount
-	Cuts                      []string
-	Coverage                  []coverageView
-	Baseline                  []string
-	Modules                   []string
+	// OrdersBy splits Orders by what ran them ("148 order-dependence"),
+	// when more than one thing did, so that the card adds up with the
+	// coverage table's orders.
+	OrdersBy              []string
+	Duration              string
+	GateStatus, GateClass string
+	ByKind                []kindCount
+	Cuts                  []string
+	Coverage              []coverageView
+	Baseline              []string
+	Modules               []string
 	// Groups are the findings of a module that read the same (see
 	// report.WhyKey), two or more: their why is shown once, there.
 	Groups   []groupView
@@ -106,7 +110,7 @@ type coverageView struct {
 }
 
 type findingView struct {
-	Test, Module, Title, Why, Message string
+	Test, Module, Title, Why, Message, Note string
 	// Group is the id of the group of findings that read the same this one
 	// belongs to, where its why is; "" when it reads like no other.
 	Group                    string
@@ -151,6 +155,7 @@ type callSiteView struct {
 func view(p Page) pageView {
 	v := pageView{Title: p.Title, Version: p.Version, Generated: p.Generated.UTC().Format("2006-01-02 15:04:05 UTC")}
 	var dur time.Duration
+	odOrders, chaosRuns := 0, 0
 	counts := map[report.Kind]int{}
 	gated, failed := false, false
 	for _, m := range p.Modules {
@@ -162,6 +167,12 @@ func view(p Page) pageView {
 		}
 		v.Tests += r.Stats.Tests
 		v.Orders += r.Stats.Orders
+		if c := r.Stats.Coverage; c != nil {
+			odOrders += c.Orders
+		}
+		if c := r.Stats.Chaos; c != nil {
+			chaosRuns += c.Runs
+		}
 		dur += time.Duration(r.Stats.DurationMs) * time.Millisecond
 		if c := r.Stats.Coverage; c != nil {
 			v.Coverage = append(v.Coverage, coverageView{Module: m.Name, Orders: c.Orders, Rounds: c.Rounds, RoundsPlanned: c.RoundsPlanned,
@@ -219,6 +230,7 @@ func view(p Page) pageView {
 			v.Findings = append(v.Findings, fv)
 		}
 	}
+	v.OrdersBy = ordersBy(v.Orders, odOrders, chaosRuns)
 	slices.SortStableFunc(v.Findings, func(a, b findingView) int {
 		switch {
 		case a.New && !b.New:
@@ -272,10 +284,31 @@ func budget(ms int64, why string) string {
 	return s
 }
 
+// ordersBy splits the orders run into the order-dependence analysis's
+// (the coverage table's), API perturbation's and the rest (verify's
+// Surefire run, its reruns and their confirmations); nil when one of them
+// ran them all.
+func ordersBy(total, od, chaos int) []string {
+	rest := total - od - chaos
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{od, "order-dependence"}, {chaos, "API perturbation"}, {rest, "Surefire's run and reruns"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	if len(parts) < 2 || rest < 0 {
+		return nil
+	}
+	return parts
+}
+
 func finding(p Page, m Module, f report.Finding, multi bool) findingView {
 	fv := findingView{
 		Test: f.Test, Module: m.Name, Kind: f.Kind, Title: f.Kind.Title(), Why: report.Describe(f),
-		Message: clip(f.Message), New: m.Report.IsNew(f), ShowModule: multi,
+		Message: clip(f.Message), Note: f.Note, New: m.Report.IsNew(f), ShowModule: multi,
 	}
 	class, method := testid.Split(f.Test)
 	fv.Source, fv.SourceHref = source(p, m, class, method, "", 0)

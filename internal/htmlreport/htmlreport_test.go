@@ -32,6 +32,25 @@ func TestRender(t *testing.T) {
 			absent: []string{"<script>alert(1)", strings.Repeat("y", 20<<10)},
 		},
 		{
+			// verify's 152 orders: Surefire's run, 3 reruns and the
+			// order-dependence analysis's 148, the coverage table's.
+			name:    "the orders card adds up with the coverage table",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{Orders: 152, Coverage: &report.Coverage{Orders: 148}}}}},
+			want: []string{`<span class="muted">orders run</span><b>152</b><span class="muted by">148 order-dependence, 4 Surefire&#39;s run and reruns</span>`,
+				"<th>order-dependence orders</th>", "<td>core</td><td>148</td>"},
+		},
+		{
+			name:    "one analysis ran every order",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{Orders: 148, Coverage: &report.Coverage{Orders: 148}}}}},
+			want:    []string{`<span class="muted">orders run</span><b>148</b></div>`},
+		},
+		{
+			name: "flaky's note apart from the test's message",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Findings: []report.Finding{{Test: "p.V#t", Kind: report.ODVictim,
+				Message: "expected:<1> but was:<2>", Note: "the budget ended before the minimisation did: the groups may be incomplete"}}}}},
+			want: []string{"<pre class=\"message\">expected:&lt;1&gt; but was:&lt;2&gt;</pre>\n<div class=\"note muted\">flaky: the budget ended before the minimisation did: the groups may be incomplete</div>"},
+		},
+		{
 			name:    "no findings",
 			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Stats: report.Stats{Tests: 3}}}},
 			want:    []string{`<p id="no-findings">No flaky tests found.</p>`, "<b>3</b>"},

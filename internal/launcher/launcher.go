@@ -27,6 +27,15 @@ const (
 	DefaultOutputLimit = 64 << 10
 )
 
+// DefaultTestTimeout is the test timeout of every flaky command that runs
+// tests (their --test-timeout; Options.TestTimeout itself has no default)
+// and of the flaky Surefire provider (-Dflaky.testTimeout): a test that runs
+// this long is cut, so a hang ends without waiting for the run timeout.
+// Two minutes is about a hundred times what a unit test takes, leaving room
+// for a machine many times slower than usual; a suite with longer tests
+// raises it (0 turns it off).
+const DefaultTestTimeout = 2 * time.Minute
+
 // runnerMain is the runner's main class.
 const runnerMain = "dev.flaky.runner.Main"
 

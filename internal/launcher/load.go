@@ -13,6 +13,14 @@ const loadInterval = 200 * time.Millisecond
 // waiting: a test that sleeps, a connect that times out.
 const waitingCores = 0.25
 
+// waitingIntervals is how many intervals in a row a JVM's demand must stay
+// under waitingCores before it counts as waiting: a JVM that waits (a
+// sleep made longer, a connect made slow) does so for seconds, while one
+// that computes can stall for a moment on a busy machine (a page fault, a
+// write the disk is slow to take, a reply from flaky itself) and must not
+// make room for another.
+const waitingIntervals = 2
+
 // jvmLoad follows what a launcher's running JVMs demand of the cores: the
 // CPU time their threads used plus the time they were ready to run but
 // waited for a core (the run queue). That sum does not shrink when other
@@ -47,7 +55,8 @@ type jvmUse struct {
 	last    schedSample
 	at      time.Time // of last; zero before the first sample
 	known   bool      // every sample so far could be read
-	waiting bool      // the verdict of the last interval; false before two samples
+	waiting bool      // the verdict: the last waitingIntervals intervals were all under waitingCores
+	below   int       // intervals in a row, up to the last, under waitingCores
 	judged  int       // intervals judged so far
 	delay   map[int]time.Duration
 	standby bool // started ahead of its run, which has not taken it yet
@@ -85,7 +94,7 @@ func (l *jvmLoad) claim(pid int) {
 	defer l.mu.Unlock()
 	if u := l.running[pid]; u != nil {
 		// Its wait for the run says nothing of the run: judged anew.
-		u.standby, u.waiting, u.at = false, false, time.Time{}
+		u.standby, u.waiting, u.below, u.at = false, false, 0, time.Time{}
 		l.notePeak()
 	}
 }
@@ -165,14 +174,18 @@ func (l *jvmLoad) sample() bool {
 func (u *jvmUse) observe(s schedSample, ok bool, now time.Time) {
 	if !ok {
 		// Exiting, or the system does not say: no verdict until it can.
-		u.known, u.waiting = u.known && !u.at.IsZero(), false
+		u.known, u.waiting, u.below = u.known && !u.at.IsZero(), false, 0
 		return
 	}
 	if !u.at.IsZero() {
 		if now.Sub(u.at) < loadInterval/2 {
 			return // too soon after the last one to judge
 		}
-		u.waiting = s.runnable == 0 && demand(u.last, s) < waitingCores*float64(now.Sub(u.at))
+		u.below++
+		if s.runnable > 0 || demand(u.last, s) >= waitingCores*float64(now.Sub(u.at)) {
+			u.below = 0
+		}
+		u.waiting = u.below >= waitingIntervals
 		u.judged++
 	}
 	for tid, d := range s.delay {
@@ -193,9 +206,9 @@ func demand(from, to schedSample) float64 {
 }
 
 // waiting returns how many of the JVMs running orders provably wait:
-// their demand over the last interval was under waitingCores. A JVM
-// being started, or sampled fewer than two times since it started or a
-// run took it, does not.
+// their demand over each of the last waitingIntervals intervals was under
+// waitingCores. A JVM being started, or sampled too few times since it
+// started or a run took it, does not.
 func (l *jvmLoad) waiting() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -46,10 +46,45 @@ func TestJVMVerdicts(t *testing.T) {
 				t.Fatal("waiting after one sample, want no verdict")
 			}
 			u.observe(tt.then, tt.ok, at.Add(tt.gap))
+			if u.waiting {
+				t.Fatal("waiting after one interval, want no verdict before two in a row")
+			}
+			// A second interval like the first gives the verdict.
+			again := schedSample{cpu: 2*tt.then.cpu - tt.first.cpu, delay: map[int]time.Duration{}, runnable: tt.then.runnable}
+			for tid, d := range tt.then.delay {
+				again.delay[tid] = 2*d - tt.first.delay[tid]
+			}
+			u.observe(again, tt.ok, at.Add(2*tt.gap))
 			if u.waiting != tt.waiting {
 				t.Errorf("waiting = %v, want %v", u.waiting, tt.waiting)
 			}
 		})
+	}
+}
+
+// TestJVMStallIsNotWaiting follows a JVM that computes, stalls for one
+// interval (a page fault, a slow disk), computes, and stalls again: it
+// never counts as waiting, since no two intervals in a row were under
+// waitingCores; two stalled intervals in a row make it wait.
+func TestJVMStallIsNotWaiting(t *testing.T) {
+	u := &jvmUse{known: true, delay: map[int]time.Duration{}}
+	at := time.Unix(1000, 0)
+	cpu := time.Duration(0)
+	step := func(used time.Duration) bool {
+		cpu += used
+		at = at.Add(loadInterval)
+		u.observe(schedSample{cpu: cpu, delay: map[int]time.Duration{}}, true, at)
+		return u.waiting
+	}
+	step(0)
+	for i, used := range []time.Duration{loadInterval, 0, loadInterval, 0, loadInterval} {
+		if step(used) {
+			t.Fatalf("interval %d: waiting after a one-interval stall", i+1)
+		}
+	}
+	step(0)
+	if !step(0) {
+		t.Error("not waiting after two stalled intervals in a row")
 	}
 }
 

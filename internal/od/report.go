@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/kballard/go-shellquote"
 
@@ -46,9 +45,9 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 		}
 		switch {
 		case f.Incomplete && len(f.Polluters)+len(f.Setters) == 0:
-			rf.Message = strings.TrimSpace(rf.Message + " (confirmed; the budget ended before its minimisation: its " + groupsWord(f.Kind) + " are among the tests before it in its failing order)")
+			rf.Note = "confirmed; the budget ended before its minimisation: its " + groupsWord(f.Kind) + " are among the tests before it in its failing order"
 		case f.Incomplete:
-			rf.Message = strings.TrimSpace(rf.Message + " (the budget ended before the minimisation did: the groups may be incomplete)")
+			rf.Note = "the budget ended before the minimisation did: the groups may be incomplete"
 		}
 		for _, o := range f.Evidence {
 			e := report.Evidence{Run: fmt.Sprintf("%s: %d run(s)", o.Label, o.Pass+o.Fail), Outcome: outcomeWord(o), Message: o.Message}

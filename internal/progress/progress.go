@@ -8,6 +8,7 @@ package progress
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -83,6 +84,10 @@ type Shower struct {
 	finish   sync.Once
 	done     chan struct{} // closed by Finish: the ticker stops
 	stopped  chan struct{} // closed when the ticker has stopped
+	// est is the last estimate of the time left that left gave, at estAt
+	// (zero before the first).
+	est   time.Duration
+	estAt time.Time
 }
 
 // DefaultInterval is how often Lines mode prints: one line every interval
@@ -161,7 +166,9 @@ func (s *Shower) show() {
 	}
 }
 
-// describe is one update in words: "minimising, 34/120 runs, 2 flaky, about 1m20s left".
+// describe is one update in words: "minimising, 34/120 runs, 2 flaky,
+// about 1m20s left", or "at most 1m20s left in this phase" when the
+// phase's deadline comes first.
 func (s *Shower) describe(u Update) string {
 	d := u.Phase
 	if s.mode == Lines {
@@ -173,30 +180,53 @@ func (s *Shower) describe(u Update) string {
 	}
 	d += fmt.Sprintf(", %d %s", u.Findings, s.Found)
 	if left, bound, ok := s.left(u); ok {
-		word := "about"
+		// A deadline is the phase's (detection's share of the budget,
+		// say): the phases after it have their own.
 		if bound {
-			word = "at most"
+			d += ", at most " + left.Round(time.Second).String() + " left in this phase"
+		} else {
+			d += ", about " + left.Round(time.Second).String() + " left"
 		}
-		d += ", " + word + " " + left.Round(time.Second).String() + " left"
 	}
 	return d
 }
 
+// estimateWindow is how fast the estimate of the time left follows the
+// rate so far: a change of plan (a phase that plans many more runs, a
+// phase's deadline that no longer holds) moves it by about two thirds of
+// the difference in this time, not at once.
+const estimateWindow = time.Minute
+
 // left estimates the time left: the rate so far applied to the runs still
-// planned, never beyond the budget's deadline; bound says the estimate is
-// only the budget's end (the runs still to come are not known).
+// planned, smoothed (the last estimate, less the time since, moved towards
+// it by the time since against estimateWindow), never beyond the budget's
+// deadline; bound says the estimate is the deadline (when no runs are
+// planned, only the deadline is known).
 func (s *Shower) left(u Update) (est time.Duration, bound, ok bool) {
 	now := time.Now()
-	if u.Done > 0 && u.Planned > u.Done {
-		est = time.Duration(float64(now.Sub(s.start)) / float64(u.Done) * float64(u.Planned-u.Done))
-		ok = true
-	}
+	budget := time.Duration(0)
 	if !u.Deadline.IsZero() {
-		if budget := u.Deadline.Sub(now); budget > 0 && (!ok || budget < est) {
-			return budget, true, true
-		}
+		budget = u.Deadline.Sub(now)
 	}
-	return est, false, ok
+	if u.Done == 0 || u.Planned <= u.Done {
+		if budget <= 0 {
+			return 0, false, false
+		}
+		s.est, s.estAt = budget, now
+		return budget, true, true
+	}
+	est = time.Duration(float64(now.Sub(s.start)) / float64(u.Done) * float64(u.Planned-u.Done))
+	if !s.estAt.IsZero() {
+		since := now.Sub(s.estAt)
+		carried := max(0, s.est-since)
+		weight := 1 - math.Exp(-float64(since)/float64(estimateWindow))
+		est = carried + time.Duration(weight*float64(est-carried))
+	}
+	if budget > 0 && budget < est {
+		est, bound = budget, true
+	}
+	s.est, s.estAt = est, now
+	return est, bound, true
 }
 
 // Printf prints a line of the command's own (a note) without breaking the

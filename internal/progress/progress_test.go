@@ -50,9 +50,11 @@ func TestLinesEveryInterval(t *testing.T) {
 		}{
 			{time.Second, &Update{Phase: "detecting", Done: 1, Planned: 10}, 14 * time.Second, nil},
 			{14 * time.Second, nil, 16 * time.Second, []string{"detect: detecting, 1/10 runs, 0 flaky, about 2m15s left"}},
-			{20 * time.Second, &Update{Phase: "detecting", Done: 5, Planned: 10, Findings: 1}, 31 * time.Second, []string{"detect: detecting, 5/10 runs, 1 flaky, about 30s left"}},
+			// The rate gives 30s; the estimate is smoothed from the 2m0s
+			// left of the last one (see TestEstimateSmoothed).
+			{20 * time.Second, &Update{Phase: "detecting", Done: 5, Planned: 10, Findings: 1}, 31 * time.Second, []string{"detect: detecting, 5/10 runs, 1 flaky, about 1m40s left"}},
 			{40 * time.Second, &Update{Phase: "minimising", Done: 8, Findings: 2, Deadline: start.Add(70 * time.Second)}, 61 * time.Second,
-				[]string{"detect: minimising, 8 runs, 2 flaky, at most 25s left", "detect: minimising, 8 runs, 2 flaky, at most 10s left"}},
+				[]string{"detect: minimising, 8 runs, 2 flaky, at most 25s left in this phase", "detect: minimising, 8 runs, 2 flaky, at most 10s left in this phase"}},
 		}
 		for i, st := range steps {
 			time.Sleep(time.Until(start.Add(st.at)))
@@ -151,4 +153,49 @@ func TestTracker(t *testing.T) {
 	none.Ran()
 	none.Found(2)
 	none.FoundMore(1)
+}
+
+// The estimate does not jump when the plan changes: after a phase cut by
+// its deadline ("at most 1m35s left in this phase") one that plans many
+// more runs raises it step by step towards what the rate gives, which it
+// then follows.
+func TestEstimateSmoothed(t *testing.T) {
+	synctest.Test(t, testEstimateSmoothed)
+}
+
+// testEstimateSmoothed is TestEstimateSmoothed on a synctest bubble's
+// fake clock, with a Shower without a ticker (which would estimate too).
+func testEstimateSmoothed(t *testing.T) {
+	s := &Shower{Found: "flaky", mode: Lines, label: "verify", start: time.Now()}
+	sleepTo := func(after time.Duration) { time.Sleep(time.Until(s.start.Add(after))) }
+	at := func(after time.Duration, u Update) string {
+		sleepTo(after)
+		return s.describe(u)
+	}
+	// Detection: 20 of 100 orders in 2m (6 s a run), 8m by the rate, but
+	// its share of the budget ends in 1m35s.
+	if got := at(2*time.Minute, Update{Phase: "detecting", Done: 20, Planned: 100, Deadline: s.start.Add(2*time.Minute + 95*time.Second)}); got != "detecting, 20/100 runs, 0 flaky, at most 1m35s left in this phase" {
+		t.Fatalf("detection: %q", got)
+	}
+	// Confirmation plans more at once: 95 runs left after 30 s, 9m30s at
+	// 6 s a run. Every 30 s the estimate takes a step towards it.
+	prev := 65 * time.Second // 1m35s less the 30 s
+	for i := 1; i <= 12; i++ {
+		done := 20 + 5*i
+		rate := time.Duration(6*(120-done)) * time.Second
+		sleepTo(2*time.Minute + time.Duration(i)*30*time.Second)
+		left, bound, ok := s.left(Update{Phase: "confirming", Done: done, Planned: 120})
+		if !ok || bound {
+			t.Fatalf("step %d: ok %v, bound %v", i, ok, bound)
+		}
+		switch {
+		case i == 1 && (left < prev || left > prev+(rate-prev)/2):
+			t.Errorf("the first estimate after the plan grew is %s: from %s it jumped towards %s", left, prev, rate)
+		case left < prev && left < rate:
+			t.Errorf("step %d: %s after %s, while the rate gives %s: the estimate fell on its way up", i, left, prev, rate)
+		case i >= 10 && (left < rate*9/10 || left > rate*11/10):
+			t.Errorf("step %d: the estimate is %s, the rate %s", i, left, rate)
+		}
+		prev = left - 30*time.Second
+	}
 }

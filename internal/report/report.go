@@ -96,7 +96,10 @@ type Finding struct {
 	Kind      Kind       `json:"kind"`
 	Evidence  []Evidence `json:"evidence"`
 	Reproduce string     `json:"reproduce"`
-	Message   string     `json:"message,omitempty"`
+	Message   string     `json:"message,omitempty"` // the test's failure, as it reported it
+	// Note is what flaky says about the finding, apart from the test's
+	// failure: that the budget ended before its minimisation did, say.
+	Note      string     `json:"note,omitempty"`
 	Polluters [][]string `json:"polluters,omitempty"`
 	Setters   [][]string `json:"setters,omitempty"`
 	Cleaners  [][]string `json:"cleaners,omitempty"`

@@ -122,6 +122,9 @@ func addResult(run *sarif.Run, m Module, f report.Finding) {
 	if msg := report.Headline(f.Message, maxLine); msg != "" {
 		text += " It failed with: " + msg
 	}
+	if f.Note != "" {
+		text += " Note: " + f.Note + "."
+	}
 	if f.Reproduce != "" {
 		text += " Reproduce: " + f.Reproduce
 	}

@@ -4,14 +4,21 @@
 package summary
 
 import (
+	"bytes"
 	"fmt"
 	"html"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/kballard/go-shellquote"
+
 	"github.com/flakyhq/flaky/internal/console"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/saferead"
+	"github.com/flakyhq/flaky/surefire"
 )
 
 // MaxBytes bounds a summary: GitHub refuses comments over 65,536 characters.
@@ -86,8 +93,12 @@ func Markdown(modules []Module) string {
 				unjudged = append(unjudged, fmt.Sprintf("%s (%s): %s", code(u.Test), u.Kind, text(u.Reason)))
 			}
 		}
+		root := ""
+		if m.Dir != "" {
+			root = r.ProjectRoot(m.Dir)
+		}
 		for _, f := range r.Findings {
-			e := entry{module: m.Name, dir: m.Dir, f: f}
+			e := entry{module: m.Name, dir: m.Dir, root: root, f: f}
 			if r.IsNew(f) {
 				newOnes = append(newOnes, e)
 			} else {
@@ -176,6 +187,7 @@ func Markdown(modules []Module) string {
 
 type entry struct {
 	module, dir string
+	root        string // the project's root; "" when not known
 	f           report.Finding
 }
 
@@ -249,12 +261,10 @@ func details(e entry, multi bool) string {
 	if e.f.Message != "" {
 		b.WriteString(fence("text", clip(e.f.Message)))
 	}
-	if e.f.Reproduce != "" {
-		b.WriteString("Reproduce with Maven:\n\n" + fence("sh", e.f.Reproduce))
+	if e.f.Note != "" {
+		b.WriteString("_flaky: " + text(e.f.Note) + "_\n\n")
 	}
-	if e.f.ReproduceRunOrder != "" {
-		b.WriteString("or with flaky:\n\n" + fence("sh", e.f.ReproduceRunOrder))
-	}
+	b.WriteString(e.reproduce())
 	if r := e.f.Repair; r != nil && r.Validated && r.Patch != "" {
 		fmt.Fprintf(&b, "Proposed fix (%s, validated; `flaky repair --apply` writes it):\n\n", text(r.Kind))
 		if diff := report.ReadPatch(e.dir, r.Patch); diff != "" {
@@ -265,6 +275,69 @@ func details(e entry, multi bool) string {
 	}
 	b.WriteString("</details>\n\n")
 	return b.String()
+}
+
+// maxInlineOrder bounds the tests of an order a summary writes out for its
+// reproduce commands, and maxOrderBytes the order file it reads for them.
+const (
+	maxInlineOrder = 50
+	maxOrderBytes  = 64 << 10
+)
+
+// reproduce is a finding's reproduce commands as a reviewer runs them from
+// the root of a checkout (see report.Portable), after the command that
+// writes their order file where they read it when the order is short;
+// otherwise the file is in the build's target/flaky/orders.
+func (e entry) reproduce() string {
+	if e.f.Reproduce == "" && e.f.ReproduceRunOrder == "" {
+		return ""
+	}
+	var b strings.Builder
+	from := ""
+	if e.root != "" {
+		from = " (from the project's root)"
+		if write := e.writeOrder(); write != "" {
+			b.WriteString("Write the order they run:\n\n" + fence("sh", write))
+		}
+	}
+	if e.f.Reproduce != "" {
+		b.WriteString("Reproduce with Maven" + from + ":\n\n" + fence("sh", report.Portable(e.f.Reproduce, e.root, e.dir)))
+	}
+	if e.f.ReproduceRunOrder != "" {
+		b.WriteString("or with flaky:\n\n" + fence("sh", report.Portable(e.f.ReproduceRunOrder, e.root, e.dir)))
+	}
+	return b.String()
+}
+
+// writeOrder is a shell command that writes the finding's order file, of at
+// most maxInlineOrder tests, at its path relative to the project's root;
+// "" when there is none, it is not under the root or cannot be read.
+func (e entry) writeOrder() string {
+	file := report.OrderFile(e.f.Reproduce)
+	if file == "" {
+		file = report.OrderFile(e.f.ReproduceRunOrder)
+	}
+	if !filepath.IsAbs(file) {
+		return ""
+	}
+	rel, err := filepath.Rel(e.root, file)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	data, err := saferead.ReadFile(file, maxOrderBytes, "an order file")
+	if err != nil {
+		return ""
+	}
+	order, err := surefire.ReadOrder(bytes.NewReader(data), file)
+	if err != nil || len(order) > maxInlineOrder {
+		return ""
+	}
+	rel = filepath.ToSlash(rel)
+	mkdir := ""
+	if dir := path.Dir(rel); dir != "." {
+		mkdir = shellquote.Join("mkdir", "-p", dir) + " && "
+	}
+	return mkdir + shellquote.Join(append([]string{"printf", `%s\n`}, order...)...) + " > " + shellquote.Join(rel)
 }
 
 // budgetCuts lists the analyses of a module that a budget cut short, and

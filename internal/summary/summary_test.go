@@ -3,6 +3,7 @@ package summary
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,6 +44,12 @@ func TestMarkdown(t *testing.T) {
 				"```sh\nmvn -Pflaky test -Dflaky.order=o.txt\n```",
 				"**Known flaky tests** (accepted in `.flaky/baseline.json`): `com.acme.Other#x` (nod)",
 			},
+		},
+		{
+			name: "flaky's note apart from the test's message",
+			modules: []Module{{Name: "core", Report: &report.Report{Module: "core", Findings: []report.Finding{{Test: "p.V#t", Kind: report.ODVictim,
+				Message: "expected:<1> but was:<2>", Note: "the budget ended before the minimisation did: the groups may be incomplete"}}}}},
+			want: []string{"```text\nexpected:<1> but was:<2>\n```\n\n_flaky: the budget ended before the minimisation did: the groups may be incomplete_\n\n"},
 		},
 		{
 			name:    "no findings",
@@ -181,5 +188,65 @@ func TestMarkdownGroupsAlikeFindings(t *testing.T) {
 	}
 	if n := strings.Count(md, "p.T#clean2 runs in between"); n != 1 {
 		t.Errorf("the shared why appears %d times, want once:\n%s", n, md)
+	}
+}
+
+// A finding's reproduce commands run from the root of another checkout:
+// paths relative to the project, and a short order written out by a
+// command before them (run here with sh in a fresh folder).
+func TestReproduceFromAnotherCheckout(t *testing.T) {
+	ci := t.TempDir() // the CI machine's project root
+	core := filepath.Join(ci, "core")
+	order := []string{"com.acme.PriceTest#discount", "com.acme.CartTest$Inner#total[1]"}
+	orderFile := filepath.Join(core, "target", "flaky", "orders", "order-0a1b.txt")
+	if err := os.MkdirAll(filepath.Dir(orderFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(orderFile, []byte(strings.Join(order, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := report.Finding{Test: order[1], Kind: report.ODVictim,
+		Reproduce:         "mvn -Pflaky test -pl core -am -Dtest=com.acme.PriceTest,com.acme.CartTest -Dsurefire.failIfNoSpecifiedTests=false -Dflaky.testFailureIgnore=false -Dflaky.order=" + orderFile,
+		ReproduceRunOrder: "flaky run-order --module " + core + " --order " + orderFile}
+	md := Markdown([]Module{{Name: "core", Dir: core, Report: &report.Report{Module: "core", Findings: []report.Finding{f}}}})
+	if strings.Contains(md, ci) {
+		t.Errorf("the summary names the CI machine's path %s:\n%s", ci, md)
+	}
+	for _, want := range []string{
+		"Reproduce with Maven (from the project's root):\n\n```sh\nmvn -Pflaky test -pl core -am -Dtest=com.acme.PriceTest,com.acme.CartTest -Dsurefire.failIfNoSpecifiedTests=false -Dflaky.testFailureIgnore=false -Dflaky.order=target/flaky/orders/order-0a1b.txt\n```",
+		"or with flaky:\n\n```sh\nflaky run-order --module core --order core/target/flaky/orders/order-0a1b.txt\n```",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, md)
+		}
+	}
+	_, write, ok := strings.Cut(md, "Write the order they run:\n\n```sh\n")
+	write, _, _ = strings.Cut(write, "\n```")
+	if !ok {
+		t.Fatalf("the summary does not write the order:\n%s", md)
+	}
+	checkout := t.TempDir()
+	cmd := exec.Command("sh", "-c", write)
+	cmd.Dir = checkout
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", write, err, out)
+	}
+	// Where both commands read it: -Dflaky.order from the module, --order
+	// from the root.
+	got, err := os.ReadFile(filepath.Join(checkout, "core", "target", "flaky", "orders", "order-0a1b.txt"))
+	if err != nil || string(got) != strings.Join(order, "\n")+"\n" {
+		t.Errorf("%s wrote %q (%v), want the order", write, got, err)
+	}
+
+	// A long order is not written out: it is in the build's target/flaky/orders.
+	long := make([]string, maxInlineOrder+1)
+	for i := range long {
+		long[i] = fmt.Sprintf("com.acme.T#t%d", i)
+	}
+	if err := os.WriteFile(orderFile, []byte(strings.Join(long, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if md := Markdown([]Module{{Name: "core", Dir: core, Report: &report.Report{Module: "core", Findings: []report.Finding{f}}}}); strings.Contains(md, "Write the order") {
+		t.Errorf("a %d-test order is written out:\n%s", len(long), md)
 	}
 }

@@ -36,8 +36,9 @@ const DefaultReruns = 3
 // Config.TestTimeout is 0: a test that hangs (perturbed or not) is cut
 // there, and the rest of the order goes on in a fresh JVM, instead of the
 // whole run waiting for the run timeout. The Surefire provider's default
-// (dev.flaky.surefire.TestTimeout) is the same.
-const DefaultTestTimeout = 2 * time.Minute
+// (dev.flaky.surefire.TestTimeout) is the same, as is every other
+// command's (launcher.DefaultTestTimeout).
+const DefaultTestTimeout = launcher.DefaultTestTimeout
 
 // Config says what to verify and how.
 type Config struct {
@@ -518,6 +519,9 @@ func printSummary(cfg Config, res *Result) {
 		fmt.Fprintf(w, "[flaky] NEW   %-10s %s\n", f.Kind, f.Test)
 		if f.Message != "" {
 			fmt.Fprintf(w, "[flaky]         %s\n", report.FirstLine(f.Message))
+		}
+		if f.Note != "" {
+			fmt.Fprintf(w, "[flaky]         note: %s\n", f.Note)
 		}
 		fmt.Fprintf(w, "[flaky]         reproduce: %s\n", f.Reproduce)
 		if f.Repair != nil && f.Repair.Validated {
