@@ -109,10 +109,14 @@ func (r *run) llm(ctx context.Context, f report.Finding) (*candidate, []string, 
 			if err != nil {
 				return nil, nil, "", err
 			}
-			if vfb == "" {
+			switch {
+			case vfb == "":
 				return c, ev, "", nil
+			case strings.HasPrefix(vfb, weakensPrefix):
+				fb = vfb
+			default:
+				fb = "the patch compiles but does not fix the test: " + vfb
 			}
-			fb = "the patch compiles but does not fix the test: " + vfb
 		}
 		if len(history) > 0 && strings.HasPrefix(fb, "does not compile") && history[len(history)-1].feedback == fb {
 			sameCompile++

@@ -163,6 +163,9 @@ type run struct {
 	// common file share one.
 	patches []*patch
 	cpIndex map[string][]string // classpath classes by simple name, for stitching
+	// meaning holds the test-meaning facts of the module's files the
+	// candidates changed, as they are on disk (see weakening).
+	meaning map[string][]editor.Fact
 }
 
 // accepted is a validated patch and the polluters and setters it was made for.
