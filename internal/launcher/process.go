@@ -217,8 +217,20 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	if w.keepTmp {
 		p.tmpDir = tmpDir
 	}
-	jvm, err := startJVM(cmd)
+	var jl *jail
+	if l.confine != nil {
+		if jl, err = l.newJail(); err != nil {
+			pw.Close()
+			return nil, err
+		}
+		defer jl.close()
+	}
+	jvm, err := startJVM(cmd, jl)
 	pw.Close()
+	if jl != nil {
+		jl.child.Close() // the supervisor has its copy
+		jl.child = nil
+	}
 	if stdinRead != nil {
 		stdinRead.Close()
 	}

@@ -10,15 +10,20 @@
 package repair
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/flakyhq/flaky/internal/editor"
+	"github.com/flakyhq/flaky/internal/saferead"
 )
+
+// maxSourceSize bounds a module source file the meaning check reads.
+const maxSourceSize = 16 << 20
 
 // meaningRule says what a patch may do with the facts of a kind: keep says
 // every one must stay (lost is the reason when one does not), noAdd that
@@ -86,10 +91,10 @@ func (r *run) meaningBefore(rel string) ([]editor.Fact, error) {
 	if f, ok := r.meaning[rel]; ok {
 		return f, nil
 	}
-	data, err := os.ReadFile(filepath.Join(r.cfg.Module.Dir, rel))
+	data, err := saferead.ReadFile(filepath.Join(r.cfg.Module.Dir, rel), maxSourceSize, "a Java source")
 	var facts []editor.Fact
 	switch {
-	case os.IsNotExist(err):
+	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	default:
