@@ -155,7 +155,7 @@ type Launcher struct {
 	cds     *cds
 	confine *confineSpec // the sandbox of every JVM; nil: none
 	load    jvmLoad      // the running JVMs' CPU use
-	standby standbyPool // JVMs started ahead of their runs (Prestart)
+	standby standbyPool  // JVMs started ahead of their runs (Prestart)
 }
 
 // New checks the Java executable, prepares the classpath arguments and
