@@ -20,6 +20,26 @@ type Confinement struct {
 	// ReadOnly are directories inside Writable that the JVMs may only
 	// read: the copy's class directories, which its later runs load.
 	ReadOnly []string
+	// Hidden are files and directories the JVMs see empty: the user's
+	// credentials (Secrets), which a test has no business reading and
+	// could print into the output flaky shows a model.
+	Hidden []string
+}
+
+// Secrets are the usual places of the user's credentials under home: SSH
+// and GnuPG keys, cloud, container and cluster credentials, and the
+// password files of Git, Maven, Gradle, npm and PyPI. Those that exist are
+// what a Confinement's Hidden should hold.
+func Secrets(home string) []string {
+	var out []string
+	for _, rel := range []string{".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config/gcloud", ".config/gh",
+		".netrc", ".git-credentials", ".npmrc", ".pypirc", ".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties"} {
+		p := filepath.Join(home, rel)
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // confineSpec is what the supervisor of a confined JVM sets up before it
@@ -27,6 +47,7 @@ type Confinement struct {
 type confineSpec struct {
 	Writable []string `json:"writable"`
 	ReadOnly []string `json:"readOnly,omitempty"`
+	Hidden   []string `json:"hidden,omitempty"`
 	// Port is the agent server's port, on which the supervisor accepts the
 	// JVM's connection inside the JVM's network namespace and relays it to
 	// the driver; 0 relays nothing.
@@ -71,6 +92,13 @@ func confineSpecOf(c *Confinement, tmpDir string, port int) (*confineSpec, error
 	}
 	if spec.ReadOnly, err = resolve(c.ReadOnly); err != nil {
 		return nil, err
+	}
+	for _, h := range c.Hidden {
+		// One that is gone needs no hiding; one a link leads to is hidden
+		// where the link leads.
+		if abs, err := filepath.EvalSymlinks(h); err == nil && abs != "/" {
+			spec.Hidden = append(spec.Hidden, abs)
+		}
 	}
 	return spec, nil
 }

@@ -6,8 +6,9 @@ package launcher
 // JVM it makes every mount read-only but the writable directories, mounts
 // a /proc that shows only the sandbox's processes (so that no
 // /proc/PID/root of the user's other processes leads outside), hides the
-// Unix sockets of the system's services under /run, brings its loopback up
-// and relays the agent's connection to the driver.
+// Unix sockets of the system's services under /run and the user's
+// credentials, brings its loopback up and relays the agent's connection to
+// the driver.
 
 import (
 	"encoding/json"
@@ -124,8 +125,8 @@ func procStatus(proc *os.File, pid string) (ppid string, nspids []string) {
 // mountSandbox makes this mount namespace the sandbox's: a /proc of its
 // own PID namespace, the writable directories bound onto themselves, the
 // read-only ones inside them bound read-only, every other mount read-only,
-// /run hidden, and the working directory entered again (the old one is on
-// a mount now read-only).
+// /run and the hidden files covered, and the working directory entered
+// again (the old one is on a mount now read-only).
 func (s confineSpec) mountSandbox() error {
 	cwd, err := os.Getwd()
 	if err != nil {
@@ -154,6 +155,9 @@ func (s confineSpec) mountSandbox() error {
 		return err
 	}
 	if err := s.hideRun(); err != nil {
+		return err
+	}
+	if err := s.hideSecrets(); err != nil {
 		return err
 	}
 	if err := os.Chdir(cwd); err != nil {
@@ -206,6 +210,29 @@ func (s confineSpec) hideRun() error {
 	}
 	if err := unix.Mount("tmpfs", "/run", "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=755"); err != nil {
 		return fmt.Errorf("sandbox: hide /run: %w", err)
+	}
+	return nil
+}
+
+// hideSecrets covers each hidden directory with an empty read-only file
+// system and each hidden file with /dev/null, read-only.
+func (s confineSpec) hideSecrets() error {
+	for _, h := range s.Hidden {
+		fi, err := os.Lstat(h)
+		switch {
+		case err != nil:
+			continue // behind a directory hidden already, or gone
+		case fi.IsDir():
+			err = unix.Mount("tmpfs", h, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=700")
+		default:
+			err = unix.Mount("/dev/null", h, "", unix.MS_BIND, "")
+			if err == nil {
+				err = remountReadOnly(h, unix.MS_NOSUID|unix.MS_NOEXEC)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("sandbox: hide %s: %w", h, err)
+		}
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ const escapeEnv = "FLAKY_FAKE_ESCAPE"
 // fakeEscape tries what a test written by someone else might: write its
 // working directory, a directory outside it and the class directory,
 // reach the driver's network, see the driver's process, open the
-// supervisor's files, list /run. It
+// supervisor's files, list /run, read the user's credentials. It
 // says how each went, one "name=result" a line.
 func fakeEscape(spec string) string {
 	parts := strings.Split(spec, "|")
@@ -54,6 +54,9 @@ func fakeEscape(spec string) string {
 	lines = append(lines, "supervisor="+result(err))
 	run, _ := os.ReadDir("/run")
 	lines = append(lines, fmt.Sprintf("run=%d", len(run)))
+	keys, _ := os.ReadDir(filepath.Join(outside, ".ssh"))
+	netrc, _ := os.ReadFile(filepath.Join(outside, ".netrc"))
+	lines = append(lines, fmt.Sprintf("secrets=%d+%d", len(keys), len(netrc)))
 	return strings.Join(lines, "\n")
 }
 
@@ -62,7 +65,8 @@ func fakeEscape(spec string) string {
 // sandbox) and its temporary directory, and it can write nowhere else (not
 // the sandbox's read-only class directory either), reach no port of the
 // driver's network, see no process outside the sandbox, open nothing of
-// its supervisor's, nor see the system's sockets under /run. On a kernel without unprivileged user namespaces,
+// its supervisor's, nor see the system's sockets under /run or the user's
+// credentials. On a kernel without unprivileged user namespaces,
 // New says there is no sandbox.
 func TestConfinedJVM(t *testing.T) {
 	if n, err := os.ReadFile("/proc/sys/user/max_user_namespaces"); err != nil || strings.TrimSpace(string(n)) == "0" {
@@ -74,6 +78,14 @@ func TestConfinedJVM(t *testing.T) {
 	sandbox, outside := t.TempDir(), t.TempDir()
 	classes := filepath.Join(sandbox, "target", "test-classes")
 	os.MkdirAll(classes, 0o755)
+	// outside plays the user's home too: its credentials are hidden.
+	os.MkdirAll(filepath.Join(outside, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(outside, ".ssh", "id_ed25519"), []byte("key"), 0o600)
+	os.WriteFile(filepath.Join(outside, ".netrc"), []byte("machine example login me password secret"), 0o600)
+	secrets := Secrets(outside)
+	if len(secrets) != 2 {
+		t.Fatalf("Secrets(%s) = %q, want .ssh and .netrc", outside, secrets)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +105,7 @@ func TestConfinedJVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	l, err := New(Env{Java: exe, Dir: sandbox, Classpath: []string{classes}}, agent.Jars{Agent: "/x/agent.jar", Runner: "/x/runner.jar"},
-		Options{Confine: &Confinement{Writable: []string{sandbox}, ReadOnly: []string{classes}}})
+		Options{Confine: &Confinement{Writable: []string{sandbox}, ReadOnly: []string{classes}, Hidden: secrets}})
 	if err != nil {
 		t.Fatalf("New with a confinement on a machine with user namespaces: %v", err)
 	}
@@ -105,14 +117,14 @@ func TestConfinedJVM(t *testing.T) {
 	if got := outcomes(r); got != "p.A#escape=pass p.A#tempfiles=pass" {
 		t.Fatalf("outcomes %s, want both passed through the relay\n%s", got, r.Output)
 	}
-	want := "inside=ok\noutside=refused\nclasses=refused\nnetwork=refused\ndriver=refused\nsupervisor=refused\nrun=0"
+	want := "inside=ok\noutside=refused\nclasses=refused\nnetwork=refused\ndriver=refused\nsupervisor=refused\nrun=0\nsecrets=0+0"
 	if got := r.Tests[0].Message; got != want {
 		t.Errorf("the confined JVM's attempts:\n%s\nwant\n%s", got, want)
 	}
 	if _, err := os.Stat(filepath.Join(sandbox, "inside.txt")); err != nil {
 		t.Errorf("the write inside the sandbox is not there: %v", err)
 	}
-	if left, _ := os.ReadDir(outside); len(left) > 0 {
+	if left, _ := os.ReadDir(outside); len(left) != 2 {
 		t.Errorf("the confined JVM wrote outside its sandbox: %v", left)
 	}
 	select {

@@ -115,6 +115,9 @@ func NewSandbox(mod Module, workDir string, jars agent.Jars, opts launcher.Optio
 	s.release = classRelease(mod.TestClassesDir)
 	if confine {
 		opts.Confine = &launcher.Confinement{Writable: []string{dir}}
+		if home, err := os.UserHomeDir(); err == nil {
+			opts.Confine.Hidden = launcher.Secrets(home)
+		}
 		for _, d := range []string{mod.ClassesDir, mod.TestClassesDir} {
 			if fi, err := os.Stat(s.mapPath(d)); err == nil && fi.IsDir() {
 				opts.Confine.ReadOnly = append(opts.Confine.ReadOnly, s.mapPath(d))
