@@ -65,13 +65,16 @@ func (r *run) weakening(files map[string][]byte) (reasons []string, evidence str
 		if !strings.HasSuffix(rel, ".java") {
 			continue
 		}
-		before, err := r.meaningBefore(rel)
+		before, why, err := r.meaningBefore(rel)
 		if err != nil {
 			return nil, "", err
 		}
+		if why != "" {
+			return []string{why}, "", nil
+		}
 		after, err := r.ed.TestMeaning(string(files[rel]))
 		if err != nil {
-			return []string{fmt.Sprintf("%s cannot be checked: %v", rel, err)}, "", nil
+			return []string{fmt.Sprintf("%s as patched cannot be checked: %v", rel, err)}, "", nil
 		}
 		reasons = append(reasons, compareMeaning(before, after)...)
 		for _, f := range before {
@@ -86,27 +89,28 @@ func (r *run) weakening(files map[string][]byte) (reasons []string, evidence str
 }
 
 // meaningBefore returns the facts of a module file as it is on disk (none
-// for a file the patch creates), once per run.
-func (r *run) meaningBefore(rel string) ([]editor.Fact, error) {
+// for a file the patch creates), once per run; why says why there are none
+// to compare with when the editor cannot read the file (no patch of it can
+// be validated then).
+func (r *run) meaningBefore(rel string) (facts []editor.Fact, why string, err error) {
 	if f, ok := r.meaning[rel]; ok {
-		return f, nil
+		return f, "", nil
 	}
 	data, err := saferead.ReadFile(filepath.Join(r.cfg.Module.Dir, rel), maxSourceSize, "a Java source")
-	var facts []editor.Fact
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", rel, err)
+		return nil, "", fmt.Errorf("read %s: %w", rel, err)
 	default:
 		if facts, err = r.ed.TestMeaning(string(data)); err != nil {
-			return nil, fmt.Errorf("the test-meaning check of %s: %w", rel, err)
+			return nil, fmt.Sprintf("%s cannot be checked: %v", rel, err), nil
 		}
 	}
 	if r.meaning == nil {
 		r.meaning = map[string][]editor.Fact{}
 	}
 	r.meaning[rel] = facts
-	return facts, nil
+	return facts, "", nil
 }
 
 // compareMeaning gives the reasons the facts after a patch weaken those
