@@ -6,13 +6,15 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Confinement runs a launcher's JVMs in a sandbox (see confine_linux.go):
 // no network but a loopback of their own, no file written outside the
 // directories given (and the JVMs' temporary directories), no process of
-// the user's outside the sandbox visible. For code no one reviewed, as a
-// language model's patch.
+// the user's outside the sandbox visible, and no variable of flaky's
+// environment that looks like a credential (secretEnv). For code no one
+// reviewed, as a language model's patch.
 type Confinement struct {
 	// Writable are the directories the JVMs may write: the module's copy
 	// in a repair sandbox. Their symbolic links are resolved.
@@ -137,4 +139,36 @@ func (j *jail) close() {
 	if j.conn != nil {
 		j.conn.Close()
 	}
+}
+
+// environ is the environment the launcher's JVMs start from: flaky's, but
+// for a confined JVM without the variables that look like credentials.
+func (l *Launcher) environ() []string {
+	env := os.Environ()
+	if l.confine == nil {
+		return env
+	}
+	out := env[:0:0]
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); !secretEnv(name) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// secretEnv reports whether an environment variable's name looks like a
+// credential's: the LLM endpoint's key, a token, a secret, a password, a
+// key for an API or cloud access, an authentication socket or file.
+func secretEnv(name string) bool {
+	n := strings.ToUpper(name)
+	if strings.HasPrefix(n, "FLAKY_LLM_") {
+		return true
+	}
+	for _, part := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "API_KEY", "APIKEY", "ACCESS_KEY", "PRIVATE_KEY", "AUTH"} {
+		if strings.Contains(n, part) {
+			return true
+		}
+	}
+	return false
 }

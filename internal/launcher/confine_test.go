@@ -24,7 +24,8 @@ const escapeEnv = "FLAKY_FAKE_ESCAPE"
 // fakeEscape tries what a test written by someone else might: write its
 // working directory, a directory outside it and the class directory,
 // reach the driver's network, see the driver's process, open the
-// supervisor's files, list /run, read the user's credentials. It
+// supervisor's files, list /run, read the user's credentials and the
+// environment's. It
 // says how each went, one "name=result" a line.
 func fakeEscape(spec string) string {
 	parts := strings.Split(spec, "|")
@@ -57,6 +58,7 @@ func fakeEscape(spec string) string {
 	keys, _ := os.ReadDir(filepath.Join(outside, ".ssh"))
 	netrc, _ := os.ReadFile(filepath.Join(outside, ".netrc"))
 	lines = append(lines, fmt.Sprintf("secrets=%d+%d", len(keys), len(netrc)))
+	lines = append(lines, fmt.Sprintf("env=%q %q %q", os.Getenv("FLAKY_LLM_API_KEY"), os.Getenv("CI_DEPLOY_TOKEN"), os.Getenv("FLAKY_CONFINED_PLAIN")))
 	return strings.Join(lines, "\n")
 }
 
@@ -66,7 +68,7 @@ func fakeEscape(spec string) string {
 // the sandbox's read-only class directory either), reach no port of the
 // driver's network, see no process outside the sandbox, open nothing of
 // its supervisor's, nor see the system's sockets under /run or the user's
-// credentials. On a kernel without unprivileged user namespaces,
+// credentials, in files or in the environment. On a kernel without unprivileged user namespaces,
 // New says there is no sandbox.
 func TestConfinedJVM(t *testing.T) {
 	if n, err := os.ReadFile("/proc/sys/user/max_user_namespaces"); err != nil || strings.TrimSpace(string(n)) == "0" {
@@ -99,6 +101,9 @@ func TestConfinedJVM(t *testing.T) {
 		}
 	}()
 	t.Setenv(fakeEnv, "run")
+	t.Setenv("FLAKY_LLM_API_KEY", "sk-secret")
+	t.Setenv("CI_DEPLOY_TOKEN", "t0ken")
+	t.Setenv("FLAKY_CONFINED_PLAIN", "kept")
 	t.Setenv(escapeEnv, strings.Join([]string{outside, classes, ln.Addr().String(), strconv.Itoa(os.Getpid())}, "|"))
 	exe, err := os.Executable()
 	if err != nil {
@@ -117,7 +122,7 @@ func TestConfinedJVM(t *testing.T) {
 	if got := outcomes(r); got != "p.A#escape=pass p.A#tempfiles=pass" {
 		t.Fatalf("outcomes %s, want both passed through the relay\n%s", got, r.Output)
 	}
-	want := "inside=ok\noutside=refused\nclasses=refused\nnetwork=refused\ndriver=refused\nsupervisor=refused\nrun=0\nsecrets=0+0"
+	want := "inside=ok\noutside=refused\nclasses=refused\nnetwork=refused\ndriver=refused\nsupervisor=refused\nrun=0\nsecrets=0+0\nenv=\"\" \"\" \"kept\""
 	if got := r.Tests[0].Message; got != want {
 		t.Errorf("the confined JVM's attempts:\n%s\nwant\n%s", got, want)
 	}

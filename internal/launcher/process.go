@@ -193,7 +193,7 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	cmd.Dir = l.env.Dir
 	// The token travels in the environment, which only the JVM's owner can read.
 	marker := fmt.Sprintf("%s=%d-%d", markerEnv, os.Getpid(), jvmSeq.Add(1))
-	cmd.Env = append(append(os.Environ(), l.env.Env...), agent.TokenEnv+"="+run.Token, marker)
+	cmd.Env = append(append(l.environ(), l.env.Env...), agent.TokenEnv+"="+run.Token, marker)
 	if !slices.ContainsFunc(l.env.Env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }) {
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmpDir)
 	}
