@@ -237,15 +237,37 @@ func (s *Server) accept() {
 			conn.Close()
 			continue
 		}
-		s.conns[conn] = struct{}{}
-		s.wg.Add(1)
+		s.start(conn)
 		s.mu.Unlock()
-		go func() {
-			defer s.wg.Done()
-			defer s.forget(conn)
-			s.serve(conn)
-		}()
 	}
+}
+
+// start serves an admitted connection in its own handler. The caller holds
+// s.mu.
+func (s *Server) start(conn net.Conn) {
+	s.conns[conn] = struct{}{}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.forget(conn)
+		s.serve(conn)
+	}()
+}
+
+// ServeConn serves a connection that reached the driver other than through
+// the server's loopback port, as if the port had accepted it: a confined
+// JVM's, which its supervisor relays from the JVM's own network namespace
+// (the launcher's confinement). Such a connection has no TCP peer to check;
+// only the JVM's namespace can reach it. It is closed when the server is.
+func (s *Server) ServeConn(conn net.Conn) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || !s.admit(conn) {
+		conn.Close()
+		return errors.New("serve a relayed connection: the server is closed or full")
+	}
+	s.start(conn)
+	return nil
 }
 
 // admit makes room for conn among the pending connections, evicting the

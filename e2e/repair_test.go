@@ -18,6 +18,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -27,12 +28,18 @@ type scriptedLLM struct {
 	mu      sync.Mutex
 	answers map[string][]string // test -> answers in order
 	prompts map[string][]string // test -> prompts received
+	stray   []string            // paths of requests other than chat completions
 }
 
 var promptTest = regexp.MustCompile("Repair the flaky test `([^`]+)`")
 
 func (s *scriptedLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req openai.ChatCompletionRequest
+	if r.URL.Path != "/v1/chat/completions" {
+		s.mu.Lock()
+		s.stray = append(s.stray, r.URL.Path)
+		s.mu.Unlock()
+	}
 	if r.URL.Path != "/v1/chat/completions" || json.NewDecoder(r.Body).Decode(&req) != nil || len(req.Messages) == 0 {
 		http.Error(w, "bad request", http.StatusBadRequest)
 		return
@@ -53,15 +60,33 @@ func (s *scriptedLLM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// needsSandbox skips a test whose LLM patches need the sandbox for
+// model-written code where the machine has none, or fails it where
+// FLAKY_NEED_SANDBOX is set (CI).
+func needsSandbox(t *testing.T) {
+	t.Helper()
+	if err := launcher.ConfinementAvailable(); err != nil {
+		if os.Getenv("FLAKY_NEED_SANDBOX") != "" {
+			t.Fatalf("FLAKY_NEED_SANDBOX is set: %v", err)
+		}
+		t.Skipf("the LLM's patches need a sandbox: %v", err)
+	}
+}
+
 // TestRepairApply runs `flaky repair --apply` on the repair fixture with its
 // findings as the report (plus a constructed polluted state) and a scripted
 // LLM endpoint, then checks every finding's validated patch, that the files
 // changed only in the patched lines (classes the files import named
 // simply), and that the failing orders pass with flaky run-order and with
-// plain Maven.
+// plain Maven. The LLM's answers try what a model's patch must not get
+// away with: one writes files outside the sandbox (in the module itself
+// and elsewhere) and calls the endpoint, none of which happens, the
+// sandbox being confined; one deletes the assertion, which the meaning
+// check rejects with the reason before it runs.
 func TestRepairApply(t *testing.T) {
 	t.Parallel()
 	needsTools(t)
+	needsSandbox(t)
 	bin := flakyBin(t)
 	dir := copyFixture(t, "repair")
 	e := readExpected(t, dir)
@@ -101,16 +126,27 @@ func TestRepairApply(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The LLM: a patch that compiles but fixes nothing, one that does not
-	// compile, then one that needs an import and its public modifier and
-	// @Test annotation back.
-	llm := &scriptedLLM{prompts: map[string][]string{}, answers: map[string][]string{idTest: {
-		"Here is the fix:\n```java\n@Test\npublic void firstIdIsOne() {\n    // ids start at one\n    assertEquals(1, Ids.next());\n}\n```\n",
-		"```java\n@Test\npublic void firstIdIsOne() {\n    Ids.reset();\n    assertEquals(1, Ids.next());\n}\n```",
-		"```java\nvoid firstIdIsOne() {\n    AtomicLong before = new AtomicLong(Ids.peek());\n    assertEquals(before.get() + 1, Ids.next());\n}\n```",
-	}}}
+	// The LLM: a patch that compiles but fixes nothing and tries to leave
+	// the sandbox (it calls the endpoint, then writes a file in the module
+	// itself and one in another folder), one that deletes the assertion
+	// (it would pass), one that does not compile, then one that needs two
+	// imports and its public modifier and @Test annotation back.
+	llm := &scriptedLLM{prompts: map[string][]string{}}
 	srv := httptest.NewServer(llm)
 	defer srv.Close()
+	elsewhere := filepath.Join(t.TempDir(), "escaped.txt")
+	inModule := filepath.Join(dir, "ESCAPED.txt")
+	llm.answers = map[string][]string{idTest: {
+		"Here is the fix:\n```java\n@Test\npublic void firstIdIsOne() throws Exception {\n" +
+			"    try {\n        new java.net.URL(\"" + srv.URL + "/leak\").openStream().close();\n    } catch (java.io.IOException e) {\n    }\n" +
+			"    java.nio.file.Files.write(java.nio.file.Paths.get(\"" + inModule + "\"), \"x\".getBytes());\n" +
+			"    java.nio.file.Files.write(java.nio.file.Paths.get(\"" + elsewhere + "\"), \"x\".getBytes());\n" +
+			"    // ids start at one\n    assertEquals(1, Ids.next());\n}\n```\n",
+		"```java\n@Test\npublic void firstIdIsOne() {\n    Ids.next();\n}\n```",
+		"```java\n@Test\npublic void firstIdIsOne() {\n    Ids.reset();\n    assertEquals(1, Ids.next());\n}\n```",
+		"```java\nvoid firstIdIsOne() throws Exception {\n    Field last = Ids.class.getDeclaredField(\"LAST\");\n    last.setAccessible(true);\n" +
+			"    ((AtomicLong) last.get(null)).set(0);\n    assertEquals(1, Ids.next());\n}\n```",
+	}}
 
 	// The fixture as a Git repository, as a user's tree would be (build
 	// output ignored).
@@ -188,6 +224,12 @@ func TestRepairApply(t *testing.T) {
 		if f.Test == idTest && f.Kind == report.ODVictim && r.Evidence[0] != "not repaired symbolically: no cleaner; static field fixture.repair.Ids.LAST: no reset-method in the module's bytecode; its state differs inside its object (.value), which no reflective restore of the field reaches" {
 			t.Errorf("%s: evidence %q, want the reason it was not repaired symbolically first", f.Test, r.Evidence)
 		}
+		if ev := strings.Join(r.Evidence, "\n"); !strings.Contains(ev, "test meaning kept (compared on the parsed sources)") && !strings.HasPrefix(ev, "fixed by the patch for") {
+			t.Errorf("%s: evidence %q, want the meaning check's", f.Test, r.Evidence)
+		}
+		if ev := strings.Join(r.Evidence, "\n"); f.Test == idTest && f.Kind == report.ODVictim && !strings.Contains(ev, "the model's code ran confined: no network") {
+			t.Errorf("%s: evidence %q, want the LLM patch's sandbox", f.Test, r.Evidence)
+		}
 		if _, err := os.Stat(r.Patch); err != nil {
 			t.Errorf("%s: patch file: %v", f.Test, err)
 		}
@@ -236,7 +278,9 @@ func TestRepairApply(t *testing.T) {
 			"        java.lang.reflect.Field themeField = Class.forName(\"fixture.repair.Appearance\").getDeclaredField(\"theme\");\n" +
 			"        themeField.setAccessible(true);\n" +
 			"        themeField.set(null, Enum.valueOf((Class) themeField.getType(), \"LIGHT\"));\n    }\n\n"},
-		"IdTest.java": {"        assertEquals(1, Ids.next());\n", "import java.util.concurrent.atomic.AtomicLong;\n        AtomicLong before = new AtomicLong(Ids.peek());\n        assertEquals(before.get() + 1, Ids.next());\n"},
+		"IdTest.java": {"    public void firstIdIsOne() {\n", "import java.lang.reflect.Field;\nimport java.util.concurrent.atomic.AtomicLong;\n" +
+			"    public void firstIdIsOne() throws Exception {\n        Field last = Ids.class.getDeclaredField(\"LAST\");\n        last.setAccessible(true);\n" +
+			"        ((AtomicLong) last.get(null)).set(0);\n"},
 	}
 	for name, w := range want {
 		if changes[name] != w {
@@ -247,22 +291,34 @@ func TestRepairApply(t *testing.T) {
 		t.Errorf("changed files %v, want %d", changes, len(want))
 	}
 
-	// The LLM loop: three prompts, each after the first with the feedback on
-	// the attempt before.
+	// The LLM loop: four prompts, each after the first with the feedback on
+	// the attempt before: the escape failed on the read-only file system,
+	// the deleted assertion was refused with its reason.
 	prompts := llm.prompts[idTest]
-	if len(prompts) != 3 {
-		t.Fatalf("%d prompts for %s, want 3", len(prompts), idTest)
+	if len(prompts) != 4 {
+		t.Fatalf("%d prompts for %s, want 4", len(prompts), idTest)
 	}
 	for _, p := range []struct {
 		prompt int
 		want   string
-	}{{0, "fixture.repair.IdUserTest#allocatesId"}, {0, "expected:<1> but was:<2>"}, {1, "does not fix the test"}, {2, "cannot find symbol"}} {
+	}{{0, "fixture.repair.IdUserTest#allocatesId"}, {0, "expected:<1> but was:<2>"},
+		{1, "does not fix the test"}, {1, "Read-only file system"},
+		{2, "the patch weakens the test: removes or changes the assertion `assertEquals(1, Ids.next())` in IdTest#firstIdIsOne()"},
+		{3, "cannot find symbol"}} {
 		if !strings.Contains(prompts[p.prompt], p.want) {
 			t.Errorf("prompt %d lacks %q:\n%s", p.prompt+1, p.want, prompts[p.prompt])
 		}
 	}
-	if logs, _ := filepath.Glob(filepath.Join(dir, "target", "flaky", "repair", "llm", "*")); len(logs) != 6 {
-		t.Errorf("LLM log files %v, want 3 prompts and 3 answers", logs)
+	if logs, _ := filepath.Glob(filepath.Join(dir, "target", "flaky", "repair", "llm", "*")); len(logs) != 8 {
+		t.Errorf("LLM log files %v, want 4 prompts and 4 answers", logs)
+	}
+	for _, f := range []string{inModule, elsewhere} {
+		if _, err := os.Lstat(f); err == nil {
+			t.Errorf("the model's patch wrote %s outside the sandbox", f)
+		}
+	}
+	if len(llm.stray) > 0 {
+		t.Errorf("the model's patch reached the endpoint from the sandbox: %q", llm.stray)
 	}
 
 	// The failing orders pass: with flaky run-order and with plain Maven.

@@ -33,6 +33,7 @@ func repairCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-llm", Usage: "do not ask a language model (FLAKY_LLM_URL, FLAKY_LLM_MODEL) for the findings the symbolic repairs leave"},
 			&cli.BoolFlag{Name: "allow-reflection", Usage: "restore a polluted static field that no reset-method restores through java.lang.reflect (Field.setAccessible) in the generated reset"},
 			&cli.IntFlag{Name: "llm-iterations", Value: repair.DefaultLLMIterations, Usage: "LLM attempts per finding"},
+			&cli.BoolFlag{Name: "unconfined-llm-validation", Usage: "where this machine has no sandbox (Linux user namespaces), run the LLM's patches unconfined, with your rights and network, instead of turning the LLM loop off (also " + repair.UnconfinedEnv + "=1)"},
 			testTimeoutFlag("kill a sandbox JVM when one test runs longer than this, as detect's --test-timeout"),
 		},
 		Action: func(c *cli.Context) error {
@@ -48,6 +49,7 @@ func repairCommand() *cli.Command {
 				NoLLM:           c.Bool("no-llm"),
 				AllowReflection: c.Bool("allow-reflection"),
 				LLMIterations:   c.Int("llm-iterations"),
+				Unconfined:      c.Bool("unconfined-llm-validation"),
 				TestTimeout:     c.Duration("test-timeout"),
 			})
 		},
@@ -64,6 +66,7 @@ type repairOptions struct {
 	NoLLM           bool
 	AllowReflection bool
 	LLMIterations   int
+	Unconfined      bool          // run the LLM's patches unconfined where there is no sandbox
 	TestTimeout     time.Duration // bounds one test of the sandbox's runs; 0: none
 }
 
@@ -100,6 +103,7 @@ func runRepair(ctx context.Context, o repairOptions) error {
 		ropts.LLM, ropts.NoLLMWhy = repair.LLMFromEnv(os.Getenv)
 		if ropts.LLM != nil {
 			ropts.LLM.Iterations = o.LLMIterations
+			ropts.LLM.Unconfined = ropts.LLM.Unconfined || o.Unconfined
 		}
 	}
 	m := pipeline.Module{Dir: setup.ModuleDir, FlakyDir: flakyDir, Repair: moduleOf(setup, g.java())}

@@ -364,3 +364,30 @@ func (e *Editor) Split(source string) (string, []change.Member, error) {
 	err := e.Call(map[string]any{"op": "split", "source": source}, &out)
 	return out.Package, out.Members, err
 }
+
+// Fact is one thing a source file's tests check or how they run, as the
+// editor's test-meaning op reports it: Kind is "test", "assertion",
+// "expected", "timeout", "rule", "import", "disabled", "assumption",
+// "swallow", "return" or "assert-decl"; Where the class or method
+// (Outer.Inner#name(int)); Key what a patch must keep the same (for an
+// assertion, the conditions around it and its arguments' fingerprints);
+// Text the fact as written, for messages.
+type Fact struct {
+	Kind  string `json:"kind"`
+	Where string `json:"where"`
+	Key   string `json:"key"`
+	Text  string `json:"text"`
+}
+
+// TestMeaning returns the facts of a source file (see java/flaky-editor's
+// Meaning), which a patch must keep: its tests, assertions, expected
+// exceptions and timeouts, and what would weaken them if added.
+func (e *Editor) TestMeaning(source string) ([]Fact, error) {
+	var out struct {
+		Facts []Fact `json:"facts"`
+	}
+	if err := e.Call(map[string]any{"op": "test-meaning", "source": source}, &out); err != nil {
+		return nil, err
+	}
+	return out.Facts, nil
+}

@@ -71,6 +71,11 @@ type Options struct {
 	// them), removed after the run; empty means the launcher's own
 	// temporary directory, which Close removes.
 	TmpDir string
+	// Confine, when set, runs every JVM in a sandbox (see Confinement);
+	// New fails where the machine has none (ConfinementAvailable). The
+	// JVMs' temporary directories then go to a directory of their own, so
+	// that a JVM cannot write the launcher's order and class path files.
+	Confine *Confinement
 	// CDSDir, when set, is where the launcher keeps class-data sharing
 	// archives, one per module class path and JDK, which later JVMs of the
 	// module start faster with (see cds.go); the JVMs run without one when
@@ -157,8 +162,9 @@ type Launcher struct {
 	tmp     string
 	cpArgs  []string
 	cds     *cds
-	load    jvmLoad     // the running JVMs' CPU use
-	standby standbyPool // JVMs started ahead of their runs (Prestart)
+	confine *confineSpec // the sandbox of every JVM; nil: none
+	load    jvmLoad      // the running JVMs' CPU use
+	standby standbyPool  // JVMs started ahead of their runs (Prestart)
 }
 
 // New checks the Java executable, prepares the classpath arguments and
@@ -173,6 +179,11 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 	if opts.RunTimeout == 0 {
 		opts.RunTimeout = DefaultRunTimeout
 	}
+	if opts.Confine != nil {
+		if err := ConfinementAvailable(); err != nil {
+			return nil, err
+		}
+	}
 	jvm, err := ProbeJVM(context.Background(), env.Java)
 	if err != nil {
 		return nil, err
@@ -183,9 +194,16 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create launcher temp dir: %w", err)
 	}
-	if opts.TmpDir == "" {
+	switch {
+	case opts.TmpDir == "" && opts.Confine != nil:
+		opts.TmpDir = filepath.Join(tmp, "jvms")
+		fallthrough
+	case opts.TmpDir != "":
+		err = os.MkdirAll(opts.TmpDir, 0o755)
+	default:
 		opts.TmpDir = tmp
-	} else if err := os.MkdirAll(opts.TmpDir, 0o755); err != nil {
+	}
+	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, fmt.Errorf("create the test JVMs' temp dir: %w", err)
 	}
@@ -209,7 +227,15 @@ func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	return &Launcher{env: env, jars: jars, opts: opts, server: server, tmp: tmp, cpArgs: cpArgs, cds: shared}, nil
+	l := &Launcher{env: env, jars: jars, opts: opts, server: server, tmp: tmp, cpArgs: cpArgs, cds: shared}
+	if opts.Confine != nil {
+		if l.confine, err = confineSpecOf(opts.Confine, opts.TmpDir, server.Port()); err != nil {
+			server.Close()
+			os.RemoveAll(tmp)
+			return nil, err
+		}
+	}
+	return l, nil
 }
 
 // Java returns the java executable the launcher starts.

@@ -193,7 +193,7 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	cmd.Dir = l.env.Dir
 	// The token travels in the environment, which only the JVM's owner can read.
 	marker := fmt.Sprintf("%s=%d-%d", markerEnv, os.Getpid(), jvmSeq.Add(1))
-	cmd.Env = append(append(os.Environ(), l.env.Env...), agent.TokenEnv+"="+run.Token, marker)
+	cmd.Env = append(append(l.environ(), l.env.Env...), agent.TokenEnv+"="+run.Token, marker)
 	if !slices.ContainsFunc(l.env.Env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") }) {
 		cmd.Env = append(cmd.Env, "TMPDIR="+tmpDir)
 	}
@@ -217,8 +217,20 @@ func (l *Launcher) launchOnce(ctx context.Context, mainArgs []string, w *watch, 
 	if w.keepTmp {
 		p.tmpDir = tmpDir
 	}
-	jvm, err := startJVM(cmd)
+	var jl *jail
+	if l.confine != nil {
+		if jl, err = l.newJail(); err != nil {
+			pw.Close()
+			return nil, err
+		}
+		defer jl.close()
+	}
+	jvm, err := startJVM(cmd, jl)
 	pw.Close()
+	if jl != nil {
+		jl.child.Close() // the supervisor has its copy
+		jl.child = nil
+	}
 	if stdinRead != nil {
 		stdinRead.Close()
 	}

@@ -13,7 +13,10 @@ import (
 // is no parent-death signal nor child subreaper here: the agent ends the JVM
 // when its connection to the driver closes, but what the JVM started
 // outlives a driver that was killed.
-func startJVM(cmd *exec.Cmd) (*jvmProcess, error) {
+func startJVM(cmd *exec.Cmd, jl *jail) (*jvmProcess, error) {
+	if jl != nil {
+		return nil, errNoConfinement
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, err

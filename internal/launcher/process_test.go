@@ -257,6 +257,9 @@ func fakeJVM(scenario string, args []string) int {
 		if method == "clash" {
 			outcome, message = "error", "java.net.BindException: Address already in use"
 		}
+		if method == "escape" {
+			message = fakeEscape(os.Getenv(escapeEnv))
+		}
 		if method == "perturbed" && chaos != "" {
 			send(&agent.Perturbation{Test: test, Strategy: chaos, Group: "RANDOM", API: "java.util.Random#nextInt(int)", Class: testid.ClassOf(test), Method: method, File: "A.java", Line: 7})
 			outcome = "fail"

@@ -41,7 +41,11 @@ func init() {
 // JVM exits, or when flaky dies (the supervisor gets a parent-death
 // signal), it kills, also processes that left the JVM's process group or
 // session. The supervisor exits with the JVM's status.
-func startJVM(cmd *exec.Cmd) (*jvmProcess, error) {
+//
+// With a jail, the supervisor starts in the jail's namespaces and confines
+// the JVM (see confine_linux.go); the pid it reports is the JVM's in this
+// process's namespace all the same.
+func startJVM(cmd *exec.Cmd, jl *jail) (*jvmProcess, error) {
 	if cmd.Err != nil {
 		return nil, cmd.Err
 	}
@@ -55,6 +59,12 @@ func startJVM(cmd *exec.Cmd) (*jvmProcess, error) {
 	cmd.ExtraFiles = []*os.File{pw}
 	// Its own process group keeps the terminal's signals away from it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if jl != nil {
+		if err := jl.prepare(cmd); err != nil {
+			pr.Close()
+			return nil, err
+		}
+	}
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		return nil, err
@@ -127,11 +137,32 @@ func supervise(path string) int {
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
+	var hostProc *os.File // the driver's /proc, in a sandbox
+	if spec, ok := os.LookupEnv(confineEnv); ok {
+		os.Unsetenv(confineEnv)
+		var err error
+		if hostProc, err = confineSupervised(spec, jvm); err != nil {
+			fmt.Fprintf(report, "error %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+			return 127
+		}
+		defer hostProc.Close()
+	}
 	if err := jvm.Start(); err != nil {
 		fmt.Fprintf(report, "error %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
 		return 127
 	}
-	fmt.Fprintf(report, "pid %d\n", jvm.Process.Pid)
+	pid := jvm.Process.Pid
+	if hostProc != nil {
+		// Before the JVM is reaped, so that it is still there to find.
+		var err error
+		if pid, err = hostPIDIn(hostProc, pid); err != nil {
+			_ = jvm.Process.Kill()
+			fmt.Fprintf(report, "error %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
+			return 127
+		}
+		hostProc.Close()
+	}
+	fmt.Fprintf(report, "pid %d\n", pid)
 	waited := make(chan struct{})
 	go func() {
 		_ = jvm.Wait()

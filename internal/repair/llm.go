@@ -32,17 +32,26 @@ type LLMConfig struct {
 	APIKey     string        // optional
 	Iterations int           // 0 means DefaultLLMIterations
 	Timeout    time.Duration // one request's; 0 means DefaultLLMTimeout
+	// Unconfined lets the model's patches run in the sandbox's JVMs
+	// unconfined where the machine has no sandbox for them
+	// (--unconfined-llm-validation, FLAKY_LLM_UNCONFINED_VALIDATION=1);
+	// without it the loop is off there.
+	Unconfined bool
 }
 
-// LLMFromEnv reads FLAKY_LLM_URL, FLAKY_LLM_MODEL, FLAKY_LLM_API_KEY and
-// FLAKY_LLM_TIMEOUT (a duration); nil and the reason when the loop cannot
-// run.
+// UnconfinedEnv set to 1 is --unconfined-llm-validation for the LLM loop
+// that reads its endpoint from the environment (LLMFromEnv).
+const UnconfinedEnv = "FLAKY_LLM_UNCONFINED_VALIDATION"
+
+// LLMFromEnv reads FLAKY_LLM_URL, FLAKY_LLM_MODEL, FLAKY_LLM_API_KEY,
+// FLAKY_LLM_TIMEOUT (a duration) and UnconfinedEnv; nil and the reason when
+// the loop cannot run.
 func LLMFromEnv(getenv func(string) string) (*LLMConfig, string) {
 	url, model := getenv("FLAKY_LLM_URL"), getenv("FLAKY_LLM_MODEL")
 	if url == "" || model == "" {
 		return nil, "LLM loop skipped: set FLAKY_LLM_URL and FLAKY_LLM_MODEL (and FLAKY_LLM_API_KEY if the endpoint needs one) to use it"
 	}
-	cfg := &LLMConfig{URL: url, Model: model, APIKey: getenv("FLAKY_LLM_API_KEY")}
+	cfg := &LLMConfig{URL: url, Model: model, APIKey: getenv("FLAKY_LLM_API_KEY"), Unconfined: getenv(UnconfinedEnv) == "1"}
 	if v := getenv("FLAKY_LLM_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -104,15 +113,19 @@ func (r *run) llm(ctx context.Context, f report.Finding) (*candidate, []string, 
 			return nil, nil, "", err
 		}
 		if fb == "" {
-			c.notes = append([]string{fmt.Sprintf("LLM patch, iteration %d of %d", i, iterations)}, stitched...)
+			c.notes = append([]string{fmt.Sprintf("LLM patch, iteration %d of %d", i, iterations), r.llmSandbox}, stitched...)
 			ev, vfb, err := r.validate(ctx, f, c)
 			if err != nil {
 				return nil, nil, "", err
 			}
-			if vfb == "" {
+			switch {
+			case vfb == "":
 				return c, ev, "", nil
+			case strings.HasPrefix(vfb, weakensPrefix):
+				fb = vfb
+			default:
+				fb = "the patch compiles but does not fix the test: " + vfb
 			}
-			fb = "the patch compiles but does not fix the test: " + vfb
 		}
 		if len(history) > 0 && strings.HasPrefix(fb, "does not compile") && history[len(history)-1].feedback == fb {
 			sameCompile++

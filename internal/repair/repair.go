@@ -98,13 +98,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Progress != nil {
 		opts.Ran = func(*launcher.Result) { cfg.Progress.Ran() }
 	}
-	sb, err := NewSandbox(cfg.Module, cfg.WorkDir, jars, opts)
+	var confine bool
+	var sandboxLine string
+	cfg, confine, sandboxLine = llmSandbox(cfg, launcher.ConfinementAvailable)
+	sb, err := NewSandbox(cfg.Module, cfg.WorkDir, jars, opts, confine)
 	if err != nil {
 		return nil, err
 	}
 	defer sb.Close()
 	sb.ed = ed
-	r := &run{cfg: cfg, src: src, ed: ed, sb: sb, known: map[string]bool{},
+	r := &run{cfg: cfg, src: src, ed: ed, sb: sb, known: map[string]bool{}, llmSandbox: sandboxLine,
 		res: &Result{Repairs: map[string]*report.Repair{}, Files: map[string][]byte{}, Originals: map[string][]byte{}, Unchanged: map[string]bool{}}}
 	for _, f := range r.cfg.Report.Findings {
 		switch f.Kind {
@@ -163,6 +166,11 @@ type run struct {
 	// common file share one.
 	patches []*patch
 	cpIndex map[string][]string // classpath classes by simple name, for stitching
+	// llmSandbox says how model-written code ran, for an LLM patch's evidence.
+	llmSandbox string
+	// meaning holds the test-meaning facts of the module's files the
+	// candidates changed, as they are on disk (see weakening).
+	meaning map[string][]editor.Fact
 }
 
 // accepted is a validated patch and the polluters and setters it was made for.

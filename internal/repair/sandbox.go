@@ -65,8 +65,10 @@ func (e *CompileError) Error() string { return "does not compile:\n" + e.Output 
 
 // NewSandbox copies the module into a new directory under workDir (its
 // sources and build output; not target/flaky, not version control) and
-// starts a launcher on the copy.
-func NewSandbox(mod Module, workDir string, jars agent.Jars, opts launcher.Options) (*Sandbox, error) {
+// starts a launcher on the copy. With confine, the launcher's JVMs run
+// confined (launcher.Confinement): no network, and writes only in the copy
+// and their temporary directories, not in its class directories.
+func NewSandbox(mod Module, workDir string, jars agent.Jars, opts launcher.Options, confine bool) (*Sandbox, error) {
 	if err := os.MkdirAll(workDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create repair work dir: %w", err)
 	}
@@ -111,6 +113,17 @@ func NewSandbox(mod Module, workDir string, jars agent.Jars, opts launcher.Optio
 	})
 	s.javac = javacFor(mod.Java)
 	s.release = classRelease(mod.TestClassesDir)
+	if confine {
+		opts.Confine = &launcher.Confinement{Writable: []string{dir}}
+		if home, err := os.UserHomeDir(); err == nil {
+			opts.Confine.Hidden = launcher.Secrets(home)
+		}
+		for _, d := range []string{mod.ClassesDir, mod.TestClassesDir} {
+			if fi, err := os.Stat(s.mapPath(d)); err == nil && fi.IsDir() {
+				opts.Confine.ReadOnly = append(opts.Confine.ReadOnly, s.mapPath(d))
+			}
+		}
+	}
 	if s.l, err = launcher.New(s.env, jars, opts); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -356,4 +369,32 @@ func classRelease(dir string) int {
 func fileExists(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && !fi.IsDir()
+}
+
+// llmSandbox decides how the sandbox's JVMs run when the LLM loop is on:
+// confined where the machine can (available says why not), since a
+// model's patch is code no one reviewed and its tests run; else
+// unconfined only when cfg.LLM.Unconfined says so, and otherwise with the
+// loop off. Without the loop they run as the module's tests always do. It
+// returns cfg (its loop off, and why, when it must be), whether to confine,
+// and what an LLM patch's evidence says about it, which it also logs.
+func llmSandbox(cfg Config, available func() error) (Config, bool, string) {
+	if cfg.LLM == nil {
+		return cfg, false, ""
+	}
+	err := available()
+	switch {
+	case err == nil:
+		line := "the model's code ran confined: no network, writes only in the sandbox's copy of the module (not its class directories) and the JVMs' temporary directories"
+		cfg.Logf("LLM loop on: every sandbox JVM of this repair runs confined (no network, writes only in the sandbox's copy)")
+		return cfg, true, line
+	case cfg.LLM.Unconfined:
+		line := fmt.Sprintf("the model's code ran UNCONFINED, with the user's rights and network (--unconfined-llm-validation): %v", err)
+		cfg.Logf("warning: the model's patches run UNCONFINED, with your rights and network (--unconfined-llm-validation): %v", err)
+		return cfg, false, line
+	}
+	cfg.NoLLMWhy = fmt.Sprintf("LLM loop off: a model's patch runs only in a sandbox, and this machine has none (%v); --unconfined-llm-validation (or %s=1) runs it unconfined", err, UnconfinedEnv)
+	cfg.LLM = nil
+	cfg.Logf("%s", cfg.NoLLMWhy)
+	return cfg, false, ""
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/flakyhq/flaky/agent"
@@ -49,7 +51,7 @@ func TestSandboxApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	mod := Module{Dir: dir, ClassesDir: filepath.Join(dir, "target", "classes"), TestClassesDir: classes, Classpath: []string{classes}, Java: java}
-	sb, err := NewSandbox(mod, filepath.Join(dir, "target", "flaky", "repair", "work"), jars, launcher.Options{})
+	sb, err := NewSandbox(mod, filepath.Join(dir, "target", "flaky", "repair", "work"), jars, launcher.Options{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,5 +79,47 @@ func TestSandboxApply(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, rel)); !bytes.Equal(data, source("original")) {
 		t.Errorf("the module's own source changed: %s", data)
+	}
+}
+
+// TestLLMSandbox: with the LLM loop on, the sandbox's JVMs run confined
+// where the machine can; where it cannot, unconfined only with
+// --unconfined-llm-validation, which the evidence of an LLM patch says,
+// and otherwise the loop is off with the reason; without the loop they
+// are not confined.
+func TestLLMSandbox(t *testing.T) {
+	none := errors.New("user namespaces refused")
+	tests := []struct {
+		name       string
+		llm        *LLMConfig
+		available  error
+		confine    bool
+		loop       bool
+		line, why  string
+		logContain string
+	}{
+		{"no loop", nil, nil, false, false, "", "", ""},
+		{"sandbox", &LLMConfig{}, nil, true, true, "the model's code ran confined: no network", "", "runs confined"},
+		{"no sandbox, flag", &LLMConfig{Unconfined: true}, none, false, true, "the model's code ran UNCONFINED, with the user's rights and network (--unconfined-llm-validation): user namespaces refused", "", "UNCONFINED"},
+		{"no sandbox, no flag", &LLMConfig{}, none, false, false, "", "LLM loop off: a model's patch runs only in a sandbox, and this machine has none (user namespaces refused); --unconfined-llm-validation", "LLM loop off"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logged bytes.Buffer
+			cfg := Config{LLM: tt.llm, Logf: func(format string, args ...any) { fmt.Fprintf(&logged, format, args...) }}
+			got, confine, line := llmSandbox(cfg, func() error { return tt.available })
+			if confine != tt.confine || (got.LLM != nil) != tt.loop {
+				t.Errorf("confine %v, loop %v; want %v, %v", confine, got.LLM != nil, tt.confine, tt.loop)
+			}
+			if !strings.HasPrefix(line, tt.line) || (tt.line == "") != (line == "") {
+				t.Errorf("evidence %q, want %q", line, tt.line)
+			}
+			if !strings.HasPrefix(got.NoLLMWhy, tt.why) || (tt.why == "") != (got.NoLLMWhy == "") {
+				t.Errorf("NoLLMWhy %q, want %q", got.NoLLMWhy, tt.why)
+			}
+			if !strings.Contains(logged.String(), tt.logContain) {
+				t.Errorf("logged %q, want %q", logged.String(), tt.logContain)
+			}
+		})
 	}
 }

@@ -199,7 +199,8 @@ func TestDdmin(t *testing.T) {
 	}
 }
 
-// TestLLMFromEnv: the loop runs only with an endpoint and a model.
+// TestLLMFromEnv: the loop runs only with an endpoint and a model, and
+// unconfined where there is no sandbox only when the environment says so.
 func TestLLMFromEnv(t *testing.T) {
 	env := map[string]string{}
 	get := func(k string) string { return env[k] }
@@ -207,8 +208,12 @@ func TestLLMFromEnv(t *testing.T) {
 		t.Errorf("without variables: %+v, %q", c, why)
 	}
 	env["FLAKY_LLM_URL"], env["FLAKY_LLM_MODEL"] = "http://localhost:11434/v1", "qwen"
-	if c, why := LLMFromEnv(get); c == nil || c.Model != "qwen" || c.Timeout != 0 || why != "" {
+	if c, why := LLMFromEnv(get); c == nil || c.Model != "qwen" || c.Timeout != 0 || c.Unconfined || why != "" {
 		t.Errorf("with variables: %+v, %q", c, why)
+	}
+	env[UnconfinedEnv] = "1"
+	if c, why := LLMFromEnv(get); c == nil || !c.Unconfined || why != "" {
+		t.Errorf("with %s=1: %+v, %q", UnconfinedEnv, c, why)
 	}
 	env["FLAKY_LLM_TIMEOUT"] = "30s"
 	if c, why := LLMFromEnv(get); c == nil || c.Timeout != 30*time.Second || why != "" {

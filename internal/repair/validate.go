@@ -42,7 +42,10 @@ func (r *run) fixes(ctx context.Context, f report.Finding, files map[string][]by
 }
 
 // validate checks a candidate (nil: the accepted patches alone) the same
-// way for every kind: in the sandbox the test passes in its failing order,
+// way for every kind and every plan: first that it keeps the test's meaning
+// (see weakening: no test, assertion, expected exception or timeout lost,
+// nothing disabled, assumed or swallowed), before any of it runs; then in
+// the sandbox the test passes in its failing order,
 // alone, and for NIO twice in one JVM; every polluter and setter still
 // passes (a skipped test, @Ignore or a failed assumption, counts as neither
 // pass nor fail); the module's default order keeps the outcome of every
@@ -56,6 +59,11 @@ func (r *run) validate(ctx context.Context, f report.Finding, c *candidate) (evi
 	patched := c != nil
 	if patched {
 		files = c.files
+		reasons, kept, err := r.weakening(files)
+		if err != nil || len(reasons) > 0 {
+			return nil, weakeningText(reasons), err
+		}
+		evidence = append(evidence, kept)
 	}
 	if fb, err := r.apply(ctx, files); err != nil || fb != "" {
 		return nil, fb, err

@@ -55,7 +55,7 @@ final class Editor {
      */
     static JsonObject handle(JsonObject req) {
         String op = str(req, "op");
-        Unit u = op.equals("parse-members") || op.equals("split") || op.equals("jdk-classes") || op.equals("compile") || op.equals("scan-resets") || op.equals("bind-sites") ? null : Unit.parse(str(req, "source"));
+        Unit u = op.equals("parse-members") || op.equals("split") || op.equals("jdk-classes") || op.equals("compile") || op.equals("scan-resets") || op.equals("bind-sites") || op.equals("test-meaning") ? null : Unit.parse(str(req, "source"));
         JsonObject out = new JsonObject();
         switch (op) {
             case "info":
@@ -102,6 +102,8 @@ final class Editor {
                 return out;
             case "compile":
                 return Compiler.compile(strings(req, "args"));
+            case "test-meaning":
+                return Meaning.facts(str(req, "source"));
             case "split":
                 return Members.split(str(req, "source"));
             case "jdk-classes":
