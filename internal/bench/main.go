@@ -137,16 +137,7 @@ func main() {
 	fmt.Printf("\nmarkdown:\n\n%s\n%s%s%s%s%s%s%s", md.String(), invMD.String(), dfmd.String(), hostileMD.String(), evolveMD.String(), chaosRealMD.String(), busyMD.String(), rerunsMD.String())
 	if *readme {
 		// Each part only when its benchmarks ran.
-		for _, part := range []struct {
-			file, begin, end string
-			text             *strings.Builder
-		}{
-			{performanceDoc, readmeBegin, readmeEnd, &md},
-			{performanceDoc, readmeInvariantsBegin, readmeInvariantsEnd, &invMD},
-			{dataflowDoc, dataflowBegin, dataflowEnd, &dfmd},
-			{hostileDoc, hostileBegin, hostileEnd, &hostileMD},
-			{performanceDoc, evolveBegin, evolveEnd, &evolveMD},
-		} {
+		for _, part := range generatedParts {
 			if part.text.Len() == 0 {
 				continue
 			}
@@ -184,6 +175,19 @@ const (
 	hostileBegin = "<!-- make bench -readme: hostile begin -->"
 	hostileEnd   = "<!-- make bench -readme: hostile end -->"
 )
+
+// generatedParts are the parts of the docs that -readme rewrites: the file,
+// its markers and the benchmarks' Markdown that goes between them.
+var generatedParts = []struct {
+	file, begin, end string
+	text             *strings.Builder
+}{
+	{performanceDoc, readmeBegin, readmeEnd, &md},
+	{performanceDoc, readmeInvariantsBegin, readmeInvariantsEnd, &invMD},
+	{dataflowDoc, dataflowBegin, dataflowEnd, &dfmd},
+	{hostileDoc, hostileBegin, hostileEnd, &hostileMD},
+	{performanceDoc, evolveBegin, evolveEnd, &evolveMD},
+}
 
 // writeTables replaces the text between the markers begin and end of path
 // with tables.
