@@ -102,7 +102,7 @@ test-busy: build
 e2e-busy: build
 	BUSY_SPINNERS=$${BUSY_SPINNERS:-$$((2 * $$(nproc)))} scripts/busy.sh -- $(GOTESTSUM) -count=1 -timeout 90m ./e2e
 
-## bench: benchmarks that need real JVMs (see README, Performance); BENCHFLAGS=-readme rewrites its tables.
+## bench: benchmarks that need real JVMs (see docs/performance.md); BENCHFLAGS=-readme rewrites its tables in docs/.
 bench: build
 	$(GO) run ./internal/bench $(BENCHFLAGS)
 

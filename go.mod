@@ -18,6 +18,7 @@ require (
 	github.com/shirou/gopsutil/v4 v4.25.12
 	github.com/urfave/cli/v2 v2.27.7
 	github.com/vifraa/gopom v1.0.0
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/sync v0.18.0
 	golang.org/x/sys v0.46.0
 	golang.org/x/term v0.44.0

@@ -19,7 +19,7 @@ import (
 )
 
 // chaosRealMD is the real-project chaos benchmark's table, printed with the
-// others' Markdown (README.md's "Real projects" table of the chaos section
+// others' Markdown (docs/nondeterministic-apis.md's "Real projects" table
 // is written by hand: it judges every finding).
 var chaosRealMD strings.Builder
 

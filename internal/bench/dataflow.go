@@ -26,7 +26,7 @@ const pradetFigures = "PraDeT (ICST'18, Table I, serial): Crystal 76 tests, 93 d
 	"and reversed runs found 1 each"
 
 // dfmd collects the data-dependency benchmark's table in Markdown, for
-// README.md's Data dependencies section.
+// docs/order-dependent.md's Data dependencies section.
 var dfmd strings.Builder
 
 // dfFigures is what the data-dependency benchmark measured on one module.

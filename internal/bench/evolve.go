@@ -17,11 +17,11 @@ import (
 	"github.com/flakyhq/flaky/internal/report"
 )
 
-// evolveMD is the evolution benchmark's table, for README.md's Performance
-// section.
+// evolveMD is the evolution benchmark's table, for docs/performance.md
+// (its change-mode table).
 var evolveMD strings.Builder
 
-// Markers around the evolution benchmark's table in README.md.
+// Markers around the evolution benchmark's table in docs/performance.md.
 const (
 	evolveBegin = "<!-- make bench -readme: evolve begin -->"
 	evolveEnd   = "<!-- make bench -readme: evolve end -->"

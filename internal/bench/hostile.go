@@ -11,7 +11,7 @@ import (
 	"github.com/flakyhq/flaky/internal/hostile"
 )
 
-// hostileMD is the hostile-pom table, for README.md's Limits section.
+// hostileMD is the hostile-pom table, for docs/commands.md's Limits section.
 var hostileMD strings.Builder
 
 // runHostile measures `flaky init` (the binary exe) on each hostile pom:

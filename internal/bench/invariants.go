@@ -26,7 +26,7 @@ import (
 const takuanFigures = "Takuan: 12.6 s mean per victim (ODRepair 105.7 s); correct problem invariants for 6 of 13"
 
 // invMD is the problem-invariant benchmark's Markdown table, for its own
-// part of README.md.
+// part of docs/performance.md.
 var invMD strings.Builder
 
 // invFigures sums the benchmark over its fixtures.

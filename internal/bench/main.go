@@ -17,7 +17,8 @@
 // fixtures' findings flaky repair fixes, how fast; the time per OD victim to
 // infer its problem invariants and find its reset methods, next to Takuan's
 // figures, and what tracing costs. Run it with `make bench`; -readme rewrites
-// the tables of README.md's Performance section from the run; what
+// the generated tables of docs/ from the run (docs/performance.md, and the
+// tables of docs/order-dependent.md and docs/commands.md); what
 // flaky init costs on hostile poms (peak memory, time); and change mode
 // (detect --since) on scripted changes of a fixture and of real projects:
 // whether it finds exactly the planted OD tests, in how many orders and how
@@ -64,7 +65,7 @@ func main() {
 	stateFixtures := flag.String("state-fixtures", "state,junit4,jupiter5,jupiter6,mixed-mockito,jmock,reactor-deps", "fixtures for the polluted-state benchmark (empty: skip it)")
 	startFixture := flag.String("start-fixture", "jupiter5", "fixture for the per-JVM start benchmark (empty: skip it)")
 	startRuns := flag.Int("start-runs", 10, "JVMs per JDK and mode in the per-JVM start benchmark")
-	readme := flag.Bool("readme", false, "rewrite the generated tables of README.md (Performance, and Data dependencies)")
+	readme := flag.Bool("readme", false, "rewrite the generated tables of the docs (docs/performance.md, docs/order-dependent.md's data dependencies, docs/commands.md's limits)")
 	dataflowFixtures := flag.String("dataflow-fixtures", "junit4,jupiter5,manyvictims,dataflow", "fixtures for the data-dependency benchmark, their expected.json's victims and brittles (empty: skip them)")
 	dataflowSuite := flag.Bool("dataflow-suite", true, "run the data-dependency benchmark on the generated suite of 2,000 tests too")
 	invariantFixtures := flag.String("invariant-fixtures", "invariants", "fixtures for the problem-invariant benchmark, their expected.json's victims and brittles (empty: skip it)")
@@ -136,14 +137,11 @@ func main() {
 	fmt.Printf("\nmarkdown:\n\n%s\n%s%s%s%s%s%s%s", md.String(), invMD.String(), dfmd.String(), hostileMD.String(), evolveMD.String(), chaosRealMD.String(), busyMD.String(), rerunsMD.String())
 	if *readme {
 		// Each part only when its benchmarks ran.
-		for _, part := range []struct {
-			begin, end string
-			text       *strings.Builder
-		}{{readmeBegin, readmeEnd, &md}, {readmeInvariantsBegin, readmeInvariantsEnd, &invMD}, {dataflowBegin, dataflowEnd, &dfmd}, {hostileBegin, hostileEnd, &hostileMD}, {evolveBegin, evolveEnd, &evolveMD}} {
+		for _, part := range generatedParts {
 			if part.text.Len() == 0 {
 				continue
 			}
-			if err := writeReadme("README.md", part.begin, part.end, part.text.String()); err != nil {
+			if err := writeTables(part.file, part.begin, part.end, part.text.String()); err != nil {
 				fmt.Fprintln(os.Stderr, "bench:", err)
 				os.Exit(1)
 			}
@@ -151,28 +149,49 @@ func main() {
 	}
 }
 
-// md collects the benchmarks' tables in Markdown, for README.md.
+// md collects the benchmarks' tables in Markdown, for docs/performance.md.
 var md strings.Builder
 
-// Markers around the generated parts of README.md: in its Performance
-// section the launcher and order-dependence tables and the problem-invariant
-// ones.
+// The documentation pages that hold the generated tables (paths from the
+// repository's root, where make bench runs).
+const (
+	performanceDoc = "docs/performance.md"
+	dataflowDoc    = "docs/order-dependent.md"
+	hostileDoc     = "docs/commands.md"
+)
+
+// Markers around the generated parts of the docs: in docs/performance.md the
+// launcher and order-dependence tables and the problem-invariant ones. The
+// markers still say -readme, the flag that rewrites them.
 const (
 	readmeBegin           = "<!-- make bench -readme: begin -->"
 	readmeEnd             = "<!-- make bench -readme: end -->"
 	readmeInvariantsBegin = "<!-- make bench -readme: invariants begin -->"
 	readmeInvariantsEnd   = "<!-- make bench -readme: invariants end -->"
-	// The data-dependency table sits in README.md's Data dependencies section.
+	// The data-dependency table sits in docs/order-dependent.md's Data dependencies section.
 	dataflowBegin = "<!-- make bench -readme: dataflow begin -->"
 	dataflowEnd   = "<!-- make bench -readme: dataflow end -->"
-	// The hostile-pom table sits in README.md's Limits section.
+	// The hostile-pom table sits in docs/commands.md's Limits section.
 	hostileBegin = "<!-- make bench -readme: hostile begin -->"
 	hostileEnd   = "<!-- make bench -readme: hostile end -->"
 )
 
-// writeReadme replaces the text between the markers begin and end of path
+// generatedParts are the parts of the docs that -readme rewrites: the file,
+// its markers and the benchmarks' Markdown that goes between them.
+var generatedParts = []struct {
+	file, begin, end string
+	text             *strings.Builder
+}{
+	{performanceDoc, readmeBegin, readmeEnd, &md},
+	{performanceDoc, readmeInvariantsBegin, readmeInvariantsEnd, &invMD},
+	{dataflowDoc, dataflowBegin, dataflowEnd, &dfmd},
+	{hostileDoc, hostileBegin, hostileEnd, &hostileMD},
+	{performanceDoc, evolveBegin, evolveEnd, &evolveMD},
+}
+
+// writeTables replaces the text between the markers begin and end of path
 // with tables.
-func writeReadme(path, begin, end, tables string) error {
+func writeTables(path, begin, end, tables string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return err
