@@ -1,8 +1,11 @@
 package e2e
 
 import (
+	"archive/zip"
 	"bytes"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/surefire"
 )
@@ -177,4 +181,95 @@ func checkCoverageUntouched(t *testing.T, dir string, plainCSV []string) {
 	if got := coverageCSV(t, dir); !slices.Equal(got, plainCSV) {
 		t.Errorf("JaCoCo's report under -Pflaky\n%s\ndiffers from the plain build's\n%s", strings.Join(got, "\n"), strings.Join(plainCSV, "\n"))
 	}
+}
+
+// slowAgentSource is an agent that stands for one that instruments every
+// class on a busy machine: it delays the loading of the flaky agent's frame
+// codec, which the handshake needs, by the milliseconds of its options.
+// The flaky agent loads the codec before it connects, so the delay comes
+// before the driver's clock (3 s for the hello) and the agent's own start.
+const slowAgentSource = `import java.lang.instrument.ClassFileTransformer;
+import java.lang.instrument.Instrumentation;
+import java.security.ProtectionDomain;
+
+public final class SlowAgent {
+    public static void premain(String args, Instrumentation inst) {
+        inst.addTransformer(new ClassFileTransformer() {
+            @Override
+            public byte[] transform(ClassLoader loader, String name, Class<?> redefined, ProtectionDomain domain, byte[] bytes) {
+                if ("dev/flaky/agent/Frames".equals(name)) {
+                    try {
+                        Thread.sleep(Long.parseLong(args));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return null;
+            }
+        });
+    }
+}
+`
+
+// TestSlowAgentBeforeFlakys runs a test in a JVM that starts the build's
+// agent first, one that holds up the loading of the flaky agent's classes
+// by 12 s (see slowAgentSource), more than the agent once allowed for its
+// whole handshake (10 s from before it connected, the hello sent after the
+// codec loaded): the JVM still connects, and the test passes.
+func TestSlowAgentBeforeFlakys(t *testing.T) {
+	t.Parallel()
+	p := fixture(t, "junit4")
+	setup := *p.setup
+	setup.ArgLine = append(slices.Clone(setup.ArgLine), "-javaagent:"+slowAgentJar(t)+"=12000")
+	l, err := newLauncher(&setup, javaBin(), launcher.Options{RunTimeout: jvmSafetyNet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	test := p.expected.Fixture.Stable[0]
+	r := runOrders(t, l, []string{test})[0]
+	if len(r.Tests) != 1 || r.Tests[0].Outcome != launcher.Pass || len(r.Notes) > 0 {
+		t.Fatalf("%s beside a slow agent: %s, notes %q\n%s", test, describe(r), r.Notes, r.Output)
+	}
+}
+
+// slowAgentJar compiles slowAgentSource into an agent jar and returns its path.
+func slowAgentJar(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "SlowAgent.java"), []byte(slowAgentSource), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("javac", "--release", "8", "-d", dir, filepath.Join(dir, "SlowAgent.java")).CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	jar := filepath.Join(dir, "slow-agent.jar")
+	f, err := os.Create(jar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zw := zip.NewWriter(f)
+	files := map[string]string{"META-INF/MANIFEST.MF": "Manifest-Version: 1.0\nPremain-Class: SlowAgent\n"}
+	classes, _ := filepath.Glob(filepath.Join(dir, "SlowAgent*.class"))
+	for _, c := range classes {
+		data, err := os.ReadFile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[filepath.Base(c)] = string(data)
+	}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(w, files[name]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return jar
 }
