@@ -228,7 +228,8 @@ func TestSlowAgentBeforeFlakys(t *testing.T) {
 	defer l.Close()
 	test := p.expected.Fixture.Stable[0]
 	r := runOrders(t, l, []string{test})[0]
-	if len(r.Tests) != 1 || r.Tests[0].Outcome != launcher.Pass || len(r.Notes) > 0 {
+	relaunched := slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "did not connect") })
+	if len(r.Tests) != 1 || r.Tests[0].Outcome != launcher.Pass || relaunched {
 		t.Fatalf("%s beside a slow agent: %s, notes %q\n%s", test, describe(r), r.Notes, r.Output)
 	}
 }
