@@ -18,15 +18,18 @@ const TokenEnv = "FLAKY_AGENT_TOKEN"
 
 const (
 	// helloTimeout bounds the wait for a new connection's hello frame; the
-	// agent sends it right after connecting.
+	// agent has its hello ready before it connects (the classes that take,
+	// slow to load when another agent instruments them, are loaded by
+	// then), so the bound starts when flaky's code in the JVM is ready and
+	// covers only sending it.
 	helloTimeout = 3 * time.Second
 	// processWait bounds how long a launched JVM's hello waits for the
 	// driver to record the JVM's pid (SetProcess). It is not the hello
 	// deadline: on a loaded machine the driver may be descheduled for
 	// seconds between starting the JVM and recording it, and only a holder
-	// of the run's secret token ever waits here. It stays below the 10 s
+	// of the run's secret token ever waits here. It stays below the 60 s
 	// the agent waits for its answer.
-	processWait = 8 * time.Second
+	processWait = 30 * time.Second
 	// maxPending caps the connections that have not presented a known token
 	// (a few KiB each). A connection beyond it evicts the oldest of them:
 	// strangers' idle connections cannot keep a launched JVM, which sends

@@ -116,6 +116,17 @@ func TestSurefireSetup(t *testing.T) {
 			wantLog:     []string{"@{jacocoArgLine} is set by another plugin"},
 		},
 		{
+			name: "argLine reference that JaCoCo sets at build time",
+			files: map[string]string{"pom.xml": pom(`
+  <groupId>g</groupId><artifactId>a</artifactId><version>1</version>
+  <build><plugins><plugin>
+    <artifactId>maven-surefire-plugin</artifactId>
+    <configuration><argLine>${argLine} -ea</argLine></configuration>
+  </plugin></plugins></build>`)},
+			wantArgLine: []string{"-ea"},
+			wantLog:     []string{"${argLine} is set by another plugin"},
+		},
+		{
 			name: "parent chain on disk",
 			files: map[string]string{
 				"pom.xml": pom(parentPom),

@@ -164,7 +164,7 @@ func surefireSetup(chain []*pomFile, in *interpolator, logf func(string, ...any)
 		if err != nil {
 			return nil, fmt.Errorf("split Surefire argLine %q: %w", argLine, err)
 		}
-		setup.ArgLine = args
+		setup.ArgLine = withoutUnresolved(args, logf)
 	}
 	setup.RunOrder = "filesystem"
 	if v, ok := in.props["surefire.runOrder"]; ok {
@@ -207,6 +207,27 @@ func lateReplace(argLine string, props map[string]string, logf func(string, ...a
 		logf("argLine: @{%s} is set by another plugin at build time; left out", name)
 		return ""
 	})
+}
+
+// pluginArgLine is the word of an argLine that refers to the argLine
+// property when no property of the pom set it: JaCoCo's prepare-agent (and
+// other plugins) set it at build time, and Maven resolves ${argLine} when
+// Surefire runs, from what they set by then.
+const pluginArgLine = "${argLine}"
+
+// withoutUnresolved drops the words of args that are an unresolved
+// ${argLine} (see pluginArgLine), as lateReplace drops a late @{argLine}:
+// as written it would end the JVM's start.
+func withoutUnresolved(args []string, logf func(string, ...any)) []string {
+	var out []string
+	for _, a := range args {
+		if a == pluginArgLine {
+			logf("argLine: %s is set by another plugin at build time; left out", a)
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // reactorRoot walks up from moduleDir to the nearest directory above with

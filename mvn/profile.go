@@ -694,7 +694,10 @@ const binCheck = `String bin = System.getProperty("flaky.bin", "${flaky.bin}"); 
 // rootArgLine is the profile's Surefire argLine before the agent:
 // @{argLine}, then the root pom's own Surefire argLine (build plugins first,
 // then plugin management) as written, or that argLine alone when it already
-// refers to the argLine property.
+// refers to the argLine property, a ${argLine} of it made the late
+// @{argLine}: the profile defines the property (empty, for builds without
+// JaCoCo), which Maven would put in place of ${argLine} before JaCoCo's
+// prepare-agent sets it, leaving the profile's Surefire run without JaCoCo.
 func rootArgLine(p *pomDoc) string {
 	for _, section := range [][]string{{"build", "plugins"}, {"build", "pluginManagement", "plugins"}} {
 		for _, pl := range p.root.path(section...).all("plugin") {
@@ -710,7 +713,7 @@ func rootArgLine(p *pomDoc) string {
 			case raw == "":
 				return "@{argLine}"
 			case strings.Contains(a.text, "@{argLine}") || strings.Contains(a.text, "${argLine}"):
-				return raw
+				return strings.ReplaceAll(raw, "${argLine}", "@{argLine}")
 			default:
 				return "@{argLine} " + raw
 			}

@@ -118,6 +118,13 @@ func TestInitProfile(t *testing.T) {
 			want: []string{"<argLine>-Xmx512m @{argLine} -ea -javaagent:"},
 		},
 		{
+			// Maven would put the profile's empty argLine property in place of
+			// ${argLine} before JaCoCo's prepare-agent sets it.
+			name:    "argline-dollar",
+			want:    []string{"<argLine>@{argLine} -ea -javaagent:"},
+			notWant: []string{"${argLine}"},
+		},
+		{
 			name:    "argline-managed",
 			want:    []string{"<argLine>@{argLine} -Dmanaged=yes -javaagent:"},
 			notWant: []string{"junit-platform-launcher"},

@@ -168,8 +168,11 @@ type Launcher struct {
 }
 
 // New checks the Java executable, prepares the classpath arguments and
-// starts the agent server. Close releases them.
+// starts the agent server. Close releases them. The build's JaCoCo, if any,
+// runs in the JVMs without instrumenting flaky's classes or writing the
+// build's coverage data (see coexist).
 func New(env Env, jars agent.Jars, opts Options) (*Launcher, error) {
+	env = coexist(env)
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.NumCPU()
 	}

@@ -131,6 +131,7 @@ func (l *Launcher) launch(ctx context.Context, mainArgs []string, w *watch) (*la
 type notConnected struct {
 	p        *launched
 	attempts int
+	hint     string // which of the build's agents the JVM started, and what to try (agentHint)
 }
 
 func (e *notConnected) Error() string {
@@ -138,7 +139,7 @@ func (e *notConnected) Error() string {
 	if e.attempts > 1 {
 		how = fmt.Sprintf("%s; the last of %d JVMs in a row that did not connect", how, e.attempts)
 	}
-	return fmt.Sprintf("%s (%s)%s", errNotConnected, how, outputTail(e.p.output))
+	return fmt.Sprintf("%s (%s)%s%s", errNotConnected, how, e.hint, outputTail(e.p.output))
 }
 
 func (e *notConnected) Unwrap() error { return errNotConnected }
@@ -408,7 +409,7 @@ loop:
 	case ctxErr != nil:
 		return nil, fmt.Errorf("test JVM stopped: %w", ctxErr)
 	case !connected:
-		return nil, &notConnected{p: p, attempts: 1}
+		return nil, &notConnected{p: p, attempts: 1, hint: agentHint(l.env.JVMArgs)}
 	}
 	return p, nil
 }

@@ -50,7 +50,11 @@ public final class Agent {
     static final String DUMP_PROPERTY = "flaky.agent.dump";
 
     private static final int PROTOCOL = 1;
-    private static final int HANDSHAKE_TIMEOUT_MS = 10_000;
+    /**
+     * How long the handshake may take in all, from when the agent is ready to send its hello: a safety net, far
+     * above the driver's own bounds on its answer (see {@code agent/server.go}).
+     */
+    private static final int HANDSHAKE_TIMEOUT_MS = 60_000;
     private static final long FIRST_RETRY_PAUSE_MS = 20;
     private static final long MAX_RETRY_PAUSE_MS = 1_000;
     /** Attempts to connect, about 2.3 s of pauses in all: a driver that is gone refuses every one. */
@@ -173,9 +177,27 @@ public final class Agent {
      * before the answer (the driver makes room for new connections under a flood of idle ones by closing the
      * oldest) is tried again after a pause that starts at 20 ms and doubles each time, up to
      * {@link #MAX_ATTEMPTS} attempts.
+     *
+     * <p>The driver gives a new connection a few seconds to send its hello. Everything that loads classes (the
+     * hello's JSON and the reading of an answer) is done before the first connection, so that the driver's clock
+     * and this one start only when flaky's code is ready: in a JVM whose other agents started first, or that
+     * instrument these classes, loading them can take longer than that on a busy machine. The deadline is a
+     * safety net against a driver that accepts and never answers (it answers or closes within its own bounds).
      */
     private static void handshake(int port, String token) {
         String where = "127.0.0.1:" + port;
+        byte[] hello;
+        InetSocketAddress address;
+        try {
+            hello = Frames.encode(hello(token));
+            Map<String, Object> welcome = new LinkedHashMap<>();
+            welcome.put("type", "welcome");
+            Frames.prepareReading(welcome);
+            address = new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port);
+        } catch (IOException e) {
+            fail("cannot prepare the handshake with the flaky driver at " + where + ": " + e);
+            return;
+        }
         long deadline = System.nanoTime() + HANDSHAKE_TIMEOUT_MS * 1_000_000L;
         long pause = FIRST_RETRY_PAUSE_MS;
         int attempts = 0;
@@ -185,11 +207,11 @@ public final class Agent {
             try {
                 int left = remainingMillis(deadline);
                 socket.setTcpNoDelay(true);
-                socket.connect(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port), left);
+                socket.connect(address, left);
                 socket.setSoTimeout(Math.max(1, remainingMillis(deadline)));
                 DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
                 DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
-                Frames.write(out, hello(token));
+                out.write(hello);
                 out.flush();
                 JsonObject answer = Frames.read(in);
                 String type = Frames.string(answer, "type");

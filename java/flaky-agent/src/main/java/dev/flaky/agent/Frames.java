@@ -7,9 +7,11 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParseException;
 import com.google.gson.JsonParser;
 
+import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
@@ -28,13 +30,28 @@ final class Frames {
      * an {@link IllegalArgumentException} before anything is written.
      */
     static void write(DataOutputStream out, Map<String, Object> message) throws IOException {
+        out.write(encode(message));
+    }
+
+    /**
+     * Returns one message as the bytes of its frame. A message larger than {@link #MAX_FRAME} is refused with an
+     * {@link IllegalArgumentException}.
+     */
+    static byte[] encode(Map<String, Object> message) {
         byte[] body = GSON.toJson(message).getBytes(StandardCharsets.UTF_8);
         if (body.length > MAX_FRAME) {
             throw new IllegalArgumentException("a " + message.get("type") + " message of " + body.length
                     + " bytes exceeds the protocol's frame limit of " + MAX_FRAME);
         }
-        out.writeInt(body.length);
-        out.write(body);
+        return ByteBuffer.allocate(4 + body.length).putInt(body.length).put(body).array();
+    }
+
+    /**
+     * Reads the frame of {@code message} back from memory, so that the classes reading a frame takes are loaded
+     * (and, in a JVM whose other agents transform classes, transformed) before a peer waits for this side.
+     */
+    static void prepareReading(Map<String, Object> message) throws IOException {
+        string(read(new DataInputStream(new ByteArrayInputStream(encode(message)))), "type");
     }
 
     /** Reads one frame and returns its JSON object; fails on a bad length or a body that is no JSON object. */

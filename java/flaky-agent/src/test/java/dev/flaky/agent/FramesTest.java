@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import static org.junit.Assert.assertArrayEquals;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.fail;
 
@@ -30,6 +31,17 @@ public class FramesTest {
         assertEquals("<ü>", Frames.string(read, "message"));
         assertEquals(3, read.get("index").getAsInt());
         assertEquals("", Frames.string(read, "index"));
+    }
+
+    @Test
+    public void encodesWhatWriteWrites() throws Exception {
+        Map<String, Object> hello = new LinkedHashMap<>();
+        hello.put("type", "hello");
+        hello.put("token", "t");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        Frames.write(new DataOutputStream(bytes), hello);
+        assertArrayEquals(bytes.toByteArray(), Frames.encode(hello));
+        Frames.prepareReading(hello);
     }
 
     @Test
