@@ -4,7 +4,7 @@ MVN     ?= env MAVEN_OPTS="$(MAVEN_OPTS) -Dstyle.color=never -Djansi.noreset=tru
 JARS    := agent/jars/flaky-agent.jar agent/jars/flaky-runner.jar agent/jars/flaky-surefire-provider.jar agent/jars/flaky-editor.jar
 JAVA_SRC := $(shell find java \( -name '*.java' -o -name pom.xml \) -not -path '*/target/*' 2>/dev/null)
 
-.PHONY: all build java java-test test unit fuzz e2e e2e-repeat test-busy e2e-busy bench demo lint clean
+.PHONY: all build dist dist-maven java java-test test unit fuzz e2e e2e-repeat test-busy e2e-busy bench demo lint clean
 
 all: build
 
@@ -33,14 +33,35 @@ java-test:
 # LDFLAGS stamp the binary with what `flaky version` prints: `git describe` of the work tree (a tag, or the
 # abbreviated commit; -dirty when it has changes), the commit and its time. Go's own stamp (vcs.revision) is
 # missing in a git worktree and with -buildvcs=false; outside git these stay empty and flaky says dev.
+# VERSION overrides the version (a release build's tag, or an e2e test's own).
 BUILDINFO := github.com/flakyhq/flaky/internal/buildinfo
-LDFLAGS ?= -X $(BUILDINFO).version=$(shell git describe --tags --always --dirty 2>/dev/null) \
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+LDFLAGS ?= -X $(BUILDINFO).version=$(VERSION) \
 	-X $(BUILDINFO).commit=$(shell git rev-parse HEAD 2>/dev/null) \
 	-X $(BUILDINFO).date=$(shell git log -1 --format=%cI HEAD 2>/dev/null)
 
 ## build: the flaky binary in bin/flaky (embeds the jars; version and commit stamped, see LDFLAGS).
 build: $(JARS)
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/flaky ./cmd/flaky
+
+## dist: release archives in DIST (default dist/): flaky for each of PLATFORMS (default linux and macOS on amd64
+## and arm64; CGO off, the jars embedded, stamped as build does), each with LICENSE and README.md in
+## flaky-VERSION-OS-ARCH.tar.gz, and SHA256SUMS; then dist-maven. PLATFORMS=host builds this machine's alone.
+DIST      ?= dist
+PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+REPO      ?= $(DIST)/maven
+override PLATFORMS := $(if $(filter host,$(PLATFORMS)),$(shell $(GO) env GOOS)/$(shell $(GO) env GOARCH),$(PLATFORMS))
+DIST_ENV = GO='$(GO)' LDFLAGS='$(LDFLAGS)' DIST='$(DIST)' PLATFORMS='$(PLATFORMS)' REPO='$(REPO)' \
+	VERSION="$$($(GO) run -ldflags '$(LDFLAGS)' ./cmd/flaky version --maven)"
+dist: $(JARS)
+	$(DIST_ENV) scripts/dist.sh archives
+	$(DIST_ENV) scripts/dist.sh maven
+
+## dist-maven: the binaries of DIST as the Maven artifacts dev.flaky:flaky:VERSION:exe:CLASSIFIER (classifiers
+## linux-x86_64, linux-aarch_64, osx-x86_64, osx-aarch_64), deployed with Maven into the file repository REPO
+## (default DIST/maven), from where a build resolves them as from any repository (see docs/install.md).
+dist-maven: $(JARS)
+	$(DIST_ENV) scripts/dist.sh maven
 
 ## lint: gofmt and go vet.
 lint:
@@ -111,4 +132,4 @@ demo: build
 	bin/flaky list-tests --module testdata/junit4
 
 clean:
-	rm -rf bin java/*/target
+	rm -rf bin dist java/*/target

@@ -311,6 +311,25 @@ func TestVerifyRunsOrderDependenceAnalysis(t *testing.T) {
 	}
 }
 
+// checkVerifyFindings compares the findings of a verify report with the
+// fixture's expected ones: kind, test, polluters, state-setters, cleaners.
+func checkVerifyFindings(t *testing.T, r *report.Report, e expected) {
+	t.Helper()
+	var got, want []string
+	for _, f := range r.Findings {
+		got = append(got, fmt.Sprintf("%s %s polluters=%s setters=%s cleaners=%s", f.Kind, f.Test, groupSet(f.Polluters), groupSet(f.Setters), groupSet(f.Cleaners)))
+	}
+	for _, f := range e.Findings {
+		want = append(want, fmt.Sprintf("%s %s polluters=%s setters=%s cleaners=%s", f.Kind, f.Test, groupSet(f.Polluters), groupSet(f.Setters), groupSet(f.Cleaners)))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		data, _ := json.MarshalIndent(r.Findings, "", " ")
+		t.Errorf("verify findings\n got %q\nwant %q\n%s", got, want, data)
+	}
+}
+
 func verifyFindsExpected(t *testing.T, name, strategy string, sameAsDetect bool) {
 	verifyFindsExpectedWith(t, "mvn", copyFixture(t, name), strategy, sameAsDetect)
 }
@@ -348,19 +367,7 @@ func verifyFindsExpectedWith(t *testing.T, mvnBin, dir, strategy string, sameAsD
 	} else if df != nil {
 		t.Logf("data dependencies: %d JVM runs, %d ms", df.Runs, df.DurationMs)
 	}
-	var got, want []string
-	for _, f := range r.Findings {
-		got = append(got, fmt.Sprintf("%s %s polluters=%s setters=%s cleaners=%s", f.Kind, f.Test, groupSet(f.Polluters), groupSet(f.Setters), groupSet(f.Cleaners)))
-	}
-	for _, f := range e.Findings {
-		want = append(want, fmt.Sprintf("%s %s polluters=%s setters=%s cleaners=%s", f.Kind, f.Test, groupSet(f.Polluters), groupSet(f.Setters), groupSet(f.Cleaners)))
-	}
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		data, _ := json.MarshalIndent(r.Findings, "", " ")
-		t.Errorf("verify findings\n got %q\nwant %q\n%s", got, want, data)
-	}
+	checkVerifyFindings(t, r, e)
 	if cov := r.Stats.Coverage; cov == nil || cov.Rounds == 0 || cov.TestsAlone == 0 {
 		t.Errorf("coverage %+v", cov)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,7 +23,7 @@ const ProfileID = "flaky"
 
 // profileFormat is the flaky.profile property: the version of the profile's
 // layout, raised when the layout changes.
-const profileFormat = "9"
+const profileFormat = "10"
 
 // ErrPlatformVersionUnknown means the project uses the JUnit Platform but its
 // version cannot be told from the poms on disk; ProfileOptions.JUnitPlatformVersion
@@ -530,7 +531,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 		elem(depth+2, "goal", "exec")
 		line(depth+1, "</goals>")
 		line(depth+1, "<configuration>")
-		elem(depth+2, "executable", "${flaky.bin}")
+		elem(depth+2, "executable", "${flaky.exe}")
 		if len(successCodes) > 0 {
 			line(depth+2, "<successCodes>")
 			for _, c := range successCodes {
@@ -552,7 +553,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	line(1, "<properties>")
 	elem(2, "flaky.profile", profileFormat)
 	elem(2, "flaky.version", esc(s.version))
-	elem(2, "flaky.bin", "flaky")
+	elem(2, "flaky.bin", "")
 	elem(2, "flaky.gate", "on")
 	for _, name := range []string{"flaky.reruns", "flaky.rounds", "flaky.budget", "flaky.chaos", "flaky.repair", "flaky.strategy", "flaky.seed", "flaky.since", "flaky.knowledge", "flaky.port", "flaky.token"} {
 		elem(2, name, "")
@@ -589,6 +590,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	line(5, "</systemPropertyVariables>")
 	line(4, "</configuration>")
 	line(3, "</plugin>")
+	renderFetch(line, elem)
 	line(3, "<plugin>")
 	elem(4, "groupId", "org.codehaus.mojo")
 	elem(4, "artifactId", "exec-maven-plugin")
@@ -624,10 +626,10 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	elem(4, "artifactId", "maven-enforcer-plugin")
 	elem(4, "version", "3.4.1")
 	line(4, "<executions>")
-	// exec-maven-plugin says only "Cannot run program" when flaky.bin is
+	// exec-maven-plugin says only "Cannot run program" when the binary is
 	// not found: this check, before the first execution of flaky, starts it
-	// the way exec does (on the PATH, or the path -Dflaky.bin gives) and
-	// fails the build with the remedy.
+	// the way exec does (flaky.exe: see renderBinary) and fails the build
+	// with the remedy.
 	enforce := func(id, phase string, rule func()) {
 		line(5, "<execution>")
 		elem(6, "id", id)
@@ -647,7 +649,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	enforce("flaky-bin", "test-compile", func() {
 		line(8, "<evaluateBeanshell>")
 		elem(9, "condition", binCheck)
-		elem(9, "message", "flaky: cannot run the flaky binary ${flaky.bin}: put flaky on the PATH, or give its path with -Dflaky.bin=/path/to/flaky")
+		elem(9, "message", "flaky: cannot run the flaky binary ${flaky.exe}: put flaky on the PATH, or give its path with -Dflaky.bin=/path/to/flaky")
 		line(8, "</evaluateBeanshell>")
 	})
 	line(4, "</executions>")
@@ -661,6 +663,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	elem(4, "artifactId", "maven-antrun-plugin")
 	elem(4, "version", "3.1.0")
 	line(4, "<executions>")
+	renderBinaryRuns(line, elem)
 	line(5, "<execution>")
 	elem(6, "id", "flaky-gate")
 	elem(6, "phase", "verify")
@@ -686,10 +689,98 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 }
 
 // binCheck is the BeanShell condition of the profile's flaky-bin check:
-// true when flaky.bin (Maven's -D first, as a system property, so that a
-// Windows path keeps its backslashes) starts as a process.
-const binCheck = `String bin = System.getProperty("flaky.bin", "${flaky.bin}"); boolean ok = false; ` +
+// true when the binary starts as a process: flaky.bin from Maven's -D (as a
+// system property, so that a Windows path keeps its backslashes), else
+// flaky.exe.
+const binCheck = `String bin = System.getProperty("flaky.bin", ""); if (bin.length() == 0) bin = "${flaky.exe}"; boolean ok = false; ` +
 	`try { new ProcessBuilder(new String[] {bin, "version"}).start().waitFor(); ok = true; } catch (java.io.IOException e) { } ok;`
+
+// FetchedBinary is where the profile puts the flaky binary it resolves
+// through Maven, relative to the module's build directory.
+const FetchedBinary = "flaky/bin/flaky"
+
+// binarySelect is the Ant target that picks the flaky binary the profile
+// runs, flaky.exe: the -Dflaky.bin given, else flaky on the PATH, else the
+// artifact dev.flaky:flaky:${flaky.version}:exe:${flaky.classifier} that
+// Maven resolves and copies to FetchedBinary (flaky.fetch.skip false). The
+// classifier is os-maven-plugin's name of the JVM's platform (linux-x86_64,
+// osx-aarch_64, ...). Its properties are not in the model, so Maven
+// evaluates them when each later plugin runs, after antrun exported them.
+var binarySelect = []string{
+	`<condition property="flaky.os" value="linux"><os name="Linux"/></condition>`,
+	`<condition property="flaky.os" value="osx"><os family="mac"/></condition>`,
+	`<condition property="flaky.arch" value="x86_64"><or><os arch="amd64"/><os arch="x86_64"/></or></condition>`,
+	`<condition property="flaky.arch" value="aarch_64"><or><os arch="aarch64"/><os arch="arm64"/></or></condition>`,
+	`<condition property="flaky.exe" value="${flaky.bin}"><length string="${flaky.bin}" when="greater" length="0"/></condition>`,
+	`<available property="flaky.exe" value="flaky" file="flaky" type="file" filepath="${env.PATH}"/>`,
+	`<condition property="flaky.fetch.skip" value="true" else="false"><isset property="flaky.exe"/></condition>`,
+	`<property name="flaky.exe" value="${project.build.directory}/` + FetchedBinary + `"/>`,
+	`<fail message="flaky: no flaky binary is published for ${os.name} ${os.arch}: put flaky on the PATH, or give its path with -Dflaky.bin=/path/to/flaky">` +
+		`<condition><and><isfalse value="${flaky.fetch.skip}"/><not><and><isset property="flaky.os"/><isset property="flaky.arch"/></and></not></and></condition></fail>`,
+	`<property name="flaky.classifier" value="${flaky.os}-${flaky.arch}"/>`,
+}
+
+// renderFetch writes the profile's dependency plugin, which copies the
+// flaky artifact that binarySelect picked to FetchedBinary.
+func renderFetch(line func(int, string), elem func(int, string, string)) {
+	line(3, "<plugin>")
+	elem(4, "groupId", "org.apache.maven.plugins")
+	elem(4, "artifactId", "maven-dependency-plugin")
+	elem(4, "version", "3.8.1")
+	line(4, "<executions>")
+	line(5, "<execution>")
+	elem(6, "id", "flaky-bin-fetch")
+	elem(6, "phase", "generate-test-sources")
+	line(6, "<goals>")
+	elem(7, "goal", "copy")
+	line(6, "</goals>")
+	line(6, "<configuration>")
+	elem(7, "skip", "${flaky.fetch.skip}")
+	line(7, `<artifactItems combine.self="override">`)
+	line(8, "<artifactItem>")
+	elem(9, "groupId", "dev.flaky")
+	elem(9, "artifactId", "flaky")
+	elem(9, "version", "${flaky.version}")
+	elem(9, "type", "exe")
+	elem(9, "classifier", "${flaky.classifier}")
+	elem(9, "outputDirectory", "${project.build.directory}/"+path.Dir(FetchedBinary))
+	elem(9, "destFileName", path.Base(FetchedBinary))
+	line(8, "</artifactItem>")
+	line(7, "</artifactItems>")
+	line(6, "</configuration>")
+	line(5, "</execution>")
+	line(4, "</executions>")
+	line(3, "</plugin>")
+}
+
+// renderBinaryRuns writes the profile's antrun executions that get the
+// flaky binary: one picks it (binarySelect), before renderFetch's copy, and
+// one makes the copy executable (a repository keeps no file modes), after
+// it; each in a phase of its own, so that the order holds whatever the
+// project declares, and both before the enforcer's check in test-compile.
+func renderBinaryRuns(line func(int, string), elem func(int, string, string)) {
+	antrun := func(id, phase, skip string, target []string) {
+		line(5, "<execution>")
+		elem(6, "id", id)
+		elem(6, "phase", phase)
+		line(6, "<goals>")
+		elem(7, "goal", "run")
+		line(6, "</goals>")
+		line(6, "<configuration>")
+		elem(7, "skip", skip)
+		elem(7, "exportAntProperties", "true")
+		line(7, `<target combine.self="override">`)
+		for _, l := range target {
+			line(8, l)
+		}
+		line(7, "</target>")
+		line(6, "</configuration>")
+		line(5, "</execution>")
+	}
+	antrun("flaky-bin-select", "process-resources", "false", binarySelect)
+	antrun("flaky-bin-chmod", "process-test-sources", "${flaky.fetch.skip}",
+		[]string{`<chmod file="${flaky.exe}" perm="755"/>`})
+}
 
 // rootArgLine is the profile's Surefire argLine before the agent:
 // @{argLine}, then the root pom's own Surefire argLine (build plugins first,

@@ -15,9 +15,17 @@ var versionFlag = &cli.BoolFlag{Name: "version", Usage: "print flaky's version a
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
-		Name:   "version",
-		Usage:  "print flaky's version, commit and commit time",
-		Action: func(c *cli.Context) error { return runVersion(globalsOf(c)) },
+		Name:  "version",
+		Usage: "print flaky's version, commit and commit time",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "maven",
+			Usage: "print only the version of flaky's Maven artifacts, the flaky.version that flaky init writes"}},
+		Action: func(c *cli.Context) error {
+			if c.Bool("maven") {
+				_, err := fmt.Fprintln(globalsOf(c).Stdout, buildinfo.MavenVersion())
+				return err
+			}
+			return runVersion(globalsOf(c))
+		},
 	}
 }
 
