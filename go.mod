@@ -6,7 +6,6 @@ require (
 	github.com/awalterschulze/gographviz v2.0.3+incompatible
 	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/chromedp/chromedp v0.14.2
-	github.com/google/renameio/v2 v2.0.0
 	github.com/joshdk/go-junit v1.0.0
 	github.com/kballard/go-shellquote v0.0.0-20180428030007-95032a82bc51
 	github.com/otiai10/copy v1.14.1

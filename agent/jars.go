@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/google/renameio/v2"
+	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
 //go:embed jars/flaky-agent.jar jars/flaky-runner.jar jars/flaky-surefire-provider.jar
@@ -134,7 +134,7 @@ func writeOnce(path string, data []byte) error {
 			return nil
 		}
 	}
-	if err := renameio.WriteFile(path, data, 0o644); err != nil {
+	if err := safewrite.Atomic(path, data, 0o644); err != nil {
 		return fmt.Errorf("extract %s: %w", filepath.Base(path), err)
 	}
 	return nil

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/renameio/v2"
+	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
 // Problem is one failed run of a test, as Surefire records failures.
@@ -110,7 +110,7 @@ func WriteFlakyReports(dir string, cases []FlakyCase) error {
 		content := append([]byte(xml.Header), data...)
 		content = append(content, '\n')
 		path := filepath.Join(dir, "TEST-"+class+".xml")
-		if err := renameio.WriteFile(path, content, 0o644); err != nil {
+		if err := safewrite.Atomic(path, content, 0o644); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
 	}

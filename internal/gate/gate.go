@@ -14,7 +14,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/saferead"
-	"github.com/google/renameio/v2"
+	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
 // BaselineVersion is the baseline format version this package writes.
@@ -80,7 +80,7 @@ func (b *Baseline) Save(root string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("writing baseline: %w", err)
 	}
-	if err := renameio.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := safewrite.Atomic(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("writing baseline: %w", err)
 	}
 	return nil

@@ -19,8 +19,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
-
 	"github.com/flakyhq/flaky/internal/annotate"
 	"github.com/flakyhq/flaky/internal/htmlreport"
 	"github.com/flakyhq/flaky/internal/report"
@@ -283,7 +281,7 @@ func write(dir string, o Options, mods []module, title string, withJSON bool) ([
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return written, fmt.Errorf("writing %s: %w", f.File(), err)
 		}
-		if err := renameio.WriteFile(path, data, 0o644); err != nil {
+		if err := safewrite.Atomic(path, data, 0o644); err != nil {
 			return written, fmt.Errorf("writing %s: %w", f.File(), err)
 		}
 		written = append(written, path)

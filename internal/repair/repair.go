@@ -20,14 +20,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/flakyhq/flaky/internal/editor"
-
-	"github.com/google/renameio/v2"
-
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/editor"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
 // State is one polluted state of an order-dependent finding, as the
@@ -314,7 +312,7 @@ func (r *run) unrepaired(f report.Finding, reason string) (*report.Repair, error
 	if err := os.MkdirAll(r.cfg.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", r.cfg.OutDir, err)
 	}
-	if err := renameio.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := safewrite.Atomic(path, []byte(b.String()), 0o644); err != nil {
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	return &report.Repair{Reason: shorten(reason, maxReason) + " (details: " + path + ")"}, nil
@@ -495,7 +493,7 @@ func (r *run) writePatch(p *patch) error {
 	if err := os.MkdirAll(r.cfg.OutDir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", r.cfg.OutDir, err)
 	}
-	if err := renameio.WriteFile(p.path, []byte(unifiedDiff(before, after)), 0o644); err != nil {
+	if err := safewrite.Atomic(p.path, []byte(unifiedDiff(before, after)), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", p.path, err)
 	}
 	for _, rep := range p.reps {

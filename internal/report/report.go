@@ -11,8 +11,8 @@ import (
 	"sort"
 
 	"github.com/flakyhq/flaky/internal/saferead"
+	"github.com/flakyhq/flaky/internal/safewrite"
 	"github.com/flakyhq/flaky/surefire"
-	"github.com/google/renameio/v2"
 )
 
 // Version is the report format version this package writes.
@@ -526,7 +526,7 @@ func Write(path string, r *Report) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
-	if err := renameio.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := safewrite.Atomic(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
 	return nil
