@@ -664,22 +664,12 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	elem(4, "version", "3.1.0")
 	line(4, "<executions>")
 	renderBinaryRuns(line, elem)
-	line(5, "<execution>")
-	elem(6, "id", "flaky-gate")
-	elem(6, "phase", "verify")
-	line(6, "<goals>")
-	elem(7, "goal", "run")
-	line(6, "</goals>")
-	line(6, "<configuration>")
-	elem(7, "skip", "false")
-	line(7, `<target combine.self="override" xmlns:if="ant:if">`)
 	gate := "${project.build.directory}/" + GateFile
-	line(8, `<available file="`+gate+`" property="flaky.gateFailed"/>`)
-	line(8, `<loadfile property="flaky.gateMessage" srcFile="`+gate+`" if:set="flaky.gateFailed"/>`)
-	line(8, `<fail if="flaky.gateFailed" message="${flaky.gateMessage}"/>`)
-	line(7, "</target>")
-	line(6, "</configuration>")
-	line(5, "</execution>")
+	renderAntrun(line, elem, antrunRun{id: "flaky-gate", phase: "verify", skip: "false", targetAttrs: ` xmlns:if="ant:if"`, target: []string{
+		`<available file="` + gate + `" property="flaky.gateFailed"/>`,
+		`<loadfile property="flaky.gateMessage" srcFile="` + gate + `" if:set="flaky.gateFailed"/>`,
+		`<fail if="flaky.gateFailed" message="${flaky.gateMessage}"/>`,
+	}})
 	line(4, "</executions>")
 	line(3, "</plugin>")
 	line(2, "</plugins>")
@@ -759,27 +749,40 @@ func renderFetch(line func(int, string), elem func(int, string, string)) {
 // it; each in a phase of its own, so that the order holds whatever the
 // project declares, and both before the enforcer's check in test-compile.
 func renderBinaryRuns(line func(int, string), elem func(int, string, string)) {
-	antrun := func(id, phase, skip string, target []string) {
-		line(5, "<execution>")
-		elem(6, "id", id)
-		elem(6, "phase", phase)
-		line(6, "<goals>")
-		elem(7, "goal", "run")
-		line(6, "</goals>")
-		line(6, "<configuration>")
-		elem(7, "skip", skip)
+	renderAntrun(line, elem, antrunRun{id: "flaky-bin-select", phase: "process-resources", skip: "false", export: true, target: binarySelect})
+	renderAntrun(line, elem, antrunRun{id: "flaky-bin-chmod", phase: "process-test-sources", skip: "${flaky.fetch.skip}", export: true,
+		target: []string{`<chmod file="${flaky.exe}" perm="755"/>`}})
+}
+
+// antrunRun is one execution of maven-antrun-plugin's run goal in the
+// profile.
+type antrunRun struct {
+	id, phase, skip string
+	export          bool     // exportAntProperties: the target's properties become the project's
+	targetAttrs     string   // more attributes of <target>, each with its leading space
+	target          []string // the target's tasks, one line each
+}
+
+// renderAntrun writes r as an <execution> of the antrun plugin.
+func renderAntrun(line func(int, string), elem func(int, string, string), r antrunRun) {
+	line(5, "<execution>")
+	elem(6, "id", r.id)
+	elem(6, "phase", r.phase)
+	line(6, "<goals>")
+	elem(7, "goal", "run")
+	line(6, "</goals>")
+	line(6, "<configuration>")
+	elem(7, "skip", r.skip)
+	if r.export {
 		elem(7, "exportAntProperties", "true")
-		line(7, `<target combine.self="override">`)
-		for _, l := range target {
-			line(8, l)
-		}
-		line(7, "</target>")
-		line(6, "</configuration>")
-		line(5, "</execution>")
 	}
-	antrun("flaky-bin-select", "process-resources", "false", binarySelect)
-	antrun("flaky-bin-chmod", "process-test-sources", "${flaky.fetch.skip}",
-		[]string{`<chmod file="${flaky.exe}" perm="755"/>`})
+	line(7, `<target combine.self="override"`+r.targetAttrs+`>`)
+	for _, l := range r.target {
+		line(8, l)
+	}
+	line(7, "</target>")
+	line(6, "</configuration>")
+	line(5, "</execution>")
 }
 
 // rootArgLine is the profile's Surefire argLine before the agent:
