@@ -49,6 +49,7 @@ import (
 	"github.com/flakyhq/flaky/internal/hostile"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/safewrite"
 	"github.com/flakyhq/flaky/mvn"
 )
 
@@ -202,11 +203,7 @@ func writeTables(path, begin, end, tables string) error {
 		return fmt.Errorf("%s has no %s ... %s section", path, begin, end)
 	}
 	text = text[:i+len(begin)] + "\n" + tables + text[j:]
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return safewrite.Atomic(path, []byte(text), 0o644)
 }
 
 func run(orders int, fixtures []string, chaosFixture string, chaosRuns int, startFixture string, startRuns int) error {

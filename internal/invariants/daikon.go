@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
 // Daikon's file formats, declaration version 2: a .decls file declares each
@@ -51,12 +52,7 @@ func WriteDaikon(dir, name string, points []agent.TracePoint) error {
 		}
 	}
 	for ext, body := range map[string]string{".decls": decls.String(), ".dtrace": dtrace.String()} {
-		path := filepath.Join(dir, name+ext)
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, []byte(body), 0o644); err != nil {
-			return fmt.Errorf("daikon output: %w", err)
-		}
-		if err := os.Rename(tmp, path); err != nil {
+		if err := safewrite.Atomic(filepath.Join(dir, name+ext), []byte(body), 0o644); err != nil {
 			return fmt.Errorf("daikon output: %w", err)
 		}
 	}

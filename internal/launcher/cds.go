@@ -21,6 +21,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/saferead"
+	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
 // Class-data sharing (CDS): the JVM maps the classes it needs from an
@@ -431,11 +432,14 @@ func (c *cds) wait() {
 // hundred at its start, and archived ones cut a one-test JVM's CPU time by
 // about a fifth. A JVM that cannot dump them gets an archive without them.
 func (c *cds) dump(list string) error {
-	tmp := fmt.Sprintf("%s.%d.tmp", c.archive, os.Getpid())
-	defer os.Remove(tmp)
+	tmp, err := c.tempArchive()
+	if err != nil {
+		return err
+	}
+	defer safewrite.Forget(tmp)
 	ctx, cancel := context.WithTimeout(context.Background(), cdsTimeout)
 	defer cancel()
-	err := c.dumpTo(ctx, list, tmp, true)
+	err = c.dumpTo(ctx, list, tmp, true)
 	if err != nil {
 		err = c.dumpTo(ctx, list, tmp, false)
 	}
@@ -448,15 +452,10 @@ func (c *cds) dump(list string) error {
 	}
 	// Another flaky process may dump the same archive at the same time: each
 	// writes its own temporary files, and whichever pair lands last is checked.
-	sumTmp := fmt.Sprintf("%s.%d.tmp", c.sumFile(), os.Getpid())
-	defer os.Remove(sumTmp)
-	if err := os.WriteFile(sumTmp, []byte(sum+"\n"), 0o644); err != nil {
-		return err
-	}
 	if err := os.Rename(tmp, c.archive); err != nil {
 		return err
 	}
-	if err := os.Rename(sumTmp, c.sumFile()); err != nil {
+	if err := safewrite.Atomic(c.sumFile(), []byte(sum+"\n"), 0o644); err != nil {
 		return err
 	}
 	if !c.valid(ctx) {
@@ -464,6 +463,22 @@ func (c *cds) dump(list string) error {
 		return fmt.Errorf("the JVM does not take the archive it dumped")
 	}
 	return nil
+}
+
+// tempArchive names a fresh temporary file beside the archive for the JVM
+// to dump into, removed on every exit path (safewrite.Forget, or a signal's
+// safewrite.RemoveTemps) unless it was moved into place.
+func (c *cds) tempArchive() (string, error) {
+	f, err := safewrite.CreateTemp(filepath.Dir(c.archive), "."+filepath.Base(c.archive)+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	if err := f.Close(); err != nil {
+		safewrite.Forget(name)
+		return "", err
+	}
+	return name, nil
 }
 
 // dumpTo dumps the archive file to from the class list list (see

@@ -17,6 +17,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/saferead"
+	"github.com/flakyhq/flaky/internal/safewrite"
 )
 
 // JVM is what the launcher knows of a java executable, read once per
@@ -136,15 +137,7 @@ func writeJVMCache(file string, j JVM) error {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return err
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", file, os.Getpid())
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, file); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return safewrite.Atomic(file, append(data, '\n'), 0o644)
 }
 
 // probeJVM runs java once to read its version and VM.

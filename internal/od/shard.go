@@ -138,19 +138,7 @@ func WritePartial(dir string, p *Partial) (string, error) {
 		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, PartialName(sh))
-	tmp, err := safewrite.CreateTemp(dir, ".shard-*.tmp")
-	if err != nil {
-		return "", fmt.Errorf("write partial report: %w", err)
-	}
-	defer safewrite.Forget(tmp.Name())
-	_, err = tmp.Write(append(data, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := safewrite.Atomic(path, append(data, '\n'), 0o644); err != nil {
 		return "", fmt.Errorf("write partial report: %w", err)
 	}
 	return path, nil
