@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/kballard/go-shellquote"
 )
@@ -569,4 +570,12 @@ func withPlatformLauncher(ctx context.Context, m *maven, deps []string, cache st
 		return nil, fmt.Errorf("fetch the JUnit Platform launcher: %s missing after dependency:copy", cached)
 	}
 	return append(deps, cached), nil
+}
+
+// LaunchEnv is the environment in which flaky's launcher starts the
+// module's test JVMs as Surefire would: the test class path, Surefire's
+// argLine and system properties, the module directory; java is the java
+// executable.
+func (s *TestSetup) LaunchEnv(java string) launcher.Env {
+	return launcher.Env{Java: java, Classpath: s.Classpath, JVMArgs: s.ArgLine, SysProps: s.SysProps, Dir: s.ModuleDir}
 }

@@ -180,7 +180,7 @@ func projectRoot(setup *mvn.TestSetup, root string) (string, error) {
 }
 
 func (g globalOptions) env(setup *mvn.TestSetup) launcher.Env {
-	return launcher.Env{Java: g.java(), Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+	return setup.LaunchEnv(g.java())
 }
 
 // prepare compiles the module in dir when needed and resolves its test

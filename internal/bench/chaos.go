@@ -42,7 +42,7 @@ func benchChaos(name string, runs int, jars agent.Jars) error {
 	if err != nil {
 		return err
 	}
-	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+	env := setup.LaunchEnv("java")
 	l, err := launcher.New(env, jars, launcher.Options{Workers: 1})
 	if err != nil {
 		return err

@@ -101,7 +101,7 @@ func benchInvariantsFixture(name string, jars agent.Jars, fig *invFigures) error
 	if err != nil {
 		return err
 	}
-	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+	env := setup.LaunchEnv("java")
 	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{})
 	if err != nil {
 		return err

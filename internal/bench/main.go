@@ -289,7 +289,7 @@ func benchFixture(name string, n int, jars agent.Jars) (figures, error) {
 	if err != nil {
 		return f, err
 	}
-	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+	env := setup.LaunchEnv("java")
 
 	l, err := launcher.New(env, jars, launcher.Options{})
 	if err != nil {

@@ -315,7 +315,7 @@ func openSuite(ctx context.Context, dir string, jars agent.Jars) (*benchSuite, e
 	if err != nil {
 		return nil, err
 	}
-	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+	env := setup.LaunchEnv("java")
 	l, err := pipeline.NewFast(env, jars, launcher.Options{})
 	if err != nil {
 		return nil, err

@@ -101,7 +101,7 @@ func benchStartJDK(ctx context.Context, setup *mvn.TestSetup, java string, runs 
 		return f, err
 	}
 	defer os.RemoveAll(cache)
-	env := launcher.FastStart(launcher.Env{Java: java, Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir})
+	env := launcher.FastStart(setup.LaunchEnv(java))
 	plain, err := launcher.New(env, jars, launcher.Options{Workers: 1})
 	if err != nil {
 		return f, err

@@ -100,7 +100,7 @@ func benchStateFixture(name string, jars agent.Jars) ([]stateRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := launcher.Env{Java: "java", Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Dir: setup.ModuleDir}
+	env := setup.LaunchEnv("java")
 	l, err := launcher.New(launcher.FastStart(env), jars, launcher.Options{})
 	if err != nil {
 		return nil, err
