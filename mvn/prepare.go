@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/saferead"
 	"github.com/kballard/go-shellquote"
@@ -100,7 +101,7 @@ func Prepare(ctx context.Context, moduleDir string, opts PrepareOptions) (*TestS
 
 	setup.ReactorRoot = reactorRoot(dir)
 
-	cache := filepath.Join(target, "flaky", "cache")
+	cache := flakydir.InBuild(target).Cache()
 	m := &maven{cmd: FindMaven(opts.Mvn, setup.ReactorRoot), dir: setup.ReactorRoot, log: logf, extra: opts.Maven.Args()}
 	if setup.ReactorRoot != dir {
 		// Build from the reactor root, so sibling modules the module

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/saferead"
 )
 
@@ -72,7 +73,7 @@ const MaxRecordSize = 128 << 20
 // fork-<n>.json when the module ran in several forks. A module whose tests
 // did not run (no tests, packaging pom, -DskipTests) has none: nil, nil.
 func ReadForkRecords(buildDir string) ([]*ForkRecord, error) {
-	dir := filepath.Join(buildDir, "flaky")
+	dir := flakydir.InBuild(buildDir).Path()
 	files, err := filepath.Glob(filepath.Join(dir, "fork*.json"))
 	if err != nil {
 		return nil, fmt.Errorf("listing fork records: %w", err)

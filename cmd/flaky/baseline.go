@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/gate"
 	"github.com/flakyhq/flaky/internal/report"
 )
@@ -177,7 +178,7 @@ func findReports(root string) ([]string, error) {
 			return filepath.SkipDir
 		}
 		if name == "target" {
-			r := filepath.Join(path, "flaky", "report.json")
+			r := flakydir.InBuild(path).Report()
 			if _, err := os.Stat(r); err == nil {
 				out = append(out, r)
 			} else if !errors.Is(err, fs.ErrNotExist) {

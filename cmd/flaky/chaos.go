@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/editor"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
@@ -131,11 +131,11 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	}
 	m := pipeline.Module{
 		Dir: setup.ModuleDir, Name: mvn.ModulePath(root, setup.ModuleDir), Root: root,
-		FlakyDir: filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky"),
+		FlakyDir: flakydir.ForTestClasses(setup.TestClassesDir).Path(),
 		Tests:    tests, Infos: infos, Launcher: l,
 		ClassDirs: []string{setup.ClassesDir, setup.TestClassesDir},
 	}
-	path := filepath.Join(m.FlakyDir, "report.json")
+	path := flakydir.Dir(m.FlakyDir).Report()
 	rep, err := report.Read(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/testid"
@@ -22,7 +23,7 @@ import (
 // with its strategy and the agent's perturbation log, and prints every
 // perturbed call the test made with the original and the perturbed value.
 func explainFinding(ctx context.Context, g globalOptions, l *launcher.Launcher, setup *mvn.TestSetup, settings chaos.Settings, test string) error {
-	path := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky", "report.json")
+	path := flakydir.ForTestClasses(setup.TestClassesDir).Report()
 	rep, err := report.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return usageError("--explain: no report at %s: run flaky chaos first", path)

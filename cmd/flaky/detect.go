@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/change"
 	"github.com/flakyhq/flaky/internal/dataflow"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/knowledge"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
@@ -197,7 +197,7 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 	if err != nil {
 		return err
 	}
-	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
+	flakyDir := flakydir.ForTestClasses(setup.TestClassesDir).Path()
 	if err := publish.CheckWritable(publish.Options{Root: root, ModuleDir: setup.ModuleDir, FlakyDir: flakyDir}); err != nil {
 		return err
 	}

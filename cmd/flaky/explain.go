@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
@@ -58,7 +59,7 @@ func runExplain(ctx context.Context, o explainOptions) error {
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dir, "target", "flaky", "report.json")
+	path := flakydir.OfModule(dir).Report()
 	rep, err := report.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &exitStatus{code: exitError, msg: fmt.Sprintf("explain: no report at %s: run flaky detect first", path)}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
@@ -79,8 +79,8 @@ func runPollution(ctx context.Context, o pollutionOptions) error {
 		}
 		findings = append(findings, f)
 	}
-	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
-	path := filepath.Join(flakyDir, "report.json")
+	flakyDir := flakydir.ForTestClasses(setup.TestClassesDir)
+	path := flakyDir.Report()
 	rep, err := report.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		rep, err = &report.Report{Module: mvn.ModulePath(setup.ReactorRoot, setup.ModuleDir)}, nil

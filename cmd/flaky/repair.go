@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/defaultorder"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/repair"
@@ -84,8 +85,8 @@ func runRepair(ctx context.Context, o repairOptions) error {
 	if err != nil {
 		return err
 	}
-	flakyDir := filepath.Join(filepath.Dir(setup.TestClassesDir), "flaky")
-	reportPath := filepath.Join(flakyDir, "report.json")
+	flakyDir := flakydir.ForTestClasses(setup.TestClassesDir)
+	reportPath := flakyDir.Report()
 	rep, err := report.Read(reportPath)
 	if err != nil {
 		return fmt.Errorf("%w (run flaky detect or mvn -Pflaky verify first)", err)
@@ -106,7 +107,7 @@ func runRepair(ctx context.Context, o repairOptions) error {
 			ropts.LLM.Unconfined = ropts.LLM.Unconfined || o.Unconfined
 		}
 	}
-	m := pipeline.Module{Dir: setup.ModuleDir, FlakyDir: flakyDir, Repair: moduleOf(setup, g.java())}
+	m := pipeline.Module{Dir: setup.ModuleDir, FlakyDir: flakyDir.Path(), Repair: moduleOf(setup, g.java())}
 	out, err := pipeline.Run(ctx, m, pipeline.Options{Report: rep, Workers: g.Workers, Progress: prog.tracker, Repair: ropts}, prog.log("flaky: repair: "))
 	if err != nil {
 		return err
@@ -117,7 +118,7 @@ func runRepair(ctx context.Context, o repairOptions) error {
 	}
 	printRepairs(g.Stdout, rep, res)
 	if o.Apply && len(res.Files) > 0 {
-		applied, err := repair.Apply(setup.ModuleDir, filepath.Join(flakyDir, "repair", "backup"), res, repair.ApplyOptions{FollowSymlinks: o.FollowSymlinks})
+		applied, err := repair.Apply(setup.ModuleDir, filepath.Join(flakyDir.Repair(), "backup"), res, repair.ApplyOptions{FollowSymlinks: o.FollowSymlinks})
 		for _, a := range applied {
 			if a.Target != filepath.Join(setup.ModuleDir, a.File) {
 				fmt.Fprintf(g.Stdout, "patched %s through its link: %s (original in %s)\n", a.File, a.Target, a.Backup)

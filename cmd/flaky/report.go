@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/buildinfo"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/publish"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/mvn"
@@ -71,7 +72,7 @@ func runReport(ctx context.Context, o reportOptions) error {
 		root = mvn.ReactorRoot(moduleDir)
 	}
 	opts := publish.Options{Root: root, ModuleDir: moduleDir, Version: buildinfo.Version(), Formats: formats, Java: o.java()}
-	opts.FlakyDir = filepath.Join(mods[0].BuildDir, "flaky")
+	opts.FlakyDir = flakydir.InBuild(mods[0].BuildDir).Path()
 	rep, err := report.Read(filepath.Join(opts.FlakyDir, publish.JSON.File()))
 	var written []string
 	switch {

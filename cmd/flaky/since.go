@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/change"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/mvn"
 )
@@ -51,7 +52,7 @@ func reportInert(ctx context.Context, g globalOptions, name string, am analysedM
 	if root, err = filepath.Abs(root); err != nil {
 		return err
 	}
-	m := pipeline.Module{Dir: dir, Name: mvn.ModulePath(root, dir), Root: root, FlakyDir: filepath.Join(dir, "target", "flaky")}
+	m := pipeline.Module{Dir: dir, Name: mvn.ModulePath(root, dir), Root: root, FlakyDir: flakydir.OfModule(dir).Path()}
 	res, err := pipeline.Run(ctx, m, pipeline.Options{Detect: d}, nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/dataflow"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/od"
 	"github.com/flakyhq/flaky/internal/progress"
 	"github.com/flakyhq/flaky/internal/verify"
@@ -185,7 +186,7 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 			return err
 		}
 	}
-	gateFile := filepath.Join(cfg.BuildDir, filepath.FromSlash(mvn.GateFile))
+	gateFile := flakydir.InBuild(cfg.BuildDir).GateFile()
 	if err := os.Remove(gateFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove the previous gate verdict: %w", err)
 	}
@@ -196,7 +197,7 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 	if !res.Pass {
 		// The flaky profile fails the build on this file, with its text
 		// as the error.
-		verdict := res.GateMessage(res.Report.DisplayName(), filepath.Join(cfg.BuildDir, "flaky", "report.json"))
+		verdict := res.GateMessage(res.Report.DisplayName(), flakydir.InBuild(cfg.BuildDir).Report())
 		if err := os.MkdirAll(filepath.Dir(gateFile), 0o755); err != nil {
 			return fmt.Errorf("write the gate verdict: %w", err)
 		}

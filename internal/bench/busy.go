@@ -12,6 +12,7 @@ import (
 
 	"github.com/otiai10/copy"
 
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -123,7 +124,7 @@ func busyPass(fixture, command, exe string) (time.Duration, busyRun, error) {
 	began := time.Now()
 	out, _ := cmd.CombinedOutput() // exit 1 when it finds flaky tests
 	run := busyRun{wall: time.Since(began)}
-	rep, err := report.Read(filepath.Join(module, "target", "flaky", "report.json"))
+	rep, err := report.Read(flakydir.OfModule(module).Report())
 	if err != nil {
 		run.failed, run.output = err.Error(), string(out)
 		return plain, run, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/otiai10/copy"
 
 	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -206,7 +207,7 @@ func benchChaosReal(name string, p realProject, modes []string, runs int, realwo
 			ratio(m.cold.wall, f.plain), len(m.cold.findings), strings.Join(m.cold.findings, ", "), len(m.cold.nod), m.cold.suspected)
 		// The module's own cache, which the cold run filled: the first run
 		// is the folder's first.
-		if err := os.RemoveAll(filepath.Join(module, "target", "flaky", "cache")); err != nil {
+		if err := os.RemoveAll(flakydir.OfModule(module).Cache()); err != nil {
 			return f, err
 		}
 		for i := range max(runs, 2) {
@@ -237,7 +238,7 @@ func benchChaosReal(name string, p realProject, modes []string, runs int, realwo
 // 1 (findings) is no error.
 func chaosRealRunOf(exe, module, mode string, args []string, env ...string) (chaosRealRun, error) {
 	r := chaosRealRun{mode: mode}
-	path := filepath.Join(module, "target", "flaky", "report.json")
+	path := flakydir.OfModule(module).Report()
 	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return r, err
 	}

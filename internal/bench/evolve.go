@@ -14,6 +14,7 @@ import (
 
 	"github.com/otiai10/copy"
 
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -463,7 +464,7 @@ func detectRun(exe, module string, args ...string) (*report.Report, time.Duratio
 	if err != nil {
 		return nil, d, err
 	}
-	rep, err := report.Read(filepath.Join(module, "target", "flaky", "report.json"))
+	rep, err := report.Read(flakydir.OfModule(module).Report())
 	if err != nil {
 		return nil, d, fmt.Errorf("%w\n%s", err, out)
 	}

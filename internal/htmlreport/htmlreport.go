@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/surefire"
@@ -338,7 +339,7 @@ func finding(p Page, m Module, f report.Finding, multi bool) findingView {
 		if order == nil && e.OrderFile != "" {
 			path := e.OrderFile
 			if !filepath.IsAbs(path) && m.FlakyDir != "" {
-				path = filepath.Join(m.FlakyDir, "orders", filepath.Base(path))
+				path = filepath.Join(flakydir.Dir(m.FlakyDir).Orders(), filepath.Base(path))
 			}
 			if o, err := surefire.ReadOrderFile(path); err == nil {
 				order = o

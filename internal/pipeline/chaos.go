@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/editor"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -48,7 +48,7 @@ func runChaos(ctx context.Context, m Module, opts Options, log Log, res *Result,
 	out.NOD = slices.DeleteFunc(out.NOD, func(n chaos.NOD) bool { return c.Drop[n.Test] })
 	out.Failing = slices.DeleteFunc(out.Failing, func(f chaos.Failing) bool { return c.Drop[f.Test] })
 	ro := chaos.ReportOptions{
-		OrderDir: filepath.Join(m.FlakyDir, "orders"), ModuleDir: m.Dir, Module: m.Name, Settings: c.Settings,
+		OrderDir: flakydir.Dir(m.FlakyDir).Orders(), ModuleDir: m.Dir, Module: m.Name, Settings: c.Settings,
 	}
 	findings, err := chaos.ReportFindings(out.Findings, ro)
 	if err != nil {

@@ -3,12 +3,12 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/flakyhq/flaky/internal/change"
 	"github.com/flakyhq/flaky/internal/dataflow"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/invariants"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/od"
@@ -142,7 +142,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 		return err
 	}
 
-	findings, err := od.ReportFindings(out.Findings, od.ReportOptions{OrderDir: filepath.Join(m.FlakyDir, "orders"), ModuleDir: m.Dir, Module: m.Name})
+	findings, err := od.ReportFindings(out.Findings, od.ReportOptions{OrderDir: flakydir.Dir(m.FlakyDir).Orders(), ModuleDir: m.Dir, Module: m.Name})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/repair"
 )
 
@@ -15,7 +16,7 @@ func runRepair(ctx context.Context, m Module, opts Options, log Log, res *Result
 	out, err := repair.Run(ctx, repair.Config{
 		Module:          m.Repair,
 		Report:          res.Report,
-		OutDir:          filepath.Join(m.FlakyDir, "repair"),
+		OutDir:          flakydir.Dir(m.FlakyDir).Repair(),
 		WorkDir:         filepath.Join(m.FlakyDir, "repair", "work"),
 		Test:            r.Test,
 		Workers:         opts.Workers,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/buildinfo"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/gate"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/pipeline"
@@ -255,7 +256,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Report: &report.Report{Module: cfg.Module}}
-	orderDir := filepath.Join(cfg.BuildDir, "flaky", "orders")
+	orderDir := flakydir.InBuild(cfg.BuildDir).Orders()
 	outcomes := map[string][]runOutcome{}
 	var testOrder []string
 	var cases []surefire.FlakyCase
@@ -548,7 +549,7 @@ func printSummary(cfg Config, res *Result) {
 	case !cfg.Gate && len(res.Verdict.New) > 0:
 		fmt.Fprintf(w, "[flaky] gate is off: not failing the build\n")
 	}
-	fmt.Fprintf(w, "[flaky] report: %s (and index.html, summary.md, flaky.sarif)\n", filepath.Join(cfg.BuildDir, "flaky", "report.json"))
+	fmt.Fprintf(w, "[flaky] report: %s (and index.html, summary.md, flaky.sarif)\n", flakydir.InBuild(cfg.BuildDir).Report())
 }
 
 // budgetCuts describes the analyses that a budget cut short, with the tests
