@@ -136,15 +136,15 @@ public final class Channel {
             }
         }
         Object type = event.get("type");
-        if ("test-start".equals(type) || "test-end".equals(type)) {
+        if (MessageTypes.TEST_START.equals(type) || MessageTypes.TEST_END.equals(type)) {
             Object index = event.get("index");
             int i = index instanceof Number ? ((Number) index).intValue() : -1;
             String test = String.valueOf(event.get("test"));
-            if ("test-start".equals(type) && startedEarly(test, i)) {
+            if (MessageTypes.TEST_START.equals(type) && startedEarly(test, i)) {
                 return;
             }
             for (Boundary hook : BOUNDARIES) {
-                if ("test-start".equals(type)) {
+                if (MessageTypes.TEST_START.equals(type)) {
                     hook.testStarting(test, i);
                 } else {
                     hook.testEnded(test, i);
@@ -260,25 +260,25 @@ public final class Channel {
     /** Tracks the running test and class, and whether the runner has finished its order, from the events that pass. */
     private static void observe(Map<String, Object> event) {
         Object type = event.get("type");
-        if ("test-start".equals(type)) {
+        if (MessageTypes.TEST_START.equals(type)) {
             currentTest = String.valueOf(event.get("test"));
             testEpoch++;
             ORIGIN.set(classEpoch); // the thread running the test is the running class's
-        } else if ("test-end".equals(type)) {
+        } else if (MessageTypes.TEST_END.equals(type)) {
             currentTest = "";
             testEpoch++;
-        } else if ("class-start".equals(type)) {
+        } else if (MessageTypes.CLASS_START.equals(type)) {
             currentClass = String.valueOf(event.get("class"));
             testEpoch++;
             classEpoch = testEpoch;
             ORIGIN.set(classEpoch); // the runner's thread, and the threads it creates from now on
-        } else if ("class-end".equals(type)) {
+        } else if (MessageTypes.CLASS_END.equals(type)) {
             currentClass = "";
             testEpoch++;
-        } else if ("run-start".equals(type)) {
+        } else if (MessageTypes.RUN_START.equals(type)) {
             // A JVM may run several orders (the Surefire provider runs one per class when forks are per class).
             finished = false;
-        } else if ("run-end".equals(type) || "tests".equals(type)) {
+        } else if (MessageTypes.RUN_END.equals(type) || MessageTypes.TESTS.equals(type)) {
             finished = true;
         }
     }
@@ -320,7 +320,7 @@ public final class Channel {
      * handler fails.
      */
     static Map<String, Object> answer(JsonObject command) {
-        if (!"handoff".equals(Frames.string(command, "type"))) {
+        if (!MessageTypes.HANDOFF.equals(Frames.string(command, "type"))) {
             return null;
         }
         int index = index(command.get("index"));
@@ -334,7 +334,7 @@ public final class Channel {
             }
         }
         Map<String, Object> event = new LinkedHashMap<>();
-        event.put("type", "handoff-at");
+        event.put("type", MessageTypes.HANDOFF_AT);
         event.put("at", at);
         return event;
     }
@@ -386,7 +386,7 @@ public final class Channel {
                 return;
             }
             Map<String, Object> event = new LinkedHashMap<>();
-            event.put("type", "exit");
+            event.put("type", MessageTypes.EXIT);
             // Java offers no way to read the exit status from a shutdown hook; the driver has the process's.
             event.put("status", -1);
             event.put("test", currentTest);

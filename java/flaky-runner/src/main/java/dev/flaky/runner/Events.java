@@ -1,5 +1,7 @@
 package dev.flaky.runner;
 
+import dev.flaky.agent.MessageTypes;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -138,7 +140,7 @@ public final class Events {
             }
             list.add(m);
         }
-        Map<String, Object> e = event("tests");
+        Map<String, Object> e = event(MessageTypes.TESTS);
         e.put("tests", list);
         send(e);
     }
@@ -146,7 +148,7 @@ public final class Events {
     /** {@code run-start}; counting {@code test-end} events starts again. */
     void runStart(int count) {
         testEnds = 0;
-        Map<String, Object> e = event("run-start");
+        Map<String, Object> e = event(MessageTypes.RUN_START);
         e.put("count", count);
         send(e);
         listener.runStart(count);
@@ -154,7 +156,7 @@ public final class Events {
 
     /** {@code run-end}, with the number of {@code test-end} events sent. */
     void runEnd() {
-        Map<String, Object> e = event("run-end");
+        Map<String, Object> e = event(MessageTypes.RUN_END);
         e.put("count", testEnds);
         send(e);
         listener.runEnd(testEnds);
@@ -165,7 +167,7 @@ public final class Events {
         if (handoff != null && !handoff.classStart(className)) {
             stop();
         }
-        Map<String, Object> e = event("class-start");
+        Map<String, Object> e = event(MessageTypes.CLASS_START);
         e.put("class", className);
         send(e);
         listener.classStart(className);
@@ -173,7 +175,7 @@ public final class Events {
 
     /** {@code class-end}: that run of methods is over. */
     public void classEnd(String className) {
-        Map<String, Object> e = event("class-end");
+        Map<String, Object> e = event(MessageTypes.CLASS_END);
         e.put("class", className);
         send(e);
         listener.classEnd(className);
@@ -184,7 +186,7 @@ public final class Events {
         if (handoff != null && !handoff.entry(index)) {
             stop();
         }
-        Map<String, Object> e = event("test-start");
+        Map<String, Object> e = event(MessageTypes.TEST_START);
         e.put("test", test);
         e.put("index", index);
         send(e);
@@ -218,7 +220,7 @@ public final class Events {
         if (handoff != null && !handoff.entry(index)) {
             stop();
         }
-        Map<String, Object> e = event("test-end");
+        Map<String, Object> e = event(MessageTypes.TEST_END);
         e.put("test", test);
         e.put("index", index);
         e.put("outcome", outcome);
@@ -240,7 +242,7 @@ public final class Events {
 
     /** {@code class-error}: an {@code @AfterClass}/{@code @AfterAll} failure. */
     public void classError(String className, Failure failure) {
-        Map<String, Object> e = event("class-error");
+        Map<String, Object> e = event(MessageTypes.CLASS_ERROR);
         e.put("class", className);
         putIfPresent(e, "failureType", failure.type);
         putIfPresent(e, "message", failure.message);
@@ -251,7 +253,7 @@ public final class Events {
 
     /** {@code log}: a diagnostic with level {@code info}, {@code warn} or {@code error}. */
     public void log(String level, String message) {
-        Map<String, Object> e = event("log");
+        Map<String, Object> e = event(MessageTypes.LOG);
         e.put("level", level);
         e.put("message", message);
         send(e);

@@ -114,6 +114,50 @@ public final class ForkRun<O> {
         execute(plan(listed, methodFilter, sets, className), sets);
     }
 
+    /**
+     * Runs the classes of a test set that Surefire hands this fork: all of them in one order ({@link #runAll}) when
+     * it lets the fork read them all first ({@code eager}), else each class as it arrives ({@link #runClass}), since
+     * Surefire spreads them over several forks.
+     */
+    public void runClasses(Iterable<Class<?>> classes, boolean eager, BiPredicate<String, String> methodFilter)
+            throws IOException {
+        if (eager) {
+            runAll(TestClasses.names(classes), methodFilter);
+            return;
+        }
+        for (Class<?> c : classes) {
+            runClass(c.getName(), methodFilter);
+        }
+    }
+
+    /**
+     * Runs {@code body}, then writes the fork record ({@link #writeRecord}) also when {@code body} fails; a record
+     * that cannot be written is reported as an error, and what {@code body} throws is thrown on.
+     *
+     * @param <E> the exception of the provider's generation that {@code body} may throw besides an IOException
+     */
+    public <E extends Exception> void recording(Body<E> body) throws IOException, E {
+        try {
+            body.run();
+        } finally {
+            try {
+                writeRecord();
+            } catch (IOException e) {
+                reporter.log("error", "flaky: cannot write the fork record: " + e);
+            }
+        }
+    }
+
+    /**
+     * The part of a provider's invocation that runs tests (see {@link #recording}).
+     *
+     * @param <E> the exception of the provider's generation that it may throw besides an IOException
+     */
+    public interface Body<E extends Exception> {
+        /** Runs the tests. */
+        void run() throws IOException, E;
+    }
+
     /** Captured test output: reported with the test that wrote it. */
     public void output(O chunk) {
         ClassReports<O> current = reports;

@@ -1,6 +1,7 @@
 package dev.flaky.agent.chaos;
 
 import dev.flaky.agent.Channel;
+import dev.flaky.agent.MessageTypes;
 import net.bytebuddy.pool.TypePool;
 
 import java.lang.instrument.ClassFileTransformer;
@@ -72,7 +73,7 @@ final class CallSiteTransformer implements ClassFileTransformer {
     static void warn(String message) {
         if (Channel.connected()) {
             Map<String, Object> e = new LinkedHashMap<>();
-            e.put("type", "log");
+            e.put("type", MessageTypes.LOG);
             e.put("level", "warn");
             e.put("message", message);
             Channel.send(e);

@@ -1,7 +1,7 @@
 package dev.flaky.agent.chaos;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
+import dev.flaky.agent.OptionList;
+
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -95,9 +95,9 @@ final class ChaosConfig {
         asyncDelayMs = nonNegativeLong(o, "chaos.async.delay", 1000);
         asyncLimit = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(o, "chaos.async.limit", 3));
         explain = Boolean.parseBoolean(o.getOrDefault("chaos.explain", "false"));
-        include = list(o.get("chaos.include"));
-        exclude = list(o.get("chaos.exclude"));
-        roots = list(o.get("chaos.roots"));
+        include = OptionList.list(o.get("chaos.include"));
+        exclude = OptionList.list(o.get("chaos.exclude"));
+        roots = OptionList.list(o.get("chaos.roots"));
     }
 
     /**
@@ -164,7 +164,7 @@ final class ChaosConfig {
 
     private static Set<Strategy> parseStrategies(String value) {
         Set<Strategy> set = EnumSet.noneOf(Strategy.class);
-        for (String name : list(value)) {
+        for (String name : OptionList.list(value)) {
             Strategy s;
             try {
                 String id = name.toUpperCase(Locale.ROOT);
@@ -181,45 +181,6 @@ final class ChaosConfig {
             set.add(s);
         }
         return Collections.unmodifiableSet(set);
-    }
-
-    /**
-     * Splits a {@code +}-separated option value, dropping empty parts, and decodes each part's {@code %XX} escapes
-     * (the driver escapes {@code %}, {@code ,} and {@code +} in paths and patterns).
-     */
-    static List<String> list(String value) {
-        List<String> out = new ArrayList<>();
-        if (value == null) {
-            return out;
-        }
-        for (String part : value.split("\\+")) {
-            if (!part.trim().isEmpty()) {
-                out.add(unescape(part.trim()));
-            }
-        }
-        return out;
-    }
-
-    /** Decodes {@code %XX} escapes (two hex digits, one byte of UTF-8); other characters stay as they are. */
-    static String unescape(String value) {
-        if (value.indexOf('%') < 0) {
-            return value;
-        }
-        byte[] in = value.getBytes(StandardCharsets.UTF_8);
-        ByteArrayOutputStream out = new ByteArrayOutputStream(in.length);
-        for (int i = 0; i < in.length; i++) {
-            if (in[i] == '%' && i + 2 < in.length && hex((char) in[i + 1]) >= 0 && hex((char) in[i + 2]) >= 0) {
-                out.write(hex((char) in[i + 1]) * 16 + hex((char) in[i + 2]));
-                i += 2;
-            } else {
-                out.write(in[i]);
-            }
-        }
-        return new String(out.toByteArray(), StandardCharsets.UTF_8);
-    }
-
-    private static int hex(char c) {
-        return Character.digit(c, 16);
     }
 
     private static double number(String key, String value) {

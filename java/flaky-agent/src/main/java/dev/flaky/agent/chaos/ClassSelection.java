@@ -41,11 +41,6 @@ public final class ClassSelection {
         directoryDefault = roots.isEmpty() && includes.isEmpty();
     }
 
-    /** Splits a {@code +}-separated list option and decodes its {@code %XX} escapes (as for {@code chaos.include}). */
-    public static List<String> list(String value) {
-        return ChaosConfig.list(value);
-    }
-
     /** Reports whether call sites in class {@code name} (binary name, dots) are substituted. */
     public boolean selects(String name, ProtectionDomain domain) {
         if (name.startsWith("dev.flaky.") || generated(name)) {

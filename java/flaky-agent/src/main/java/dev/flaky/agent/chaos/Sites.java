@@ -3,6 +3,7 @@ package dev.flaky.agent.chaos;
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
 import dev.flaky.agent.Channel;
+import dev.flaky.agent.MessageTypes;
 
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -157,7 +158,7 @@ final class Sites {
     /** The {@code perturbation} event of a site, for the running test. */
     static Map<String, Object> event(Site site) {
         Map<String, Object> e = new LinkedHashMap<>();
-        e.put("type", "perturbation");
+        e.put("type", MessageTypes.PERTURBATION);
         e.put("test", Channel.runningTest());
         e.put("strategy", site.strategy.name());
         e.put("group", site.strategy.group);

@@ -1,6 +1,7 @@
 package dev.flaky.agent.dataflow;
 
 import dev.flaky.agent.Channel;
+import dev.flaky.agent.MessageTypes;
 
 import java.io.File;
 import java.lang.instrument.Instrumentation;
@@ -138,7 +139,7 @@ public final class Dataflow implements Channel.Boundary {
     public void testEnded(String name, int index) {
         Map<String, Object> event = new LinkedHashMap<>();
         synchronized (this) {
-            event.put("type", "dataflow");
+            event.put("type", MessageTypes.DATAFLOW);
             event.put("test", name);
             event.put("index", index);
             List<Map<String, Object>> deps = new ArrayList<>();

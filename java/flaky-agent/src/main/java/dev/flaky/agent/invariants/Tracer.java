@@ -1,6 +1,8 @@
 package dev.flaky.agent.invariants;
 
 import dev.flaky.agent.Channel;
+import dev.flaky.agent.MessageTypes;
+import dev.flaky.agent.OptionList;
 import dev.flaky.agent.chaos.ClassSelection;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.asm.Advice;
@@ -63,10 +65,10 @@ public final class Tracer implements Channel.Boundary {
         final int points, samples, depth;
 
         Config(Map<String, String> options) {
-            roots = ClassSelection.list(options.get("invariants.roots"));
-            include = ClassSelection.list(options.get("invariants.include"));
-            exclude = ClassSelection.list(options.get("invariants.exclude"));
-            watch = ClassSelection.list(options.get("invariants.watch"));
+            roots = OptionList.list(options.get("invariants.roots"));
+            include = OptionList.list(options.get("invariants.include"));
+            exclude = OptionList.list(options.get("invariants.exclude"));
+            watch = OptionList.list(options.get("invariants.watch"));
             points = bound(options, "invariants.points", 2000);
             samples = bound(options, "invariants.samples", 64);
             depth = bound(options, "invariants.depth", 1);
@@ -272,7 +274,7 @@ public final class Tracer implements Channel.Boundary {
         do {
             int to = Math.min(list.size(), from + POINTS_PER_EVENT);
             Map<String, Object> event = new LinkedHashMap<>();
-            event.put("type", "invariants");
+            event.put("type", MessageTypes.INVARIANTS);
             event.put("test", test);
             event.put("index", index);
             event.put("points", list.subList(from, to));

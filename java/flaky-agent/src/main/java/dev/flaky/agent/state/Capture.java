@@ -5,6 +5,7 @@ import com.google.gson.JsonNull;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonPrimitive;
 import dev.flaky.agent.Channel;
+import dev.flaky.agent.MessageTypes;
 
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Field;
@@ -315,7 +316,7 @@ public final class Capture implements Channel.Boundary {
 
     private static void event(String point, String test, int index, List<JsonObject> roots, boolean last) {
         Map<String, Object> e = new LinkedHashMap<>();
-        e.put("type", "state");
+        e.put("type", MessageTypes.STATE);
         e.put("point", point);
         e.put("test", test);
         e.put("index", index);

@@ -5,6 +5,7 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import dev.flaky.agent.Channel;
+import dev.flaky.agent.MessageTypes;
 
 import java.io.File;
 import java.io.IOException;
@@ -233,7 +234,7 @@ final class Probe {
 
     private void send(String point, String id, JsonObject rootValue, String error) {
         Map<String, Object> e = new LinkedHashMap<>();
-        e.put("type", "state");
+        e.put("type", MessageTypes.STATE);
         e.put("point", point);
         e.put("test", id);
         e.put("index", index);
@@ -247,7 +248,7 @@ final class Probe {
 
     private static void log(String message) {
         Map<String, Object> e = new LinkedHashMap<>();
-        e.put("type", "log");
+        e.put("type", MessageTypes.LOG);
         e.put("level", "warn");
         e.put("message", message);
         Channel.send(e);

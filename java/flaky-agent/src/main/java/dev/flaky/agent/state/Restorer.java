@@ -6,6 +6,7 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import com.google.gson.JsonPrimitive;
 import dev.flaky.agent.Channel;
+import dev.flaky.agent.MessageTypes;
 
 import java.io.File;
 import java.io.IOException;
@@ -411,7 +412,7 @@ final class Restorer {
 
     private static void log(String message) {
         Map<String, Object> e = new LinkedHashMap<>();
-        e.put("type", "log");
+        e.put("type", MessageTypes.LOG);
         e.put("level", "warn");
         e.put("message", "state: " + message);
         Channel.send(e);

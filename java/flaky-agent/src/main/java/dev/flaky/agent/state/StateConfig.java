@@ -1,9 +1,8 @@
 package dev.flaky.agent.state;
 
+import dev.flaky.agent.OptionList;
 import dev.flaky.agent.chaos.ClassSelection;
 
-import java.io.UnsupportedEncodingException;
-import java.net.URLDecoder;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -46,7 +45,7 @@ final class StateConfig {
         String points = options.get("state");
         every = "all".equals(points);
         if (!every) {
-            for (String p : list(points)) {
+            for (String p : OptionList.list(points)) {
                 int colon = p.indexOf(':');
                 if (colon < 0) {
                     throw new IllegalArgumentException("state point " + p + ": want before:N or after:N");
@@ -63,11 +62,11 @@ final class StateConfig {
             }
         }
         String r = options.get("state.restore");
-        restore = r == null || r.isEmpty() ? null : decode(r);
+        restore = r == null || r.isEmpty() ? null : OptionList.decode(r);
         String pr = options.get("state.probe");
-        probe = pr == null || pr.isEmpty() ? null : decode(pr);
-        includeGlobs = list(options.get("state.include"));
-        excludeGlobs = list(options.get("state.exclude"));
+        probe = pr == null || pr.isEmpty() ? null : OptionList.decode(pr);
+        includeGlobs = OptionList.list(options.get("state.include"));
+        excludeGlobs = OptionList.list(options.get("state.exclude"));
         for (String p : includeGlobs) {
             include.add(ClassSelection.pattern(p));
         }
@@ -157,29 +156,6 @@ final class StateConfig {
             return Integer.parseInt(v.trim());
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("option " + key + "=" + v + " is not a number");
-        }
-    }
-
-    /** Splits a {@code +}-separated list and decodes each item's {@code %XX} escapes. */
-    private static List<String> list(String value) {
-        List<String> out = new ArrayList<>();
-        if (value == null) {
-            return out;
-        }
-        for (String part : value.split("\\+")) {
-            if (!part.trim().isEmpty()) {
-                out.add(decode(part.trim()));
-            }
-        }
-        return out;
-    }
-
-    /** Decodes %XX escapes; items hold no literal '+' (it separates them), so URLDecoder's '+' rule never applies. */
-    private static String decode(String item) {
-        try {
-            return URLDecoder.decode(item, "UTF-8");
-        } catch (UnsupportedEncodingException | IllegalArgumentException e) {
-            return item;
         }
     }
 }

@@ -146,10 +146,4 @@ public class ChaosConfigTest {
             assertTrue(f.delete());
         }
     }
-
-    @Test
-    public void listsDecodeEscapedSeparators() {
-        assertEquals(java.util.Arrays.asList("a,b/c+d", "100%", "x=y", "é%2"),
-                ChaosConfig.list("a%2Cb/c%2Bd+100%25+x=y+%C3%A9%2"));
-    }
 }

@@ -6,6 +6,7 @@ import dev.flaky.surefire.ForkRun;
 import dev.flaky.surefire.Listing;
 import dev.flaky.surefire.SuiteXml;
 import dev.flaky.surefire.SurefireVersion;
+import dev.flaky.surefire.TestClasses;
 import org.apache.maven.surefire.booter.CommandReader;
 import org.apache.maven.surefire.providerapi.AbstractProvider;
 import org.apache.maven.surefire.providerapi.ProviderParameters;
@@ -20,9 +21,7 @@ import org.apache.maven.surefire.util.TestsToRun;
 
 import java.io.File;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -73,15 +72,9 @@ public class FlakyProvider extends AbstractProvider {
             ConsoleOutputCapture.startCapture(
                     (buf, off, len, stdout) -> run.output(new Chunk(Arrays.copyOfRange(buf, off, off + len), stdout)));
             try {
-                execute(run, forkTestSet);
+                run.recording(() -> execute(run, forkTestSet));
             } catch (IOException e) {
                 throw new TestSetFailedException("flaky: " + e, e);
-            } finally {
-                try {
-                    run.writeRecord();
-                } catch (IOException e) {
-                    reporter.log("error", "flaky: cannot write the fork record: " + e);
-                }
             }
         } finally {
             // Also after a failure, so that Surefire gets the results reported so far.
@@ -96,22 +89,17 @@ public class FlakyProvider extends AbstractProvider {
             commands.awaitStarted();
         }
         if (forkTestSet == null) {
-            run.runAll(names(scan(run.listing())), methodFilter);
+            run.runAll(TestClasses.names(scan(run.listing())), methodFilter);
         } else if (forkTestSet instanceof Class) {
             run.runClass(((Class<?>) forkTestSet).getName(), methodFilter);
         } else if (forkTestSet instanceof TestsToRun) {
             TestsToRun tests = (TestsToRun) forkTestSet;
-            if (tests.allowEagerReading()) {
-                run.runAll(names(tests), methodFilter);
-            } else {
+            boolean eager = tests.allowEagerReading();
+            if (!eager && commands != null) {
                 // Classes arrive one by one from Surefire, which spreads them over several forks.
-                if (commands != null) {
-                    commands.addShutdownListener(command -> tests.markTestSetFinished());
-                }
-                for (Class<?> c : tests) {
-                    run.runClass(c.getName(), methodFilter);
-                }
+                commands.addShutdownListener(command -> tests.markTestSetFinished());
             }
+            run.runClasses(tests, eager, methodFilter);
         } else {
             throw new TestSetFailedException("flaky: unexpected test set from Surefire: " + forkTestSet);
         }
@@ -131,13 +119,7 @@ public class FlakyProvider extends AbstractProvider {
         } else {
             scanned = parameters.getScanResult().applyFilter(c -> true, parameters.getTestClassLoader());
         }
-        Set<String> withTests = new HashSet<>(listing.withTests(names(scanned)));
-        Set<Class<?>> classes = new LinkedHashSet<>();
-        for (Class<?> c : scanned) {
-            if (withTests.contains(c.getName())) {
-                classes.add(c);
-            }
-        }
+        Set<Class<?>> classes = TestClasses.withTests(listing, scanned);
         TestsToRun ordered = suites != null && !suites.isEmpty()
                 ? new TestsToRun(classes) : parameters.getRunOrderCalculator().orderTestClasses(new TestsToRun(classes));
         // A module that mixes TestNG and JUnit runs as Surefire's TestNG provider runs it: the TestNG classes first.
@@ -149,14 +131,9 @@ public class FlakyProvider extends AbstractProvider {
         TestListResolver resolver = parameters.getTestRequest() == null
                 ? null : parameters.getTestRequest().getTestListResolver();
         if (resolver == null || !resolver.hasMethodPatterns()) {
-            return (className, method) -> true;
+            return TestClasses.ALL_METHODS;
         }
-        return (className, method) -> {
-            String file = TestListResolver.toClassFileName(className);
-            int bracket = method.indexOf('[');
-            return resolver.shouldRun(file, method)
-                    || bracket > 0 && resolver.shouldRun(file, method.substring(0, bracket));
-        };
+        return TestClasses.methodFilter(TestListResolver::toClassFileName, resolver::shouldRun);
     }
 
     private String testClassesDirectory() {
@@ -164,13 +141,5 @@ public class FlakyProvider extends AbstractProvider {
         DirectoryScannerParameters scanner = parameters.getDirectoryScannerParameters();
         return scanner == null || scanner.getTestClassesDirectory() == null
                 ? null : scanner.getTestClassesDirectory().getAbsolutePath();
-    }
-
-    private static List<String> names(Iterable<Class<?>> classes) {
-        List<String> names = new ArrayList<>();
-        for (Class<?> c : classes) {
-            names.add(c.getName());
-        }
-        return names;
     }
 }

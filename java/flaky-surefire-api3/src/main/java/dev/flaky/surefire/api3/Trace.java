@@ -1,39 +1,18 @@
 package dev.flaky.surefire.api3;
 
 import dev.flaky.runner.Failure;
-import dev.flaky.surefire.Traces;
+import dev.flaky.surefire.FailureTrace;
 import org.apache.maven.surefire.api.report.SafeThrowable;
 import org.apache.maven.surefire.api.report.StackTraceWriter;
 
 /** A failure's stack traces for Surefire 3.x reports (the fork has no common-java5 PojoStackTraceWriter). */
-final class Trace implements StackTraceWriter {
-    private final Failure failure;
-    private final String className;
-    private final String method;
-
+final class Trace extends FailureTrace implements StackTraceWriter {
     Trace(Failure failure, String className, String method) {
-        this.failure = failure;
-        this.className = className;
-        this.method = method;
-    }
-
-    @Override
-    public String writeTraceToString() {
-        return Traces.full(failure);
-    }
-
-    @Override
-    public String writeTrimmedTraceToString() {
-        return Traces.trimmed(failure);
-    }
-
-    @Override
-    public String smartTrimmedStackTrace() {
-        return Traces.summary(failure, className, method);
+        super(failure, className, method);
     }
 
     @Override
     public SafeThrowable getThrowable() {
-        return new SafeThrowable(Traces.throwable(failure));
+        return new SafeThrowable(throwable());
     }
 }
