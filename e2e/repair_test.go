@@ -235,6 +235,12 @@ func TestRepairApply(t *testing.T) {
 		}
 	}
 
+	// Every format was written from the repaired report: the summary shows the proposed fixes.
+	checkRepublished(t, filepath.Dir(reportPath), nil)
+	if md, _ := os.ReadFile(filepath.Join(filepath.Dir(reportPath), "summary.md")); !strings.Contains(string(md), "Proposed fix (") {
+		t.Errorf("summary.md shows no proposed fix after flaky repair:\n%s", md)
+	}
+
 	// git diff shows the patched files only (target/ is ignored), and in
 	// them only the patched lines.
 	gotFiles := strings.Fields(git("diff", "--name-only"))

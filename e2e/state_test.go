@@ -16,6 +16,7 @@ import (
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/state"
+	"github.com/flakyhq/flaky/internal/testid"
 	"github.com/flakyhq/flaky/mvn"
 )
 
@@ -94,7 +95,38 @@ func TestPollutedState(t *testing.T) {
 		if !slices.Equal(got, want.Polluters) {
 			t.Errorf("polluters %v, want %v\n%s", got, want.Polluters, out)
 		}
+		checkRepublished(t, filepath.Join(module, "target", "flaky"), got)
 	})
+}
+
+// checkRepublished checks that a command which rewrote flakyDir's
+// report.json wrote every other format from it too (issue 52, item 3:
+// pollution and repair left index.html, summary.md and flaky.sarif
+// disagreeing with it): none is older than report.json, and the pages
+// name each of tests.
+func checkRepublished(t *testing.T, flakyDir string, tests []string) {
+	t.Helper()
+	rj, err := os.Stat(filepath.Join(flakyDir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"index.html", "summary.md", "flaky.sarif"} {
+		path := filepath.Join(flakyDir, name)
+		fi, err := os.Stat(path)
+		if err != nil || fi.ModTime().Before(rj.ModTime()) {
+			t.Errorf("%s: %v, or older than report.json: not written from it", name, err)
+			continue
+		}
+		if name == "flaky.sarif" {
+			continue
+		}
+		data, _ := os.ReadFile(path)
+		for _, test := range tests {
+			if !strings.Contains(string(data), testid.Parse(test).Method) {
+				t.Errorf("%s does not name %s", name, test)
+			}
+		}
+	}
 }
 
 // checkPollutedState names and confirms the state of the expected OD

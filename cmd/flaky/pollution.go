@@ -90,7 +90,8 @@ func runPollution(ctx context.Context, o pollutionOptions) error {
 	}
 	rep.Findings = append(slices.DeleteFunc(rep.Findings, func(f report.Finding) bool { return f.Kind == report.Polluter }), findings...)
 	rep.Sort()
-	if err := report.Write(path, rep); err != nil {
+	// Every format is rewritten from the report, so that none disagrees with report.json.
+	if _, err := g.publishReport(context.WithoutCancel(ctx), rep, setup.ReactorRoot, setup.ModuleDir, flakyDir.Path()); err != nil {
 		return err
 	}
 	for _, p := range pols {

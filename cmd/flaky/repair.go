@@ -113,7 +113,8 @@ func runRepair(ctx context.Context, o repairOptions) error {
 		return err
 	}
 	res := out.Repair
-	if err := report.Write(reportPath, rep); err != nil {
+	// Every format is rewritten from the report, so that none disagrees with report.json.
+	if _, err := g.publishReport(context.WithoutCancel(ctx), rep, setup.ReactorRoot, setup.ModuleDir, flakyDir.Path()); err != nil {
 		return err
 	}
 	printRepairs(g.Stdout, rep, res)
