@@ -203,3 +203,54 @@ func TestExtendBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestVictimsOfOneStateAreSearchedOnce checks that victims of one state
+// that the batch checks leave open (a second polluter of the state runs
+// before its cleaner in the suite, so no search sees it, and the checks,
+// which take the known cleaner out, do) cost one representative search and
+// a run per victim, not a search per victim, and keep their findings.
+func TestVictimsOfOneStateAreSearchedOnce(t *testing.T) {
+	f := &fakeSuite{rng: rand.New(rand.NewPCG(1, 2)), tests: map[string]func(map[string]int) bool{
+		"h.Admin#override": set("factory", 2),
+		"h.Admin#reset":    set("factory", 0),
+		"h.Conn#custom":    set("factory", 1),
+	}}
+	var victims []string
+	for i := range 24 {
+		id := fmt.Sprintf("h.Class%d#get%02d", i%4, i)
+		victims = append(victims, id)
+		f.tests[id] = func(st map[string]int) bool { return st["factory"] == 0 }
+	}
+	f.order = slices.Concat([]string{"h.Admin#override", "h.Admin#reset"}, victims, []string{"h.Conn#custom"})
+	res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: 1, Rounds: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first victim's search ran before the checks showed the second
+	// polluter: it alone may lack it.
+	got, lacking := map[string]bool{}, 0
+	for _, fd := range res.Findings {
+		both := slices.EqualFunc(fd.Polluters, [][]string{{"h.Admin#override"}, {"h.Conn#custom"}}, slices.Equal)
+		if !both {
+			lacking++
+		}
+		if fd.Kind != report.ODVictim || fd.Incomplete || !both && (lacking > 1 || !slices.EqualFunc(fd.Polluters, [][]string{{"h.Conn#custom"}}, slices.Equal)) ||
+			!slices.EqualFunc(fd.Cleaners, [][]string{{"h.Admin#reset"}}, slices.Equal) {
+			t.Errorf("finding %s %s polluters %v cleaners %v incomplete %v", fd.Kind, fd.Test, fd.Polluters, fd.Cleaners, fd.Incomplete)
+		}
+		got[fd.Test] = true
+	}
+	for _, v := range victims {
+		if !got[v] {
+			t.Errorf("missing victim %s", v)
+		}
+	}
+	// Beyond confirmation's alone runs: one search, then per victim a short
+	// order for each of the two groups, and the batches.
+	n := len(victims)
+	extra := res.Coverage.Generators[genConfirm] + res.Coverage.Generators[genMinimise] - DefaultConfirmations*n
+	if limit := 2*n + 40; extra > limit {
+		t.Errorf("%d runs beyond the alone runs of confirmation, want at most %d: %v", extra, limit, res.Coverage.Generators)
+	}
+	t.Logf("%d orders: %v", res.Coverage.Orders, res.Coverage.Generators)
+}

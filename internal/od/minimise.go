@@ -140,8 +140,8 @@ func isPrefix(prefix, order []string) bool {
 // a few runs for all the tests they explained: each after the whole rest
 // of the suite (no other polluter or setter if each keeps its outcome) and,
 // for the victims of each polluter group, after that group and the rest
-// (no other cleaner if each still fails). Only the tests for which such a
-// run shows more get a full search.
+// (no other cleaner if each still fails). The tests for which such a run
+// shows more get a search once per polluted state (searchByState).
 func (a *analysis) minimiseClusters(ctx context.Context, deadline time.Time, cls [][]*candidate) error {
 	var open []*candidate
 	for _, cl := range cls {
@@ -176,10 +176,95 @@ func (a *analysis) minimiseClusters(ctx context.Context, deadline time.Time, cls
 		full = append(full, more...)
 	}
 	if len(full) > 0 {
-		a.logf("%d of %d tests explained by known groups need a search of their own", len(full), n)
+		a.logf("%d of %d tests explained by known groups need a search: one per polluted state", len(full), n)
 	}
+	return a.searchByState(ctx, deadline, full, tried)
+}
+
+// searchByState minimises the tests the batch checks left open once per
+// polluted state: tests whose first group (a victim's polluters, a
+// brittle's setters) is the same share the state it writes, and one of
+// them, the representative, gets a search of its own (all the
+// representatives at once). The groups those searches found are then tried
+// on the other tests in batches (explainByBatch: one run of each new group
+// before them all, and a short order per test it explains), and only a test
+// that still lacks one of its representative's groups gets a search of its
+// own.
+func (a *analysis) searchByState(ctx context.Context, deadline time.Time, open []*candidate, tried map[string]bool) error {
+	var reps, others []*candidate
+	repOf := map[*candidate]*candidate{}
+	byState := map[string]*candidate{}
+	for _, c := range open {
+		key := a.stateKey(c)
+		if r, ok := byState[key]; ok {
+			repOf[c] = r
+			others = append(others, c)
+			continue
+		}
+		byState[key] = c
+		reps = append(reps, c)
+	}
+	if err := a.minimiseAll(ctx, deadline, reps); err != nil || len(others) == 0 {
+		return err
+	}
+	if _, _, err := a.explainByBatch(ctx, deadline, others, tried); err != nil {
+		return err
+	}
+	var own []*candidate
+	for _, c := range others {
+		if !a.hasGroupsOf(c, repOf[c]) {
+			own = append(own, c)
+		}
+	}
+	if len(own) > 0 {
+		a.logf("%d of %d tests of a searched state need a search of their own", len(own), len(others))
+	}
+	return a.minimiseAll(ctx, deadline, own)
+}
+
+// stateKey names the polluted state of a test explained by a known group:
+// its kind and its first group.
+func (a *analysis) stateKey(c *candidate) string {
+	f := a.finding(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if c.od == brittle {
+		if len(f.Setters) > 0 {
+			return "setters " + orderKey(f.Setters[0])
+		}
+		return "setters of " + c.test
+	}
+	if len(f.Polluters) > 0 {
+		return orderKey(f.Polluters[0])
+	}
+	return "polluters of " + c.test
+}
+
+// hasGroupsOf reports whether c's finding holds every group of rep's (a
+// victim's polluters, a brittle's setters) that does not hold c itself.
+func (a *analysis) hasGroupsOf(c, rep *candidate) bool {
+	f, r := a.finding(c), a.finding(rep)
+	if f == nil || r == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	mine, theirs := f.Polluters, r.Polluters
+	if c.od == brittle {
+		mine, theirs = f.Setters, r.Setters
+	}
+	for _, g := range theirs {
+		if !slices.Contains(g, c.test) && !slices.ContainsFunc(mine, func(h []string) bool { return slices.Equal(h, g) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// minimiseAll minimises cands, all at once.
+func (a *analysis) minimiseAll(ctx context.Context, deadline time.Time, cands []*candidate) error {
 	g, gctx := errgroup.WithContext(ctx)
-	for _, c := range full {
+	for _, c := range cands {
 		g.Go(func() error { return a.minimise(gctx, deadline, c) })
 	}
 	return g.Wait()
