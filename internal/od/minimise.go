@@ -522,16 +522,16 @@ func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, fro
 	}
 }
 
-// writers returns the tests of among (in its order) that a Focus records
-// writing state t reads (nil without a Focus).
+// writers returns the tests of among (in its order) that a Focus, else
+// Config.Writers, records writing state t reads.
 func (a *analysis) writers(t string, among []string) []string {
-	f := a.cfg.Focus
-	if f == nil || len(f.Reads[t]) == 0 {
-		return nil
+	wrote := func(x string) bool { return slices.Contains(a.cfg.Writers[t], x) }
+	if f := a.cfg.Focus; f != nil {
+		wrote = func(x string) bool { return len(f.ReadsWrittenBy(t, x)) > 0 }
 	}
 	var out []string
 	for _, x := range among {
-		if len(f.ReadsWrittenBy(t, x)) > 0 {
+		if wrote(x) {
 			out = append(out, x)
 		}
 	}
