@@ -254,3 +254,43 @@ func TestVictimsOfOneStateAreSearchedOnce(t *testing.T) {
 	}
 	t.Logf("%d orders: %v", res.Coverage.Orders, res.Coverage.Generators)
 }
+
+// TestShareCleanersInOneBatch checks that a cleaner known for a polluter
+// group and missing from many of its victims' findings joins them all
+// after one batch and its control (k runs each), not k+1 runs per victim,
+// and that a victim it does not clean (it fails after the cleaner too) does
+// not get it: the batch leaves it to a run of its own, which fails.
+func TestShareCleanersInOneBatch(t *testing.T) {
+	f := &fakeSuite{rng: rand.New(rand.NewPCG(1, 2)), tests: map[string]func(map[string]int) bool{
+		"h.Conn#custom": set("factory", 1),
+		"h.Conn#reset":  func(st map[string]int) bool { st["factory"], st["cleaned"] = 0, 1; return true },
+		"h.Odd#wants":   func(st map[string]int) bool { return st["factory"] == 0 && st["cleaned"] == 0 },
+	}}
+	var victims []string
+	for i := range 12 {
+		id := fmt.Sprintf("h.Class%d#get%02d", i%3, i)
+		victims = append(victims, id)
+		f.tests[id] = func(st map[string]int) bool { return st["factory"] == 0 }
+	}
+	f.order = slices.Concat(victims, []string{"h.Odd#wants", "h.Conn#custom", "h.Conn#reset"})
+	a := newAnalysis(f, Config{Tests: f.order, Workers: 2})
+	p, c := []string{"h.Conn#custom"}, []string{"h.Conn#reset"}
+	a.cleanerGroups[orderKey(p)] = [][]string{c}
+	for _, v := range append(slices.Clone(victims), "h.Odd#wants") {
+		a.add(&Finding{Test: v, Kind: report.ODVictim, Polluters: [][]string{p}})
+	}
+	if err := a.shareCleaners(context.Background(), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range victims {
+		if got := a.findings[v][report.ODVictim].Cleaners; !slices.EqualFunc(got, [][]string{c}, slices.Equal) {
+			t.Errorf("%s: cleaners %v, want %v", v, got, [][]string{c})
+		}
+	}
+	if got := a.findings["h.Odd#wants"][report.ODVictim].Cleaners; len(got) > 0 {
+		t.Errorf("h.Odd#wants: cleaners %v, want none", got)
+	}
+	if k := DefaultConfirmations; f.runs > 2*k+1 {
+		t.Errorf("%d runs for %d victims, want at most %d (a batch and its control, one run for the victim left)", f.runs, len(victims)+1, 2*k+1)
+	}
+}

@@ -10,6 +10,7 @@
 package od
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -679,34 +680,13 @@ func notCleaners(t string, polluters [][]string) map[string]bool {
 // shareCleaners tries, for every victim, the cleaners found for other
 // victims of the same polluter group that its own search did not find (the
 // searches ran at the same time, or another test in the searched list
-// masked the cleaner), one run each, and adds those that k runs confirm.
+// masked the cleaner), and adds those that k runs confirm: a cleaner left
+// to more than two victims of one polluter group is tried on them all in
+// one batch (cleanerBatch), the rest one run each.
 func (a *analysis) shareCleaners(ctx context.Context, deadline time.Time) error {
-	a.mu.Lock()
-	var victims []*Finding
-	for _, byKind := range a.findings {
-		if f := byKind[report.ODVictim]; f != nil && !f.Incomplete {
-			victims = append(victims, f)
-		}
-	}
-	a.mu.Unlock()
-	slices.SortFunc(victims, func(x, y *Finding) int { return strings.Compare(x.Test, y.Test) })
-	type try struct {
-		f    *Finding
-		p, c []string
-	}
-	var tries []try
-	for _, f := range victims {
-		exclude := notCleaners(f.Test, f.Polluters)
-		for _, p := range f.Polluters {
-			a.mu.Lock()
-			known := slices.Clone(a.cleanerGroups[orderKey(p)])
-			a.mu.Unlock()
-			for _, c := range known {
-				if !overlaps(c, exclude) && !slices.ContainsFunc(f.Cleaners, func(h []string) bool { return slices.Equal(h, c) }) {
-					tries = append(tries, try{f, p, c})
-				}
-			}
-		}
+	tries, err := a.batchCleaners(ctx, deadline, a.cleanerTries())
+	if err != nil {
+		return err
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	for _, tr := range tries {
@@ -730,4 +710,100 @@ func (a *analysis) shareCleaners(ctx context.Context, deadline time.Time) error 
 		})
 	}
 	return g.Wait()
+}
+
+// cleanerTry is a cleaner group c found for polluter group p that victim
+// f's finding lacks.
+type cleanerTry struct {
+	f    *Finding
+	p, c []string
+}
+
+// cleanerTries returns, victim by victim (by name), the known cleaners of
+// each of its polluter groups that its finding lacks.
+func (a *analysis) cleanerTries() []cleanerTry {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var victims []*Finding
+	for _, byKind := range a.findings {
+		if f := byKind[report.ODVictim]; f != nil && !f.Incomplete {
+			victims = append(victims, f)
+		}
+	}
+	slices.SortFunc(victims, func(x, y *Finding) int { return strings.Compare(x.Test, y.Test) })
+	var tries []cleanerTry
+	for _, f := range victims {
+		exclude := notCleaners(f.Test, f.Polluters)
+		for _, p := range f.Polluters {
+			for _, c := range a.cleanerGroups[orderKey(p)] {
+				if !overlaps(c, exclude) && !slices.ContainsFunc(f.Cleaners, func(h []string) bool { return slices.Equal(h, c) }) {
+					tries = append(tries, cleanerTry{f, p, c})
+				}
+			}
+		}
+	}
+	return tries
+}
+
+// batchCleaners runs the tries of one polluter and cleaner group on more
+// than two victims as one batch each (cleanerBatch) and returns the tries
+// left: those of the other pairs, and those a batch did not settle.
+func (a *analysis) batchCleaners(ctx context.Context, deadline time.Time, tries []cleanerTry) ([]cleanerTry, error) {
+	byPair := map[string][]cleanerTry{}
+	var keys []string
+	for _, tr := range tries {
+		key := orderKey(tr.p) + " | " + orderKey(tr.c)
+		if byPair[key] == nil {
+			keys = append(keys, key)
+		}
+		byPair[key] = append(byPair[key], tr)
+	}
+	var left []cleanerTry
+	for _, key := range keys {
+		trs := byPair[key]
+		if len(trs) > 2 {
+			var err error
+			if trs, err = a.cleanerBatch(ctx, deadline, trs); err != nil {
+				return nil, err
+			}
+		}
+		left = append(left, trs...)
+	}
+	return left, nil
+}
+
+// cleanerBatch runs the tries' polluter group, their cleaner group and then
+// all their victims in one order, the batch, and the same order without the
+// cleaner, the control, k times each. A victim that passes in every run of
+// the batch and fails in every run of the control owes that to the cleaner,
+// which joins its finding; it returns the tries it leaves open.
+func (a *analysis) cleanerBatch(ctx context.Context, deadline time.Time, trs []cleanerTry) ([]cleanerTry, error) {
+	k, p, c := a.cfg.Confirmations, trs[0].p, trs[0].c
+	names := make([]string, len(trs))
+	for i, tr := range trs {
+		names[i] = tr.f.Test
+	}
+	classes := classesOf(p)
+	slices.SortStableFunc(names, func(x, y string) int {
+		return cmp.Or(firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)]), cmp.Compare(a.index[x], a.index[y]))
+	})
+	batch, control := a.s.feasible(concat(p, c, names)), a.s.feasible(concat(p, names))
+	if err := a.ensure(ctx, deadline, genConfirm, [][]string{batch, control}, k); err != nil {
+		return nil, err
+	}
+	var open []cleanerTry
+	for _, tr := range trs {
+		at, ct := slices.Index(batch, tr.f.Test), slices.Index(control, tr.f.Test)
+		if at >= 0 && ct >= 0 && isSubsequence(concat(p, c), batch[:at]) && isSubsequence(p, control[:ct]) {
+			with, without := a.st.get(batch[:at+1]).tally, a.st.get(control[:ct+1]).tally
+			if with.runs() >= k && with.passes() && without.runs() >= k && without.fails() {
+				a.mu.Lock()
+				tr.f.Cleaners = appendNew(tr.f.Cleaners, c)
+				a.mu.Unlock()
+				continue
+			}
+		}
+		open = append(open, tr)
+	}
+	return open, nil
 }
