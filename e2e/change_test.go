@@ -199,7 +199,7 @@ func newFindings(rep *report.Report) []string {
 // TestVerifySince runs `mvn -Pflaky verify -Dflaky.since=origin/main` as a
 // pull-request build does: in a fresh clone of the branch, with the
 // knowledge folder of a full analysis of main restored. A README change
-// judges nothing and passes the gate; a new victim of an existing polluter
+// judges nothing, reruns nothing and passes the gate; a new victim of an existing polluter
 // fails it with exactly that finding (the fixture's own flaky tests, the
 // NOD one included, are not judged).
 func TestVerifySince(t *testing.T) {
@@ -235,6 +235,10 @@ func TestVerifySince(t *testing.T) {
 		}
 		if s.NothingAnalysed && !strings.Contains(out, "nothing to analyse: only documentation changed") {
 			t.Errorf("%s: the build does not say that nothing was analysed:\n%s", name, tail(out))
+		}
+		// Nothing to judge, nothing rerun: the build's own run is the only one.
+		if s.NothingAnalysed && (rep.Runs != 1 || rep.Stats.Orders != 1) {
+			t.Errorf("%s: %d runs, %d orders: want the build's run alone (no test JVM)", name, rep.Runs, rep.Stats.Orders)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,8 +32,8 @@ var detectFixtures = []string{"junit4", "jupiter5", "jupiter6", "mixed-mockito",
 var warmDetect = map[string]bool{"junit4": true, "jupiter5": true, "testng7": true}
 
 // detectArgs are more `flaky detect` arguments per fixture: manyvictims
-// runs with a fixed seed (its README says how its other seeds were checked).
-var detectArgs = map[string][]string{"manyvictims": {"--seed", "1"}}
+// and onestate run with a fixed seed (its README says how its other seeds were checked).
+var detectArgs = map[string][]string{"manyvictims": {"--seed", "1"}, "onestate": {"--seed", "1"}}
 
 // detection is one `flaky detect` run on a prepared fixture.
 type detection struct {
@@ -131,6 +132,41 @@ func TestDetectFindsEveryVictimOfOnePolluter(t *testing.T) {
 	if cov := d.report.Stats.Coverage; cov != nil && len(cov.Unminimised) > 0 {
 		t.Errorf("not minimised: %v", cov.Unminimised)
 	}
+}
+
+// TestDetectMinimisesOneStateOnce runs `flaky detect` with its defaults
+// (seed 1) on onestate: 40 victims of one static field, one polluter, one
+// cleaner. Each must be a confirmed, minimised finding with its polluter
+// and cleaner, and the JVMs the report records must stay within what issue
+// 56's design costs: the detection orders; confirmation's runs of each
+// victim alone (k in all, one of them detection's) and of its failing and
+// passing orders; one search for the state's polluters and one for its
+// cleaners (delta debugging over the suite: a few runs per halving, and k
+// confirmations each); the batches (the polluter before all the victims
+// and the control, the cleaner between them, k runs each); and one short
+// order per victim. A search per victim costs about ten runs more each.
+func TestDetectMinimisesOneStateOnce(t *testing.T) {
+	t.Parallel()
+	d := detect(t, "onestate")
+	checkDetection(t, "onestate", d)
+	cov := d.report.Stats.Coverage
+	if cov == nil {
+		t.Fatal("no coverage")
+	}
+	if len(cov.Unminimised) > 0 {
+		t.Errorf("not minimised: %v", cov.Unminimised)
+	}
+	detection := cov.Orders - cov.Generators["confirm"] - cov.Generators["minimise"]
+	victims, tests, k := len(d.report.Findings), d.report.Stats.Tests, 3
+	halvings := bits.Len(uint(tests))
+	confirmation := (k-1)*victims + 2*2*2
+	searches := 2 * (4*halvings + k)
+	batches := 3*k + 3
+	if bound := detection + confirmation + searches + batches + victims; cov.Orders > bound || cov.JVMs > bound {
+		t.Errorf("%d orders, %d JVMs: want at most %d (%d of detection, %d of confirmation, %d for the searches, %d in batches, %d short orders): %v",
+			cov.Orders, cov.JVMs, bound, detection, confirmation, searches, batches, victims, cov.Generators)
+	}
+	t.Logf("%d orders, %d JVMs: %v", cov.Orders, cov.JVMs, cov.Generators)
 }
 
 // checkDetection compares a detection's report with the fixture's

@@ -101,3 +101,19 @@ func Stats(s *report.DataflowStats, res *Result) *report.DataflowStats {
 func (r *Result) Drop(tests map[string]bool) {
 	r.Findings = slices.DeleteFunc(r.Findings, func(f Finding) bool { return tests[f.Test] })
 }
+
+// Writers returns, per reader of the graph's data dependencies, their
+// writers in the order first seen: the tests minimisation tries first as
+// the reader's polluters.
+func (r *Result) Writers() map[string][]string {
+	if r.Graph == nil {
+		return nil
+	}
+	out := map[string][]string{}
+	for _, e := range r.Graph.Edges {
+		if e.Writer != e.Reader && !slices.Contains(out[e.Reader], e.Writer) {
+			out[e.Reader] = append(out[e.Reader], e.Writer)
+		}
+	}
+	return out
+}

@@ -1,6 +1,8 @@
 package dataflow
 
 import (
+	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -63,5 +65,22 @@ func TestParseStrategy(t *testing.T) {
 		if got != c.want || (err != nil) != (c.want == "") {
 			t.Errorf("ParseStrategy(%q) = %q, %v; want %q", c.in, got, err, c.want)
 		}
+	}
+}
+
+// TestResultWriters checks that each reader gets the writers of its data
+// dependencies once each, in the order first seen, and no test itself.
+func TestResultWriters(t *testing.T) {
+	r := &Result{Graph: &Graph{Edges: []*Edge{
+		{Reader: "p.V#v", Writer: "p.B#b"}, {Reader: "p.V#v", Writer: "p.A#a"}, {Reader: "p.V#v", Writer: "p.B#b"},
+		{Reader: "p.W#w", Writer: "p.W#w"}, {Reader: "p.W#w", Writer: "p.A#a"},
+	}}}
+	got := r.Writers()
+	want := map[string][]string{"p.V#v": {"p.B#b", "p.A#a"}, "p.W#w": {"p.A#a"}}
+	if !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("writers %v, want %v", got, want)
+	}
+	if (&Result{}).Writers() != nil {
+		t.Error("writers of a result without a graph")
 	}
 }

@@ -150,6 +150,11 @@ type Config struct {
 	// exploration orders by orders that cover its pairs (a change's
 	// analysis); nil analyses the whole suite.
 	Focus *Focus
+	// Writers names, per test, the tests a data-dependency record of the
+	// whole suite says wrote state it read: minimisation tries each alone
+	// as its polluter (one run) before any delta debugging, as it tries a
+	// Focus's writers.
+	Writers map[string][]string
 	// Recorded are the runs of all shards of an analysis (MergeRuns): the
 	// analysis replays them instead of running the detection orders, as
 	// candidates' evidence only (as warm runs are), runs the original

@@ -203,3 +203,94 @@ func TestExtendBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestVictimsOfOneStateAreSearchedOnce checks that victims of one state
+// that the batch checks leave open (a second polluter of the state runs
+// before its cleaner in the suite, so no search sees it, and the checks,
+// which take the known cleaner out, do) cost one representative search and
+// a run per victim, not a search per victim, and keep their findings.
+func TestVictimsOfOneStateAreSearchedOnce(t *testing.T) {
+	f := &fakeSuite{rng: rand.New(rand.NewPCG(1, 2)), tests: map[string]func(map[string]int) bool{
+		"h.Admin#override": set("factory", 2),
+		"h.Admin#reset":    set("factory", 0),
+		"h.Conn#custom":    set("factory", 1),
+	}}
+	var victims []string
+	for i := range 24 {
+		id := fmt.Sprintf("h.Class%d#get%02d", i%4, i)
+		victims = append(victims, id)
+		f.tests[id] = func(st map[string]int) bool { return st["factory"] == 0 }
+	}
+	f.order = slices.Concat([]string{"h.Admin#override", "h.Admin#reset"}, victims, []string{"h.Conn#custom"})
+	res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: 1, Rounds: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first victim's search ran before the checks showed the second
+	// polluter: it alone may lack it.
+	got, lacking := map[string]bool{}, 0
+	for _, fd := range res.Findings {
+		both := slices.EqualFunc(fd.Polluters, [][]string{{"h.Admin#override"}, {"h.Conn#custom"}}, slices.Equal)
+		if !both {
+			lacking++
+		}
+		if fd.Kind != report.ODVictim || fd.Incomplete || !both && (lacking > 1 || !slices.EqualFunc(fd.Polluters, [][]string{{"h.Conn#custom"}}, slices.Equal)) ||
+			!slices.EqualFunc(fd.Cleaners, [][]string{{"h.Admin#reset"}}, slices.Equal) {
+			t.Errorf("finding %s %s polluters %v cleaners %v incomplete %v", fd.Kind, fd.Test, fd.Polluters, fd.Cleaners, fd.Incomplete)
+		}
+		got[fd.Test] = true
+	}
+	for _, v := range victims {
+		if !got[v] {
+			t.Errorf("missing victim %s", v)
+		}
+	}
+	// Beyond confirmation's alone runs: one search, then per victim a short
+	// order for each of the two groups, and the batches.
+	n := len(victims)
+	extra := res.Coverage.Generators[genConfirm] + res.Coverage.Generators[genMinimise] - DefaultConfirmations*n
+	if limit := 2*n + 40; extra > limit {
+		t.Errorf("%d runs beyond the alone runs of confirmation, want at most %d: %v", extra, limit, res.Coverage.Generators)
+	}
+	t.Logf("%d orders: %v", res.Coverage.Orders, res.Coverage.Generators)
+}
+
+// TestShareCleanersInOneBatch checks that a cleaner known for a polluter
+// group and missing from many of its victims' findings joins them all
+// after one batch and its control (k runs each), not k+1 runs per victim,
+// and that a victim it does not clean (it fails after the cleaner too) does
+// not get it: the batch leaves it to a run of its own, which fails.
+func TestShareCleanersInOneBatch(t *testing.T) {
+	f := &fakeSuite{rng: rand.New(rand.NewPCG(1, 2)), tests: map[string]func(map[string]int) bool{
+		"h.Conn#custom": set("factory", 1),
+		"h.Conn#reset":  func(st map[string]int) bool { st["factory"], st["cleaned"] = 0, 1; return true },
+		"h.Odd#wants":   func(st map[string]int) bool { return st["factory"] == 0 && st["cleaned"] == 0 },
+	}}
+	var victims []string
+	for i := range 12 {
+		id := fmt.Sprintf("h.Class%d#get%02d", i%3, i)
+		victims = append(victims, id)
+		f.tests[id] = func(st map[string]int) bool { return st["factory"] == 0 }
+	}
+	f.order = slices.Concat(victims, []string{"h.Odd#wants", "h.Conn#custom", "h.Conn#reset"})
+	a := newAnalysis(f, Config{Tests: f.order, Workers: 2})
+	p, c := []string{"h.Conn#custom"}, []string{"h.Conn#reset"}
+	a.cleanerGroups[orderKey(p)] = [][]string{c}
+	for _, v := range append(slices.Clone(victims), "h.Odd#wants") {
+		a.add(&Finding{Test: v, Kind: report.ODVictim, Polluters: [][]string{p}})
+	}
+	if err := a.shareCleaners(context.Background(), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range victims {
+		if got := a.findings[v][report.ODVictim].Cleaners; !slices.EqualFunc(got, [][]string{c}, slices.Equal) {
+			t.Errorf("%s: cleaners %v, want %v", v, got, [][]string{c})
+		}
+	}
+	if got := a.findings["h.Odd#wants"][report.ODVictim].Cleaners; len(got) > 0 {
+		t.Errorf("h.Odd#wants: cleaners %v, want none", got)
+	}
+	if k := DefaultConfirmations; f.runs > 2*k+1 {
+		t.Errorf("%d runs for %d victims, want at most %d (a batch and its control, one run for the victim left)", f.runs, len(victims)+1, 2*k+1)
+	}
+}

@@ -10,6 +10,7 @@
 package od
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -140,8 +141,8 @@ func isPrefix(prefix, order []string) bool {
 // a few runs for all the tests they explained: each after the whole rest
 // of the suite (no other polluter or setter if each keeps its outcome) and,
 // for the victims of each polluter group, after that group and the rest
-// (no other cleaner if each still fails). Only the tests for which such a
-// run shows more get a full search.
+// (no other cleaner if each still fails). The tests for which such a run
+// shows more get a search once per polluted state (searchByState).
 func (a *analysis) minimiseClusters(ctx context.Context, deadline time.Time, cls [][]*candidate) error {
 	var open []*candidate
 	for _, cl := range cls {
@@ -176,10 +177,95 @@ func (a *analysis) minimiseClusters(ctx context.Context, deadline time.Time, cls
 		full = append(full, more...)
 	}
 	if len(full) > 0 {
-		a.logf("%d of %d tests explained by known groups need a search of their own", len(full), n)
+		a.logf("%d of %d tests explained by known groups need a search: one per polluted state", len(full), n)
 	}
+	return a.searchByState(ctx, deadline, full, tried)
+}
+
+// searchByState minimises the tests the batch checks left open once per
+// polluted state: tests whose first group (a victim's polluters, a
+// brittle's setters) is the same share the state it writes, and one of
+// them, the representative, gets a search of its own (all the
+// representatives at once). The groups those searches found are then tried
+// on the other tests in batches (explainByBatch: one run of each new group
+// before them all, and a short order per test it explains), and only a test
+// that still lacks one of its representative's groups gets a search of its
+// own.
+func (a *analysis) searchByState(ctx context.Context, deadline time.Time, open []*candidate, tried map[string]bool) error {
+	var reps, others []*candidate
+	repOf := map[*candidate]*candidate{}
+	byState := map[string]*candidate{}
+	for _, c := range open {
+		key := a.stateKey(c)
+		if r, ok := byState[key]; ok {
+			repOf[c] = r
+			others = append(others, c)
+			continue
+		}
+		byState[key] = c
+		reps = append(reps, c)
+	}
+	if err := a.minimiseAll(ctx, deadline, reps); err != nil || len(others) == 0 {
+		return err
+	}
+	if _, _, err := a.explainByBatch(ctx, deadline, others, tried); err != nil {
+		return err
+	}
+	var own []*candidate
+	for _, c := range others {
+		if !a.hasGroupsOf(c, repOf[c]) {
+			own = append(own, c)
+		}
+	}
+	if len(own) > 0 {
+		a.logf("%d of %d tests of a searched state need a search of their own", len(own), len(others))
+	}
+	return a.minimiseAll(ctx, deadline, own)
+}
+
+// stateKey names the polluted state of a test explained by a known group:
+// its kind and its first group.
+func (a *analysis) stateKey(c *candidate) string {
+	f := a.finding(c)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if c.od == brittle {
+		if len(f.Setters) > 0 {
+			return "setters " + orderKey(f.Setters[0])
+		}
+		return "setters of " + c.test
+	}
+	if len(f.Polluters) > 0 {
+		return orderKey(f.Polluters[0])
+	}
+	return "polluters of " + c.test
+}
+
+// hasGroupsOf reports whether c's finding holds every group of rep's (a
+// victim's polluters, a brittle's setters) that does not hold c itself.
+func (a *analysis) hasGroupsOf(c, rep *candidate) bool {
+	f, r := a.finding(c), a.finding(rep)
+	if f == nil || r == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	mine, theirs := f.Polluters, r.Polluters
+	if c.od == brittle {
+		mine, theirs = f.Setters, r.Setters
+	}
+	for _, g := range theirs {
+		if !slices.Contains(g, c.test) && !slices.ContainsFunc(mine, func(h []string) bool { return slices.Equal(h, g) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// minimiseAll minimises cands, all at once.
+func (a *analysis) minimiseAll(ctx context.Context, deadline time.Time, cands []*candidate) error {
 	g, gctx := errgroup.WithContext(ctx)
-	for _, c := range full {
+	for _, c := range cands {
 		g.Go(func() error { return a.minimise(gctx, deadline, c) })
 	}
 	return g.Wait()
@@ -437,16 +523,16 @@ func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, fro
 	}
 }
 
-// writers returns the tests of among (in its order) that a Focus records
-// writing state t reads (nil without a Focus).
+// writers returns the tests of among (in its order) that a Focus, else
+// Config.Writers, records writing state t reads.
 func (a *analysis) writers(t string, among []string) []string {
-	f := a.cfg.Focus
-	if f == nil || len(f.Reads[t]) == 0 {
-		return nil
+	wrote := func(x string) bool { return slices.Contains(a.cfg.Writers[t], x) }
+	if f := a.cfg.Focus; f != nil {
+		wrote = func(x string) bool { return len(f.ReadsWrittenBy(t, x)) > 0 }
 	}
 	var out []string
 	for _, x := range among {
-		if len(f.ReadsWrittenBy(t, x)) > 0 {
+		if wrote(x) {
 			out = append(out, x)
 		}
 	}
@@ -594,34 +680,13 @@ func notCleaners(t string, polluters [][]string) map[string]bool {
 // shareCleaners tries, for every victim, the cleaners found for other
 // victims of the same polluter group that its own search did not find (the
 // searches ran at the same time, or another test in the searched list
-// masked the cleaner), one run each, and adds those that k runs confirm.
+// masked the cleaner), and adds those that k runs confirm: a cleaner left
+// to more than two victims of one polluter group is tried on them all in
+// one batch (cleanerBatch), the rest one run each.
 func (a *analysis) shareCleaners(ctx context.Context, deadline time.Time) error {
-	a.mu.Lock()
-	var victims []*Finding
-	for _, byKind := range a.findings {
-		if f := byKind[report.ODVictim]; f != nil && !f.Incomplete {
-			victims = append(victims, f)
-		}
-	}
-	a.mu.Unlock()
-	slices.SortFunc(victims, func(x, y *Finding) int { return strings.Compare(x.Test, y.Test) })
-	type try struct {
-		f    *Finding
-		p, c []string
-	}
-	var tries []try
-	for _, f := range victims {
-		exclude := notCleaners(f.Test, f.Polluters)
-		for _, p := range f.Polluters {
-			a.mu.Lock()
-			known := slices.Clone(a.cleanerGroups[orderKey(p)])
-			a.mu.Unlock()
-			for _, c := range known {
-				if !overlaps(c, exclude) && !slices.ContainsFunc(f.Cleaners, func(h []string) bool { return slices.Equal(h, c) }) {
-					tries = append(tries, try{f, p, c})
-				}
-			}
-		}
+	tries, err := a.batchCleaners(ctx, deadline, a.cleanerTries())
+	if err != nil {
+		return err
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	for _, tr := range tries {
@@ -645,4 +710,100 @@ func (a *analysis) shareCleaners(ctx context.Context, deadline time.Time) error 
 		})
 	}
 	return g.Wait()
+}
+
+// cleanerTry is a cleaner group c found for polluter group p that victim
+// f's finding lacks.
+type cleanerTry struct {
+	f    *Finding
+	p, c []string
+}
+
+// cleanerTries returns, victim by victim (by name), the known cleaners of
+// each of its polluter groups that its finding lacks.
+func (a *analysis) cleanerTries() []cleanerTry {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var victims []*Finding
+	for _, byKind := range a.findings {
+		if f := byKind[report.ODVictim]; f != nil && !f.Incomplete {
+			victims = append(victims, f)
+		}
+	}
+	slices.SortFunc(victims, func(x, y *Finding) int { return strings.Compare(x.Test, y.Test) })
+	var tries []cleanerTry
+	for _, f := range victims {
+		exclude := notCleaners(f.Test, f.Polluters)
+		for _, p := range f.Polluters {
+			for _, c := range a.cleanerGroups[orderKey(p)] {
+				if !overlaps(c, exclude) && !slices.ContainsFunc(f.Cleaners, func(h []string) bool { return slices.Equal(h, c) }) {
+					tries = append(tries, cleanerTry{f, p, c})
+				}
+			}
+		}
+	}
+	return tries
+}
+
+// batchCleaners runs the tries of one polluter and cleaner group on more
+// than two victims as one batch each (cleanerBatch) and returns the tries
+// left: those of the other pairs, and those a batch did not settle.
+func (a *analysis) batchCleaners(ctx context.Context, deadline time.Time, tries []cleanerTry) ([]cleanerTry, error) {
+	byPair := map[string][]cleanerTry{}
+	var keys []string
+	for _, tr := range tries {
+		key := orderKey(tr.p) + " | " + orderKey(tr.c)
+		if byPair[key] == nil {
+			keys = append(keys, key)
+		}
+		byPair[key] = append(byPair[key], tr)
+	}
+	var left []cleanerTry
+	for _, key := range keys {
+		trs := byPair[key]
+		if len(trs) > 2 {
+			var err error
+			if trs, err = a.cleanerBatch(ctx, deadline, trs); err != nil {
+				return nil, err
+			}
+		}
+		left = append(left, trs...)
+	}
+	return left, nil
+}
+
+// cleanerBatch runs the tries' polluter group, their cleaner group and then
+// all their victims in one order, the batch, and the same order without the
+// cleaner, the control, k times each. A victim that passes in every run of
+// the batch and fails in every run of the control owes that to the cleaner,
+// which joins its finding; it returns the tries it leaves open.
+func (a *analysis) cleanerBatch(ctx context.Context, deadline time.Time, trs []cleanerTry) ([]cleanerTry, error) {
+	k, p, c := a.cfg.Confirmations, trs[0].p, trs[0].c
+	names := make([]string, len(trs))
+	for i, tr := range trs {
+		names[i] = tr.f.Test
+	}
+	classes := classesOf(p)
+	slices.SortStableFunc(names, func(x, y string) int {
+		return cmp.Or(firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)]), cmp.Compare(a.index[x], a.index[y]))
+	})
+	batch, control := a.s.feasible(concat(p, c, names)), a.s.feasible(concat(p, names))
+	if err := a.ensure(ctx, deadline, genConfirm, [][]string{batch, control}, k); err != nil {
+		return nil, err
+	}
+	var open []cleanerTry
+	for _, tr := range trs {
+		at, ct := slices.Index(batch, tr.f.Test), slices.Index(control, tr.f.Test)
+		if at >= 0 && ct >= 0 && isSubsequence(concat(p, c), batch[:at]) && isSubsequence(p, control[:ct]) {
+			with, without := a.st.get(batch[:at+1]).tally, a.st.get(control[:ct+1]).tally
+			if with.runs() >= k && with.passes() && without.runs() >= k && without.fails() {
+				a.mu.Lock()
+				tr.f.Cleaners = appendNew(tr.f.Cleaners, c)
+				a.mu.Unlock()
+				continue
+			}
+		}
+		open = append(open, tr)
+	}
+	return open, nil
 }

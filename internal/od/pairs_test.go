@@ -177,25 +177,30 @@ func TestFocusSeedsKnownGroups(t *testing.T) {
 }
 
 // TestWriters checks that minimisation tries first the tests a Focus
-// records writing what the test reads, in the order given, and none
-// without a Focus.
+// records writing what the test reads, in the order given, and without a
+// Focus the writers the suite's record (Config.Writers) names.
 func TestWriters(t *testing.T) {
 	focus := &Focus{
 		Reads:  map[string][]string{"p.V#v": {"p.C.cache", "p.C.mode"}},
 		Writes: map[string][]string{"p.A#a": {"p.C.mode"}, "p.B#b": {"p.D.other"}, "p.W#w": {"p.C.cache", "p.D.other"}},
 	}
 	among := []string{"p.W#w", "p.B#b", "p.A#a", "p.N#n"}
+	// A whole suite's record: the writers of each reader, in any order.
+	writers := map[string][]string{"p.V#v": {"p.A#a", "p.N#n"}}
 	for _, tc := range []struct {
-		name  string
-		focus *Focus
-		test  string
-		want  []string
+		name    string
+		focus   *Focus
+		writers map[string][]string
+		test    string
+		want    []string
 	}{
-		{"writers of what it reads", focus, "p.V#v", []string{"p.W#w", "p.A#a"}},
-		{"a test that reads nothing", focus, "p.N#n", nil},
-		{"no focus", nil, "p.V#v", nil},
+		{"writers of what it reads", focus, nil, "p.V#v", []string{"p.W#w", "p.A#a"}},
+		{"a test that reads nothing", focus, nil, "p.N#n", nil},
+		{"no focus", nil, nil, "p.V#v", nil},
+		{"no focus, the suite's record", nil, writers, "p.V#v", []string{"p.A#a", "p.N#n"}},
+		{"no focus, a test the record does not name", nil, writers, "p.N#n", nil},
 	} {
-		a := newAnalysis(nil, Config{Tests: append(slices.Clone(among), "p.V#v"), Workers: 1, Focus: tc.focus})
+		a := newAnalysis(nil, Config{Tests: append(slices.Clone(among), "p.V#v"), Workers: 1, Focus: tc.focus, Writers: tc.writers})
 		if got := a.writers(tc.test, among); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}

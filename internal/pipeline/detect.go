@@ -112,6 +112,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 			return err
 		}
 		df.Drop(d.Skip)
+		cfg.Writers = df.Writers()
 	}
 	n := len(m.Tests)
 	out := &od.Result{Coverage: od.Coverage{Seed: cfg.Seed, Tests: n, Pairs: n * (n - 1), Generators: map[string]int{}}}

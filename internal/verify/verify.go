@@ -120,6 +120,58 @@ type runOutcome struct {
 	stack     string
 }
 
+// rerun reruns fork rec's recorded order (rerunsOf) and then its tests
+// that failed in every run (confirmFailing), adding their outcomes to
+// outcomes, in a launcher it returns open with the reruns and how many
+// confirmation runs it made; when there is nothing to rerun it starts no
+// launcher (no JVM) and returns nil.
+func rerun(ctx context.Context, cfg Config, jars agent.Jars, rec *surefire.ForkRecord, orderDir, orderFile string, outcomes map[string][]runOutcome) (*launcher.Launcher, []*launcher.Result, int, error) {
+	order := rec.TestIDs()
+	n := rerunsOf(cfg)
+	if n == 0 && !slices.ContainsFunc(order, func(t string) bool { return failsEveryRun(outcomes[t]) }) {
+		return nil, nil, 0, nil
+	}
+	l, err := launcher.New(envOf(rec, cfg.Java), jars, launcherOptions(cfg, rec))
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	// Reruns of one order: a JVM that ends early (a hang cut at the
+	// test timeout, a crash) does not keep the tests after it from a result.
+	jobs := make([]launcher.Job, n)
+	for i := range jobs {
+		jobs[i] = launcher.Job{Order: order, RunOptions: launcher.RunOptions{Resume: true}}
+	}
+	var results []*launcher.Result
+	if n > 0 {
+		cfg.Progress.Phase("rerunning the recorded order", n, time.Time{})
+		if results, err = l.RunJobs(ctx, jobs); err != nil {
+			l.Close()
+			return nil, nil, 0, err
+		}
+	}
+	for i, r := range results {
+		addOutcomes(outcomes, fmt.Sprintf("rerun %d", i+1), orderFile, r)
+	}
+	confirmed, err := confirmFailing(ctx, cfg, l, order, orderDir, outcomes)
+	if err != nil {
+		l.Close()
+		return nil, nil, 0, err
+	}
+	return l, results, confirmed, nil
+}
+
+// rerunsOf returns how often each fork's recorded order is rerun:
+// Config.Reruns, but none when a change affects no test (only
+// documentation changed, or nothing) and no chaos analysis needs the reruns
+// as its baseline: nothing is judged, so no test JVM starts (a test that
+// failed in the build is still rerun by confirmFailing).
+func rerunsOf(cfg Config) int {
+	if cfg.Change != nil && cfg.Change.Inert() != "" && cfg.Chaos.Mode == "" {
+		return 0
+	}
+	return cfg.Reruns
+}
+
 // ConfirmReruns bounds the runs a test that failed in every run of its
 // order so far gets before verify calls it failing rather than flaky: one
 // that fails one run in three still fails the Surefire run and three reruns
@@ -278,28 +330,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 			outcomes[t.Test] = append(outcomes[t.Test], runOutcome{run: "surefire", orderFile: orderFile, outcome: launcher.ParseOutcome(t.Outcome), message: t.Message})
 		}
-		l, err := launcher.New(envOf(rec, cfg.Java), jars, launcherOptions(cfg, rec))
+		l, results, confirmed, err := rerun(ctx, cfg, jars, rec, orderDir, orderFile, outcomes)
 		if err != nil {
-			return nil, err
-		}
-		// Reruns of one order: a JVM that ends early (a hang cut at the
-		// test timeout, a crash) does not keep the tests after it from a result.
-		jobs := make([]launcher.Job, cfg.Reruns)
-		for i := range jobs {
-			jobs[i] = launcher.Job{Order: order, RunOptions: launcher.RunOptions{Resume: true}}
-		}
-		cfg.Progress.Phase("rerunning the recorded order", len(jobs), time.Time{})
-		results, err := l.RunJobs(ctx, jobs)
-		if err != nil {
-			l.Close()
-			return nil, err
-		}
-		for i, r := range results {
-			addOutcomes(outcomes, fmt.Sprintf("rerun %d", i+1), orderFile, r)
-		}
-		confirmed, err := confirmFailing(ctx, cfg, l, order, orderDir, outcomes)
-		if err != nil {
-			l.Close()
 			return nil, err
 		}
 		res.Report.Runs += 1 + len(results) + confirmed
@@ -317,7 +349,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			}
 		}
 		err = analyseFork(ctx, cfg, l, rec, results, res)
-		l.Close()
+		if l != nil {
+			l.Close()
+		}
 		if err != nil {
 			return nil, err
 		}

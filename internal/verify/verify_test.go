@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/change"
 	"github.com/flakyhq/flaky/internal/gate"
 	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/surefire"
 )
@@ -229,5 +231,36 @@ func TestUnaffected(t *testing.T) {
 	rep.Stats.Change = &report.ChangeStats{Affected: []report.AffectedTest{{Test: "p.B#b"}}}
 	if got := unaffected(rep); !slices.Equal(got, []string{"p.A#a"}) || len(rep.Findings) != 1 || rep.Findings[0].Test != "p.B#b" {
 		t.Errorf("a change's run dropped %v, kept %v", got, rep.Findings)
+	}
+}
+
+// TestDocsOnlyChangeStartsNoJVM checks that under a change touching only
+// documentation verify reruns nothing: with no java to start, the build's
+// own run is all the report holds, and the same build without the change
+// does try to start one.
+func TestDocsOnlyChangeStartsNoJVM(t *testing.T) {
+	record := fmt.Sprintf(`{"version": %d, "tests": [{"test": "p.ATest#a", "outcome": "pass"}]}`, surefire.ForkRecordVersion)
+	docs := &pipeline.ChangeOptions{Change: &change.Change{Ref: "main", Base: "b", Head: "h", Files: []string{"README.md"}, Other: []string{"README.md"}}}
+	for _, tt := range []struct {
+		name   string
+		change *pipeline.ChangeOptions
+		jvm    bool
+	}{{"docs-only change", docs, false}, {"no change", nil, true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			module := t.TempDir()
+			build := filepath.Join(module, "target")
+			os.MkdirAll(filepath.Join(build, "flaky"), 0o755)
+			os.WriteFile(filepath.Join(module, "pom.xml"), []byte("<project><modelVersion>4.0.0</modelVersion><groupId>g</groupId><artifactId>m</artifactId><version>1</version></project>"), 0o644)
+			os.WriteFile(filepath.Join(build, "flaky", "fork.json"), []byte(record), 0o644)
+			res, err := Run(context.Background(), Config{ModuleDir: module, BuildDir: build, Java: filepath.Join(module, "no-java"), Change: tt.change})
+			switch {
+			case tt.jvm && err == nil:
+				t.Errorf("no JVM started: %d runs", res.Report.Runs)
+			case !tt.jvm && err != nil:
+				t.Fatalf("a JVM started: %v", err)
+			case !tt.jvm && (res.Report.Runs != 1 || !res.Pass):
+				t.Errorf("%d runs, pass %v; want the build's run alone, passing", res.Report.Runs, res.Pass)
+			}
+		})
 	}
 }
