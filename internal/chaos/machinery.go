@@ -58,6 +58,17 @@ func machinery(t launcher.TestResult) string {
 	return ""
 }
 
+// leftOut is machinery(t) for a failure of a test that passed unperturbed;
+// "" for a test that failed unperturbed too (a class that cannot run, say,
+// whose initializationError JUnit's frames alone throw): that failure is
+// no perturbation's, and the test is reported as failing unperturbed.
+func (a *analysis) leftOut(t launcher.TestResult) string {
+	if tallyOf(t.Test, a.baseline).failures > 0 {
+		return ""
+	}
+	return machinery(t)
+}
+
 // expectationFrames start the frames where a test framework fails a test
 // whose expected exception was not thrown: JUnit 4's @Test(expected = ...)
 // ("Expected exception: ..."), JUnit 4's ExpectedException rule ("Expected

@@ -58,3 +58,21 @@ func TestMachinery(t *testing.T) {
 		}
 	}
 }
+
+// TestLeftOut checks that a framework's failure of a test that fails
+// unperturbed too (a class that cannot run: its initializationError) is not
+// left out as the machinery's, while the same failure of a test that
+// passed unperturbed is.
+func TestLeftOut(t *testing.T) {
+	broken := launcher.TestResult{Test: "p.C#initializationError", Outcome: launcher.Error,
+		Stack: "X\n\tat org.junit.runners.ParentRunner.validate(ParentRunner.java:525)\n"}
+	passing := broken
+	passing.Test = "p.T#a"
+	a := &analysis{baseline: []*launcher.Result{{Tests: []launcher.TestResult{broken, {Test: "p.T#a", Outcome: launcher.Pass}}}}}
+	if why := a.leftOut(broken); why != "" {
+		t.Errorf("a test failing unperturbed is left out: %q", why)
+	}
+	if why := a.leftOut(passing); !strings.Contains(why, "thrown by the test framework") {
+		t.Errorf("a test passing unperturbed: leftOut = %q, want the framework's failure", why)
+	}
+}
