@@ -19,6 +19,7 @@ import (
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/testid"
+	"github.com/flakyhq/flaky/surefire"
 )
 
 // chaosExpected is testdata/chaos/expected.json: one api finding per latent
@@ -183,12 +184,23 @@ func TestChaosCombined(t *testing.T) {
 		t.Errorf("the reproduce order without --chaos fails: %v\n%s%s", err, out, stderrOf(err))
 	}
 
-	// --explain reruns it with the perturbation log: the perturbed call, original and perturbed value.
-	out, err = exec.Command(bin, "chaos", "--module", dir, "--explain", f.Test).Output()
+	// --explain reruns it in its reproduce command's order with the perturbation log: the perturbed call,
+	// original and perturbed value.
+	order, err := surefire.ReadOrderFile(words[slices.Index(words, "--order")+1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	explain := exec.Command(bin, "chaos", "--module", dir, "--explain", f.Test)
+	var explainErr strings.Builder
+	explain.Stderr = &explainErr
+	out, err = explain.Output()
 	site := f.CallSites[0]
 	call := fmt.Sprintf("%s.%s(%s:%d) %s: ", site.Class, site.Method, site.File, site.Line, site.API)
 	if err != nil || !strings.Contains(string(out), "perturbed calls, in order:\n  "+call) {
-		t.Errorf("flaky chaos --explain %s (%v) does not log the call at %s:\n%s%s", f.Test, err, call, out, stderrOf(err))
+		t.Errorf("flaky chaos --explain %s (%v) does not log the call at %s:\n%s%s", f.Test, err, call, out, explainErr.String())
+	}
+	if rerun := fmt.Sprintf("rerunning %s (order of %d)", f.Test, len(order)); !strings.Contains(explainErr.String(), rerun) || strings.Contains(explainErr.String(), "chaos: , ") {
+		t.Errorf("flaky chaos --explain %s: want %q (the reproduce order %q) and a labelled progress line:\n%s", f.Test, rerun, order, explainErr.String())
 	}
 }
 

@@ -115,7 +115,7 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	defer l.Close()
 	settings = withModuleRoots(settings, setup)
 	if o.Explain != "" {
-		return explainFinding(ctx, g, l, setup, settings, o.Explain)
+		return explainFinding(ctx, g, prog, l, setup, settings, o.Explain)
 	}
 	if !g.WorkersSet {
 		chaos.PrestartUnperturbed(l, settings)

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/kballard/go-shellquote"
 
 	"github.com/flakyhq/flaky/internal/chaos"
 	"github.com/flakyhq/flaky/internal/flakydir"
@@ -22,7 +25,7 @@ import (
 // explainFinding reruns the api finding of test (flaky chaos --explain)
 // with its strategy and the agent's perturbation log, and prints every
 // perturbed call the test made with the original and the perturbed value.
-func explainFinding(ctx context.Context, g globalOptions, l *launcher.Launcher, setup *mvn.TestSetup, settings chaos.Settings, test string) error {
+func explainFinding(ctx context.Context, g globalOptions, prog *commandProgress, l *launcher.Launcher, setup *mvn.TestSetup, settings chaos.Settings, test string) error {
 	path := flakydir.ForTestClasses(setup.TestClassesDir).Report()
 	rep, err := report.Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -49,6 +52,7 @@ func explainFinding(ctx context.Context, g globalOptions, l *launcher.Launcher, 
 	}
 	opts.Chaos.Explain = true
 	fmt.Fprintf(g.Stderr, "flaky: chaos: rerunning %s (order of %d) with %s and the perturbation log\n", test, len(order), f.Strategy)
+	prog.tracker.Phase("explaining "+test, 1, time.Time{})
 	results, err := l.RunJobs(ctx, []launcher.Job{{Order: order, RunOptions: launcher.RunOptions{AgentOptions: opts}}})
 	if err != nil {
 		return err
@@ -56,22 +60,53 @@ func explainFinding(ctx context.Context, g globalOptions, l *launcher.Launcher, 
 	return printExplain(g.Stdout, results[0], test)
 }
 
-// findingOrder is the order of the finding's first evidence that has one:
-// listed, or in an order file (relative paths resolve against the module).
+// findingOrder is the order the finding's reproduce command runs (the
+// order file after --order in its run-order command), else the order of
+// its first evidence that has one; relative paths resolve against the
+// module.
 func findingOrder(f report.Finding, moduleDir string) ([]string, error) {
+	if file := orderArg(f.ReproduceRunOrder); file != "" {
+		order, err := surefire.ReadOrderFile(inModule(file, moduleDir))
+		if err != nil {
+			return nil, fmt.Errorf("--explain: the order of the reproduce command: %w", err)
+		}
+		return order, nil
+	}
 	for _, e := range f.Evidence {
 		if len(e.Order) > 0 {
 			return e.Order, nil
 		}
 		if e.OrderFile != "" {
-			file := e.OrderFile
-			if !filepath.IsAbs(file) {
-				file = filepath.Join(moduleDir, file)
-			}
-			return surefire.ReadOrderFile(file)
+			return surefire.ReadOrderFile(inModule(e.OrderFile, moduleDir))
 		}
 	}
 	return []string{f.Test}, nil
+}
+
+// orderArg returns the value of --order in command, a shell-quoted
+// command line; "" when it has none.
+func orderArg(command string) string {
+	args, err := shellquote.Split(command)
+	if err != nil {
+		return ""
+	}
+	for i, a := range args {
+		if v, ok := strings.CutPrefix(a, "--order="); ok {
+			return v
+		}
+		if a == "--order" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// inModule resolves a relative path against the module's directory.
+func inModule(file, moduleDir string) string {
+	if filepath.IsAbs(file) {
+		return file
+	}
+	return filepath.Join(moduleDir, file)
 }
 
 // printExplain prints the test's outcome and its perturbation log.

@@ -148,3 +148,40 @@ func TestPrintExplain(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestFindingOrder checks that --explain replays the order of the finding's
+// reproduce command (the one test), not its evidence's suite prefix.
+func TestFindingOrder(t *testing.T) {
+	module := t.TempDir()
+	write := func(name string, order ...string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(module, name), []byte(strings.Join(order, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("one.txt", "p.T#b")
+	write("prefix.txt", "p.S#x", "p.T#a", "p.T#b")
+	prefix := []report.Evidence{{Run: "RANDOM_MAX", Order: []string{"p.S#x", "p.T#a", "p.T#b"}}}
+	tests := []struct {
+		name string
+		f    report.Finding
+		want []string
+	}{
+		{"the reproduce command's order", report.Finding{Test: "p.T#b", ReproduceRunOrder: "flaky run-order --module " + module + " --order one.txt --chaos RANDOM_MAX", Evidence: prefix}, []string{"p.T#b"}},
+		{"--order=", report.Finding{Test: "p.T#b", ReproduceRunOrder: "flaky run-order '--order=" + filepath.Join(module, "one.txt") + "' --chaos RANDOM_MAX", Evidence: prefix}, []string{"p.T#b"}},
+		{"no reproduce command: the evidence's order", report.Finding{Test: "p.T#b", Evidence: prefix}, []string{"p.S#x", "p.T#a", "p.T#b"}},
+		{"no reproduce command: the evidence's order file", report.Finding{Test: "p.T#b", Evidence: []report.Evidence{{OrderFile: "prefix.txt"}}}, []string{"p.S#x", "p.T#a", "p.T#b"}},
+		{"nothing: the test alone", report.Finding{Test: "p.T#b"}, []string{"p.T#b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := findingOrder(tt.f, module)
+			if err != nil || !slices.Equal(got, tt.want) {
+				t.Errorf("findingOrder = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+	if _, err := findingOrder(report.Finding{Test: "p.T#b", ReproduceRunOrder: "flaky run-order --order gone.txt"}, module); err == nil {
+		t.Error("a missing order file of the reproduce command: no error")
+	}
+}

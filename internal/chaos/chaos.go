@@ -1013,7 +1013,7 @@ func (a *analysis) single(ctx context.Context) error {
 			if !t.Outcome.Failed() || entryOf(a.cfg.Tests, t.Test) < 0 {
 				continue
 			}
-			if why := machinery(t); why != "" {
+			if why := a.leftOut(t); why != "" {
 				a.res.Machinery = append(a.res.Machinery, fmt.Sprintf("%s under %s: %s", t.Test, s.ID, why))
 				continue
 			}

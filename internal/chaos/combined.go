@@ -530,7 +530,7 @@ func (a *analysis) candidates(r *launcher.Result) []*candidate {
 		if entry < 0 {
 			continue
 		}
-		if why := machinery(t); why != "" {
+		if why := a.leftOut(t); why != "" {
 			a.res.Machinery = append(a.res.Machinery, fmt.Sprintf("%s under %s: %s", t.Test, Join(a.cfg.Strategies), why))
 			continue
 		}

@@ -141,10 +141,14 @@ func (s *Shower) tick(t *time.Ticker) {
 func (s *Shower) Func() Func { return s.Update }
 
 // Update takes u as the latest update: the bar shows it at once, Lines
-// mode on its next tick.
+// mode on its next tick. An update without a phase keeps the phase shown
+// (runs counted before any phase was named are "preparing", not "").
 func (s *Shower) Update(u Update) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if u.Phase == "" {
+		u.Phase = s.latest.Phase
+	}
 	s.latest = u
 	if s.mode == Bar {
 		s.show()

@@ -106,6 +106,33 @@ func TestLinesBeforeTheFirstUpdate(t *testing.T) {
 	})
 }
 
+// TestRunsBeforeAPhaseKeepThePhase checks that runs counted before any
+// phase is named show the phase shown so far, not an empty one (flaky
+// chaos --explain printed "chaos: , 1 runs, 0 flaky"), and a named phase
+// replaces it.
+func TestRunsBeforeAPhaseKeepThePhase(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var b lockedBuffer
+		s := New(&b, Lines, "chaos")
+		defer s.Finish()
+		tr := NewTracker(s.Func())
+		tr.Ran()
+		time.Sleep(16 * time.Second)
+		synctest.Wait()
+		read := 0
+		if got, want := b.lines(&read), []string{"chaos: preparing, 1 runs, 0 flaky"}; !slices.Equal(got, want) {
+			t.Errorf("printed %q, want %q", got, want)
+		}
+		tr.Phase("explaining p.T#a", 1, time.Time{})
+		tr.Ran()
+		time.Sleep(15 * time.Second)
+		synctest.Wait()
+		if got, want := b.lines(&read), []string{"chaos: explaining p.T#a, 2/2 runs, 0 flaky"}; !slices.Equal(got, want) {
+			t.Errorf("printed %q, want %q", got, want)
+		}
+	})
+}
+
 func TestQuietPrintsNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var b lockedBuffer

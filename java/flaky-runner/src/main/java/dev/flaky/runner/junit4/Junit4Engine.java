@@ -62,6 +62,12 @@ public final class Junit4Engine implements Engine {
             }
             String engine = junit.framework.Test.class.isAssignableFrom(c) ? "junit3" : "junit4";
             Runner runner = new NoIgnoreBuilder().safeRunnerForClass(c);
+            String none = NoTests.of(c, runner);
+            if (none != null) {
+                // Not a test (JUnit's placeholder says there is nothing to run): nothing to analyse or count.
+                events.log("info", c.getName() + " has no tests (" + none + "): not listed");
+                continue;
+            }
             boolean fixtures = ClassFixtures.of(c, runner);
             for (Description leaf : leaves(runner.getDescription())) {
                 tests.add(new ListedTest(leaf.getClassName(), leaf.getMethodName(), engine, c.getName(), fixtures));
