@@ -45,6 +45,48 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	if m.Fast == nil {
 		return fmt.Errorf("detection needs the module's fast launcher")
 	}
+	cfg, err := detectConfig(ctx, m, opts, log)
+	if err != nil {
+		return err
+	}
+	if nothing, err := focusChange(ctx, m, opts, &cfg, log, res); nothing || err != nil {
+		return err
+	}
+	df, out, err := analyses(ctx, m, &cfg, d, log, opts.Debug)
+	if err != nil {
+		return err
+	}
+	res.OD, res.Dataflow = out, df
+	var fromDataflow map[string]bool
+	if df != nil {
+		fromDataflow = dataflow.Merge(out, df)
+	}
+	if d.RequireOrders {
+		if err := ranOrders(len(m.Tests), out.Coverage); err != nil {
+			return err
+		}
+	}
+	if cfg.Shard.N > 0 {
+		p, err := newPartial(ctx, m, cfg, out)
+		if err != nil {
+			return err
+		}
+		res.Partial, err = od.WritePartial(m.FlakyDir, p)
+		return err
+	}
+	findings, err := detectedFindings(ctx, m, opts, cfg, out, df, fromDataflow, log, res)
+	if err != nil {
+		return err
+	}
+	addDetected(res.Report, d, cfg, out, findings)
+	res.Findings = findings
+	return nil
+}
+
+// detectConfig is the order generators' configuration of a detection;
+// a merge's replays its partial reports' runs.
+func detectConfig(ctx context.Context, m Module, opts Options, log Log) (od.Config, error) {
+	d := opts.Detect
 	fixtures, unrepeatable := od.FixtureClasses(m.Infos)
 	cfg := od.Config{
 		Tests:         m.Tests,
@@ -69,47 +111,67 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	}
 	if len(d.Partials) > 0 {
 		if err := checkPartials(ctx, m, d.Partials); err != nil {
-			return err
+			return od.Config{}, err
 		}
 		cfg.Seed, cfg.Rounds, cfg.Recorded = d.Partials[0].Seed, d.Partials[0].Rounds, od.MergeRuns(d.Partials)
 		cfg.Verify, cfg.VerifySeed = d.Verify, d.VerifySeed
 	}
-	if c := d.Change; c != nil && !c.Change.Everything() && c.Knowledge == nil && c.full == "" {
+	return cfg, nil
+}
+
+// focusChange, with a change, records in res which tests it has analysed
+// and, unless every test is, focuses cfg on the tests the change can
+// affect (a traced run of the original order says which); nothing reports
+// that no test runs the changed code.
+func focusChange(ctx context.Context, m Module, opts Options, cfg *od.Config, log Log, res *Result) (nothing bool, err error) {
+	c := opts.Detect.Change
+	if c == nil {
+		return false, nil
+	}
+	if !c.Change.Everything() && c.Knowledge == nil && c.full == "" {
 		c.full = c.loadKnowledge(opts.Knowledge)
 	}
 	switch {
-	case d.Change != nil && d.Change.Change.Everything():
-		why := everything(d.Change.Change)
-		log.logf(StageOrders)("change since %s: %s", change.QuoteRef(d.Change.Change.Ref), why)
-		res.Report.Stats.Change = addChange(res.Report.Stats.Change, everyTest(d.Change.Change, m.Tests, why))
-	case d.Change != nil && d.Change.full != "":
+	case c.Change.Everything():
+		why := everything(c.Change)
+		log.logf(StageOrders)("change since %s: %s", change.QuoteRef(c.Change.Ref), why)
+		res.Report.Stats.Change = addChange(res.Report.Stats.Change, everyTest(c.Change, m.Tests, why))
+	case c.full != "":
 		// Without knowledge nothing tells a new flaky test from an old one:
 		// the change gets a full analysis, which records the store.
-		log.logf(StageKnowledge)("%s", d.Change.full)
-		res.Report.Stats.Change = addChange(res.Report.Stats.Change, everyTest(d.Change.Change, m.Tests, "every test is analysed: "+d.Change.full))
-	case d.Change != nil:
-		im, traced, err := focus(ctx, m, d.Change, log)
+		log.logf(StageKnowledge)("%s", c.full)
+		res.Report.Stats.Change = addChange(res.Report.Stats.Change, everyTest(c.Change, m.Tests, "every test is analysed: "+c.full))
+	default:
+		im, traced, err := focus(ctx, m, c, log)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if len(cfg.Original) == 0 {
 			cfg.Original = []*launcher.Result{traced}
 		}
 		if len(im.Tests) == 0 {
-			res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(d.Change.Change, im, "nothing to analyse: no test runs the changed code"))
-			return nil
+			res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(c.Change, im, "nothing to analyse: no test runs the changed code"))
+			return true, nil
 		}
-		res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(d.Change.Change, im, im.Summary()))
-		cfg.Focus = d.Change.odFocus(im)
+		res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(c.Change, im, im.Summary()))
+		cfg.Focus = c.odFocus(im)
 	}
+	return false, nil
+}
+
+// analyses runs the data-dependency analysis (its writers go to cfg) and
+// the order generators, as far as the strategy, a shard, a merge and a
+// change's focus ask for them; a result not run is nil (data
+// dependencies) or empty (orders).
+func analyses(ctx context.Context, m Module, cfg *od.Config, d *DetectOptions, log, debug Log) (*dataflow.Result, *od.Result, error) {
 	// Data dependencies are a whole run's: a shard runs only its share of
 	// the order generators' plan, and a merge replays those. A change's
 	// analysis judges its pairs in orders instead.
 	var df *dataflow.Result
 	if d.Strategy != dataflow.StrategyOrders && cfg.Shard.N == 0 && len(d.Partials) == 0 && cfg.Focus == nil {
 		var err error
-		if df, err = dependencies(ctx, m, cfg, d, log, opts.Debug); err != nil {
-			return err
+		if df, err = dependencies(ctx, m, *cfg, d, log, debug); err != nil {
+			return nil, nil, err
 		}
 		df.Drop(d.Skip)
 		cfg.Writers = df.Writers()
@@ -119,33 +181,23 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	if d.Strategy != dataflow.StrategyDataflow || cfg.Focus != nil {
 		var err error
 		mark := m.Fast.MarkJVMs()
-		if out, err = od.Analyze(ctx, m.Fast, cfg); err != nil {
-			return err
+		if out, err = od.Analyze(ctx, m.Fast, *cfg); err != nil {
+			return nil, nil, err
 		}
 		out.Coverage.JVMs, out.Coverage.PeakJVMs = m.Fast.JVMsSince(mark)
 	}
-	res.OD, res.Dataflow = out, df
-	var fromDataflow map[string]bool
-	if df != nil {
-		fromDataflow = dataflow.Merge(out, df)
-	}
-	if d.RequireOrders {
-		if err := ranOrders(n, out.Coverage); err != nil {
-			return err
-		}
-	}
-	if cfg.Shard.N > 0 {
-		p, err := newPartial(ctx, m, cfg, out)
-		if err != nil {
-			return err
-		}
-		res.Partial, err = od.WritePartial(m.FlakyDir, p)
-		return err
-	}
+	return df, out, nil
+}
 
+// detectedFindings turns the merged findings of out into the report's,
+// with the data dependencies' state (fromDataflow: the tests they found),
+// the Maven arguments, the init step, and the polluted state and problem
+// invariants of those a change's full analysis did not already explain.
+func detectedFindings(ctx context.Context, m Module, opts Options, cfg od.Config, out *od.Result, df *dataflow.Result, fromDataflow map[string]bool, log Log, res *Result) ([]report.Finding, error) {
+	d := opts.Detect
 	findings, err := od.ReportFindings(out.Findings, od.ReportOptions{OrderDir: flakydir.Dir(m.FlakyDir).Orders(), ModuleDir: m.Dir, Module: m.Name})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if df != nil {
 		dataflow.WithState(findings, df, fromDataflow)
@@ -154,7 +206,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	withMavenArgs(findings, opts.MavenArgs)
 	if opts.InitStep {
 		if err := withInitStep(findings, m.Dir, m.Root); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// A change's findings known from before were named and explained by
@@ -164,9 +216,13 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 		known = d.Change.knownAs
 	}
 	if err := annotateNew(ctx, m, opts.Progress, findings, known, stateHint(cfg.Focus), !d.NoState, !d.NoInvariants, log, opts.Debug, res); err != nil {
-		return err
+		return nil, err
 	}
-	rep := res.Report
+	return findings, nil
+}
+
+// addDetected adds the findings, runs and coverage of a detection to rep.
+func addDetected(rep *report.Report, d *DetectOptions, cfg od.Config, out *od.Result, findings []report.Finding) {
 	rep.Findings = append(rep.Findings, findings...)
 	rep.Runs += out.Coverage.Orders
 	rep.Stats.Orders += out.Coverage.Orders
@@ -180,8 +236,6 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 		d.Change.judgeKnown(rep.Stats.Change, cfg.Focus, rep.Stats.Coverage, rep.Findings)
 	}
 	rep.Sort()
-	res.Findings = findings
-	return nil
 }
 
 // annotateNew annotates the findings known does not hold (nil: all of
