@@ -262,28 +262,12 @@ func failsEveryRun(runs []runOutcome) bool {
 	return failed
 }
 
-// Run verifies one module.
+// Run verifies one module: it reruns and analyses each fork the provider
+// recorded (verifyFork), then judges, gates and publishes the module's
+// report (conclude).
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	start := time.Now()
-	if cfg.Reruns <= 0 {
-		cfg.Reruns = DefaultReruns
-	}
-
-	if cfg.Out == nil {
-		cfg.Out = io.Discard
-	}
-	if cfg.Root == "" {
-		cfg.Root = cfg.ModuleDir
-	}
-	if cfg.Module == "" {
-		cfg.Module = mvn.ModulePath(cfg.Root, cfg.ModuleDir)
-	}
-	if cfg.Name == "" {
-		cfg.Name = cfg.Module
-		if id := mvn.ArtifactID(cfg.ModuleDir); cfg.Module == "." && id != "" {
-			cfg.Name = id
-		}
-	}
+	cfg = withDefaults(cfg)
 	records, err := surefire.ReadForkRecords(cfg.BuildDir)
 	if err != nil {
 		return nil, err
@@ -310,61 +294,111 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res := &Result{Report: &report.Report{Module: cfg.Module}}
 	orderDir := flakydir.InBuild(cfg.BuildDir).Orders()
 	outcomes := map[string][]runOutcome{}
-	var testOrder []string
+	tests := 0
 	var cases []surefire.FlakyCase
 	for _, rec := range records {
-		if !rec.AgentAttached {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("the flaky agent was not attached to the Surefire fork (%s): does the module set its own <argLine>? Add @{argLine} to it.", filepath.Base(rec.File)))
-		}
-		order := rec.TestIDs()
-		if len(order) == 0 {
-			continue
-		}
-		orderFile, err := surefire.WriteOrderFile(orderDir, order)
+		n, c, err := verifyFork(ctx, cfg, jars, rec, orderDir, outcomes, res)
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range rec.Tests {
-			if _, seen := outcomes[t.Test]; !seen {
-				testOrder = append(testOrder, t.Test)
-			}
-			outcomes[t.Test] = append(outcomes[t.Test], runOutcome{run: "surefire", orderFile: orderFile, outcome: launcher.ParseOutcome(t.Outcome), message: t.Message})
-		}
-		l, results, confirmed, err := rerun(ctx, cfg, jars, rec, orderDir, orderFile, outcomes)
-		if err != nil {
-			return nil, err
-		}
-		res.Report.Runs += 1 + len(results) + confirmed
-		res.Report.Stats.Orders += 1 + len(results) + confirmed
-		for _, test := range order {
-			f, c, failing := classify(test, outcomes[test], order, orderFile, cfg)
-			if f != nil {
-				res.Report.Findings = append(res.Report.Findings, *f)
-			}
-			if c != nil {
-				cases = append(cases, *c)
-			}
-			if failing {
-				res.Failing = append(res.Failing, test)
-			}
-		}
-		err = analyseFork(ctx, cfg, l, rec, results, res)
-		if l != nil {
-			l.Close()
-		}
-		if err != nil {
-			return nil, err
+		tests, cases = tests+n, append(cases, c...)
+	}
+	res.Report.Stats.Tests = tests
+	if err := conclude(ctx, cfg, records[0], baseline, flakyDir, outcomes, cases, start, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// withDefaults fills in the Config fields left unset.
+func withDefaults(cfg Config) Config {
+	if cfg.Reruns <= 0 {
+		cfg.Reruns = DefaultReruns
+	}
+	if cfg.Out == nil {
+		cfg.Out = io.Discard
+	}
+	if cfg.Root == "" {
+		cfg.Root = cfg.ModuleDir
+	}
+	if cfg.Module == "" {
+		cfg.Module = mvn.ModulePath(cfg.Root, cfg.ModuleDir)
+	}
+	if cfg.Name == "" {
+		cfg.Name = cfg.Module
+		if id := mvn.ArtifactID(cfg.ModuleDir); cfg.Module == "." && id != "" {
+			cfg.Name = id
 		}
 	}
-	res.Report.Stats.Tests = len(testOrder)
+	return cfg
+}
+
+// verifyFork verifies the fork of rec: it adds the Surefire run's outcomes
+// of its tests and those of its reruns to outcomes, and the runs, the
+// findings and failing tests of the reruns and the fork's analysis to res.
+// It returns how many of its tests no earlier fork ran, and the flaky
+// tests to report to Surefire.
+func verifyFork(ctx context.Context, cfg Config, jars agent.Jars, rec *surefire.ForkRecord, orderDir string, outcomes map[string][]runOutcome, res *Result) (int, []surefire.FlakyCase, error) {
+	if !rec.AgentAttached {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the flaky agent was not attached to the Surefire fork (%s): does the module set its own <argLine>? Add @{argLine} to it.", filepath.Base(rec.File)))
+	}
+	order := rec.TestIDs()
+	if len(order) == 0 {
+		return 0, nil, nil
+	}
+	orderFile, err := surefire.WriteOrderFile(orderDir, order)
+	if err != nil {
+		return 0, nil, err
+	}
+	tests := 0
+	for _, t := range rec.Tests {
+		if _, seen := outcomes[t.Test]; !seen {
+			tests++
+		}
+		outcomes[t.Test] = append(outcomes[t.Test], runOutcome{run: "surefire", orderFile: orderFile, outcome: launcher.ParseOutcome(t.Outcome), message: t.Message})
+	}
+	l, results, confirmed, err := rerun(ctx, cfg, jars, rec, orderDir, orderFile, outcomes)
+	if err != nil {
+		return 0, nil, err
+	}
+	res.Report.Runs += 1 + len(results) + confirmed
+	res.Report.Stats.Orders += 1 + len(results) + confirmed
+	var cases []surefire.FlakyCase
+	for _, test := range order {
+		f, c, failing := classify(test, outcomes[test], order, orderFile, cfg)
+		if f != nil {
+			res.Report.Findings = append(res.Report.Findings, *f)
+		}
+		if c != nil {
+			cases = append(cases, *c)
+		}
+		if failing {
+			res.Failing = append(res.Failing, test)
+		}
+	}
+	err = analyseFork(ctx, cfg, l, rec, results, res)
+	if l != nil {
+		l.Close()
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	return tests, cases, nil
+}
+
+// conclude finishes the module's report (rec is its first fork's record):
+// it drops what a change cannot affect, proposes repairs, judges the
+// report against the baseline and the gate, publishes it and writes the
+// flaky tests (cases) for Surefire's XML.
+func conclude(ctx context.Context, cfg Config, rec *surefire.ForkRecord, baseline *gate.Baseline, flakyDir string, outcomes map[string][]runOutcome, cases []surefire.FlakyCase, start time.Time, res *Result) error {
 	// Surefire's XML keeps every test that flaked as flaky, judged or not.
 	flaked := slices.Clone(res.Report.Findings)
 	if dropped := unaffected(res.Report); len(dropped) > 0 {
 		fmt.Fprintf(cfg.Out, "[flaky] module %s: not judged, the change cannot affect them: %s\n", cfg.Name, strings.Join(dropped, ", "))
 	}
 	res.Report.Sort()
-	if err := proposeRepairs(ctx, cfg, records[0], res); err != nil {
-		return nil, err
+	if err := proposeRepairs(ctx, cfg, rec, res); err != nil {
+		return err
 	}
 	res.Report.Stats.DurationMs = time.Since(start).Milliseconds()
 
@@ -374,15 +408,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	if _, err := publish.Module(ctx, res.Report, publish.Options{
 		Root: cfg.Root, ModuleDir: cfg.ModuleDir, FlakyDir: flakyDir, Module: cfg.Module,
-		Version: buildinfo.Version(), CI: cfg.Out, Java: envOf(records[0], cfg.Java).Java,
+		Version: buildinfo.Version(), CI: cfg.Out, Java: envOf(rec, cfg.Java).Java,
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	if err := surefire.WriteFlakyReports(filepath.Join(flakyDir, "surefire"), findingCases(cases, flaked)); err != nil {
-		return nil, err
+		return err
 	}
 	printSummary(cfg, res)
-	return res, nil
+	return nil
 }
 
 // unaffected takes out of a change's report the findings about tests the
