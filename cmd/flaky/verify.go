@@ -107,6 +107,21 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 	shower := progress.New(o.Stdout, progress.ModeFor(o.Stdout, o.Quiet), "[flaky] progress")
 	defer shower.Finish()
 	cfg.Progress = progress.NewTracker(shower.Func())
+	if err := verifyPlaces(&cfg, o, module); err != nil {
+		return err
+	}
+	if err := verifyCounts(&cfg, o); err != nil {
+		return err
+	}
+	if err := verifyAnalyses(&cfg, o, module); err != nil {
+		return err
+	}
+	return verifyModule(ctx, cfg, module)
+}
+
+// verifyPlaces sets cfg's test timeout, Java, build and root directories
+// and gate from the flags.
+func verifyPlaces(cfg *verify.Config, o verifyOptions, module string) error {
 	switch {
 	case cfg.TestTimeout < 0:
 		return usageError("--test-timeout must not be negative")
@@ -131,6 +146,11 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 	default:
 		return usageError("--gate must be on or off, not %q", g)
 	}
+	return nil
+}
+
+// verifyCounts sets cfg's reruns, rounds, seed and budget from the flags.
+func verifyCounts(cfg *verify.Config, o verifyOptions) error {
 	if r := strings.TrimSpace(o.Reruns); r != "" {
 		n, err := strconv.Atoi(r)
 		if err != nil || n < 1 {
@@ -165,6 +185,13 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 			cfg.Budget = -1
 		}
 	}
+	return nil
+}
+
+// verifyAnalyses sets cfg's chaos analysis, repair, strategy and change
+// from the flags (after verifyCounts: the chaos analysis takes the budget).
+func verifyAnalyses(cfg *verify.Config, o verifyOptions, module string) error {
+	var err error
 	if cfg.Chaos, err = verify.ParseChaos(o.Chaos); err != nil {
 		return usageError("--chaos: %v", err)
 	}
@@ -186,6 +213,12 @@ func runVerify(ctx context.Context, o verifyOptions) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// verifyModule verifies the module and, when it does not pass, writes the
+// gate verdict the flaky profile fails the build on.
+func verifyModule(ctx context.Context, cfg verify.Config, module string) error {
 	gateFile := flakydir.InBuild(cfg.BuildDir).GateFile()
 	if err := os.Remove(gateFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove the previous gate verdict: %w", err)
