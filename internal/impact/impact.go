@@ -143,96 +143,21 @@ type usage struct {
 // current code) and k (nil: no knowledge).
 func Of(ch *change.Change, suite []string, trace []agent.Dataflow, k *Knowledge) *Impact {
 	uses := usages(trace, k)
-	testClasses := set(ch.TestClasses)
-	// classes are the production classes changed as a whole (their
-	// static fields may have); changedMethods the methods changed where
-	// only methods changed.
-	classes := map[string]bool{}
-	var changedMethods []string
-	for _, c := range ch.Classes {
-		if m := ch.Members[c]; m == nil || m.Whole != "" {
-			classes[c] = true
-		}
-	}
-	for _, c := range slices.Concat(ch.TestClasses, ch.Classes) {
-		if m := ch.Members[c]; m != nil && m.Whole == "" {
-			changedMethods = append(changedMethods, m.Methods...)
-		}
-	}
-	slices.Sort(changedMethods)
-	changedMethods = slices.Compact(changedMethods)
+	c := changedBy(ch)
 	im := &Impact{Suite: len(suite)}
-	causes := map[string]int{}
-	var order []string
-	cause := func(c string) {
-		if causes[c] == 0 {
-			order = append(order, c)
-		}
-		causes[c]++
-	}
+	t := &tally{n: map[string]int{}}
 	for _, id := range suite {
-		var reasons []string
 		u := uses[id]
 		known := k != nil
 		if k != nil {
 			_, known = k.Tests[id]
 		}
+		var reasons []string
 		if k != nil && !known {
 			reasons = append(reasons, "new test")
-			cause(newTests)
+			t.add(newTests)
 		}
-		tid := testid.Parse(id)
-		if c := topLevel(tid.Class); testClasses[c] {
-			switch m := ch.Members[c]; {
-			case m == nil || m.Whole != "":
-				r := simple(c) + " changed"
-				reasons = append(reasons, r)
-				cause(r)
-			case slices.Contains(m.Methods, tid.Class+"#"+tid.Method):
-				reasons = append(reasons, shortMethod(tid.Class+"#"+tid.Method)+" changed")
-				cause(simple(c) + " changed")
-			case len(u.methods) == 0:
-				// Without the test's methods, any change to its class may be its.
-				reasons = append(reasons, simple(c)+" changed")
-				cause(simple(c) + " changed")
-			}
-		}
-		for _, f := range ch.Build {
-			r := f + " changed"
-			reasons = append(reasons, r)
-			cause(r)
-		}
-		for _, f := range ch.Resources {
-			r := f + " changed"
-			reasons = append(reasons, r)
-			cause(r)
-		}
-		for _, c := range ch.Classes {
-			if !u.classes[c] {
-				continue
-			}
-			if m := ch.Members[c]; m == nil || m.Whole != "" || len(u.methods) == 0 {
-				reasons = append(reasons, "runs "+simple(c)+" (changed)")
-				cause(simple(c) + " run by")
-			}
-		}
-		for _, mk := range changedMethods {
-			if u.methods[mk] && !slices.Contains(reasons, shortMethod(mk)+" changed") {
-				reasons = append(reasons, "runs "+shortMethod(mk)+" (changed)")
-				cause(shortMethod(mk) + " run by")
-			}
-		}
-		for _, rw := range []struct {
-			verb  string
-			roots map[string]bool
-		}{{"reads", u.reads}, {"writes", u.writes}} {
-			for _, root := range slices.Sorted(maps.Keys(rw.roots)) {
-				if c := declaringClass(root); !u.other[root] && classes[c] {
-					reasons = append(reasons, fmt.Sprintf("%s %s (%s changed)", rw.verb, shortRoot(root), simple(c)))
-					cause(shortRoot(root) + " read or written by")
-				}
-			}
-		}
+		reasons = c.reasons(reasons, id, u, t)
 		if len(reasons) > 0 {
 			im.Tests = append(im.Tests, Test{ID: id, Reasons: slices.Compact(reasons), New: !known})
 		}
@@ -247,39 +172,163 @@ func Of(ch *change.Change, suite []string, trace []agent.Dataflow, k *Knowledge)
 			im.Reads[id] = slices.Sorted(maps.Keys(r))
 		}
 	}
-	// A test that reads what an affected test writes may now be its
-	// victim (or depend on it as a state-setter): it is judged for that.
-	direct := slices.Clone(im.Tests)
-	affected := set(im.IDs())
-	for _, id := range suite {
-		if affected[id] {
-			continue
-		}
-		var t Test
-		for _, a := range direct {
-			if root := shared(uses[id].reads, uses[a.ID].writes); root != "" {
-				t.Via = append(t.Via, a.ID)
-				t.Reasons = append(t.Reasons, fmt.Sprintf("reads %s written by %s", display(root, uses[id]), short(a.ID)))
-			}
-		}
-		if len(t.Via) > 0 {
-			t.ID = id
-			im.Tests = append(im.Tests, t)
-			cause(readers)
-		}
-	}
+	im.Tests = append(im.Tests, readersOf(im.Tests, suite, uses, t)...)
 	index := map[string]int{}
 	for i, id := range suite {
 		index[id] = i
 	}
 	slices.SortStableFunc(im.Tests, func(x, y Test) int { return index[x.ID] - index[y.ID] })
-	// The direct causes first, most tests first; then the readers.
+	im.Because = t.because()
+	return im
+}
+
+// changed is what a change changed, as Of matches it against each test.
+type changed struct {
+	ch          *change.Change
+	testClasses map[string]bool
+	// classes are the production classes changed as a whole (their static
+	// fields may have); methods the methods changed where only methods
+	// changed.
+	classes map[string]bool
+	methods []string
+}
+
+// changedBy returns what ch changed.
+func changedBy(ch *change.Change) changed {
+	c := changed{ch: ch, testClasses: set(ch.TestClasses), classes: map[string]bool{}}
+	for _, cl := range ch.Classes {
+		if m := ch.Members[cl]; m == nil || m.Whole != "" {
+			c.classes[cl] = true
+		}
+	}
+	for _, cl := range slices.Concat(ch.TestClasses, ch.Classes) {
+		if m := ch.Members[cl]; m != nil && m.Whole == "" {
+			c.methods = append(c.methods, m.Methods...)
+		}
+	}
+	slices.Sort(c.methods)
+	c.methods = slices.Compact(c.methods)
+	return c
+}
+
+// reasons adds to reasons why the change affects the test id (u: what it
+// uses), and their causes to t.
+func (c changed) reasons(reasons []string, id string, u usage, t *tally) []string {
+	ch := c.ch
+	reasons = c.ofTestClass(reasons, testid.Parse(id), u, t)
+	for _, f := range slices.Concat(ch.Build, ch.Resources) {
+		r := f + " changed"
+		reasons = append(reasons, r)
+		t.add(r)
+	}
+	for _, cl := range ch.Classes {
+		if !u.classes[cl] {
+			continue
+		}
+		if m := ch.Members[cl]; m == nil || m.Whole != "" || len(u.methods) == 0 {
+			reasons = append(reasons, "runs "+simple(cl)+" (changed)")
+			t.add(simple(cl) + " run by")
+		}
+	}
+	for _, mk := range c.methods {
+		if u.methods[mk] && !slices.Contains(reasons, shortMethod(mk)+" changed") {
+			reasons = append(reasons, "runs "+shortMethod(mk)+" (changed)")
+			t.add(shortMethod(mk) + " run by")
+		}
+	}
+	for _, rw := range []struct {
+		verb  string
+		roots map[string]bool
+	}{{"reads", u.reads}, {"writes", u.writes}} {
+		for _, root := range slices.Sorted(maps.Keys(rw.roots)) {
+			if cl := declaringClass(root); !u.other[root] && c.classes[cl] {
+				reasons = append(reasons, fmt.Sprintf("%s %s (%s changed)", rw.verb, shortRoot(root), simple(cl)))
+				t.add(shortRoot(root) + " read or written by")
+			}
+		}
+	}
+	return reasons
+}
+
+// ofTestClass adds to reasons how the change of the test's own class
+// affects the test tid, if it does, and the cause to t.
+func (c changed) ofTestClass(reasons []string, tid testid.ID, u usage, t *tally) []string {
+	cl := topLevel(tid.Class)
+	if !c.testClasses[cl] {
+		return reasons
+	}
+	switch m := c.ch.Members[cl]; {
+	case m == nil || m.Whole != "":
+		r := simple(cl) + " changed"
+		reasons = append(reasons, r)
+		t.add(r)
+	case slices.Contains(m.Methods, tid.Class+"#"+tid.Method):
+		reasons = append(reasons, shortMethod(tid.Class+"#"+tid.Method)+" changed")
+		t.add(simple(cl) + " changed")
+	case len(u.methods) == 0:
+		// Without the test's methods, any change to its class may be its.
+		reasons = append(reasons, simple(cl)+" changed")
+		t.add(simple(cl) + " changed")
+	}
+	return reasons
+}
+
+// readersOf returns the tests of suite not in affected that read what an
+// affected test writes: each may now be its victim (or depend on it as a
+// state-setter), and is judged for that. Each counts towards the readers
+// cause of t.
+func readersOf(affected []Test, suite []string, uses map[string]usage, t *tally) []Test {
+	ids := map[string]bool{}
+	for _, a := range affected {
+		ids[a.ID] = true
+	}
+	var out []Test
+	for _, id := range suite {
+		if ids[id] {
+			continue
+		}
+		var r Test
+		for _, a := range affected {
+			if root := shared(uses[id].reads, uses[a.ID].writes); root != "" {
+				r.Via = append(r.Via, a.ID)
+				r.Reasons = append(r.Reasons, fmt.Sprintf("reads %s written by %s", display(root, uses[id]), short(a.ID)))
+			}
+		}
+		if len(r.Via) > 0 {
+			r.ID = id
+			out = append(out, r)
+			t.add(readers)
+		}
+	}
+	return out
+}
+
+// tally counts the affected tests of each cause, the causes in the order
+// they first appear.
+type tally struct {
+	n     map[string]int
+	order []string
+}
+
+// add counts one test of cause c.
+func (t *tally) add(c string) {
+	if t.n[c] == 0 {
+		t.order = append(t.order, c)
+	}
+	t.n[c]++
+}
+
+// because says the causes: the direct ones first, most tests first; then
+// the readers.
+func (t *tally) because() []string {
+	order, causes := t.order, t.n
 	sort.SliceStable(order, func(i, j int) bool {
 		if (order[i] == readers) != (order[j] == readers) {
 			return order[j] == readers
 		}
 		return causes[order[i]] > causes[order[j]]
 	})
+	var because []string
 	for _, c := range order {
 		switch {
 		case c == newTests:
@@ -293,9 +342,9 @@ func Of(ch *change.Change, suite []string, trace []agent.Dataflow, k *Knowledge)
 		case strings.HasSuffix(c, " by"):
 			c = fmt.Sprintf("%s %d test%s", c, causes[c], plural(causes[c]))
 		}
-		im.Because = append(im.Because, c)
+		because = append(because, c)
 	}
-	return im
+	return because
 }
 
 // newTests is the cause of the tests the knowledge has no record of;
