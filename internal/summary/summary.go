@@ -47,51 +47,61 @@ type Module struct {
 
 // Markdown renders the modules' reports as one summary.
 func Markdown(modules []Module) string {
-	var newOnes, known []entry
-	tests, orders := 0, 0
-	var dur time.Duration
-	var cuts, fixed, unjudged, unconfirmed, changes []string
-	gateFailed, gated, suspected := false, false, false
+	d := gather(modules)
+	never, unverified := neverRan(modules), unverifiedMerges(modules)
+	var b strings.Builder
+	d.heading(&b, never, unverified)
+	for _, c := range d.changes {
+		b.WriteString(c + "\n\n")
+	}
+	for _, c := range d.cuts {
+		fmt.Fprintf(&b, "> **Partial results:** %s\n\n", text(c))
+	}
+	for _, u := range unverified {
+		fmt.Fprintf(&b, "> **Unverified:** %s\n\n", u)
+	}
+	multi := len(modules) > 1
+	omitted := d.newFindings(&b, multi)
+	d.lists(&b, never)
+	if omitted > 0 {
+		fmt.Fprintf(&b, "_%d more finding%s left out to keep this summary short: see `target/flaky/report.json` or `index.html`._\n\n", omitted, plural(omitted))
+	}
+	fmt.Fprintf(&b, "<sub>%d test%s, %d order%s run, %s", d.tests, plural(d.tests), d.orders, plural(d.orders), d.dur.Round(time.Second))
+	if multi {
+		fmt.Fprintf(&b, ", %d modules", len(modules))
+	}
+	b.WriteString(" · flaky</sub>\n")
+	return b.String()
+}
+
+// digest is what Markdown gathers from the modules' reports.
+type digest struct {
+	newOnes, known                              []entry
+	tests, orders                               int
+	dur                                         time.Duration
+	cuts, fixed, unjudged, unconfirmed, changes []string
+	gateFailed, gated, suspected                bool
+}
+
+// gather reads the modules' reports into a digest.
+func gather(modules []Module) *digest {
+	d := &digest{}
 	for _, m := range modules {
 		r := m.Report
-		tests += r.Stats.Tests
-		orders += r.Stats.Orders
-		dur += time.Duration(r.Stats.DurationMs) * time.Millisecond
-		cuts = append(cuts, budgetCuts(m)...)
+		d.tests += r.Stats.Tests
+		d.orders += r.Stats.Orders
+		d.dur += time.Duration(r.Stats.DurationMs) * time.Millisecond
+		d.cuts = append(d.cuts, budgetCuts(m)...)
 		if ch := r.Stats.Change; ch != nil {
-			changes = append(changes, fmt.Sprintf("Analysed the change since %s%s: %s", code(ch.Ref), moduleNote(modules, m), text(ch.Summary)))
-			if covered := "A pair counts as covered when its first test ran before its second with no test between them writing the state they share"; ch.Pairs > 0 && !slices.Contains(changes, covered) {
-				changes = append(changes, covered)
-			}
-			for _, t := range ch.Known {
-				changes = append(changes, fmt.Sprintf("%s%s was flaky before the change and still is", code(t), moduleNote(modules, m)))
-			}
-			if n := len(ch.Settled); n > 0 {
-				changes = append(changes, fmt.Sprintf("%d known victim%s%s kept %s verdict: neither %s nor %s known polluters changed, and no new polluter was found", n, plural(n), moduleNote(modules, m), pick(n, "its", "their"), pick(n, "it", "they"), pick(n, "its", "their")))
-			}
-			for _, t := range ch.PossiblyFixed {
-				if e := code(t) + moduleNote(modules, m); !slices.Contains(fixed, e) {
-					fixed = append(fixed, e)
-				}
-			}
-			suspected = true
+			d.addChange(modules, m, ch)
 		}
 		if c := r.Stats.Coverage; c != nil {
 			for _, t := range c.Unconfirmed {
-				unconfirmed = append(unconfirmed, code(t)+moduleNote(modules, m))
+				d.unconfirmed = append(d.unconfirmed, code(t)+moduleNote(modules, m))
 			}
 		}
 		if g := r.Gate; g != nil {
-			gated = gated || g.Enabled
-			gateFailed = gateFailed || (g.Enabled && !g.Pass)
-			for _, t := range g.PossiblyFixed {
-				if e := code(t) + moduleNote(modules, m); !slices.Contains(fixed, e) {
-					fixed = append(fixed, e)
-				}
-			}
-			for _, u := range g.Unjudged {
-				unjudged = append(unjudged, fmt.Sprintf("%s (%s): %s", code(u.Test), u.Kind, text(u.Reason)))
-			}
+			d.addGate(modules, m, g)
 		}
 		root := ""
 		if m.Dir != "" {
@@ -100,42 +110,74 @@ func Markdown(modules []Module) string {
 		for _, f := range r.Findings {
 			e := entry{module: m.Name, dir: m.Dir, root: root, f: f}
 			if r.IsNew(f) {
-				newOnes = append(newOnes, e)
+				d.newOnes = append(d.newOnes, e)
 			} else {
-				known = append(known, e)
+				d.known = append(d.known, e)
 			}
 		}
 	}
-	never, unverified := neverRan(modules), unverifiedMerges(modules)
-	var b strings.Builder
-	switch {
-	case len(newOnes) == 0 && len(never) > 0:
-		fmt.Fprintf(&b, "## flaky: no new flaky tests, but %d test%s did not run\n\n", len(never), plural(len(never)))
-	case len(newOnes) == 0 && len(unverified) > 0:
+	return d
+}
+
+// addChange adds what the analysis of a change said of module m.
+func (d *digest) addChange(modules []Module, m Module, ch *report.ChangeStats) {
+	d.changes = append(d.changes, fmt.Sprintf("Analysed the change since %s%s: %s", code(ch.Ref), moduleNote(modules, m), text(ch.Summary)))
+	if covered := "A pair counts as covered when its first test ran before its second with no test between them writing the state they share"; ch.Pairs > 0 && !slices.Contains(d.changes, covered) {
+		d.changes = append(d.changes, covered)
+	}
+	for _, t := range ch.Known {
+		d.changes = append(d.changes, fmt.Sprintf("%s%s was flaky before the change and still is", code(t), moduleNote(modules, m)))
+	}
+	if n := len(ch.Settled); n > 0 {
+		d.changes = append(d.changes, fmt.Sprintf("%d known victim%s%s kept %s verdict: neither %s nor %s known polluters changed, and no new polluter was found", n, plural(n), moduleNote(modules, m), pick(n, "its", "their"), pick(n, "it", "they"), pick(n, "its", "their")))
+	}
+	d.addFixed(modules, m, ch.PossiblyFixed)
+	d.suspected = true
+}
+
+// addGate adds what the gate said of module m.
+func (d *digest) addGate(modules []Module, m Module, g *report.Gate) {
+	d.gated = d.gated || g.Enabled
+	d.gateFailed = d.gateFailed || (g.Enabled && !g.Pass)
+	d.addFixed(modules, m, g.PossiblyFixed)
+	for _, u := range g.Unjudged {
+		d.unjudged = append(d.unjudged, fmt.Sprintf("%s (%s): %s", code(u.Test), u.Kind, text(u.Reason)))
+	}
+}
+
+// addFixed adds the possibly fixed tests of module m, each once.
+func (d *digest) addFixed(modules []Module, m Module, tests []string) {
+	for _, t := range tests {
+		if e := code(t) + moduleNote(modules, m); !slices.Contains(d.fixed, e) {
+			d.fixed = append(d.fixed, e)
+		}
+	}
+}
+
+// heading writes the summary's heading.
+func (d *digest) heading(b *strings.Builder, never []string, unverified []string) {
+	switch n := len(d.newOnes); {
+	case n == 0 && len(never) > 0:
+		fmt.Fprintf(b, "## flaky: no new flaky tests, but %d test%s did not run\n\n", len(never), plural(len(never)))
+	case n == 0 && len(unverified) > 0:
 		b.WriteString("## flaky: no new flaky tests (unverified)\n\n")
-	case len(newOnes) == 0:
+	case n == 0:
 		b.WriteString("## flaky: no new flaky tests\n\n")
-	case gateFailed:
-		fmt.Fprintf(&b, "## flaky: %d new flaky test%s (gate failed)\n\n", len(newOnes), plural(len(newOnes)))
+	case d.gateFailed:
+		fmt.Fprintf(b, "## flaky: %d new flaky test%s (gate failed)\n\n", n, plural(n))
 	default:
-		fmt.Fprintf(&b, "## flaky: %d new flaky test%s\n\n", len(newOnes), plural(len(newOnes)))
+		fmt.Fprintf(b, "## flaky: %d new flaky test%s\n\n", n, plural(n))
 	}
-	for _, c := range changes {
-		b.WriteString(c + "\n\n")
-	}
-	for _, c := range cuts {
-		fmt.Fprintf(&b, "> **Partial results:** %s\n\n", text(c))
-	}
-	for _, u := range unverified {
-		fmt.Fprintf(&b, "> **Unverified:** %s\n\n", u)
-	}
-	multi := len(modules) > 1
-	if len(newOnes) > 0 {
-		table(&b, newOnes, multi)
+}
+
+// newFindings writes the table and the details of the new findings, as
+// many details as fit in MaxBytes; it returns how many did not.
+func (d *digest) newFindings(b *strings.Builder, multi bool) (omitted int) {
+	if len(d.newOnes) > 0 {
+		table(b, d.newOnes, multi)
 		b.WriteString("\n")
 	}
-	omitted := 0
-	for _, e := range newOnes {
+	for _, e := range d.newOnes {
 		if b.Len() > MaxBytes-2000 {
 			omitted++
 			continue
@@ -147,42 +189,39 @@ func Markdown(modules []Module) string {
 		}
 		b.WriteString(section)
 	}
-	if len(known) > 0 {
+	return omitted
+}
+
+// lists writes the known, unconfirmed or suspected, not run, possibly
+// fixed and unjudged tests.
+func (d *digest) lists(b *strings.Builder, never []string) {
+	if len(d.known) > 0 {
 		where := "the baseline"
-		if gated {
+		if d.gated {
 			where = "`.flaky/baseline.json`"
 		}
-		fmt.Fprintf(&b, "**Known flaky tests** (accepted in %s): ", where)
-		names := make([]string, len(known))
-		for i, e := range known {
-			names[i] = fmt.Sprintf("%s (%s)", code(e.f.Test), e.f.Kind)
+		fmt.Fprintf(b, "**Known flaky tests** (accepted in %s): ", where)
+		known := make([]string, len(d.known))
+		for i, e := range d.known {
+			known[i] = fmt.Sprintf("%s (%s)", code(e.f.Test), e.f.Kind)
 		}
-		b.WriteString(strings.Join(names, ", ") + "\n\n")
+		b.WriteString(strings.Join(known, ", ") + "\n\n")
 	}
 	switch {
-	case len(unconfirmed) > 0 && suspected:
-		b.WriteString("**Suspected** (their outcome changed, but no rerun confirmed it; not reported as flaky, the verdict stands): " + strings.Join(unconfirmed, ", ") + "\n\n")
-	case len(unconfirmed) > 0:
-		b.WriteString("**Unconfirmed** (their outcome changed, but no rerun confirmed it; not reported as flaky): " + strings.Join(unconfirmed, ", ") + "\n\n")
+	case len(d.unconfirmed) > 0 && d.suspected:
+		b.WriteString("**Suspected** (their outcome changed, but no rerun confirmed it; not reported as flaky, the verdict stands): " + strings.Join(d.unconfirmed, ", ") + "\n\n")
+	case len(d.unconfirmed) > 0:
+		b.WriteString("**Unconfirmed** (their outcome changed, but no rerun confirmed it; not reported as flaky): " + strings.Join(d.unconfirmed, ", ") + "\n\n")
 	}
 	if len(never) > 0 {
 		b.WriteString("**Did not run** (crashed, timed out or got no result in every run; nothing was judged of them): " + names(never) + "\n\n")
 	}
-	if len(fixed) > 0 {
-		b.WriteString("**Possibly fixed** (accepted, not flaky in this run): " + strings.Join(fixed, ", ") + "\n\n")
+	if len(d.fixed) > 0 {
+		b.WriteString("**Possibly fixed** (accepted, not flaky in this run): " + strings.Join(d.fixed, ", ") + "\n\n")
 	}
-	if len(unjudged) > 0 {
-		b.WriteString("**Not judged:** " + strings.Join(unjudged, "; ") + "\n\n")
+	if len(d.unjudged) > 0 {
+		b.WriteString("**Not judged:** " + strings.Join(d.unjudged, "; ") + "\n\n")
 	}
-	if omitted > 0 {
-		fmt.Fprintf(&b, "_%d more finding%s left out to keep this summary short: see `target/flaky/report.json` or `index.html`._\n\n", omitted, plural(omitted))
-	}
-	fmt.Fprintf(&b, "<sub>%d test%s, %d order%s run, %s", tests, plural(tests), orders, plural(orders), dur.Round(time.Second))
-	if multi {
-		fmt.Fprintf(&b, ", %d modules", len(modules))
-	}
-	b.WriteString(" · flaky</sub>\n")
-	return b.String()
 }
 
 type entry struct {
