@@ -155,83 +155,17 @@ type callSiteView struct {
 
 func view(p Page) pageView {
 	v := pageView{Title: p.Title, Version: p.Version, Generated: p.Generated.UTC().Format("2006-01-02 15:04:05 UTC")}
-	var dur time.Duration
-	odOrders, chaosRuns := 0, 0
-	counts := map[report.Kind]int{}
-	gated, failed := false, false
+	t := &pageTotals{counts: map[report.Kind]int{}}
+	multi := len(p.Modules) > 1
 	for _, m := range p.Modules {
-		r := m.Report
 		v.Modules = append(v.Modules, m.Name)
-		of := ""
-		if len(p.Modules) > 1 {
-			of = " of " + m.Name
+		v.addStats(m, multi, t)
+		if g := m.Report.Gate; g != nil {
+			v.addGate(m, g, t)
 		}
-		v.Tests += r.Stats.Tests
-		v.Orders += r.Stats.Orders
-		if c := r.Stats.Coverage; c != nil {
-			odOrders += c.Orders
-		}
-		if c := r.Stats.Chaos; c != nil {
-			chaosRuns += c.Runs
-		}
-		dur += time.Duration(r.Stats.DurationMs) * time.Millisecond
-		if c := r.Stats.Coverage; c != nil {
-			v.Coverage = append(v.Coverage, coverageView{Module: m.Name, Orders: c.Orders, Rounds: c.Rounds, RoundsPlanned: c.RoundsPlanned,
-				PairsCovered: c.PairsCovered, Pairs: c.Pairs, TestsAlone: c.TestsAlone, Budget: budget(c.BudgetMs, c.BudgetWhy), Seed: c.Seed})
-			if c.BudgetExhausted {
-				v.Cuts = append(v.Cuts, fmt.Sprintf("the order-dependence analysis%s was cut by its budget of %s; %d test(s) flipped but were not confirmed",
-					of, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
-			}
-		}
-		if c := r.Stats.Chaos; c != nil && c.BudgetExhausted {
-			v.Cuts = append(v.Cuts, fmt.Sprintf("API perturbation%s was cut by its budget of %s; %d test(s) failed perturbed but were not confirmed",
-				of, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
-		}
-		for _, c := range r.Cut {
-			if of != "" {
-				c = m.Name + ": " + c
-			}
-			v.Cuts = append(v.Cuts, c)
-		}
-		if g := r.Gate; g != nil {
-			gated = gated || g.Enabled
-			failed = failed || (g.Enabled && !g.Pass)
-			for _, t := range g.PossiblyFixed {
-				v.Baseline = append(v.Baseline, fmt.Sprintf("possibly fixed: %s (%s; accepted, not flaky in this run)", t, m.Name))
-			}
-			for _, u := range g.Unjudged {
-				v.Baseline = append(v.Baseline, fmt.Sprintf("not judged: %s (%s, accepted as %s): %s", u.Test, m.Name, u.Kind, u.Reason))
-			}
-		}
-		if c := r.Stats.Coverage; c != nil {
-			for _, t := range c.Unconfirmed {
-				if len(p.Modules) > 1 {
-					t += " (" + m.Name + ")"
-				}
-				v.Unconfirmed = append(v.Unconfirmed, t)
-			}
-		}
-		groups := alike(r.Findings)
-		for i, f := range r.Findings {
-			counts[f.Kind]++
-			fv := finding(p, m, f, len(p.Modules) > 1)
-			if fv.New {
-				v.New++
-			}
-			if g := groups[i]; len(g) > 1 {
-				fv.Group = fmt.Sprintf("group-%d-%d", len(v.Modules), g[0])
-				if g[0] == i {
-					gv := groupView{ID: fv.Group, Title: fmt.Sprintf("%d × %s", len(g), f.Kind.Title()), Why: fv.Why, Module: m.Name, ShowModule: len(p.Modules) > 1}
-					for _, j := range g {
-						gv.Tests = append(gv.Tests, r.Findings[j].Test)
-					}
-					v.Groups = append(v.Groups, gv)
-				}
-			}
-			v.Findings = append(v.Findings, fv)
-		}
+		v.addFindings(p, m, multi, t)
 	}
-	v.OrdersBy = ordersBy(v.Orders, odOrders, chaosRuns)
+	v.OrdersBy = ordersBy(v.Orders, t.odOrders, t.chaosRuns)
 	slices.SortStableFunc(v.Findings, func(a, b findingView) int {
 		switch {
 		case a.New && !b.New:
@@ -241,25 +175,120 @@ func view(p Page) pageView {
 		}
 		return 0
 	})
-	for _, k := range []report.Kind{report.ODVictim, report.ODBrittle, report.NIO, report.NOD, report.API} {
-		if counts[k] > 0 {
-			v.ByKind = append(v.ByKind, kindCount{Kind: k, Title: k.Title(), Count: counts[k]})
-		}
-		delete(counts, k)
-	}
-	for k, n := range counts { // kinds added later
-		v.ByKind = append(v.ByKind, kindCount{Kind: k, Title: k.Title(), Count: n})
-	}
-	v.Duration = dur.Round(time.Second).String()
+	v.ByKind = byKind(t.counts)
+	v.Duration = t.dur.Round(time.Second).String()
 	switch {
-	case !gated:
+	case !t.gated:
 		v.GateStatus, v.GateClass = "off", ""
-	case failed:
+	case t.failed:
 		v.GateStatus, v.GateClass = "failed", "status-fail"
 	default:
 		v.GateStatus, v.GateClass = "passed", "status-pass"
 	}
 	return v
+}
+
+// pageTotals is what view adds up over the modules besides the pageView.
+type pageTotals struct {
+	dur                 time.Duration
+	odOrders, chaosRuns int
+	counts              map[report.Kind]int // the findings of each kind
+	gated, failed       bool
+}
+
+// addStats adds module m's tests, orders, coverage, cuts and unconfirmed
+// tests to v, and its durations and runs to t.
+func (v *pageView) addStats(m Module, multi bool, t *pageTotals) {
+	r := m.Report
+	of := ""
+	if multi {
+		of = " of " + m.Name
+	}
+	v.Tests += r.Stats.Tests
+	v.Orders += r.Stats.Orders
+	t.dur += time.Duration(r.Stats.DurationMs) * time.Millisecond
+	if c := r.Stats.Coverage; c != nil {
+		t.odOrders += c.Orders
+		v.Coverage = append(v.Coverage, coverageView{Module: m.Name, Orders: c.Orders, Rounds: c.Rounds, RoundsPlanned: c.RoundsPlanned,
+			PairsCovered: c.PairsCovered, Pairs: c.Pairs, TestsAlone: c.TestsAlone, Budget: budget(c.BudgetMs, c.BudgetWhy), Seed: c.Seed})
+		if c.BudgetExhausted {
+			v.Cuts = append(v.Cuts, fmt.Sprintf("the order-dependence analysis%s was cut by its budget of %s; %d test(s) flipped but were not confirmed",
+				of, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
+		}
+		for _, u := range c.Unconfirmed {
+			if multi {
+				u += " (" + m.Name + ")"
+			}
+			v.Unconfirmed = append(v.Unconfirmed, u)
+		}
+	}
+	if c := r.Stats.Chaos; c != nil {
+		t.chaosRuns += c.Runs
+		if c.BudgetExhausted {
+			v.Cuts = append(v.Cuts, fmt.Sprintf("API perturbation%s was cut by its budget of %s; %d test(s) failed perturbed but were not confirmed",
+				of, time.Duration(c.BudgetMs)*time.Millisecond, len(c.Unconfirmed)))
+		}
+	}
+	for _, c := range r.Cut {
+		if of != "" {
+			c = m.Name + ": " + c
+		}
+		v.Cuts = append(v.Cuts, c)
+	}
+}
+
+// addGate adds what the gate g said of module m to v, and whether it was
+// on and failed to t.
+func (v *pageView) addGate(m Module, g *report.Gate, t *pageTotals) {
+	t.gated = t.gated || g.Enabled
+	t.failed = t.failed || (g.Enabled && !g.Pass)
+	for _, test := range g.PossiblyFixed {
+		v.Baseline = append(v.Baseline, fmt.Sprintf("possibly fixed: %s (%s; accepted, not flaky in this run)", test, m.Name))
+	}
+	for _, u := range g.Unjudged {
+		v.Baseline = append(v.Baseline, fmt.Sprintf("not judged: %s (%s, accepted as %s): %s", u.Test, m.Name, u.Kind, u.Reason))
+	}
+}
+
+// addFindings adds module m's findings, and their groups of alike ones,
+// to v, and counts them by kind in t.
+func (v *pageView) addFindings(p Page, m Module, multi bool, t *pageTotals) {
+	r := m.Report
+	groups := alike(r.Findings)
+	for i, f := range r.Findings {
+		t.counts[f.Kind]++
+		fv := finding(p, m, f, multi)
+		if fv.New {
+			v.New++
+		}
+		if g := groups[i]; len(g) > 1 {
+			fv.Group = fmt.Sprintf("group-%d-%d", len(v.Modules), g[0])
+			if g[0] == i {
+				gv := groupView{ID: fv.Group, Title: fmt.Sprintf("%d × %s", len(g), f.Kind.Title()), Why: fv.Why, Module: m.Name, ShowModule: multi}
+				for _, j := range g {
+					gv.Tests = append(gv.Tests, r.Findings[j].Test)
+				}
+				v.Groups = append(v.Groups, gv)
+			}
+		}
+		v.Findings = append(v.Findings, fv)
+	}
+}
+
+// byKind counts the findings of each kind, the known kinds first in their
+// order; it empties counts.
+func byKind(counts map[report.Kind]int) []kindCount {
+	var out []kindCount
+	for _, k := range []report.Kind{report.ODVictim, report.ODBrittle, report.NIO, report.NOD, report.API} {
+		if counts[k] > 0 {
+			out = append(out, kindCount{Kind: k, Title: k.Title(), Count: counts[k]})
+		}
+		delete(counts, k)
+	}
+	for k, n := range counts { // kinds added later
+		out = append(out, kindCount{Kind: k, Title: k.Title(), Count: n})
+	}
+	return out
 }
 
 // alike returns, for each finding, the indexes of the findings that read
