@@ -191,6 +191,26 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 	if err != nil {
 		return f, err
 	}
+	got := f.fresh(res, expected, known)
+	wres, err := m.orders(ctx, pipeline.DetectOptions{Seed: seed, Warm: od.DefaultWarmOrders})
+	if err != nil {
+		return f, err
+	}
+	f.warm.measure(res, wres, got, known)
+	w := &f.warm
+	fmt.Printf("%-16s warm: found after %d orders, %s; full analysis %d orders, %s; %d warm JVMs (%d orders); missed %v; same findings as fresh: %v\n",
+		name, w.foundOrders, w.found.Round(100*time.Millisecond), w.orders, w.total.Round(100*time.Millisecond), w.jvms, w.warmOrders, w.missed, w.same)
+	if f.reactor {
+		return f, nil
+	}
+	err = f.surefireUntilFound(dir, surefireCap, known)
+	return f, err
+}
+
+// fresh records the figures of the analysis res in fresh JVMs (known: the
+// known OD tests) and whether its findings are expected's; it returns the
+// findings' keys (findingKey).
+func (f *odFigures) fresh(res *od.Result, expected []report.Finding, known map[string]bool) map[string]bool {
 	f.orders, f.total, f.minimising = res.Coverage.Orders, res.Coverage.Duration, res.Coverage.Minimising
 	f.confirmed, f.minimised = res.Coverage.Confirmed, res.Coverage.Minimised
 	got := map[string]bool{}
@@ -209,12 +229,13 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 	for _, e := range expected {
 		f.exact = f.exact && got[findingKey(e.Test, e.Kind, e.Polluters, e.Setters, e.Cleaners)]
 	}
+	return got
+}
 
-	wres, err := m.orders(ctx, pipeline.DetectOptions{Seed: seed, Warm: od.DefaultWarmOrders})
-	if err != nil {
-		return f, err
-	}
-	w := &f.warm
+// measure records the figures of the analysis wres with warm exploration
+// runs against the fresh one res (got: its findings' keys; known: the
+// known OD tests).
+func (w *warmFigures) measure(res, wres *od.Result, got, known map[string]bool) {
 	w.orders, w.total, w.jvms, w.warmOrders = wres.Coverage.Orders, wres.Coverage.Duration, wres.Coverage.WarmJVMs, wres.Coverage.WarmOrders
 	wgot := map[string]bool{}
 	warmFound := map[string]bool{}
@@ -235,12 +256,12 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 			w.missed = append(w.missed, finding.Test)
 		}
 	}
-	fmt.Printf("%-16s warm: found after %d orders, %s; full analysis %d orders, %s; %d warm JVMs (%d orders); missed %v; same findings as fresh: %v\n",
-		name, w.foundOrders, w.found.Round(100*time.Millisecond), w.orders, w.total.Round(100*time.Millisecond), w.jvms, w.warmOrders, w.missed, w.same)
-	if f.reactor {
-		return f, nil
-	}
+}
 
+// surefireUntilFound runs Surefire with runOrder=random in dir, up to
+// surefireCap times, until every known OD test failed once, and records
+// the runs, the time and the tests found.
+func (f *odFigures) surefireUntilFound(dir string, surefireCap int, known map[string]bool) error {
 	failed := map[string]bool{}
 	reports := filepath.Join(dir, "target", "surefire-reports")
 	start := time.Now()
@@ -250,12 +271,12 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 			fmt.Sprintf("-Dsurefire.runOrder.random.seed=%d", f.surefireRuns), "-Dmaven.test.failure.ignore=true")
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return f, fmt.Errorf("mvn surefire:test: %w\n%s", err, out)
+			return fmt.Errorf("mvn surefire:test: %w\n%s", err, out)
 		}
 		f.surefireRuns++
 		cases, err := surefire.ReadReports(reports)
 		if err != nil {
-			return f, err
+			return err
 		}
 		for _, c := range cases {
 			id := testid.JoinMethod(c.Class, strings.TrimSuffix(c.Name, "()"))
@@ -265,7 +286,7 @@ func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (
 		}
 	}
 	f.surefire, f.surefireFound = time.Since(start), len(failed)
-	return f, nil
+	return nil
 }
 
 // findingKey identifies a finding with its groups, each sorted.
