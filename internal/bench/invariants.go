@@ -119,56 +119,80 @@ func benchInvariantsFixture(name string, jars agent.Jars, fig *invFigures) error
 		if len(want.ProblemInvariants) == 0 {
 			continue
 		}
-		target := invariants.Target{Test: want.Test}
-		f := []report.Finding{{Test: want.Test, Kind: want.Kind, Polluters: want.Polluters, Setters: want.Setters}}
-		switch {
-		case want.Kind == report.ODVictim && len(want.Polluters) > 0:
-			target.Passing, target.Failing = []string{want.Test}, append(slices.Clone(want.Polluters[0]), want.Test)
-		case want.Kind == report.ODBrittle && len(want.Setters) > 0:
-			target.Passing, target.Failing = append(slices.Clone(want.Setters[0]), want.Test), []string{want.Test}
-		default:
-			continue
+		if target, ok := invariantsTarget(want); ok {
+			if err := benchInvariantsFinding(ctx, l, name, want, target, suite, fig); err != nil {
+				return err
+			}
 		}
-		start := time.Now()
-		got, errs, err := invariants.Analyze(ctx, l, []invariants.Target{target})
-		if err != nil {
-			return err
-		}
-		if errs[0] != nil {
-			return fmt.Errorf("%s: %w", want.Test, errs[0])
-		}
-		inv := time.Since(start)
-		f[0].ProblemInvariants = got[0]
-		start = time.Now()
-		if err := invariants.FindResets(ctx, l, f, suite, func(string, ...any) {}); err != nil {
-			return err
-		}
-		resets := time.Since(start)
-		top, reset := "-", "-"
-		if len(got[0]) > 0 {
-			top = got[0][0].Variable
-		}
-		wantReset := append(slices.Clone(want.CleanerMethods), want.ReturnValueModifiers...)
-		gotReset := append(slices.Clone(f[0].CleanerMethods), f[0].ReturnValueModifiers...)
-		if len(gotReset) > 0 {
-			reset = gotReset[0].Method
-		}
-		ok := top == want.ProblemInvariants[0].Variable && len(wantReset) > 0 && reset == wantReset[0].Method
-		fig.findings++
-		if ok {
-			fig.right++
-		}
-		fig.inv += inv
-		fig.resets += resets
-		fmt.Printf("%-12s %-48s %9s %9s  %s / %s (%v)\n", name, want.Test, inv.Round(10*time.Millisecond), resets.Round(10*time.Millisecond), top, reset, ok)
-		point := "-"
-		if len(got[0]) > 0 {
-			point = strings.TrimPrefix(got[0][0].Point, "fixture.invariants.")
-		}
-		fig.rows = append(fig.rows, fmt.Sprintf("| `%s` | %s | `%s` at `%s` | `%s` | %s | %s | %v |\n", strings.TrimPrefix(want.Test, "fixture.invariants."), want.Kind,
-			strings.TrimPrefix(top, "fixture.invariants."), point, strings.TrimPrefix(reset, "fixture.invariants."), secs(inv), secs(resets), ok))
 	}
-	// Tracing overhead: the whole suite, untraced and traced, three runs each (medians).
+	return tracingOverhead(ctx, l, name, suite, fig)
+}
+
+// invariantsTarget is the passing and failing order of the expected OD
+// finding want; false for a finding without a polluter or state-setter.
+func invariantsTarget(want report.Finding) (invariants.Target, bool) {
+	target := invariants.Target{Test: want.Test}
+	switch {
+	case want.Kind == report.ODVictim && len(want.Polluters) > 0:
+		target.Passing, target.Failing = []string{want.Test}, append(slices.Clone(want.Polluters[0]), want.Test)
+	case want.Kind == report.ODBrittle && len(want.Setters) > 0:
+		target.Passing, target.Failing = append(slices.Clone(want.Setters[0]), want.Test), []string{want.Test}
+	default:
+		return target, false
+	}
+	return target, true
+}
+
+// benchInvariantsFinding times the problem invariants of the expected
+// finding want (in the orders of target) and its reset methods (searched
+// in suite), checks the top-ranked variable and first reset method against
+// want's, and adds the figures and a table row to fig.
+func benchInvariantsFinding(ctx context.Context, l *launcher.Launcher, name string, want report.Finding, target invariants.Target, suite []string, fig *invFigures) error {
+	f := []report.Finding{{Test: want.Test, Kind: want.Kind, Polluters: want.Polluters, Setters: want.Setters}}
+	start := time.Now()
+	got, errs, err := invariants.Analyze(ctx, l, []invariants.Target{target})
+	if err != nil {
+		return err
+	}
+	if errs[0] != nil {
+		return fmt.Errorf("%s: %w", want.Test, errs[0])
+	}
+	inv := time.Since(start)
+	f[0].ProblemInvariants = got[0]
+	start = time.Now()
+	if err := invariants.FindResets(ctx, l, f, suite, func(string, ...any) {}); err != nil {
+		return err
+	}
+	resets := time.Since(start)
+	top, reset := "-", "-"
+	if len(got[0]) > 0 {
+		top = got[0][0].Variable
+	}
+	wantReset := append(slices.Clone(want.CleanerMethods), want.ReturnValueModifiers...)
+	gotReset := append(slices.Clone(f[0].CleanerMethods), f[0].ReturnValueModifiers...)
+	if len(gotReset) > 0 {
+		reset = gotReset[0].Method
+	}
+	ok := top == want.ProblemInvariants[0].Variable && len(wantReset) > 0 && reset == wantReset[0].Method
+	fig.findings++
+	if ok {
+		fig.right++
+	}
+	fig.inv += inv
+	fig.resets += resets
+	fmt.Printf("%-12s %-48s %9s %9s  %s / %s (%v)\n", name, want.Test, inv.Round(10*time.Millisecond), resets.Round(10*time.Millisecond), top, reset, ok)
+	point := "-"
+	if len(got[0]) > 0 {
+		point = strings.TrimPrefix(got[0][0].Point, "fixture.invariants.")
+	}
+	fig.rows = append(fig.rows, fmt.Sprintf("| `%s` | %s | `%s` at `%s` | `%s` | %s | %s | %v |\n", strings.TrimPrefix(want.Test, "fixture.invariants."), want.Kind,
+		strings.TrimPrefix(top, "fixture.invariants."), point, strings.TrimPrefix(reset, "fixture.invariants."), secs(inv), secs(resets), ok))
+	return nil
+}
+
+// tracingOverhead times the whole suite, untraced and traced, three runs
+// each, and records the medians in fig.
+func tracingOverhead(ctx context.Context, l *launcher.Launcher, name string, suite []string, fig *invFigures) error {
 	var plain, traced []time.Duration
 	for range 3 {
 		for _, opts := range []launcher.RunOptions{{}, {AgentOptions: invariants.AgentOptions}} {
