@@ -314,51 +314,8 @@ func (a *analysis) settle(ctx context.Context, deadline time.Time, followers []*
 	// Cleaners: the victims of each polluter group, after it and the rest
 	// (a victim with several groups, after each).
 	if fail {
-		type share struct {
-			polluters []string
-			victims   []*candidate
-			order     []string
-		}
-		var shares []*share
-		byGroup := map[string]*share{}
-		for _, c := range followers {
-			if open[c.test] {
-				continue
-			}
-			for _, g := range a.finding(c).Polluters {
-				sh := byGroup[orderKey(g)]
-				if sh == nil {
-					sh = &share{polluters: g}
-					byGroup[orderKey(g)] = sh
-					shares = append(shares, sh)
-				}
-				sh.victims = append(sh.victims, c)
-			}
-		}
-		orders := make([][]string, len(shares))
-		for i, sh := range shares {
-			var names []string
-			for _, c := range sh.victims {
-				names = append(names, c.test)
-			}
-			// The victims of the polluters' classes first, so that a class
-			// with class-level fixtures keeps the polluters before them all.
-			classes := classesOf(sh.polluters)
-			slices.SortStableFunc(names, func(x, y string) int {
-				return firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)])
-			})
-			sh.order = a.s.feasible(concat(sh.polluters, without(a.s.tests, members), names))
-			orders[i] = sh.order
-		}
-		if err := a.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
+		if err := a.settleCleaners(ctx, deadline, followers, members, open); err != nil {
 			return nil, err
-		}
-		for _, sh := range shares {
-			for _, c := range sh.victims {
-				if tl := a.st.get(sh.order[:slices.Index(sh.order, c.test)+1]).tally; !tl.fails() {
-					open[c.test] = true
-				}
-			}
 		}
 	}
 	var out []*candidate
@@ -368,6 +325,63 @@ func (a *analysis) settle(ctx context.Context, deadline time.Time, followers []*
 		}
 	}
 	return out, nil
+}
+
+// cleanerShare is the victims of one polluter group in settle's cleaner
+// check, and the order they run in.
+type cleanerShare struct {
+	polluters []string
+	victims   []*candidate
+	order     []string
+}
+
+// settleCleaners runs settle's cleaner check: the victims of each polluter
+// group that the polluter check left settled (not open) run after it and
+// the rest of the suite but members (a victim with several groups, after
+// each), and those that do not fail there are left open.
+func (a *analysis) settleCleaners(ctx context.Context, deadline time.Time, followers []*candidate, members, open map[string]bool) error {
+	var shares []*cleanerShare
+	byGroup := map[string]*cleanerShare{}
+	for _, c := range followers {
+		if open[c.test] {
+			continue
+		}
+		for _, g := range a.finding(c).Polluters {
+			sh := byGroup[orderKey(g)]
+			if sh == nil {
+				sh = &cleanerShare{polluters: g}
+				byGroup[orderKey(g)] = sh
+				shares = append(shares, sh)
+			}
+			sh.victims = append(sh.victims, c)
+		}
+	}
+	orders := make([][]string, len(shares))
+	for i, sh := range shares {
+		var names []string
+		for _, c := range sh.victims {
+			names = append(names, c.test)
+		}
+		// The victims of the polluters' classes first, so that a class
+		// with class-level fixtures keeps the polluters before them all.
+		classes := classesOf(sh.polluters)
+		slices.SortStableFunc(names, func(x, y string) int {
+			return firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)])
+		})
+		sh.order = a.s.feasible(concat(sh.polluters, without(a.s.tests, members), names))
+		orders[i] = sh.order
+	}
+	if err := a.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
+		return err
+	}
+	for _, sh := range shares {
+		for _, c := range sh.victims {
+			if tl := a.st.get(sh.order[:slices.Index(sh.order, c.test)+1]).tally; !tl.fails() {
+				open[c.test] = true
+			}
+		}
+	}
+	return nil
 }
 
 // effect returns the oracle "t fails (or passes) when run after before,
