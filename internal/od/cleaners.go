@@ -26,45 +26,7 @@ import (
 // (without the cleaners found so far) still passes.
 func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g []string, polluters [][]string) ([][]string, error) {
 	exclude := notCleaners(t, polluters)
-	var chunks [][]string
-	a.mu.Lock()
-	for _, c := range a.cleanerGroups[orderKey(g)] {
-		if !overlaps(c, exclude) {
-			chunks = append(chunks, c)
-		}
-	}
-	a.mu.Unlock()
-	// Beyond the known cleaners: the tests seen between g and t in passing
-	// orders, then all tests.
-	var between []string
-	inBetween := map[string]bool{}
-	for _, o := range a.hints(t) {
-		last := lastIndexOfGroup(o.order, g)
-		if !o.passes() || last < 0 {
-			continue
-		}
-		for _, x := range o.order[last+1 : len(o.order)-1] {
-			if !exclude[x] && !inBetween[x] {
-				inBetween[x] = true
-				between = append(between, x)
-			}
-		}
-	}
-	// In the suite's order, so that a group of cleaners runs as it does there.
-	slices.SortFunc(between, func(x, y string) int { return a.index[x] - a.index[y] })
-	// A cleaner writes the state: the writers a change's dataflow record
-	// names come first.
-	if ws := a.writers(t, without(a.s.tests, exclude)); len(ws) > 0 {
-		a.debugf("victim %s: %d writer(s) of its state tried first as cleaners of %v", t, len(ws), g)
-		chunks = append(chunks, ws)
-	}
-	if len(between) > 0 {
-		chunks = append(chunks, between)
-	}
-	// All of them, for groups of cleaners that were not all seen in between.
-	if all := without(a.s.tests, exclude); len(all) > len(between) {
-		chunks = append(chunks, all)
-	}
+	chunks := a.cleanerChunks(t, g, exclude)
 	test := a.effect(deadline, t, g, false)
 	passed, err := test(ctx, chunks)
 	if err != nil {
@@ -112,6 +74,53 @@ func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g
 		}
 	}
 	return groups, nil
+}
+
+// cleanerChunks returns the lists of tests cleaners tries between polluter
+// group g and victim t, none in exclude: the cleaners known for g, the
+// writers of t's state a change's dataflow record names, the tests seen
+// between g and t in passing orders, then all tests.
+func (a *analysis) cleanerChunks(t string, g []string, exclude map[string]bool) [][]string {
+	var chunks [][]string
+	a.mu.Lock()
+	for _, c := range a.cleanerGroups[orderKey(g)] {
+		if !overlaps(c, exclude) {
+			chunks = append(chunks, c)
+		}
+	}
+	a.mu.Unlock()
+	// Beyond the known cleaners: the tests seen between g and t in passing
+	// orders, then all tests.
+	var between []string
+	inBetween := map[string]bool{}
+	for _, o := range a.hints(t) {
+		last := lastIndexOfGroup(o.order, g)
+		if !o.passes() || last < 0 {
+			continue
+		}
+		for _, x := range o.order[last+1 : len(o.order)-1] {
+			if !exclude[x] && !inBetween[x] {
+				inBetween[x] = true
+				between = append(between, x)
+			}
+		}
+	}
+	// In the suite's order, so that a group of cleaners runs as it does there.
+	slices.SortFunc(between, func(x, y string) int { return a.index[x] - a.index[y] })
+	// A cleaner writes the state: the writers a change's dataflow record
+	// names come first.
+	if ws := a.writers(t, without(a.s.tests, exclude)); len(ws) > 0 {
+		a.debugf("victim %s: %d writer(s) of its state tried first as cleaners of %v", t, len(ws), g)
+		chunks = append(chunks, ws)
+	}
+	if len(between) > 0 {
+		chunks = append(chunks, between)
+	}
+	// All of them, for groups of cleaners that were not all seen in between.
+	if all := without(a.s.tests, exclude); len(all) > len(between) {
+		chunks = append(chunks, all)
+	}
+	return chunks
 }
 
 // notCleaners is the set of tests that cannot be cleaners of victim t: t
