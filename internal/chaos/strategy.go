@@ -1,9 +1,3 @@
-// Package chaos finds tests that rely on what nondeterministic JDK APIs never
-// promised: it runs a module's suite with the flaky agent perturbing those
-// APIs (ChaosAPI's strategies plus iteration-order shuffling), confirms every
-// failure by rerunning the same order unperturbed, attributes failures of
-// combined runs to the single strategy that reproduces them, and names the
-// perturbed call sites each failing test hit.
 package chaos
 
 import (

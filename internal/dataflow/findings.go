@@ -32,6 +32,17 @@ func Findings(ctx context.Context, r Runner, g *Graph, k int, logf func(string, 
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
+	out := g.manifestFindings()
+	if k < 2 || len(out) == 0 {
+		return out, 0, nil
+	}
+	return confirmFindings(ctx, r, out, k, logf)
+}
+
+// manifestFindings turns the manifest edges of g into findings, one per
+// reader, with the edges' writers as its setters or polluters and the
+// reference run and the edge's run as its evidence, each run once.
+func (g *Graph) manifestFindings() []Finding {
 	var out []Finding
 	at := map[string]int{}
 	for _, e := range g.Edges {
@@ -81,9 +92,14 @@ func Findings(ctx context.Context, r Runner, g *Graph, k int, logf func(string, 
 			}
 		}
 	}
-	if k < 2 || len(out) == 0 {
-		return out, 0, nil
-	}
+	return out
+}
+
+// confirmFindings reruns the failing and passing orders of out k-1 times
+// more (orders they share run once a round), and keeps the findings whose
+// reruns agree, their evidence counting k runs. It returns them and the
+// JVM runs it made.
+func confirmFindings(ctx context.Context, r Runner, out []Finding, k int, logf func(string, ...any)) ([]Finding, int, error) {
 	var needed [][]string
 	for _, f := range out {
 		needed = append(needed, f.FailingOrder, f.PassingOrder)

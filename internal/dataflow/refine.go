@@ -107,51 +107,99 @@ const maxSingles = 16
 // moves behind later tests, so its class's tests move with it when it has
 // class fixtures.
 func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]bool, debugf func(string, ...any)) (int, error) {
-	type group struct {
-		reader string
-		edges  []*Edge
-	}
-	var groups []*group
-	byReader := map[[2]string]*group{}
-	for _, e := range g.Edges {
-		if e.Kind != Anti || e.Status != Untested {
-			continue
-		}
-		key := [2]string{e.Reference, e.Reader}
-		if byReader[key] == nil {
-			byReader[key] = &group{reader: e.Reader}
-			groups = append(groups, byReader[key])
-		}
-		byReader[key].edges = append(byReader[key].edges, e)
-	}
+	groups := g.antiGroups()
 	if len(groups) == 0 {
 		return 0, nil
 	}
 	orders := make([][]string, len(groups))
 	for i, gr := range groups {
-		ref := g.reference(gr.edges[0].Reference)
-		before := g.flowAncestors(ref.Name, gr.reader)
-		for _, e := range gr.edges {
-			before[e.Writer] = true
-		}
-		for t := range before {
-			orders[i] = append(orders[i], t)
-		}
-		slices.SortFunc(orders[i], func(x, y string) int { return cmp.Compare(ref.index[x], ref.index[y]) })
-		orders[i] = append(orders[i], gr.reader)
-		if c := testid.ClassOf(gr.reader); fixtures[c] {
-			rest := slices.DeleteFunc(slices.Clone(orders[i]), func(t string) bool { return testid.ClassOf(t) == c })
-			orders[i] = append(rest, slices.DeleteFunc(slices.Clone(orders[i]), func(t string) bool { return testid.ClassOf(t) != c })...)
-		}
+		orders[i] = g.antiOrder(gr, fixtures)
 	}
 	res, err := r.RunAll(ctx, orders)
 	if err != nil {
 		return 0, fmt.Errorf("refine data dependencies: %w", err)
 	}
 	runs := len(res)
-	var singles [][]string
-	var singleEdges []*Edge
-	var split []*group
+	singles := judgeAnti(groups, orders, res, debugf)
+	if len(singles.orders) > 0 {
+		res, err := r.RunAll(ctx, singles.orders)
+		if err != nil {
+			return runs, fmt.Errorf("refine data dependencies: %w", err)
+		}
+		runs += len(res)
+		singles.judge(res)
+	}
+	for _, e := range g.Edges {
+		if e.Kind == Anti && e.Status != Untested {
+			debugf("dataflow: %s after %s (a later writer) is %s (%s in the reference, %s after it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
+		}
+	}
+	return runs, nil
+}
+
+// antiGroup is the untested Anti edges of one reader in one reference.
+type antiGroup struct {
+	reader string
+	edges  []*Edge
+}
+
+// antiGroups returns g's untested Anti edges grouped by reference and
+// reader, in the edges' order.
+func (g *Graph) antiGroups() []*antiGroup {
+	var groups []*antiGroup
+	byReader := map[[2]string]*antiGroup{}
+	for _, e := range g.Edges {
+		if e.Kind != Anti || e.Status != Untested {
+			continue
+		}
+		key := [2]string{e.Reference, e.Reader}
+		if byReader[key] == nil {
+			byReader[key] = &antiGroup{reader: e.Reader}
+			groups = append(groups, byReader[key])
+		}
+		byReader[key].edges = append(byReader[key].edges, e)
+	}
+	return groups
+}
+
+// antiOrder returns the order of gr's run: its reader's later writers and
+// the tests its Flow edges make it depend on, in the reference order, then
+// the reader (with its class's tests when the class has class-level
+// fixtures).
+func (g *Graph) antiOrder(gr *antiGroup, fixtures map[string]bool) []string {
+	ref := g.reference(gr.edges[0].Reference)
+	before := g.flowAncestors(ref.Name, gr.reader)
+	for _, e := range gr.edges {
+		before[e.Writer] = true
+	}
+	var order []string
+	for t := range before {
+		order = append(order, t)
+	}
+	slices.SortFunc(order, func(x, y string) int { return cmp.Compare(ref.index[x], ref.index[y]) })
+	order = append(order, gr.reader)
+	if c := testid.ClassOf(gr.reader); fixtures[c] {
+		rest := slices.DeleteFunc(slices.Clone(order), func(t string) bool { return testid.ClassOf(t) == c })
+		order = append(rest, slices.DeleteFunc(slices.Clone(order), func(t string) bool { return testid.ClassOf(t) != c })...)
+	}
+	return order
+}
+
+// antiSingles are the runs of each later writer alone before its reader,
+// for the groups whose run changed the reader's outcome (split).
+type antiSingles struct {
+	orders [][]string
+	edges  []*Edge // of each order
+	split  []*antiGroup
+}
+
+// judgeAnti sets the status of each group's edges from its run (the
+// result res[i] of orders[i]): benign when the reader's outcome did not
+// change, else manifest (untested with more than maxSingles writers), and
+// returns the single runs that find which writers suffice, for a group
+// whose run had more than one test before the reader.
+func judgeAnti(groups []*antiGroup, orders [][]string, res []*launcher.Result, debugf func(string, ...any)) antiSingles {
+	var s antiSingles
 	for i, gr := range groups {
 		out, msg := outcomeOf(res[i], gr.reader)
 		if !changed(gr.edges[0].RefOutcome, out) {
@@ -172,43 +220,37 @@ func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]boo
 			continue
 		}
 		if len(orders[i]) > 2 {
-			split = append(split, gr)
+			s.split = append(s.split, gr)
 			for _, e := range gr.edges {
-				singles = append(singles, []string{e.Writer, e.Reader})
-				singleEdges = append(singleEdges, e)
+				s.orders = append(s.orders, []string{e.Writer, e.Reader})
+				s.edges = append(s.edges, e)
 			}
 		}
 	}
-	if len(singles) > 0 {
-		res, err := r.RunAll(ctx, singles)
-		if err != nil {
-			return runs, fmt.Errorf("refine data dependencies: %w", err)
+	return s
+}
+
+// judge reads the single runs' results res: a writer that changes the
+// reader alone is manifest with its run's order, and in a group where some
+// writer does, the others are benign; when none does, all stay manifest.
+func (s antiSingles) judge(res []*launcher.Result) {
+	alone := map[*Edge]bool{}
+	for i, e := range s.edges {
+		out, msg := outcomeOf(res[i], e.Reader)
+		if changed(e.RefOutcome, out) {
+			alone[e] = true
+			e.Order, e.Outcome, e.message = s.orders[i], out, msg
 		}
-		runs += len(res)
-		alone := map[*Edge]bool{}
-		for i, e := range singleEdges {
-			out, msg := outcomeOf(res[i], e.Reader)
-			if changed(e.RefOutcome, out) {
-				alone[e] = true
-				e.Order, e.Outcome, e.message = singles[i], out, msg
-			}
-		}
-		for _, gr := range split {
-			if slices.ContainsFunc(gr.edges, func(e *Edge) bool { return alone[e] }) {
-				for _, e := range gr.edges {
-					if !alone[e] {
-						e.Status = Benign
-					}
+	}
+	for _, gr := range s.split {
+		if slices.ContainsFunc(gr.edges, func(e *Edge) bool { return alone[e] }) {
+			for _, e := range gr.edges {
+				if !alone[e] {
+					e.Status = Benign
 				}
 			}
 		}
 	}
-	for _, e := range g.Edges {
-		if e.Kind == Anti && e.Status != Untested {
-			debugf("dataflow: %s after %s (a later writer) is %s (%s in the reference, %s after it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
-		}
-	}
-	return runs, nil
 }
 
 // flowAncestors returns the tests that reader depends on through the Flow

@@ -234,45 +234,13 @@ func init() {
 	}
 }
 
+// readDecls reads a Daikon declarations file (decl-version 2.0): its
+// program points in order, each with its variables.
 func readDecls(r io.Reader) (*declared, error) {
-	d := &declared{byName: map[string]*agent.TracePoint{}}
+	dr := &declReader{d: &declared{byName: map[string]*agent.TracePoint{}}, seen: map[string]bool{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	line := 0
-	var ppt *agent.TracePoint
-	var v *agent.TraceVar
-	var fields map[string]string
-	seen := map[string]bool{}
-	endVar := func() error {
-		if v == nil {
-			return nil
-		}
-		for _, k := range []string{"var-kind", "dec-type", "rep-type"} {
-			if fields[k] == "" {
-				return fmt.Errorf("variable %s of %s: no %s", v.Name, ppt.Point, k)
-			}
-		}
-		kind, ok := kindOfRep[fields["rep-type"]]
-		if !ok {
-			return fmt.Errorf("variable %s: unknown rep-type %q", v.Name, fields["rep-type"])
-		}
-		vk := strings.Fields(fields["var-kind"])[0]
-		switch vk {
-		case "field", "function", "array":
-			enc := fields["enclosing-var"]
-			if enc == "" || !seen[enc] {
-				return fmt.Errorf("variable %s: var-kind %s needs an enclosing-var declared before it", v.Name, vk)
-			}
-		case "variable", "return":
-		default:
-			return fmt.Errorf("variable %s: unknown var-kind %q", v.Name, vk)
-		}
-		v.Kind = kind
-		ppt.Vars = append(ppt.Vars, *v)
-		seen[v.Name] = true
-		v = nil
-		return nil
-	}
 	for sc.Scan() {
 		line++
 		text := strings.TrimRight(sc.Text(), "\r")
@@ -280,60 +248,110 @@ func readDecls(r io.Reader) (*declared, error) {
 			continue
 		}
 		key, rest, _ := strings.Cut(strings.TrimSpace(text), " ")
-		indented := text[0] == ' ' || text[0] == '\t'
 		if line == 1 && key != "decl-version" {
 			return nil, fmt.Errorf("line 1: want decl-version 2.0, got %q", text)
 		}
-		switch {
-		case key == "decl-version":
-			if rest != "2.0" {
-				return nil, fmt.Errorf("line %d: decl-version %q, want 2.0", line, rest)
-			}
-		case key == "input-language" || key == "var-comparability":
-		case key == "ppt" && !indented:
-			if err := endVar(); err != nil {
-				return nil, fmt.Errorf("line %d: %w", line, err)
-			}
-			name := unescapeName(rest)
-			if _, dup := d.byName[name]; dup {
-				return nil, fmt.Errorf("line %d: ppt %s declared twice", line, name)
-			}
-			ppt = &agent.TracePoint{Point: name}
-			d.byName[name] = ppt
-			d.order = append(d.order, name)
-			seen = map[string]bool{}
-		case key == "ppt-type" && ppt != nil && v == nil:
-			switch rest {
-			case "point", "class", "object", "enter", "exit", "subexit":
-			default:
-				return nil, fmt.Errorf("line %d: unknown ppt-type %q", line, rest)
-			}
-		case key == "variable" && ppt != nil:
-			if err := endVar(); err != nil {
-				return nil, fmt.Errorf("line %d: %w", line, err)
-			}
-			v = &agent.TraceVar{Name: unescapeName(rest)}
-			fields = map[string]string{}
-		case v != nil && indented:
-			switch key {
-			case "var-kind", "enclosing-var", "dec-type", "rep-type", "flags", "comparability", "array", "reference-type", "lang-flags", "parent", "constant", "function-args", "min-value", "max-value", "min-length", "max-length", "valid-values":
-				fields[key] = unescapeName(rest)
-			default:
-				return nil, fmt.Errorf("line %d: unknown variable key %q", line, key)
-			}
-		default:
-			return nil, fmt.Errorf("line %d: unexpected %q", line, text)
+		if err := dr.entry(key, rest, text); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	if ppt != nil {
-		if err := endVar(); err != nil {
+	if dr.ppt != nil {
+		if err := dr.endVar(); err != nil {
 			return nil, err
 		}
 	}
-	return d, nil
+	return dr.d, nil
+}
+
+// declReader is one readDecls in progress.
+type declReader struct {
+	d      *declared
+	ppt    *agent.TracePoint // the program point being read
+	v      *agent.TraceVar   // its variable being read, nil between them
+	fields map[string]string // v's fields so far
+	seen   map[string]bool   // ppt's variables read, by name
+}
+
+// entry reads the line text, whose first word is key and the rest rest.
+func (dr *declReader) entry(key, rest, text string) error {
+	indented := text[0] == ' ' || text[0] == '\t'
+	switch {
+	case key == "decl-version":
+		if rest != "2.0" {
+			return fmt.Errorf("decl-version %q, want 2.0", rest)
+		}
+	case key == "input-language" || key == "var-comparability":
+	case key == "ppt" && !indented:
+		if err := dr.endVar(); err != nil {
+			return err
+		}
+		name := unescapeName(rest)
+		if _, dup := dr.d.byName[name]; dup {
+			return fmt.Errorf("ppt %s declared twice", name)
+		}
+		dr.ppt = &agent.TracePoint{Point: name}
+		dr.d.byName[name] = dr.ppt
+		dr.d.order = append(dr.d.order, name)
+		dr.seen = map[string]bool{}
+	case key == "ppt-type" && dr.ppt != nil && dr.v == nil:
+		switch rest {
+		case "point", "class", "object", "enter", "exit", "subexit":
+		default:
+			return fmt.Errorf("unknown ppt-type %q", rest)
+		}
+	case key == "variable" && dr.ppt != nil:
+		if err := dr.endVar(); err != nil {
+			return err
+		}
+		dr.v = &agent.TraceVar{Name: unescapeName(rest)}
+		dr.fields = map[string]string{}
+	case dr.v != nil && indented:
+		switch key {
+		case "var-kind", "enclosing-var", "dec-type", "rep-type", "flags", "comparability", "array", "reference-type", "lang-flags", "parent", "constant", "function-args", "min-value", "max-value", "min-length", "max-length", "valid-values":
+			dr.fields[key] = unescapeName(rest)
+		default:
+			return fmt.Errorf("unknown variable key %q", key)
+		}
+	default:
+		return fmt.Errorf("unexpected %q", text)
+	}
+	return nil
+}
+
+// endVar checks the variable being read and adds it to its program point.
+func (dr *declReader) endVar() error {
+	v, fields := dr.v, dr.fields
+	if v == nil {
+		return nil
+	}
+	for _, k := range []string{"var-kind", "dec-type", "rep-type"} {
+		if fields[k] == "" {
+			return fmt.Errorf("variable %s of %s: no %s", v.Name, dr.ppt.Point, k)
+		}
+	}
+	kind, ok := kindOfRep[fields["rep-type"]]
+	if !ok {
+		return fmt.Errorf("variable %s: unknown rep-type %q", v.Name, fields["rep-type"])
+	}
+	vk := strings.Fields(fields["var-kind"])[0]
+	switch vk {
+	case "field", "function", "array":
+		enc := fields["enclosing-var"]
+		if enc == "" || !dr.seen[enc] {
+			return fmt.Errorf("variable %s: var-kind %s needs an enclosing-var declared before it", v.Name, vk)
+		}
+	case "variable", "return":
+	default:
+		return fmt.Errorf("variable %s: unknown var-kind %q", v.Name, vk)
+	}
+	v.Kind = kind
+	dr.ppt.Vars = append(dr.ppt.Vars, *v)
+	dr.seen[v.Name] = true
+	dr.v = nil
+	return nil
 }
 
 func readTrace(r io.Reader, d *declared) error {

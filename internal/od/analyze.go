@@ -22,10 +22,12 @@
 //     then on. Detection leaves confirmation the time it needs, and
 //     confirmation may run into the hard stop's grace: the budget cuts
 //     minimisation, never confirmation.
-//   - Minimisation (minimise.go, with ddmin.go and batch.go) takes the
-//     confirmed order-dependent candidates and completes their findings
-//     with minimal polluter, state-setter and cleaner groups, each group
-//     found once and tried on all the other candidates in one order.
+//   - Minimisation (minimise.go, with ddmin.go, batch.go and cleaners.go)
+//     takes the confirmed order-dependent candidates and completes their
+//     findings with minimal polluter, state-setter and cleaner groups, each
+//     group found once and tried on all the other candidates in one order;
+//     cleaners.go searches a victim's cleaners and shares them between the
+//     victims of one polluter group.
 //
 // analyze.go holds the entry point and the driver that chains the stages
 // within the budget. Every stage runs orders through run.go, which records

@@ -140,23 +140,7 @@ func (a *analysis) tryGroup(ctx context.Context, deadline time.Time, g []string,
 	if err := a.ensure(ctx, deadline, genConfirm, [][]string{batch, control}, k); err != nil {
 		return nil, err
 	}
-	var out []*candidate
-	var shown []string // their tests, in the control's order
-	for _, t := range control {
-		i := slices.IndexFunc(cands, func(c *candidate) bool { return c.test == t })
-		if i < 0 {
-			continue
-		}
-		at := slices.Index(batch, t)
-		with, without := a.st.get(batch[:at+1]).tally, a.st.get(control[:slices.Index(control, t)+1]).tally
-		if with.runs() < k || without.runs() < k || !isSubsequence(g, batch[:at]) {
-			continue
-		}
-		if (fail && with.fails() && without.passes()) || (!fail && with.passes() && without.fails()) {
-			out = append(out, cands[i])
-			shown = append(shown, t)
-		}
-	}
+	out, shown := a.explainedBy(g, cands, batch, control)
 	if len(out) == 0 {
 		return nil, nil
 	}
@@ -197,26 +181,8 @@ func (a *analysis) tryGroup(ctx context.Context, deadline time.Time, g []string,
 		a.mu.Unlock()
 	}
 	if fail {
-		a.mu.Lock()
-		known := slices.Clone(a.cleanerGroups[orderKey(g)])
-		a.mu.Unlock()
-		for _, cl := range known {
-			victims := without(shown, toSet(cl))
-			order := a.s.feasible(concat(g, cl, victims))
-			if err := a.ensure(ctx, deadline, genConfirm, [][]string{order}, k); err != nil {
-				return out, err
-			}
-			for i, c := range out {
-				at := slices.Index(order, c.test)
-				if at < 0 || !isSubsequence(concat(g, cl), order[:at]) {
-					continue
-				}
-				if tl := a.st.get(order[:at+1]).tally; tl.runs() >= k && tl.passes() {
-					a.mu.Lock()
-					findings[i].Cleaners = appendNew(findings[i].Cleaners, cl)
-					a.mu.Unlock()
-				}
-			}
+		if err := a.knownCleaners(ctx, deadline, g, out, shown, findings); err != nil {
+			return out, err
 		}
 	}
 	a.mu.Lock()
@@ -225,6 +191,60 @@ func (a *analysis) tryGroup(ctx context.Context, deadline time.Time, g []string,
 	}
 	a.mu.Unlock()
 	return out, nil
+}
+
+// explainedBy returns the candidates whose outcome the batch run of g
+// (batch, and control without g, both run k times) shows g explains, and
+// their tests, in the control's order.
+func (a *analysis) explainedBy(g []string, cands []*candidate, batch, control []string) (out []*candidate, shown []string) {
+	k, fail := a.cfg.Confirmations, cands[0].od == victim
+	for _, t := range control {
+		i := slices.IndexFunc(cands, func(c *candidate) bool { return c.test == t })
+		if i < 0 {
+			continue
+		}
+		at := slices.Index(batch, t)
+		with, without := a.st.get(batch[:at+1]).tally, a.st.get(control[:slices.Index(control, t)+1]).tally
+		if with.runs() < k || without.runs() < k || !isSubsequence(g, batch[:at]) {
+			continue
+		}
+		if (fail && with.fails() && without.passes()) || (!fail && with.passes() && without.fails()) {
+			out = append(out, cands[i])
+			shown = append(shown, t)
+		}
+	}
+	return out, shown
+}
+
+// knownCleaners tries the cleaners found for polluter group g on the
+// victims out (their tests shown) that g explains, one order per cleaner
+// group between g and them, each run k times: a group after which a
+// victim passes in every run joins the cleaners of its finding (findings,
+// in out's order).
+func (a *analysis) knownCleaners(ctx context.Context, deadline time.Time, g []string, out []*candidate, shown []string, findings []*Finding) error {
+	k := a.cfg.Confirmations
+	a.mu.Lock()
+	known := slices.Clone(a.cleanerGroups[orderKey(g)])
+	a.mu.Unlock()
+	for _, cl := range known {
+		victims := without(shown, toSet(cl))
+		order := a.s.feasible(concat(g, cl, victims))
+		if err := a.ensure(ctx, deadline, genConfirm, [][]string{order}, k); err != nil {
+			return err
+		}
+		for i, c := range out {
+			at := slices.Index(order, c.test)
+			if at < 0 || !isSubsequence(concat(g, cl), order[:at]) {
+				continue
+			}
+			if tl := a.st.get(order[:at+1]).tally; tl.runs() >= k && tl.passes() {
+				a.mu.Lock()
+				findings[i].Cleaners = appendNew(findings[i].Cleaners, cl)
+				a.mu.Unlock()
+			}
+		}
+	}
+	return nil
 }
 
 // shortOrders runs g right before each of tests once, all at once, and

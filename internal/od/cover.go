@@ -138,9 +138,11 @@ type coverGraph struct {
 
 // coverBuild is one order being built by coverGraph.build.
 type coverBuild struct {
-	order   []string
-	used    map[string]bool
-	classes map[string]bool
+	g        *coverGraph
+	forwards bool // the order grows at its end, else at its start
+	order    []string
+	used     map[string]bool
+	classes  map[string]bool
 	// written holds per test in the order the roots the tests after it
 	// (forwards) or before it (backwards) write; between whether any does.
 	written map[string]map[string]bool
@@ -150,154 +152,195 @@ type coverBuild struct {
 
 // build builds one order forwards or backwards.
 func (g *coverGraph) build(forwards bool) *coverBuild {
-	b := &coverBuild{used: map[string]bool{}, classes: map[string]bool{}, written: map[string]map[string]bool{}, between: map[string]bool{}, got: map[[2]string]bool{}}
-	// pair orients a candidate v and a test u of the order.
-	pair := func(u, v string) [2]string {
-		if forwards {
-			return [2]string{u, v}
-		}
-		return [2]string{v, u}
-	}
-	// near lists the tests v could close pairs with.
-	near := func(v string) []string {
-		if forwards {
-			return g.prev[v]
-		}
-		return g.next[v]
-	}
-	far := func(v string) []string {
-		if forwards {
-			return g.next[v]
-		}
-		return g.prev[v]
-	}
-	gain := func(v string) int {
-		n := 0
-		for _, u := range near(v) {
-			if p := pair(u, v); b.used[u] && g.uncovered[p] && !b.got[p] && !g.c.blockedBy(p, b.written[u], b.between[u]) {
-				n++
-			}
-		}
-		return n
-	}
-	fits := func(v string) bool {
-		if b.used[v] {
-			return false
-		}
-		c := testid.ClassOf(v)
-		if !g.s.fixtures[c] || !b.classes[c] {
-			return true
-		}
-		end := b.order[len(b.order)-1]
-		if !forwards {
-			end = b.order[0]
-		}
-		return testid.ClassOf(end) == c
-	}
-	add := func(v string) {
-		for _, u := range near(v) {
-			if p := pair(u, v); b.used[u] && g.uncovered[p] && !b.got[p] && !g.c.blockedBy(p, b.written[u], b.between[u]) {
-				b.got[p] = true
-			}
-		}
-		for _, u := range b.order {
-			b.between[u] = true
-			for r := range g.c.writes[v] {
-				if b.written[u] == nil {
-					b.written[u] = map[string]bool{}
-				}
-				b.written[u][r] = true
-			}
-		}
-		if forwards {
-			b.order = append(b.order, v)
-		} else {
-			b.order = slices.Insert(b.order, 0, v)
-		}
-		b.used[v] = true
-		if c := testid.ClassOf(v); g.s.fixtures[c] {
-			b.classes[c] = true
-		}
-	}
-	// pending counts v's uncovered pairs in the building direction with
-	// tests not in the order.
-	pending := func(v string) int {
-		n := 0
-		for _, w := range far(v) {
-			if !b.used[w] && g.uncovered[pair(v, w)] {
-				n++
-			}
-		}
-		return n
-	}
-	// end is the test a new one would be next to.
-	end := func() string {
-		switch {
-		case len(b.order) == 0:
-			return ""
-		case forwards:
-			return b.order[len(b.order)-1]
-		}
-		return b.order[0]
-	}
-	// stays reports whether v continues the stretch of a class with
-	// class-level fixtures at the order's end, which must be finished
-	// before another class comes.
-	stays := func(v string) bool {
-		c := testid.ClassOf(v)
-		return g.s.fixtures[c] && end() != "" && testid.ClassOf(end()) == c
-	}
-	// back counts a test's uncovered pairs against the building direction.
-	back := func(v string) int {
-		if forwards {
-			return g.into[v]
-		}
-		return g.out[v]
-	}
+	b := &coverBuild{g: g, forwards: forwards, used: map[string]bool{}, classes: map[string]bool{}, written: map[string]map[string]bool{}, between: map[string]bool{}, got: map[[2]string]bool{}}
 	// candidates are the tests near the order's tests.
 	cands := map[string]bool{}
 	for {
-		best, bestGain := "", 0
-		for _, v := range slices.Sorted(maps.Keys(cands)) {
-			if !fits(v) {
-				delete(cands, v)
-				continue
-			}
-			n := gain(v)
-			if n == 0 || n < bestGain {
-				continue
-			}
-			if n > bestGain || g.before(v, best, []int{b2i(stays(v)), pending(v), -back(v)}, []int{b2i(stays(best)), pending(best), -back(best)}) {
-				best, bestGain = v, n
-			}
-		}
+		best := b.bestNear(cands)
 		if best == "" {
-			// Open a new stretch (or start the order): a test with pairs
-			// still to cover onwards, one of which can follow it, with
-			// the fewest pairs still to cover into it.
-			for _, v := range g.s.tests {
-				if !fits(v) || pending(v) == 0 {
-					continue
-				}
-				if best != "" && !g.before(v, best, []int{-back(v), pending(v)}, []int{-back(best), pending(best)}) {
-					continue
-				}
-				if slices.ContainsFunc(far(v), func(w string) bool { return !b.used[w] && g.uncovered[pair(v, w)] && g.followsFits(b, v, w) }) {
-					best = v
-				}
-			}
+			best = b.newStretch()
 		}
 		if best == "" {
 			return b
 		}
-		add(best)
+		b.add(best)
 		delete(cands, best)
-		for _, w := range far(best) {
+		for _, w := range b.far(best) {
 			if !b.used[w] {
 				cands[w] = true
 			}
 		}
 	}
+}
+
+// bestNear returns the candidate (of cands, those that no longer fit
+// dropped) that closes the most uncovered pairs with the order's tests,
+// ties going to one that continues a class's stretch, then to the one with
+// the most pairs still to cover onwards, then the fewest back; "" when none
+// closes any.
+func (b *coverBuild) bestNear(cands map[string]bool) string {
+	best, bestGain := "", 0
+	for _, v := range slices.Sorted(maps.Keys(cands)) {
+		if !b.fits(v) {
+			delete(cands, v)
+			continue
+		}
+		n := b.gain(v)
+		if n == 0 || n < bestGain {
+			continue
+		}
+		if n > bestGain || b.g.before(v, best, []int{b2i(b.stays(v)), b.pending(v), -b.back(v)}, []int{b2i(b.stays(best)), b.pending(best), -b.back(best)}) {
+			best, bestGain = v, n
+		}
+	}
+	return best
+}
+
+// newStretch returns the test to open a new stretch with (or start the
+// order): a test with pairs still to cover onwards, one of which can
+// follow it, with the fewest pairs still to cover into it; "" when none.
+func (b *coverBuild) newStretch() string {
+	g := b.g
+	best := ""
+	for _, v := range g.s.tests {
+		if !b.fits(v) || b.pending(v) == 0 {
+			continue
+		}
+		if best != "" && !g.before(v, best, []int{-b.back(v), b.pending(v)}, []int{-b.back(best), b.pending(best)}) {
+			continue
+		}
+		if slices.ContainsFunc(b.far(v), func(w string) bool { return !b.used[w] && g.uncovered[b.pair(v, w)] && g.followsFits(b, v, w) }) {
+			best = v
+		}
+	}
+	return best
+}
+
+// pair orients a candidate v and a test u of the order.
+func (b *coverBuild) pair(u, v string) [2]string {
+	if b.forwards {
+		return [2]string{u, v}
+	}
+	return [2]string{v, u}
+}
+
+// near lists the tests v could close pairs with.
+func (b *coverBuild) near(v string) []string {
+	if b.forwards {
+		return b.g.prev[v]
+	}
+	return b.g.next[v]
+}
+
+// far lists the tests v could open pairs with, in the building direction.
+func (b *coverBuild) far(v string) []string {
+	if b.forwards {
+		return b.g.next[v]
+	}
+	return b.g.prev[v]
+}
+
+// closes reports whether adding v next to the order's test u would cover
+// their pair: u is in the order, the pair is uncovered, not covered by the
+// order yet, and no test between them blocks it.
+func (b *coverBuild) closes(u, v string) bool {
+	p := b.pair(u, v)
+	return b.used[u] && b.g.uncovered[p] && !b.got[p] && !b.g.c.blockedBy(p, b.written[u], b.between[u])
+}
+
+// gain counts the uncovered pairs adding v would cover.
+func (b *coverBuild) gain(v string) int {
+	n := 0
+	for _, u := range b.near(v) {
+		if b.closes(u, v) {
+			n++
+		}
+	}
+	return n
+}
+
+// fits reports whether v may come next: it is not in the order yet, and a
+// test of a class with class-level fixtures whose stretch the order has
+// already comes only right next to it.
+func (b *coverBuild) fits(v string) bool {
+	if b.used[v] {
+		return false
+	}
+	c := testid.ClassOf(v)
+	if !b.g.s.fixtures[c] || !b.classes[c] {
+		return true
+	}
+	end := b.order[len(b.order)-1]
+	if !b.forwards {
+		end = b.order[0]
+	}
+	return testid.ClassOf(end) == c
+}
+
+// add adds v to the order, with the pairs it covers.
+func (b *coverBuild) add(v string) {
+	for _, u := range b.near(v) {
+		if b.closes(u, v) {
+			b.got[b.pair(u, v)] = true
+		}
+	}
+	for _, u := range b.order {
+		b.between[u] = true
+		for r := range b.g.c.writes[v] {
+			if b.written[u] == nil {
+				b.written[u] = map[string]bool{}
+			}
+			b.written[u][r] = true
+		}
+	}
+	if b.forwards {
+		b.order = append(b.order, v)
+	} else {
+		b.order = slices.Insert(b.order, 0, v)
+	}
+	b.used[v] = true
+	if c := testid.ClassOf(v); b.g.s.fixtures[c] {
+		b.classes[c] = true
+	}
+}
+
+// pending counts v's uncovered pairs in the building direction with
+// tests not in the order.
+func (b *coverBuild) pending(v string) int {
+	n := 0
+	for _, w := range b.far(v) {
+		if !b.used[w] && b.g.uncovered[b.pair(v, w)] {
+			n++
+		}
+	}
+	return n
+}
+
+// end is the test a new one would be next to.
+func (b *coverBuild) end() string {
+	switch {
+	case len(b.order) == 0:
+		return ""
+	case b.forwards:
+		return b.order[len(b.order)-1]
+	}
+	return b.order[0]
+}
+
+// stays reports whether v continues the stretch of a class with
+// class-level fixtures at the order's end, which must be finished
+// before another class comes.
+func (b *coverBuild) stays(v string) bool {
+	c := testid.ClassOf(v)
+	return b.g.s.fixtures[c] && b.end() != "" && testid.ClassOf(b.end()) == c
+}
+
+// back counts a test's uncovered pairs against the building direction.
+func (b *coverBuild) back(v string) int {
+	if b.forwards {
+		return b.g.into[v]
+	}
+	return b.g.out[v]
 }
 
 // before reports whether v, with keys kv, is to be taken before w, with

@@ -4,17 +4,15 @@
 // victim, the minimal state-setter groups of a brittle test, found by delta
 // debugging (ddmin.go) over runs of order prefixes. The groups found for
 // one test are tried on all the others at once (batch.go) before the next
-// search, and shareCleaners gives the victims of one polluter group each
-// other's cleaners.
+// search. The cleaner search (cleaners.go) finds each victim's cleaners
+// and gives the victims of one polluter group each other's.
 
 package od
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -316,51 +314,8 @@ func (a *analysis) settle(ctx context.Context, deadline time.Time, followers []*
 	// Cleaners: the victims of each polluter group, after it and the rest
 	// (a victim with several groups, after each).
 	if fail {
-		type share struct {
-			polluters []string
-			victims   []*candidate
-			order     []string
-		}
-		var shares []*share
-		byGroup := map[string]*share{}
-		for _, c := range followers {
-			if open[c.test] {
-				continue
-			}
-			for _, g := range a.finding(c).Polluters {
-				sh := byGroup[orderKey(g)]
-				if sh == nil {
-					sh = &share{polluters: g}
-					byGroup[orderKey(g)] = sh
-					shares = append(shares, sh)
-				}
-				sh.victims = append(sh.victims, c)
-			}
-		}
-		orders := make([][]string, len(shares))
-		for i, sh := range shares {
-			var names []string
-			for _, c := range sh.victims {
-				names = append(names, c.test)
-			}
-			// The victims of the polluters' classes first, so that a class
-			// with class-level fixtures keeps the polluters before them all.
-			classes := classesOf(sh.polluters)
-			slices.SortStableFunc(names, func(x, y string) int {
-				return firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)])
-			})
-			sh.order = a.s.feasible(concat(sh.polluters, without(a.s.tests, members), names))
-			orders[i] = sh.order
-		}
-		if err := a.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
+		if err := a.settleCleaners(ctx, deadline, followers, members, open); err != nil {
 			return nil, err
-		}
-		for _, sh := range shares {
-			for _, c := range sh.victims {
-				if tl := a.st.get(sh.order[:slices.Index(sh.order, c.test)+1]).tally; !tl.fails() {
-					open[c.test] = true
-				}
-			}
 		}
 	}
 	var out []*candidate
@@ -370,6 +325,63 @@ func (a *analysis) settle(ctx context.Context, deadline time.Time, followers []*
 		}
 	}
 	return out, nil
+}
+
+// cleanerShare is the victims of one polluter group in settle's cleaner
+// check, and the order they run in.
+type cleanerShare struct {
+	polluters []string
+	victims   []*candidate
+	order     []string
+}
+
+// settleCleaners runs settle's cleaner check: the victims of each polluter
+// group that the polluter check left settled (not open) run after it and
+// the rest of the suite but members (a victim with several groups, after
+// each), and those that do not fail there are left open.
+func (a *analysis) settleCleaners(ctx context.Context, deadline time.Time, followers []*candidate, members, open map[string]bool) error {
+	var shares []*cleanerShare
+	byGroup := map[string]*cleanerShare{}
+	for _, c := range followers {
+		if open[c.test] {
+			continue
+		}
+		for _, g := range a.finding(c).Polluters {
+			sh := byGroup[orderKey(g)]
+			if sh == nil {
+				sh = &cleanerShare{polluters: g}
+				byGroup[orderKey(g)] = sh
+				shares = append(shares, sh)
+			}
+			sh.victims = append(sh.victims, c)
+		}
+	}
+	orders := make([][]string, len(shares))
+	for i, sh := range shares {
+		var names []string
+		for _, c := range sh.victims {
+			names = append(names, c.test)
+		}
+		// The victims of the polluters' classes first, so that a class
+		// with class-level fixtures keeps the polluters before them all.
+		classes := classesOf(sh.polluters)
+		slices.SortStableFunc(names, func(x, y string) int {
+			return firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)])
+		})
+		sh.order = a.s.feasible(concat(sh.polluters, without(a.s.tests, members), names))
+		orders[i] = sh.order
+	}
+	if err := a.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
+		return err
+	}
+	for _, sh := range shares {
+		for _, c := range sh.victims {
+			if tl := a.st.get(sh.order[:slices.Index(sh.order, c.test)+1]).tally; !tl.fails() {
+				open[c.test] = true
+			}
+		}
+	}
+	return nil
 }
 
 // effect returns the oracle "t fails (or passes) when run after before,
@@ -401,124 +413,164 @@ func (a *analysis) effect(deadline time.Time, t string, before []string, fail bo
 // confirmed by k runs. Groups found for other tests and contained in from's
 // prefix are tried first.
 func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, from []string, fail bool) ([][]string, error) {
-	test := a.effect(deadline, t, nil, fail)
-	var groups [][]string
-	used := map[string]bool{t: true}
-	// minimise finds a group in items, which show the effect, and keeps it when k runs confirm it.
-	minimise := func(items []string) error {
-		g, err := ddmin(ctx, items, test, a.freeSlots)
-		if err != nil {
-			return err
-		}
-		for _, x := range g {
-			used[x] = true
-		}
-		order := a.s.feasible(concat(g, []string{t}))
-		if err := a.ensure(ctx, deadline, genConfirm, [][]string{order}, a.cfg.Confirmations); err != nil {
-			return err
-		}
-		tl := a.st.get(order).tally
-		if tl.mixed() {
-			return errFlipped
-		}
-		if (fail && tl.fails()) || (!fail && tl.passes()) {
-			groups = append(groups, g)
-			a.mu.Lock()
-			if fail {
-				a.polluterGroups = appendNew(a.polluterGroups, g)
-			} else {
-				a.setterGroups = appendNew(a.setterGroups, g)
-			}
-			a.mu.Unlock()
-		}
-		return nil
-	}
-
+	sr := &groupSearch{a: a, ctx: ctx, deadline: deadline, t: t, fail: fail,
+		test: a.effect(deadline, t, nil, fail), used: map[string]bool{t: true}}
 	prefix := from[:len(from)-1]
-	var tryKnown [][]string
-	a.mu.Lock()
-	known := a.polluterGroups
-	if !fail {
-		known = a.setterGroups
-	}
-	for _, g := range known {
-		if !slices.Contains(g, t) && isSubsequence(g, prefix) {
-			tryKnown = append(tryKnown, g)
-		}
-	}
-	a.mu.Unlock()
-	// tryEach runs each of gs before t at once and minimises the ones that
-	// show the effect.
-	tryEach := func(gs [][]string) error {
-		if len(gs) == 0 {
-			return nil
-		}
-		hits, err := test(ctx, gs)
-		if err != nil {
-			return err
-		}
-		for i, hit := range hits {
-			if hit && !overlaps(gs[i], used) {
-				if err := minimise(gs[i]); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
-	if err := tryEach(tryKnown); err != nil {
-		return groups, err
+	if err := sr.tryEach(sr.known(prefix)); err != nil {
+		return sr.groups, err
 	}
 	// A change's dataflow record names the tests that write what t
 	// reads: each is tried alone first.
 	var singles [][]string
-	for _, w := range a.writers(t, without(prefix, used)) {
+	for _, w := range a.writers(t, without(prefix, sr.used)) {
 		singles = append(singles, []string{w})
 	}
-	if err := tryEach(singles); err != nil {
-		return groups, err
+	if err := sr.tryEach(singles); err != nil {
+		return sr.groups, err
 	}
-	if !overlaps(prefix, used) {
-		// A single group is in every prefix t showed the effect after: try those tests first.
-		items := prefix
-		if common := a.common(t, prefix, fail); len(common) > 0 && len(common) < len(prefix) {
-			ok, err := test(ctx, [][]string{common})
-			if err != nil {
-				return groups, err
-			}
-			if ok[0] {
-				items = common
-			}
-		}
-		if err := minimise(items); err != nil {
-			return groups, err
+	if !overlaps(prefix, sr.used) {
+		if err := sr.inPrefix(prefix); err != nil {
+			return sr.groups, err
 		}
 	}
+	err := sr.rest()
+	return sr.groups, err
+}
+
+// groupSearch is one search of groups in progress: for test t, of
+// polluters (fail) or state-setters, with test its oracle.
+type groupSearch struct {
+	a        *analysis
+	ctx      context.Context
+	deadline time.Time
+	t        string
+	fail     bool
+	test     oracle
+	groups   [][]string      // the groups found so far
+	used     map[string]bool // t and the tests of the groups found so far
+}
+
+// minimise finds a group in items, which show the effect, and keeps it
+// when k runs confirm it; an outcome that flips in those runs stops the
+// search (errFlipped).
+func (sr *groupSearch) minimise(items []string) error {
+	a := sr.a
+	g, err := ddmin(sr.ctx, items, sr.test, a.freeSlots)
+	if err != nil {
+		return err
+	}
+	for _, x := range g {
+		sr.used[x] = true
+	}
+	order := a.s.feasible(concat(g, []string{sr.t}))
+	if err := a.ensure(sr.ctx, sr.deadline, genConfirm, [][]string{order}, a.cfg.Confirmations); err != nil {
+		return err
+	}
+	tl := a.st.get(order).tally
+	if tl.mixed() {
+		return errFlipped
+	}
+	if (sr.fail && tl.fails()) || (!sr.fail && tl.passes()) {
+		sr.groups = append(sr.groups, g)
+		a.mu.Lock()
+		if sr.fail {
+			a.polluterGroups = appendNew(a.polluterGroups, g)
+		} else {
+			a.setterGroups = appendNew(a.setterGroups, g)
+		}
+		a.mu.Unlock()
+	}
+	return nil
+}
+
+// known returns the groups found for other tests (polluters or
+// state-setters, as the search's) that are contained in prefix.
+func (sr *groupSearch) known(prefix []string) [][]string {
+	a := sr.a
+	var tryKnown [][]string
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	known := a.polluterGroups
+	if !sr.fail {
+		known = a.setterGroups
+	}
+	for _, g := range known {
+		if !slices.Contains(g, sr.t) && isSubsequence(g, prefix) {
+			tryKnown = append(tryKnown, g)
+		}
+	}
+	return tryKnown
+}
+
+// tryEach runs each of gs before t at once and minimises the ones that
+// show the effect.
+func (sr *groupSearch) tryEach(gs [][]string) error {
+	if len(gs) == 0 {
+		return nil
+	}
+	hits, err := sr.test(sr.ctx, gs)
+	if err != nil {
+		return err
+	}
+	for i, hit := range hits {
+		if hit && !overlaps(gs[i], sr.used) {
+			if err := sr.minimise(gs[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// inPrefix minimises prefix, which shows the effect: a single group is in
+// every prefix t showed the effect after, so the tests common to those are
+// tried first.
+func (sr *groupSearch) inPrefix(prefix []string) error {
+	items := prefix
+	if common := sr.a.common(sr.t, prefix, sr.fail); len(common) > 0 && len(common) < len(prefix) {
+		ok, err := sr.test(sr.ctx, [][]string{common})
+		if err != nil {
+			return err
+		}
+		if ok[0] {
+			items = common
+		}
+	}
+	return sr.minimise(items)
+}
+
+// rest minimises, for as long as one still shows the effect, what is left
+// of the other sources once the groups found are taken out of them: the
+// other prefixes t was seen failing (passing) after that no group found so
+// far explains, and the rest of the suite; the leftovers are checked in
+// parallel.
+func (sr *groupSearch) rest() error {
+	a := sr.a
 	var sources [][]string
-	for _, o := range a.hints(t) {
-		if p := o.order[:len(o.order)-1]; (fail && o.fails() || !fail && o.passes()) && !explained(p, groups) {
+	for _, o := range a.hints(sr.t) {
+		if p := o.order[:len(o.order)-1]; (sr.fail && o.fails() || !sr.fail && o.passes()) && !explained(p, sr.groups) {
 			sources = append(sources, p)
 		}
 	}
-	sources = append(sources, without(a.s.tests, map[string]bool{t: true}))
+	sources = append(sources, without(a.s.tests, map[string]bool{sr.t: true}))
 	for {
 		var rests [][]string
 		seen := map[string]bool{}
 		for _, src := range sources {
-			if rest := without(src, used); len(rest) > 0 && !seen[orderKey(rest)] {
+			if rest := without(src, sr.used); len(rest) > 0 && !seen[orderKey(rest)] {
 				seen[orderKey(rest)] = true
 				rests = append(rests, rest)
 			}
 		}
 		if len(rests) == 0 {
-			return groups, nil
+			return nil
 		}
-		found, err := first(ctx, test, rests, a.freeSlots)
+		found, err := first(sr.ctx, sr.test, rests, a.freeSlots)
 		if err != nil || found < 0 {
-			return groups, err
+			return err
 		}
-		if err := minimise(rests[found]); err != nil {
-			return groups, err
+		if err := sr.minimise(rests[found]); err != nil {
+			return err
 		}
 	}
 }
@@ -567,243 +619,4 @@ func (a *analysis) common(t string, prefix []string, fail bool) []string {
 		}
 	}
 	return out
-}
-
-// cleaners finds the minimal groups of tests that, run between polluter
-// group g and victim t, make t pass: the cleaners found for g and other
-// victims first, then the tests seen between g and t in passing orders,
-// then all tests (polluters of t excepted), each list run at once and, when
-// it passes, minimised by delta debugging for as long as what is left of it
-// (without the cleaners found so far) still passes.
-func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g []string, polluters [][]string) ([][]string, error) {
-	exclude := notCleaners(t, polluters)
-	var chunks [][]string
-	a.mu.Lock()
-	for _, c := range a.cleanerGroups[orderKey(g)] {
-		if !overlaps(c, exclude) {
-			chunks = append(chunks, c)
-		}
-	}
-	a.mu.Unlock()
-	// Beyond the known cleaners: the tests seen between g and t in passing
-	// orders, then all tests.
-	var between []string
-	inBetween := map[string]bool{}
-	for _, o := range a.hints(t) {
-		last := lastIndexOfGroup(o.order, g)
-		if !o.passes() || last < 0 {
-			continue
-		}
-		for _, x := range o.order[last+1 : len(o.order)-1] {
-			if !exclude[x] && !inBetween[x] {
-				inBetween[x] = true
-				between = append(between, x)
-			}
-		}
-	}
-	// In the suite's order, so that a group of cleaners runs as it does there.
-	slices.SortFunc(between, func(x, y string) int { return a.index[x] - a.index[y] })
-	// A cleaner writes the state: the writers a change's dataflow record
-	// names come first.
-	if ws := a.writers(t, without(a.s.tests, exclude)); len(ws) > 0 {
-		a.debugf("victim %s: %d writer(s) of its state tried first as cleaners of %v", t, len(ws), g)
-		chunks = append(chunks, ws)
-	}
-	if len(between) > 0 {
-		chunks = append(chunks, between)
-	}
-	// All of them, for groups of cleaners that were not all seen in between.
-	if all := without(a.s.tests, exclude); len(all) > len(between) {
-		chunks = append(chunks, all)
-	}
-	test := a.effect(deadline, t, g, false)
-	passed, err := test(ctx, chunks)
-	if err != nil {
-		return nil, err
-	}
-	var groups [][]string
-	found := map[string]bool{}
-	for i, chunk := range chunks {
-		rest, ok := without(chunk, found), passed[i]
-		if len(rest) > 0 && len(rest) < len(chunk) {
-			res, err := test(ctx, [][]string{rest})
-			if err != nil {
-				return groups, err
-			}
-			ok = res[0]
-		}
-		for ok && len(rest) > 0 {
-			c, err := ddmin(ctx, rest, test, a.freeSlots)
-			if err != nil {
-				return groups, err
-			}
-			order := a.s.feasible(concat(g, c, []string{t}))
-			if err := a.ensure(ctx, deadline, genConfirm, [][]string{order}, a.cfg.Confirmations); err != nil {
-				return groups, err
-			}
-			switch tl := a.st.get(order).tally; {
-			case tl.mixed():
-				return groups, errFlipped
-			case tl.passes():
-				groups = append(groups, c)
-				a.mu.Lock()
-				a.cleanerGroups[orderKey(g)] = appendNew(a.cleanerGroups[orderKey(g)], c)
-				a.mu.Unlock()
-			}
-			for _, x := range c {
-				found[x] = true
-			}
-			if rest = without(rest, found); len(rest) > 0 {
-				res, err := test(ctx, [][]string{rest})
-				if err != nil {
-					return groups, err
-				}
-				ok = res[0]
-			}
-		}
-	}
-	return groups, nil
-}
-
-// notCleaners is the set of tests that cannot be cleaners of victim t: t
-// itself and its polluters.
-func notCleaners(t string, polluters [][]string) map[string]bool {
-	out := map[string]bool{t: true}
-	for _, p := range polluters {
-		for _, x := range p {
-			out[x] = true
-		}
-	}
-	return out
-}
-
-// shareCleaners tries, for every victim, the cleaners found for other
-// victims of the same polluter group that its own search did not find (the
-// searches ran at the same time, or another test in the searched list
-// masked the cleaner), and adds those that k runs confirm: a cleaner left
-// to more than two victims of one polluter group is tried on them all in
-// one batch (cleanerBatch), the rest one run each.
-func (a *analysis) shareCleaners(ctx context.Context, deadline time.Time) error {
-	tries, err := a.batchCleaners(ctx, deadline, a.cleanerTries())
-	if err != nil {
-		return err
-	}
-	g, gctx := errgroup.WithContext(ctx)
-	for _, tr := range tries {
-		g.Go(func() error {
-			order := a.s.feasible(concat(tr.p, tr.c, []string{tr.f.Test}))
-			if err := a.ensure(gctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
-				return err
-			}
-			if !a.st.get(order).passes() {
-				return nil
-			}
-			if err := a.ensure(gctx, deadline, genConfirm, [][]string{order}, a.cfg.Confirmations); err != nil {
-				return err
-			}
-			if a.st.get(order).passes() {
-				a.mu.Lock()
-				tr.f.Cleaners = appendNew(tr.f.Cleaners, tr.c)
-				a.mu.Unlock()
-			}
-			return nil
-		})
-	}
-	return g.Wait()
-}
-
-// cleanerTry is a cleaner group c found for polluter group p that victim
-// f's finding lacks.
-type cleanerTry struct {
-	f    *Finding
-	p, c []string
-}
-
-// cleanerTries returns, victim by victim (by name), the known cleaners of
-// each of its polluter groups that its finding lacks.
-func (a *analysis) cleanerTries() []cleanerTry {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var victims []*Finding
-	for _, byKind := range a.findings {
-		if f := byKind[report.ODVictim]; f != nil && !f.Incomplete {
-			victims = append(victims, f)
-		}
-	}
-	slices.SortFunc(victims, func(x, y *Finding) int { return strings.Compare(x.Test, y.Test) })
-	var tries []cleanerTry
-	for _, f := range victims {
-		exclude := notCleaners(f.Test, f.Polluters)
-		for _, p := range f.Polluters {
-			for _, c := range a.cleanerGroups[orderKey(p)] {
-				if !overlaps(c, exclude) && !slices.ContainsFunc(f.Cleaners, func(h []string) bool { return slices.Equal(h, c) }) {
-					tries = append(tries, cleanerTry{f, p, c})
-				}
-			}
-		}
-	}
-	return tries
-}
-
-// batchCleaners runs the tries of one polluter and cleaner group on more
-// than two victims as one batch each (cleanerBatch) and returns the tries
-// left: those of the other pairs, and those a batch did not settle.
-func (a *analysis) batchCleaners(ctx context.Context, deadline time.Time, tries []cleanerTry) ([]cleanerTry, error) {
-	byPair := map[string][]cleanerTry{}
-	var keys []string
-	for _, tr := range tries {
-		key := orderKey(tr.p) + " | " + orderKey(tr.c)
-		if byPair[key] == nil {
-			keys = append(keys, key)
-		}
-		byPair[key] = append(byPair[key], tr)
-	}
-	var left []cleanerTry
-	for _, key := range keys {
-		trs := byPair[key]
-		if len(trs) > 2 {
-			var err error
-			if trs, err = a.cleanerBatch(ctx, deadline, trs); err != nil {
-				return nil, err
-			}
-		}
-		left = append(left, trs...)
-	}
-	return left, nil
-}
-
-// cleanerBatch runs the tries' polluter group, their cleaner group and then
-// all their victims in one order, the batch, and the same order without the
-// cleaner, the control, k times each. A victim that passes in every run of
-// the batch and fails in every run of the control owes that to the cleaner,
-// which joins its finding; it returns the tries it leaves open.
-func (a *analysis) cleanerBatch(ctx context.Context, deadline time.Time, trs []cleanerTry) ([]cleanerTry, error) {
-	k, p, c := a.cfg.Confirmations, trs[0].p, trs[0].c
-	names := make([]string, len(trs))
-	for i, tr := range trs {
-		names[i] = tr.f.Test
-	}
-	classes := classesOf(p)
-	slices.SortStableFunc(names, func(x, y string) int {
-		return cmp.Or(firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)]), cmp.Compare(a.index[x], a.index[y]))
-	})
-	batch, control := a.s.feasible(concat(p, c, names)), a.s.feasible(concat(p, names))
-	if err := a.ensure(ctx, deadline, genConfirm, [][]string{batch, control}, k); err != nil {
-		return nil, err
-	}
-	var open []cleanerTry
-	for _, tr := range trs {
-		at, ct := slices.Index(batch, tr.f.Test), slices.Index(control, tr.f.Test)
-		if at >= 0 && ct >= 0 && isSubsequence(concat(p, c), batch[:at]) && isSubsequence(p, control[:ct]) {
-			with, without := a.st.get(batch[:at+1]).tally, a.st.get(control[:ct+1]).tally
-			if with.runs() >= k && with.passes() && without.runs() >= k && without.fails() {
-				a.mu.Lock()
-				tr.f.Cleaners = appendNew(tr.f.Cleaners, c)
-				a.mu.Unlock()
-				continue
-			}
-		}
-		open = append(open, tr)
-	}
-	return open, nil
 }

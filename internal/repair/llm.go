@@ -306,6 +306,25 @@ func codeBlock(answer string) string {
 // error go away. It returns the candidate, what stitching did, and the
 // compile feedback when the result still does not compile.
 func (r *run) stitch(ctx context.Context, p *problem, answer string) (*candidate, []string, string, error) {
+	files, notes, fb, err := r.stitchMembers(p, answer)
+	if err != nil || fb != "" {
+		return nil, nil, fb, err
+	}
+	c := &candidate{kind: report.RepairLLM, files: files}
+	imported, fb, err := r.compileImporting(ctx, c)
+	if err != nil || fb != "" {
+		return nil, nil, fb, err
+	}
+	return c, append(notes, imported...), "", nil
+}
+
+// stitchMembers applies an answer's methods and fields (and its imports)
+// to the sources: a method the test's class declares replaces it (the
+// declarations the model changed restored), as does one a polluter's class
+// declares, and any other member is added to the test's class. It returns
+// the files changed and what stitching did, or the feedback for the model
+// when the answer does not fit.
+func (r *run) stitchMembers(p *problem, answer string) (map[string][]byte, []string, string, error) {
 	var members struct {
 		Imports []string        `json:"imports"`
 		Members []editor.Member `json:"members"`
@@ -325,96 +344,136 @@ func (r *run) stitch(ctx context.Context, p *problem, answer string) (*candidate
 	}
 	var notes []string
 	for _, m := range members.Members {
-		rel, inFile := p.rel, p.inFile
-		src, err := read(rel)
+		t, err := r.targetOf(p, m, read)
 		if err != nil {
 			return nil, nil, "", err
-		}
-		info, err := r.ed.Info(src, inFile)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		if m.Kind == "method" && info.Method(m.Name) == nil {
-			for _, pc := range p.partnerCls {
-				prel, pin, err := r.src.classFile(pc)
-				if err != nil {
-					continue
-				}
-				psrc, err := read(prel)
-				if err != nil {
-					return nil, nil, "", err
-				}
-				if pinfo, err := r.ed.Info(psrc, pin); err == nil && pinfo.Method(m.Name) != nil {
-					rel, inFile, src, info = prel, pin, psrc, pinfo
-					break
-				}
-			}
 		}
 		var out string
-		if m.Kind == "method" && info.Method(m.Name) != nil {
+		if m.Kind == "method" && t.info.Method(m.Name) != nil {
 			var restored []string
-			out, restored, err = r.ed.ReplaceMethod(src, inFile, m.Name, m.Text)
+			out, restored, err = r.ed.ReplaceMethod(t.src, t.inFile, m.Name, m.Text)
 			for _, x := range restored {
 				notes = append(notes, "stitching restored the "+x+" of "+m.Name)
 			}
 		} else {
 			var added []string
-			out, added, err = r.ed.AddMembers(src, inFile, []string{m.Text})
+			out, added, err = r.ed.AddMembers(t.src, t.inFile, []string{m.Text})
 			if err == nil && len(added) == 0 {
 				continue
 			}
 		}
 		if err != nil {
-			return nil, nil, "the answer's " + m.Name + " cannot go into " + inFile + ": " + err.Error(), nil
+			return nil, nil, "the answer's " + m.Name + " cannot go into " + t.inFile + ": " + err.Error(), nil
 		}
 		if len(members.Imports) > 0 {
 			if out, err = r.ed.AddImports(out, members.Imports); err != nil {
 				return nil, nil, "", err
 			}
 		}
-		files[rel] = []byte(out)
+		files[t.rel] = []byte(out)
 	}
-	c := &candidate{kind: report.RepairLLM, files: files}
+	return files, notes, "", nil
+}
+
+// memberTarget is the class an answer's member goes into: its file, the
+// class's name in it, the file's source so far and the class's outline.
+type memberTarget struct {
+	rel, inFile, src string
+	info             *editor.ClassInfo
+}
+
+// targetOf returns where m goes: the test's class, unless m is a method
+// that class does not declare and a polluter's class does; read reads a
+// file as stitching has changed it so far.
+func (r *run) targetOf(p *problem, m editor.Member, read func(rel string) (string, error)) (memberTarget, error) {
+	src, err := read(p.rel)
+	if err != nil {
+		return memberTarget{}, err
+	}
+	info, err := r.ed.Info(src, p.inFile)
+	if err != nil {
+		return memberTarget{}, err
+	}
+	t := memberTarget{rel: p.rel, inFile: p.inFile, src: src, info: info}
+	if m.Kind != "method" || info.Method(m.Name) != nil {
+		return t, nil
+	}
+	for _, pc := range p.partnerCls {
+		prel, pin, err := r.src.classFile(pc)
+		if err != nil {
+			continue
+		}
+		psrc, err := read(prel)
+		if err != nil {
+			return memberTarget{}, err
+		}
+		if pinfo, err := r.ed.Info(psrc, pin); err == nil && pinfo.Method(m.Name) != nil {
+			return memberTarget{rel: prel, inFile: pin, src: psrc, info: pinfo}, nil
+		}
+	}
+	return t, nil
+}
+
+// compileImporting compiles c, and while javac misses classes (at most
+// five rounds), adds for each the first import of that simple name from
+// the module's classpath or the JDK that makes the error go away (see
+// importFor). It returns the imports added, as notes, and the compile
+// feedback when c still does not compile.
+func (r *run) compileImporting(ctx context.Context, c *candidate) ([]string, string, error) {
+	var notes []string
 	for round := 0; round < 5; round++ {
 		fb, err := r.apply(ctx, c.files)
 		if err != nil {
-			return nil, nil, "", err
+			return nil, "", err
 		}
 		if fb == "" {
-			return c, notes, "", nil
+			return notes, "", nil
 		}
-		missing := missingClasses(fb)
 		fixed := false
-		for _, name := range missing {
-			for _, q := range r.classCandidates(name) {
-				trial := map[string][]byte{}
-				for rel, data := range c.files {
-					out, err := r.ed.AddImports(string(data), []string{q})
-					if err != nil {
-						return nil, nil, "", err
-					}
-					trial[rel] = []byte(out)
-				}
-				tfb, err := r.apply(ctx, trial)
-				if err != nil {
-					return nil, nil, "", err
-				}
-				if !slices.Contains(missingClasses(tfb), name) {
-					c.files, fixed = trial, true
-					notes = append(notes, "stitching imported "+q)
-					break
-				}
+		for _, name := range missingClasses(fb) {
+			q, err := r.importFor(ctx, c, name)
+			if err != nil {
+				return nil, "", err
+			}
+			if q != "" {
+				fixed = true
+				notes = append(notes, "stitching imported "+q)
 			}
 		}
 		if !fixed {
-			return nil, nil, fb, nil
+			return nil, fb, nil
 		}
 	}
 	fb, err := r.apply(ctx, c.files)
 	if err != nil || fb != "" {
-		return nil, nil, fb, err
+		return nil, fb, err
 	}
-	return c, notes, "", nil
+	return notes, "", nil
+}
+
+// importFor tries the imports of classes with the simple name name in
+// every file of c, one at a time, and keeps the first after which javac
+// no longer misses name: it returns that import, "" when none helps.
+func (r *run) importFor(ctx context.Context, c *candidate, name string) (string, error) {
+	for _, q := range r.classCandidates(name) {
+		trial := map[string][]byte{}
+		for rel, data := range c.files {
+			out, err := r.ed.AddImports(string(data), []string{q})
+			if err != nil {
+				return "", err
+			}
+			trial[rel] = []byte(out)
+		}
+		tfb, err := r.apply(ctx, trial)
+		if err != nil {
+			return "", err
+		}
+		if !slices.Contains(missingClasses(tfb), name) {
+			c.files = trial
+			return q, nil
+		}
+	}
+	return "", nil
 }
 
 var missingClass = regexp.MustCompile(`symbol:\s+class (\w+)`)
