@@ -10,6 +10,7 @@ import (
 
 	"github.com/otiai10/copy"
 
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/repair"
 	"github.com/flakyhq/flaky/internal/report"
@@ -88,7 +89,7 @@ func benchRepairFixture(name string, tallies map[report.Kind]*repairTally, byRep
 	if err != nil {
 		return err
 	}
-	flakyDir := filepath.Join(module, "target", "flaky")
+	flakyDir := flakydir.OfModule(module).Path()
 	out, err := pipeline.Run(ctx, pipeline.Module{
 		Dir: setup.ModuleDir, FlakyDir: flakyDir,
 		Repair: repair.Module{

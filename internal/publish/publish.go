@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/annotate"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/htmlreport"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/safewrite"
@@ -97,7 +98,7 @@ func CheckWritable(o Options) error {
 	if root, err := filepath.Abs(o.Root); err == nil {
 		if dir, err := filepath.Abs(o.ModuleDir); err == nil && dir != root {
 			if modules, err := mvn.ReactorModules(o.Root); err == nil && len(modules) > 0 {
-				dirs = append(dirs, filepath.Join(modules[0].BuildDir, "flaky"))
+				dirs = append(dirs, flakydir.InBuild(modules[0].BuildDir).Path())
 			}
 		}
 	}
@@ -163,7 +164,7 @@ func Reactor(ctx context.Context, o Options) ([]string, error) {
 	}
 	var mods []module
 	for _, m := range modules {
-		flakyDir := filepath.Join(m.BuildDir, "flaky")
+		flakyDir := flakydir.InBuild(m.BuildDir).Path()
 		rep, err := report.Read(filepath.Join(flakyDir, JSON.File()))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -181,7 +182,7 @@ func Reactor(ctx context.Context, o Options) ([]string, error) {
 		return nil, nil
 	}
 	o.Formats = slices.DeleteFunc(slices.Clone(o.Formats), func(f Format) bool { return f == JSON })
-	return write(filepath.Join(modules[0].BuildDir, "flaky"), o, mods, filepath.Base(o.Root), false)
+	return write(flakydir.InBuild(modules[0].BuildDir).Path(), o, mods, filepath.Base(o.Root), false)
 }
 
 type module struct {

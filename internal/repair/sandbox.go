@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/flakyhq/flaky/internal/editor"
+	"github.com/flakyhq/flaky/internal/flakydir"
 
 	"github.com/otiai10/copy"
 
@@ -76,7 +77,7 @@ func NewSandbox(mod Module, workDir string, jars agent.Jars, opts launcher.Optio
 	if err != nil {
 		return nil, fmt.Errorf("create sandbox: %w", err)
 	}
-	skip := map[string]bool{filepath.Join(mod.Dir, ".git"): true, filepath.Join(mod.Dir, "target", "flaky"): true}
+	skip := map[string]bool{filepath.Join(mod.Dir, ".git"): true, flakydir.OfModule(mod.Dir).Path(): true}
 	if abs, err := filepath.Abs(workDir); err == nil {
 		skip[abs] = true
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/flakyhq/flaky/agent"
 	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/knowledge"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/pipeline"
@@ -32,7 +33,7 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 	}
 	m := pipeline.Module{
 		Dir: cfg.ModuleDir, Name: mvn.ModulePath(cfg.Root, cfg.ModuleDir), Root: cfg.Root,
-		FlakyDir: filepath.Join(cfg.BuildDir, "flaky"), Tests: rec.TestIDs(), Launcher: l,
+		FlakyDir: flakydir.InBuild(cfg.BuildDir).Path(), Tests: rec.TestIDs(), Launcher: l,
 		ClassDirs: []string{filepath.Join(cfg.BuildDir, "classes"), rec.TestClassesDirectory},
 	}
 	switch {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/defaultorder"
+	"github.com/flakyhq/flaky/internal/flakydir"
 	"github.com/flakyhq/flaky/internal/launcher"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/repair"
@@ -28,7 +29,7 @@ func proposeRepairs(ctx context.Context, cfg Config, rec *surefire.ForkRecord, r
 		java = rec.Java
 	}
 	m := pipeline.Module{
-		Dir: cfg.ModuleDir, FlakyDir: filepath.Join(cfg.BuildDir, "flaky"),
+		Dir: cfg.ModuleDir, FlakyDir: flakydir.InBuild(cfg.BuildDir).Path(),
 		Repair: repair.Module{
 			Dir: cfg.ModuleDir, ClassesDir: filepath.Join(cfg.BuildDir, "classes"), TestClassesDir: rec.TestClassesDirectory,
 			Classpath: rec.Classpath, JVMArgs: rec.JVMArgs, SysProps: rec.SystemProperties, Java: java,

@@ -283,7 +283,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	flakyDir := filepath.Join(cfg.BuildDir, "flaky")
+	flakyDir := flakydir.InBuild(cfg.BuildDir).Path()
 	if err := publish.CheckWritable(publish.Options{Root: cfg.Root, ModuleDir: cfg.ModuleDir, FlakyDir: flakyDir}); err != nil {
 		return nil, err
 	}
