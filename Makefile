@@ -1,7 +1,7 @@
 # flaky build. `make build` leaves the binary at bin/flaky.
 GO      ?= go
 MVN     ?= env MAVEN_OPTS="$(MAVEN_OPTS) -Dstyle.color=never -Djansi.noreset=true" mvn
-JARS    := agent/jars/flaky-agent.jar agent/jars/flaky-runner.jar agent/jars/flaky-surefire-provider.jar agent/jars/flaky-editor.jar
+JARS    := internal/engine/agent/jars/flaky-agent.jar internal/engine/agent/jars/flaky-runner.jar internal/engine/agent/jars/flaky-surefire-provider.jar internal/engine/agent/jars/flaky-editor.jar
 JAVA_SRC := $(shell find java \( -name '*.java' -o -name pom.xml \) -not -path '*/target/*' 2>/dev/null)
 
 .PHONY: all build dist dist-maven java java-test test unit fuzz e2e e2e-repeat test-busy e2e-busy bench demo lint clean
@@ -13,10 +13,10 @@ java: $(JARS)
 
 # copy-jars copies the packaged jars to where the Go binary embeds them from.
 define copy-jars
-	cp java/flaky-agent/target/flaky-agent.jar agent/jars/flaky-agent.jar
-	cp java/flaky-runner/target/flaky-runner.jar agent/jars/flaky-runner.jar
-	cp java/flaky-surefire-provider/target/flaky-surefire-provider.jar agent/jars/flaky-surefire-provider.jar
-	cp java/flaky-editor/target/flaky-editor.jar agent/jars/flaky-editor.jar
+	cp java/flaky-agent/target/flaky-agent.jar internal/engine/agent/jars/flaky-agent.jar
+	cp java/flaky-runner/target/flaky-runner.jar internal/engine/agent/jars/flaky-runner.jar
+	cp java/flaky-surefire-provider/target/flaky-surefire-provider.jar internal/engine/agent/jars/flaky-surefire-provider.jar
+	cp java/flaky-editor/target/flaky-editor.jar internal/engine/agent/jars/flaky-editor.jar
 endef
 
 $(JARS) &: $(JAVA_SRC)
@@ -34,7 +34,7 @@ java-test:
 # abbreviated commit; -dirty when it has changes), the commit and its time. Go's own stamp (vcs.revision) is
 # missing in a git worktree and with -buildvcs=false; outside git these stay empty and flaky says dev.
 # VERSION overrides the version (a release build's tag, or an e2e test's own).
-BUILDINFO := github.com/flakyhq/flaky/internal/buildinfo
+BUILDINFO := github.com/flakyhq/flaky/internal/base/buildinfo
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS ?= -X $(BUILDINFO).version=$(VERSION) \
 	-X $(BUILDINFO).commit=$(shell git rev-parse HEAD 2>/dev/null) \
@@ -76,7 +76,7 @@ unit: build
 ## "context deadline exceeded" and no failing input (Go issue 75804): that alone is not a failure; a new input in
 ## the target's corpus folder (a failing input Go saved) always is.
 FUZZTIME ?= 10s
-FUZZ_TARGETS := agent:FuzzReadMessage surefire:FuzzReadOrder mvn:FuzzInitProfile
+FUZZ_TARGETS := internal/engine/agent:FuzzReadMessage internal/maven/surefire:FuzzReadOrder internal/maven/mvn:FuzzInitProfile
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t#*:}; corpus=$$pkg/testdata/fuzz/$$name; \
@@ -125,7 +125,7 @@ e2e-busy: build
 
 ## bench: benchmarks that need real JVMs (see docs/performance.md); BENCHFLAGS=-readme rewrites its tables in docs/.
 bench: build
-	$(GO) run ./internal/bench $(BENCHFLAGS)
+	$(GO) run ./tools/bench $(BENCHFLAGS)
 
 ## demo: flaky on a bundled fixture.
 demo: build

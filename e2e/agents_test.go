@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 // TestCoexistsWithBuildAgents runs flaky as a user would on the fixtures

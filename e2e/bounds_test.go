@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/mvn"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 )
 
 // Bounds on time in these tests, where a bound is the point (a hang must

@@ -12,8 +12,8 @@ import (
 
 	"github.com/otiai10/copy"
 
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/mvn"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 )
 
 // Class-data sharing: the first run of a module records its classes and

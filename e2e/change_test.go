@@ -14,10 +14,10 @@ import (
 
 	"github.com/otiai10/copy"
 
-	"github.com/flakyhq/flaky/internal/knowledge"
+	"github.com/flakyhq/flaky/internal/gate/knowledge"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/verify"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 // scenario is one scripted change of testdata/evolve/<fixture>/scenarios.json.

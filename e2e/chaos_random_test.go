@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/chaos"
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/analysis/chaos"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
 
 // TestChaosRandom runs `flaky chaos` on the chaos-random fixture in the

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/chaos"
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/analysis/chaos"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
 
 // TestChaosSleep runs `flaky chaos` on testdata/chaos-sleep in default

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/testid"
+	"github.com/flakyhq/flaky/internal/base/testid"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
 
 // TestClassFixturesListed checks that `flaky list-tests --json` marks exactly

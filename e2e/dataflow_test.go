@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/dataflow"
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/analysis/dataflow"
+	"github.com/flakyhq/flaky/internal/analysis/od"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
 
 // TestDataflow records the data dependencies of the dataflow fixture in

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flakyhq/flaky/internal/base/testid"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/internal/testid"
 )
 
 // surefireRunning matches the line Surefire prints as it starts a test class.

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/mvn"
 )
 
 // TestDistInstallsThroughMaven installs flaky as a team with only a JDK and

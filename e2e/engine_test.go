@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/base/testid"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/internal/testid"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 // odFixtures are the fixtures with order-dependent tests.

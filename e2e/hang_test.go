@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/flakyhq/flaky/internal/verify"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 // TestProviderCutsHangingTests runs mvn -Pflaky verify on the hang fixture

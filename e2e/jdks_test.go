@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
 

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/surefire"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 )
 
 // TestJUnit3Alone lists and runs the junit3 fixture, whose only test

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/knowledge"
+	"github.com/flakyhq/flaky/internal/gate/knowledge"
 	"github.com/flakyhq/flaky/internal/report"
 )
 

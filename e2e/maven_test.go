@@ -12,8 +12,8 @@ import (
 
 	junit "github.com/joshdk/go-junit"
 
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 // mvnRun runs Maven in dir with flaky's binary for the profile and returns

@@ -16,9 +16,9 @@ import (
 
 	"github.com/kballard/go-shellquote"
 
+	"github.com/flakyhq/flaky/internal/base/testid"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/internal/testid"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 // detectFixtures are the fixtures `flaky detect` must get exactly right.

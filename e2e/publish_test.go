@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/sarifreport"
+	"github.com/flakyhq/flaky/internal/output/sarifreport"
 )
 
 // checkPublished checks what mvn -Pflaky verify published on the reactor

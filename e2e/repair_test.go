@@ -18,7 +18,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
 

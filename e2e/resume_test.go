@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/chaos"
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/analysis/chaos"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
 
 // TestResumeAfterEarlyEnd runs, in real JVMs, an order with a test that

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/invariants"
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/mvn"
+	"github.com/flakyhq/flaky/internal/analysis/invariants"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 )
 
 // stateInitExpected is one module of testdata/state-init/expected.json,

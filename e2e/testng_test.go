@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 // TestDetectModuleWithSiblingDependency analyses one module of a reactor

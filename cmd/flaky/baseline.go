@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/internal/flakydir"
-	"github.com/flakyhq/flaky/internal/gate"
+	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/gate/baseline"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -18,7 +18,7 @@ import (
 func baselineCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "baseline",
-		Usage: "manage the accepted flaky tests in " + gate.BaselinePath,
+		Usage: "manage the accepted flaky tests in " + baseline.BaselinePath,
 		Subcommands: []*cli.Command{{
 			Name:      "list",
 			Usage:     "print the accepted flaky tests: kind, test and, when accepted for one module only, the module",
@@ -38,7 +38,7 @@ func baselineCommand() *cli.Command {
 			Usage:     "stop accepting flaky tests (one fixed, or accepted by mistake): the gate fails on them again",
 			ArgsUsage: "TEST...",
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "root", Value: ".", Usage: "the project root holding " + gate.BaselinePath},
+				&cli.StringFlag{Name: "root", Value: ".", Usage: "the project root holding " + baseline.BaselinePath},
 				&cli.StringFlag{Name: "module", Usage: "remove only the test's acceptance for this module (its path from the root, as the baseline names it)", DefaultText: "every module's"},
 			},
 			Action: func(c *cli.Context) error {
@@ -68,11 +68,11 @@ func baselineCommand() *cli.Command {
 // listBaseline prints the baseline of the project at root, one accepted
 // test a line.
 func listBaseline(g globalOptions, root string) error {
-	b, err := gate.LoadBaseline(root)
+	b, err := baseline.LoadBaseline(root)
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(root, gate.BaselinePath)
+	path := filepath.Join(root, baseline.BaselinePath)
 	if len(b.Accepted) == 0 {
 		fmt.Fprintf(g.Stdout, "%s accepts no flaky test\n", path)
 		return nil
@@ -104,12 +104,12 @@ type baselineRemoveOptions struct {
 // the baseline does not accept (a typo) is an error, and then nothing is
 // removed.
 func removeFromBaseline(o baselineRemoveOptions) error {
-	b, err := gate.LoadBaseline(o.Root)
+	b, err := baseline.LoadBaseline(o.Root)
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(o.Root, gate.BaselinePath)
-	var removed []gate.Accepted
+	path := filepath.Join(o.Root, baseline.BaselinePath)
+	var removed []baseline.Accepted
 	for _, test := range o.Tests {
 		r := b.Remove(test, o.Module)
 		if len(r) == 0 {
@@ -144,7 +144,7 @@ func acceptBaseline(o baselineAcceptOptions) error {
 	if len(reports) == 0 {
 		return fmt.Errorf("no target/flaky/report.json under %s: run mvn -Pflaky verify first", root)
 	}
-	b, err := gate.LoadBaseline(root)
+	b, err := baseline.LoadBaseline(root)
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,7 @@ func acceptBaseline(o baselineAcceptOptions) error {
 	if err := b.Save(root); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Stdout, "accepted %d new flaky test(s); %s lists %d\n", added, filepath.Join(root, gate.BaselinePath), len(b.Accepted))
+	fmt.Fprintf(o.Stdout, "accepted %d new flaky test(s); %s lists %d\n", added, filepath.Join(root, baseline.BaselinePath), len(b.Accepted))
 	return nil
 }
 

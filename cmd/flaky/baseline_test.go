@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/gate"
+	"github.com/flakyhq/flaky/internal/gate/baseline"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -32,12 +32,12 @@ func TestAcceptBaseline(t *testing.T) {
 	}
 	var out bytes.Buffer
 	g.Stdout = &out
-	want := "accepted 2 new flaky test(s); " + filepath.Join(root, gate.BaselinePath) + " lists 2\n"
+	want := "accepted 2 new flaky test(s); " + filepath.Join(root, baseline.BaselinePath) + " lists 2\n"
 	if err := acceptBaseline(baselineAcceptOptions{globalOptions: g, Root: root}); err != nil || out.String() != want {
 		t.Fatalf("first accept: %v, printed %q, want %q", err, out.String(), want)
 	}
 	out.Reset()
-	want = "accepted 0 new flaky test(s); " + filepath.Join(root, gate.BaselinePath) + " lists 2\n"
+	want = "accepted 0 new flaky test(s); " + filepath.Join(root, baseline.BaselinePath) + " lists 2\n"
 	if err := acceptBaseline(baselineAcceptOptions{globalOptions: g, Root: root}); err != nil || out.String() != want {
 		t.Errorf("second accept: %v, printed %q, want %q", err, out.String(), want)
 	}
@@ -48,11 +48,11 @@ func TestAcceptBaseline(t *testing.T) {
 // test it does not accept without changing the file.
 func TestBaselineListAndRemove(t *testing.T) {
 	root := t.TempDir()
-	path := filepath.Join(root, gate.BaselinePath)
+	path := filepath.Join(root, baseline.BaselinePath)
 	if code, stdout, stderr := runApp("baseline", "list", root); code != 0 || stdout != path+" accepts no flaky test\n" {
 		t.Fatalf("list without a baseline: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	b := &gate.Baseline{Accepted: []gate.Accepted{
+	b := &baseline.Baseline{Accepted: []baseline.Accepted{
 		{Test: "p.A#v", Kind: report.ODVictim, Module: "core"},
 		{Test: "p.A#v", Kind: report.ODVictim, Module: "web"},
 		{Test: "p.B#n", Kind: report.NOD},

@@ -11,13 +11,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/internal/chaos"
-	"github.com/flakyhq/flaky/internal/editor"
-	"github.com/flakyhq/flaky/internal/flakydir"
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/analysis/chaos"
+	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/fix/editor"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/mvn"
 )
 
 // chaosCommand runs a module's suite with nondeterministic JDK APIs perturbed.

@@ -13,13 +13,13 @@ import (
 
 	"github.com/kballard/go-shellquote"
 
-	"github.com/flakyhq/flaky/internal/chaos"
-	"github.com/flakyhq/flaky/internal/flakydir"
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/analysis/chaos"
+	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/base/testid"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/internal/testid"
-	"github.com/flakyhq/flaky/mvn"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 // explainFinding reruns the api finding of test (flaky chaos --explain)

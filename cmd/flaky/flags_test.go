@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
 
 // eachFlag calls f with every flag of the app and of each command, and the

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/hostile"
+	"github.com/flakyhq/flaky/internal/testkit/hostile"
 )
 
 // hostileSlack is how many times the CPU time of init of a plain pom init

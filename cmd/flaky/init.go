@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/internal/buildinfo"
-	"github.com/flakyhq/flaky/mvn"
+	"github.com/flakyhq/flaky/internal/base/buildinfo"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 )
 
 func initCommand() *cli.Command {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/agent"
+	"github.com/flakyhq/flaky/internal/engine/agent"
 )
 
 const jupiterPom = `<?xml version="1.0" encoding="UTF-8"?>

@@ -6,9 +6,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/buildinfo"
-	"github.com/flakyhq/flaky/mvn"
+	"github.com/flakyhq/flaky/internal/base/buildinfo"
+	"github.com/flakyhq/flaky/internal/engine/agent"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 )
 
 func installArtifactsCommand() *cli.Command {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/flakyhq/flaky/internal/invariants"
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/analysis/invariants"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 	"github.com/urfave/cli/v2"
 )

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/surefire"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 )
 
 // A parameterized test that the recorded fork ran is listed as the

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/safewrite"
+	"github.com/flakyhq/flaky/internal/base/safewrite"
 )
 
 // stopGrace is how long flaky may take to stop and clean up after the first

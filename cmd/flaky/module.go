@@ -15,10 +15,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/defaultorder"
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/mvn"
+	"github.com/flakyhq/flaky/internal/engine/agent"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/maven/defaultorder"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 )
 
 // moduleFlag is the --module flag of the commands that work on one module.

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/mvn"
+	"github.com/flakyhq/flaky/internal/engine/agent"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 )
 
 // TestListModuleNoTestsWithTestClasses: a real JVM lists no tests from a

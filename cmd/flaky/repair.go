@@ -10,13 +10,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/internal/defaultorder"
-	"github.com/flakyhq/flaky/internal/flakydir"
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/fix/repair"
+	"github.com/flakyhq/flaky/internal/maven/defaultorder"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 	"github.com/flakyhq/flaky/internal/pipeline"
-	"github.com/flakyhq/flaky/internal/repair"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/mvn"
 )
 
 // repairCommand turns the findings of target/flaky/report.json into validated patches.

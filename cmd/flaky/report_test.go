@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/buildinfo"
+	"github.com/flakyhq/flaky/internal/base/buildinfo"
 )
 
 // runReport needs a report.json to write again.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/report"
 )
 

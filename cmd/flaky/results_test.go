@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/engine/agent"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
 
 func TestWriteText(t *testing.T) {

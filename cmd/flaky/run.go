@@ -13,10 +13,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/buildinfo"
-	"github.com/flakyhq/flaky/internal/console"
-	"github.com/flakyhq/flaky/mvn"
+	"github.com/flakyhq/flaky/internal/base/buildinfo"
+	"github.com/flakyhq/flaky/internal/base/console"
+	"github.com/flakyhq/flaky/internal/engine/agent"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 )
 
 // runCommand runs `mvn -Pflaky verify` on a project and shows live progress

@@ -9,13 +9,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/chaos"
-	"github.com/flakyhq/flaky/internal/invariants"
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/testid"
-	"github.com/flakyhq/flaky/mvn"
-	"github.com/flakyhq/flaky/surefire"
+	"github.com/flakyhq/flaky/internal/analysis/chaos"
+	"github.com/flakyhq/flaky/internal/analysis/invariants"
+	"github.com/flakyhq/flaky/internal/base/testid"
+	"github.com/flakyhq/flaky/internal/engine/agent"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 )
 
 func runOrderCommand() *cli.Command {

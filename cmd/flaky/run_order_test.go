@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/engine/agent"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
 
 // runOrder checks its options, the order file and the --chaos flags before

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/hostile"
-	"github.com/flakyhq/flaky/internal/safewrite"
-	"github.com/flakyhq/flaky/internal/testdeadline"
+	"github.com/flakyhq/flaky/internal/base/safewrite"
+	"github.com/flakyhq/flaky/internal/testkit/hostile"
+	"github.com/flakyhq/flaky/internal/testkit/testdeadline"
 )
 
 // mainEnv makes the test binary run flaky's main with its arguments.

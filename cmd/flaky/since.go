@@ -8,10 +8,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/internal/change"
-	"github.com/flakyhq/flaky/internal/flakydir"
+	"github.com/flakyhq/flaky/internal/base/change"
+	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 	"github.com/flakyhq/flaky/internal/pipeline"
-	"github.com/flakyhq/flaky/mvn"
 )
 
 // sinceFlag narrows detect to what a change can affect.

@@ -13,12 +13,12 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/internal/dataflow"
-	"github.com/flakyhq/flaky/internal/flakydir"
-	"github.com/flakyhq/flaky/internal/od"
-	"github.com/flakyhq/flaky/internal/progress"
+	"github.com/flakyhq/flaky/internal/analysis/dataflow"
+	"github.com/flakyhq/flaky/internal/analysis/od"
+	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/base/progress"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 	"github.com/flakyhq/flaky/internal/verify"
-	"github.com/flakyhq/flaky/mvn"
 )
 
 // verifyCommand is what the flaky profile runs in each module's verify phase.

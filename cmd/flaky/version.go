@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/flakyhq/flaky/internal/buildinfo"
+	"github.com/flakyhq/flaky/internal/base/buildinfo"
 )
 
 // versionFlag is the global --version: flaky --version prints what

@@ -7,13 +7,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/flakyhq/flaky/internal/change"
-	"github.com/flakyhq/flaky/internal/dataflow"
-	"github.com/flakyhq/flaky/internal/editor"
-	"github.com/flakyhq/flaky/internal/impact"
-	"github.com/flakyhq/flaky/internal/knowledge"
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/analysis/dataflow"
+	"github.com/flakyhq/flaky/internal/analysis/od"
+	"github.com/flakyhq/flaky/internal/base/change"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/fix/editor"
+	"github.com/flakyhq/flaky/internal/gate/impact"
+	"github.com/flakyhq/flaky/internal/gate/knowledge"
 	"github.com/flakyhq/flaky/internal/report"
 )
 

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/change"
-	"github.com/flakyhq/flaky/internal/impact"
-	"github.com/flakyhq/flaky/internal/knowledge"
-	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/analysis/od"
+	"github.com/flakyhq/flaky/internal/base/change"
+	"github.com/flakyhq/flaky/internal/gate/impact"
+	"github.com/flakyhq/flaky/internal/gate/knowledge"
 	"github.com/flakyhq/flaky/internal/report"
 )
 

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/flakyhq/flaky/internal/chaos"
-	"github.com/flakyhq/flaky/internal/editor"
-	"github.com/flakyhq/flaky/internal/flakydir"
+	"github.com/flakyhq/flaky/internal/analysis/chaos"
+	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/fix/editor"
 	"github.com/flakyhq/flaky/internal/report"
 )
 

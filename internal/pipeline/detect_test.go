@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/analysis/od"
 	"github.com/flakyhq/flaky/internal/report"
 )
 

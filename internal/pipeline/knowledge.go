@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/knowledge"
+	"github.com/flakyhq/flaky/internal/gate/knowledge"
 )
 
 // full reports whether opts run a full detection, whose knowledge is kept:

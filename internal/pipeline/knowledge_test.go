@@ -7,11 +7,11 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/dataflow"
-	"github.com/flakyhq/flaky/internal/knowledge"
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/analysis/dataflow"
+	"github.com/flakyhq/flaky/internal/analysis/od"
+	"github.com/flakyhq/flaky/internal/engine/agent"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/gate/knowledge"
 	"github.com/flakyhq/flaky/internal/report"
 )
 

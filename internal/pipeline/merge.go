@@ -8,8 +8,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/flakyhq/flaky/internal/knowledge"
-	"github.com/flakyhq/flaky/internal/od"
+	"github.com/flakyhq/flaky/internal/analysis/od"
+	"github.com/flakyhq/flaky/internal/gate/knowledge"
 	"github.com/flakyhq/flaky/internal/report"
 )
 

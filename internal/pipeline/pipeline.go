@@ -10,15 +10,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/chaos"
-	"github.com/flakyhq/flaky/internal/dataflow"
-	"github.com/flakyhq/flaky/internal/launcher"
-	"github.com/flakyhq/flaky/internal/od"
-	"github.com/flakyhq/flaky/internal/progress"
-	"github.com/flakyhq/flaky/internal/repair"
+	"github.com/flakyhq/flaky/internal/analysis/chaos"
+	"github.com/flakyhq/flaky/internal/analysis/dataflow"
+	"github.com/flakyhq/flaky/internal/analysis/od"
+	"github.com/flakyhq/flaky/internal/analysis/state"
+	"github.com/flakyhq/flaky/internal/base/progress"
+	"github.com/flakyhq/flaky/internal/engine/agent"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/fix/repair"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/internal/state"
 )
 
 // Stage names a stage of the pipeline in its log lines.

@@ -3,8 +3,8 @@ package pipeline
 import (
 	"github.com/kballard/go-shellquote"
 
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/mvn"
 )
 
 // withMavenArgs adds the user's Maven profiles and properties (-Pa,b

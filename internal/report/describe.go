@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/flakyhq/flaky/internal/saferead"
+	"github.com/flakyhq/flaky/internal/base/saferead"
 )
 
 // Title is a kind's name for people: "order-dependent victim".

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/flakyhq/flaky/internal/saferead"
-	"github.com/flakyhq/flaky/internal/safewrite"
-	"github.com/flakyhq/flaky/surefire"
+	"github.com/flakyhq/flaky/internal/base/saferead"
+	"github.com/flakyhq/flaky/internal/base/safewrite"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 )
 
 // Version is the report format version this package writes.

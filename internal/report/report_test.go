@@ -9,7 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/flakyhq/flaky/internal/hostile"
+	"github.com/flakyhq/flaky/internal/testkit/hostile"
 )
 
 func TestWriteRead(t *testing.T) {

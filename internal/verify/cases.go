@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/base/testid"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/internal/testid"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 // findingCases makes every finding (of any analysis: OD, NIO, NOD, API) a

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flakyhq/flaky/internal/base/testid"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/internal/testid"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 func TestFindingCases(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/chaos"
-	"github.com/flakyhq/flaky/surefire"
+	"github.com/flakyhq/flaky/internal/analysis/chaos"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 )
 
 // ChaosConfig turns on the API perturbation analysis (flaky chaos) in verify.

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/chaos"
+	"github.com/flakyhq/flaky/internal/analysis/chaos"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/pipeline"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 func TestParseChaos(t *testing.T) {

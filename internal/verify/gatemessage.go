@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/flakyhq/flaky/internal/gate"
+	"github.com/flakyhq/flaky/internal/gate/baseline"
 )
 
 // MaxGateTests bounds the tests of each kind (new flaky ones, failing ones)
@@ -22,7 +22,7 @@ func (r *Result) GateMessage(module, reportPath string) string {
 	fmt.Fprintf(&b, "flaky: the flaky gate failed in module %s:", module)
 	var why []string
 	if n := len(r.Verdict.New); n > 0 {
-		why = append(why, fmt.Sprintf("%d new flaky test(s) not in %s", n, gate.BaselinePath))
+		why = append(why, fmt.Sprintf("%d new flaky test(s) not in %s", n, baseline.BaselinePath))
 	}
 	if n := len(r.Failing); n > 0 {
 		why = append(why, fmt.Sprintf("%d test(s) fail in every run", n))

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flakyhq/flaky/internal/gate"
+	"github.com/flakyhq/flaky/internal/gate/baseline"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -22,7 +22,7 @@ func TestGateMessage(t *testing.T) {
 		res  Result
 		want string
 	}{
-		{"one new flaky test", Result{Verdict: gate.Verdict{New: []report.Finding{nod}}},
+		{"one new flaky test", Result{Verdict: baseline.Verdict{New: []report.Finding{nod}}},
 			"flaky: the flaky gate failed in module core: 1 new flaky test(s) not in .flaky/baseline.json\n" +
 				"  NEW   nod        p.A#n\n" +
 				"        reproduce: mvn -Pflaky test -pl core -Dflaky.order=target/flaky/orders/a.txt\n" +
@@ -31,7 +31,7 @@ func TestGateMessage(t *testing.T) {
 			"flaky: the flaky gate failed in module core: 1 test(s) fail in every run\n" +
 				"  FAILS in every run: p.F#f\n" +
 				"fix the failing tests (they are not flaky); report: /w/core/target/flaky/report.json\n"},
-		{"both", Result{Verdict: gate.Verdict{New: []report.Finding{nod}}, Failing: []string{"p.F#f"}},
+		{"both", Result{Verdict: baseline.Verdict{New: []report.Finding{nod}}, Failing: []string{"p.F#f"}},
 			"flaky: the flaky gate failed in module core: 1 new flaky test(s) not in .flaky/baseline.json, 1 test(s) fail in every run\n" +
 				"  NEW   nod        p.A#n\n" +
 				"        reproduce: mvn -Pflaky test -pl core -Dflaky.order=target/flaky/orders/a.txt\n" +
@@ -46,7 +46,7 @@ func TestGateMessage(t *testing.T) {
 		})
 	}
 	t.Run("bounded", func(t *testing.T) {
-		res := Result{Verdict: gate.Verdict{New: many}}
+		res := Result{Verdict: baseline.Verdict{New: many}}
 		got := res.GateMessage("core", "r.json")
 		if n := strings.Count(got, "  NEW "); n != MaxGateTests || !strings.Contains(got, "  ... and 2 more new flaky test(s)\n") {
 			t.Errorf("%d tests named, want %d and the rest counted:\n%s", n, MaxGateTests, got)

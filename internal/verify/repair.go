@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/defaultorder"
-	"github.com/flakyhq/flaky/internal/flakydir"
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/fix/repair"
+	"github.com/flakyhq/flaky/internal/maven/defaultorder"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/pipeline"
-	"github.com/flakyhq/flaky/internal/repair"
-	"github.com/flakyhq/flaky/mvn"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 // proposeRepairs runs the pipeline's repair stage on the module's findings

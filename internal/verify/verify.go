@@ -16,18 +16,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/flakyhq/flaky/agent"
-	"github.com/flakyhq/flaky/internal/buildinfo"
-	"github.com/flakyhq/flaky/internal/flakydir"
-	"github.com/flakyhq/flaky/internal/gate"
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/base/buildinfo"
+	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/base/progress"
+	"github.com/flakyhq/flaky/internal/base/testid"
+	"github.com/flakyhq/flaky/internal/engine/agent"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/gate/baseline"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
+	"github.com/flakyhq/flaky/internal/output/publish"
 	"github.com/flakyhq/flaky/internal/pipeline"
-	"github.com/flakyhq/flaky/internal/progress"
-	"github.com/flakyhq/flaky/internal/publish"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/internal/testid"
-	"github.com/flakyhq/flaky/mvn"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 // DefaultReruns is how often the recorded order is rerun when Config.Reruns is 0.
@@ -104,7 +104,7 @@ type Config struct {
 // Result is what Run found and decided.
 type Result struct {
 	Report   *report.Report
-	Verdict  gate.Verdict
+	Verdict  baseline.Verdict
 	Failing  []string // tests that failed in every run: real failures, not flaky ones
 	Pass     bool     // the build may pass
 	Warnings []string
@@ -279,7 +279,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// What the end of the run needs is checked before it starts: a
 	// baseline that does not parse or a report that cannot be written
 	// would otherwise lose the whole analysis.
-	baseline, err := gate.LoadBaseline(cfg.Root)
+	accepted, err := baseline.LoadBaseline(cfg.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -304,7 +304,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		tests, cases = tests+n, append(cases, c...)
 	}
 	res.Report.Stats.Tests = tests
-	if err := conclude(ctx, cfg, records[0], baseline, flakyDir, outcomes, cases, start, res); err != nil {
+	if err := conclude(ctx, cfg, records[0], accepted, flakyDir, outcomes, cases, start, res); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -390,7 +390,7 @@ func verifyFork(ctx context.Context, cfg Config, jars agent.Jars, rec *surefire.
 // it drops what a change cannot affect, proposes repairs, judges the
 // report against the baseline and the gate, publishes it and writes the
 // flaky tests (cases) for Surefire's XML.
-func conclude(ctx context.Context, cfg Config, rec *surefire.ForkRecord, baseline *gate.Baseline, flakyDir string, outcomes map[string][]runOutcome, cases []surefire.FlakyCase, start time.Time, res *Result) error {
+func conclude(ctx context.Context, cfg Config, rec *surefire.ForkRecord, accepted *baseline.Baseline, flakyDir string, outcomes map[string][]runOutcome, cases []surefire.FlakyCase, start time.Time, res *Result) error {
 	// Surefire's XML keeps every test that flaked as flaky, judged or not.
 	flaked := slices.Clone(res.Report.Findings)
 	if dropped := unaffected(res.Report); len(dropped) > 0 {
@@ -402,7 +402,7 @@ func conclude(ctx context.Context, cfg Config, rec *surefire.ForkRecord, baselin
 	}
 	res.Report.Stats.DurationMs = time.Since(start).Milliseconds()
 
-	res.Verdict = gate.Check(baseline, res.Report, clearer(cfg, res.Report, func(test string) bool { _, ok := outcomes[test]; return ok }))
+	res.Verdict = baseline.Check(accepted, res.Report, clearer(cfg, res.Report, func(test string) bool { _, ok := outcomes[test]; return ok }))
 	res.Pass = len(res.Failing) == 0 && (!cfg.Gate || res.Verdict.Pass())
 	res.Report.Gate = res.Verdict.Record(cfg.Gate)
 
@@ -472,8 +472,8 @@ func notef(cfg Config) func(string) {
 // flaky: the run vouches for one only when it ran, a change's analysis
 // judged it, and every analysis that finds its kind ran to completion
 // without leaving it unconfirmed.
-func clearer(cfg Config, rep *report.Report, ran func(string) bool) func(gate.Accepted) string {
-	return func(a gate.Accepted) string {
+func clearer(cfg Config, rep *report.Report, ran func(string) bool) func(baseline.Accepted) string {
+	return func(a baseline.Accepted) string {
 		if !ran(a.Test) {
 			return "it did not run"
 		}
@@ -598,7 +598,7 @@ func printSummary(cfg Config, res *Result) {
 		}
 	}
 	for _, f := range res.Verdict.Known {
-		fmt.Fprintf(w, "[flaky] known %-10s %s (in %s)\n", f.Kind, f.Test, gate.BaselinePath)
+		fmt.Fprintf(w, "[flaky] known %-10s %s (in %s)\n", f.Kind, f.Test, baseline.BaselinePath)
 	}
 	for _, a := range res.Verdict.PossiblyFixed {
 		fmt.Fprintf(w, "[flaky] possibly fixed: %s (accepted as %s, not flaky in this run)\n", a.Test, a.Kind)
@@ -613,7 +613,7 @@ func printSummary(cfg Config, res *Result) {
 	case len(res.Failing) > 0:
 		fmt.Fprintf(w, "[flaky] %d test(s) fail in every run: fix them (they are not flaky)\n", len(res.Failing))
 	case !res.Pass:
-		fmt.Fprintf(w, "[flaky] %d new flaky test(s) not in %s: fix them, or accept them with `flaky baseline accept`\n", len(res.Verdict.New), gate.BaselinePath)
+		fmt.Fprintf(w, "[flaky] %d new flaky test(s) not in %s: fix them, or accept them with `flaky baseline accept`\n", len(res.Verdict.New), baseline.BaselinePath)
 	case !cfg.Gate && len(res.Verdict.New) > 0:
 		fmt.Fprintf(w, "[flaky] gate is off: not failing the build\n")
 	}

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flakyhq/flaky/internal/change"
-	"github.com/flakyhq/flaky/internal/gate"
-	"github.com/flakyhq/flaky/internal/launcher"
+	"github.com/flakyhq/flaky/internal/base/change"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/gate/baseline"
+	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
-	"github.com/flakyhq/flaky/surefire"
 )
 
 func TestClassify(t *testing.T) {
@@ -129,19 +129,19 @@ func TestClearerNeverCallsACutAnalysisClean(t *testing.T) {
 		name   string
 		budget time.Duration
 		stats  report.Stats
-		a      gate.Accepted
+		a      baseline.Accepted
 		want   string // a part of the reason; "" when cleared
 	}{
-		{"od complete", 0, report.Stats{Coverage: complete}, gate.Accepted{Test: "p.A#v", Kind: report.ODVictim}, ""},
-		{"od cut", 0, report.Stats{Coverage: cut}, gate.Accepted{Test: "p.A#v", Kind: report.ODVictim}, "cut by its budget (2m0s)"},
-		{"od unconfirmed", 0, report.Stats{Coverage: cut}, gate.Accepted{Test: "p.A#u", Kind: report.NIO}, "before it was confirmed"},
-		{"od off", -1, report.Stats{}, gate.Accepted{Test: "p.A#v", Kind: report.ODBrittle}, "did not run"},
-		{"not run", 0, report.Stats{Coverage: complete}, gate.Accepted{Test: "p.A#gone", Kind: report.NOD}, "it did not run"},
-		{"nod needs only the reruns", 0, report.Stats{Coverage: cut}, gate.Accepted{Test: "p.A#v", Kind: report.NOD}, ""},
-		{"api without chaos", 0, report.Stats{Coverage: complete}, gate.Accepted{Test: "p.A#v", Kind: report.API}, "did not run"},
-		{"api cut", 0, report.Stats{Chaos: &report.ChaosStats{BudgetMs: 1000, BudgetExhausted: true}}, gate.Accepted{Test: "p.A#v", Kind: report.API}, "cut by its budget"},
-		{"a change's analysis judged it", 0, report.Stats{Coverage: complete, Change: changed}, gate.Accepted{Test: "p.A#v", Kind: report.ODVictim}, ""},
-		{"a change cannot affect it", 0, report.Stats{Coverage: complete, Change: changed}, gate.Accepted{Test: "p.B#w", Kind: report.ODVictim}, "the change since main cannot affect it"},
+		{"od complete", 0, report.Stats{Coverage: complete}, baseline.Accepted{Test: "p.A#v", Kind: report.ODVictim}, ""},
+		{"od cut", 0, report.Stats{Coverage: cut}, baseline.Accepted{Test: "p.A#v", Kind: report.ODVictim}, "cut by its budget (2m0s)"},
+		{"od unconfirmed", 0, report.Stats{Coverage: cut}, baseline.Accepted{Test: "p.A#u", Kind: report.NIO}, "before it was confirmed"},
+		{"od off", -1, report.Stats{}, baseline.Accepted{Test: "p.A#v", Kind: report.ODBrittle}, "did not run"},
+		{"not run", 0, report.Stats{Coverage: complete}, baseline.Accepted{Test: "p.A#gone", Kind: report.NOD}, "it did not run"},
+		{"nod needs only the reruns", 0, report.Stats{Coverage: cut}, baseline.Accepted{Test: "p.A#v", Kind: report.NOD}, ""},
+		{"api without chaos", 0, report.Stats{Coverage: complete}, baseline.Accepted{Test: "p.A#v", Kind: report.API}, "did not run"},
+		{"api cut", 0, report.Stats{Chaos: &report.ChaosStats{BudgetMs: 1000, BudgetExhausted: true}}, baseline.Accepted{Test: "p.A#v", Kind: report.API}, "cut by its budget"},
+		{"a change's analysis judged it", 0, report.Stats{Coverage: complete, Change: changed}, baseline.Accepted{Test: "p.A#v", Kind: report.ODVictim}, ""},
+		{"a change cannot affect it", 0, report.Stats{Coverage: complete, Change: changed}, baseline.Accepted{Test: "p.B#w", Kind: report.ODVictim}, "the change since main cannot affect it"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

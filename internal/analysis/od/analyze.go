@@ -1,0 +1,527 @@
+// Package od finds order-dependent flaky tests: it runs a suite in
+// generated orders (reversed, random, pairwise, each test alone and twice),
+// confirms every test whose outcome changed by rerunning the orders it
+// failed and passed in, classifies it (victim, brittle, non-idempotent, or
+// NOD when it flips in the same order), and minimises its polluters,
+// state-setters and cleaners by delta debugging, within a wall-clock budget.
+//
+// Analyze runs four stages, each in its own file:
+//
+//   - Order generation (orders.go, with tuscan.go and schedule.go) takes the
+//     suite's tests and the seed and gives the detection orders: the
+//     exploration orders (reversed, random, Tuscan-square pairwise) and the
+//     isolation and twice-in-a-row runs, planned (for shards) and scheduled
+//     cheapest first.
+//   - Detection (detect.go) runs the detection orders, each in a fresh JVM or
+//     several in one warm JVM, and gives the candidates: the tests that
+//     passed in one order and failed in another, or changed when run twice.
+//   - Confirmation (confirm.go, with classify.go) reruns each candidate
+//     alone, twice in a row and in its failing and passing orders until
+//     Config.Confirmations runs agree, and gives its verdict (victim,
+//     brittle, non-idempotent) or none; a confirmed test is a finding from
+//     then on. Detection leaves confirmation the time it needs, and
+//     confirmation may run into the hard stop's grace: the budget cuts
+//     minimisation, never confirmation.
+//   - Minimisation (minimise.go, with ddmin.go, batch.go and cleaners.go)
+//     takes the confirmed order-dependent candidates and completes their
+//     findings with minimal polluter, state-setter and cleaner groups, each
+//     group found once and tried on all the other candidates in one order;
+//     cleaners.go searches a victim's cleaners and shares them between the
+//     victims of one polluter group.
+//
+// analyze.go holds the entry point and the driver that chains the stages
+// within the budget. Every stage runs orders through run.go, which records
+// their outcomes in the prefix store (store.go) that all stages read;
+// result.go turns the recorded findings and outcomes (with the NOD sweep)
+// into the Result, shard.go splits detection across machines, and
+// merge.go replays the shards' runs in a merge, as leads that its own runs
+// confirm, and says what those runs checked of each shard's part.
+package od
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/flakyhq/flaky/internal/base/progress"
+	"github.com/flakyhq/flaky/internal/engine/launcher"
+	"github.com/flakyhq/flaky/internal/report"
+)
+
+// Defaults for zero Config fields. The default budget is scaled to the
+// suite (see autoBudget), within MinAutoBudget and MaxAutoBudget;
+// DefaultBudget is used when the suite's run time is unknown.
+const (
+	DefaultBudget        = 5 * time.Minute
+	MinAutoBudget        = 5 * time.Minute
+	MaxAutoBudget        = time.Hour
+	DefaultConfirmations = 3
+	DefaultOriginalRuns  = 2
+	// DefaultWarmOrders is how many exploration orders one warm JVM runs
+	// (Config.Warm) when the caller turns warm runs on: few enough that the
+	// class loaders of finished orders never crowd the metaspace.
+	DefaultWarmOrders = 8
+)
+
+// detectShare is the part of the budget the detection orders may use; the
+// rest is kept for confirming and minimising what they found.
+const detectShare = 0.6
+
+// errBudget ends the analysis when the budget is spent.
+var errBudget = errors.New("budget exhausted")
+
+// Runner runs orders, each in a fresh JVM, possibly in parallel, and
+// returns their results in the same order; *launcher.Launcher is one.
+type Runner interface {
+	RunAll(ctx context.Context, orders [][]string) ([]*launcher.Result, error)
+}
+
+// WarmRunner is a Runner that can also run several orders in one warm JVM,
+// each in a fresh class loader with the JDK state reset between them;
+// *launcher.Launcher is one (RunWarm). Results it marks Warm only point at
+// candidates: the analysis confirms every one of them in fresh JVMs.
+type WarmRunner interface {
+	Runner
+	RunWarm(ctx context.Context, orders [][]string) ([]*launcher.Result, error)
+}
+
+// Config says what to analyse and how much effort to spend.
+type Config struct {
+	// Tests is the suite in its original order.
+	Tests []string
+	// Original holds runs of Tests the caller already made.
+	Original []*launcher.Result
+	// OriginalRuns is how many runs of Tests to have in all, Original
+	// included; 0 means DefaultOriginalRuns.
+	OriginalRuns int
+	// Skip names tests not to report (the caller reported them already).
+	Skip map[string]bool
+	// Fixtures names the classes with class-level fixtures (@BeforeClass,
+	// @BeforeAll, class rules, a shared test instance): the analysis runs
+	// only orders in which each of them runs in one class-fixture scope, as
+	// under Surefire, so that no finding rests on fixtures run twice.
+	Fixtures map[string]bool
+	// Unrepeatable names the classes with class-level fixtures whose
+	// framework cannot run a method twice in one class-fixture scope
+	// (Jupiter): no order repeats their methods, so their tests are not
+	// judged for non-idempotent outcomes.
+	Unrepeatable map[string]bool
+	// Seed drives every random choice; it is recorded in the coverage.
+	Seed int64
+	// Rounds is the number of exploration orders; 0 means as many as
+	// pairwise class coverage needs plus a few random ones, negative none.
+	Rounds int
+	// Budget bounds the analysis' wall-clock time; 0 means one scaled to
+	// the suite from its measured run time (see autoBudget).
+	Budget time.Duration
+	// Confirmations is how many runs of an order must agree before a
+	// finding is reported; 0 means DefaultConfirmations.
+	Confirmations int
+	// Workers is how many JVMs the runner runs at once; 0 means one per core.
+	Workers int
+	// AutoWorkers sizes the workers after the original runs by the CPU and
+	// memory a JVM of the suite used (see sizeWorkers) instead of Workers.
+	AutoWorkers bool
+	// Logf receives progress notes; nil discards them.
+	Logf func(format string, args ...any)
+	// Debugf receives the notes about single tests (each victim's search);
+	// nil discards them.
+	Debugf func(format string, args ...any)
+	// Progress hears the analysis' phases and findings (the launcher
+	// reports its runs); nil shows nothing.
+	Progress *progress.Tracker
+	// Shard, when set, runs only its share of the detection orders (after
+	// the original runs, which every shard makes) and stops there: the
+	// Result's Runs hold what a merge needs.
+	Shard Shard
+	// Warm, when positive and the runner is a WarmRunner, runs the
+	// exploration orders (not the original, isolation and twice-in-a-row
+	// runs, nor any confirming or minimising run) up to Warm at a time in
+	// one warm JVM. Their outcomes only make candidates, which are
+	// confirmed in fresh JVMs as always, so no finding rests on a warm run.
+	Warm int
+	// Focus, when set, judges only its targets and replaces the
+	// exploration orders by orders that cover its pairs (a change's
+	// analysis); nil analyses the whole suite.
+	Focus *Focus
+	// Writers names, per test, the tests a data-dependency record of the
+	// whole suite says wrote state it read: minimisation tries each alone
+	// as its polluter (one run) before any delta debugging, as it tries a
+	// Focus's writers.
+	Writers map[string][]string
+	// Recorded are the runs of all shards of an analysis (MergeRuns): the
+	// analysis replays them instead of running the detection orders, as
+	// candidates' evidence only (as warm runs are), runs the original
+	// order and Verify of each shard's detection orders here, then
+	// confirms and minimises the candidates in fresh JVMs.
+	Recorded []Run
+	// Verify is how many of each shard's recorded detection orders a
+	// merge reruns, chosen at random; negative: all of them.
+	Verify int
+	// VerifySeed seeds that choice; 0 takes one from crypto/rand, so that
+	// whoever wrote the shards' parts cannot know which orders are rerun.
+	VerifySeed uint64
+}
+
+// analysis is the state of one Analyze call.
+type analysis struct {
+	cfg     Config
+	runner  Runner
+	s       *suite
+	st      *store
+	warm    *store              // the outcomes of warm runs: candidates only, never a finding's evidence
+	slots   *semaphore.Weighted // one per JVM the runner may run at once
+	busy    atomic.Int64        // slots taken
+	start   time.Time
+	index   map[string]int
+	targets []string
+	// planned are the detection orders (set before they run): a settled
+	// known victim's failures count as evidence only in them.
+	planned [][]string
+
+	mu  sync.Mutex // guards the fields below
+	cov Coverage
+	// cover tells which of a Focus's pairs a run covers (nil: adjacency).
+	cover    *pairCover
+	pairs    map[[2]int]bool
+	findings map[string]map[report.Kind]*Finding
+	flipped  map[string]milestone // when a test was first seen both passing and failing
+	// firstSeen is, per test, when the first run that saw it pass ([0]) and
+	// the first that saw it fail ([1]) ended (zero: none did).
+	firstSeen map[string][2]time.Time
+	// tried are the tests some run's order held, completed those some run
+	// saw pass, fail or skip (not crash, time out or give no result).
+	tried, completed map[string]bool
+	// groups found so far, tried first for later tests.
+	polluterGroups, setterGroups [][]string
+	cleanerGroups                map[string][][]string // by polluter group (orderKey)
+
+	originals []*launcher.Result // the runs of the original order (ours, not a shard's)
+	rerun     map[string]bool    // the orders (orderKey) that ran here
+	runs      []Run              // a shard's runs
+	stop      func()             // kills the runs still going (the hard stop)
+	timer     *time.Timer        // arms stop at the budget plus grace
+	auto      bool               // the analysis chose the budget (Config.Budget was 0)
+	reserve   estimate           // what confirming the candidates found so far would take
+}
+
+// Analyze runs the analysis on cfg.Tests through r.
+func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
+	a := newAnalysis(r, cfg)
+	n := len(a.s.tests)
+	if n == 0 {
+		return a.result(), nil
+	}
+	hard, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a.stop = cancel
+	defer func() {
+		if a.timer != nil {
+			a.timer.Stop()
+		}
+	}()
+	if cfg.Budget > 0 {
+		a.setBudget(cfg.Budget, "")
+	}
+	err := a.analyse(hard)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, err
+	case errors.Is(err, errBudget) || hard.Err() != nil:
+		a.cov.BudgetExhausted = true
+		a.logf("budget of %s spent: reporting what is confirmed", a.cfg.Budget)
+	default:
+		return nil, err
+	}
+	return a.result(), nil
+}
+
+// newAnalysis returns the state of an analysis of cfg.Tests through r,
+// with cfg's zero fields set to their defaults, started now.
+func newAnalysis(r Runner, cfg Config) *analysis {
+	if cfg.OriginalRuns <= 0 {
+		cfg.OriginalRuns = DefaultOriginalRuns
+	}
+	if cfg.Confirmations <= 0 {
+		cfg.Confirmations = DefaultConfirmations
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = runtime.NumCPU()
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.Debugf == nil {
+		cfg.Debugf = func(string, ...any) {}
+	}
+	a := &analysis{
+		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(), warm: newStore(),
+		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
+		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
+		flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, cleanerGroups: map[string][][]string{},
+		tried: map[string]bool{}, completed: map[string]bool{}, rerun: map[string]bool{},
+	}
+	for i, t := range a.s.tests {
+		a.index[t] = i
+	}
+	n := len(a.s.tests)
+	a.cov = Coverage{Seed: cfg.Seed, Tests: n, Generators: map[string]int{}, Budget: cfg.Budget, Pairs: n * (n - 1)}
+	if f := cfg.Focus; f != nil {
+		a.cov.Pairs = len(a.required())
+		a.setterGroups = a.inSuite(f.Setters)
+		for _, k := range f.Polluters {
+			if g := a.inSuite([][]string{k.Group}); len(g) > 0 {
+				a.polluterGroups = appendNew(a.polluterGroups, g...)
+				key := orderKey(k.Group)
+				a.cleanerGroups[key] = appendNew(a.cleanerGroups[key], a.inSuite(k.Cleaners)...)
+			}
+		}
+		a.cover = newPairCover(f)
+	}
+	return a
+}
+
+// inSuite returns the groups all of whose tests are in the suite.
+func (a *analysis) inSuite(groups [][]string) [][]string {
+	var out [][]string
+	for _, g := range groups {
+		if len(g) > 0 && !slices.ContainsFunc(g, func(t string) bool { _, ok := a.index[t]; return !ok }) {
+			out = appendNew(out, g)
+		}
+	}
+	return out
+}
+
+// setBudget fixes the analysis' budget and arms the hard stop (again,
+// when the budget is extended): runs still going at the budget get a grace
+// period, then are killed.
+func (a *analysis) setBudget(b time.Duration, why string) {
+	a.cfg.Budget = b
+	a.mu.Lock()
+	a.cov.Budget = b
+	a.cov.BudgetWhy = why
+	a.mu.Unlock()
+	if a.timer != nil {
+		a.timer.Stop()
+	}
+	a.timer = time.AfterFunc(time.Until(a.hardStop()), a.stop)
+}
+
+// hardStop is when the runs still going are killed: the budget's end plus
+// its grace, a tenth of the budget and at least 10 s.
+func (a *analysis) hardStop() time.Time {
+	return a.start.Add(a.cfg.Budget + max(10*time.Second, a.cfg.Budget/10))
+}
+
+// autoBudget scales the default budget to the suite from the original runs:
+// the detection orders cost about rounds full runs, four for the
+// twice-in-a-row runs and one JVM per test alone, shared by the workers;
+// the budget is three times that (the rest is for confirming and
+// minimising), within MinAutoBudget and MaxAutoBudget. It also says how it
+// got there.
+func (a *analysis) autoBudget(rounds int) (time.Duration, string) {
+	var suite, tests time.Duration
+	for _, r := range a.originals {
+		if r.Duration <= suite {
+			continue
+		}
+		suite, tests = r.Duration, 0
+		for _, t := range r.Tests {
+			tests += time.Duration(t.TimeMs) * time.Millisecond
+		}
+	}
+	if suite == 0 {
+		return DefaultBudget, "the default; the suite's run time is unknown"
+	}
+	n := len(a.s.tests)
+	overhead := max(suite-tests, 300*time.Millisecond)
+	alone := overhead + tests/time.Duration(n)
+	detection := (time.Duration(rounds+4)*suite + time.Duration(len(a.alone()))*alone) / time.Duration(a.cfg.Workers)
+	b := min(max(3*detection, MinAutoBudget), MaxAutoBudget).Round(time.Minute)
+	return b, fmt.Sprintf("scaled to the suite: %d tests, %s per run of the suite, ~%s per test alone, ~%s of detection runs on %d workers",
+		n, suite.Round(100*time.Millisecond), alone.Round(100*time.Millisecond), detection.Round(time.Second), a.cfg.Workers)
+}
+
+func (a *analysis) logf(format string, args ...any) {
+	a.cfg.Logf(format, args...)
+}
+
+func (a *analysis) debugf(format string, args ...any) {
+	a.cfg.Debugf(format, args...)
+}
+
+// analyse runs the stages: original order, detection (after fixing the
+// budget when the caller left it open), confirmation, then the
+// minimisations cluster by cluster (minimiseClusters) and the sharing of
+// cleaners between victims of one polluter group.
+func (a *analysis) analyse(ctx context.Context) error {
+	for _, r := range a.cfg.Original {
+		a.record(plannedOrder{gen: GenOriginal, label: GenOriginal, plan: -1}, r, false)
+	}
+	if len(a.cfg.Recorded) > 0 {
+		return a.replay(ctx)
+	}
+	if err := a.runOriginal(ctx); err != nil {
+		return err
+	}
+	if a.cfg.AutoWorkers {
+		a.sizeWorkers()
+	}
+	a.targets = a.analysable()
+	orders, rounds := a.detectionOrders()
+	if a.cfg.Shard.N > 0 {
+		orders = slices.DeleteFunc(orders, func(o plannedOrder) bool { return !a.cfg.Shard.takes(o.plan) })
+		a.logf("shard %s: %d of the detection orders", a.cfg.Shard, len(orders))
+	}
+	orders = a.schedule(orders)
+	a.planned = [][]string{a.s.tests}
+	for _, o := range orders {
+		a.planned = append(a.planned, o.tests)
+	}
+	if a.cfg.Budget == 0 {
+		b, why := a.autoBudget(rounds)
+		a.auto = true
+		a.setBudget(b, why)
+		a.logf("budget %s (%s)", b, why)
+	}
+	end := a.start.Add(a.cfg.Budget)
+	detectEnd := a.start.Add(time.Duration(float64(a.cfg.Budget) * detectShare))
+	a.cfg.Progress.Phase("detecting", len(orders), detectEnd)
+	// Detection stops early when confirming what it found so far would
+	// no longer fit before the budget's end (a shard confirms nothing).
+	full := func() bool { return time.Now().Add(a.reserve.get(a.confirmCost)).After(end) }
+	if a.cfg.Shard.N > 0 {
+		full = nil
+	}
+	if err := a.runDetection(ctx, detectEnd, full, orders); errors.Is(err, errBudget) {
+		a.mu.Lock()
+		a.cov.BudgetExhausted = true
+		a.mu.Unlock()
+		a.logf("detection stopped at its share of the budget")
+	} else if err != nil {
+		return err
+	}
+	if a.cfg.Shard.N > 0 {
+		return nil
+	}
+	return a.settleCandidates(ctx)
+}
+
+// runOriginal runs the original order until it has Config.OriginalRuns
+// runs (Config.Original included), before the budget's end (the longest
+// automatic one when the analysis chooses it later).
+func (a *analysis) runOriginal(ctx context.Context) error {
+	var reruns []plannedOrder
+	for i := len(a.cfg.Original); i < a.cfg.OriginalRuns; i++ {
+		reruns = append(reruns, plannedOrder{gen: GenOriginal, label: fmt.Sprintf("original run %d", i+1), tests: a.s.tests, plan: -1})
+	}
+	first := a.start.Add(a.cfg.Budget)
+	if a.cfg.Budget == 0 {
+		first = a.start.Add(MaxAutoBudget)
+	}
+	a.cfg.Progress.Phase("running the original order", len(reruns), first)
+	return a.run(ctx, first, reruns)
+}
+
+// settleCandidates confirms the candidates, classifies them and minimises
+// them by cluster, then shares cleaners. A budget the analysis chose first
+// grows, within MaxAutoBudget, to what the candidates need (extendBudget).
+// Confirmation starts its runs until the budget's end or, when they do not
+// fit, until the hard stop less one run of the suite, so that they end
+// before it; minimisation and the sharing of cleaners stop at the budget's
+// end.
+func (a *analysis) settleCandidates(ctx context.Context) error {
+	cands := a.candidates()
+	a.cfg.Progress.Found(len(cands))
+	if len(cands) == 0 {
+		return nil
+	}
+	if a.auto {
+		a.extendBudget(cands)
+	}
+	end := a.start.Add(a.cfg.Budget)
+	since := time.Now()
+	defer func() {
+		a.mu.Lock()
+		a.cov.Minimising = time.Since(since)
+		a.mu.Unlock()
+	}()
+	// Minimisation runs orders detection did not: a test that flips in
+	// them for the first time is confirmed and minimised in another round.
+	seen := map[string]bool{}
+	for len(cands) > 0 {
+		for _, c := range cands {
+			seen[c.test] = true
+		}
+		if err := a.settleRound(ctx, end, cands); err != nil {
+			return err
+		}
+		cands = slices.DeleteFunc(a.candidates(), func(c *candidate) bool { return seen[c.test] })
+		if len(cands) > 0 {
+			names := make([]string, len(cands))
+			for i, c := range cands {
+				names[i] = c.test
+			}
+			a.logf("%d more candidate(s) flipped while minimising: %s", len(cands), strings.Join(names, ", "))
+		}
+	}
+	if err := a.shareCleaners(ctx, end); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.cov.Minimised = time.Since(a.start)
+	a.mu.Unlock()
+	return nil
+}
+
+// settleRound confirms and minimises one round of candidates (see settleCandidates).
+func (a *analysis) settleRound(ctx context.Context, end time.Time, cands []*candidate) error {
+	confirmEnd := a.hardStop().Add(-a.planCost([]plannedOrder{{tests: a.s.tests}}) * time.Duration(a.cfg.Workers))
+	if confirmEnd.Before(end) {
+		confirmEnd = end
+	}
+	if need := a.planCost(a.confirmPlan(cands)); time.Now().Add(need).After(end) {
+		a.logf("confirming %d candidate(s) needs ~%s, past the budget's end: confirmation may run into its grace", len(cands), need.Round(time.Second))
+	}
+	a.cfg.Progress.Phase("confirming", 0, confirmEnd)
+	a.logf("%d candidate(s) after %d orders (%s): confirming", len(cands), a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
+	err := a.confirm(ctx, confirmEnd, cands)
+	a.mu.Lock()
+	a.cov.Confirmed = time.Since(a.start)
+	a.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	a.logf("confirmed after %d orders (%s): minimising", a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
+	a.cfg.Progress.Phase("minimising", 0, end)
+	return a.minimiseClusters(ctx, end, clusters(cands))
+}
+
+// analysable returns the tests (with a Focus, its targets) minus the ones
+// to skip and the ones that were only skipped or aborted (an assumption
+// failed) in the original runs.
+func (a *analysis) analysable() []string {
+	var focus map[string]bool
+	if a.cfg.Focus != nil {
+		focus = toSet(a.cfg.Focus.Targets)
+	}
+	var out []string
+	for _, t := range a.s.tests {
+		if a.cfg.Skip[t] || (focus != nil && !focus[t]) {
+			continue
+		}
+		if o := a.st.get(a.s.tests[:a.index[t]+1]); o.runs() > 0 || o.skipped == 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
