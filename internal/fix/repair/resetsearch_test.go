@@ -184,7 +184,7 @@ func TestScanResets(t *testing.T) {
 	}
 	java, _ := exec.LookPath("java")
 	dir := t.TempDir()
-	src := filepath.Join("..", "..", "testdata", "repair", "src", "main", "java", "fixture", "repair")
+	src := filepath.Join("..", "..", "..", "testdata", "repair", "src", "main", "java", "fixture", "repair")
 	files := []string{filepath.Join(dir, "Loader.java")}
 	for _, n := range []string{"Cache", "CacheAdmin", "Session", "Plugins", "Ids"} {
 		files = append(files, filepath.Join(src, n+".java"))

@@ -246,7 +246,7 @@ func TestFieldRestores(t *testing.T) {
 	if err != nil {
 		t.Fatal("java not on PATH")
 	}
-	src, err := indexSources(filepath.Join("..", "..", "testdata", "repair"))
+	src, err := indexSources(filepath.Join("..", "..", "..", "testdata", "repair"))
 	if err != nil {
 		t.Fatal(err)
 	}
