@@ -10,8 +10,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/otiai10/copy"
-
 	"github.com/flakyhq/flaky/internal/analysis/chaos"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
@@ -25,14 +23,11 @@ import (
 // The tests are the fixture's expected.json fixture.bench list (tests that
 // call the APIs often), else its fixture.stable list.
 func benchChaos(name string, runs int, jars agent.Jars) error {
-	dir, err := os.MkdirTemp("", "flaky-bench-")
+	dir, err := fixtureCopy(name)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
-		return fmt.Errorf("copying fixture: %w", err)
-	}
 	order, err := benchTests(dir)
 	if err != nil {
 		return err

@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/otiai10/copy"
 
 	"github.com/flakyhq/flaky/internal/analysis/dataflow"
 	"github.com/flakyhq/flaky/internal/engine/agent"
@@ -108,14 +105,11 @@ func runDataflow(fixtures []string, suiteToo bool, seed int64) error {
 // benchDataflowFixture measures both strategies on a fixture against its
 // expected.json's victims and brittles.
 func benchDataflowFixture(name string, seed int64, jars agent.Jars) (dfFigures, error) {
-	dir, err := os.MkdirTemp("", "flaky-bench-")
+	dir, err := fixtureCopy(name)
 	if err != nil {
 		return dfFigures{}, err
 	}
 	defer os.RemoveAll(dir)
-	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
-		return dfFigures{}, fmt.Errorf("copying fixture: %w", err)
-	}
 	expected, _, err := expectedFindings(dir) // the data-dependency fixtures are single modules
 	if err != nil {
 		return dfFigures{}, err

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/otiai10/copy"
-
 	"github.com/flakyhq/flaky/internal/analysis/invariants"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
@@ -78,14 +76,11 @@ func runInvariants(fixtures []string) error {
 }
 
 func benchInvariantsFixture(name string, jars agent.Jars, fig *invFigures) error {
-	dir, err := os.MkdirTemp("", "flaky-bench-")
+	dir, err := fixtureCopy(name)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
-		return fmt.Errorf("copying fixture: %w", err)
-	}
 	data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
 	if err != nil {
 		return err

@@ -276,14 +276,11 @@ type figures struct {
 
 func benchFixture(name string, n int, jars agent.Jars) (figures, error) {
 	var f figures
-	dir, err := os.MkdirTemp("", "flaky-bench-")
+	dir, err := fixtureCopy(name)
 	if err != nil {
 		return f, err
 	}
 	defer os.RemoveAll(dir)
-	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
-		return f, fmt.Errorf("copying fixture: %w", err)
-	}
 	ctx := context.Background()
 	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Log: io.Discard})
 	if err != nil {
@@ -393,4 +390,18 @@ func runWarm(ctx context.Context, l *launcher.Launcher, orders [][]string, batch
 		})
 	}
 	return g.Wait()
+}
+
+// fixtureCopy copies testdata/name into a new temporary folder and returns
+// it; the caller removes it.
+func fixtureCopy(name string) (string, error) {
+	dir, err := os.MkdirTemp("", "flaky-bench-")
+	if err != nil {
+		return "", err
+	}
+	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("copying fixture %s: %w", name, err)
+	}
+	return dir, nil
 }

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/otiai10/copy"
-
 	"github.com/flakyhq/flaky/internal/analysis/dataflow"
 	"github.com/flakyhq/flaky/internal/analysis/od"
 	"github.com/flakyhq/flaky/internal/base/testid"
@@ -158,14 +156,11 @@ func writeWarmOD(fixtures []string, seed int64, all []odFigures) {
 
 func benchODFixture(name string, seed int64, surefireCap int, jars agent.Jars) (odFigures, error) {
 	var f odFigures
-	dir, err := os.MkdirTemp("", "flaky-bench-")
+	dir, err := fixtureCopy(name)
 	if err != nil {
 		return f, err
 	}
 	defer os.RemoveAll(dir)
-	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
-		return f, fmt.Errorf("copying fixture: %w", err)
-	}
 	expected, module, err := expectedFindings(dir)
 	if err != nil {
 		return f, err

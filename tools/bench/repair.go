@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/otiai10/copy"
-
 	"github.com/flakyhq/flaky/internal/base/flakydir"
 	"github.com/flakyhq/flaky/internal/fix/repair"
 	"github.com/flakyhq/flaky/internal/maven/mvn"
@@ -68,14 +66,11 @@ func runRepair(fixtures []string) error {
 // benchRepairFixture repairs a fixture's expected findings (in its
 // expected.json's module, for a reactor), reflection allowed.
 func benchRepairFixture(name string, tallies map[report.Kind]*repairTally, byRepair map[string]*repairTally) error {
-	dir, err := os.MkdirTemp("", "flaky-bench-")
+	dir, err := fixtureCopy(name)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
-		return fmt.Errorf("copying fixture: %w", err)
-	}
 	rep, err := report.Read(filepath.Join(dir, "expected.json"))
 	if err != nil {
 		return err

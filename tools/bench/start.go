@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/otiai10/copy"
-
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/maven/mvn"
@@ -63,14 +61,11 @@ func javaMajor(java string) int {
 // plain JVMs and with the class-data sharing archive, on each JDK,
 // alternating the two so that machine load shifts both alike.
 func benchStart(name string, jdks []string, runs int, jars agent.Jars) ([]startFigures, error) {
-	dir, err := os.MkdirTemp("", "flaky-bench-")
+	dir, err := fixtureCopy(name)
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
-		return nil, fmt.Errorf("copying fixture: %w", err)
-	}
 	ctx := context.Background()
 	setup, err := mvn.Prepare(ctx, dir, mvn.PrepareOptions{Log: io.Discard})
 	if err != nil {

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/otiai10/copy"
-
 	"github.com/flakyhq/flaky/internal/analysis/state"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
@@ -72,14 +70,11 @@ type stateRow struct {
 // benchStateFixture prepares a fixture (its expected.json's module, for a
 // reactor) and debugs the state of each expected victim and brittle.
 func benchStateFixture(name string, jars agent.Jars) ([]stateRow, error) {
-	dir, err := os.MkdirTemp("", "flaky-bench-")
+	dir, err := fixtureCopy(name)
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	if err := copy.Copy(filepath.Join("testdata", name), dir); err != nil {
-		return nil, fmt.Errorf("copying fixture: %w", err)
-	}
 	data, err := os.ReadFile(filepath.Join(dir, "expected.json"))
 	if err != nil {
 		return nil, err
