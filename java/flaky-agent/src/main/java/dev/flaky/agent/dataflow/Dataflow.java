@@ -388,27 +388,29 @@ public final class Dataflow implements Channel.Boundary {
 
     /** A field of {@code owner} is about to be read (or a collection or map read): a read of its root, if any. */
     public static void readOf(Object owner) {
-        Dataflow d = active;
-        if (d == null) {
-            return;
-        }
-        String root = d.rootOf(owner);
-        d.lastRoot.set(root);
-        if (root != null) {
-            d.read(root, null);
-        }
+        accessOf(owner, false);
     }
 
     /** A field of {@code owner} is about to be written (or a collection or map changed): a write of its root. */
     public static void writeOf(Object owner) {
+        accessOf(owner, true);
+    }
+
+    /** A read or write of {@code owner}'s root, if it has one; the root is remembered for {@link #derived}. */
+    private static void accessOf(Object owner, boolean write) {
         Dataflow d = active;
         if (d == null) {
             return;
         }
         String root = d.rootOf(owner);
         d.lastRoot.set(root);
-        if (root != null) {
+        if (root == null) {
+            return;
+        }
+        if (write) {
             d.write(root, null);
+        } else {
+            d.read(root, null);
         }
     }
 
