@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"bytes"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/flakyhq/flaky/internal/report"
 )
 
 // TestChaosBesideSpinners runs `flaky chaos` (combined, with the workers it
@@ -26,7 +31,18 @@ func TestChaosBesideSpinners(t *testing.T) {
 		t.Fatalf("flaky list-tests: %v\n%s", err, out)
 	}
 	spin(t, 4*runtime.NumCPU())
-	rep, out := chaosReport(t, bin, dir, "chaos", "--module", dir)
+	cmd := exec.Command(bin, "--debug", "chaos", "--module", dir)
+	var debug bytes.Buffer
+	cmd.Stderr = &debug
+	out, err := cmd.Output()
+	if code := exitCode(err); code != 1 {
+		t.Fatalf("flaky chaos exited %d (%v), want 1\n%s%s", code, err, out, debug.Bytes())
+	}
+	rep, err := report.Read(filepath.Join(dir, "target", "flaky", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	beyond := beyondWorkers(debug.Bytes())
 	checkAPIFindings(t, rep.Findings, e)
 	if len(rep.Findings) != len(e.Findings) {
 		t.Errorf("%d findings, want %d:\n%s", len(rep.Findings), len(e.Findings), out)
@@ -36,7 +52,7 @@ func TestChaosBesideSpinners(t *testing.T) {
 		t.Fatalf("no chaos stats:\n%s", out)
 	}
 	if cores := runtime.NumCPU(); st.PeakJVMs < 1 || st.PeakJVMs > cores {
-		t.Errorf("at most %d JVMs ran at once, want 1 to %d (the cores: no JVM of the fixture waits)", st.PeakJVMs, cores)
+		t.Errorf("at most %d JVMs ran at once, want 1 to %d (the cores: no JVM of the fixture waits); started beyond the workers:\n%s", st.PeakJVMs, cores, beyond)
 	}
 	// A run takes one JVM, but the combined run may spread over free
 	// workers, each JVM handing over at least one class it has not begun:
@@ -45,6 +61,21 @@ func TestChaosBesideSpinners(t *testing.T) {
 		t.Errorf("%d JVMs for %d runs, want %d to %d", st.JVMs, st.Runs, st.Runs, st.Runs+9)
 	}
 	t.Logf("%d runs, %d JVMs, at most %d at once", st.Runs, st.JVMs, st.PeakJVMs)
+}
+
+// beyondWorkers returns the debug notes of a chaos run's output that say
+// why a JVM started beyond the workers (one line each), or "none".
+func beyondWorkers(out []byte) string {
+	var notes []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, "beyond the") {
+			notes = append(notes, line)
+		}
+	}
+	if len(notes) == 0 {
+		return "none"
+	}
+	return strings.Join(notes, "\n")
 }
 
 // spin starts n processes that spin until the test ends.

@@ -45,9 +45,10 @@ type jvmLoad struct {
 type schedSample struct {
 	cpu   time.Duration         // CPU time of the process so far, ended threads included
 	delay map[int]time.Duration // by thread: time spent ready to run but waiting for a core
-	// runnable is how many threads run or wait for a core now: a wait
-	// still going on is not in delay yet.
-	runnable int
+	// busy is how many threads run, wait for a core or wait for the
+	// disk now: a wait for a core still going on is not in delay yet, and
+	// a wait for the disk is the machine's, not the test's.
+	busy int
 }
 
 // jvmUse is what jvmLoad saw of one JVM.
@@ -60,6 +61,7 @@ type jvmUse struct {
 	judged  int       // intervals judged so far
 	delay   map[int]time.Duration
 	standby bool // started ahead of its run, which has not taken it yet
+	tests   int  // tests it runs now: started, not yet ended
 }
 
 // clock returns l's clock.
@@ -97,6 +99,25 @@ func (l *jvmLoad) claim(pid int) {
 		u.standby, u.waiting, u.below, u.at = false, false, 0, time.Time{}
 		l.notePeak()
 	}
+}
+
+// testBoundary notes that the JVM with pid started a test (started) or
+// ended one: a JVM counts as waiting only in the middle of a test, judged
+// anew from each boundary, since what it did before says nothing of the
+// test now running.
+func (l *jvmLoad) testBoundary(pid int, started bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	u := l.running[pid]
+	if u == nil {
+		return
+	}
+	if started {
+		u.tests++
+	} else {
+		u.tests = max(u.tests-1, 0)
+	}
+	u.waiting, u.below, u.at = false, 0, time.Time{}
 }
 
 // notePeak updates the most JVMs running an order at once; l.mu is held.
@@ -182,7 +203,7 @@ func (u *jvmUse) observe(s schedSample, ok bool, now time.Time) {
 			return // too soon after the last one to judge
 		}
 		u.below++
-		if s.runnable > 0 || demand(u.last, s) >= waitingCores*float64(now.Sub(u.at)) {
+		if s.busy > 0 || demand(u.last, s) >= waitingCores*float64(now.Sub(u.at)) {
 			u.below = 0
 		}
 		u.waiting = u.below >= waitingIntervals
@@ -205,16 +226,17 @@ func demand(from, to schedSample) float64 {
 	return float64(d)
 }
 
-// waiting returns how many of the JVMs running orders provably wait:
-// their demand over each of the last waitingIntervals intervals was under
-// waitingCores. A JVM being started, or sampled too few times since it
-// started or a run took it, does not.
+// waiting returns how many of the JVMs running orders provably wait: in
+// the middle of a test, their demand over each of the last
+// waitingIntervals intervals was under waitingCores. A JVM being started,
+// between tests, or sampled too few times since it started, a run took it
+// or its test began, does not.
 func (l *jvmLoad) waiting() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := 0
 	for _, u := range l.running {
-		if u.waiting && !u.standby {
+		if u.waiting && !u.standby && u.tests > 0 {
 			n++
 		}
 	}

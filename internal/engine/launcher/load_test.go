@@ -3,6 +3,7 @@ package launcher
 import (
 	"os/exec"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -20,7 +21,7 @@ func TestJVMVerdicts(t *testing.T) {
 		}
 		return s
 	}
-	runnable := func(s schedSample) schedSample { s.runnable = 1; return s }
+	busy := func(s schedSample) schedSample { s.busy = 1; return s }
 	tests := []struct {
 		name        string
 		first, then schedSample
@@ -35,7 +36,7 @@ func TestJVMVerdicts(t *testing.T) {
 		{"a thread gone", sample(ms(500), ms(10), ms(300)), sample(ms(502), ms(10)), true, ms(200), true},
 		{"unreadable", sample(ms(500), ms(10)), schedSample{}, false, ms(200), false},
 		{"too soon to judge", sample(ms(500), ms(10)), sample(ms(500), ms(10)), true, ms(20), false},
-		{"a thread waiting for a core since before the interval", sample(ms(500), ms(10)), runnable(sample(ms(500), ms(10))), true, ms(200), false},
+		{"a thread waiting for a core since before the interval", sample(ms(500), ms(10)), busy(sample(ms(500), ms(10))), true, ms(200), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,7 +51,7 @@ func TestJVMVerdicts(t *testing.T) {
 				t.Fatal("waiting after one interval, want no verdict before two in a row")
 			}
 			// A second interval like the first gives the verdict.
-			again := schedSample{cpu: 2*tt.then.cpu - tt.first.cpu, delay: map[int]time.Duration{}, runnable: tt.then.runnable}
+			again := schedSample{cpu: 2*tt.then.cpu - tt.first.cpu, delay: map[int]time.Duration{}, busy: tt.then.busy}
 			for tid, d := range tt.then.delay {
 				again.delay[tid] = 2*d - tt.first.delay[tid]
 			}
@@ -114,6 +115,8 @@ func TestJVMLoadBesideSpinners(t *testing.T) {
 	var l jvmLoad
 	l.track(sleeper, false)
 	l.track(spinner, false)
+	l.testBoundary(sleeper, true) // both in the middle of a test
+	l.testBoundary(spinner, true)
 	deadline := time.Now().Add(time.Minute)
 	for !(judgedTimes(&l, sleeper) >= 3 && judgedTimes(&l, spinner) >= 3) {
 		if time.Now().After(deadline) {
@@ -161,6 +164,62 @@ func TestStatState(t *testing.T) {
 			t.Errorf("statState(%q) = %q, want %q", tt.line, got, tt.want)
 		}
 	}
+}
+
+// TestBusyState: a thread running, waiting for a core or waiting for the
+// disk keeps its JVM busy; one sleeping, stopped or a zombie does not.
+func TestBusyState(t *testing.T) {
+	for st, want := range map[byte]bool{'R': true, 'D': true, 'S': false, 'T': false, 'Z': false, 0: false} {
+		if got := busyState(st); got != want {
+			t.Errorf("busyState(%q) = %v, want %v", st, got, want)
+		}
+	}
+}
+
+// TestWaitingOnlyInATest follows a JVM that demands nothing, on a fake
+// clock: starting, or between two tests (waiting for the disk, for flaky's
+// driver, for its exit), it never counts as waiting; in the middle of a
+// test it does after waitingIntervals intervals, judged anew from the
+// test's start, and no longer from the test's end.
+func TestWaitingOnlyInATest(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Unix(1000, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	tick := func(l *jvmLoad) {
+		mu.Lock()
+		now = now.Add(loadInterval)
+		mu.Unlock()
+		l.sample()
+	}
+	l := &jvmLoad{now: clock, read: func(int) (schedSample, bool) {
+		return schedSample{cpu: time.Second, delay: map[int]time.Duration{1: 0}}, true
+	}}
+	l.track(7, false)
+	for range 2 * waitingIntervals {
+		tick(l)
+	}
+	if got := l.waiting(); got != 0 {
+		t.Fatalf("before its first test: waiting %d, want 0", got)
+	}
+	l.testBoundary(7, true)
+	for i := range waitingIntervals {
+		if got := l.waiting(); got != 0 {
+			t.Fatalf("%d interval(s) into its test: waiting %d, want 0 (judged anew from the test's start)", i, got)
+		}
+		tick(l)
+	}
+	tick(l)
+	if got := l.waiting(); got != 1 {
+		t.Fatalf("idle in the middle of a test: waiting %d, want 1", got)
+	}
+	l.testBoundary(7, false)
+	for range 2 * waitingIntervals {
+		if got := l.waiting(); got != 0 {
+			t.Fatalf("between tests: waiting %d, want 0", got)
+		}
+		tick(l)
+	}
+	l.untrack(7)
 }
 
 // TestParseSchedstat reads the run-queue wait, the second field, of a

@@ -428,9 +428,15 @@ func (j *jvmRun) hello(conn int) {
 // when the watch abandons it, or sets it a time to exit once the runner
 // reported the end of its work.
 func (j *jvmRun) message(m agent.Message) {
-	if _, ended := m.(*agent.TestEnd); ended && j.recording {
-		j.l.cds.snapshot(j.classList) // the archive need not wait for the run's end
-		j.recording = false
+	switch m.(type) {
+	case *agent.TestStart:
+		j.l.load.testBoundary(j.jvm.pid, true)
+	case *agent.TestEnd:
+		j.l.load.testBoundary(j.jvm.pid, false)
+		if j.recording {
+			j.l.cds.snapshot(j.classList) // the archive need not wait for the run's end
+			j.recording = false
+		}
 	}
 	j.w.handle(m, time.Now())
 	if j.w.abandon != nil {

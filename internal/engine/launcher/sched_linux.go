@@ -41,9 +41,12 @@ func readSched(pid int) (schedSample, bool) {
 			s.delay[tid] = d
 		}
 		// The kernel adds a wait for a core to the thread's schedstat only
-		// once the thread gets one: a thread waiting now shows as runnable.
-		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/stat", pid, tid)); err == nil && statState(string(stat)) == 'R' {
-			s.runnable++
+		// once the thread gets one: a thread waiting now shows as runnable
+		// ('R'); one waiting for the disk ('D') waits for the machine.
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/stat", pid, tid)); err == nil {
+			if busyState(statState(string(stat))) {
+				s.busy++
+			}
 		}
 	}
 	return s, len(s.delay) > 0

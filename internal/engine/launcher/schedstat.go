@@ -32,3 +32,8 @@ func statState(line string) byte {
 	}
 	return line[i+2]
 }
+
+// busyState reports whether a thread in state st (statState) keeps its
+// process busy: running or waiting for a core ('R'), or waiting for the
+// disk ('D'), which is the machine's wait, not the test's.
+func busyState(st byte) bool { return st == 'R' || st == 'D' }
