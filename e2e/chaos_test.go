@@ -16,6 +16,7 @@ import (
 	"github.com/kballard/go-shellquote"
 
 	"github.com/flakyhq/flaky/internal/analysis/chaos"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/testid"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/maven/surefire"
@@ -232,7 +233,7 @@ func TestChaosSingle(t *testing.T) {
 		Mode:     chaos.Single,
 		Settings: chaos.Settings{Roots: chaos.RootsFor(p.setup.ModuleDir, p.setup.ClassesDir, p.setup.TestClassesDir)},
 		Budget:   lim.Budget,
-		Logf:     t.Logf,
+		Log:      logs.Printf(t.Logf),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -488,7 +489,7 @@ func libraryChaosRun(t *testing.T, name, strategy, param string, testTimeout tim
 			Params: []string{param},
 		},
 		Budget: lim.Budget,
-		Logf:   t.Logf,
+		Log:    logs.Printf(t.Logf),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -567,7 +568,7 @@ func TestChaosModern(t *testing.T) {
 			Params: []string{"iteration.scope=all"},
 		},
 		Budget: lim.Budget,
-		Logf:   t.Logf,
+		Log:    logs.Printf(t.Logf),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/analysis/dataflow"
 	"github.com/flakyhq/flaky/internal/analysis/od"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
 
@@ -34,8 +35,8 @@ func TestDataflow(t *testing.T) {
 		tests = append(tests, ti.ID)
 	}
 	var log []string
-	logf := func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) }
-	res, err := dataflow.Analyze(ctx, p.launcher, dataflow.Config{Tests: tests, Confirmations: 2, Logf: logf, Debugf: logf})
+	sink := func(_, line string) { log = append(log, line) }
+	res, err := dataflow.Run(ctx, p.launcher, dataflow.Config{Tests: tests, Confirmations: 2, Log: logs.New(sink, sink)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestDataflowJUnit4(t *testing.T) {
 		tests = append(tests, ti.ID)
 	}
 	fixtures, _ := od.FixtureClasses(infos)
-	res, err := dataflow.Analyze(ctx, p.launcher, dataflow.Config{Tests: tests, Confirmations: 1, Fixtures: fixtures})
+	res, err := dataflow.Run(ctx, p.launcher, dataflow.Config{Tests: tests, Confirmations: 1, Fixtures: fixtures})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/analysis/invariants"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/maven/mvn"
@@ -131,7 +132,7 @@ func TestProblemInvariants(t *testing.T) {
 			}
 		}
 		start := time.Now()
-		all, errs, err := invariants.Analyze(ctx, l, targets)
+		all, errs, err := invariants.Run(ctx, l, targets)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +151,7 @@ func TestProblemInvariants(t *testing.T) {
 		}
 
 		start = time.Now()
-		if err := invariants.FindResets(ctx, l, findings, suite, t.Logf); err != nil {
+		if err := invariants.FindResets(ctx, l, findings, suite, logs.Printf(t.Logf)); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("reset candidates in %v", time.Since(start))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/analysis/chaos"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
 
@@ -91,7 +92,7 @@ func TestChaosResumesAfterHang(t *testing.T) {
 		// Every draw the boundary: the rejection-sampling loop never ends.
 		Settings: chaos.Settings{Roots: chaos.RootsFor(setup.ModuleDir, setup.ClassesDir, setup.TestClassesDir), Params: []string{"random.limit=0"}},
 		Budget:   lim.Budget,
-		Logf:     t.Logf,
+		Log:      logs.Printf(t.Logf),
 	})
 	if err != nil {
 		t.Fatal(err)

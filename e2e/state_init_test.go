@@ -76,7 +76,7 @@ func TestStateWhileInstanceBuilt(t *testing.T) {
 				for i, f := range want.Findings {
 					targets[i] = invariants.Target{Test: f.Test, Passing: []string{f.Test}, Failing: []string{f.Polluters[0][0], f.Test}}
 				}
-				all, errs, err := invariants.Analyze(ctx, l, targets)
+				all, errs, err := invariants.Run(ctx, l, targets)
 				if err != nil {
 					t.Fatal(err)
 				}

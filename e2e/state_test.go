@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/analysis/state"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/testid"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
@@ -160,11 +161,11 @@ func checkPollutedState(ctx context.Context, t *testing.T, setup *mvn.TestSetup,
 		findings = append(findings, rf)
 	}
 	var notes []string
-	note := func(format string, args ...any) {
-		notes = append(notes, fmt.Sprintf(format, args...))
-		t.Logf(format, args...)
+	note := func(_, line string) {
+		notes = append(notes, line)
+		t.Log(line)
 	}
-	timings, err := state.Annotate(ctx, l, findings, nil, nil, note, note)
+	timings, err := state.Annotate(ctx, l, findings, nil, nil, logs.New(note, note))
 	if err != nil {
 		t.Fatal(err)
 	}

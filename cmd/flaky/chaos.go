@@ -146,8 +146,7 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	res, err := pipeline.Run(ctx, m, pipeline.Options{
 		Report: rep, InitStep: true, MavenArgs: setup.Maven.Args(), Workers: g.Workers, Progress: prog.tracker,
 		Chaos: &pipeline.ChaosOptions{Mode: mode, Strategies: strategies, Settings: settings, Budget: o.Budget, AutoWorkers: !g.WorkersSet},
-		Debug: prog.debug(g, "flaky: chaos: "),
-	}, prog.log("flaky: chaos: "))
+	}, prog.log(g, "flaky: chaos: "))
 	if err != nil {
 		return err
 	}

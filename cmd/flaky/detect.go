@@ -228,11 +228,11 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 		Tests:    tests, Infos: infos, Fast: runner,
 		ClassDirs: []string{setup.ClassesDir, setup.TestClassesDir},
 	}
-	popts := pipeline.Options{InitStep: true, MavenArgs: setup.Maven.Args(), Workers: g.Workers, Progress: prog.tracker, Detect: d, Debug: prog.debug(g, "flaky: "+name+": ")}
+	popts := pipeline.Options{InitStep: true, MavenArgs: setup.Maven.Args(), Workers: g.Workers, Progress: prog.tracker, Detect: d}
 	if popts.Knowledge, err = knowledge.Dir(am.Knowledge, m.Dir, m.Name); err != nil {
 		return err
 	}
-	res, err := pipeline.Run(ctx, m, popts, prog.log("flaky: "+name+": "))
+	res, err := pipeline.Run(ctx, m, popts, prog.log(g, "flaky: "+name+": "))
 	var none *pipeline.NoOrdersError
 	switch {
 	case errors.As(err, &none):

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/pipeline"
@@ -114,7 +115,7 @@ func nameState(ctx context.Context, g globalOptions, dir string, testTimeout tim
 	// Without the suite's list, no search for reset methods: detect and verify do that.
 	_, err = pipeline.Run(ctx, pipeline.Module{Dir: setup.ModuleDir, Fast: runner},
 		pipeline.Options{Annotate: &pipeline.AnnotateOptions{Findings: findings, State: names, Invariants: infers}},
-		func(_ pipeline.Stage, line string) { fmt.Fprintf(g.Stderr, "flaky: explain: %s\n", line) })
+		logs.New(func(_, line string) { fmt.Fprintf(g.Stderr, "flaky: explain: %s\n", line) }, nil))
 	return err
 }
 

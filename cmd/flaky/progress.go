@@ -3,9 +3,9 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/progress"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
-	"github.com/flakyhq/flaky/internal/pipeline"
 )
 
 // quietFlag turns progress displays off.
@@ -24,18 +24,14 @@ func (g globalOptions) startProgress(label string) *commandProgress {
 	return &commandProgress{shower: s, tracker: progress.NewTracker(s.Func())}
 }
 
-// log maps the pipeline's lines onto the command's notes, after prefix.
-func (p *commandProgress) log(prefix string) pipeline.Log {
-	return func(_ pipeline.Stage, line string) { p.shower.Printf("%s%s\n", prefix, line) }
-}
-
-// debug maps the pipeline's lines about single items onto the command's
-// notes, after prefix, with --debug; without it they are dropped.
-func (p *commandProgress) debug(g globalOptions, prefix string) pipeline.Log {
+// log maps the pipeline's lines onto the command's notes, after prefix:
+// its lines about single items only with --debug.
+func (p *commandProgress) log(g globalOptions, prefix string) logs.Logger {
+	note := func(_, line string) { p.shower.Printf("%s%s\n", prefix, line) }
 	if !g.Debug {
-		return nil
+		return logs.New(note, nil)
 	}
-	return p.log(prefix)
+	return logs.New(note, note)
 }
 
 // ran is the launcher's Options.Ran: every run counts.

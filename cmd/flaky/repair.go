@@ -108,7 +108,7 @@ func runRepair(ctx context.Context, o repairOptions) error {
 		}
 	}
 	m := pipeline.Module{Dir: setup.ModuleDir, FlakyDir: flakyDir.Path(), Repair: moduleOf(setup, g.java())}
-	out, err := pipeline.Run(ctx, m, pipeline.Options{Report: rep, Workers: g.Workers, Progress: prog.tracker, Repair: ropts}, prog.log("flaky: repair: "))
+	out, err := pipeline.Run(ctx, m, pipeline.Options{Report: rep, Workers: g.Workers, Progress: prog.tracker, Repair: ropts}, prog.log(g, "flaky: repair: "))
 	if err != nil {
 		return err
 	}

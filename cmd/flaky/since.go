@@ -10,6 +10,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/base/change"
 	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/maven/mvn"
 	"github.com/flakyhq/flaky/internal/pipeline"
 )
@@ -53,7 +54,7 @@ func reportInert(ctx context.Context, g globalOptions, name string, am analysedM
 		return err
 	}
 	m := pipeline.Module{Dir: dir, Name: mvn.ModulePath(root, dir), Root: root, FlakyDir: flakydir.OfModule(dir).Path()}
-	res, err := pipeline.Run(ctx, m, pipeline.Options{Detect: d}, nil)
+	res, err := pipeline.Run(ctx, m, pipeline.Options{Detect: d}, logs.Logger{})
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

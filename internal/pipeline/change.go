@@ -10,6 +10,7 @@ import (
 	"github.com/flakyhq/flaky/internal/analysis/dataflow"
 	"github.com/flakyhq/flaky/internal/analysis/od"
 	"github.com/flakyhq/flaky/internal/base/change"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/fix/editor"
 	"github.com/flakyhq/flaky/internal/gate/impact"
@@ -180,7 +181,7 @@ func addChange(c, o *report.ChangeStats) *report.ChangeStats {
 // agent recording each test's classes and shared state, and returns what
 // the change can affect (the tests to judge and the pairs to run) and
 // that run, one of the original order's.
-func focus(ctx context.Context, m Module, c *ChangeOptions, log Log) (*impact.Impact, *launcher.Result, error) {
+func focus(ctx context.Context, m Module, c *ChangeOptions, log logs.Logger) (*impact.Impact, *launcher.Result, error) {
 	// The changed sources are split while the suite runs.
 	split := make(chan error, 1)
 	go func() { split <- splitMembers(ctx, c.Change, m.Fast.Java(), log) }()
@@ -192,7 +193,7 @@ func focus(ctx context.Context, m Module, c *ChangeOptions, log Log) (*impact.Im
 		return nil, nil, fmt.Errorf("traced run of the change: %w", err)
 	}
 	im := impact.Of(c.Change, m.Tests, runs[0].Dataflow, c.Knowledge)
-	log.logf(StageOrders)("change since %s: %s", change.QuoteRef(c.Change.Ref), im.Summary())
+	StageOrders.of(log).Logf("change since %s: %s", change.QuoteRef(c.Change.Ref), im.Summary())
 	return im, runs[0], nil
 }
 
@@ -252,7 +253,7 @@ func (c *ChangeOptions) settled(im *impact.Impact) map[string][][]string {
 // production class, from its members before and after (the source
 // editor's split). A file the editor cannot split counts as changed as a
 // whole, and says so.
-func splitMembers(ctx context.Context, ch *change.Change, java string, log Log) error {
+func splitMembers(ctx context.Context, ch *change.Change, java string, log logs.Logger) error {
 	classes := slices.Concat(ch.TestClasses, ch.Classes)
 	if len(classes) == 0 || ch.Members != nil {
 		return nil
@@ -282,7 +283,7 @@ func splitMembers(ctx context.Context, ch *change.Change, java string, log Log) 
 		_, old, errb := split(before, okb)
 		pkg, cur, erra := split(after, oka)
 		if err := errors.Join(errb, erra); err != nil {
-			log.logf(StageOrders)("change since %s: %s counts as changed as a whole: %v", change.QuoteRef(ch.Ref), c, err)
+			StageOrders.of(log).Logf("change since %s: %s counts as changed as a whole: %v", change.QuoteRef(ch.Ref), c, err)
 			ch.Members[c] = &change.Members{Whole: "its source does not parse"}
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/analysis/od"
 	"github.com/flakyhq/flaky/internal/base/change"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/gate/impact"
 	"github.com/flakyhq/flaky/internal/gate/knowledge"
 	"github.com/flakyhq/flaky/internal/report"
@@ -17,7 +18,7 @@ import (
 // documentation is reported as nothing to analyse without a launcher.
 func TestInertChangeStartsNothing(t *testing.T) {
 	c := &ChangeOptions{Change: &change.Change{Ref: "main", Base: "b", Head: "h", Files: []string{"README.md"}, Other: []string{"README.md"}}}
-	res, err := Run(context.Background(), Module{Name: "m", Tests: []string{"p.T#a"}}, Options{Detect: &DetectOptions{Change: c, RequireOrders: true}}, nil)
+	res, err := Run(context.Background(), Module{Name: "m", Tests: []string{"p.T#a"}}, Options{Detect: &DetectOptions{Change: c, RequireOrders: true}}, logs.Logger{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestInertChangeStartsNothing(t *testing.T) {
 		t.Errorf("no change: %q", why)
 	}
 	c.Change.Classes = []string{"p.Cache"}
-	if _, err := Run(context.Background(), Module{Name: "m"}, Options{Detect: &DetectOptions{Change: c}}, nil); err == nil {
+	if _, err := Run(context.Background(), Module{Name: "m"}, Options{Detect: &DetectOptions{Change: c}}, logs.Logger{}); err == nil {
 		t.Error("a change to code was analysed without a launcher")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/analysis/chaos"
 	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/fix/editor"
 	"github.com/flakyhq/flaky/internal/report"
 )
@@ -16,7 +17,7 @@ import (
 // findings and the chaos statistics to res.Report: replacing an earlier
 // chaos run's unless opts.Accumulate. A new report counts parameterized
 // tests' invocations one each, as Surefire does.
-func runChaos(ctx context.Context, m Module, opts Options, log Log, res *Result, newReport bool) error {
+func runChaos(ctx context.Context, m Module, opts Options, log logs.Logger, res *Result, newReport bool) error {
 	c := opts.Chaos
 	if m.Launcher == nil {
 		return fmt.Errorf("chaos needs the module's launcher")
@@ -30,8 +31,7 @@ func runChaos(ctx context.Context, m Module, opts Options, log Log, res *Result,
 		Budget:      c.Budget,
 		Workers:     opts.Workers,
 		AutoWorkers: c.AutoWorkers,
-		Logf:        log.logf(StageChaos),
-		Debugf:      opts.Debug.logf(StageChaos),
+		Log:         StageChaos.of(log),
 		Progress:    opts.Progress,
 	}
 	if c.Mode == chaos.Combined && len(m.ClassDirs) > 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/flakyhq/flaky/internal/analysis/state"
 	"github.com/flakyhq/flaky/internal/base/change"
 	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/progress"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/report"
@@ -30,11 +31,11 @@ import (
 // of the original order says which tests the change can affect and which
 // pairs of tests share state with them, and the order generators judge
 // those tests in orders covering those pairs (no data-dependency analysis).
-func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) error {
+func detect(ctx context.Context, m Module, opts Options, log logs.Logger, res *Result) error {
 	d := opts.Detect
 	if d.Change != nil {
 		if why := d.Change.Inert(); why != "" {
-			log.logf(StageOrders)("change since %s: %s", change.QuoteRef(d.Change.Change.Ref), why)
+			StageOrders.of(log).Logf("change since %s: %s", change.QuoteRef(d.Change.Change.Ref), why)
 			res.Report.Stats.Change = addChange(res.Report.Stats.Change, changeStats(d.Change.Change, nil, why))
 			return nil
 		}
@@ -52,7 +53,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 	if nothing, err := focusChange(ctx, m, opts, &cfg, log, res); nothing || err != nil {
 		return err
 	}
-	df, out, err := analyses(ctx, m, &cfg, d, log, opts.Debug)
+	df, out, err := analyses(ctx, m, &cfg, d, log)
 	if err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func detect(ctx context.Context, m Module, opts Options, log Log, res *Result) e
 
 // detectConfig is the order generators' configuration of a detection;
 // a merge's replays its partial reports' runs.
-func detectConfig(ctx context.Context, m Module, opts Options, log Log) (od.Config, error) {
+func detectConfig(ctx context.Context, m Module, opts Options, log logs.Logger) (od.Config, error) {
 	d := opts.Detect
 	fixtures, unrepeatable := od.FixtureClasses(m.Infos)
 	cfg := od.Config{
@@ -102,8 +103,7 @@ func detectConfig(ctx context.Context, m Module, opts Options, log Log) (od.Conf
 		AutoWorkers:   d.AutoWorkers,
 		Warm:          d.Warm,
 		Shard:         d.Shard,
-		Logf:          log.logf(StageOrders),
-		Debugf:        opts.Debug.logf(StageOrders),
+		Log:           StageOrders.of(log),
 		Progress:      opts.Progress,
 	}
 	if len(d.Original) > 0 {
@@ -123,7 +123,7 @@ func detectConfig(ctx context.Context, m Module, opts Options, log Log) (od.Conf
 // and, unless every test is, focuses cfg on the tests the change can
 // affect (a traced run of the original order says which); nothing reports
 // that no test runs the changed code.
-func focusChange(ctx context.Context, m Module, opts Options, cfg *od.Config, log Log, res *Result) (nothing bool, err error) {
+func focusChange(ctx context.Context, m Module, opts Options, cfg *od.Config, log logs.Logger, res *Result) (nothing bool, err error) {
 	c := opts.Detect.Change
 	if c == nil {
 		return false, nil
@@ -134,12 +134,12 @@ func focusChange(ctx context.Context, m Module, opts Options, cfg *od.Config, lo
 	switch {
 	case c.Change.Everything():
 		why := everything(c.Change)
-		log.logf(StageOrders)("change since %s: %s", change.QuoteRef(c.Change.Ref), why)
+		StageOrders.of(log).Logf("change since %s: %s", change.QuoteRef(c.Change.Ref), why)
 		res.Report.Stats.Change = addChange(res.Report.Stats.Change, everyTest(c.Change, m.Tests, why))
 	case c.full != "":
 		// Without knowledge nothing tells a new flaky test from an old one:
 		// the change gets a full analysis, which records the store.
-		log.logf(StageKnowledge)("%s", c.full)
+		StageKnowledge.of(log).Logf("%s", c.full)
 		res.Report.Stats.Change = addChange(res.Report.Stats.Change, everyTest(c.Change, m.Tests, "every test is analysed: "+c.full))
 	default:
 		im, traced, err := focus(ctx, m, c, log)
@@ -163,14 +163,14 @@ func focusChange(ctx context.Context, m Module, opts Options, cfg *od.Config, lo
 // the order generators, as far as the strategy, a shard, a merge and a
 // change's focus ask for them; a result not run is nil (data
 // dependencies) or empty (orders).
-func analyses(ctx context.Context, m Module, cfg *od.Config, d *DetectOptions, log, debug Log) (*dataflow.Result, *od.Result, error) {
+func analyses(ctx context.Context, m Module, cfg *od.Config, d *DetectOptions, log logs.Logger) (*dataflow.Result, *od.Result, error) {
 	// Data dependencies are a whole run's: a shard runs only its share of
 	// the order generators' plan, and a merge replays those. A change's
 	// analysis judges its pairs in orders instead.
 	var df *dataflow.Result
 	if d.Strategy != dataflow.StrategyOrders && cfg.Shard.N == 0 && len(d.Partials) == 0 && cfg.Focus == nil {
 		var err error
-		if df, err = dependencies(ctx, m, *cfg, d, log, debug); err != nil {
+		if df, err = dependencies(ctx, m, *cfg, d, log); err != nil {
 			return nil, nil, err
 		}
 		df.Drop(d.Skip)
@@ -181,7 +181,7 @@ func analyses(ctx context.Context, m Module, cfg *od.Config, d *DetectOptions, l
 	if d.Strategy != dataflow.StrategyDataflow || cfg.Focus != nil {
 		var err error
 		mark := m.Fast.MarkJVMs()
-		if out, err = od.Analyze(ctx, m.Fast, *cfg); err != nil {
+		if out, err = od.Run(ctx, m.Fast, *cfg); err != nil {
 			return nil, nil, err
 		}
 		out.Coverage.JVMs, out.Coverage.PeakJVMs = m.Fast.JVMsSince(mark)
@@ -193,7 +193,7 @@ func analyses(ctx context.Context, m Module, cfg *od.Config, d *DetectOptions, l
 // with the data dependencies' state (fromDataflow: the tests they found),
 // the Maven arguments, the init step, and the polluted state and problem
 // invariants of those a change's full analysis did not already explain.
-func detectedFindings(ctx context.Context, m Module, opts Options, cfg od.Config, out *od.Result, df *dataflow.Result, fromDataflow map[string]bool, log Log, res *Result) ([]report.Finding, error) {
+func detectedFindings(ctx context.Context, m Module, opts Options, cfg od.Config, out *od.Result, df *dataflow.Result, fromDataflow map[string]bool, log logs.Logger, res *Result) ([]report.Finding, error) {
 	d := opts.Detect
 	findings, err := od.ReportFindings(out.Findings, od.ReportOptions{OrderDir: flakydir.Dir(m.FlakyDir).Orders(), ModuleDir: m.Dir, Module: m.Name})
 	if err != nil {
@@ -215,7 +215,7 @@ func detectedFindings(ctx context.Context, m Module, opts Options, cfg od.Config
 	if cfg.Focus != nil {
 		known = d.Change.knownAs
 	}
-	if err := annotateNew(ctx, m, opts.Progress, findings, known, stateHint(cfg.Focus), !d.NoState, !d.NoInvariants, log, opts.Debug, res); err != nil {
+	if err := annotateNew(ctx, m, opts.Progress, findings, known, stateHint(cfg.Focus), !d.NoState, !d.NoInvariants, log, res); err != nil {
 		return nil, err
 	}
 	return findings, nil
@@ -240,7 +240,7 @@ func addDetected(rep *report.Report, d *DetectOptions, cfg od.Config, out *od.Re
 
 // annotateNew annotates the findings known does not hold (nil: all of
 // them), in place.
-func annotateNew(ctx context.Context, m Module, prog *progress.Tracker, findings []report.Finding, known func(report.Finding) bool, hint func(report.Finding) []string, names, infers bool, log, debug Log, res *Result) error {
+func annotateNew(ctx context.Context, m Module, prog *progress.Tracker, findings []report.Finding, known func(report.Finding) bool, hint func(report.Finding) []string, names, infers bool, log logs.Logger, res *Result) error {
 	var at []int
 	var fresh []report.Finding
 	for i, f := range findings {
@@ -251,7 +251,7 @@ func annotateNew(ctx context.Context, m Module, prog *progress.Tracker, findings
 	if len(fresh) == 0 {
 		return nil
 	}
-	if err := annotate(ctx, m, prog, fresh, hint, names, infers, m.Tests, log, debug, res); err != nil {
+	if err := annotate(ctx, m, prog, fresh, hint, names, infers, m.Tests, log, res); err != nil {
 		return err
 	}
 	for j, i := range at {
@@ -284,13 +284,13 @@ func stateHint(f *od.Focus) func(report.Finding) []string {
 // state.Annotate) and infers the problem invariants (when infers, with
 // reset methods searched in suite) of the OD findings, in m's fast JVMs;
 // prog hears each as a phase of its own.
-func annotate(ctx context.Context, m Module, prog *progress.Tracker, findings []report.Finding, hint func(report.Finding) []string, names, infers bool, suite []string, log, debug Log, res *Result) error {
+func annotate(ctx context.Context, m Module, prog *progress.Tracker, findings []report.Finding, hint func(report.Finding) []string, names, infers bool, suite []string, log logs.Logger, res *Result) error {
 	if m.Fast == nil {
 		return fmt.Errorf("naming the polluted state needs the module's fast launcher")
 	}
 	if names {
 		prog.Phase("naming the polluted state", 0, time.Time{})
-		timings, err := state.Annotate(ctx, m.Fast, findings, nil, hint, log.logf(StageState), debug.logf(StageState))
+		timings, err := state.Annotate(ctx, m.Fast, findings, nil, hint, StageState.of(log))
 		if err != nil {
 			return fmt.Errorf("polluted state: %w", err)
 		}
@@ -298,7 +298,7 @@ func annotate(ctx context.Context, m Module, prog *progress.Tracker, findings []
 	}
 	if infers {
 		prog.Phase("inferring the problem invariants", 0, time.Time{})
-		if err := invariants.Annotate(ctx, m.Fast, findings, suite, log.logf(StageInvariants), debug.logf(StageInvariants)); err != nil {
+		if err := invariants.Annotate(ctx, m.Fast, findings, suite, StageInvariants.of(log)); err != nil {
 			return fmt.Errorf("problem invariants: %w", err)
 		}
 	}
@@ -331,8 +331,8 @@ func ranOrders(tests int, cov od.Coverage) error {
 // dependencies runs the data-dependency analysis and writes its graph when
 // asked to; refinement starts no new round after the budget (without one,
 // after the longest budget the order generators would choose).
-func dependencies(ctx context.Context, m Module, cfg od.Config, d *DetectOptions, log, debug Log) (*dataflow.Result, error) {
-	dcfg := dataflow.Config{Tests: cfg.Tests, Confirmations: cfg.Confirmations, Logf: log.logf(StageDataflow), Debugf: debug.logf(StageDataflow), Fixtures: cfg.Fixtures, Reverse: d.Reverse}
+func dependencies(ctx context.Context, m Module, cfg od.Config, d *DetectOptions, log logs.Logger) (*dataflow.Result, error) {
+	dcfg := dataflow.Config{Tests: cfg.Tests, Confirmations: cfg.Confirmations, Log: StageDataflow.of(log), Fixtures: cfg.Fixtures, Reverse: d.Reverse}
 	if dcfg.Confirmations == 0 {
 		dcfg.Confirmations = od.DefaultConfirmations
 	}
@@ -341,7 +341,7 @@ func dependencies(ctx context.Context, m Module, cfg od.Config, d *DetectOptions
 		dcfg.Deadline = time.Now().Add(cfg.Budget)
 	}
 	cfg.Progress.Phase("data dependencies", 0, dcfg.Deadline)
-	res, err := dataflow.Analyze(ctx, m.Fast, dcfg)
+	res, err := dataflow.Run(ctx, m.Fast, dcfg)
 	if err != nil {
 		return nil, fmt.Errorf("data dependencies: %w", err)
 	}

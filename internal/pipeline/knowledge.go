@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/gate/knowledge"
 )
 
@@ -21,12 +22,12 @@ func full(opts Options) bool {
 // suspect carries the flips a change's analysis could not confirm into
 // the module's knowledge store, for the next full analysis; without a
 // store there is nothing to carry them into.
-func suspect(ctx context.Context, m Module, opts Options, log Log, res *Result) {
+func suspect(ctx context.Context, m Module, opts Options, log logs.Logger, res *Result) {
 	cov := res.Report.Stats.Coverage
 	if cov == nil || len(cov.Unconfirmed) == 0 {
 		return
 	}
-	logf := log.logf(StageKnowledge)
+	logf := StageKnowledge.of(log).Logf
 	st, _, err := knowledge.Load(opts.Knowledge)
 	if st == nil || err != nil || !st.Suspect(cov.Unconfirmed, knowledge.Commit(ctx, m.Dir)) {
 		return
@@ -42,8 +43,8 @@ func suspect(ctx context.Context, m Module, opts Options, log Log, res *Result) 
 // knowledge store in opts.Knowledge and says so. A store that cannot be
 // read or written costs the next analysis only its knowledge: that is a
 // line of the log, never an error.
-func remember(ctx context.Context, m Module, opts Options, log Log, res *Result) {
-	logf := log.logf(StageKnowledge)
+func remember(ctx context.Context, m Module, opts Options, log logs.Logger, res *Result) {
+	logf := StageKnowledge.of(log).Logf
 	dir := opts.Knowledge
 	old, note, err := knowledge.Load(dir)
 	switch {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/analysis/dataflow"
 	"github.com/flakyhq/flaky/internal/analysis/od"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/gate/knowledge"
@@ -50,7 +51,7 @@ func TestRemember(t *testing.T) {
 	res := &Result{Report: &report.Report{Findings: []report.Finding{{Test: "ATest#b", Kind: report.ODVictim, Polluters: [][]string{{"ATest#a"}}}}},
 		Dataflow: &dataflow.Result{References: []*launcher.Result{ref}}}
 	var lines []string
-	remember(context.Background(), m, Options{Detect: &DetectOptions{}, Knowledge: dir}, func(_ Stage, l string) { lines = append(lines, l) }, res)
+	remember(context.Background(), m, Options{Detect: &DetectOptions{}, Knowledge: dir}, logs.New(func(_, l string) { lines = append(lines, l) }, nil), res)
 	want := []string{"knowledge at " + dir + " is corrupt (unexpected end of JSON input): full analysis", "knowledge: 2 tests recorded in " + dir}
 	if !slices.Equal(lines, want) {
 		t.Errorf("lines %q, want %q", lines, want)

@@ -14,6 +14,7 @@ import (
 	"github.com/flakyhq/flaky/internal/analysis/dataflow"
 	"github.com/flakyhq/flaky/internal/analysis/od"
 	"github.com/flakyhq/flaky/internal/analysis/state"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/progress"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
@@ -35,17 +36,8 @@ const (
 	StageKnowledge  Stage = "knowledge"
 )
 
-// Log receives each line a stage writes; nil discards them.
-type Log func(stage Stage, line string)
-
-// logf is the printf-style logger of one stage.
-func (l Log) logf(stage Stage) func(format string, args ...any) {
-	return func(format string, args ...any) {
-		if l != nil {
-			l(stage, fmt.Sprintf(format, args...))
-		}
-	}
-}
+// of returns log naming its lines after stage s.
+func (s Stage) of(log logs.Logger) logs.Logger { return log.Stage(string(s)) }
 
 // Module is what the pipeline analyses: one Maven module's tests and the
 // JVMs that run them.
@@ -99,12 +91,6 @@ type Options struct {
 	Workers   int // parallel JVMs; 0 means one per core
 	// Progress hears the stages' phases and findings; nil shows nothing.
 	Progress *progress.Tracker
-	// Debug receives the stages' lines about single items (a data
-	// dependency, a victim's search, a finding whose state could not be
-	// named), which the log the stages' summary lines go to leaves out;
-	// nil discards them.
-	Debug Log
-
 	Detect   *DetectOptions   // nil: no detection
 	Annotate *AnnotateOptions // nil: no annotation of given findings
 	Chaos    *ChaosOptions    // nil: no API perturbation
@@ -241,8 +227,11 @@ func (e *NoOrdersError) Error() string {
 // Run runs the stages opts asks for on m, in order: detection (then the
 // polluted state and problem invariants of its findings), the annotation of
 // given findings, API perturbation, repair; then a full detection's
-// knowledge is kept (Options.Knowledge).
-func Run(ctx context.Context, m Module, opts Options, log Log) (*Result, error) {
+// knowledge is kept (Options.Knowledge). log gets the stages' summary
+// lines as progress notes and their lines about single items (a data
+// dependency, a victim's search, a finding whose state could not be named)
+// as debug notes, each named after its stage.
+func Run(ctx context.Context, m Module, opts Options, log logs.Logger) (*Result, error) {
 	res := &Result{Report: opts.Report}
 	if res.Report == nil {
 		res.Report = &report.Report{Module: m.Name, Stats: report.Stats{Tests: len(m.Tests)}}
@@ -253,7 +242,7 @@ func Run(ctx context.Context, m Module, opts Options, log Log) (*Result, error) 
 		}
 	}
 	if a := opts.Annotate; a != nil {
-		if err := annotate(ctx, m, opts.Progress, a.Findings, nil, a.State, a.Invariants, a.Suite, log, opts.Debug, res); err != nil {
+		if err := annotate(ctx, m, opts.Progress, a.Findings, nil, a.State, a.Invariants, a.Suite, log, res); err != nil {
 			return res, err
 		}
 	}

@@ -5,13 +5,14 @@ import (
 	"path/filepath"
 
 	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/fix/repair"
 )
 
 // runRepair proposes a validated patch for each finding of res.Report (or
 // only opts.Repair.Test's) and records on each finding its patch or why it
 // has none; applying the patches is the caller's choice.
-func runRepair(ctx context.Context, m Module, opts Options, log Log, res *Result) error {
+func runRepair(ctx context.Context, m Module, opts Options, log logs.Logger, res *Result) error {
 	r := opts.Repair
 	out, err := repair.Run(ctx, repair.Config{
 		Module:          m.Repair,
@@ -24,7 +25,7 @@ func runRepair(ctx context.Context, m Module, opts Options, log Log, res *Result
 		LLM:             r.LLM,
 		NoLLMWhy:        r.NoLLMWhy,
 		TestTimeout:     r.TestTimeout,
-		Logf:            log.logf(StageRepair),
+		Log:             StageRepair.of(log),
 		Progress:        opts.Progress,
 	})
 	if err != nil {

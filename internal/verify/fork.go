@@ -10,6 +10,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/analysis/chaos"
 	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/gate/knowledge"
@@ -28,9 +29,6 @@ import (
 // failing in every run.
 func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *surefire.ForkRecord, reruns []*launcher.Result, res *Result) error {
 	opts := pipeline.Options{Report: res.Report, Accumulate: true, MavenArgs: cfg.MavenArgs, Workers: cfg.Workers, Progress: cfg.Progress}
-	if cfg.Debug {
-		opts.Debug = logTo(cfg)
-	}
 	m := pipeline.Module{
 		Dir: cfg.ModuleDir, Name: mvn.ModulePath(cfg.Root, cfg.ModuleDir), Root: cfg.Root,
 		FlakyDir: flakydir.InBuild(cfg.BuildDir).Path(), Tests: rec.TestIDs(), Launcher: l,
@@ -114,10 +112,19 @@ func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *sur
 
 // logTo prints the pipeline's lines as the build's: "[flaky] module M:
 // stage: ...", the chaos stage's as "[flaky] chaos: ..." and the
-// knowledge's (which name themselves) as "[flaky] module M: ...".
-func logTo(cfg Config) pipeline.Log {
-	return func(stage pipeline.Stage, line string) {
-		switch stage {
+// knowledge's (which name themselves) as "[flaky] module M: ..."; the
+// lines about single items only with cfg.Debug.
+func logTo(cfg Config) logs.Logger {
+	if cfg.Debug {
+		return logs.New(printTo(cfg), printTo(cfg))
+	}
+	return logs.New(printTo(cfg), nil)
+}
+
+// printTo prints one of the pipeline's lines as logTo says.
+func printTo(cfg Config) logs.Sink {
+	return func(stage, line string) {
+		switch pipeline.Stage(stage) {
 		case pipeline.StageChaos:
 			fmt.Fprintf(cfg.Out, "[flaky] chaos: %s\n", line)
 			return

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/analysis/invariants"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/maven/mvn"
@@ -145,7 +146,7 @@ func invariantsTarget(want report.Finding) (invariants.Target, bool) {
 func benchInvariantsFinding(ctx context.Context, l *launcher.Launcher, name string, want report.Finding, target invariants.Target, suite []string, fig *invFigures) error {
 	f := []report.Finding{{Test: want.Test, Kind: want.Kind, Polluters: want.Polluters, Setters: want.Setters}}
 	start := time.Now()
-	got, errs, err := invariants.Analyze(ctx, l, []invariants.Target{target})
+	got, errs, err := invariants.Run(ctx, l, []invariants.Target{target})
 	if err != nil {
 		return err
 	}
@@ -155,7 +156,7 @@ func benchInvariantsFinding(ctx context.Context, l *launcher.Launcher, name stri
 	inv := time.Since(start)
 	f[0].ProblemInvariants = got[0]
 	start = time.Now()
-	if err := invariants.FindResets(ctx, l, f, suite, func(string, ...any) {}); err != nil {
+	if err := invariants.FindResets(ctx, l, f, suite, logs.Logger{}); err != nil {
 		return err
 	}
 	resets := time.Since(start)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/analysis/dataflow"
 	"github.com/flakyhq/flaky/internal/analysis/od"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/testid"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
@@ -361,7 +362,7 @@ func (s *benchSuite) module() pipeline.Module {
 // problem invariants) on the suite with d, quietly.
 func (s *benchSuite) detect(ctx context.Context, d pipeline.DetectOptions) (*pipeline.Result, error) {
 	d.NoState, d.NoInvariants = true, true
-	return pipeline.Run(ctx, s.module(), pipeline.Options{Detect: &d}, nil)
+	return pipeline.Run(ctx, s.module(), pipeline.Options{Detect: &d}, logs.Logger{})
 }
 
 // orders runs the order generators alone on the suite.

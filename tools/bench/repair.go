@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/base/flakydir"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/fix/repair"
 	"github.com/flakyhq/flaky/internal/maven/mvn"
 	"github.com/flakyhq/flaky/internal/pipeline"
@@ -92,7 +93,7 @@ func benchRepairFixture(name string, tallies map[report.Kind]*repairTally, byRep
 			Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Java: "java",
 			Includes: setup.Includes, Excludes: setup.Excludes,
 		},
-	}, pipeline.Options{Report: rep, Repair: &pipeline.RepairOptions{AllowReflection: true}}, nil)
+	}, pipeline.Options{Report: rep, Repair: &pipeline.RepairOptions{AllowReflection: true}}, logs.Logger{})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/analysis/state"
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/maven/mvn"
@@ -119,7 +120,7 @@ func benchStateFixture(name string, jars agent.Jars) ([]stateRow, error) {
 	for i := range findings {
 		res, err := pipeline.Run(ctx, pipeline.Module{Dir: setup.ModuleDir, Fast: l},
 			pipeline.Options{Annotate: &pipeline.AnnotateOptions{Findings: findings[i : i+1], State: true}},
-			func(_ pipeline.Stage, line string) { fmt.Fprintf(os.Stderr, "bench: %s: %s\n", name, line) })
+			logs.New(func(_, line string) { fmt.Fprintf(os.Stderr, "bench: %s: %s\n", name, line) }, nil))
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/progress"
 	"github.com/flakyhq/flaky/internal/base/testid"
 	"github.com/flakyhq/flaky/internal/engine/agent"
@@ -86,10 +87,9 @@ type Config struct {
 	// JVMs at once could clash over it). Until it has, and when nil, the
 	// combined run stays in one JVM.
 	Spread <-chan string
-	// Logf receives progress notes; nil discards them.
-	Logf func(format string, args ...any)
-	// Debugf receives notes about the analysis' choices; nil discards them.
-	Debugf func(format string, args ...any)
+	// Log receives progress notes (Logf) and notes about the analysis'
+	// choices (Debugf); the zero Logger drops them.
+	Log logs.Logger
 	// Progress hears the analysis' phases (the launcher reports its runs);
 	// nil shows nothing.
 	Progress *progress.Tracker
@@ -237,9 +237,6 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if cfg.load == nil {
 		cfg.AutoWorkers = false
 	}
-	if cfg.Logf == nil {
-		cfg.Logf = func(string, ...any) {}
-	}
 	switch {
 	case cfg.Strategies != nil:
 	case cfg.Mode == Single:
@@ -385,7 +382,7 @@ func (a *analysis) reserveAttribution() {
 	share := a.res.Budget / attributionShare
 	if until := time.Until(a.deadline); until < share {
 		a.deadline = time.Now().Add(share)
-		a.cfg.Logf("the perturbed runs took %s of the %s budget: attribution gets its share, %s, from now",
+		a.cfg.Log.Logf("the perturbed runs took %s of the %s budget: attribution gets its share, %s, from now",
 			time.Since(a.start).Round(time.Second), a.res.Budget, share)
 	}
 }
@@ -418,7 +415,7 @@ func (a *analysis) suspect(test, why string) {
 func (a *analysis) interrupt() {
 	if !a.res.Interrupted {
 		a.res.Interrupted, a.res.Cut = true, a.phase
-		a.cfg.Logf("interrupted during %s: the report holds what was judged before", a.phase)
+		a.cfg.Log.Logf("interrupted during %s: the report holds what was judged before", a.phase)
 	}
 }
 

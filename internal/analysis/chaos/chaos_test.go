@@ -13,6 +13,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/progress"
 	"github.com/flakyhq/flaky/internal/base/testid"
 	"github.com/flakyhq/flaky/internal/engine/agent"
@@ -644,17 +645,17 @@ func testAttributionGetsItsShare(t *testing.T) {
 	r := &fakeRunner{slowFirst: 400 * time.Millisecond, suite: map[string]behaviour{
 		"p.A#dice": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
 	}}
-	var logs []string
+	var lines []string
 	res, err := Run(context.Background(), r, Config{Tests: []string{"p.A#dice"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"),
-		Workers: 2, Budget: 300 * time.Millisecond, Logf: func(f string, args ...any) { logs = append(logs, fmt.Sprintf(f, args...)) }})
+		Workers: 2, Budget: 300 * time.Millisecond, Log: logs.Printf(func(f string, args ...any) { lines = append(lines, fmt.Sprintf(f, args...)) })})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := summarize(res.Findings), []summary{{"p.A#dice", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("findings:\n got %+v\nwant %+v\n%s", got, want, strings.Join(logs, "\n"))
+		t.Errorf("findings:\n got %+v\nwant %+v\n%s", got, want, strings.Join(lines, "\n"))
 	}
-	if !slices.ContainsFunc(logs, func(l string) bool { return strings.Contains(l, "attribution gets its share, 100ms, from now") }) {
-		t.Errorf("no note of attribution's share:\n%s", strings.Join(logs, "\n"))
+	if !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "attribution gets its share, 100ms, from now") }) {
+		t.Errorf("no note of attribution's share:\n%s", strings.Join(lines, "\n"))
 	}
 }
 
@@ -882,7 +883,7 @@ func TestJudgeUnperturbedSkipsCutRuns(t *testing.T) {
 		return &launcher.Result{Order: order, Tests: []launcher.TestResult{{Test: "p.A#a", Outcome: launcher.Pass}, {Test: "p.F#f", Outcome: outcome}}}
 	}
 	// Single mode: a perturbed run per strategy.
-	a := &analysis{cfg: Config{Tests: order, Mode: Single, Logf: t.Logf}, res: &Result{Strategies: slices.Concat(mustLookup("LOCALE"), mustLookup("RANDOM_MAX"), mustLookup("DATE_FIXED"))},
+	a := &analysis{cfg: Config{Tests: order, Mode: Single, Log: logs.Printf(t.Logf)}, res: &Result{Strategies: slices.Concat(mustLookup("LOCALE"), mustLookup("RANDOM_MAX"), mustLookup("DATE_FIXED"))},
 		baseline: []*launcher.Result{run(launcher.Fail)}, controlRuns: []*launcher.Result{nil, run(launcher.Pass)},
 		perturbedRuns: []*launcher.Result{run(launcher.Pass), run(launcher.Pass), run(launcher.Fail)}}
 	if a.judgeUnperturbed("p.F#f") {

@@ -96,7 +96,7 @@ func (a *analysis) combined(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a.cfg.Logf("running %d tests with %s, and unperturbed", len(a.cfg.Tests), Join(set))
+	a.cfg.Log.Logf("running %d tests with %s, and unperturbed", len(a.cfg.Tests), Join(set))
 	e := a.newEarly(set, len(jobs))
 	jobs[0].OnTestEnd = e.onTestEnd
 	jobs[0].Handoff = launcher.NewHandoff() // spread over the workers the unperturbed run leaves free (see runFed)
@@ -414,7 +414,7 @@ func (a *analysis) planSingles(pending []*candidate, round attributionRound, ran
 	for _, j := range p.jobs {
 		n += len(j.Order)
 	}
-	a.cfg.Logf("attributing %d failure(s) with %s alone, %s (%d test entries in all)", len(pending), Join(p.strategies), round, n)
+	a.cfg.Log.Logf("attributing %d failure(s) with %s alone, %s (%d test entries in all)", len(pending), Join(p.strategies), round, n)
 	return p, nil
 }
 

@@ -224,7 +224,7 @@ func (a *analysis) confirmRound(ctx context.Context, what string,
 	if len(jobs) == 0 || a.res.Interrupted {
 		return nil
 	}
-	a.cfg.Logf("rerunning %d finding(s) %s", len(jobs), what)
+	a.cfg.Log.Logf("rerunning %d finding(s) %s", len(jobs), what)
 	results, err := a.run(ctx, jobs, 0)
 	if err != nil {
 		return err

@@ -134,7 +134,7 @@ func (a *analysis) judgeUnperturbed(test string) bool {
 		why = fmt.Sprintf("fails in every unperturbed run (%d of %d)", suite.failures+alone.failures, suite.runs+alone.runs)
 	}
 	a.res.Failing = append(a.res.Failing, Failing{Test: test, Why: why})
-	a.cfg.Logf("not attributing %s to a strategy: it %s", test, why)
+	a.cfg.Log.Logf("not attributing %s to a strategy: it %s", test, why)
 	return false
 }
 
@@ -178,7 +178,7 @@ func (a *analysis) addNOD(test string) {
 		}
 	}
 	a.res.NOD = append(a.res.NOD, n)
-	a.cfg.Logf("not attributing %s to a strategy: it %s", test, n.String()[len(test)+1:])
+	a.cfg.Log.Logf("not attributing %s to a strategy: it %s", test, n.String()[len(test)+1:])
 }
 
 // controls reruns the tests, which failed in the perturbed runs and passed
@@ -253,7 +253,7 @@ func (a *analysis) controlJobs(tests []string) []launcher.Job {
 			break
 		}
 		if k == 0 {
-			a.cfg.Logf("rerunning unperturbed the %d test(s) that failed, until each had %d control runs", len(due), ControlRuns)
+			a.cfg.Log.Logf("rerunning unperturbed the %d test(s) that failed, until each had %d control runs", len(due), ControlRuns)
 		}
 		j, _ := a.job(a.testsOrder(due), nil)
 		jobs = append(jobs, j)

@@ -117,7 +117,7 @@ func (a *analysis) excusal(set []Strategy, t launcher.TestResult) string {
 func (a *analysis) excuse(r *launcher.Result, i int, label, why string) {
 	t := &r.Tests[i]
 	a.res.Dismissed = append(a.res.Dismissed, Dismissal{Test: t.Test, Strategy: label, Why: why})
-	a.cfg.Logf("not reporting %s under %s: %s", t.Test, label, why)
+	a.cfg.Log.Logf("not reporting %s under %s: %s", t.Test, label, why)
 	t.Outcome = launcher.Pass
 	t.Message = "(failure dismissed: " + why + ")\n" + t.Message
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
 
@@ -77,7 +78,7 @@ func TestDismiss(t *testing.T) {
 				t.Fatal(err)
 			}
 			runner := &recordingRunner{}
-			a := &analysis{cfg: Config{Workers: 1, Logf: t.Logf}, runner: runner, res: &Result{}, deadline: time.Now().Add(time.Minute),
+			a := &analysis{cfg: Config{Workers: 1, Log: logs.Printf(t.Logf)}, runner: runner, res: &Result{}, deadline: time.Now().Add(time.Minute),
 				baseline: []*launcher.Result{{Tests: []launcher.TestResult{{Test: "p.T#slow", Outcome: launcher.Pass, TimeMs: tt.tookMs}}}}}
 			r := &launcher.Result{Tests: []launcher.TestResult{tt.result}}
 			a.dismiss(set, r)

@@ -150,7 +150,7 @@ func (e *early) plan() error {
 	if len(cands) == 0 {
 		return nil
 	}
-	e.a.cfg.Logf("%d test(s) failed so far in the combined run, which goes on: their control runs (%d each) and attribution start on free workers", len(cands), ControlRuns)
+	e.a.cfg.Log.Logf("%d test(s) failed so far in the combined run, which goes on: their control runs (%d each) and attribution start on free workers", len(cands), ControlRuns)
 	e.tests = append(e.tests, testsOf(cands)...)
 	if len(e.set) == 1 {
 		return nil

@@ -83,7 +83,7 @@ func (a *analysis) single(ctx context.Context) error {
 	// The unperturbed run (last) goes first, so the budget cannot drop it.
 	jobs = append(jobs[len(sets):], jobs[:len(sets)]...)
 	unperturbed := len(jobs) - len(sets)
-	a.cfg.Logf("running %d tests once per strategy (%s), and unperturbed", len(a.cfg.Tests), Join(a.cfg.Strategies))
+	a.cfg.Log.Logf("running %d tests once per strategy (%s), and unperturbed", len(a.cfg.Tests), Join(a.cfg.Strategies))
 	a.perturbing = true
 	results, err := a.run(ctx, jobs, max(unperturbed, min(a.cfg.Workers, len(jobs))))
 	a.perturbing = false
@@ -223,7 +223,7 @@ func (a *analysis) perturbedSet(i int) []Strategy {
 func (a *analysis) noteEarlyEnd(label string, r *launcher.Result) {
 	for _, res := range r.Resumed {
 		if res.Why != launcher.HandedOver {
-			a.cfg.Logf("with %s, %s", label, res)
+			a.cfg.Log.Logf("with %s, %s", label, res)
 		}
 	}
 	n := 0
@@ -233,7 +233,7 @@ func (a *analysis) noteEarlyEnd(label string, r *launcher.Result) {
 		}
 	}
 	if n > 0 {
-		a.cfg.Logf("with %s, the JVM ended early (exit status %d): %d test(s) did not run and are not analysed", label, r.Exit.Status, n)
+		a.cfg.Log.Logf("with %s, the JVM ended early (exit status %d): %d test(s) did not run and are not analysed", label, r.Exit.Status, n)
 	}
 }
 

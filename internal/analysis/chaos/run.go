@@ -120,8 +120,8 @@ type ended struct {
 // budget's end cuts a bounded one.
 func (r *fedRun) start(j *jvm) {
 	a := r.a
-	if r.running >= a.cfg.Workers && a.cfg.Debugf != nil && a.cfg.load != nil {
-		a.cfg.Debugf("a JVM beyond the %d workers: %d of the %d running wait", a.cfg.Workers, a.cfg.load.WaitingJVMs(), r.running)
+	if r.running >= a.cfg.Workers && a.cfg.Log.Debugging() && a.cfg.load != nil {
+		a.cfg.Log.Debugf("a JVM beyond the %d workers: %d of the %d running wait", a.cfg.Workers, a.cfg.load.WaitingJVMs(), r.running)
 	}
 	r.running++
 	r.lastStart = time.Now()

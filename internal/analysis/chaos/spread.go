@@ -90,8 +90,8 @@ func (a *analysis) maySpread() bool {
 		select {
 		case why := <-a.cfg.Spread:
 			a.spread = &why
-			if why != "" && a.cfg.Debugf != nil {
-				a.cfg.Debugf("the combined run stays in one JVM: %s", why)
+			if why != "" && a.cfg.Log.Debugging() {
+				a.cfg.Log.Debugf("the combined run stays in one JVM: %s", why)
 			}
 		default:
 		}

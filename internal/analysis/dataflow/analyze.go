@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
@@ -33,11 +34,10 @@ type Config struct {
 	Confirmations int
 	// Deadline stops refinement from starting new rounds; zero means none.
 	Deadline time.Time
-	// Logf receives the analysis's summary line; nil discards it.
-	Logf func(format string, args ...any)
-	// Debugf receives the details: the reference runs' dependencies and one
-	// line per dependency refinement tested; nil discards them.
-	Debugf func(format string, args ...any)
+	// Log receives the analysis's summary line (Logf) and the details
+	// (Debugf): the reference runs' dependencies and one line per
+	// dependency refinement tested; the zero Logger drops them.
+	Log logs.Logger
 	// Fixtures names the classes with class-level fixtures (see Options).
 	Fixtures map[string]bool
 }
@@ -55,11 +55,11 @@ type Result struct {
 	Duration                                              time.Duration
 }
 
-// Analyze makes the reference runs (in parallel), refines their
+// Run makes the reference runs (in parallel), refines their
 // dependencies and returns the findings.
-func Analyze(ctx context.Context, l Launcher, cfg Config) (*Result, error) {
+func Run(ctx context.Context, l Launcher, cfg Config) (*Result, error) {
 	start := time.Now()
-	logf, debugf := orDiscard(cfg.Logf), orDiscard(cfg.Debugf)
+	log := cfg.Log
 	jobs := []launcher.Job{{Order: cfg.Tests, RunOptions: launcher.RunOptions{AgentOptions: AgentOptions}}}
 	names := []string{"original"}
 	if cfg.Reverse && len(cfg.Tests) > 1 {
@@ -77,13 +77,13 @@ func Analyze(ctx context.Context, l Launcher, cfg Config) (*Result, error) {
 		g.Add(names[i], r)
 	}
 	res := &Result{Graph: g, References: refs, ReferenceRuns: len(refs)}
-	debugf("dataflow: %d data dependencies in %d reference run(s)", len(g.Edges), len(refs))
-	if res.RefinementRuns, err = Refine(ctx, l, g, Options{Deadline: cfg.Deadline, Logf: logf, Debugf: debugf, Fixtures: cfg.Fixtures}); err != nil {
+	log.Debugf("dataflow: %d data dependencies in %d reference run(s)", len(g.Edges), len(refs))
+	if res.RefinementRuns, err = Refine(ctx, l, g, Options{Deadline: cfg.Deadline, Log: log, Fixtures: cfg.Fixtures}); err != nil {
 		return nil, err
 	}
-	logf("dataflow: %d data dependencies in %d reference run(s): %d manifest, %d benign, %d untested after %d refinement run(s) (report.json lists them)",
+	log.Logf("dataflow: %d data dependencies in %d reference run(s): %d manifest, %d benign, %d untested after %d refinement run(s) (report.json lists them)",
 		len(g.Edges), len(refs), g.Count(Manifest), g.Count(Benign), g.Count(Untested), res.RefinementRuns)
-	if res.Findings, res.ConfirmationRuns, err = Findings(ctx, l, g, cfg.Confirmations, logf); err != nil {
+	if res.Findings, res.ConfirmationRuns, err = Findings(ctx, l, g, cfg.Confirmations, log); err != nil {
 		return nil, err
 	}
 	res.Runs = res.ReferenceRuns + res.RefinementRuns + res.ConfirmationRuns

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 
 	"github.com/flakyhq/flaky/internal/analysis/od"
@@ -28,15 +29,12 @@ type Finding struct {
 // finding's failing and passing orders are rerun until each has k
 // agreeing outcomes (k < 2: no reruns); a finding whose reruns disagree is
 // dropped. It returns the findings and the JVM runs it made.
-func Findings(ctx context.Context, r Runner, g *Graph, k int, logf func(string, ...any)) ([]Finding, int, error) {
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
+func Findings(ctx context.Context, r Runner, g *Graph, k int, log logs.Logger) ([]Finding, int, error) {
 	out := g.manifestFindings()
 	if k < 2 || len(out) == 0 {
 		return out, 0, nil
 	}
-	return confirmFindings(ctx, r, out, k, logf)
+	return confirmFindings(ctx, r, out, k, log)
 }
 
 // manifestFindings turns the manifest edges of g into findings, one per
@@ -99,7 +97,7 @@ func (g *Graph) manifestFindings() []Finding {
 // more (orders they share run once a round), and keeps the findings whose
 // reruns agree, their evidence counting k runs. It returns them and the
 // JVM runs it made.
-func confirmFindings(ctx context.Context, r Runner, out []Finding, k int, logf func(string, ...any)) ([]Finding, int, error) {
+func confirmFindings(ctx context.Context, r Runner, out []Finding, k int, log logs.Logger) ([]Finding, int, error) {
 	var needed [][]string
 	for _, f := range out {
 		needed = append(needed, f.FailingOrder, f.PassingOrder)
@@ -124,7 +122,7 @@ func confirmFindings(ctx context.Context, r Runner, out []Finding, k int, logf f
 			}
 		}
 		if !agree {
-			logf("dataflow: %s changed its outcome in a rerun of its orders: not reported", f.Test)
+			log.Logf("dataflow: %s changed its outcome in a rerun of its orders: not reported", f.Test)
 			continue
 		}
 		for e := range f.Evidence {

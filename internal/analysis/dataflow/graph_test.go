@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
@@ -100,7 +101,7 @@ func TestRefinePaper(t *testing.T) {
 			t.Errorf("%s: %s, want %s", k, status[k], v)
 		}
 	}
-	fs, _, err := Findings(context.Background(), s, g, 1, nil)
+	fs, _, err := Findings(context.Background(), s, g, 1, logs.Logger{})
 	if err != nil {
 		t.Fatal(err)
 	}

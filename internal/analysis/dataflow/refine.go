@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/testid"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
@@ -21,11 +22,10 @@ type Runner interface {
 type Options struct {
 	// Deadline stops refinement from starting new rounds; zero means none.
 	Deadline time.Time
-	// Logf receives progress notes; nil discards them.
-	Logf func(format string, args ...any)
-	// Debugf receives one line per dependency tested (its status) or left
-	// untested; nil discards them.
-	Debugf func(format string, args ...any)
+	// Log receives progress notes (Logf) and one line per dependency
+	// tested, its status, or left untested (Debugf); the zero Logger drops
+	// them.
+	Log logs.Logger
 	// Fixtures names the classes with class-level fixtures, whose tests
 	// must run in one stretch (as under Surefire).
 	Fixtures map[string]bool
@@ -38,14 +38,14 @@ type Options struct {
 // inverted, and runs all the picks at once (independent components run in
 // parallel JVMs). It returns the number of JVM runs it made.
 func Refine(ctx context.Context, r Runner, g *Graph, opts Options) (int, error) {
-	logf, debugf := orDiscard(opts.Logf), orDiscard(opts.Debugf)
-	runs, err := refineAnti(ctx, r, g, opts.Fixtures, debugf)
+	log := opts.Log
+	runs, err := refineAnti(ctx, r, g, opts.Fixtures, log)
 	if err != nil {
 		return runs, err
 	}
 	for {
 		if !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
-			logf("dataflow: the budget ended with %d edge(s) untested", g.Count(Untested))
+			log.Logf("dataflow: the budget ended with %d edge(s) untested", g.Count(Untested))
 			return runs, nil
 		}
 		var picks []*Edge
@@ -83,7 +83,7 @@ func Refine(ctx context.Context, r Runner, g *Graph, opts Options) (int, error) 
 			} else {
 				e.Status = Benign
 			}
-			debugf("dataflow: %s -> %s is %s (%s in the reference, %s without the writer before it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
+			log.Debugf("dataflow: %s -> %s is %s (%s in the reference, %s without the writer before it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
 		}
 	}
 }
@@ -106,7 +106,7 @@ const maxSingles = 16
 // class-level fixtures stays in one stretch; in an Anti run the reader
 // moves behind later tests, so its class's tests move with it when it has
 // class fixtures.
-func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]bool, debugf func(string, ...any)) (int, error) {
+func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]bool, log logs.Logger) (int, error) {
 	groups := g.antiGroups()
 	if len(groups) == 0 {
 		return 0, nil
@@ -120,7 +120,7 @@ func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]boo
 		return 0, fmt.Errorf("refine data dependencies: %w", err)
 	}
 	runs := len(res)
-	singles := judgeAnti(groups, orders, res, debugf)
+	singles := judgeAnti(groups, orders, res, log)
 	if len(singles.orders) > 0 {
 		res, err := r.RunAll(ctx, singles.orders)
 		if err != nil {
@@ -131,7 +131,7 @@ func refineAnti(ctx context.Context, r Runner, g *Graph, fixtures map[string]boo
 	}
 	for _, e := range g.Edges {
 		if e.Kind == Anti && e.Status != Untested {
-			debugf("dataflow: %s after %s (a later writer) is %s (%s in the reference, %s after it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
+			log.Debugf("dataflow: %s after %s (a later writer) is %s (%s in the reference, %s after it)", e.Reader, e.Writer, e.Status, e.RefOutcome, e.Outcome)
 		}
 	}
 	return runs, nil
@@ -198,7 +198,7 @@ type antiSingles struct {
 // change, else manifest (untested with more than maxSingles writers), and
 // returns the single runs that find which writers suffice, for a group
 // whose run had more than one test before the reader.
-func judgeAnti(groups []*antiGroup, orders [][]string, res []*launcher.Result, debugf func(string, ...any)) antiSingles {
+func judgeAnti(groups []*antiGroup, orders [][]string, res []*launcher.Result, log logs.Logger) antiSingles {
 	var s antiSingles
 	for i, gr := range groups {
 		out, msg := outcomeOf(res[i], gr.reader)
@@ -216,7 +216,7 @@ func judgeAnti(groups []*antiGroup, orders [][]string, res []*launcher.Result, d
 			for _, e := range gr.edges {
 				e.Status = Untested
 			}
-			debugf("dataflow: %s changed after its %d later writers: too many to try one by one, left untested", gr.reader, len(gr.edges))
+			log.Debugf("dataflow: %s changed after its %d later writers: too many to try one by one, left untested", gr.reader, len(gr.edges))
 			continue
 		}
 		if len(orders[i]) > 2 {
@@ -298,12 +298,4 @@ func changed(ref, now launcher.Outcome) bool {
 		return now == launcher.Pass
 	}
 	return false
-}
-
-// orDiscard is logf, or a logger that discards when logf is nil.
-func orDiscard(logf func(string, ...any)) func(string, ...any) {
-	if logf == nil {
-		return func(string, ...any) {}
-	}
-	return logf
 }

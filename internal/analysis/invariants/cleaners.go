@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/report"
@@ -93,7 +94,7 @@ func resetOrder(f report.Finding, suite []string) ([]string, bool) {
 // on a static field or a query's return value, its resetOrder with those
 // values watched, and sets the finding's CleanerMethods (for a brittle: the
 // methods that set the state it needs) and ReturnValueModifiers.
-func FindResets(ctx context.Context, r Runner, findings []report.Finding, suite []string, logf func(string, ...any)) error {
+func FindResets(ctx context.Context, r Runner, findings []report.Finding, suite []string, log logs.Logger) error {
 	var jobs []launcher.Job
 	var at []int
 	var watches [][]watch
@@ -124,7 +125,7 @@ func FindResets(ctx context.Context, r Runner, findings []report.Finding, suite 
 	if len(jobs) == 0 {
 		return nil
 	}
-	logf("looking for cleaner methods and return-value modifiers of %d OD finding(s)", len(jobs))
+	log.Logf("looking for cleaner methods and return-value modifiers of %d OD finding(s)", len(jobs))
 	res, err := r.RunJobs(ctx, jobs)
 	if err != nil {
 		return fmt.Errorf("invariants: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/report"
@@ -25,11 +26,11 @@ type Target struct {
 	Passing, Failing []string
 }
 
-// Analyze runs each target's passing and failing orders with the tracer on
+// Run runs each target's passing and failing orders with the tracer on
 // (all in one batch) and returns the targets' problem invariants, or why a
 // target has none: a run that did not reproduce its outcome explains
 // nothing.
-func Analyze(ctx context.Context, r Runner, targets []Target) ([][]report.ProblemInvariant, []error, error) {
+func Run(ctx context.Context, r Runner, targets []Target) ([][]report.ProblemInvariant, []error, error) {
 	opts := launcher.RunOptions{AgentOptions: AgentOptions}
 	var jobs []launcher.Job
 	for _, t := range targets {
@@ -59,9 +60,9 @@ func Analyze(ctx context.Context, r Runner, targets []Target) ([][]report.Proble
 // Annotate sets ProblemInvariants on every OD victim and brittle of
 // findings that has a failing and a passing order, then, with the module's
 // tests in suite (nil: skip it), the victims' CleanerMethods and
-// ReturnValueModifiers (see FindResets); logf says how many it could not
-// analyse (the rest goes on), debugf which and why.
-func Annotate(ctx context.Context, r Runner, findings []report.Finding, suite []string, logf, debugf func(string, ...any)) error {
+// ReturnValueModifiers (see FindResets); log's progress notes say how many
+// it could not analyse (the rest goes on), its debug notes which and why.
+func Annotate(ctx context.Context, r Runner, findings []report.Finding, suite []string, log logs.Logger) error {
 	var targets []Target
 	var at []int
 	for i, f := range findings {
@@ -73,8 +74,8 @@ func Annotate(ctx context.Context, r Runner, findings []report.Finding, suite []
 	if len(targets) == 0 {
 		return nil
 	}
-	logf("inferring the problem invariants of %d OD finding(s)", len(targets))
-	probs, errs, err := Analyze(ctx, r, targets)
+	log.Logf("inferring the problem invariants of %d OD finding(s)", len(targets))
+	probs, errs, err := Run(ctx, r, targets)
 	if err != nil {
 		return err
 	}
@@ -82,18 +83,18 @@ func Annotate(ctx context.Context, r Runner, findings []report.Finding, suite []
 	for j, i := range at {
 		if errs[j] != nil {
 			failed++
-			debugf("no problem invariants for %s: %v", findings[i].Test, errs[j])
+			log.Debugf("no problem invariants for %s: %v", findings[i].Test, errs[j])
 			continue
 		}
 		findings[i].ProblemInvariants = probs[j]
 	}
 	if failed > 0 {
-		logf("no problem invariants for %d of %d OD finding(s) (--debug says which and why)", failed, len(targets))
+		log.Logf("no problem invariants for %d of %d OD finding(s) (--debug says which and why)", failed, len(targets))
 	}
 	if suite == nil {
 		return nil
 	}
-	return FindResets(ctx, r, findings, suite, logf)
+	return FindResets(ctx, r, findings, suite, log)
 }
 
 func outcome(r *launcher.Result, test string) launcher.Outcome {

@@ -5,7 +5,7 @@
 // NOD when it flips in the same order), and minimises its polluters,
 // state-setters and cleaners by delta debugging, within a wall-clock budget.
 //
-// Analyze runs four stages, each in its own file:
+// Run runs four stages, each in its own file:
 //
 //   - Order generation (orders.go, with tuscan.go and schedule.go) takes the
 //     suite's tests and the seed and gives the detection orders: the
@@ -51,6 +51,7 @@ import (
 
 	"golang.org/x/sync/semaphore"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/progress"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/report"
@@ -130,11 +131,9 @@ type Config struct {
 	// AutoWorkers sizes the workers after the original runs by the CPU and
 	// memory a JVM of the suite used (see sizeWorkers) instead of Workers.
 	AutoWorkers bool
-	// Logf receives progress notes; nil discards them.
-	Logf func(format string, args ...any)
-	// Debugf receives the notes about single tests (each victim's search);
-	// nil discards them.
-	Debugf func(format string, args ...any)
+	// Log receives progress notes (Logf) and the notes about single tests,
+	// each victim's search (Debugf); the zero Logger drops them.
+	Log logs.Logger
 	// Progress hears the analysis' phases and findings (the launcher
 	// reports its runs); nil shows nothing.
 	Progress *progress.Tracker
@@ -162,7 +161,7 @@ type Config struct {
 	// candidates' evidence only (as warm runs are), runs the original
 	// order and Verify of each shard's detection orders here, then
 	// confirms and minimises the candidates in fresh JVMs.
-	Recorded []Run
+	Recorded []RecordedRun
 	// Verify is how many of each shard's recorded detection orders a
 	// merge reruns, chosen at random; negative: all of them.
 	Verify int
@@ -171,7 +170,7 @@ type Config struct {
 	VerifySeed uint64
 }
 
-// analysis is the state of one Analyze call.
+// analysis is the state of one Run call.
 type analysis struct {
 	cfg     Config
 	runner  Runner
@@ -206,15 +205,15 @@ type analysis struct {
 
 	originals []*launcher.Result // the runs of the original order (ours, not a shard's)
 	rerun     map[string]bool    // the orders (orderKey) that ran here
-	runs      []Run              // a shard's runs
+	runs      []RecordedRun      // a shard's runs
 	stop      func()             // kills the runs still going (the hard stop)
 	timer     *time.Timer        // arms stop at the budget plus grace
 	auto      bool               // the analysis chose the budget (Config.Budget was 0)
 	reserve   estimate           // what confirming the candidates found so far would take
 }
 
-// Analyze runs the analysis on cfg.Tests through r.
-func Analyze(ctx context.Context, r Runner, cfg Config) (*Result, error) {
+// Run runs the analysis on cfg.Tests through r.
+func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	a := newAnalysis(r, cfg)
 	n := len(a.s.tests)
 	if n == 0 {
@@ -256,12 +255,6 @@ func newAnalysis(r Runner, cfg Config) *analysis {
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
-	}
-	if cfg.Logf == nil {
-		cfg.Logf = func(string, ...any) {}
-	}
-	if cfg.Debugf == nil {
-		cfg.Debugf = func(string, ...any) {}
 	}
 	a := &analysis{
 		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(), warm: newStore(),
@@ -352,11 +345,11 @@ func (a *analysis) autoBudget(rounds int) (time.Duration, string) {
 }
 
 func (a *analysis) logf(format string, args ...any) {
-	a.cfg.Logf(format, args...)
+	a.cfg.Log.Logf(format, args...)
 }
 
 func (a *analysis) debugf(format string, args ...any) {
-	a.cfg.Debugf(format, args...)
+	a.cfg.Log.Debugf(format, args...)
 }
 
 // analyse runs the stages: original order, detection (after fixing the

@@ -14,6 +14,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/testid"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/report"
@@ -160,7 +161,7 @@ type want struct {
 func TestAnalyzeFindsEveryRole(t *testing.T) {
 	for _, seed := range []int64{1, 2, 3} {
 		f := newFakeSuite()
-		res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2})
+		res, err := Run(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +236,7 @@ func TestAnalyzeKeepsClassFixturesOnce(t *testing.T) {
 	}
 	for _, seed := range []int64{1, 2, 3} {
 		f := newSuite()
-		res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2, Fixtures: f.fixtures})
+		res, err := Run(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2, Fixtures: f.fixtures})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,7 +246,7 @@ func TestAnalyzeKeepsClassFixturesOnce(t *testing.T) {
 		}
 	}
 	f := newSuite()
-	res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: 1, Workers: 2})
+	res, err := Run(context.Background(), f, Config{Tests: f.order, Seed: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +273,7 @@ func TestFeasible(t *testing.T) {
 func TestAnalyzeVictimFailingInTheOriginalOrder(t *testing.T) {
 	f := newFakeSuite()
 	order := []string{"p.Promotion#sale", "p.Invoice#total", "p.Cache#clear"}
-	res, err := Analyze(context.Background(), f, Config{Tests: order, Seed: 4, Workers: 2})
+	res, err := Run(context.Background(), f, Config{Tests: order, Seed: 4, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +284,7 @@ func TestAnalyzeVictimFailingInTheOriginalOrder(t *testing.T) {
 
 func TestAnalyzeSkipsKnownTests(t *testing.T) {
 	f := newFakeSuite()
-	res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: 5, Workers: 2, Skip: map[string]bool{"p.Retry#jitter": true, "p.Invoice#total": true}})
+	res, err := Run(context.Background(), f, Config{Tests: f.order, Seed: 5, Workers: 2, Skip: map[string]bool{"p.Retry#jitter": true, "p.Invoice#total": true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +339,7 @@ func testAnalyzeStopsAtTheBudget(t *testing.T) {
 	f := newFakeSuite()
 	f.delay = 20 * time.Millisecond
 	start := time.Now()
-	res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: 6, Workers: 2, Budget: 300 * time.Millisecond})
+	res, err := Run(context.Background(), f, Config{Tests: f.order, Seed: 6, Workers: 2, Budget: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +413,7 @@ func TestAnalyzeManyVictimsOfOnePolluter(t *testing.T) {
 		f.order = append(f.order, id)
 	}
 	f.order = append(append(f.order, victims...), "h.Conn#reset", "h.Conn#custom")
-	res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: 3, Workers: 2})
+	res, err := Run(context.Background(), f, Config{Tests: f.order, Seed: 3, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +476,7 @@ func TestFlipTimeIsWhenTheRunsEnded(t *testing.T) {
 		{"the earliest pass counts", []*launcher.Result{run(4*time.Second, true, launcher.Pass, launcher.Fail), run(3*time.Second, true, launcher.Pass, launcher.Pass), run(2*time.Second, true, launcher.Pass, launcher.Pass)}, 4 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			a := &analysis{cfg: Config{Logf: func(string, ...any) {}}, s: newSuite([]string{"a.C#1", "a.C#2"}, nil), st: newStore(), warm: newStore(),
+			a := &analysis{cfg: Config{Log: logs.Logger{}}, s: newSuite([]string{"a.C#1", "a.C#2"}, nil), st: newStore(), warm: newStore(),
 				start: t0, index: map[string]int{"a.C#1": 0, "a.C#2": 1}, pairs: map[[2]int]bool{},
 				flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, tried: map[string]bool{}, completed: map[string]bool{}, rerun: map[string]bool{}, cov: Coverage{Generators: map[string]int{}}}
 			for i, r := range tt.runs {
@@ -504,7 +505,7 @@ func TestAnalyzeWarmFailureFallsBackToAFreshOne(t *testing.T) {
 		"a.B#warmOnly": set("w", 1),
 		"a.V#victim":   func(st map[string]int) bool { return st["x"] == 0 && (!f.warm || st["w"] == 0) },
 	}
-	res, err := Analyze(context.Background(), warmSuite{f}, Config{Tests: f.order, Seed: 1, Workers: 2, Warm: 4})
+	res, err := Run(context.Background(), warmSuite{f}, Config{Tests: f.order, Seed: 1, Workers: 2, Warm: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,7 +539,7 @@ func TestAnalyzeWarmOnlyFailureOfANODTest(t *testing.T) {
 			return fresh%7 != 0
 		},
 	}
-	res, err := Analyze(context.Background(), warmSuite{f}, Config{Tests: f.order, Seed: 1, Workers: 2, Warm: 4})
+	res, err := Run(context.Background(), warmSuite{f}, Config{Tests: f.order, Seed: 1, Workers: 2, Warm: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@ func TestVictimsOfOneGroupAreMinimisedOnce(t *testing.T) {
 		fixtures        bool
 	}{{8, 2, 1, false}, {44, 3, 1, false}, {44, 3, 2, true}, {44, 3, 3, true}} {
 		f, first, second := pollutedSuite(c.victims, c.second, c.fixtures)
-		res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: c.seed, Workers: 2, Fixtures: f.fixtures})
+		res, err := Run(context.Background(), f, Config{Tests: f.order, Seed: c.seed, Workers: 2, Fixtures: f.fixtures})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +222,7 @@ func TestVictimsOfOneStateAreSearchedOnce(t *testing.T) {
 		f.tests[id] = func(st map[string]int) bool { return st["factory"] == 0 }
 	}
 	f.order = slices.Concat([]string{"h.Admin#override", "h.Admin#reset"}, victims, []string{"h.Conn#custom"})
-	res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: 1, Rounds: 1, Workers: 2})
+	res, err := Run(context.Background(), f, Config{Tests: f.order, Seed: 1, Rounds: 1, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ func (a *analysis) verifyPlan() []plannedOrder {
 		}
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	byPart := map[string][]Run{}
+	byPart := map[string][]RecordedRun{}
 	var parts []string
 	seen := map[string]bool{}
 	for _, r := range a.cfg.Recorded {

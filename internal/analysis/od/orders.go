@@ -131,7 +131,7 @@ type plannedOrder struct {
 	gen   string
 	label string
 	tests []string
-	plan  int // position in the detection plan (Run.Plan); -1 for the original runs
+	plan  int // position in the detection plan (RecordedRun.Plan); -1 for the original runs
 	// claim says the run is a shard's recorded run a merge replays: its
 	// outcomes are a candidate's evidence only, never a finding's.
 	claim bool

@@ -78,7 +78,7 @@ func (exitingSuite) RunAll(_ context.Context, orders [][]string) ([]*launcher.Re
 // count can say what did not run.
 func TestNeverRanNamesTestsWithoutAnOutcome(t *testing.T) {
 	tests := []string{"a.Exit#one", "a.Exit#two", "a.Exit#three", "a.Hang#slow", "a.Stable#one", "a.Stable#two", "a.Zed#skip"}
-	res, err := Analyze(context.Background(), exitingSuite{}, Config{Tests: tests, Seed: 1, Workers: 2, Budget: time.Hour, Skip: map[string]bool{"a.Zed#skip": true}})
+	res, err := Run(context.Background(), exitingSuite{}, Config{Tests: tests, Seed: 1, Workers: 2, Budget: time.Hour, Skip: map[string]bool{"a.Zed#skip": true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,7 +113,7 @@ func TestAnalyzeFocusJudgesOnlyTargets(t *testing.T) {
 	}
 	for _, seed := range []int64{1, 2} {
 		f.runs = 0
-		res, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2, Focus: focus, OriginalRuns: 6})
+		res, err := Run(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2, Focus: focus, OriginalRuns: 6})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -112,7 +112,7 @@ type Result struct {
 	Findings []Finding
 	Coverage Coverage
 	// Runs are the runs of a shard (Config.Shard), for its partial report.
-	Runs []Run
+	Runs []RecordedRun
 	// Parts say what a merge's runs (Config.Recorded) checked of each
 	// shard's part.
 	Parts []PartCheck

@@ -47,7 +47,7 @@ const (
 func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 	if a.cfg.Shard.N > 0 {
 		a.mu.Lock()
-		a.runs = append(a.runs, Run{Gen: o.gen, Label: o.label, Plan: o.plan, Order: r.Order, Tests: r.Tests,
+		a.runs = append(a.runs, RecordedRun{Gen: o.gen, Label: o.label, Plan: o.plan, Order: r.Order, Tests: r.Tests,
 			ClassScopes: r.ClassScopes, Clashed: r.Clashed, DurationMs: r.Duration.Milliseconds(), Warm: r.Warm})
 		a.mu.Unlock()
 	}
@@ -76,7 +76,7 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 	for _, t := range r.Clashed {
 		if !slices.Contains(a.cov.Serial, t) {
 			a.cov.Serial = append(a.cov.Serial, t)
-			a.cfg.Logf("%s clashed with another JVM over a resource: JVMs run one at a time from now on", t)
+			a.cfg.Log.Logf("%s clashed with another JVM over a resource: JVMs run one at a time from now on", t)
 		}
 	}
 	if ours {

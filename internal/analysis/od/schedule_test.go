@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
 
@@ -73,7 +74,7 @@ func TestSizeWorkers(t *testing.T) {
 				t.Skip("available memory unknown here")
 			}
 			r := &launcher.Result{Duration: time.Second, CPU: tt.cpu, RunDelay: tt.delay, DelayKnown: tt.known, MaxRSS: tt.rss}
-			a := &analysis{cfg: Config{Workers: 1, Logf: func(string, ...any) {}}, originals: []*launcher.Result{r}}
+			a := &analysis{cfg: Config{Workers: 1, Log: logs.Logger{}}, originals: []*launcher.Result{r}}
 			a.sizeWorkers()
 			if a.cfg.Workers != tt.want || a.cov.WorkersWhy == "" {
 				t.Errorf("workers %d (%s), want %d", a.cfg.Workers, a.cov.WorkersWhy, tt.want)

@@ -42,9 +42,9 @@ func (s Shard) takes(i int) bool {
 	return s.N <= 1 || i%s.N == s.I-1
 }
 
-// Run is one recorded run of a shard: which step of the plan it was and
+// RecordedRun is one recorded run of a shard: which step of the plan it was and
 // what the JVM reported, enough to replay it into a merged analysis.
-type Run struct {
+type RecordedRun struct {
 	Gen         string                `json:"gen"`
 	Label       string                `json:"label"`
 	Plan        int                   `json:"plan"` // position in the detection plan; -1 for the original runs
@@ -61,7 +61,7 @@ type Run struct {
 }
 
 // result turns a recorded run back into the launcher's result.
-func (r Run) result() *launcher.Result {
+func (r RecordedRun) result() *launcher.Result {
 	return &launcher.Result{Order: r.Order, Tests: r.Tests, ClassScopes: r.ClassScopes, Clashed: r.Clashed, Duration: time.Duration(r.DurationMs) * time.Millisecond, Warm: r.Warm}
 }
 
@@ -81,7 +81,7 @@ type Partial struct {
 		Orders          int  `json:"orders"`
 		BudgetExhausted bool `json:"budgetExhausted"`
 	} `json:"coverage"`
-	Runs []Run `json:"runs"`
+	Runs []RecordedRun `json:"runs"`
 	// Digest is the SHA-256 of the rest of the part (contentDigest), which
 	// WritePartial sets and ReadPartials checks: it finds a part damaged
 	// or edited since, unless whoever edited it computed it again (it is
@@ -319,14 +319,14 @@ func at(commit string) string {
 
 // MergeRuns returns the runs of the partials, the original runs first,
 // then in the order of the detection plan, each with its part's shard.
-func MergeRuns(parts []*Partial) []Run {
-	var runs []Run
+func MergeRuns(parts []*Partial) []RecordedRun {
+	var runs []RecordedRun
 	for _, p := range parts {
 		for _, r := range p.Runs {
 			r.Part = p.Shard
 			runs = append(runs, r)
 		}
 	}
-	slices.SortStableFunc(runs, func(x, y Run) int { return x.Plan - y.Plan })
+	slices.SortStableFunc(runs, func(x, y RecordedRun) int { return x.Plan - y.Plan })
 	return runs
 }

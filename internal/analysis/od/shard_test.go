@@ -57,7 +57,7 @@ func TestShardsMergeToTheUnshardedAnalysis(t *testing.T) {
 	}
 	for _, seed := range []int64{1, 2} {
 		f := newSuite()
-		whole, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2})
+		whole, err := Run(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestShardsMergeToTheUnshardedAnalysis(t *testing.T) {
 		for i := 1; i <= 3; i++ {
 			f := newSuite()
 			cfg := Config{Tests: f.order, Seed: seed, Workers: 2, Shard: Shard{i, 3}}
-			res, err := Analyze(context.Background(), f, cfg)
+			res, err := Run(context.Background(), f, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +107,7 @@ func TestShardsMergeToTheUnshardedAnalysis(t *testing.T) {
 			t.Fatal(err)
 		}
 		f = newSuite()
-		merged, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2, Recorded: MergeRuns(parts)})
+		merged, err := Run(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2, Recorded: MergeRuns(parts)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,12 +135,12 @@ func TestReadPartialsValidates(t *testing.T) {
 		return dir
 	}
 	suite := []string{"a.A#x", "a.A#y"}
-	good := &Partial{Version: partialVersion, Shard: "1/1", Tests: suite, Runs: []Run{{Order: suite, Tests: []launcher.TestResult{{Test: "a.A#x[1]"}, {Test: "a.A#x[2]"}, {Test: "a.A"}, {Test: "a.A#y"}}}}}
+	good := &Partial{Version: partialVersion, Shard: "1/1", Tests: suite, Runs: []RecordedRun{{Order: suite, Tests: []launcher.TestResult{{Test: "a.A#x[1]"}, {Test: "a.A#x[2]"}, {Test: "a.A"}, {Test: "a.A#y"}}}}}
 	if _, err := ReadPartials([]string{write(good)}); err != nil {
 		t.Fatalf("a valid part: %v", err)
 	}
 	bad := *good
-	bad.Runs = []Run{{Order: suite, Tests: []launcher.TestResult{{Test: "a.A#x"}, {Test: "evil.Gone#victim"}}}}
+	bad.Runs = []RecordedRun{{Order: suite, Tests: []launcher.TestResult{{Test: "a.A#x"}, {Test: "evil.Gone#victim"}}}}
 	if _, err := ReadPartials([]string{write(&bad)}); err == nil || !strings.Contains(err.Error(), "not in its suite: evil.Gone#victim") {
 		t.Errorf("unknown test in a run: %v", err)
 	}
@@ -192,7 +192,7 @@ func shardParts(t *testing.T, newSuite func() *fakeSuite, seed int64, forge func
 	for i := 1; i <= 3; i++ {
 		f := newSuite()
 		cfg := Config{Tests: f.order, Seed: seed, Workers: 2, Shard: Shard{i, 3}}
-		res, err := Analyze(context.Background(), f, cfg)
+		res, err := Run(context.Background(), f, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +237,7 @@ func TestMergeRerunsForgedParts(t *testing.T) {
 	}
 	const seed = 1
 	f := newSuite()
-	whole, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2})
+	whole, err := Run(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestMergeRerunsForgedParts(t *testing.T) {
 		{-1, func(p *Partial) int { return len(p.Runs) }},
 	} {
 		f := newSuite()
-		merged, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2, Recorded: MergeRuns(parts), Verify: tt.verify, VerifySeed: 7})
+		merged, err := Run(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 2, Recorded: MergeRuns(parts), Verify: tt.verify, VerifySeed: 7})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +298,7 @@ func TestMergeFindsNothingOnAPartsWordAlone(t *testing.T) {
 		}
 	})
 	f := newSuite()
-	merged, err := Analyze(context.Background(), f, Config{Tests: f.order, Seed: 2, Workers: 2, Recorded: MergeRuns(parts), Verify: 0})
+	merged, err := Run(context.Background(), f, Config{Tests: f.order, Seed: 2, Workers: 2, Recorded: MergeRuns(parts), Verify: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestReadPartialsRefusesEditedParts(t *testing.T) {
 	suite := []string{"a.A#x", "a.A#y"}
 	part := func(shard, classes string) *Partial {
 		return &Partial{Version: partialVersion, Shard: shard, Tests: suite, Classes: classes,
-			Runs: []Run{{Order: suite, Plan: -1, Tests: []launcher.TestResult{{Test: "a.A#x", Outcome: launcher.Pass}, {Test: "a.A#y", Outcome: launcher.Fail}}}}}
+			Runs: []RecordedRun{{Order: suite, Plan: -1, Tests: []launcher.TestResult{{Test: "a.A#x", Outcome: launcher.Pass}, {Test: "a.A#y", Outcome: launcher.Fail}}}}}
 	}
 	write := func(p *Partial) (string, string) {
 		dir := t.TempDir()

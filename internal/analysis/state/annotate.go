@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/report"
 )
@@ -20,10 +21,10 @@ type Timing struct {
 // Annotate sets PollutedState on every OD victim and brittle of findings,
 // debugging them together with r, every run with the state options base
 // (nil: the agent's defaults); hint, when set, gives a finding's roots to
-// try first (Target.Hint). logf gets a line for what it starts and one
-// for how many findings it could not debug (those keep no pollutedState:
-// the rest goes on), debugf which and why.
-func Annotate(ctx context.Context, r Runner, findings []report.Finding, base *agent.StateOptions, hint func(report.Finding) []string, logf, debugf func(string, ...any)) ([]Timing, error) {
+// try first (Target.Hint). log's progress notes say what it starts and
+// how many findings it could not debug (those keep no pollutedState: the
+// rest goes on), its debug notes which and why.
+func Annotate(ctx context.Context, r Runner, findings []report.Finding, base *agent.StateOptions, hint func(report.Finding) []string, log logs.Logger) ([]Timing, error) {
 	tmp, err := os.MkdirTemp("", "flaky-state-")
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
@@ -48,7 +49,7 @@ func Annotate(ctx context.Context, r Runner, findings []report.Finding, base *ag
 	if len(targets) == 0 {
 		return nil, nil
 	}
-	logf("naming the polluted state of %d OD finding(s)", len(targets))
+	log.Logf("naming the polluted state of %d OD finding(s)", len(targets))
 	outs, err := d.Debug(ctx, targets)
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
@@ -59,21 +60,21 @@ func Annotate(ctx context.Context, r Runner, findings []report.Finding, base *ag
 		f := &findings[at[j]]
 		if o.Err != nil {
 			failed++
-			debugf("cannot name the polluted state of %s: %v", f.Test, o.Err)
+			log.Debugf("cannot name the polluted state of %s: %v", f.Test, o.Err)
 			continue
 		}
 		f.PollutedState = o.Items
 		if len(o.Cut) > 0 {
 			cut++
-			debugf("state of %s: the capture of %v reached its bounds (cut)", f.Test, o.Cut)
+			log.Debugf("state of %s: the capture of %v reached its bounds (cut)", f.Test, o.Cut)
 		}
 		timings = append(timings, Timing{Test: f.Test, Duration: o.Duration, Runs: o.Runs})
 	}
 	if failed > 0 {
-		logf("cannot name the polluted state of %d of %d OD finding(s) (--debug says which and why)", failed, len(targets))
+		log.Logf("cannot name the polluted state of %d of %d OD finding(s) (--debug says which and why)", failed, len(targets))
 	}
 	if cut > 0 {
-		logf("the state capture of %d OD finding(s) reached its bounds (cut; --debug says where)", cut)
+		log.Logf("the state capture of %d OD finding(s) reached its bounds (cut; --debug says where)", cut)
 	}
 	return timings, nil
 }

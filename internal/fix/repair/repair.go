@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/progress"
 	"github.com/flakyhq/flaky/internal/base/safewrite"
 	"github.com/flakyhq/flaky/internal/engine/agent"
@@ -50,7 +51,9 @@ type Config struct {
 	// TestTimeout bounds one test of the sandbox's runs (a patch that makes
 	// a test hang costs that long, not forever); 0 means none.
 	TestTimeout time.Duration
-	Logf        func(format string, args ...any)
+	// Log receives progress notes, one per finding repaired or not; the
+	// zero Logger drops them.
+	Log logs.Logger
 	// Progress hears which finding is being repaired and how many are
 	// repaired (the sandbox's launcher reports its runs); nil shows nothing.
 	Progress *progress.Tracker
@@ -73,9 +76,6 @@ type Result struct {
 
 // Run repairs the findings of cfg.Report.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	if cfg.Logf == nil {
-		cfg.Logf = func(string, ...any) {}
-	}
 	if cfg.States == nil {
 		cfg.States = statesOf(cfg.Report)
 	}
@@ -131,13 +131,13 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.res.Repairs[f.Key()] = rep
 		switch {
 		case r.res.Unchanged[f.Key()]:
-			cfg.Logf("%s: unchanged: already passes its failing order with the module's sources as they are", f.Test)
+			cfg.Log.Logf("%s: unchanged: already passes its failing order with the module's sources as they are", f.Test)
 		case rep.Validated:
 			repaired++
 			cfg.Progress.Found(repaired)
-			cfg.Logf("%s: repaired (%s): %s", f.Test, rep.Kind, rep.Patch)
+			cfg.Log.Logf("%s: repaired (%s): %s", f.Test, rep.Kind, rep.Patch)
 		default:
-			cfg.Logf("%s: not repaired: %s", f.Test, rep.Reason)
+			cfg.Log.Logf("%s: not repaired: %s", f.Test, rep.Reason)
 		}
 	}
 	return r.res, nil

@@ -572,11 +572,11 @@ func (r *run) probe(ctx context.Context, f report.Finding, root, path string, se
 		}
 	}
 	if passing == nil || failing == nil {
-		r.cfg.Logf("%s: the reset probe of %s reported no state", f.Test, root)
+		r.cfg.Log.Logf("%s: the reset probe of %s reported no state", f.Test, root)
 		return false, nil, nil
 	}
 	if passing.FP == failing.FP {
-		r.cfg.Logf("%s: %s has its passing value before the test already", f.Test, root)
+		r.cfg.Log.Logf("%s: %s has its passing value before the test already", f.Test, root)
 	}
 	// Sequences that restore the whole root first, then those that restore
 	// it at the polluted path.

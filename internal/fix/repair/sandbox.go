@@ -387,15 +387,15 @@ func llmSandbox(cfg Config, available func() error) (Config, bool, string) {
 	switch {
 	case err == nil:
 		line := "the model's code ran confined: no network, writes only in the sandbox's copy of the module (not its class directories) and the JVMs' temporary directories"
-		cfg.Logf("LLM loop on: every sandbox JVM of this repair runs confined (no network, writes only in the sandbox's copy)")
+		cfg.Log.Logf("LLM loop on: every sandbox JVM of this repair runs confined (no network, writes only in the sandbox's copy)")
 		return cfg, true, line
 	case cfg.LLM.Unconfined:
 		line := fmt.Sprintf("the model's code ran UNCONFINED, with the user's rights and network (--unconfined-llm-validation): %v", err)
-		cfg.Logf("warning: the model's patches run UNCONFINED, with your rights and network (--unconfined-llm-validation): %v", err)
+		cfg.Log.Logf("warning: the model's patches run UNCONFINED, with your rights and network (--unconfined-llm-validation): %v", err)
 		return cfg, false, line
 	}
 	cfg.NoLLMWhy = fmt.Sprintf("LLM loop off: a model's patch runs only in a sandbox, and this machine has none (%v); --unconfined-llm-validation (or %s=1) runs it unconfined", err, UnconfinedEnv)
 	cfg.LLM = nil
-	cfg.Logf("%s", cfg.NoLLMWhy)
+	cfg.Log.Logf("%s", cfg.NoLLMWhy)
 	return cfg, false, ""
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
@@ -106,7 +107,7 @@ func TestLLMSandbox(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var logged bytes.Buffer
-			cfg := Config{LLM: tt.llm, Logf: func(format string, args ...any) { fmt.Fprintf(&logged, format, args...) }}
+			cfg := Config{LLM: tt.llm, Log: logs.Printf(func(format string, args ...any) { fmt.Fprintf(&logged, format, args...) })}
 			got, confine, line := llmSandbox(cfg, func() error { return tt.available })
 			if confine != tt.confine || (got.LLM != nil) != tt.loop {
 				t.Errorf("confine %v, loop %v; want %v, %v", confine, got.LLM != nil, tt.confine, tt.loop)
