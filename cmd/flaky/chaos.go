@@ -129,12 +129,8 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	if err != nil {
 		return err
 	}
-	m := pipeline.Module{
-		Dir: setup.ModuleDir, Name: mvn.ModulePath(root, setup.ModuleDir), Root: root,
-		FlakyDir: flakydir.ForTestClasses(setup.TestClassesDir).Path(),
-		Tests:    tests, Infos: infos, Launcher: l,
-		ClassDirs: []string{setup.ClassesDir, setup.TestClassesDir},
-	}
+	m := pipeline.NewModule(root, setup.ModuleDir, flakydir.ForTestClasses(setup.TestClassesDir))
+	m.Tests, m.Infos, m.Launcher, m.ClassDirs = tests, infos, l, []string{setup.ClassesDir, setup.TestClassesDir}
 	path := flakydir.Dir(m.FlakyDir).Report()
 	rep, err := report.Read(path)
 	switch {

@@ -19,7 +19,6 @@ import (
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/gate/knowledge"
-	"github.com/flakyhq/flaky/internal/maven/mvn"
 	"github.com/flakyhq/flaky/internal/output/publish"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
@@ -222,12 +221,8 @@ func analyseModule(ctx context.Context, g globalOptions, name string, am analyse
 	}
 	defer runner.Close()
 	d.AutoWorkers, d.RequireOrders = !g.WorkersSet, true
-	m := pipeline.Module{
-		Dir: setup.ModuleDir, Name: mvn.ModulePath(root, setup.ModuleDir), Root: root,
-		FlakyDir: flakyDir,
-		Tests:    tests, Infos: infos, Fast: runner,
-		ClassDirs: []string{setup.ClassesDir, setup.TestClassesDir},
-	}
+	m := pipeline.NewModule(root, setup.ModuleDir, flakydir.Dir(flakyDir))
+	m.Tests, m.Infos, m.Fast, m.ClassDirs = tests, infos, runner, []string{setup.ClassesDir, setup.TestClassesDir}
 	popts := pipeline.Options{InitStep: true, MavenArgs: setup.Maven.Args(), Workers: g.Workers, Progress: prog.tracker, Detect: d}
 	if popts.Knowledge, err = knowledge.Dir(am.Knowledge, m.Dir, m.Name); err != nil {
 		return err

@@ -113,7 +113,9 @@ func nameState(ctx context.Context, g globalOptions, dir string, testTimeout tim
 	}
 	defer runner.Close()
 	// Without the suite's list, no search for reset methods: detect and verify do that.
-	_, err = pipeline.Run(ctx, pipeline.Module{Dir: setup.ModuleDir, Fast: runner},
+	m := pipeline.NewModule(setup.ReactorRoot, setup.ModuleDir, flakydir.ForTestClasses(setup.TestClassesDir))
+	m.Fast = runner
+	_, err = pipeline.Run(ctx, m,
 		pipeline.Options{Annotate: &pipeline.AnnotateOptions{Findings: findings, State: names, Invariants: infers}},
 		logs.New(func(_, line string) { fmt.Fprintf(g.Stderr, "flaky: explain: %s\n", line) }, nil))
 	return err

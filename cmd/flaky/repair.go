@@ -107,7 +107,8 @@ func runRepair(ctx context.Context, o repairOptions) error {
 			ropts.LLM.Unconfined = ropts.LLM.Unconfined || o.Unconfined
 		}
 	}
-	m := pipeline.Module{Dir: setup.ModuleDir, FlakyDir: flakyDir.Path(), Repair: moduleOf(setup, g.java())}
+	m := pipeline.NewModule(setup.ReactorRoot, setup.ModuleDir, flakyDir)
+	m.Repair = moduleOf(setup, g.java())
 	out, err := pipeline.Run(ctx, m, pipeline.Options{Report: rep, Workers: g.Workers, Progress: prog.tracker, Repair: ropts}, prog.log(g, "flaky: repair: "))
 	if err != nil {
 		return err

@@ -11,7 +11,6 @@ import (
 	"github.com/flakyhq/flaky/internal/base/change"
 	"github.com/flakyhq/flaky/internal/base/flakydir"
 	"github.com/flakyhq/flaky/internal/base/logs"
-	"github.com/flakyhq/flaky/internal/maven/mvn"
 	"github.com/flakyhq/flaky/internal/pipeline"
 )
 
@@ -53,7 +52,7 @@ func reportInert(ctx context.Context, g globalOptions, name string, am analysedM
 	if root, err = filepath.Abs(root); err != nil {
 		return err
 	}
-	m := pipeline.Module{Dir: dir, Name: mvn.ModulePath(root, dir), Root: root, FlakyDir: flakydir.OfModule(dir).Path()}
+	m := pipeline.NewModule(root, dir, flakydir.OfModule(dir))
 	res, err := pipeline.Run(ctx, m, pipeline.Options{Detect: d}, logs.Logger{})
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)

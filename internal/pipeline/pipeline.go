@@ -14,11 +14,13 @@ import (
 	"github.com/flakyhq/flaky/internal/analysis/dataflow"
 	"github.com/flakyhq/flaky/internal/analysis/od"
 	"github.com/flakyhq/flaky/internal/analysis/state"
+	"github.com/flakyhq/flaky/internal/base/flakydir"
 	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/progress"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/fix/repair"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 	"github.com/flakyhq/flaky/internal/report"
 )
 
@@ -63,6 +65,19 @@ type Module struct {
 	// classes the knowledge store hashes and combined chaos scans for
 	// sockets bound to fixed ports (see chaos.Config.Spread).
 	ClassDirs []string
+}
+
+// NewModule returns the Module of the Maven module in dir of the project
+// rooted at root (its name in reports is its path from there; root "" for
+// a module analysed on its own, which is then its own root), with its
+// reports in flaky: the one way to start a Module. The caller adds the
+// tests and the JVMs its stages need (Tests, Infos, Fast, Launcher,
+// Repair, ClassDirs).
+func NewModule(root, dir string, flaky flakydir.Dir) Module {
+	if root == "" {
+		root = dir
+	}
+	return Module{Dir: dir, Name: mvn.ModulePath(root, dir), Root: root, FlakyDir: flaky.Path()}
 }
 
 // NewFast returns a launcher for m's detection stages: JVMs like env's that

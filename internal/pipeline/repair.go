@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/flakyhq/flaky/internal/base/flakydir"
 	"github.com/flakyhq/flaky/internal/base/logs"
@@ -18,7 +17,7 @@ func runRepair(ctx context.Context, m Module, opts Options, log logs.Logger, res
 		Module:          m.Repair,
 		Report:          res.Report,
 		OutDir:          flakydir.Dir(m.FlakyDir).Repair(),
-		WorkDir:         filepath.Join(m.FlakyDir, "repair", "work"),
+		WorkDir:         flakydir.Dir(m.FlakyDir).RepairWork(),
 		Test:            r.Test,
 		Workers:         opts.Workers,
 		AllowReflection: r.AllowReflection,

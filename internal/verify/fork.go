@@ -14,7 +14,6 @@ import (
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/gate/knowledge"
-	"github.com/flakyhq/flaky/internal/maven/mvn"
 	"github.com/flakyhq/flaky/internal/maven/surefire"
 	"github.com/flakyhq/flaky/internal/pipeline"
 	"github.com/flakyhq/flaky/internal/report"
@@ -29,11 +28,8 @@ import (
 // failing in every run.
 func analyseFork(ctx context.Context, cfg Config, l *launcher.Launcher, rec *surefire.ForkRecord, reruns []*launcher.Result, res *Result) error {
 	opts := pipeline.Options{Report: res.Report, Accumulate: true, MavenArgs: cfg.MavenArgs, Workers: cfg.Workers, Progress: cfg.Progress}
-	m := pipeline.Module{
-		Dir: cfg.ModuleDir, Name: mvn.ModulePath(cfg.Root, cfg.ModuleDir), Root: cfg.Root,
-		FlakyDir: flakydir.InBuild(cfg.BuildDir).Path(), Tests: rec.TestIDs(), Launcher: l,
-		ClassDirs: []string{filepath.Join(cfg.BuildDir, "classes"), rec.TestClassesDirectory},
-	}
+	m := pipeline.NewModule(cfg.Root, cfg.ModuleDir, flakydir.InBuild(cfg.BuildDir))
+	m.Tests, m.Launcher, m.ClassDirs = rec.TestIDs(), l, []string{filepath.Join(cfg.BuildDir, "classes"), rec.TestClassesDirectory}
 	switch {
 	case cfg.Budget >= 0 && cfg.Change != nil && cfg.Change.Inert() != "":
 		// Nothing to judge: no JVM.

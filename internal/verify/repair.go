@@ -28,15 +28,13 @@ func proposeRepairs(ctx context.Context, cfg Config, rec *surefire.ForkRecord, r
 	if java == "" {
 		java = rec.Java
 	}
-	m := pipeline.Module{
-		Dir: cfg.ModuleDir, FlakyDir: flakydir.InBuild(cfg.BuildDir).Path(),
-		Repair: repair.Module{
-			Dir: cfg.ModuleDir, ClassesDir: filepath.Join(cfg.BuildDir, "classes"), TestClassesDir: rec.TestClassesDirectory,
-			Classpath: rec.Classpath, JVMArgs: rec.JVMArgs, SysProps: rec.SystemProperties, Java: java,
-			Order: func(infos []launcher.TestInfo) ([]launcher.TestInfo, error) {
-				infos, _, err := defaultorder.Of(&mvn.TestSetup{TestClassesDir: rec.TestClassesDirectory}, infos, time.Now())
-				return infos, err
-			},
+	m := pipeline.NewModule(cfg.Root, cfg.ModuleDir, flakydir.InBuild(cfg.BuildDir))
+	m.Repair = repair.Module{
+		Dir: cfg.ModuleDir, ClassesDir: filepath.Join(cfg.BuildDir, "classes"), TestClassesDir: rec.TestClassesDirectory,
+		Classpath: rec.Classpath, JVMArgs: rec.JVMArgs, SysProps: rec.SystemProperties, Java: java,
+		Order: func(infos []launcher.TestInfo) ([]launcher.TestInfo, error) {
+			infos, _, err := defaultorder.Of(&mvn.TestSetup{TestClassesDir: rec.TestClassesDirectory}, infos, time.Now())
+			return infos, err
 		},
 	}
 	// The sandbox's JVMs cut a test at the same timeout as every other run.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flakyhq/flaky/internal/analysis/dataflow"
 	"github.com/flakyhq/flaky/internal/analysis/od"
+	"github.com/flakyhq/flaky/internal/base/flakydir"
 	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/base/testid"
 	"github.com/flakyhq/flaky/internal/engine/agent"
@@ -351,11 +352,9 @@ func openSuite(ctx context.Context, dir string, jars agent.Jars) (*benchSuite, e
 
 // module is the suite as the pipeline analyses it.
 func (s *benchSuite) module() pipeline.Module {
-	return pipeline.Module{
-		Dir: s.setup.ModuleDir, Name: filepath.Base(s.setup.ModuleDir), Root: s.setup.ModuleDir,
-		FlakyDir: filepath.Join(filepath.Dir(s.setup.TestClassesDir), "flaky"),
-		Tests:    s.tests, Infos: s.infos, Fast: s.l,
-	}
+	m := pipeline.NewModule("", s.setup.ModuleDir, flakydir.ForTestClasses(s.setup.TestClassesDir))
+	m.Tests, m.Infos, m.Fast = s.tests, s.infos, s.l
+	return m
 }
 
 // detect runs the pipeline's detection alone (no polluted state, no

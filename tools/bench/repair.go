@@ -86,14 +86,13 @@ func benchRepairFixture(name string, tallies map[report.Kind]*repairTally, byRep
 		return err
 	}
 	flakyDir := flakydir.OfModule(module).Path()
-	out, err := pipeline.Run(ctx, pipeline.Module{
-		Dir: setup.ModuleDir, FlakyDir: flakyDir,
-		Repair: repair.Module{
-			Dir: setup.ModuleDir, ClassesDir: setup.ClassesDir, TestClassesDir: setup.TestClassesDir,
-			Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Java: "java",
-			Includes: setup.Includes, Excludes: setup.Excludes,
-		},
-	}, pipeline.Options{Report: rep, Repair: &pipeline.RepairOptions{AllowReflection: true}}, logs.Logger{})
+	m := pipeline.NewModule("", setup.ModuleDir, flakydir.Dir(flakyDir))
+	m.Repair = repair.Module{
+		Dir: setup.ModuleDir, ClassesDir: setup.ClassesDir, TestClassesDir: setup.TestClassesDir,
+		Classpath: setup.Classpath, JVMArgs: setup.ArgLine, SysProps: setup.SysProps, Java: "java",
+		Includes: setup.Includes, Excludes: setup.Excludes,
+	}
+	out, err := pipeline.Run(ctx, m, pipeline.Options{Report: rep, Repair: &pipeline.RepairOptions{AllowReflection: true}}, logs.Logger{})
 	if err != nil {
 		return err
 	}

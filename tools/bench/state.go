@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/flakyhq/flaky/internal/analysis/state"
+	"github.com/flakyhq/flaky/internal/base/flakydir"
 	"github.com/flakyhq/flaky/internal/base/logs"
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
@@ -118,7 +119,9 @@ func benchStateFixture(name string, jars agent.Jars) ([]stateRow, error) {
 	// One finding at a time, so that each one's time is its own.
 	var rows []stateRow
 	for i := range findings {
-		res, err := pipeline.Run(ctx, pipeline.Module{Dir: setup.ModuleDir, Fast: l},
+		m := pipeline.NewModule("", setup.ModuleDir, flakydir.ForTestClasses(setup.TestClassesDir))
+		m.Fast = l
+		res, err := pipeline.Run(ctx, m,
 			pipeline.Options{Annotate: &pipeline.AnnotateOptions{Findings: findings[i : i+1], State: true}},
 			logs.New(func(_, line string) { fmt.Fprintf(os.Stderr, "bench: %s: %s\n", name, line) }, nil))
 		if err != nil {

@@ -42,6 +42,10 @@ func (d Dir) Orders() string { return d.join("orders") }
 // Repair holds repair's patches and reasons.
 func (d Dir) Repair() string { return d.join("repair") }
 
+// RepairWork is where repair copies the module to validate its patches
+// (under Repair, which keeps the patches themselves).
+func (d Dir) RepairWork() string { return filepath.Join(d.Repair(), "work") }
+
 // Cache holds what flaky keeps between its runs in the module (the
 // resolved class path, compile stamps).
 func (d Dir) Cache() string { return d.join("cache") }

@@ -18,6 +18,7 @@ func TestLayout(t *testing.T) {
 		{"report", InBuild(build).Report(), filepath.Join("m", "build", "flaky", "report.json")},
 		{"orders", InBuild(build).Orders(), filepath.Join("m", "build", "flaky", "orders")},
 		{"repair", InBuild(build).Repair(), filepath.Join("m", "build", "flaky", "repair")},
+		{"repair work", InBuild(build).RepairWork(), filepath.Join("m", "build", "flaky", "repair", "work")},
 		{"cache", InBuild(build).Cache(), filepath.Join("m", "build", "flaky", "cache")},
 		{"gate", InBuild(build).GateFile(), filepath.Join("m", "build", "flaky", "gate-failed")},
 	}
