@@ -199,7 +199,7 @@ func (e *Editor) Call(req map[string]any, out any) error {
 
 // ClassInfo describes a class of a source file.
 type ClassInfo struct {
-	Framework string       `json:"framework"` // "junit4", "jupiter", "testng" or ""
+	Framework string       `json:"framework"` // "junit3" (extends a TestCase), "junit4", "jupiter", "testng" or ""
 	Package   string       `json:"package"`
 	Imports   []string     `json:"imports"` // as after "import": "static a.B.c", "a.b.*"
 	Fields    []FieldInfo  `json:"fields"`
@@ -213,7 +213,24 @@ type FieldInfo struct {
 	Static bool     `json:"static"`
 	Final  bool     `json:"final"`
 	Public bool     `json:"public"`
-	Type   string   `json:"type"` // the first variable's type as written: long, Map<String, Integer>, int[]
+	// Private is declared private (neither Public nor Private: package
+	// private or protected, visible in its package).
+	Private bool   `json:"private"`
+	Type    string `json:"type"` // the first variable's type as written: long, Map<String, Integer>, int[]
+	// Initializers are the variables' initialisers as written, one per
+	// name ("" for a variable without one).
+	Initializers []string `json:"initializers"`
+}
+
+// Initializer is the initialiser of a variable of the declaration as
+// written, "" when it has none.
+func (f *FieldInfo) Initializer(name string) string {
+	for i, n := range f.Names {
+		if n == name && i < len(f.Initializers) {
+			return f.Initializers[i]
+		}
+	}
+	return ""
 }
 
 // MethodInfo is one method declaration.

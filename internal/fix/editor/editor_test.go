@@ -132,6 +132,43 @@ func TestEditorTestNG(t *testing.T) {
 	}
 }
 
+// TestEditorJUnit3: a JUnit 3 TestCase gets a new protected tearDown (or
+// setUp) that calls the super method last (first), and code added to an
+// existing one goes before its trailing super.tearDown() (after its leading
+// super.setUp()); info says junit3 and gives each field's initialiser.
+func TestEditorJUnit3(t *testing.T) {
+	ed := startEditor(t)
+	bare := "package p;\n\nimport junit.framework.TestCase;\n\npublic class ATest extends TestCase {\n    static int n = 1, m;\n\n    public void testA() {\n        assertTrue(true);\n    }\n}\n"
+	fixtures := "package p;\n\nimport junit.framework.TestCase;\n\npublic class ATest extends TestCase {\n    @Override\n    protected void setUp() throws Exception {\n        super.setUp();\n        open();\n    }\n\n    @Override\n    protected void tearDown() throws Exception {\n        close();\n        super.tearDown();\n    }\n\n    public void testA() {\n    }\n}\n"
+	tests := []struct {
+		name, src, when, want string
+	}{
+		{"new tear-down", bare, "after", "package p;\n\nimport junit.framework.TestCase;\n\npublic class ATest extends TestCase {\n    static int n = 1, m;\n\n    @Override\n    protected void tearDown() throws Exception {\n        Registry.clear();\n        super.tearDown();\n    }\n\n    public void testA() {\n        assertTrue(true);\n    }\n}\n"},
+		{"new set-up", bare, "before", "package p;\n\nimport junit.framework.TestCase;\n\npublic class ATest extends TestCase {\n    static int n = 1, m;\n\n    @Override\n    protected void setUp() throws Exception {\n        super.setUp();\n        Registry.clear();\n    }\n\n    public void testA() {\n        assertTrue(true);\n    }\n}\n"},
+		{"existing tear-down", fixtures, "after", strings.Replace(fixtures, "        close();\n", "        close();\n        Registry.clear();\n", 1)},
+		{"existing set-up", fixtures, "before", strings.Replace(fixtures, "        super.setUp();\n", "        super.setUp();\n        Registry.clear();\n", 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := ed.AddFixture(tt.src, "ATest", tt.when, Code{Statements: []string{"Registry.clear();"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", out, tt.want)
+			}
+		})
+	}
+	info, err := ed.Info(bare, "ATest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Framework != "junit3" || len(info.Fields) != 1 || !slices.Equal(info.Fields[0].Initializers, []string{"1", ""}) ||
+		info.Fields[0].Initializer("n") != "1" || info.Fields[0].Private || info.Fields[0].Public {
+		t.Errorf("info %+v, want junit3 and the field n = 1, m package private", info)
+	}
+}
+
 // TestEditorStitchesMethod: a replacement body keeps the original's
 // modifiers and annotations, and says what it restored.
 func TestEditorStitchesMethod(t *testing.T) {

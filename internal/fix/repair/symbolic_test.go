@@ -275,7 +275,7 @@ func TestFieldRestores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			alts, why := r.fieldRestores(tt.state, calls, "static field "+tt.state.Root+": no reset-method found")
+			alts, why := r.fieldRestores(tt.state, calls, "static field "+tt.state.Root+": no reset-method found", []string{"fixture.repair.AppearanceTest#t"})
 			var last []string
 			for _, a := range alts {
 				last = append(last, a.code.Statements[len(a.code.Statements)-1])
@@ -287,33 +287,100 @@ func TestFieldRestores(t *testing.T) {
 	}
 }
 
-// TestAssignment: a public, non-final static field is restored by plain
-// Java, without reflection; other fields are not.
+// TestAssignment: a static field visible from the patched test's class
+// (public, or package private in its package) is restored by plain Java,
+// without reflection; other fields are not.
 func TestAssignment(t *testing.T) {
+	const same, other = "fixture.CounterTest#a", "other.CounterTest#a"
 	tests := []struct {
 		name  string
 		state State
 		field editor.FieldInfo
+		from  string
 		stmt  string
 	}{
-		{"int", State{Passing: "0"}, editor.FieldInfo{Type: "int", Public: true}, "Counter.count = 0;"},
-		{"string", State{Passing: `"a"`}, editor.FieldInfo{Type: "String", Public: true}, `Counter.count = "a";`},
-		{"added entry", State{Path: "['k']", Passing: "<absent>"}, editor.FieldInfo{Type: "Map<String, String>", Public: true, Final: true}, `Counter.count.remove("k");`},
-		{"changed entry", State{Path: "['BTC']", Passing: "100"}, editor.FieldInfo{Type: "Map<String, Integer>", Public: true, Final: true}, `Counter.count.put("BTC", 100);`},
-		{"entry set to null", State{Path: "['k']", Passing: "null"}, editor.FieldInfo{Type: "java.util.HashMap<String, Map<String, Integer>>", Public: true, Final: true}, `Counter.count.put("k", null);`},
-		{"entry of a nested map", State{Path: "['a']['b']", Passing: "1"}, editor.FieldInfo{Type: "Map<String, Map<String, Integer>>", Public: true, Final: true}, ""},
-		{"object entry", State{Path: "['k']", Passing: "Point{x=1}"}, editor.FieldInfo{Type: "Map<String, Point>", Public: true, Final: true}, ""},
-		{"private", State{Passing: "0"}, editor.FieldInfo{Type: "int"}, ""},
-		{"final", State{Passing: "0"}, editor.FieldInfo{Type: "int", Public: true, Final: true}, ""},
-		{"enum", State{Passing: "Theme.LIGHT"}, editor.FieldInfo{Type: "Theme", Public: true}, ""},
+		{"int", State{Passing: "0"}, editor.FieldInfo{Type: "int", Public: true}, other, "Counter.count = 0;"},
+		{"string", State{Passing: `"a"`}, editor.FieldInfo{Type: "String", Public: true}, other, `Counter.count = "a";`},
+		{"added entry", State{Path: "['k']", Passing: "<absent>"}, editor.FieldInfo{Type: "Map<String, String>", Public: true, Final: true}, other, `Counter.count.remove("k");`},
+		{"changed entry", State{Path: "['BTC']", Passing: "100"}, editor.FieldInfo{Type: "Map<String, Integer>", Public: true, Final: true}, other, `Counter.count.put("BTC", 100);`},
+		{"entry set to null", State{Path: "['k']", Passing: "null"}, editor.FieldInfo{Type: "java.util.HashMap<String, Map<String, Integer>>", Public: true, Final: true}, other, `Counter.count.put("k", null);`},
+		{"entry of a nested map", State{Path: "['a']['b']", Passing: "1"}, editor.FieldInfo{Type: "Map<String, Map<String, Integer>>", Public: true, Final: true}, other, ""},
+		{"object entry", State{Path: "['k']", Passing: "Point{x=1}"}, editor.FieldInfo{Type: "Map<String, Point>", Public: true, Final: true}, other, ""},
+		{"private", State{Passing: "0"}, editor.FieldInfo{Type: "int", Private: true}, same, ""},
+		{"package private, from its package", State{Passing: "0"}, editor.FieldInfo{Type: "int"}, same, "Counter.count = 0;"},
+		{"package private map, from its package", State{Path: "['k']", Passing: "<absent>"}, editor.FieldInfo{Type: "Map<String, String>", Final: true}, same, `Counter.count.remove("k");`},
+		{"package private, from another package", State{Passing: "0"}, editor.FieldInfo{Type: "int"}, other, ""},
+		{"final", State{Passing: "0"}, editor.FieldInfo{Type: "int", Public: true, Final: true}, other, ""},
+		{"enum", State{Passing: "Theme.LIGHT"}, editor.FieldInfo{Type: "Theme", Public: true}, other, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.state.Kind, tt.state.Root = "static-field", "fixture.Counter.count"
-			got, ok := assignment(tt.state, "Counter.count", &tt.field)
+			got, ok := assignment(tt.state, "Counter.count", &tt.field, visible(&tt.field, "fixture.Counter", []string{tt.from}))
 			if ok != (tt.stmt != "") || ok && !slices.Equal(got.code.Statements, []string{tt.stmt}) {
 				t.Errorf("%q, %v; want %q", got.code.Statements, ok, tt.stmt)
 			}
 		})
+	}
+}
+
+// TestVisible: a field is visible from every class of the tests a restore
+// goes into, or not at all: public from anywhere, package private and
+// protected only from its own package (nested classes count as their outer
+// class's package), private never.
+func TestVisible(t *testing.T) {
+	pub, pkg, priv := &editor.FieldInfo{Public: true}, &editor.FieldInfo{}, &editor.FieldInfo{Private: true}
+	tests := []struct {
+		name  string
+		fi    *editor.FieldInfo
+		class string
+		from  []string
+		want  bool
+	}{
+		{"public", pub, "a.C", []string{"b.T#t"}, true},
+		{"package private, same package", pkg, "a.C", []string{"a.T#t", "a.U$V#u"}, true},
+		{"nested class's field", pkg, "a.C$D", []string{"a.T#t"}, true},
+		{"one test in another package", pkg, "a.C", []string{"a.T#t", "a.b.U#u"}, false},
+		{"private", priv, "a.C", []string{"a.T#t"}, false},
+		{"no declaration", nil, "a.C", []string{"a.T#t"}, false},
+		{"no test", pkg, "a.C", nil, false},
+	}
+	for _, tt := range tests {
+		if got := visible(tt.fi, tt.class, tt.from); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestReinitialisation: a visible, non-final field whose state differs
+// inside its object gets its initialiser re-assigned, with the field's
+// file's single-type imports; a final, invisible or uninitialised field,
+// or an array initialiser, gets none.
+func TestReinitialisation(t *testing.T) {
+	hits := State{Kind: "static-field", Root: "fixture.Counter.hits", Path: ".value", Passing: "0", Failing: "1"}
+	imports := []string{"java.util.concurrent.atomic.AtomicInteger", "java.util.*", "static java.lang.Math.max"}
+	field := func(init string, final bool) *editor.FieldInfo {
+		return &editor.FieldInfo{Names: []string{"other", "hits"}, Initializers: []string{"", init}, Final: final, Type: "AtomicInteger"}
+	}
+	tests := []struct {
+		name string
+		fi   *editor.FieldInfo
+		vis  bool
+		stmt string
+	}{
+		{"initialiser", field("new AtomicInteger()", false), true, "Counter.hits = new AtomicInteger();"},
+		{"final", field("new AtomicInteger()", true), true, ""},
+		{"not visible", field("new AtomicInteger()", false), false, ""},
+		{"no initialiser", field("", false), true, ""},
+		{"array", field("{1, 2}", false), true, ""},
+	}
+	for _, tt := range tests {
+		got, ok := reinitialisation(hits, "Counter.hits", "hits", tt.fi, imports, tt.vis)
+		if ok != (tt.stmt != "") || ok && !slices.Equal(got.code.Statements, []string{tt.stmt}) {
+			t.Errorf("%s: %q, %v; want %q", tt.name, got.code.Statements, ok, tt.stmt)
+		}
+		if ok && !slices.Equal(got.code.Imports, imports[:1]) {
+			t.Errorf("%s: imports %q, want %q", tt.name, got.code.Imports, imports[:1])
+		}
 	}
 }
