@@ -69,13 +69,21 @@ func (r *run) edit(p placement, code editor.Code) (map[string][]byte, error) {
 }
 
 // hasStatement tells whether the set-up ("before") or tear-down ("after")
-// method the editor adds to holds the statement already (blanks aside).
+// method the editor adds to holds the statement already (blanks aside):
+// the first @After/@AfterEach/@AfterMethod method (@Before...), or a
+// JUnit 3 class's tearDown (setUp).
 func hasStatement(info *editor.ClassInfo, when, stmt string) bool {
-	annotations := []string{"After", "AfterEach"}
+	annotations, junit3 := []string{"After", "AfterEach", "AfterMethod"}, "tearDown"
 	if when == "before" {
-		annotations = []string{"Before", "BeforeEach"}
+		annotations, junit3 = []string{"Before", "BeforeEach", "BeforeMethod"}, "setUp"
 	}
 	fixtures := info.Lifecycle(annotations...)
+	if info.Framework == "junit3" {
+		fixtures = nil
+		if m := info.Method(junit3); m != nil {
+			fixtures = []editor.MethodInfo{*m}
+		}
+	}
 	if len(fixtures) == 0 {
 		return false
 	}

@@ -384,3 +384,32 @@ func TestReinitialisation(t *testing.T) {
 		}
 	}
 }
+
+// TestHasStatement: a reset already in the fixture method the editor
+// would add it to is not added again: JUnit 4's @After, TestNG's
+// @AfterMethod, JUnit 3's tearDown (not another method of that name's
+// class without the framework), blanks aside.
+func TestHasStatement(t *testing.T) {
+	const stmt = `System.clearProperty("m");`
+	withBody := func(name string, annotations ...string) editor.MethodInfo {
+		return editor.MethodInfo{Name: name, Annotations: annotations, Body: []string{`System.clearProperty( "m" );`, "super.tearDown();"}}
+	}
+	tests := []struct {
+		name string
+		info editor.ClassInfo
+		when string
+		want bool
+	}{
+		{"junit4 tear-down", editor.ClassInfo{Framework: "junit4", Methods: []editor.MethodInfo{withBody("restore", "After")}}, "after", true},
+		{"junit4 set-up asked", editor.ClassInfo{Framework: "junit4", Methods: []editor.MethodInfo{withBody("restore", "After")}}, "before", false},
+		{"testng tear-down", editor.ClassInfo{Framework: "testng", Methods: []editor.MethodInfo{withBody("restore", "AfterMethod")}}, "after", true},
+		{"junit3 tearDown", editor.ClassInfo{Framework: "junit3", Methods: []editor.MethodInfo{withBody("tearDown")}}, "after", true},
+		{"junit3 setUp asked", editor.ClassInfo{Framework: "junit3", Methods: []editor.MethodInfo{withBody("tearDown")}}, "before", false},
+		{"tearDown outside junit3", editor.ClassInfo{Framework: "junit4", Methods: []editor.MethodInfo{withBody("tearDown")}}, "after", false},
+	}
+	for _, tt := range tests {
+		if got := hasStatement(&tt.info, tt.when, stmt); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
