@@ -69,25 +69,38 @@ func (r *run) edit(p placement, code editor.Code) (map[string][]byte, error) {
 }
 
 // hasStatement tells whether the set-up ("before") or tear-down ("after")
-// method the editor adds to holds the statement already (blanks aside):
-// the first @After/@AfterEach/@AfterMethod method (@Before...), or a
-// JUnit 3 class's tearDown (setUp).
+// method the editor adds to (the first of fixtureMethods) holds the
+// statement already (blanks aside).
 func hasStatement(info *editor.ClassInfo, when, stmt string) bool {
-	annotations, junit3 := []string{"After", "AfterEach", "AfterMethod"}, "tearDown"
-	if when == "before" {
-		annotations, junit3 = []string{"Before", "BeforeEach", "BeforeMethod"}, "setUp"
-	}
-	fixtures := info.Lifecycle(annotations...)
-	if info.Framework == "junit3" {
-		fixtures = nil
-		if m := info.Method(junit3); m != nil {
-			fixtures = []editor.MethodInfo{*m}
-		}
-	}
+	fixtures := fixtureMethods(info, when == "before")
 	if len(fixtures) == 0 {
 		return false
 	}
 	return slices.ContainsFunc(fixtures[0].Body, func(s string) bool { return blankless(s) == blankless(stmt) })
+}
+
+// fixtureMethods are the methods a class's framework runs before (before
+// is true) or after each of its tests: its @Before/@BeforeEach/
+// @BeforeMethod methods (@After...), or a JUnit 3 class's setUp (tearDown),
+// whose body is given without its call of the super method.
+func fixtureMethods(info *editor.ClassInfo, before bool) []editor.MethodInfo {
+	if info.Framework == "junit3" {
+		name := "tearDown"
+		if before {
+			name = "setUp"
+		}
+		m := info.Method(name)
+		if m == nil {
+			return nil
+		}
+		own := *m
+		own.Body = slices.DeleteFunc(slices.Clone(m.Body), func(s string) bool { return blankless(s) == "super."+name+"();" })
+		return []editor.MethodInfo{own}
+	}
+	if before {
+		return info.Lifecycle("Before", "BeforeEach", "BeforeMethod")
+	}
+	return info.Lifecycle("After", "AfterEach", "AfterMethod")
 }
 
 // blankless is code without its white space.

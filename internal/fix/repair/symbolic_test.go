@@ -413,3 +413,27 @@ func TestHasStatement(t *testing.T) {
 		}
 	}
 }
+
+// TestFixtureMethods: a JUnit 3 class's setUp is its set-up, given without
+// its super.setUp() (so a cleaner's set-up inlined elsewhere does not call
+// another class's super method); other frameworks' are their annotated
+// methods.
+func TestFixtureMethods(t *testing.T) {
+	junit3 := editor.ClassInfo{Framework: "junit3", Methods: []editor.MethodInfo{
+		{Name: "setUp", Annotations: []string{"Override"}, Body: []string{"super.setUp();", "lock = new File(\"x\");"}},
+		{Name: "testA", Body: []string{"assertTrue(true);"}},
+	}}
+	if got := fixtureMethods(&junit3, true); len(got) != 1 || !slices.Equal(got[0].Body, []string{"lock = new File(\"x\");"}) {
+		t.Errorf("junit3 set-up %+v, want setUp without super.setUp()", got)
+	}
+	if got := fixtureMethods(&junit3, false); got != nil {
+		t.Errorf("junit3 tear-down %+v, want none", got)
+	}
+	if junit3.Methods[0].Body[0] != "super.setUp();" {
+		t.Errorf("fixtureMethods changed the class's info: %q", junit3.Methods[0].Body)
+	}
+	testng := editor.ClassInfo{Framework: "testng", Methods: []editor.MethodInfo{{Name: "open", Annotations: []string{"BeforeMethod"}, Body: []string{"open();"}}}}
+	if got := fixtureMethods(&testng, true); len(got) != 1 || got[0].Name != "open" {
+		t.Errorf("testng set-up %+v, want open", got)
+	}
+}
