@@ -437,3 +437,38 @@ func TestFixtureMethods(t *testing.T) {
 		t.Errorf("testng set-up %+v, want open", got)
 	}
 }
+
+// TestFieldRestoresInitialiser reads the repair-resets fixture with the
+// editor: its package-private counter, whose AtomicInteger no passing value
+// rebuilds, gets its initialiser re-assigned from a test of its package
+// (with the import it needs), and nothing without reflection from another
+// package.
+func TestFieldRestoresInitialiser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the source editor's JVM: skipped with -short")
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		t.Fatal("java not on PATH")
+	}
+	src, err := indexSources(filepath.Join("..", "..", "..", "testdata", "repair-resets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed, err := editor.StartEditor(context.Background(), java)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ed.Close()
+	r := &run{src: src, ed: ed}
+	served := State{Kind: "static-field", Root: "fixture.resets.Visits.served", Passing: "0", Failing: "2"}
+	alts, why := r.fieldRestores(served, nil, "static field "+served.Root+": no reset-method found", []string{"fixture.resets.VisitorTest#servesTwoVisits", "fixture.resets.FirstVisitTest#noVisitsYet"})
+	if len(alts) != 1 || !slices.Equal(alts[0].code.Statements, []string{"fixture.resets.Visits.served = new AtomicInteger();"}) ||
+		!slices.Contains(alts[0].code.Imports, "java.util.concurrent.atomic.AtomicInteger") || why != "" {
+		t.Errorf("same package: %+v, why %q; want the initialiser re-assigned with its import", alts, why)
+	}
+	alts, why = r.fieldRestores(served, nil, "static field "+served.Root+": no reset-method found", []string{"other.VisitorTest#servesTwoVisits"})
+	if len(alts) != 0 || !strings.Contains(why, "cannot be written in Java") {
+		t.Errorf("another package: %+v, why %q; want none and the reason", alts, why)
+	}
+}
