@@ -189,12 +189,24 @@ func (e *Editor) Call(req map[string]any, out any) error {
 		return fmt.Errorf("source editor answer: %w", err)
 	}
 	if status.Error != "" {
-		return fmt.Errorf("source editor: %s: %s", req["op"], status.Error)
+		return &RefusedError{Op: fmt.Sprint(req["op"]), Message: status.Error}
 	}
 	if err := json.Unmarshal(line, out); err != nil {
 		return fmt.Errorf("source editor answer: %w", err)
 	}
 	return nil
+}
+
+// RefusedError is the editor's answer to a request it could not carry out
+// on the source it was given (a parse error, a class with no set-up or
+// tear-down it knows how to add): the editor itself works on.
+type RefusedError struct {
+	Op      string // the request's op
+	Message string // the editor's reason
+}
+
+func (e *RefusedError) Error() string {
+	return "source editor: " + e.Op + ": " + e.Message
 }
 
 // ClassInfo describes a class of a source file.

@@ -2,6 +2,7 @@ package editor
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,6 +167,21 @@ func TestEditorJUnit3(t *testing.T) {
 	if info.Framework != "junit3" || len(info.Fields) != 1 || !slices.Equal(info.Fields[0].Initializers, []string{"1", ""}) ||
 		info.Fields[0].Initializer("n") != "1" || info.Fields[0].Private || info.Fields[0].Public {
 		t.Errorf("info %+v, want junit3 and the field n = 1, m package private", info)
+	}
+}
+
+// TestEditorRefuses: a class with no framework the editor knows gets no
+// set-up: a RefusedError with the editor's reason, after which the editor
+// still answers.
+func TestEditorRefuses(t *testing.T) {
+	ed := startEditor(t)
+	_, err := ed.AddFixture("package p;\n\nclass Plain {\n}\n", "Plain", "after", Code{Statements: []string{"x();"}})
+	var refused *RefusedError
+	if !errors.As(err, &refused) || refused.Op != "add-fixture" || !strings.Contains(refused.Message, "no set-up or tear-down to add to") {
+		t.Fatalf("error %v, want the editor's refusal", err)
+	}
+	if _, err := ed.Info("class Ok {}", "Ok"); err != nil {
+		t.Errorf("after a refusal: %v", err)
 	}
 }
 

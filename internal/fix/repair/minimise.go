@@ -7,6 +7,7 @@ package repair
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -136,6 +137,10 @@ func (r *run) minimalAt(ctx context.Context, f report.Finding, p placement, unit
 		}
 	}
 	files, err := build(minimal)
+	var refused *editor.RefusedError
+	if errors.As(err, &refused) {
+		return nil, nil, "the " + p.label + " cannot take the code: " + refused.Message, nil
+	}
 	if err != nil {
 		return nil, nil, "", err
 	}
