@@ -136,7 +136,9 @@ func TestEditorTestNG(t *testing.T) {
 // TestEditorJUnit3: a JUnit 3 TestCase gets a new protected tearDown (or
 // setUp) that calls the super method last (first), and code added to an
 // existing one goes before its trailing super.tearDown() (after its leading
-// super.setUp()); info says junit3 and gives each field's initialiser.
+// super.setUp()); a JUnit 4 class whose base class is named like a
+// TestCase gets an @After; info says junit3 and gives each field's
+// initialiser.
 func TestEditorJUnit3(t *testing.T) {
 	ed := startEditor(t)
 	bare := "package p;\n\nimport junit.framework.TestCase;\n\npublic class ATest extends TestCase {\n    static int n = 1, m;\n\n    public void testA() {\n        assertTrue(true);\n    }\n}\n"
@@ -159,6 +161,12 @@ func TestEditorJUnit3(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", out, tt.want)
 			}
 		})
+	}
+	// A JUnit 4 class whose base class is named like JUnit 3's gets an @After.
+	junit4 := "package p;\n\nimport org.junit.Test;\n\npublic class ATest extends BaseTestCase {\n    @Test\n    public void a() {\n    }\n}\n"
+	out, err := ed.AddFixture(junit4, "ATest", "after", Code{Statements: []string{"Registry.clear();"}})
+	if want := "package p;\n\nimport org.junit.Test;\nimport org.junit.After;\n\npublic class ATest extends BaseTestCase {\n    @After\n    public void restoreSharedState() {\n        Registry.clear();\n    }\n\n    @Test\n    public void a() {\n    }\n}\n"; err != nil || out != want {
+		t.Errorf("JUnit 4 class extending BaseTestCase: %v\n%s\nwant\n%s", err, out, want)
 	}
 	info, err := ed.Info(bare, "ATest")
 	if err != nil {

@@ -182,18 +182,24 @@ final class Editor {
     }
 
     /**
-     * The test framework of a class: junit3 when it extends a {@code TestCase} (JUnit 3 runs its {@code setUp} and
-     * {@code tearDown} around each test whatever else the file imports), else that of its compilation unit.
+     * The test framework of a class: junit3 when it extends a {@code TestCase} (JUnit's, or a project's base class
+     * named so) and declares no {@code @Test} method, unless its file imports Jupiter or TestNG (JUnit 3 runs
+     * {@code setUp} and {@code tearDown} around each test, also under JUnit 4's runner); else that of its
+     * compilation unit.
      */
     static String framework(CompilationUnit cu, TypeDeclaration<?> type) {
-        if (type instanceof ClassOrInterfaceDeclaration) {
-            for (ClassOrInterfaceType t : ((ClassOrInterfaceDeclaration) type).getExtendedTypes()) {
-                if (t.getNameAsString().endsWith("TestCase")) {
-                    return JUNIT3;
-                }
+        String fw = framework(cu);
+        if (!(type instanceof ClassOrInterfaceDeclaration) || fw.equals(JUPITER) || fw.equals(TESTNG)) {
+            return fw;
+        }
+        boolean annotated = type.getMethods().stream()
+                .anyMatch(m -> m.getAnnotations().stream().anyMatch(a -> simple(a.getNameAsString()).equals("Test")));
+        for (ClassOrInterfaceType t : ((ClassOrInterfaceDeclaration) type).getExtendedTypes()) {
+            if (t.getNameAsString().endsWith("TestCase") && !annotated) {
+                return JUNIT3;
             }
         }
-        return framework(cu);
+        return fw;
     }
 
     /** The test framework a compilation unit uses, from its imports: jupiter, junit4, testng or empty. */
