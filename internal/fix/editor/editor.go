@@ -189,7 +189,7 @@ func (e *Editor) Call(req map[string]any, out any) error {
 		return fmt.Errorf("source editor answer: %w", err)
 	}
 	if status.Error != "" {
-		return fmt.Errorf("source editor: %s: %s", req["op"], status.Error)
+		return &RefusedError{Op: fmt.Sprint(req["op"]), Message: status.Error}
 	}
 	if err := json.Unmarshal(line, out); err != nil {
 		return fmt.Errorf("source editor answer: %w", err)
@@ -197,9 +197,21 @@ func (e *Editor) Call(req map[string]any, out any) error {
 	return nil
 }
 
+// RefusedError is the editor's answer to a request it could not carry out
+// on the source it was given (a parse error, a class with no set-up or
+// tear-down it knows how to add): the editor itself works on.
+type RefusedError struct {
+	Op      string // the request's op
+	Message string // the editor's reason
+}
+
+func (e *RefusedError) Error() string {
+	return "source editor: " + e.Op + ": " + e.Message
+}
+
 // ClassInfo describes a class of a source file.
 type ClassInfo struct {
-	Framework string       `json:"framework"` // "junit4", "jupiter", "testng" or ""
+	Framework string       `json:"framework"` // "junit3" (extends a TestCase), "junit4", "jupiter", "testng" or ""
 	Package   string       `json:"package"`
 	Imports   []string     `json:"imports"` // as after "import": "static a.B.c", "a.b.*"
 	Fields    []FieldInfo  `json:"fields"`
@@ -213,7 +225,24 @@ type FieldInfo struct {
 	Static bool     `json:"static"`
 	Final  bool     `json:"final"`
 	Public bool     `json:"public"`
-	Type   string   `json:"type"` // the first variable's type as written: long, Map<String, Integer>, int[]
+	// Private is declared private (neither Public nor Private: package
+	// private or protected, visible in its package).
+	Private bool   `json:"private"`
+	Type    string `json:"type"` // the first variable's type as written: long, Map<String, Integer>, int[]
+	// Initializers are the variables' initialisers as written, one per
+	// name ("" for a variable without one).
+	Initializers []string `json:"initializers"`
+}
+
+// Initializer is the initialiser of a variable of the declaration as
+// written, "" when it has none.
+func (f *FieldInfo) Initializer(name string) string {
+	for i, n := range f.Names {
+		if n == name && i < len(f.Initializers) {
+			return f.Initializers[i]
+		}
+	}
+	return ""
 }
 
 // MethodInfo is one method declaration.

@@ -2,6 +2,7 @@ package editor
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,6 +130,66 @@ func TestEditorTestNG(t *testing.T) {
 	want := "package p;\n\nimport org.testng.annotations.Test;\nimport org.testng.annotations.BeforeMethod;\n\npublic class ATest {\n  @BeforeMethod\n  public void resetSharedState() {\n    Catalog.loaded = true;\n  }\n\n  @Test\n  public void a() {\n  }\n}\n"
 	if out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestEditorJUnit3: a JUnit 3 TestCase gets a new protected tearDown (or
+// setUp) that calls the super method last (first), and code added to an
+// existing one goes before its trailing super.tearDown() (after its leading
+// super.setUp()); a JUnit 4 class whose base class is named like a
+// TestCase gets an @After; info says junit3 and gives each field's
+// initialiser.
+func TestEditorJUnit3(t *testing.T) {
+	ed := startEditor(t)
+	bare := "package p;\n\nimport junit.framework.TestCase;\n\npublic class ATest extends TestCase {\n    static int n = 1, m;\n\n    public void testA() {\n        assertTrue(true);\n    }\n}\n"
+	fixtures := "package p;\n\nimport junit.framework.TestCase;\n\npublic class ATest extends TestCase {\n    @Override\n    protected void setUp() throws Exception {\n        super.setUp();\n        open();\n    }\n\n    @Override\n    protected void tearDown() throws Exception {\n        close();\n        super.tearDown();\n    }\n\n    public void testA() {\n    }\n}\n"
+	tests := []struct {
+		name, src, when, want string
+	}{
+		{"new tear-down", bare, "after", "package p;\n\nimport junit.framework.TestCase;\n\npublic class ATest extends TestCase {\n    static int n = 1, m;\n\n    @Override\n    protected void tearDown() throws Exception {\n        Registry.clear();\n        super.tearDown();\n    }\n\n    public void testA() {\n        assertTrue(true);\n    }\n}\n"},
+		{"new set-up", bare, "before", "package p;\n\nimport junit.framework.TestCase;\n\npublic class ATest extends TestCase {\n    static int n = 1, m;\n\n    @Override\n    protected void setUp() throws Exception {\n        super.setUp();\n        Registry.clear();\n    }\n\n    public void testA() {\n        assertTrue(true);\n    }\n}\n"},
+		{"existing tear-down", fixtures, "after", strings.Replace(fixtures, "        close();\n", "        close();\n        Registry.clear();\n", 1)},
+		{"existing set-up", fixtures, "before", strings.Replace(fixtures, "        super.setUp();\n", "        super.setUp();\n        Registry.clear();\n", 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := ed.AddFixture(tt.src, "ATest", tt.when, Code{Statements: []string{"Registry.clear();"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", out, tt.want)
+			}
+		})
+	}
+	// A JUnit 4 class whose base class is named like JUnit 3's gets an @After.
+	junit4 := "package p;\n\nimport org.junit.Test;\n\npublic class ATest extends BaseTestCase {\n    @Test\n    public void a() {\n    }\n}\n"
+	out, err := ed.AddFixture(junit4, "ATest", "after", Code{Statements: []string{"Registry.clear();"}})
+	if want := "package p;\n\nimport org.junit.Test;\nimport org.junit.After;\n\npublic class ATest extends BaseTestCase {\n    @After\n    public void restoreSharedState() {\n        Registry.clear();\n    }\n\n    @Test\n    public void a() {\n    }\n}\n"; err != nil || out != want {
+		t.Errorf("JUnit 4 class extending BaseTestCase: %v\n%s\nwant\n%s", err, out, want)
+	}
+	info, err := ed.Info(bare, "ATest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Framework != "junit3" || len(info.Fields) != 1 || !slices.Equal(info.Fields[0].Initializers, []string{"1", ""}) ||
+		info.Fields[0].Initializer("n") != "1" || info.Fields[0].Private || info.Fields[0].Public {
+		t.Errorf("info %+v, want junit3 and the field n = 1, m package private", info)
+	}
+}
+
+// TestEditorRefuses: a class with no framework the editor knows gets no
+// set-up: a RefusedError with the editor's reason, after which the editor
+// still answers.
+func TestEditorRefuses(t *testing.T) {
+	ed := startEditor(t)
+	_, err := ed.AddFixture("package p;\n\nclass Plain {\n}\n", "Plain", "after", Code{Statements: []string{"x();"}})
+	var refused *RefusedError
+	if !errors.As(err, &refused) || refused.Op != "add-fixture" || !strings.Contains(refused.Message, "no set-up or tear-down to add to") {
+		t.Fatalf("error %v, want the editor's refusal", err)
+	}
+	if _, err := ed.Info("class Ok {}", "Ok"); err != nil {
+		t.Errorf("after a refusal: %v", err)
 	}
 }
 

@@ -84,20 +84,20 @@ func (r *run) donorCode(group []string) (editor.Code, error) {
 		if m == nil {
 			return editor.Code{}, fmt.Errorf("no method %s in %s", method, rel)
 		}
-		for _, lm := range info.Lifecycle("Before", "BeforeEach") {
+		for _, lm := range fixtureMethods(info, true) {
 			code.Statements = append(code.Statements, lm.Body...)
 			code.Throws = code.Throws || lm.Throws
 		}
 		code.Statements = append(code.Statements, m.Body...)
 		code.Throws = code.Throws || m.Throws
-		for _, lm := range info.Lifecycle("After", "AfterEach") {
+		for _, lm := range fixtureMethods(info, false) {
 			code.Statements = append(code.Statements, lm.Body...)
 			code.Throws = code.Throws || lm.Throws
 		}
 		for _, fd := range info.Fields {
 			code.Members = append(code.Members, fd.Text)
 		}
-		lifecycle := []string{"Test", "Before", "BeforeEach", "After", "AfterEach", "BeforeClass", "AfterClass", "BeforeAll", "AfterAll", "ParameterizedTest", "RepeatedTest"}
+		lifecycle := []string{"Test", "Before", "BeforeEach", "BeforeMethod", "After", "AfterEach", "AfterMethod", "BeforeClass", "AfterClass", "BeforeAll", "AfterAll", "ParameterizedTest", "RepeatedTest"}
 		for _, hm := range info.Methods {
 			if !anyOf(hm.Annotations, lifecycle) {
 				code.Members = append(code.Members, hm.Text)

@@ -7,6 +7,7 @@ package repair
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -69,17 +70,38 @@ func (r *run) edit(p placement, code editor.Code) (map[string][]byte, error) {
 }
 
 // hasStatement tells whether the set-up ("before") or tear-down ("after")
-// method the editor adds to holds the statement already (blanks aside).
+// method the editor adds to (the first of fixtureMethods) holds the
+// statement already (blanks aside).
 func hasStatement(info *editor.ClassInfo, when, stmt string) bool {
-	annotations := []string{"After", "AfterEach"}
-	if when == "before" {
-		annotations = []string{"Before", "BeforeEach"}
-	}
-	fixtures := info.Lifecycle(annotations...)
+	fixtures := fixtureMethods(info, when == "before")
 	if len(fixtures) == 0 {
 		return false
 	}
 	return slices.ContainsFunc(fixtures[0].Body, func(s string) bool { return blankless(s) == blankless(stmt) })
+}
+
+// fixtureMethods are the methods a class's framework runs before (before
+// is true) or after each of its tests: its @Before/@BeforeEach/
+// @BeforeMethod methods (@After...), or a JUnit 3 class's setUp (tearDown),
+// whose body is given without its call of the super method.
+func fixtureMethods(info *editor.ClassInfo, before bool) []editor.MethodInfo {
+	if info.Framework == "junit3" {
+		name := "tearDown"
+		if before {
+			name = "setUp"
+		}
+		m := info.Method(name)
+		if m == nil {
+			return nil
+		}
+		own := *m
+		own.Body = slices.DeleteFunc(slices.Clone(m.Body), func(s string) bool { return blankless(s) == "super."+name+"();" })
+		return []editor.MethodInfo{own}
+	}
+	if before {
+		return info.Lifecycle("Before", "BeforeEach", "BeforeMethod")
+	}
+	return info.Lifecycle("After", "AfterEach", "AfterMethod")
 }
 
 // blankless is code without its white space.
@@ -115,6 +137,10 @@ func (r *run) minimalAt(ctx context.Context, f report.Finding, p placement, unit
 		}
 	}
 	files, err := build(minimal)
+	var refused *editor.RefusedError
+	if errors.As(err, &refused) {
+		return nil, nil, "the " + p.label + " cannot take the code: " + refused.Message, nil
+	}
 	if err != nil {
 		return nil, nil, "", err
 	}

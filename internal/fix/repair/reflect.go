@@ -54,13 +54,13 @@ func reflectiveRestore(s State, class, field string, fi *editor.FieldInfo) (rest
 	return restore{code: editor.Code{Statements: append(head, last), Throws: true}, what: name + " (through reflection)"}, ""
 }
 
-// assignment restores a public static field by plain Java: the entry of
-// its map that differs put back (or removed), its collection or map
-// emptied, or, when it is not final, its passing value assigned (null, a
-// primitive, a string or a boxed value); ref names the field from the
-// class the restore goes into.
-func assignment(s State, ref string, fi *editor.FieldInfo) (restore, bool) {
-	if fi == nil || !fi.Public {
+// assignment restores a static field visible from the class the restore
+// goes into (vis, see visible) by plain Java: the entry of its map that
+// differs put back (or removed), its collection or map emptied, or, when it
+// is not final, its passing value assigned (null, a primitive, a string or
+// a boxed value); ref names the field from that class.
+func assignment(s State, ref string, fi *editor.FieldInfo, vis bool) (restore, bool) {
+	if fi == nil || !vis {
 		return restore{}, false
 	}
 	passing := strings.TrimSpace(s.Passing)

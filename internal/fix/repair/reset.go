@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/flakyhq/flaky/internal/analysis/state"
+	"github.com/flakyhq/flaky/internal/base/testid"
 	"github.com/flakyhq/flaky/internal/fix/editor"
 	"github.com/flakyhq/flaky/internal/report"
 )
@@ -42,11 +43,14 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 	}
 	units, whys := r.directRestores(states)
 	var places []placement
+	var from []string // the tests whose classes the restores go into
 	for _, g := range f.Polluters {
 		last := g[len(g)-1]
 		places = append(places, placement{last, "after", "tear-down of polluter " + last})
+		from = append(from, last)
 	}
 	places = append(places, placement{f.Test, "before", "set-up of " + f.Test})
+	from = append(from, f.Test)
 	// Each static field's alternatives: its reset-method call sequences, then
 	// its assignment or reflective restore.
 	var fields []string // the fields with reset-method calls, for the reason
@@ -59,7 +63,7 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 		if err != nil {
 			return nil, nil, "", err
 		}
-		alts, why := r.fieldRestores(s, seqs, none)
+		alts, why := r.fieldRestores(s, seqs, none, from)
 		if why != "" {
 			whys = append(whys, why)
 		}
@@ -107,31 +111,86 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 }
 
 // fieldRestores are a static field's restores: its reset-method calls
-// (from staticResets; none says why there are none), then the assignment of
-// its passing value when the field is public and not final, else, when the
+// (from staticResets; none says why there are none), then, when the field
+// is visible from the classes of the tests in from (public, or not private
+// and in their package), the assignment of its passing value and the
+// re-assignment of its initialiser when it is not final; else, when the
 // user allows reflection, its reflective restore. why says when a
 // reflective restore exists but is not allowed, or why there is none.
-func (r *run) fieldRestores(s State, calls [][]string, none string) (alts []restore, why string) {
+func (r *run) fieldRestores(s State, calls [][]string, none string, from []string) (alts []restore, why string) {
 	class, field := splitField(s.Root)
 	for _, c := range calls {
 		alts = append(alts, restore{code: editor.Code{Statements: c}, what: "static field " + s.Root})
 	}
-	fi := r.fieldInfo(class, field)
-	if a, ok := assignment(s, classRef(class)+"."+field, fi); ok {
-		return append(alts, a), ""
+	fi, imports := r.fieldInfo(class, field)
+	vis := visible(fi, class, from)
+	ref := classRef(class) + "." + field
+	a, assigned := assignment(s, ref, fi, vis)
+	if assigned {
+		alts = append(alts, a)
 	}
-	ref, rwhy := reflectiveRestore(s, class, field, fi)
+	if re, ok := reinitialisation(s, ref, field, fi, imports, vis); ok && (!assigned || !slices.Equal(re.code.Statements, a.code.Statements)) {
+		alts, assigned = append(alts, re), true
+	}
+	if assigned {
+		return alts, ""
+	}
+	ref2, rwhy := reflectiveRestore(s, class, field, fi)
 	switch {
 	case rwhy != "" && len(calls) == 0:
 		why = none + "; " + strings.TrimPrefix(rwhy, "static field "+s.Root+": ")
 	case rwhy != "":
 		why = rwhy
 	case r.cfg.AllowReflection:
-		alts = append(alts, ref)
+		alts = append(alts, ref2)
 	default:
 		why = "static field " + s.Root + ": " + reflectionHint
 	}
 	return alts, why
+}
+
+// visible tells whether plain Java in the classes of the tests in from can
+// assign a field of class: a public field, or one neither public nor
+// private (package private or protected) when every one of those classes
+// is in the field's package.
+func visible(fi *editor.FieldInfo, class string, from []string) bool {
+	switch {
+	case fi == nil || fi.Private:
+		return false
+	case fi.Public:
+		return true
+	}
+	pkg := pkgOf(class) // pkg.Outer$Inner: pkg
+	for _, t := range from {
+		if testid.Parse(t).Package() != pkg {
+			return false
+		}
+	}
+	return len(from) > 0
+}
+
+// reinitialisation re-assigns a visible, non-final static field the
+// initialiser of its declaration (Counter.hits = new AtomicInteger();), for
+// a polluted state the passing value cannot say in Java (state inside the
+// field's object): the value the field held before any test touched it,
+// with the imports of the field's file that the initialiser uses. ok is
+// false for a field without one, or with an array initialiser.
+func reinitialisation(s State, ref, field string, fi *editor.FieldInfo, imports []string, vis bool) (restore, bool) {
+	if fi == nil || !vis || fi.Final {
+		return restore{}, false
+	}
+	init := strings.TrimSpace(fi.Initializer(field))
+	if init == "" || strings.HasPrefix(init, "{") {
+		return restore{}, false
+	}
+	var imps []string
+	for _, i := range imports {
+		if !strings.HasPrefix(i, "static ") && !strings.HasSuffix(i, ".*") {
+			imps = append(imps, i)
+		}
+	}
+	return restore{code: editor.Code{Statements: []string{ref + " = " + init + ";"}, Imports: imps},
+		what: "static field " + s.Root + " (its initialiser)"}, true
 }
 
 // splitField splits a static field's root (pkg.Class.FIELD or
@@ -143,27 +202,27 @@ func splitField(root string) (class, field string) {
 	return "", root
 }
 
-// fieldInfo is the declaration of a field in its class's source; nil
-// without a source.
-func (r *run) fieldInfo(class, field string) *editor.FieldInfo {
+// fieldInfo is the declaration of a field in its class's source and the
+// imports of that source; nil without a source.
+func (r *run) fieldInfo(class, field string) (*editor.FieldInfo, []string) {
 	rel, inFile, err := r.src.classFile(class)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	src, err := r.src.read(rel)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	info, err := r.ed.Info(src, inFile)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	for i := range info.Fields {
 		if slices.Contains(info.Fields[i].Names, field) {
-			return &info.Fields[i]
+			return &info.Fields[i], info.Imports
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // maxResetCalls bounds the reset-method calls tried per static field.

@@ -275,7 +275,7 @@ func TestFieldRestores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			alts, why := r.fieldRestores(tt.state, calls, "static field "+tt.state.Root+": no reset-method found")
+			alts, why := r.fieldRestores(tt.state, calls, "static field "+tt.state.Root+": no reset-method found", []string{"fixture.repair.AppearanceTest#t"})
 			var last []string
 			for _, a := range alts {
 				last = append(last, a.code.Statements[len(a.code.Statements)-1])
@@ -287,33 +287,188 @@ func TestFieldRestores(t *testing.T) {
 	}
 }
 
-// TestAssignment: a public, non-final static field is restored by plain
-// Java, without reflection; other fields are not.
+// TestAssignment: a static field visible from the patched test's class
+// (public, or package private in its package) is restored by plain Java,
+// without reflection; other fields are not.
 func TestAssignment(t *testing.T) {
+	const same, other = "fixture.CounterTest#a", "other.CounterTest#a"
 	tests := []struct {
 		name  string
 		state State
 		field editor.FieldInfo
+		from  string
 		stmt  string
 	}{
-		{"int", State{Passing: "0"}, editor.FieldInfo{Type: "int", Public: true}, "Counter.count = 0;"},
-		{"string", State{Passing: `"a"`}, editor.FieldInfo{Type: "String", Public: true}, `Counter.count = "a";`},
-		{"added entry", State{Path: "['k']", Passing: "<absent>"}, editor.FieldInfo{Type: "Map<String, String>", Public: true, Final: true}, `Counter.count.remove("k");`},
-		{"changed entry", State{Path: "['BTC']", Passing: "100"}, editor.FieldInfo{Type: "Map<String, Integer>", Public: true, Final: true}, `Counter.count.put("BTC", 100);`},
-		{"entry set to null", State{Path: "['k']", Passing: "null"}, editor.FieldInfo{Type: "java.util.HashMap<String, Map<String, Integer>>", Public: true, Final: true}, `Counter.count.put("k", null);`},
-		{"entry of a nested map", State{Path: "['a']['b']", Passing: "1"}, editor.FieldInfo{Type: "Map<String, Map<String, Integer>>", Public: true, Final: true}, ""},
-		{"object entry", State{Path: "['k']", Passing: "Point{x=1}"}, editor.FieldInfo{Type: "Map<String, Point>", Public: true, Final: true}, ""},
-		{"private", State{Passing: "0"}, editor.FieldInfo{Type: "int"}, ""},
-		{"final", State{Passing: "0"}, editor.FieldInfo{Type: "int", Public: true, Final: true}, ""},
-		{"enum", State{Passing: "Theme.LIGHT"}, editor.FieldInfo{Type: "Theme", Public: true}, ""},
+		{"int", State{Passing: "0"}, editor.FieldInfo{Type: "int", Public: true}, other, "Counter.count = 0;"},
+		{"string", State{Passing: `"a"`}, editor.FieldInfo{Type: "String", Public: true}, other, `Counter.count = "a";`},
+		{"added entry", State{Path: "['k']", Passing: "<absent>"}, editor.FieldInfo{Type: "Map<String, String>", Public: true, Final: true}, other, `Counter.count.remove("k");`},
+		{"changed entry", State{Path: "['BTC']", Passing: "100"}, editor.FieldInfo{Type: "Map<String, Integer>", Public: true, Final: true}, other, `Counter.count.put("BTC", 100);`},
+		{"entry set to null", State{Path: "['k']", Passing: "null"}, editor.FieldInfo{Type: "java.util.HashMap<String, Map<String, Integer>>", Public: true, Final: true}, other, `Counter.count.put("k", null);`},
+		{"entry of a nested map", State{Path: "['a']['b']", Passing: "1"}, editor.FieldInfo{Type: "Map<String, Map<String, Integer>>", Public: true, Final: true}, other, ""},
+		{"object entry", State{Path: "['k']", Passing: "Point{x=1}"}, editor.FieldInfo{Type: "Map<String, Point>", Public: true, Final: true}, other, ""},
+		{"private", State{Passing: "0"}, editor.FieldInfo{Type: "int", Private: true}, same, ""},
+		{"package private, from its package", State{Passing: "0"}, editor.FieldInfo{Type: "int"}, same, "Counter.count = 0;"},
+		{"package private map, from its package", State{Path: "['k']", Passing: "<absent>"}, editor.FieldInfo{Type: "Map<String, String>", Final: true}, same, `Counter.count.remove("k");`},
+		{"package private, from another package", State{Passing: "0"}, editor.FieldInfo{Type: "int"}, other, ""},
+		{"final", State{Passing: "0"}, editor.FieldInfo{Type: "int", Public: true, Final: true}, other, ""},
+		{"enum", State{Passing: "Theme.LIGHT"}, editor.FieldInfo{Type: "Theme", Public: true}, other, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.state.Kind, tt.state.Root = "static-field", "fixture.Counter.count"
-			got, ok := assignment(tt.state, "Counter.count", &tt.field)
+			got, ok := assignment(tt.state, "Counter.count", &tt.field, visible(&tt.field, "fixture.Counter", []string{tt.from}))
 			if ok != (tt.stmt != "") || ok && !slices.Equal(got.code.Statements, []string{tt.stmt}) {
 				t.Errorf("%q, %v; want %q", got.code.Statements, ok, tt.stmt)
 			}
 		})
+	}
+}
+
+// TestVisible: a field is visible from every class of the tests a restore
+// goes into, or not at all: public from anywhere, package private and
+// protected only from its own package (nested classes count as their outer
+// class's package), private never.
+func TestVisible(t *testing.T) {
+	pub, pkg, priv := &editor.FieldInfo{Public: true}, &editor.FieldInfo{}, &editor.FieldInfo{Private: true}
+	tests := []struct {
+		name  string
+		fi    *editor.FieldInfo
+		class string
+		from  []string
+		want  bool
+	}{
+		{"public", pub, "a.C", []string{"b.T#t"}, true},
+		{"package private, same package", pkg, "a.C", []string{"a.T#t", "a.U$V#u"}, true},
+		{"nested class's field", pkg, "a.C$D", []string{"a.T#t"}, true},
+		{"one test in another package", pkg, "a.C", []string{"a.T#t", "a.b.U#u"}, false},
+		{"private", priv, "a.C", []string{"a.T#t"}, false},
+		{"no declaration", nil, "a.C", []string{"a.T#t"}, false},
+		{"no test", pkg, "a.C", nil, false},
+	}
+	for _, tt := range tests {
+		if got := visible(tt.fi, tt.class, tt.from); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestReinitialisation: a visible, non-final field whose state differs
+// inside its object gets its initialiser re-assigned, with the field's
+// file's single-type imports; a final, invisible or uninitialised field,
+// or an array initialiser, gets none.
+func TestReinitialisation(t *testing.T) {
+	hits := State{Kind: "static-field", Root: "fixture.Counter.hits", Path: ".value", Passing: "0", Failing: "1"}
+	imports := []string{"java.util.concurrent.atomic.AtomicInteger", "java.util.*", "static java.lang.Math.max"}
+	field := func(init string, final bool) *editor.FieldInfo {
+		return &editor.FieldInfo{Names: []string{"other", "hits"}, Initializers: []string{"", init}, Final: final, Type: "AtomicInteger"}
+	}
+	tests := []struct {
+		name string
+		fi   *editor.FieldInfo
+		vis  bool
+		stmt string
+	}{
+		{"initialiser", field("new AtomicInteger()", false), true, "Counter.hits = new AtomicInteger();"},
+		{"final", field("new AtomicInteger()", true), true, ""},
+		{"not visible", field("new AtomicInteger()", false), false, ""},
+		{"no initialiser", field("", false), true, ""},
+		{"array", field("{1, 2}", false), true, ""},
+	}
+	for _, tt := range tests {
+		got, ok := reinitialisation(hits, "Counter.hits", "hits", tt.fi, imports, tt.vis)
+		if ok != (tt.stmt != "") || ok && !slices.Equal(got.code.Statements, []string{tt.stmt}) {
+			t.Errorf("%s: %q, %v; want %q", tt.name, got.code.Statements, ok, tt.stmt)
+		}
+		if ok && !slices.Equal(got.code.Imports, imports[:1]) {
+			t.Errorf("%s: imports %q, want %q", tt.name, got.code.Imports, imports[:1])
+		}
+	}
+}
+
+// TestHasStatement: a reset already in the fixture method the editor
+// would add it to is not added again: JUnit 4's @After, TestNG's
+// @AfterMethod, JUnit 3's tearDown (not another method of that name's
+// class without the framework), blanks aside.
+func TestHasStatement(t *testing.T) {
+	const stmt = `System.clearProperty("m");`
+	withBody := func(name string, annotations ...string) editor.MethodInfo {
+		return editor.MethodInfo{Name: name, Annotations: annotations, Body: []string{`System.clearProperty( "m" );`, "super.tearDown();"}}
+	}
+	tests := []struct {
+		name string
+		info editor.ClassInfo
+		when string
+		want bool
+	}{
+		{"junit4 tear-down", editor.ClassInfo{Framework: "junit4", Methods: []editor.MethodInfo{withBody("restore", "After")}}, "after", true},
+		{"junit4 set-up asked", editor.ClassInfo{Framework: "junit4", Methods: []editor.MethodInfo{withBody("restore", "After")}}, "before", false},
+		{"testng tear-down", editor.ClassInfo{Framework: "testng", Methods: []editor.MethodInfo{withBody("restore", "AfterMethod")}}, "after", true},
+		{"junit3 tearDown", editor.ClassInfo{Framework: "junit3", Methods: []editor.MethodInfo{withBody("tearDown")}}, "after", true},
+		{"junit3 setUp asked", editor.ClassInfo{Framework: "junit3", Methods: []editor.MethodInfo{withBody("tearDown")}}, "before", false},
+		{"tearDown outside junit3", editor.ClassInfo{Framework: "junit4", Methods: []editor.MethodInfo{withBody("tearDown")}}, "after", false},
+	}
+	for _, tt := range tests {
+		if got := hasStatement(&tt.info, tt.when, stmt); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestFixtureMethods: a JUnit 3 class's setUp is its set-up, given without
+// its super.setUp() (so a cleaner's set-up inlined elsewhere does not call
+// another class's super method); other frameworks' are their annotated
+// methods.
+func TestFixtureMethods(t *testing.T) {
+	junit3 := editor.ClassInfo{Framework: "junit3", Methods: []editor.MethodInfo{
+		{Name: "setUp", Annotations: []string{"Override"}, Body: []string{"super.setUp();", "lock = new File(\"x\");"}},
+		{Name: "testA", Body: []string{"assertTrue(true);"}},
+	}}
+	if got := fixtureMethods(&junit3, true); len(got) != 1 || !slices.Equal(got[0].Body, []string{"lock = new File(\"x\");"}) {
+		t.Errorf("junit3 set-up %+v, want setUp without super.setUp()", got)
+	}
+	if got := fixtureMethods(&junit3, false); got != nil {
+		t.Errorf("junit3 tear-down %+v, want none", got)
+	}
+	if junit3.Methods[0].Body[0] != "super.setUp();" {
+		t.Errorf("fixtureMethods changed the class's info: %q", junit3.Methods[0].Body)
+	}
+	testng := editor.ClassInfo{Framework: "testng", Methods: []editor.MethodInfo{{Name: "open", Annotations: []string{"BeforeMethod"}, Body: []string{"open();"}}}}
+	if got := fixtureMethods(&testng, true); len(got) != 1 || got[0].Name != "open" {
+		t.Errorf("testng set-up %+v, want open", got)
+	}
+}
+
+// TestFieldRestoresInitialiser reads the repair-resets fixture with the
+// editor: its package-private counter, whose AtomicInteger no passing value
+// rebuilds, gets its initialiser re-assigned from a test of its package
+// (with the import it needs), and nothing without reflection from another
+// package.
+func TestFieldRestoresInitialiser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the source editor's JVM: skipped with -short")
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		t.Fatal("java not on PATH")
+	}
+	src, err := indexSources(filepath.Join("..", "..", "..", "testdata", "repair-resets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ed, err := editor.StartEditor(context.Background(), java)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ed.Close()
+	r := &run{src: src, ed: ed}
+	served := State{Kind: "static-field", Root: "fixture.resets.Visits.served", Passing: "0", Failing: "2"}
+	alts, why := r.fieldRestores(served, nil, "static field "+served.Root+": no reset-method found", []string{"fixture.resets.VisitorTest#servesTwoVisits", "fixture.resets.FirstVisitTest#noVisitsYet"})
+	if len(alts) != 1 || !slices.Equal(alts[0].code.Statements, []string{"fixture.resets.Visits.served = new AtomicInteger();"}) ||
+		!slices.Contains(alts[0].code.Imports, "java.util.concurrent.atomic.AtomicInteger") || why != "" {
+		t.Errorf("same package: %+v, why %q; want the initialiser re-assigned with its import", alts, why)
+	}
+	alts, why = r.fieldRestores(served, nil, "static field "+served.Root+": no reset-method found", []string{"other.VisitorTest#servesTwoVisits"})
+	if len(alts) != 0 || !strings.Contains(why, "cannot be written in Java") {
+		t.Errorf("another package: %+v, why %q; want none and the reason", alts, why)
 	}
 }

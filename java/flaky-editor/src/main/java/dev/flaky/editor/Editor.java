@@ -10,6 +10,7 @@ import com.github.javaparser.ast.Node;
 import com.github.javaparser.ast.NodeList;
 import com.github.javaparser.ast.body.BodyDeclaration;
 import com.github.javaparser.ast.body.CallableDeclaration;
+import com.github.javaparser.ast.body.ClassOrInterfaceDeclaration;
 import com.github.javaparser.ast.body.FieldDeclaration;
 import com.github.javaparser.ast.body.MethodDeclaration;
 import com.github.javaparser.ast.body.TypeDeclaration;
@@ -46,6 +47,7 @@ final class Editor {
     private static final String JUNIT4 = "junit4";
     private static final String JUPITER = "jupiter";
     private static final String TESTNG = "testng";
+    private static final String JUNIT3 = "junit3";
 
     /**
      * Runs one request.
@@ -122,7 +124,7 @@ final class Editor {
     private static JsonObject info(Unit u, String className) {
         TypeDeclaration<?> type = u.type(className);
         JsonObject out = new JsonObject();
-        out.addProperty("framework", framework(u.cu));
+        out.addProperty("framework", framework(u.cu, type));
         out.addProperty("package", u.cu.getPackageDeclaration().map(p -> p.getNameAsString()).orElse(""));
         JsonArray imports = new JsonArray();
         for (ImportDeclaration i : u.cu.getImports()) {
@@ -136,8 +138,14 @@ final class Editor {
                 FieldDeclaration f = (FieldDeclaration) m;
                 JsonObject o = new JsonObject();
                 JsonArray names = new JsonArray();
-                f.getVariables().forEach(v -> names.add(v.getNameAsString()));
+                JsonArray inits = new JsonArray();
+                f.getVariables().forEach(v -> {
+                    names.add(v.getNameAsString());
+                    inits.add(v.getInitializer().map(u::text).orElse(""));
+                });
                 o.add("names", names);
+                o.add("initializers", inits);
+                o.addProperty("private", f.isPrivate());
                 o.addProperty("text", u.text(f));
                 o.addProperty("static", f.isStatic());
                 o.addProperty("final", f.isFinal());
@@ -171,6 +179,27 @@ final class Editor {
             o.addProperty("endLine", r.end.line);
         });
         return o;
+    }
+
+    /**
+     * The test framework of a class: junit3 when it extends a {@code TestCase} (JUnit's, or a project's base class
+     * named so) and declares no {@code @Test} method, unless its file imports Jupiter or TestNG (JUnit 3 runs
+     * {@code setUp} and {@code tearDown} around each test, also under JUnit 4's runner); else that of its
+     * compilation unit.
+     */
+    static String framework(CompilationUnit cu, TypeDeclaration<?> type) {
+        String fw = framework(cu);
+        if (!(type instanceof ClassOrInterfaceDeclaration) || fw.equals(JUPITER) || fw.equals(TESTNG)) {
+            return fw;
+        }
+        boolean annotated = type.getMethods().stream()
+                .anyMatch(m -> m.getAnnotations().stream().anyMatch(a -> simple(a.getNameAsString()).equals("Test")));
+        for (ClassOrInterfaceType t : ((ClassOrInterfaceDeclaration) type).getExtendedTypes()) {
+            if (t.getNameAsString().endsWith("TestCase") && !annotated) {
+                return JUNIT3;
+            }
+        }
+        return fw;
     }
 
     /** The test framework a compilation unit uses, from its imports: jupiter, junit4, testng or empty. */
@@ -210,13 +239,16 @@ final class Editor {
     private static JsonArray addFixture(Unit u, JsonObject req) {
         TypeDeclaration<?> type = u.type(str(req, "class"));
         boolean before = str(req, "when").equals("before");
-        String fw = req.has("framework") ? str(req, "framework") : framework(u.cu);
+        String fw = req.has("framework") ? str(req, "framework") : framework(u.cu, type);
         if (fw.isEmpty()) {
-            throw new IllegalArgumentException("the file imports neither JUnit 4, Jupiter nor TestNG: no set-up or tear-down to add to");
+            throw new IllegalArgumentException("the class neither extends a JUnit 3 TestCase nor its file imports JUnit 4, Jupiter or TestNG: no set-up or tear-down to add to");
         }
-        String annotation = lifecycleAnnotation(fw, before);
         List<String> texts = strings(req, "statements");
         List<Statement> stmts = parseStatements(texts);
+        if (fw.equals(JUNIT3)) {
+            return addJUnit3Fixture(u, type, req, before, texts, stmts);
+        }
+        String annotation = lifecycleAnnotation(fw, before);
         JsonArray added = new JsonArray();
         MethodDeclaration target = null;
         for (MethodDeclaration md : type.getMethods()) {
@@ -243,6 +275,109 @@ final class Editor {
         added.addAll(members);
         addImports(u, strings(req, "imports"), names).forEach(added::add);
         return added;
+    }
+
+    /**
+     * Adds statements to a JUnit 3 class's {@code setUp} (before: after its leading {@code super.setUp()}) or
+     * {@code tearDown} (after: before its trailing {@code super.tearDown()}), else to a new
+     * {@code protected void setUp()/tearDown() throws Exception} that calls the super method as JUnit 3's
+     * {@code TestCase} expects (first in set-up, last in tear-down).
+     */
+    private static JsonArray addJUnit3Fixture(Unit u, TypeDeclaration<?> type, JsonObject req, boolean before,
+                                              List<String> texts, List<Statement> stmts) {
+        String name = before ? "setUp" : "tearDown";
+        String superCall = "super." + name + "();";
+        Set<String> names = new LinkedHashSet<>();
+        for (Statement s : stmts) {
+            collectNames(s, names);
+        }
+        JsonArray members = addMembers(u, type, strings(req, "members"), names);
+        JsonArray added = new JsonArray();
+        MethodDeclaration target = null;
+        for (MethodDeclaration md : type.getMethodsByName(name)) {
+            if (md.getParameters().isEmpty() && md.getBody().isPresent()) {
+                target = md;
+            }
+        }
+        if (target == null) {
+            List<String> body = new ArrayList<>();
+            if (before) {
+                body.add(superCall);
+            }
+            body.addAll(texts);
+            if (!before) {
+                body.add(superCall);
+            }
+            newJUnit3Method(u, type, name, body);
+            added.add("method " + name);
+        } else {
+            NodeList<Statement> body = target.getBody().get().getStatements();
+            Statement edge = body.isEmpty() ? null : body.get(before ? 0 : body.size() - 1);
+            if (edge != null && isSuperCall(edge, name)) {
+                insertNextTo(u, target.getBody().get(), edge, texts, before);
+            } else {
+                insertStatements(u, target.getBody().get(), texts, before);
+            }
+        }
+        added.addAll(members);
+        addImports(u, strings(req, "imports"), names).forEach(added::add);
+        return added;
+    }
+
+    /** Whether a statement is the call {@code super.name()}. */
+    private static boolean isSuperCall(Statement s, String name) {
+        if (!s.isExpressionStmt() || !s.asExpressionStmt().getExpression().isMethodCallExpr()) {
+            return false;
+        }
+        MethodCallExpr c = s.asExpressionStmt().getExpression().asMethodCallExpr();
+        return c.getNameAsString().equals(name) && c.getArguments().isEmpty()
+                && c.getScope().map(Expression::isSuperExpr).orElse(false);
+    }
+
+    /**
+     * Inserts statement texts after (after is true) or before a statement of a block, each on its own line,
+     * indented like the block's statements; falls back to the block's start or end when the statement shares its line.
+     */
+    private static void insertNextTo(Unit u, BlockStmt block, Statement s, List<String> texts, boolean after) {
+        if (texts.isEmpty()) {
+            return;
+        }
+        String indent = statementIndent(u, block);
+        StringBuilder b = new StringBuilder();
+        if (!u.blankBefore(u.begin(s))) {
+            insertStatements(u, block, texts, after);
+            return;
+        }
+        if (after) {
+            for (String t : texts) {
+                b.append(u.sep).append(u.reindent(t, indent));
+            }
+            u.insert(u.end(s), b.toString());
+            return;
+        }
+        for (String t : texts) {
+            b.append(u.reindent(t, indent)).append(u.sep);
+        }
+        u.insert(u.lineStartOf(u.begin(s)), b.toString());
+    }
+
+    /** Adds a JUnit 3 fixture method (setUp or tearDown) with a body, before the class's first method. */
+    private static void newJUnit3Method(Unit u, TypeDeclaration<?> type, String name, List<String> stmts) {
+        String indent = memberIndent(u, type);
+        String inner = indent + indentUnit(u, type);
+        StringBuilder b = new StringBuilder();
+        b.append(indent).append("@Override").append(u.sep);
+        b.append(indent).append("protected void ").append(name).append("() throws Exception {").append(u.sep);
+        for (String s : stmts) {
+            b.append(u.reindent(s, inner)).append(u.sep);
+        }
+        b.append(indent).append('}').append(u.sep);
+        BodyDeclaration<?> first = firstMethod(type);
+        if (first != null && u.blankBefore(memberStart(u, first))) {
+            u.insert(u.lineStartOf(memberStart(u, first)), b.append(u.sep).toString());
+        } else {
+            insertBeforeClose(u, type, u.sep + b);
+        }
     }
 
     /** Inserts statements at the start of a method. */
