@@ -81,4 +81,23 @@ public class TimedWaitPauseTest {
             }
         }
     }
+
+    private static List<Targets.Target> waitTargets(String strategies) {
+        Map<String, String> o = new HashMap<>();
+        o.put("chaos", strategies);
+        return Targets.of(ChaosConfig.parse(o)).lookup("poll", "(JLjava/util/concurrent/TimeUnit;)Ljava/lang/Object;");
+    }
+
+    @Test
+    public void timedWaitsPauseUnderTheLoadedMachineAndTheSlowCpuUnlessAnotherStrategyWrapsThem() {
+        for (String time : new String[] {"TIME_INCREMENT", "TIME_SLOW"}) {
+            List<Targets.Target> alone = waitTargets(time);
+            assertEquals(time, 1, alone.size());
+            assertEquals(Targets.TIME_API, alone.get(0).api);
+            assertEquals(Strategy.valueOf(time), alone.get(0).strategy);
+            // The first target wins at a call site: CONCURRENCY_SHRINK's wrapper keeps the wait.
+            assertEquals(Strategy.CONCURRENCY_SHRINK, waitTargets(time + "+CONCURRENCY_SHRINK").get(0).strategy);
+        }
+        assertTrue("a coarse clock pauses nothing", waitTargets("TIME_ROUNDING").isEmpty());
+    }
 }
