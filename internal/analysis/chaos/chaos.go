@@ -151,7 +151,7 @@ type Evidence struct {
 	Outcome    launcher.Outcome
 	Message    string
 	// Detail says how the run differed from a plain run of Strategies
-	// ("alone", "milder: time.increment=500"); empty for none.
+	// ("alone", "milder: time.increment=30"); empty for none.
 	Detail string
 	// Resumed are the points where the run went on in a fresh JVM after
 	// one ended early (see launcher.Resumption).

@@ -21,10 +21,11 @@ type mildParam struct {
 // mildParams are the parameters whose tenth confirms a TIME or SLEEP
 // finding: a failure that stays with a tenth of the perturbation is robust,
 // one that needs the full setting may be the perturbation's own doing
-// (clock amplification, sleeps past a framework's timeout).
+// (a pause longer than a machine plausibly takes, sleeps past a framework's
+// timeout).
 var mildParams = map[string]mildParam{
-	"TIME_INCREMENT": {key: "time.increment", dflt: 5000},
-	"TIME_ROUNDING":  {key: "time.granularity", dflt: 10000},
+	"TIME_INCREMENT": {key: "time.increment", dflt: 300},
+	"TIME_ROUNDING":  {key: "time.granularity", dflt: 16},
 	"TIME_SLOW":      {key: "time.slow", dflt: 10, factor: true},
 	"SLEEP_INCREASE": {key: "sleep", dflt: 2000},
 	"SLEEP_DECREASE": {key: "sleep", dflt: 2000},

@@ -23,7 +23,7 @@ func TestSingleConfirmsAndCounts(t *testing.T) {
 		// Fails with TIME_INCREMENT and SLEEP_INCREASE, whatever the setting: robust.
 		"p.A#clock": {fails: anyOf("TIME_INCREMENT", "SLEEP_INCREASE")},
 		// Fails with TIME_INCREMENT only at the full increment: not robust.
-		"p.A#amplified": {fails: func(on map[string]bool) bool { return on["chaos=TIME_INCREMENT"] && !on["chaos.time.increment=500"] }},
+		"p.A#amplified": {fails: func(on map[string]bool) bool { return on["chaos=TIME_INCREMENT"] && !on["chaos.time.increment=30"] }},
 		// Fails with RANDOM_MAX only after the tests before it.
 		"p.B#needsPrefix": {fails: func(on map[string]bool) bool { return on["chaos=RANDOM_MAX"] && !on["alone"] }},
 		// Fails with LOCALE only after another test of its class.
@@ -111,7 +111,7 @@ func TestMilder(t *testing.T) {
 		params []string
 		want   string
 	}{
-		{"TIME_INCREMENT", nil, "time.increment=500"},
+		{"TIME_INCREMENT", nil, "time.increment=30"},
 		{"TIME_INCREMENT", []string{"chaos.time.increment=3000", "seed=7"}, "seed=7 time.increment=300"},
 		{"TIME_SLOW", nil, "time.slow=1.9"},
 		{"TIME_INCREMENT", []string{"time.fast=3"}, "time.increment=200"},
@@ -216,9 +216,9 @@ func testMilderBesideAttribution(t *testing.T, stream bool) {
 		"chaos=TIME_INCREMENT+SLEEP_INCREASE " + all, " " + all, // the combined and unperturbed runs
 		" " + all, " " + all, " " + all, " " + all, " " + all, // the control runs
 		"chaos=TIME_INCREMENT p.A#clock,p.B#two", "chaos=SLEEP_INCREASE p.A#slow,p.B#two", // the first round
-		"chaos=TIME_INCREMENT,chaos.time.increment=500 p.A#clock,p.B#two", "chaos=SLEEP_INCREASE,chaos.sleep=200 p.A#slow,p.B#two", // beside it
-		"chaos=TIME_INCREMENT p.B#two",                          // p.B#two alone
-		"chaos=TIME_INCREMENT,chaos.time.increment=500 p.B#two", // and milder
+		"chaos=TIME_INCREMENT,chaos.time.increment=30 p.A#clock,p.B#two", "chaos=SLEEP_INCREASE,chaos.sleep=200 p.A#slow,p.B#two", // beside it
+		"chaos=TIME_INCREMENT p.B#two",                         // p.B#two alone
+		"chaos=TIME_INCREMENT,chaos.time.increment=30 p.B#two", // and milder
 		// Each finding's second failing run with its strategy after the combined run (p.B#two's third, after
 		// attribution's and alone, since both its suspects were tried): SLEEP_INCREASE's beside the first round,
 		// since it is p.A#slow's only suspect; the rest after it, findings of a strategy whose reproduce order is

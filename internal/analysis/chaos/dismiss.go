@@ -60,15 +60,15 @@ func frameworkLimit(t launcher.TestResult) (time.Duration, bool) {
 }
 
 // stretchesWaits are the strategies that make a test take longer in real
-// time without the test assuming anything about it.
-// (TIME_ROUNDING stalls the clock until the next multiple of its
-// granularity).
-var stretchesWaits = map[string]bool{"TIME_SLOW": true, "TIME_ROUNDING": true, "SLEEP_INCREASE": true}
+// time without the test assuming anything about it: TIME_INCREMENT and
+// TIME_SLOW pause threads that read the clock (within a budget per test),
+// TIME_ROUNDING makes a wait on the clock last until the next tick.
+var stretchesWaits = map[string]bool{"TIME_INCREMENT": true, "TIME_SLOW": true, "TIME_ROUNDING": true, "SLEEP_INCREASE": true}
 
 // dismiss excuses, in the perturbed run r with strategies set, the failures
 // that are not the test's flakiness, and marks them passed so that no
 // finding is made of them:
-//   - under TIME_SLOW, TIME_ROUNDING and SLEEP_INCREASE, a test framework's own timeout
+//   - under TIME_INCREMENT, TIME_SLOW, TIME_ROUNDING and SLEEP_INCREASE, a test framework's own timeout
 //     (which measures real time) unless the test took at least half that
 //     limit unperturbed;
 //   - under LOCALE and TIMEZONE, a framework's timeout at all: the

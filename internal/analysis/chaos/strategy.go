@@ -41,9 +41,9 @@ var Strategies = []Strategy{
 // another thread, which would slow every combined run).
 var DefaultCombined = mustLookup("RANDOM_MAX", "TIME_INCREMENT", "DATE_FIXED", "LOCALE", "SLEEP_INCREASE", "CONCURRENCY_SHRINK", "NETWORK_DELAY")
 
-// aliases are names a strategy was once called: TIME_FAST, a clock running
-// faster by a factor, is TIME_INCREMENT's rate clock (time.fast=F is
-// time.increment=(F-1)*1000).
+// aliases are names a strategy was once called: TIME_FAST, once a clock
+// running faster by a factor, is TIME_INCREMENT (time.fast=F is
+// time.increment=(F-1)*1000, the pause before a reading of the clock).
 var aliases = map[string]string{"TIME_FAST": "TIME_INCREMENT"}
 
 // Groups are the API groups, in canonical order.

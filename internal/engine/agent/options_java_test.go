@@ -129,7 +129,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 			Port: str("65535"),
 			Chaos: map[string]any{
 				"chaos": list(full.Chaos.Strategies...), "roots": list(awkward...), "include": list(full.Chaos.Include...), "exclude": list(awkward[:3]...),
-				"random": "0.25", "random.limit": 3.0, "time.increment": 3000.0, "time.granularity": 7.0, "time.slow": 4.0,
+				"random": "0.25", "random.limit": 3.0, "time.increment": 3000.0, "time.budget": 600.0, "time.granularity": 7.0, "time.slow": 4.0,
 				"date": "2030-01-02T03:04:05Z", "date.margin": 10.0, "date.zone": "Europe/Zurich", "locale": "de-CH", "timezone": "Asia/Kolkata",
 				"sleep": 11.0, "sleep.limit": 4.0, "concurrency": 0.5, "network": 1.0, "network.timeout": 0.5, "resolve": 12.0, "seed": -7.0, "iteration.scope": "all", "async.delay": 13.0, "async.limit": 0.0,
 				"explain": true,

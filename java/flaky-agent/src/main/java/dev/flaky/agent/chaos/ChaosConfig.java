@@ -21,7 +21,10 @@ final class ChaosConfig {
     final Set<Strategy> strategies;
     final RandomMode randomMode;
     final double randomValue;
+    /** TIME_INCREMENT: the pause (ms) before a reading of the clock. */
     final long timeIncrementMs;
+    /** TIME_INCREMENT and TIME_SLOW: the pauses (ms) a test may take in all. */
+    final long timeBudgetMs;
     final long timeGranularityMs;
     final double timeSlow;
     final long dateMillis;
@@ -75,8 +78,9 @@ final class ChaosConfig {
         }
         timeIncrementMs = o.containsKey("chaos.time.fast") && !o.containsKey("chaos.time.increment")
                 ? Math.round((factorAtLeastOne(o, "chaos.time.fast", 10) - 1) * 1000)
-                : nonNegativeLong(o, "chaos.time.increment", 5000);
-        timeGranularityMs = positiveLong(o, "chaos.time.granularity", 10000);
+                : nonNegativeLong(o, "chaos.time.increment", 300);
+        timeBudgetMs = nonNegativeLong(o, "chaos.time.budget", 600);
+        timeGranularityMs = positiveLong(o, "chaos.time.granularity", 16);
         timeSlow = factorAtLeastOne(o, "chaos.time.slow", 10);
         dateMillis = date(o.getOrDefault("chaos.date", "3000-01-01T00:00:00Z"));
         locale = locale(o.getOrDefault("chaos.locale", "tr_TR"));
@@ -127,6 +131,7 @@ final class ChaosConfig {
         d.put("random", randomMode == RandomMode.VALUE ? String.valueOf(randomValue) : randomMode.name().toLowerCase(Locale.ROOT));
         d.put("random.limit", randomLimit);
         d.put("time.increment", timeIncrementMs);
+        d.put("time.budget", timeBudgetMs);
         d.put("time.granularity", timeGranularityMs);
         d.put("time.slow", timeSlow);
         d.put("date", Instant.ofEpochMilli(dateMillis).toString());

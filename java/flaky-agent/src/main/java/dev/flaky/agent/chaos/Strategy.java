@@ -1,8 +1,10 @@
 package dev.flaky.agent.chaos;
 
 /**
- * A perturbation strategy; its name is the id used in agent options, events and reports. TIME_FAST, a clock running
- * faster by a factor, is accepted as TIME_INCREMENT, the same rate clock ({@code chaos.time.fast=F} as
+ * A perturbation strategy; its name is the id used in agent options, events and reports. The TIME strategies are one
+ * model of a slow or disturbed machine ({@link PerceivedClock}): a loaded machine's pauses (TIME_INCREMENT), a coarse
+ * clock (TIME_ROUNDING), a slow CPU (TIME_SLOW), never a clock that runs at another rate than sleeps and waits.
+ * TIME_FAST, once a clock running faster by a factor, is accepted as TIME_INCREMENT ({@code chaos.time.fast=F} as
  * {@code chaos.time.increment=(F-1)*1000}).
  */
 public enum Strategy {

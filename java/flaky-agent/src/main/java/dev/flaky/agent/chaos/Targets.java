@@ -142,6 +142,10 @@ final class Targets {
                 t.asyncWaits();
             }
         }
+        if (time == Strategy.TIME_INCREMENT || time == Strategy.TIME_SLOW) {
+            // Pauses before timed waits; added last, so a wait another strategy wraps keeps that strategy's wrapper.
+            t.timedWaits(time);
+        }
         return t;
     }
 
@@ -227,6 +231,39 @@ final class Targets {
                 "(Ljava/lang/Object;I)V");
         replace(s, "java/util/concurrent/TimeUnit", Owner.SUBTYPE, "sleep", "(J)V", "sleepUnit",
                 "(Ljava/util/concurrent/TimeUnit;JI)V");
+    }
+
+    /**
+     * TIME_INCREMENT and TIME_SLOW: the timed waits, sleeps and parks, which pause before they start as a reading
+     * of the clock does (a loaded machine can deschedule a thread there too).
+     */
+    private void timedWaits(Strategy s) {
+        String timed = "(JLjava/util/concurrent/TimeUnit;";
+        timeWait(s, "java/lang/Thread", true, "sleep", "(J)V", "sleep", "(JI)V");
+        timeWait(s, "java/util/concurrent/TimeUnit", false, "sleep", "(J)V", "sleepUnit",
+                "(Ljava/util/concurrent/TimeUnit;JI)V");
+        timeWait(s, "java/lang/Object", false, "wait", "(J)V", "objectWait", "(Ljava/lang/Object;JI)V");
+        timeWait(s, "java/lang/Thread", false, "join", "(J)V", "join", "(Ljava/lang/Thread;JI)V");
+        timeWait(s, "java/util/concurrent/CountDownLatch", false, "await", timed + ")Z", "await",
+                "(Ljava/util/concurrent/CountDownLatch;JLjava/util/concurrent/TimeUnit;I)Z");
+        timeWait(s, "java/util/concurrent/Future", false, "get", timed + ")Ljava/lang/Object;", "get",
+                "(Ljava/util/concurrent/Future;JLjava/util/concurrent/TimeUnit;I)Ljava/lang/Object;");
+        timeWait(s, "java/util/concurrent/Semaphore", false, "tryAcquire", timed + ")Z", "tryAcquire",
+                "(Ljava/util/concurrent/Semaphore;JLjava/util/concurrent/TimeUnit;I)Z");
+        timeWait(s, "java/util/concurrent/BlockingQueue", false, "poll", timed + ")Ljava/lang/Object;", "poll",
+                "(Ljava/util/concurrent/BlockingQueue;JLjava/util/concurrent/TimeUnit;I)Ljava/lang/Object;");
+        timeWait(s, "java/util/concurrent/locks/Condition", false, "await", timed + ")Z", "conditionAwait",
+                "(Ljava/util/concurrent/locks/Condition;JLjava/util/concurrent/TimeUnit;I)Z");
+        timeWait(s, "java/util/concurrent/ExecutorService", false, "awaitTermination", timed + ")Z",
+                "awaitTermination", "(Ljava/util/concurrent/ExecutorService;JLjava/util/concurrent/TimeUnit;I)Z");
+        timeWait(s, "java/util/concurrent/locks/LockSupport", true, "parkNanos", "(J)V", "parkNanos", "(JI)V");
+        timeWait(s, "java/util/concurrent/locks/LockSupport", true, "parkNanos", "(Ljava/lang/Object;J)V",
+                "parkNanos", "(Ljava/lang/Object;JI)V");
+    }
+
+    private void timeWait(Strategy s, String owner, boolean isStatic, String name, String desc, String wrapper,
+            String wrapperDesc) {
+        add(new Target(s, Kind.REPLACE, owner, Owner.SUBTYPE, isStatic, name, desc, TIME_API, wrapper, wrapperDesc));
     }
 
     /** ASYNC_DELAY: work handed to other threads starts late. */

@@ -18,11 +18,22 @@ import java.util.Date;
 import java.util.GregorianCalendar;
 import java.util.Locale;
 import java.util.TimeZone;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The wrappers of the clock APIs (TIME and DATE strategies) and the TIMEZONE probe: every one reads the one
  * {@link PerceivedClock}, so {@code System.currentTimeMillis()}, {@code Instant.now()}, {@code LocalDate.now()},
- * {@code Calendar.getInstance()} and {@code new Date()} agree. Public because project classes call it.
+ * {@code Calendar.getInstance()} and {@code new Date()} agree; and, under TIME_INCREMENT and TIME_SLOW, the timed
+ * waits that pause before they start. Public because project classes call it.
  */
 public final class TimeApi {
     private static PerceivedClock clock;
@@ -32,6 +43,11 @@ public final class TimeApi {
 
     static void configure(PerceivedClock c) {
         clock = c;
+    }
+
+    /** The clock {@link #configure} set (a unit test puts it back). */
+    static PerceivedClock configured() {
+        return clock;
     }
 
     /** A {@link Clock} on the perceived wall clock. */
@@ -277,6 +293,98 @@ public final class TimeApi {
             Explain.log(site, real, c.getTimeInMillis());
         }
         return c;
+    }
+
+    // ---- TIME_INCREMENT, TIME_SLOW: a pause before a timed wait starts ----
+    // The wait itself is the JDK's, in real time, as the clock is; only a wait no other strategy wraps comes here.
+
+    /** Pauses before a timed wait at {@code site}, as before a reading, and reports the site when it paused. */
+    private static void beforeWait(int site) {
+        long paused = clock.stall();
+        if (paused > 0) {
+            Sites.hit(site);
+            if (Explain.on) {
+                Explain.log(site, "a timed wait", "a timed wait after a pause of " + paused / 1_000_000L + " ms");
+            }
+        }
+    }
+
+    /** {@code Thread.sleep(long)}. */
+    public static void sleep(long millis, int site) throws InterruptedException {
+        beforeWait(site);
+        Thread.sleep(millis);
+    }
+
+    /** {@code TimeUnit.sleep(long)}. */
+    public static void sleepUnit(TimeUnit unit, long timeout, int site) throws InterruptedException {
+        beforeWait(site);
+        unit.sleep(timeout);
+    }
+
+    /** {@code Object.wait(long)}. */
+    public static void objectWait(Object o, long millis, int site) throws InterruptedException {
+        beforeWait(site);
+        o.wait(millis);
+    }
+
+    /** {@code Thread.join(long)}. */
+    public static void join(Thread t, long millis, int site) throws InterruptedException {
+        beforeWait(site);
+        t.join(millis);
+    }
+
+    /** {@code CountDownLatch.await(long, TimeUnit)}. */
+    public static boolean await(CountDownLatch latch, long timeout, TimeUnit unit, int site)
+            throws InterruptedException {
+        beforeWait(site);
+        return latch.await(timeout, unit);
+    }
+
+    /** {@code Future.get(long, TimeUnit)}. */
+    public static Object get(Future<?> future, long timeout, TimeUnit unit, int site)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        beforeWait(site);
+        return future.get(timeout, unit);
+    }
+
+    /** {@code Semaphore.tryAcquire(long, TimeUnit)}. */
+    public static boolean tryAcquire(Semaphore semaphore, long timeout, TimeUnit unit, int site)
+            throws InterruptedException {
+        beforeWait(site);
+        return semaphore.tryAcquire(timeout, unit);
+    }
+
+    /** {@code BlockingQueue.poll(long, TimeUnit)}. */
+    public static Object poll(BlockingQueue<?> queue, long timeout, TimeUnit unit, int site)
+            throws InterruptedException {
+        beforeWait(site);
+        return queue.poll(timeout, unit);
+    }
+
+    /** {@code Condition.await(long, TimeUnit)}. */
+    public static boolean conditionAwait(Condition condition, long timeout, TimeUnit unit, int site)
+            throws InterruptedException {
+        beforeWait(site);
+        return condition.await(timeout, unit);
+    }
+
+    /** {@code ExecutorService.awaitTermination(long, TimeUnit)}. */
+    public static boolean awaitTermination(ExecutorService executor, long timeout, TimeUnit unit, int site)
+            throws InterruptedException {
+        beforeWait(site);
+        return executor.awaitTermination(timeout, unit);
+    }
+
+    /** {@code LockSupport.parkNanos(long)}. */
+    public static void parkNanos(long nanos, int site) {
+        beforeWait(site);
+        LockSupport.parkNanos(nanos);
+    }
+
+    /** {@code LockSupport.parkNanos(Object, long)}. */
+    public static void parkNanos(Object blocker, long nanos, int site) {
+        beforeWait(site);
+        LockSupport.parkNanos(blocker, nanos);
     }
 
     /** TIMEZONE: placed before a project call that reads the default time zone, which the agent changed. */

@@ -43,7 +43,7 @@ public class CallSiteRewriterTest {
     private static final List<Map<String, Object>> EVENTS = Collections.synchronizedList(new ArrayList<>());
     private static Consumer<Map<String, Object>> previousSink;
     private static Class<?> sample;
-    /** System.nanoTime() just before the perceived clock was made: it has run six times faster since, at most. */
+    /** System.nanoTime() just before the perceived clock was made: it has run at real time since. */
     private static long clockMade;
 
     @BeforeClass
@@ -206,28 +206,28 @@ public class CallSiteRewriterTest {
         long before = System.nanoTime();
         long elapsed = (Long) call("elapsedByReference", 100L);
         long real = System.nanoTime() - before;
-        // Six times the 100 ms slept, and at most six times the real time around the call, however slow the machine.
-        assertTrue(elapsed + " ns of " + real, elapsed >= 550L * 1_000_000L && elapsed <= 6 * real + 1);
+        // The clock and the sleep agree: at least the 100 ms slept (and any pause), never more than really passed.
+        assertTrue(elapsed + " ns of " + real, elapsed >= 100L * 1_000_000L && elapsed <= real);
         assertEquals("java.lang.System#nanoTime()", event("elapsedByReference").get("api"));
         assertAtTheFixedMoment((Date) call("nowByReference"));
     }
 
     @Test
-    public void timeRunsSixTimesFasterByDefault() throws Exception {
+    public void timeRunsAtTheRateOfSleepsByDefault() throws Exception {
         long before = System.nanoTime();
         long elapsed = (Long) call("elapsedMillis", 100L);
         long real = System.nanoTime() - before;
         // As above, in whole milliseconds (each reading rounds down).
-        assertTrue(elapsed + " ms of " + real + " ns", elapsed >= 550L && elapsed <= 6 * real / 1_000_000L + 2);
+        assertTrue(elapsed + " ms of " + real + " ns", elapsed >= 99L && elapsed <= real / 1_000_000L + 1);
     }
 
     /**
-     * DATE_FIXED starts the wall clock at the moment; TIME_INCREMENT runs it six times faster from there, so it is at
-     * most six times the real time since the clock was made past the moment.
+     * DATE_FIXED starts the wall clock at the moment; under TIME_INCREMENT it runs at real time from there, so it is
+     * at most the real time since the clock was made past the moment.
      */
     private static void assertAtTheFixedMoment(Date d) {
         long since = d.getTime() - 32503680000000L;
-        long bound = 6 * (System.nanoTime() - clockMade) / 1_000_000L + 1;
+        long bound = (System.nanoTime() - clockMade) / 1_000_000L + 1;
         assertTrue(d + " is " + since + " ms after the moment, not within " + bound, since >= 0 && since <= bound);
     }
 

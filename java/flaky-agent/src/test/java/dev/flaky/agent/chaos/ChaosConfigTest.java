@@ -40,8 +40,9 @@ public class ChaosConfigTest {
         ChaosConfig c = parse("chaos", "RANDOM_MAX+time_increment");
         assertTrue(c.enabled(Strategy.RANDOM_MAX) && c.enabled(Strategy.TIME_INCREMENT));
         assertEquals(ChaosConfig.RandomMode.MAX, c.randomMode);
-        assertEquals(5000, c.timeIncrementMs);
-        assertEquals(10000, c.timeGranularityMs);
+        assertEquals(300, c.timeIncrementMs);
+        assertEquals(600, c.timeBudgetMs);
+        assertEquals(16, c.timeGranularityMs);
         assertEquals(10, c.timeSlow, 0);
         assertEquals(32503680000000L, c.dateMillis);
         assertEquals(new Locale("tr", "TR"), c.locale);

@@ -7,6 +7,7 @@ import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.List;
@@ -35,55 +36,98 @@ public class PerceivedClockTest {
         return new PerceivedClock(s, config(s.name()), real);
     }
 
+    private static void nextTest() {
+        Map<String, Object> end = new HashMap<>();
+        end.put("type", "test-end");
+        dev.flaky.agent.Channel.send(end);
+    }
+
     @Test
-    public void incrementIsARateThatMovesBothApisAlongOneClock() {
+    public void incrementPausesBeforeReadingsWithinTheTestsBudget() {
         FakeRealClock real = new FakeRealClock();
-        PerceivedClock c = clock(Strategy.TIME_INCREMENT, real);
-        long m0 = c.currentTimeMillis();
-        long n0 = c.nanoTime();
-        for (int i = 0; i < 1000; i++) {
+        try (RecordedPauses pauses = new RecordedPauses(real)) {
+            PerceivedClock c = clock(Strategy.TIME_INCREMENT, real);
+            nextTest();
+            long n0 = c.nanoTime();
+            c.currentTimeMillis();
+            for (int i = 0; i < 1000; i++) {
+                c.nanoTime();
+            }
+            // Two pauses of 300 ms use up the test's 600 ms; the clock shows exactly the real time they took.
+            assertEquals(Arrays.asList("300", "300"), pauses.millis());
+            assertEquals(300_000_000L, c.nanoTime() - n0);
+            assertEquals(real.currentTimeMillis(), c.currentTimeMillis());
+            assertEquals(c.currentTimeMillis(), c.instant().toEpochMilli());
+            nextTest();
             c.nanoTime();
+            assertEquals("the next test has its own budget", 3, pauses.millis().size());
         }
-        assertEquals("readings add nothing", n0, c.nanoTime());
-        real.advance(100);
-        // 100 ms of real time look like 600 ms (5000 ms gained per real second), on both APIs.
-        assertEquals(600_000_000L, c.nanoTime() - n0);
-        assertEquals(600, c.currentTimeMillis() - m0);
-        assertEquals(c.currentTimeMillis(), c.instant().toEpochMilli());
+    }
+
+    @Test
+    public void aLatencyBudgetSeesThePauseAndAGenerousWaitCannotFail() {
+        FakeRealClock real = new FakeRealClock();
+        try (RecordedPauses pauses = new RecordedPauses(real)) {
+            PerceivedClock c = clock(Strategy.TIME_INCREMENT, real);
+            nextTest();
+            // Formatting that takes 5 ms, asserted to take under 250 ms: a pause falls between the two readings.
+            long start = c.nanoTime();
+            real.compute(5);
+            assertTrue(c.nanoTime() - start > 250_000_000L);
+            nextTest();
+            // A worker that sleeps 600 ms (real time, as every sleep), awaited for up to 1 s on the clock.
+            long begun = real.nanoTime();
+            long deadline = c.nanoTime() + 1_000_000_000L;
+            boolean done = false;
+            while (!done) {
+                assertTrue("the deadline passed before the work was done", c.nanoTime() < deadline);
+                real.advance(10);
+                done = real.nanoTime() - begun >= 600_000_000L;
+            }
+        }
+    }
+
+    @Test
+    public void slowPausesForTheComputingSinceTheThreadsLastReadingNotForItsSleeps() {
+        FakeRealClock real = new FakeRealClock();
+        try (RecordedPauses pauses = new RecordedPauses(real)) {
+            PerceivedClock c = clock(Strategy.TIME_SLOW, real);
+            nextTest();
+            long start = c.nanoTime();
+            real.compute(20);
+            real.advance(500);
+            // A CPU ten times slower: the 20 ms of computing take 200 ms, the 500 ms of sleep take 500 ms.
+            assertEquals(700_000_000L, c.nanoTime() - start);
+            assertEquals(Arrays.asList("180"), pauses.millis());
+            real.compute(100);
+            c.nanoTime();
+            assertEquals("the rest of the 600 ms budget", Arrays.asList("180", "420"), pauses.millis());
+            real.compute(100);
+            c.nanoTime();
+            assertEquals(2, pauses.millis().size());
+        }
     }
 
     @Test
     public void allThreadsReadOneClock() throws InterruptedException {
         FakeRealClock real = new FakeRealClock();
-        PerceivedClock c = clock(Strategy.TIME_INCREMENT, real);
-        real.advance(10);
-        long[] start = new long[1];
-        Thread starter = new Thread(() -> {
-            for (int i = 0; i < 1000; i++) {
-                start[0] = c.nanoTime();
-            }
-        });
-        starter.start();
-        starter.join();
-        // Another thread's start and this thread's check see one clock: no drift from either's readings.
-        assertEquals(0, c.nanoTime() - start[0]);
-        real.advance(10);
-        assertEquals(60_000_000L, c.nanoTime() - start[0]);
-    }
-
-    @Test
-    public void theRateDrivenWallClockRestartsFromTheRealOneAtEachTest() {
-        FakeRealClock real = new FakeRealClock();
-        PerceivedClock c = clock(Strategy.TIME_INCREMENT, real);
-        c.currentTimeMillis();
-        real.advance(100);
-        assertEquals("100 ms of the test look like 600", 500, c.currentTimeMillis() - real.currentTimeMillis());
-        Map<String, Object> end = new HashMap<>();
-        end.put("type", "test-end");
-        dev.flaky.agent.Channel.send(end);
-        assertEquals(real.currentTimeMillis(), c.currentTimeMillis());
-        real.advance(100);
-        assertEquals(500, c.currentTimeMillis() - real.currentTimeMillis());
+        try (RecordedPauses pauses = new RecordedPauses(real)) {
+            PerceivedClock c = clock(Strategy.TIME_INCREMENT, real);
+            nextTest();
+            real.advance(10);
+            long[] start = new long[1];
+            Thread starter = new Thread(() -> {
+                for (int i = 0; i < 1000; i++) {
+                    start[0] = c.nanoTime();
+                }
+            });
+            starter.start();
+            starter.join();
+            // Another thread's start and this thread's check see one clock: no drift from either's readings.
+            assertEquals(0, c.nanoTime() - start[0]);
+            real.advance(10);
+            assertEquals(10_000_000L, c.nanoTime() - start[0]);
+        }
     }
 
     @Test
@@ -109,30 +153,25 @@ public class PerceivedClockTest {
     }
 
     @Test
-    public void roundingReturnsMultiplesOfTheGranularity() {
-        PerceivedClock c = clock(Strategy.TIME_ROUNDING);
-        for (int i = 0; i < 100; i++) {
-            assertEquals(0, c.currentTimeMillis() % 10000);
-        }
-    }
-
-    @Test
-    public void scalingFollowsRealTimeFasterOrSlower() {
+    public void roundingIsACoarseClockThatKeepsMoving() {
         FakeRealClock real = new FakeRealClock();
-        PerceivedClock fast = new PerceivedClock(Strategy.TIME_INCREMENT, config("TIME_FAST", "chaos.time.fast", "10"),
-                real);
-        PerceivedClock slow = clock(Strategy.TIME_SLOW, real);
-        long f0 = fast.nanoTime();
-        long s0 = slow.nanoTime();
-        real.advance(50);
-        assertEquals("ten times faster", 500_000_000L, fast.nanoTime() - f0);
-        assertEquals("ten times slower", 5_000_000L, slow.nanoTime() - s0);
+        PerceivedClock c = clock(Strategy.TIME_ROUNDING, real);
+        long first = c.currentTimeMillis();
+        for (int i = 0; i < 100; i++) {
+            long m = c.currentTimeMillis();
+            assertEquals(0, m % 16);
+            assertTrue("never ahead of the real clock", m <= real.currentTimeMillis());
+            assertTrue("less than a tick behind it", m > real.currentTimeMillis() - 16);
+            real.advance(7);
+        }
+        assertTrue("700 ms on, the clock moved", c.currentTimeMillis() - first >= 684);
     }
 
     @Test
     public void neverGoesBackwardsUnderManyThreads() throws InterruptedException {
         for (Strategy s : new Strategy[] {Strategy.TIME_INCREMENT, Strategy.TIME_ROUNDING, Strategy.TIME_SLOW}) {
             PerceivedClock c = clock(s);
+            RecordedPauses pauses = new RecordedPauses();
             AtomicBoolean backwards = new AtomicBoolean();
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
@@ -154,6 +193,7 @@ public class PerceivedClockTest {
             for (Thread thread : threads) {
                 thread.join();
             }
+            pauses.close();
             assertFalse(s.name(), backwards.get());
         }
     }
