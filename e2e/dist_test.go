@@ -48,6 +48,13 @@ func TestDistInstallsThroughMaven(t *testing.T) {
 	}
 	name := "flaky-" + version + "-" + runtime.GOOS + "-" + runtime.GOARCH
 	checkSum(t, dist, name+".tar.gz")
+	// Maven resolves the profile's plugin before the build runs: the file
+	// repository has it, with the provider and agent it installs.
+	for _, a := range []string{mvn.PluginArtifactID, "flaky-surefire-provider", "flaky-agent"} {
+		if _, err := os.Stat(filepath.Join(fileRepo, "dev", "flaky", a, version, a+"-"+version+".jar")); err != nil {
+			t.Errorf("make dist did not deploy %s: %v", a, err)
+		}
+	}
 	unpacked := filepath.Join(tmp, "unpacked")
 	if err := os.Mkdir(unpacked, 0o755); err != nil {
 		t.Fatal(err)

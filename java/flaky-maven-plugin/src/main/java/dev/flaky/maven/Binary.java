@@ -92,7 +92,8 @@ final class Binary {
             p.getInputStream().close();
             p.waitFor();
         } catch (IOException e) {
-            throw new IOException("flaky: cannot run the flaky binary " + bin + ": " + REMEDY, e);
+            // No cause: Maven would append its message ("Cannot run program ...") to the remedy.
+            throw new IOException("flaky: cannot run the flaky binary " + bin + ": " + REMEDY);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while starting " + bin, e);

@@ -106,12 +106,12 @@ public final class PrepareMojo extends AbstractMojo {
                                     .getArtifact().getFile();
                         } catch (ArtifactResolutionException e) {
                             throw new IOException("flaky: Maven cannot get the flaky binary " + a + " (" + e.getMessage()
-                                    + "): " + Binary.REMEDY, e);
+                                    + "): " + Binary.REMEDY);
                         }
                     });
             Binary.checkRuns(exe);
         } catch (IOException e) {
-            throw new MojoExecutionException(e.getMessage(), e);
+            throw new MojoExecutionException(e.getMessage()); // the message says it all (see Binary)
         }
         project.getProperties().setProperty(EXE_PROPERTY, exe);
         return exe;
