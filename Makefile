@@ -1,14 +1,14 @@
 # flaky build. `make build` leaves the binary at bin/flaky.
 GO      ?= go
 MVN     ?= env MAVEN_OPTS="$(MAVEN_OPTS) -Dstyle.color=never -Djansi.noreset=true" mvn
-JARS    := internal/engine/agent/jars/flaky-agent.jar internal/engine/agent/jars/flaky-runner.jar internal/engine/agent/jars/flaky-surefire-provider.jar internal/engine/agent/jars/flaky-editor.jar
+JARS    := internal/engine/agent/jars/flaky-agent.jar internal/engine/agent/jars/flaky-runner.jar internal/engine/agent/jars/flaky-surefire-provider.jar internal/engine/agent/jars/flaky-editor.jar internal/engine/agent/jars/flaky-maven-plugin.jar
 JAVA_SRC := $(shell find java \( -name '*.java' -o -name pom.xml \) -not -path '*/target/*' 2>/dev/null)
 
 .PHONY: all build dist dist-maven java java-test test unit fuzz e2e e2e-repeat test-busy e2e-busy bench demo lint clean
 
 all: build
 
-## java: build the Java runner, agent, Surefire provider and source editor and copy the jars that the Go binary embeds.
+## java: build the Java runner, agent, Surefire provider, source editor and Maven plugin and copy the jars that the Go binary embeds.
 java: $(JARS)
 
 # copy-jars copies the packaged jars to where the Go binary embeds them from.
@@ -17,6 +17,7 @@ define copy-jars
 	cp java/flaky-runner/target/flaky-runner.jar internal/engine/agent/jars/flaky-runner.jar
 	cp java/flaky-surefire-provider/target/flaky-surefire-provider.jar internal/engine/agent/jars/flaky-surefire-provider.jar
 	cp java/flaky-editor/target/flaky-editor.jar internal/engine/agent/jars/flaky-editor.jar
+	cp java/flaky-maven-plugin/target/flaky-maven-plugin.jar internal/engine/agent/jars/flaky-maven-plugin.jar
 endef
 
 $(JARS) &: $(JAVA_SRC)

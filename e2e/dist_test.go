@@ -24,8 +24,9 @@ import (
 // into a file repository; then a fresh HOME whose settings.xml names that
 // repository (and the local repository of this machine, so that Maven
 // needs no network), no flaky on the PATH, `flaky init` from the unpacked
-// archive and `mvn -Pflaky verify`, whose profile gets the binary through
-// Maven and finds junit4's flaky tests.
+// archive, the plugin it installed taken out of the local repository
+// again (a CI machine never ran init), and `mvn -Pflaky verify`, which gets
+// the plugin and the binary through Maven and finds junit4's flaky tests.
 func TestDistInstallsThroughMaven(t *testing.T) {
 	t.Parallel()
 	needsTools(t)
@@ -48,6 +49,13 @@ func TestDistInstallsThroughMaven(t *testing.T) {
 	}
 	name := "flaky-" + version + "-" + runtime.GOOS + "-" + runtime.GOARCH
 	checkSum(t, dist, name+".tar.gz")
+	// Maven resolves the profile's plugin before the build runs: the file
+	// repository has it, with the provider and agent it installs.
+	for _, a := range []string{mvn.PluginArtifactID, "flaky-surefire-provider", "flaky-agent"} {
+		if _, err := os.Stat(filepath.Join(fileRepo, "dev", "flaky", a, version, a+"-"+version+".jar")); err != nil {
+			t.Errorf("make dist did not deploy %s: %v", a, err)
+		}
+	}
 	unpacked := filepath.Join(tmp, "unpacked")
 	if err := os.Mkdir(unpacked, 0o755); err != nil {
 		t.Fatal(err)
@@ -70,6 +78,11 @@ func TestDistInstallsThroughMaven(t *testing.T) {
 	initCmd.Env = env
 	if out, err := initCmd.CombinedOutput(); err != nil {
 		t.Fatalf("flaky init: %v\n%s", err, out)
+	}
+	// init installed the plugin into the local repository; a CI machine
+	// that did not run init gets it from the build's plugin repositories.
+	if err := os.RemoveAll(filepath.Join(localRepo, "dev", "flaky", mvn.PluginArtifactID, version)); err != nil {
+		t.Fatal(err)
 	}
 	verify := exec.Command("mvn", "-B", "-Dstyle.color=never", "-Pflaky", "verify", "-Dflaky.gate=off", "-Dflaky.seed="+pipelineSeed)
 	verify.Dir, verify.Env = dir, env
@@ -139,8 +152,9 @@ type mavenSettings struct {
 }
 
 type mavenProfile struct {
-	ID           string            `xml:"id"`
-	Repositories []mavenRepository `xml:"repositories>repository"`
+	ID                 string            `xml:"id"`
+	Repositories       []mavenRepository `xml:"repositories>repository"`
+	PluginRepositories []mavenRepository `xml:"pluginRepositories>pluginRepository"`
 }
 
 type mavenRepository struct {
@@ -149,13 +163,15 @@ type mavenRepository struct {
 }
 
 // writeSettings writes a settings.xml with the local repository localRepo
-// and the file repository fileRepo as a repository of every build.
+// and the file repository fileRepo as a repository and plugin repository of
+// every build.
 func writeSettings(t *testing.T, path, localRepo, fileRepo string) {
 	t.Helper()
 	s := mavenSettings{
 		LocalRepository: localRepo,
-		Profiles:        []mavenProfile{{ID: "flaky-dist", Repositories: []mavenRepository{{ID: "flaky-dist", URL: "file://" + filepath.ToSlash(fileRepo)}}}},
-		ActiveProfiles:  []string{"flaky-dist"},
+		Profiles: []mavenProfile{{ID: "flaky-dist", Repositories: []mavenRepository{{ID: "flaky-dist", URL: "file://" + filepath.ToSlash(fileRepo)}},
+			PluginRepositories: []mavenRepository{{ID: "flaky-dist", URL: "file://" + filepath.ToSlash(fileRepo)}}}},
+		ActiveProfiles: []string{"flaky-dist"},
 	}
 	data, err := xml.MarshalIndent(s, "", "  ")
 	if err != nil {

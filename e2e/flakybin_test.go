@@ -10,9 +10,9 @@ import (
 
 // TestProfileNamesMissingBinary runs `mvn -Pflaky test-compile` with no
 // flaky on the PATH: with a -Dflaky.bin that does not exist, the build fails
-// with a message that says how to point it at flaky, not with
-// exec-maven-plugin's "Cannot run program"; with no -Dflaky.bin either, the
-// profile asks Maven for the binary and the build fails naming the artifact
+// (in the plugin's prepare goal) with a message that says how to point it at
+// flaky, not with a bare "Cannot run program"; with no -Dflaky.bin either, the
+// plugin asks Maven for the binary and the build fails naming the artifact
 // (a development build's is in no repository; offline, so that no
 // repository is asked).
 func TestProfileNamesMissingBinary(t *testing.T) {
@@ -29,7 +29,7 @@ func TestProfileNamesMissingBinary(t *testing.T) {
 			t.Fatalf("mvn -Pflaky test-compile %s passed without flaky:\n%s", strings.Join(args, " "), tail(string(out)))
 		}
 		if strings.Contains(string(out), "Cannot run program") {
-			t.Errorf("exec-maven-plugin ran a missing binary:\n%s", tail(string(out)))
+			t.Errorf("the build ran a missing binary:\n%s", tail(string(out)))
 		}
 		return string(out)
 	}

@@ -163,7 +163,7 @@ func TestVerifyGatesReactor(t *testing.T) {
 	// reproduce it (whatever the build printed since verify's lines).
 	_, failure, _ := strings.Cut(out, "BUILD FAILURE")
 	for _, want := range []string{
-		"An Ant BuildException has occured: flaky: the flaky gate failed in module core: 1 new flaky test(s) not in .flaky/baseline.json\n",
+		":verify (default) on project reactor-core: flaky: the flaky gate failed in module core: 1 new flaky test(s) not in .flaky/baseline.json\n",
 		"[ERROR]   NEW   nod        " + flakyTest + "\n",
 		"[ERROR]         reproduce: mvn -Pflaky test ",
 		"[ERROR] fix the new flaky tests, or accept them with `flaky baseline accept`; report: " + filepath.Join(dir, "core", "target", "flaky", "report.json") + "\n",

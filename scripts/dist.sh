@@ -6,7 +6,8 @@
 #                              DIST/SHA256SUMS over the archives
 #   scripts/dist.sh maven      deploys the binaries of DIST into the Maven repository at REPO (a directory) as
 #                              dev.flaky:flaky:VERSION:exe:CLASSIFIER, with Maven's deploy-file (which writes the
-#                              pom, the metadata and the checksums)
+#                              pom, the metadata and the checksums), and beside them the Maven plugin the profile
+#                              runs (dev.flaky:flaky-maven-plugin) with the Surefire provider and agent
 #
 # Environment: GO, MVN (the commands; one word each), LDFLAGS (the version stamp), VERSION (the Maven version the stamp gives: what
 # `flaky version --maven` prints), DIST, PLATFORMS ("linux/amd64 darwin/arm64 ..."), REPO.
@@ -84,6 +85,20 @@ maven() {
     -Dfile="$main" -Dclassifier="$main_classifier" "${extra[@]}" \
     -DrepositoryId=flaky-dist -Durl="file://$repo"
   echo "dist: dev.flaky:flaky:$VERSION in $repo"
+  # The profile's plugin, and the provider and agent it installs, from the same repository: Maven resolves the
+  # plugin before any step of a build runs. install-artifacts writes them (the plugin's descriptor naming VERSION)
+  # into a scratch repository, from where deploy-file deploys each with its pom.
+  local scratch root a
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' RETURN
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  (cd "$root" && "$GO" run -ldflags "$LDFLAGS" ./cmd/flaky install-artifacts --repo "$scratch")
+  for a in flaky-maven-plugin flaky-surefire-provider flaky-agent; do
+    local base="$scratch/dev/flaky/$a/$VERSION/$a-$VERSION"
+    MAVEN_OPTS="${MAVEN_OPTS:-} -Dstyle.color=never -Djansi.noreset=true" "$MVN" -B -q "$DEPLOY_PLUGIN:deploy-file" \
+      -Dfile="$base.jar" -DpomFile="$base.pom" -DrepositoryId=flaky-dist -Durl="file://$repo"
+  done
+  echo "dist: dev.flaky:flaky-maven-plugin, flaky-surefire-provider and flaky-agent $VERSION in $repo"
 }
 
 case ${1:-} in

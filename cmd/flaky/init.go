@@ -22,6 +22,8 @@ func initCommand() *cli.Command {
 			"(usually just DIR/pom.xml) and changes nothing else in them; a profile written by another flaky version is updated.\n" +
 			"Each pom's previous content is kept in a new backup under DIR/" + mvn.BackupDir + ", at the pom's path (pom.xml, then pom.xml.1, ...; never\n" +
 			"overwritten), a folder git ignores (its .gitignore says *); init names each backup.\n" +
+			"The profile runs flaky's Maven plugin (dev.flaky:flaky-maven-plugin), which init installs into the local repository\n" +
+			"with the Surefire provider and agent, as install-artifacts does.\n" +
 			"A flaky profile flaky did not write, and read-only poms, are refused unless --force.\n" +
 			"Exit status: 0 done (or, with --check, the profile is current), 1 with --check: absent or stale, 2 error.",
 		Flags: []cli.Flag{
@@ -122,6 +124,11 @@ func runInit(o initOptions) error {
 		default:
 			fmt.Fprintf(out, "added the flaky profile to %s%s (previous version: %s)\n", check.Pom, reaches(check), check.Backup)
 		}
+	}
+	// Maven resolves the profile's plugin before any step of the build runs:
+	// it must be in the local repository (or a repository the build names).
+	if err := installArtifacts(installArtifactsOptions{globalOptions: o.globalOptions}); err != nil {
+		return fmt.Errorf("install the flaky Maven plugin: %w", err)
 	}
 	if state.Status() != mvn.ProfileCurrent {
 		backupsNote(out, dir)

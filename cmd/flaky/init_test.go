@@ -6,10 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/flakyhq/flaky/internal/engine/agent"
+	"github.com/flakyhq/flaky/internal/maven/mvn"
 )
 
 const jupiterPom = `<?xml version="1.0" encoding="UTF-8"?>
@@ -39,7 +41,17 @@ func projectDir(t *testing.T, content string) string {
 	return dir
 }
 
+// isolatedHome gives the test a HOME of its own, so that what init
+// installs into ~/.m2/repository stays out of the machine's.
+func isolatedHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	return home
+}
+
 func TestInitCommand(t *testing.T) {
+	home := isolatedHome(t)
 	original := strings.Replace(jupiterPom, "JUPITER", "5.14.4", 1)
 	dir := projectDir(t, original)
 	pom := filepath.Join(dir, "pom.xml")
@@ -60,7 +72,7 @@ func TestInitCommand(t *testing.T) {
 			name: "check stale",
 			args: []string{"init", "--check", dir},
 			edit: func(s string) string {
-				return strings.Replace(s, "<flaky.version>0.0.0-dev<", "<flaky.version>0.0.9<", 1)
+				return strings.ReplaceAll(s, "<version>0.0.0-dev<", "<version>0.0.9<")
 			},
 			wantCode:   1,
 			wantStderr: "present but stale (written by flaky 0.0.9; flaky 0.0.0-dev writes a different one)\nrun flaky init",
@@ -91,9 +103,16 @@ func TestInitCommand(t *testing.T) {
 	if got, _ := os.ReadFile(pom); string(got) != original {
 		t.Errorf("pom after remove:\n%s", got)
 	}
+	// Maven resolves the profile's plugin before the build runs: init
+	// installed it.
+	plugin := filepath.Join(home, ".m2", "repository", "dev", "flaky", "flaky-maven-plugin", "0.0.0-dev", "flaky-maven-plugin-0.0.0-dev.jar")
+	if _, err := os.Stat(plugin); err != nil {
+		t.Errorf("init did not install the Maven plugin: %v", err)
+	}
 }
 
 func TestInitCommandErrors(t *testing.T) {
+	isolatedHome(t)
 	noVersion := projectDir(t, strings.Replace(jupiterPom, "<version>JUPITER</version>\n", "", 1))
 	malformed := projectDir(t, "<project>\n  <build>\n</project>\n")
 	tests := []struct {
@@ -120,7 +139,7 @@ func TestInitCommandErrors(t *testing.T) {
 	if code, _, stderr := runApp("init", "--junit-platform-version", "1.14.4", noVersion); code != 0 {
 		t.Errorf("with --junit-platform-version: exit %d: %s", code, stderr)
 	}
-	if content, _ := os.ReadFile(filepath.Join(noVersion, "pom.xml")); !bytes.Contains(content, []byte("<flaky.junit.platform.version>1.14.4<")) {
+	if content, _ := os.ReadFile(filepath.Join(noVersion, "pom.xml")); !regexp.MustCompile(`junit-platform-launcher</artifactId>\s*<version>1\.14\.4<`).Match(content) {
 		t.Errorf("pom lacks the given platform version:\n%s", content)
 	}
 }
@@ -128,6 +147,7 @@ func TestInitCommandErrors(t *testing.T) {
 // A flaky profile that flaky did not write is refused by init and --remove,
 // and replaced or removed with --force.
 func TestInitCommandForce(t *testing.T) {
+	isolatedHome(t)
 	own := strings.Replace(strings.Replace(jupiterPom, "JUPITER", "5.14.4", 1), "</project>",
 		"  <profiles>\n    <profile>\n      <id>flaky</id>\n    </profile>\n  </profiles>\n</project>", 1)
 	dir := projectDir(t, own)
@@ -152,7 +172,7 @@ func TestInstallArtifactsCommand(t *testing.T) {
 	repo := t.TempDir()
 	// What it installed is a debug note.
 	code, stdout, stderr := runApp("--debug", "install-artifacts", "--repo", repo)
-	if code != 0 || stdout != "" || stderr != "flaky: installed dev.flaky:flaky-surefire-provider:0.0.0-dev, dev.flaky:flaky-agent:0.0.0-dev in "+repo+"\n" {
+	if code != 0 || stdout != "" || stderr != "flaky: installed dev.flaky:flaky-surefire-provider:0.0.0-dev, dev.flaky:flaky-agent:0.0.0-dev, dev.flaky:flaky-maven-plugin:0.0.0-dev in "+repo+"\n" {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	jars, err := agent.Contents()
@@ -164,6 +184,16 @@ func TestInstallArtifactsCommand(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s jar differs from the embedded one (%v)", a, err)
 		}
+	}
+	plugin, err := mvn.PluginJar(jars.Plugin, "0.0.0-dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(repo, "dev", "flaky", "flaky-maven-plugin", "0.0.0-dev", "flaky-maven-plugin-0.0.0-dev.jar")); err != nil || !bytes.Equal(got, plugin) {
+		t.Errorf("the plugin jar is not the embedded one naming 0.0.0-dev (%v)", err)
+	}
+	if pom, err := os.ReadFile(filepath.Join(repo, "dev", "flaky", "flaky-maven-plugin", "0.0.0-dev", "flaky-maven-plugin-0.0.0-dev.pom")); err != nil || !bytes.Contains(pom, []byte("<packaging>maven-plugin</packaging>")) {
+		t.Errorf("the plugin's pom: %s, %v", pom, err)
 	}
 	if code, stdout, stderr := runApp("--debug", "install-artifacts", "--repo", repo); code != 0 || stdout != "" || stderr != "" {
 		t.Errorf("up to date: exit %d, stdout %q, stderr %q; want 0 and no output", code, stdout, stderr)

@@ -14,7 +14,7 @@ import (
 func installArtifactsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "install-artifacts",
-		Usage: "write flaky's Surefire provider and agent into a local Maven repository (the flaky profile runs this)",
+		Usage: "write flaky's Surefire provider, agent and Maven plugin into a local Maven repository (flaky init and the flaky profile run this)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "repo", Usage: "the local Maven repository to write into (the flaky profile passes Maven's ${settings.localRepository})",
 				DefaultText: "-D maven.repo.local when given, else the localRepository of ~/.m2/settings.xml, else ~/.m2/repository"},
@@ -34,7 +34,8 @@ type installArtifactsOptions struct {
 	Repo string // the local Maven repository
 }
 
-// installArtifacts writes the embedded provider and agent jars into o.Repo,
+// installArtifacts writes the embedded provider and agent jars and the
+// Maven plugin (its descriptor naming this binary's version) into o.Repo,
 // else the default repository (see defaultRepo; a debug note says which it
 // wrote).
 func installArtifacts(o installArtifactsOptions) error {
@@ -48,9 +49,15 @@ func installArtifacts(o installArtifactsOptions) error {
 	if err != nil {
 		return err
 	}
-	wrote, err := mvn.InstallArtifacts(o.Repo, buildinfo.MavenVersion(), []mvn.Artifact{
+	version := buildinfo.MavenVersion()
+	plugin, err := mvn.PluginJar(jars.Plugin, version)
+	if err != nil {
+		return err
+	}
+	wrote, err := mvn.InstallArtifacts(o.Repo, version, []mvn.Artifact{
 		{ArtifactID: "flaky-surefire-provider", Jar: jars.Provider},
 		{ArtifactID: "flaky-agent", Jar: jars.Agent},
+		{ArtifactID: mvn.PluginArtifactID, Jar: plugin, Packaging: "maven-plugin"},
 	})
 	if err != nil {
 		return err

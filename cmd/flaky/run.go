@@ -86,6 +86,9 @@ func runProject(ctx context.Context, o runProjectOptions) error {
 		}
 	}
 
+	if err := installArtifacts(installArtifactsOptions{globalOptions: o.globalOptions}); err != nil {
+		return fmt.Errorf("install the flaky Maven plugin: %w", err)
+	}
 	server, err := agent.NewServer()
 	if err != nil {
 		return err

@@ -1,4 +1,5 @@
-// Package agent embeds the Java runner and agent jars, extracts them to a
+// Package agent embeds the Java runner and agent jars (and the Surefire
+// provider and Maven plugin that install-artifacts writes), extracts them to a
 // cache directory, and implements the driver side of the agent wire protocol
 // (framing, messages and a loopback Server); see PROTOCOL.md.
 package agent
@@ -15,13 +16,14 @@ import (
 	"github.com/flakyhq/flaky/internal/base/safewrite"
 )
 
-//go:embed jars/flaky-agent.jar jars/flaky-runner.jar jars/flaky-surefire-provider.jar
+//go:embed jars/flaky-agent.jar jars/flaky-runner.jar jars/flaky-surefire-provider.jar jars/flaky-maven-plugin.jar
 var jarFS embed.FS
 
 const (
 	agentJar    = "flaky-agent.jar"
 	runnerJar   = "flaky-runner.jar"
 	providerJar = "flaky-surefire-provider.jar"
+	pluginJar   = "flaky-maven-plugin.jar"
 )
 
 // Jars holds the paths of the extracted jars.
@@ -36,6 +38,9 @@ type JarContents struct {
 	Agent    []byte
 	Runner   []byte
 	Provider []byte
+	// Plugin is dev.flaky:flaky-maven-plugin as built, its descriptor
+	// naming the Java build's version (see mvn.PluginJar).
+	Plugin []byte
 }
 
 // Contents returns the embedded jars.
@@ -44,7 +49,7 @@ func Contents() (JarContents, error) {
 	for _, j := range []struct {
 		name string
 		dst  *[]byte
-	}{{agentJar, &c.Agent}, {runnerJar, &c.Runner}, {providerJar, &c.Provider}} {
+	}{{agentJar, &c.Agent}, {runnerJar, &c.Runner}, {providerJar, &c.Provider}, {pluginJar, &c.Plugin}} {
 		data, err := jarFS.ReadFile("jars/" + j.name)
 		if err != nil {
 			return JarContents{}, fmt.Errorf("read embedded %s: %w", j.name, err)

@@ -19,7 +19,13 @@ const ArtifactGroupID = "dev.flaky"
 type Artifact struct {
 	ArtifactID string
 	Jar        []byte
+	// Packaging is the pom's packaging; "" means jar.
+	Packaging string
 }
+
+// PluginArtifactID is the artifactId of flaky's Maven plugin, which the
+// flaky profile runs.
+const PluginArtifactID = "flaky-maven-plugin"
 
 // InstallArtifacts writes each artifact into the local Maven repository
 // repo as repo/dev/flaky/<a>/<version>/<a>-<version>.jar plus a minimal pom
@@ -43,7 +49,7 @@ func InstallArtifacts(repo, version string, artifacts []Artifact) ([]string, err
 		for _, f := range []struct {
 			path string
 			data []byte
-		}{{base + ".jar", a.Jar}, {base + ".pom", artifactPom(a.ArtifactID, version)}} {
+		}{{base + ".jar", a.Jar}, {base + ".pom", artifactPom(a.ArtifactID, version, a.Packaging)}} {
 			if upToDate(f.path, f.data) {
 				continue
 			}
@@ -69,14 +75,17 @@ func upToDate(path string, data []byte) bool {
 }
 
 // artifactPom is the pom installed with a jar: coordinates and packaging only.
-func artifactPom(artifactID, version string) []byte {
+func artifactPom(artifactID, version, packaging string) []byte {
+	if packaging == "" {
+		packaging = "jar"
+	}
 	return []byte(`<?xml version="1.0" encoding="UTF-8"?>
 <project xmlns="http://maven.apache.org/POM/4.0.0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 https://maven.apache.org/xsd/maven-4.0.0.xsd">
   <modelVersion>4.0.0</modelVersion>
   <groupId>` + ArtifactGroupID + `</groupId>
   <artifactId>` + artifactID + `</artifactId>
   <version>` + version + `</version>
-  <packaging>jar</packaging>
+  <packaging>` + packaging + `</packaging>
 </project>
 `)
 }

@@ -1,7 +1,10 @@
 package mvn
 
 import (
+	"archive/zip"
 	"bytes"
+	"encoding/xml"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -112,5 +115,89 @@ func TestInstallArtifactsErrors(t *testing.T) {
 	}
 	if _, err := InstallArtifacts(file, "1.0", a); err == nil || !strings.Contains(err.Error(), "install flaky-agent") {
 		t.Errorf("repo that is a file: %v", err)
+	}
+}
+
+// TestPluginJarNamesTheVersion rewrites a plugin jar's descriptors to a
+// version and keeps every other entry and the rest of the descriptor.
+func TestPluginJarNamesTheVersion(t *testing.T) {
+	descriptor := `<?xml version="1.0" encoding="UTF-8"?>
+<!-- Generated -->
+<plugin>
+  <groupId>dev.flaky</groupId>
+  <artifactId>flaky-maven-plugin</artifactId>
+  <version>0.1.0</version>
+  <mojos>
+    <mojo>
+      <goal>verify</goal>
+      <description>the &apos;gate&apos;</description>
+      <parameters>
+        <parameter>
+          <name>version</name>
+        </parameter>
+      </parameters>
+    </mojo>
+  </mojos>
+</plugin>
+`
+	var jar bytes.Buffer
+	w := zip.NewWriter(&jar)
+	for _, e := range []struct{ name, body string }{
+		{"META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n"},
+		{"META-INF/maven/plugin.xml", descriptor},
+		{"META-INF/maven/dev.flaky/flaky-maven-plugin/plugin-help.xml", descriptor},
+		{"dev/flaky/maven/VerifyMojo.class", "\xca\xfe\xba\xbe"},
+	} {
+		f, err := w.Create(e.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write([]byte(e.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	patched, err := PluginJar(jar.Bytes(), "2.0.0-rc.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := zip.NewReader(bytes.NewReader(patched), int64(len(patched)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range r.File {
+		names = append(names, f.Name)
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(rc)
+		rc.Close()
+		switch {
+		case strings.HasSuffix(f.Name, ".xml"):
+			var d struct {
+				Version string `xml:"version"`
+				Goal    string `xml:"mojos>mojo>goal"`
+				Desc    string `xml:"mojos>mojo>description"`
+				Param   string `xml:"mojos>mojo>parameters>parameter>name"`
+			}
+			if err := xml.Unmarshal(body, &d); err != nil {
+				t.Fatalf("%s: %v\n%s", f.Name, err, body)
+			}
+			if d.Version != "2.0.0-rc.1" || d.Goal != "verify" || d.Desc != "the 'gate'" || d.Param != "version" {
+				t.Errorf("%s after PluginJar: %+v\n%s", f.Name, d, body)
+			}
+		case f.Name == "dev/flaky/maven/VerifyMojo.class" && string(body) != "\xca\xfe\xba\xbe":
+			t.Errorf("%s changed", f.Name)
+		}
+	}
+	if want := "META-INF/MANIFEST.MF META-INF/maven/plugin.xml META-INF/maven/dev.flaky/flaky-maven-plugin/plugin-help.xml dev/flaky/maven/VerifyMojo.class"; strings.Join(names, " ") != want {
+		t.Errorf("entries %q, want %q", names, want)
+	}
+	if _, err := PluginJar(patched[:len(patched)/2], "1"); err == nil {
+		t.Error("PluginJar took a truncated jar")
 	}
 }

@@ -7,23 +7,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 )
 
 // GateFile is the file, relative to a module's build directory, that
-// `flaky verify` writes when the module fails the gate; the flaky profile
-// fails the build on it in verify, with the file's text as the error.
+// `flaky verify` writes when the module fails the gate; the verify goal of
+// flaky's Maven plugin fails the build on it, with the file's text as the
+// error.
 const GateFile = "flaky/gate-failed"
 
 // ProfileID is the id of the Maven profile `flaky init` adds.
 const ProfileID = "flaky"
-
-// profileFormat is the flaky.profile property: the version of the profile's
-// layout, raised when the layout changes.
-const profileFormat = "10"
 
 // ErrPlatformVersionUnknown means the project uses the JUnit Platform but its
 // version cannot be told from the poms on disk; ProfileOptions.JUnitPlatformVersion
@@ -107,16 +103,47 @@ func (s ProfileState) Status() ProfileStatus {
 	return status
 }
 
-// foreignProfile refuses a profile with id flaky that lacks the flaky.profile
-// property flaky writes: the user's own, which flaky must not replace or
-// remove unless forced.
+// foreignProfile refuses a profile with id flaky that flaky did not write
+// (see flakyWrote): the user's own, which flaky must not replace or remove
+// unless forced.
 func (p *pomDoc) foreignProfile(force bool) error {
 	_, profile := p.flakyProfile()
-	if profile == nil || force || profile.path("properties", "flaky.profile") != nil {
+	if profile == nil || force || flakyWrote(profile) {
 		return nil
 	}
-	return fmt.Errorf("%s has a profile with id %q that flaky did not write (it has no flaky.profile property); rename it, or pass --force to let flaky replace or remove it", p.path, ProfileID)
+	return fmt.Errorf("%s has a profile with id %q that flaky did not write (it runs no %s:%s and has no flaky.profile property); rename it, or pass --force to let flaky replace or remove it", p.path, ProfileID, ArtifactGroupID, PluginArtifactID)
 }
+
+// flakyWrote says whether flaky wrote the profile: it runs flaky's Maven
+// plugin, or, as the profiles of flaky before the plugin did, has a
+// flaky.profile property.
+func flakyWrote(profile *xmlNode) bool {
+	return profilePlugin(profile) != nil || profile.path("properties", "flaky.profile") != nil
+}
+
+// profilePlugin is the profile's <plugin> of flaky's Maven plugin, or nil.
+func profilePlugin(profile *xmlNode) *xmlNode {
+	for _, pl := range profile.path("build", "plugins").all("plugin") {
+		if pl.value("groupId") == ArtifactGroupID && pl.value("artifactId") == PluginArtifactID {
+			return pl
+		}
+	}
+	return nil
+}
+
+// writtenBy is the flaky version that wrote the profile: its plugin's, or
+// the flaky.version property of an older profile.
+func writtenBy(profile *xmlNode) string {
+	if pl := profilePlugin(profile); pl != nil {
+		return pl.value("version")
+	}
+	return profile.path("properties").value("flaky.version")
+}
+
+// BuildDirArg is the JVM argument of the profile's Surefire argLine that
+// tells flaky's provider the module's build directory (the flaky.buildDir
+// system property), quoted: Surefire splits the argLine as a shell would.
+const BuildDirArg = `"-Dflaky.buildDir=${project.build.directory}"`
 
 // AgentArgLine is the JVM argument of the profile's Surefire argLine that
 // attaches the agent from the local repository: it connects to the driver
@@ -328,10 +355,6 @@ func planProfiles(dir string, opts ProfileOptions) ([]profilePlan, error) {
 				return nil, err
 			}
 		}
-		chain, err := loadPomChain(filepath.Dir(doc.path), func(string, ...any) {})
-		if err != nil {
-			return nil, err
-		}
 		pin, note, err := t.surefirePin(repo, rootDir)
 		if err != nil {
 			return nil, err
@@ -340,7 +363,6 @@ func planProfiles(dir string, opts ProfileOptions) ([]profilePlan, error) {
 			version:         opts.Version,
 			platformVersion: platform,
 			argLine:         rootArgLine(doc),
-			argLineProperty: !argLineProperty(chain),
 		}
 		if pin {
 			spec.surefireVersion = PinnedSurefire
@@ -369,10 +391,30 @@ func platformFor(r *reactor, root *pomDoc, opts ProfileOptions) (string, error) 
 		return version, nil
 	}
 	_, profile := root.flakyProfile()
-	if v := profile.path("properties").value("flaky.junit.platform.version"); v != "" {
+	if v := profileLauncher(profile); v != "" {
 		return v, nil
 	}
 	return "", ErrPlatformVersionUnknown
+}
+
+// profileLauncher is the junit-platform-launcher version of a flaky
+// profile's Surefire (or the flaky.junit.platform.version property of an
+// older profile); "" when it has none.
+func profileLauncher(profile *xmlNode) string {
+	if v := profile.path("properties").value("flaky.junit.platform.version"); v != "" {
+		return v
+	}
+	for _, pl := range profile.path("build", "plugins").all("plugin") {
+		if !isSurefire(pl.value("groupId"), pl.value("artifactId")) {
+			continue
+		}
+		for _, d := range pl.path("dependencies").all("dependency") {
+			if d.value("groupId") == "org.junit.platform" && d.value("artifactId") == launcherArtifactID {
+				return d.value("version")
+			}
+		}
+	}
+	return ""
 }
 
 // pomDoc is a root pom read for editing.
@@ -435,7 +477,7 @@ func (p *pomDoc) check(spec profileSpec) (ProfileCheck, []byte) {
 		}
 		return check, spec.render(indent, style)
 	}
-	check.WrittenBy = profile.path("properties").value("flaky.version")
+	check.WrittenBy = writtenBy(profile)
 	want := spec.render(elementIndent(p.content, profiles, profile, style), style)
 	check.Status = ProfileStale
 	if bytes.Equal(p.content[profile.start:profile.end], want) {
@@ -491,21 +533,24 @@ func isXMLSpaceRune(r rune) bool { return r < 0x80 && isXMLSpace(byte(r)) }
 
 // profileSpec is what varies in the flaky profile.
 type profileSpec struct {
-	version         string // flaky.version
-	platformVersion string // flaky.junit.platform.version; "" when the JUnit Platform is not used
+	version         string // flaky's version: of the plugin and the provider
+	platformVersion string // the junit-platform-launcher's; "" when the JUnit Platform is not used
 	argLine         string // Surefire's argLine before the agent, as XML text
-	argLineProperty bool   // whether the profile defines an empty argLine property
 	surefireVersion string // the maven-surefire-plugin version the profile pins; "" for none
 }
 
+// PluginGoals are the goals of flaky's Maven plugin that the profile runs,
+// each in its default phase: prepare in test-compile (the binary, the
+// provider and agent in the local repository, the defaults of the
+// properties the Surefire configuration names) and verify in verify
+// (`flaky verify` with the flaky.* properties, then the gate).
+var PluginGoals = []string{"prepare", "verify"}
+
 // render writes the profile starting at "<profile>" and ending after
-// "</profile>"; its other lines start with indent plus units.
+// "</profile>"; its other lines start with indent plus units. Surefire gets
+// flaky's provider and the agent after @{argLine}; flaky's Maven plugin
+// does the rest (see PluginGoals).
 func (s profileSpec) render(indent string, style pomStyle) []byte {
-	esc := func(v string) string {
-		var b strings.Builder
-		_ = xml.EscapeText(&b, []byte(v)) // never fails on a strings.Builder
-		return b.String()
-	}
 	var b bytes.Buffer
 	line := func(depth int, text string) {
 		if b.Len() > 0 {
@@ -516,160 +561,50 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	elem := func(depth int, name, value string) {
 		line(depth, "<"+name+">"+value+"</"+name+">")
 	}
-	dependency := func(depth int, groupID, artifactID, version string) {
-		line(depth, "<dependency>")
-		elem(depth+1, "groupId", groupID)
-		elem(depth+1, "artifactId", artifactID)
-		elem(depth+1, "version", version)
-		line(depth, "</dependency>")
+	coordinates := func(depth int, groupID, artifactID, version string) {
+		elem(depth, "groupId", groupID)
+		elem(depth, "artifactId", artifactID)
+		elem(depth, "version", escapeText(version))
 	}
-	execution := func(depth int, id, phase string, successCodes []string, args ...string) {
-		line(depth, "<execution>")
-		elem(depth+1, "id", id)
-		elem(depth+1, "phase", phase)
-		line(depth+1, "<goals>")
-		elem(depth+2, "goal", "exec")
-		line(depth+1, "</goals>")
-		line(depth+1, "<configuration>")
-		elem(depth+2, "executable", "${flaky.exe}")
-		if len(successCodes) > 0 {
-			line(depth+2, "<successCodes>")
-			for _, c := range successCodes {
-				elem(depth+3, "successCode", c)
-			}
-			line(depth+2, "</successCodes>")
-		}
-		line(depth+2, "<arguments>")
-		for _, a := range args {
-			elem(depth+3, "argument", a)
-		}
-		line(depth+2, "</arguments>")
-		line(depth+1, "</configuration>")
-		line(depth, "</execution>")
-	}
-
 	line(0, "<profile>")
 	elem(1, "id", ProfileID)
-	line(1, "<properties>")
-	elem(2, "flaky.profile", profileFormat)
-	elem(2, "flaky.version", esc(s.version))
-	elem(2, "flaky.bin", "")
-	elem(2, "flaky.gate", "on")
-	for _, name := range []string{"flaky.reruns", "flaky.rounds", "flaky.budget", "flaky.chaos", "flaky.repair", "flaky.strategy", "flaky.seed", "flaky.since", "flaky.knowledge", "flaky.port", "flaky.token"} {
-		elem(2, name, "")
-	}
-	elem(2, "flaky.testFailureIgnore", "true")
-	if s.platformVersion != "" {
-		elem(2, "flaky.junit.platform.version", esc(s.platformVersion))
-	}
-	if s.argLineProperty {
-		elem(2, "argLine", "")
-	}
-	line(1, "</properties>")
 	line(1, "<build>")
 	line(2, "<plugins>")
 	line(3, "<plugin>")
-	elem(4, "groupId", "org.apache.maven.plugins")
 	elem(4, "artifactId", "maven-surefire-plugin")
 	if s.surefireVersion != "" {
-		elem(4, "version", esc(s.surefireVersion))
+		elem(4, "version", escapeText(s.surefireVersion))
 	}
 	line(4, "<dependencies>")
-	dependency(5, "dev.flaky", "flaky-surefire-provider", "${flaky.version}")
-	if s.platformVersion != "" {
-		dependency(5, "org.junit.platform", "junit-platform-launcher", "${flaky.junit.platform.version}")
+	for _, d := range [][2]string{{ArtifactGroupID, "flaky-surefire-provider"}, {"org.junit.platform", launcherArtifactID}} {
+		version := s.version
+		if d[1] == launcherArtifactID {
+			if version = s.platformVersion; version == "" {
+				continue
+			}
+		}
+		line(5, "<dependency>")
+		coordinates(6, d[0], d[1], version)
+		line(5, "</dependency>")
 	}
 	line(4, "</dependencies>")
 	line(4, "<configuration>")
 	elem(5, "forkCount", "1")
 	elem(5, "reuseForks", "true")
 	elem(5, "testFailureIgnore", "${flaky.testFailureIgnore}")
-	elem(5, "argLine", s.argLine+" "+AgentArgLine)
-	line(5, "<systemPropertyVariables>")
-	elem(6, "flaky.buildDir", "${project.build.directory}")
-	line(5, "</systemPropertyVariables>")
+	elem(5, "argLine", s.argLine+" "+BuildDirArg+" "+AgentArgLine)
 	line(4, "</configuration>")
 	line(3, "</plugin>")
-	renderFetch(line, elem)
 	line(3, "<plugin>")
-	elem(4, "groupId", "org.codehaus.mojo")
-	elem(4, "artifactId", "exec-maven-plugin")
-	elem(4, "version", "3.1.0")
+	coordinates(4, ArtifactGroupID, PluginArtifactID, s.version)
 	line(4, "<executions>")
-	// install-artifacts runs right before the tests, not in validate,
-	// which lifecycle forks (source:jar, javadoc:jar) run again.
-	execution(5, "flaky-install-artifacts", "process-test-classes", nil,
-		"install-artifacts", "--repo", "${settings.localRepository}")
-	// The analysis exits 1 when the gate fails and writes GateFile, which
-	// the enforcer execution below turns into a short build failure in
-	// verify (a later phase, so the order holds whatever the project
-	// declares).
-	execution(5, "flaky-verify", "post-integration-test", []string{"0", "1"},
-		"verify",
-		"--module", "${project.basedir}",
-		"--build-dir", "${project.build.directory}",
-		"--root", "${maven.multiModuleProjectDirectory}",
-		"--gate", "${flaky.gate}",
-		"--reruns", "${flaky.reruns}",
-		"--rounds", "${flaky.rounds}",
-		"--budget", "${flaky.budget}",
-		"--chaos", "${flaky.chaos}",
-		"--repair", "${flaky.repair}",
-		"--strategy", "${flaky.strategy}",
-		"--seed", "${flaky.seed}",
-		"--since", "${flaky.since}",
-		"--knowledge", "${flaky.knowledge}")
-	line(4, "</executions>")
-	line(3, "</plugin>")
-	line(3, "<plugin>")
-	elem(4, "groupId", "org.apache.maven.plugins")
-	elem(4, "artifactId", "maven-enforcer-plugin")
-	elem(4, "version", "3.4.1")
-	line(4, "<executions>")
-	// exec-maven-plugin says only "Cannot run program" when the binary is
-	// not found: this check, before the first execution of flaky, starts it
-	// the way exec does (flaky.exe: see renderBinary) and fails the build
-	// with the remedy.
-	enforce := func(id, phase string, rule func()) {
-		line(5, "<execution>")
-		elem(6, "id", id)
-		elem(6, "phase", phase)
-		line(6, "<goals>")
-		elem(7, "goal", "enforce")
-		line(6, "</goals>")
-		line(6, "<configuration>")
-		elem(7, "skip", "false")
-		elem(7, "fail", "true")
-		line(7, `<rules combine.self="override">`)
-		rule()
-		line(7, "</rules>")
-		line(6, "</configuration>")
-		line(5, "</execution>")
+	line(5, "<execution>")
+	line(6, "<goals>")
+	for _, g := range PluginGoals {
+		elem(7, "goal", g)
 	}
-	enforce("flaky-bin", "test-compile", func() {
-		line(8, "<evaluateBeanshell>")
-		elem(9, "condition", binCheck)
-		elem(9, "message", "flaky: cannot run the flaky binary ${flaky.exe}: put flaky on the PATH, or give its path with -Dflaky.bin=/path/to/flaky")
-		line(8, "</evaluateBeanshell>")
-	})
-	line(4, "</executions>")
-	line(3, "</plugin>")
-	// A failed gate fails the build in verify with what GateFile says
-	// (the new flaky tests and their reproduce commands) as the error:
-	// Ant's fail carries a message read at run time, which no enforcer
-	// rule's does.
-	line(3, "<plugin>")
-	elem(4, "groupId", "org.apache.maven.plugins")
-	elem(4, "artifactId", "maven-antrun-plugin")
-	elem(4, "version", "3.1.0")
-	line(4, "<executions>")
-	renderBinaryRuns(line, elem)
-	gate := "${project.build.directory}/" + GateFile
-	renderAntrun(line, elem, antrunRun{id: "flaky-gate", phase: "verify", skip: "false", targetAttrs: ` xmlns:if="ant:if"`, target: []string{
-		`<available file="` + gate + `" property="flaky.gateFailed"/>`,
-		`<loadfile property="flaky.gateMessage" srcFile="` + gate + `" if:set="flaky.gateFailed"/>`,
-		`<fail if="flaky.gateFailed" message="${flaky.gateMessage}"/>`,
-	}})
+	line(6, "</goals>")
+	line(5, "</execution>")
 	line(4, "</executions>")
 	line(3, "</plugin>")
 	line(2, "</plugins>")
@@ -678,120 +613,29 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	return b.Bytes()
 }
 
-// binCheck is the BeanShell condition of the profile's flaky-bin check:
-// true when the binary starts as a process: flaky.bin from Maven's -D (as a
-// system property, so that a Windows path keeps its backslashes), else
-// flaky.exe.
-const binCheck = `String bin = System.getProperty("flaky.bin", ""); if (bin.length() == 0) bin = "${flaky.exe}"; boolean ok = false; ` +
-	`try { new ProcessBuilder(new String[] {bin, "version"}).start().waitFor(); ok = true; } catch (java.io.IOException e) { } ok;`
+// launcherArtifactID is the JUnit Platform launcher, which the profile adds
+// to Surefire at the project's platform version.
+const launcherArtifactID = "junit-platform-launcher"
 
-// FetchedBinary is where the profile puts the flaky binary it resolves
-// through Maven, relative to the module's build directory.
+// escapeText is v escaped as XML character data.
+func escapeText(v string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(v)) // never fails on a strings.Builder
+	return b.String()
+}
+
+// FetchedBinary is where flaky's Maven plugin puts the flaky binary it
+// resolves through Maven, relative to the module's build directory.
 const FetchedBinary = "flaky/bin/flaky"
-
-// binarySelect is the Ant target that picks the flaky binary the profile
-// runs, flaky.exe: the -Dflaky.bin given, else flaky on the PATH, else the
-// artifact dev.flaky:flaky:${flaky.version}:exe:${flaky.classifier} that
-// Maven resolves and copies to FetchedBinary (flaky.fetch.skip false). The
-// classifier is os-maven-plugin's name of the JVM's platform (linux-x86_64,
-// osx-aarch_64, ...). Its properties are not in the model, so Maven
-// evaluates them when each later plugin runs, after antrun exported them.
-var binarySelect = []string{
-	`<condition property="flaky.os" value="linux"><os name="Linux"/></condition>`,
-	`<condition property="flaky.os" value="osx"><os family="mac"/></condition>`,
-	`<condition property="flaky.arch" value="x86_64"><or><os arch="amd64"/><os arch="x86_64"/></or></condition>`,
-	`<condition property="flaky.arch" value="aarch_64"><or><os arch="aarch64"/><os arch="arm64"/></or></condition>`,
-	`<condition property="flaky.exe" value="${flaky.bin}"><length string="${flaky.bin}" when="greater" length="0"/></condition>`,
-	`<available property="flaky.exe" value="flaky" file="flaky" type="file" filepath="${env.PATH}"/>`,
-	`<condition property="flaky.fetch.skip" value="true" else="false"><isset property="flaky.exe"/></condition>`,
-	`<property name="flaky.exe" value="${project.build.directory}/` + FetchedBinary + `"/>`,
-	`<fail message="flaky: no flaky binary is published for ${os.name} ${os.arch}: put flaky on the PATH, or give its path with -Dflaky.bin=/path/to/flaky">` +
-		`<condition><and><isfalse value="${flaky.fetch.skip}"/><not><and><isset property="flaky.os"/><isset property="flaky.arch"/></and></not></and></condition></fail>`,
-	`<property name="flaky.classifier" value="${flaky.os}-${flaky.arch}"/>`,
-}
-
-// renderFetch writes the profile's dependency plugin, which copies the
-// flaky artifact that binarySelect picked to FetchedBinary.
-func renderFetch(line func(int, string), elem func(int, string, string)) {
-	line(3, "<plugin>")
-	elem(4, "groupId", "org.apache.maven.plugins")
-	elem(4, "artifactId", "maven-dependency-plugin")
-	elem(4, "version", "3.8.1")
-	line(4, "<executions>")
-	line(5, "<execution>")
-	elem(6, "id", "flaky-bin-fetch")
-	elem(6, "phase", "generate-test-sources")
-	line(6, "<goals>")
-	elem(7, "goal", "copy")
-	line(6, "</goals>")
-	line(6, "<configuration>")
-	elem(7, "skip", "${flaky.fetch.skip}")
-	line(7, `<artifactItems combine.self="override">`)
-	line(8, "<artifactItem>")
-	elem(9, "groupId", "dev.flaky")
-	elem(9, "artifactId", "flaky")
-	elem(9, "version", "${flaky.version}")
-	elem(9, "type", "exe")
-	elem(9, "classifier", "${flaky.classifier}")
-	elem(9, "outputDirectory", "${project.build.directory}/"+path.Dir(FetchedBinary))
-	elem(9, "destFileName", path.Base(FetchedBinary))
-	line(8, "</artifactItem>")
-	line(7, "</artifactItems>")
-	line(6, "</configuration>")
-	line(5, "</execution>")
-	line(4, "</executions>")
-	line(3, "</plugin>")
-}
-
-// renderBinaryRuns writes the profile's antrun executions that get the
-// flaky binary: one picks it (binarySelect), before renderFetch's copy, and
-// one makes the copy executable (a repository keeps no file modes), after
-// it; each in a phase of its own, so that the order holds whatever the
-// project declares, and both before the enforcer's check in test-compile.
-func renderBinaryRuns(line func(int, string), elem func(int, string, string)) {
-	renderAntrun(line, elem, antrunRun{id: "flaky-bin-select", phase: "process-resources", skip: "false", export: true, target: binarySelect})
-	renderAntrun(line, elem, antrunRun{id: "flaky-bin-chmod", phase: "process-test-sources", skip: "${flaky.fetch.skip}", export: true,
-		target: []string{`<chmod file="${flaky.exe}" perm="755"/>`}})
-}
-
-// antrunRun is one execution of maven-antrun-plugin's run goal in the
-// profile.
-type antrunRun struct {
-	id, phase, skip string
-	export          bool     // exportAntProperties: the target's properties become the project's
-	targetAttrs     string   // more attributes of <target>, each with its leading space
-	target          []string // the target's tasks, one line each
-}
-
-// renderAntrun writes r as an <execution> of the antrun plugin.
-func renderAntrun(line func(int, string), elem func(int, string, string), r antrunRun) {
-	line(5, "<execution>")
-	elem(6, "id", r.id)
-	elem(6, "phase", r.phase)
-	line(6, "<goals>")
-	elem(7, "goal", "run")
-	line(6, "</goals>")
-	line(6, "<configuration>")
-	elem(7, "skip", r.skip)
-	if r.export {
-		elem(7, "exportAntProperties", "true")
-	}
-	line(7, `<target combine.self="override"`+r.targetAttrs+`>`)
-	for _, l := range r.target {
-		line(8, l)
-	}
-	line(7, "</target>")
-	line(6, "</configuration>")
-	line(5, "</execution>")
-}
 
 // rootArgLine is the profile's Surefire argLine before the agent:
 // @{argLine}, then the root pom's own Surefire argLine (build plugins first,
 // then plugin management) as written, or that argLine alone when it already
 // refers to the argLine property, a ${argLine} of it made the late
-// @{argLine}: the profile defines the property (empty, for builds without
-// JaCoCo), which Maven would put in place of ${argLine} before JaCoCo's
-// prepare-agent sets it, leaving the profile's Surefire run without JaCoCo.
+// @{argLine}: Maven would put the property's value in place of ${argLine}
+// before JaCoCo's prepare-agent sets it (and flaky's plugin sets it empty
+// when the build does not), leaving the profile's Surefire run without
+// JaCoCo.
 func rootArgLine(p *pomDoc) string {
 	for _, section := range [][]string{{"build", "plugins"}, {"build", "pluginManagement", "plugins"}} {
 		for _, pl := range p.root.path(section...).all("plugin") {

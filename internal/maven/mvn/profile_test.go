@@ -77,8 +77,8 @@ func TestInitProfile(t *testing.T) {
 	}{
 		{
 			name:    "comments",
-			want:    []string{"\n  <profiles>\n    <profile>\n      <id>flaky</id>\n", "<argLine></argLine>", "<argLine>@{argLine} -javaagent:"},
-			notWant: []string{"junit-platform-launcher", "flaky.junit.platform.version"},
+			want:    []string{"\n  <profiles>\n    <profile>\n      <id>flaky</id>\n", "<argLine>@{argLine} \"-Dflaky.buildDir=${project.build.directory}\" -javaagent:"},
+			notWant: []string{"junit-platform-launcher", "<properties>"},
 		},
 		{
 			name: "crlf",
@@ -91,61 +91,60 @@ func TestInitProfile(t *testing.T) {
 		},
 		{
 			name: "tabs",
-			want: []string{"\n\t<profiles>\n\t\t<profile>\n\t\t\t<id>flaky</id>\n\t\t\t<properties>\n\t\t\t\t<flaky.profile>" + profileFormat + "</flaky.profile>",
-				"<flaky.junit.platform.version>1.14.4</flaky.junit.platform.version>", "junit-platform-launcher"},
+			want: []string{"\n\t<profiles>\n\t\t<profile>\n\t\t\t<id>flaky</id>\n\t\t\t<build>\n\t\t\t\t<plugins>",
+				"<artifactId>junit-platform-launcher</artifactId>\n\t\t\t\t\t\t\t\t<version>1.14.4</version>"},
 		},
 		{
 			name: "latin1",
 			// The project's argLine is copied as it is written, in the file's encoding.
-			want: []string{"<argLine>@{argLine} -Dauthor=J\xf6rg -Dfile.encoding=ISO-8859-1 -javaagent:"},
+			want: []string{"<argLine>@{argLine} -Dauthor=J\xf6rg -Dfile.encoding=ISO-8859-1 \"-Dflaky.buildDir=${project.build.directory}\" -javaagent:"},
 		},
 		{
 			name:    "reactor",
-			want:    []string{"<flaky.junit.platform.version>1.13.1</flaky.junit.platform.version>", "<argLine>@{argLine} -javaagent:"},
+			want:    []string{"<artifactId>junit-platform-launcher</artifactId>\n                <version>1.13.1</version>", "<argLine>@{argLine} \"-Dflaky.buildDir=${project.build.directory}\" -javaagent:"},
 			wantLog: []string{"module core sets its own Surefire <argLine>"},
 		},
 		{
 			name:    "argline-property",
-			want:    []string{"<argLine>@{argLine} -javaagent:"},
-			notWant: []string{"<argLine></argLine>"},
+			want:    []string{"<argLine>@{argLine} \"-Dflaky.buildDir=${project.build.directory}\" -javaagent:"},
+			notWant: []string{"<argLine></argLine>", "<properties>"},
 		},
 		{
 			name: "argline-surefire",
-			want: []string{"<argLine></argLine>", `<argLine>@{argLine} -Xmx512m -Dgreeting="a &amp; b" -javaagent:`},
+			want: []string{`<argLine>@{argLine} -Xmx512m -Dgreeting="a &amp; b" "-Dflaky.buildDir=${project.build.directory}" -javaagent:`},
 		},
 		{
 			name: "argline-late",
-			want: []string{"<argLine>-Xmx512m @{argLine} -ea -javaagent:"},
+			want: []string{"<argLine>-Xmx512m @{argLine} -ea \"-Dflaky.buildDir=${project.build.directory}\" -javaagent:"},
 		},
 		{
-			// Maven would put the profile's empty argLine property in place of
+			// Maven would put the argLine property's value in place of
 			// ${argLine} before JaCoCo's prepare-agent sets it.
 			name:    "argline-dollar",
-			want:    []string{"<argLine>@{argLine} -ea -javaagent:"},
+			want:    []string{"<argLine>@{argLine} -ea \"-Dflaky.buildDir=${project.build.directory}\" -javaagent:"},
 			notWant: []string{"${argLine}"},
 		},
 		{
 			name:    "argline-managed",
-			want:    []string{"<argLine>@{argLine} -Dmanaged=yes -javaagent:"},
+			want:    []string{"<argLine>@{argLine} -Dmanaged=yes \"-Dflaky.buildDir=${project.build.directory}\" -javaagent:"},
 			notWant: []string{"junit-platform-launcher"},
 		},
 		{
 			name:    "junit4",
-			notWant: []string{"junit-platform-launcher", "flaky.junit.platform.version"},
+			notWant: []string{"junit-platform-launcher", "<properties>"},
 		},
 		{
 			name: "jupiter-bom",
-			want: []string{"<flaky.junit.platform.version>1.14.4</flaky.junit.platform.version>",
-				"<groupId>org.junit.platform</groupId>\n                <artifactId>junit-platform-launcher</artifactId>\n                <version>${flaky.junit.platform.version}</version>"},
+			want: []string{"<groupId>org.junit.platform</groupId>\n                <artifactId>junit-platform-launcher</artifactId>\n                <version>1.14.4</version>"},
 		},
 		{
 			name: "jupiter6",
-			want: []string{"<flaky.junit.platform.version>6.1.3</flaky.junit.platform.version>"},
+			want: []string{"<artifactId>junit-platform-launcher</artifactId>\n                <version>6.1.3</version>"},
 		},
 		{
 			name:     "external-parent",
 			platform: "1.12.2",
-			want:     []string{"<flaky.junit.platform.version>1.12.2</flaky.junit.platform.version>"},
+			want:     []string{"<artifactId>junit-platform-launcher</artifactId>\n                <version>1.12.2</version>"},
 		},
 	}
 	for _, tt := range tests {
@@ -243,6 +242,48 @@ func TestInitProfile(t *testing.T) {
 				t.Errorf("second RemoveProfile = %+v, %v; want none, nil", removed, err)
 			}
 		})
+	}
+}
+
+// maxProfileLines is how long the profile init adds may be, so that a
+// reviewer reads it in a pull request (#51): the JUnit Platform launcher it
+// adds to Surefire for a project on the platform is 5 lines more, and a
+// Surefire version it pins 1.
+const maxProfileLines = 40
+
+// TestInitProfileIsShort counts the lines of the profile in every golden
+// pom, from <profile> to </profile>.
+func TestInitProfileIsShort(t *testing.T) {
+	goldens, err := filepath.Glob(filepath.Join("testdata", "init", "*", "pom.xml.want"))
+	if err != nil || len(goldens) == 0 {
+		t.Fatalf("no golden poms: %v", err)
+	}
+	for _, golden := range goldens {
+		content, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, err := parseTree(content)
+		if err != nil {
+			t.Fatalf("%s: %v", golden, err)
+		}
+		doc := &pomDoc{path: golden, content: content, root: root}
+		_, profile := doc.flakyProfile()
+		if profile == nil {
+			t.Fatalf("%s has no flaky profile", golden)
+		}
+		text := content[profile.start:profile.end]
+		lines := bytes.Count(text, []byte("\n")) + 1
+		limit := maxProfileLines
+		if bytes.Contains(text, []byte(launcherArtifactID)) {
+			limit += 5
+		}
+		if profile.path("build", "plugins").all("plugin")[0].child("version") != nil {
+			limit++
+		}
+		if lines > limit {
+			t.Errorf("%s: the profile has %d lines, more than %d", golden, lines, limit)
+		}
 	}
 }
 

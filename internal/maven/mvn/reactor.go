@@ -127,19 +127,6 @@ func (r *reactor) chains() [][]*pomFile {
 	return append([][]*pomFile{r.root}, r.modules...)
 }
 
-// argLineProperty says whether a pom of the chain defines the argLine
-// property.
-func argLineProperty(chain []*pomFile) bool {
-	for _, p := range chain {
-		if props := p.project.Properties; props != nil {
-			if _, ok := props.Entries["argLine"]; ok {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // junitGroups are the groupIds of the JUnit Platform's artifacts.
 var junitGroups = []string{"org.junit.jupiter", "org.junit.platform", "org.junit.vintage"}
 
