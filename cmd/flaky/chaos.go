@@ -39,6 +39,7 @@ func chaosCommand() *cli.Command {
 			&cli.StringFlag{Name: "mode", Value: string(chaos.Combined), Usage: "combined or single"},
 			&cli.DurationFlag{Name: "budget", Usage: "wall-clock budget for attribution, single-strategy runs beyond the first batch and confirmations", DefaultText: "sized from the unperturbed run's duration and the number of strategies, at least " + chaos.DefaultBudget.String()},
 			&cli.StringSliceFlag{Name: "param", Usage: "strategy parameter key=value, e.g. time.increment=3000, locale=de_DE, seed=7 (repeatable)"},
+			&cli.IntFlag{Name: "seeds", Value: chaos.DefaultSeeds, Usage: "how many seeds ITERATION_ORDER runs under, when it is among the strategies: the first (seed= of --param, else the agent's) and the next ones counting up; 0 means the default"},
 			&cli.StringSliceFlag{Name: "include", Usage: "instrument the classes matching this class-name pattern (e.g. com.acme.**) instead of the module's own classes (repeatable)"},
 			&cli.StringSliceFlag{Name: "exclude", Usage: "do not instrument the classes matching this class-name pattern (repeatable)"},
 			testTimeoutFlag("kill a JVM when one test runs longer than this; a perturbed test that hangs counts as failing"),
@@ -56,6 +57,7 @@ func chaosCommand() *cli.Command {
 				Mode:          c.String("mode"),
 				Budget:        c.Duration("budget"),
 				Params:        c.StringSlice("param"),
+				Seeds:         c.Int("seeds"),
 				Include:       c.StringSlice("include"),
 				Exclude:       c.StringSlice("exclude"),
 				TestTimeout:   c.Duration("test-timeout"),
@@ -74,6 +76,7 @@ type chaosOptions struct {
 	Mode        string
 	Budget      time.Duration
 	Params      []string // key=value
+	Seeds       int      // ITERATION_ORDER's seeds
 	Include     []string // class-name patterns to instrument
 	Exclude     []string // class-name patterns not to instrument
 	TestTimeout time.Duration
@@ -95,6 +98,9 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	}
 	if o.Budget < 0 || o.TestTimeout < 0 {
 		return usageError("--budget and --test-timeout must not be negative")
+	}
+	if o.Seeds < 0 {
+		return usageError("--seeds must not be negative (0: %d)", chaos.DefaultSeeds)
 	}
 	settings := chaos.Settings{Include: o.Include, Exclude: o.Exclude, Params: o.Params}
 	if _, err := settings.AgentOptions(chaos.Strategies); err != nil {
@@ -141,7 +147,7 @@ func runChaos(ctx context.Context, o chaosOptions) error {
 	}
 	res, err := pipeline.Run(ctx, m, pipeline.Options{
 		Report: rep, InitStep: true, MavenArgs: setup.Maven.Args(), Workers: g.Workers, Progress: prog.tracker,
-		Chaos: &pipeline.ChaosOptions{Mode: mode, Strategies: strategies, Settings: settings, Budget: o.Budget, AutoWorkers: !g.WorkersSet},
+		Chaos: &pipeline.ChaosOptions{Mode: mode, Strategies: strategies, Settings: settings, Budget: o.Budget, Seeds: o.Seeds, AutoWorkers: !g.WorkersSet},
 	}, prog.log(g, "flaky: chaos: "))
 	if err != nil {
 		return err

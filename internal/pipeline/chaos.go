@@ -29,6 +29,7 @@ func runChaos(ctx context.Context, m Module, opts Options, log logs.Logger, res 
 		Settings:    c.Settings,
 		Baseline:    c.Baseline,
 		Budget:      c.Budget,
+		Seeds:       c.Seeds,
 		Workers:     opts.Workers,
 		AutoWorkers: c.AutoWorkers,
 		Log:         StageChaos.of(log),

@@ -180,6 +180,9 @@ type ChaosOptions struct {
 	Strategies []chaos.Strategy // nil: the mode's default
 	Settings   chaos.Settings
 	Budget     time.Duration // 0: sized from the unperturbed runs
+	// Seeds is how many seeds ITERATION_ORDER runs under
+	// (chaos.Config.Seeds; 0: chaos.DefaultSeeds).
+	Seeds int
 	// Baseline holds unperturbed runs of the tests the caller already made.
 	Baseline []*launcher.Result
 	// Drop names tests whose API and NOD findings and failing verdicts are

@@ -70,6 +70,13 @@ type Config struct {
 	// unperturbed run's duration and the number of strategies (at least
 	// DefaultBudget).
 	Budget time.Duration
+	// Seeds is how many seeds ITERATION_ORDER runs under, when it is among
+	// Strategies: after the analysis with the first seed (chaos.seed in
+	// Settings.Params, or the agent's DefaultSeed), ITERATION_ORDER alone
+	// runs under each next one (first+1, first+2, ...) while the budget
+	// lasts, as NonDex runs several seeds. 0 means DefaultSeeds; 1 only the
+	// first.
+	Seeds int
 	// Workers is how many JVMs the runner runs at once; 0 means one per
 	// core.
 	Workers int
@@ -78,6 +85,10 @@ type Config struct {
 	// wait: a lengthened sleep, a delayed connect). It needs a Runner that
 	// measures its JVMs (jvmLoad, as launcher.Launcher does).
 	AutoWorkers bool
+	// underSeed says the analysis is one of otherSeeds': the caller counts
+	// its findings in the progress, once the tests found before are left
+	// out.
+	underSeed bool
 	// load measures the running JVMs for AutoWorkers; nil means the
 	// Runner's own.
 	load jvmLoad
@@ -118,6 +129,10 @@ type Finding struct {
 	Order []string
 	// Message is the perturbed failure's message plus flaky's notes.
 	Message string
+	// Seed is the chaos.seed the failure was found and confirmed under
+	// when it is not the analysis' first (see Config.Seeds); "" for the
+	// first.
+	Seed string
 	// CallSites are the perturbed call sites of the strategies' groups the
 	// test hit (its own, or else those hit in its class's fixtures).
 	CallSites []report.CallSite
@@ -287,7 +302,13 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	}
 	a.setAsideSuspected()
 	a.countFindings()
-	cfg.Progress.FoundMore(len(a.res.Findings) + len(a.res.NOD))
+	a.phase = "the runs under further seeds"
+	if err := a.otherSeeds(ctx); err != nil {
+		return nil, err
+	}
+	if !cfg.underSeed {
+		cfg.Progress.FoundMore(len(a.res.Findings) + len(a.res.NOD))
+	}
 	a.res.Duration = time.Since(start)
 	return a.res, nil
 }
@@ -439,7 +460,8 @@ func (a *analysis) sizeBudget(rs []*launcher.Result) {
 	for _, r := range rs {
 		per = max(per, r.Duration)
 	}
-	runs := len(a.cfg.Strategies) + 1 // single: one per strategy and the unperturbed one; combined: attribution at most
+	// single: one per strategy and the unperturbed one; combined: attribution at most; and one per further seed
+	runs := len(a.cfg.Strategies) + 1 + len(a.cfg.seeds())
 	rounds := (runs + a.cfg.Workers - 1) / a.cfg.Workers
 	budget := per * time.Duration(2*rounds+1)
 	a.res.BudgetWhy = fmt.Sprintf("the unperturbed run's %s x (2 x %d round(s) of %d JVM(s) for %d strategies + 1)",

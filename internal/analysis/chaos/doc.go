@@ -28,6 +28,10 @@
 //     than unperturbed runs do (clearly.go), and TIME and SLEEP findings
 //     with a milder parameter; it sets aside what it cannot show and counts
 //     the findings.
+//   - Further seeds (seeds.go): when ITERATION_ORDER is among the
+//     strategies, it runs alone under each next seed (Config.Seeds), a
+//     whole single-mode analysis per seed with the first one's unperturbed
+//     runs; its findings of tests not found yet keep their seed.
 //   - Reporting (report.go) turns the Result into report findings, their
 //     order files and reproduce commands, and the run's statistics.
 //

@@ -39,7 +39,8 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 				groups = append(groups, s.Group)
 			}
 		}
-		mvnCommand, err := MavenCommand(opts.Module, file, f.Order, f.Strategies, opts.Settings)
+		settings := WithSeed(opts.Settings, f.Seed)
+		mvnCommand, err := MavenCommand(opts.Module, file, f.Order, f.Strategies, settings)
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +54,7 @@ func ReportFindings(findings []Finding, opts ReportOptions) ([]report.Finding, e
 			Message:           noBlankFirstLine(f.Message),
 			CallSites:         f.CallSites,
 			Reproduce:         mvnCommand,
-			ReproduceRunOrder: RunOrderCommand(opts.ModuleDir, file, f.Strategies, opts.Settings),
+			ReproduceRunOrder: RunOrderCommand(opts.ModuleDir, file, f.Strategies, settings),
 		}
 		if rf.Evidence, err = reportEvidence(f.Evidence, opts.OrderDir); err != nil {
 			return nil, err

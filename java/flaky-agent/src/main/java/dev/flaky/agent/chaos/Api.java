@@ -869,7 +869,7 @@ public final class Api {
             return keys;
         }
         Sites.hit(site);
-        return new ShuffledSet<>(keys);
+        return new ShuffledSet<>(keys, map, site);
     }
 
     /** {@code Map.values()}: a shuffled view for HashMap and ConcurrentHashMap. */
@@ -879,7 +879,7 @@ public final class Api {
             return values;
         }
         Sites.hit(site);
-        return new ShuffledCollection<>(values);
+        return new ShuffledCollection<>(values, map, site);
     }
 
     /** {@code Map.entrySet()}: a shuffled view for HashMap and ConcurrentHashMap. */
@@ -889,7 +889,7 @@ public final class Api {
             return entries;
         }
         Sites.hit(site);
-        return new ShuffledSet<>(entries);
+        return new ShuffledSet<>(entries, map, site);
     }
 
     /** {@code Iterable.iterator()}: shuffled for HashSet and the hash maps' views. */
@@ -898,7 +898,7 @@ public final class Api {
             return iterable.iterator();
         }
         Sites.hit(site);
-        return Shuffler.view((Collection<?>) iterable).iterator();
+        return Shuffler.view((Collection<?>) iterable, site).iterator();
     }
 
     /** {@code Iterable.forEach(Consumer)}: in the shuffled order for HashSet and the hash maps' views. */
@@ -909,7 +909,7 @@ public final class Api {
             return;
         }
         Sites.hit(site);
-        Shuffler.view((Collection<?>) iterable).forEach(action);
+        Shuffler.view((Collection<?>) iterable, site).forEach(action);
     }
 
     /** {@code Map.forEach(BiConsumer)}: in the shuffled order for HashMap and ConcurrentHashMap. */
@@ -920,7 +920,7 @@ public final class Api {
             return;
         }
         Sites.hit(site);
-        new ShuffledMap<>(map).forEach(action);
+        new ShuffledMap<>(map, site).forEach(action);
     }
 
     /** {@code Iterable.spliterator()}. */
@@ -929,7 +929,7 @@ public final class Api {
             return iterable.spliterator();
         }
         Sites.hit(site);
-        return Shuffler.view((Collection<?>) iterable).spliterator();
+        return Shuffler.view((Collection<?>) iterable, site).spliterator();
     }
 
     /** {@code Collection.stream()}. */
@@ -938,7 +938,7 @@ public final class Api {
             return collection.stream();
         }
         Sites.hit(site);
-        return Shuffler.view(collection).stream();
+        return Shuffler.view(collection, site).stream();
     }
 
     /** {@code Collection.parallelStream()}. */
@@ -947,7 +947,7 @@ public final class Api {
             return collection.parallelStream();
         }
         Sites.hit(site);
-        return Shuffler.view(collection).parallelStream();
+        return Shuffler.view(collection, site).parallelStream();
     }
 
     /** {@code Collection.toArray()}. */
@@ -956,7 +956,7 @@ public final class Api {
             return collection.toArray();
         }
         Sites.hit(site);
-        return Shuffler.permute(collection.toArray());
+        return Shuffler.permute(collection.toArray(), Shuffler.token(collection, site));
     }
 
     /** {@code Collection.toArray(T[])}. */
@@ -965,7 +965,7 @@ public final class Api {
             return collection.toArray(array);
         }
         Sites.hit(site);
-        return Shuffler.view(collection).toArray(array);
+        return Shuffler.view(collection, site).toArray(array);
     }
 
     /** {@code toString()} of a map or collection, which lists the elements in iteration order. */
@@ -975,7 +975,10 @@ public final class Api {
             return o.toString();
         }
         Sites.hit(site);
-        return o instanceof Map ? new ShuffledMap<>((Map) o).toString() : Shuffler.view((Collection<?>) o).toString();
+        if (o instanceof Map) {
+            return new ShuffledMap<>((Map) o, site).toString();
+        }
+        return Shuffler.view((Collection<?>) o, site).toString();
     }
 
     /** Filters a collection argument that the callee copies in iteration order (ArrayList(Collection), addAll). */
@@ -984,7 +987,7 @@ public final class Api {
             return collection;
         }
         Sites.hit(site);
-        return Shuffler.view(collection);
+        return Shuffler.view(collection, site);
     }
 
     /** Filters an iterable argument that the callee walks in order ({@code String.join}). */
@@ -993,7 +996,7 @@ public final class Api {
             return iterable;
         }
         Sites.hit(site);
-        return Shuffler.view((Collection<?>) iterable);
+        return Shuffler.view((Collection<?>) iterable, site);
     }
 
     /** Filters a map argument that the callee copies in iteration order (LinkedHashMap(Map), putAll). */
@@ -1003,34 +1006,34 @@ public final class Api {
             return map;
         }
         Sites.hit(site);
-        return new ShuffledMap<>((Map) map);
+        return new ShuffledMap<>((Map) map, site);
     }
 
-    /** {@code Class.getDeclaredMethods()} in the shuffled order. */
+    /** {@code Class.getDeclaredMethods()} in the shuffled order (one per class and JVM, see {@link Shuffler}). */
     public static Method[] getDeclaredMethods(Class<?> c, int site) {
-        return shuffled(c.getDeclaredMethods(), site);
+        return shuffled(c.getDeclaredMethods(), Shuffler.memberToken(c, "getDeclaredMethods"), site);
     }
 
     /** {@code Class.getMethods()} in the shuffled order. */
     public static Method[] getMethods(Class<?> c, int site) {
-        return shuffled(c.getMethods(), site);
+        return shuffled(c.getMethods(), Shuffler.memberToken(c, "getMethods"), site);
     }
 
     /** {@code Class.getDeclaredFields()} in the shuffled order. */
     public static Field[] getDeclaredFields(Class<?> c, int site) {
-        return shuffled(c.getDeclaredFields(), site);
+        return shuffled(c.getDeclaredFields(), Shuffler.memberToken(c, "getDeclaredFields"), site);
     }
 
     /** {@code Class.getFields()} in the shuffled order. */
     public static Field[] getFields(Class<?> c, int site) {
-        return shuffled(c.getFields(), site);
+        return shuffled(c.getFields(), Shuffler.memberToken(c, "getFields"), site);
     }
 
-    private static <T> T[] shuffled(T[] members, int site) {
+    private static <T> T[] shuffled(T[] members, long token, int site) {
         if (members.length < 2) {
             return members;
         }
         Sites.hit(site);
-        return Shuffler.permute(members);
+        return Shuffler.permute(members, token);
     }
 }

@@ -4,8 +4,8 @@ import java.util.Set;
 
 /** A {@link ShuffledCollection} over a set: equal to and hashing like the real set. */
 final class ShuffledSet<E> extends ShuffledCollection<E> implements Set<E> {
-    ShuffledSet(Set<E> real) {
-        super(real);
+    ShuffledSet(Set<E> real, Object owner, int site) {
+        super(real, owner, site);
     }
 
     @Override

@@ -32,6 +32,11 @@ final class Sites {
         final String method;
         final String file;
         final int line;
+        /**
+         * The hash of the site's key (class, method, line, API): the same in every JVM, unlike its id, which
+         * depends on the order classes load in (ITERATION_ORDER seeds its permutations with it).
+         */
+        final long hash;
 
         Site(Strategy strategy, String api, String className, String method, String file, int line) {
             this.strategy = strategy;
@@ -40,7 +45,17 @@ final class Sites {
             this.method = method;
             this.file = file;
             this.line = line;
+            this.hash = stableHash(className + '#' + method + ':' + line + ' ' + api);
         }
+    }
+
+    /** A 64-bit FNV-1a hash of {@code s}'s chars. */
+    static long stableHash(String s) {
+        long h = 0xCBF29CE484222325L;
+        for (int i = 0; i < s.length(); i++) {
+            h = (h ^ s.charAt(i)) * 0x100000001B3L;
+        }
+        return h;
     }
 
     private static final Object LOCK = new Object();

@@ -684,6 +684,10 @@ final class Targets {
                 "(Ljava/lang/Object;I)Ljava/lang/String;");
         replace(s, collection, Owner.JDK_SUBTYPE, "toString", "()Ljava/lang/String;", "toString",
                 "(Ljava/lang/Object;I)Ljava/lang/String;");
+        // javac compiles toString() on a receiver typed Map or Set (an interface that does not declare it) as
+        // Object.toString(): the most common way a test compares maps as text.
+        replace(s, "java/lang/Object", Owner.EXACT, "toString", "()Ljava/lang/String;", "toString",
+                "(Ljava/lang/Object;I)Ljava/lang/String;");
         String orderedDesc = "(Ljava/util/Collection;I)Ljava/util/Collection;";
         for (String copier : new String[] {"java/util/ArrayList", "java/util/LinkedList", "java/util/ArrayDeque",
             "java/util/LinkedHashSet", "java/util/Vector", "java/util/concurrent/CopyOnWriteArrayList"}) {

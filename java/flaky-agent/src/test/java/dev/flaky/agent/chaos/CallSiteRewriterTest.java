@@ -18,6 +18,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Date;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -281,6 +282,24 @@ public class CallSiteRewriterTest {
         assertEquals("java.util.Set#iterator()", event("iterated").get("api"));
         Set<String> linkedSet = new LinkedHashSet<>(Arrays.asList(keys));
         assertEquals(String.join("", keys), call("iterated", linkedSet));
+    }
+
+    @Test
+    public void twoMapsWithTheSameKeysGiveDifferentTextOneMapTheSame() throws Exception {
+        Map<String, Integer> a = new HashMap<>();
+        Map<String, Integer> b = new HashMap<>(64);
+        for (String k : new String[] {"a", "b", "c", "d", "e", "f"}) {
+            a.put(k, 1);
+            b.put(k, 1);
+        }
+        assertEquals(a.toString(), b.toString());
+        Object textA = call("mapText", a);
+        assertEquals("java.lang.Object#toString()", event("mapText").get("api"));
+        assertNotEquals(a.toString(), textA);
+        assertNotEquals(textA, call("mapText", b));
+        assertEquals(textA, call("mapText", a));
+        Map<String, Integer> linked = new LinkedHashMap<>(a);
+        assertEquals(linked.toString(), call("mapText", linked));
     }
 
     /** Fields a, b, c, d: declared in this order, which getDeclaredFields happens to keep. */

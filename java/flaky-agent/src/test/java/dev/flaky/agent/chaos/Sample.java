@@ -97,6 +97,11 @@ public class Sample {
         return String.join(",", map.keySet());
     }
 
+    /** {@code toString()} on a receiver typed Map, which javac compiles as Object.toString(). */
+    public static String mapText(Map<String, Integer> map) {
+        return map.toString();
+    }
+
     public static List<String> copiedKeys(Map<String, Integer> map) {
         return new ArrayList<>(map.keySet());
     }

@@ -25,8 +25,8 @@ public class ShufflerTest {
     @Test
     public void permutationsAreSeededAndNeverTheIdentity() {
         for (int n = 2; n < 300; n++) {
-            int[] p = Shuffler.permutation(n);
-            assertTrue(Arrays.equals(p, Shuffler.permutation(n)));
+            int[] p = Shuffler.permutation(n, 42);
+            assertTrue(Arrays.equals(p, Shuffler.permutation(n, 42)));
             boolean identity = true;
             boolean[] seen = new boolean[n];
             for (int i = 0; i < n; i++) {
@@ -61,13 +61,13 @@ public class ShufflerTest {
         for (int i = 0; i < 20; i++) {
             map.put("k" + i, i);
         }
-        List<String> keys = new ArrayList<>(new ShuffledSet<>(map.keySet()));
-        List<Integer> values = new ArrayList<>(new ShuffledCollection<>(map.values()));
+        List<String> keys = new ArrayList<>(new ShuffledSet<>(map.keySet(), map, -1));
+        List<Integer> values = new ArrayList<>(new ShuffledCollection<>(map.values(), map, -1));
         assertNotEquals(new ArrayList<>(map.keySet()), keys);
         for (int i = 0; i < keys.size(); i++) {
             assertEquals(map.get(keys.get(i)), values.get(i));
         }
-        Collection<Map.Entry<String, Integer>> entries = new ShuffledSet<>(map.entrySet());
+        Collection<Map.Entry<String, Integer>> entries = new ShuffledSet<>(map.entrySet(), map, -1);
         for (Iterator<Map.Entry<String, Integer>> it = entries.iterator(); it.hasNext(); ) {
             Map.Entry<String, Integer> e = it.next();
             if (e.getValue() % 2 == 0) {
@@ -78,10 +78,68 @@ public class ShufflerTest {
         }
         assertEquals(10, map.size());
         assertEquals(Integer.valueOf(-1), map.get("k1"));
-        Set<String> set = new ShuffledSet<>(map.keySet());
+        Set<String> set = new ShuffledSet<>(map.keySet(), map, -1);
         assertEquals(map.keySet(), set);
         assertEquals(set, map.keySet());
         assertEquals(map.keySet().hashCode(), set.hashCode());
-        assertEquals(map, new ShuffledMap<>(map));
+        assertEquals(map, new ShuffledMap<>(map, -1));
+    }
+
+    private static final int SITE = Sites.register(Strategy.ITERATION_ORDER, "java.util.Map#toString()",
+            "ShufflerTest", "site", "ShufflerTest.java", 1);
+
+    private static Map<String, Integer> keys(int capacity) {
+        Map<String, Integer> map = new HashMap<>(capacity);
+        for (int i = 0; i < 20; i++) {
+            map.put("k" + i, i);
+        }
+        return map;
+    }
+
+    private static String shuffledText(Map<String, Integer> map) {
+        return new ShuffledMap<>(map, SITE).toString();
+    }
+
+    @Test
+    public void twoMapsWithTheSameKeysArePermutedDifferently() {
+        Map<String, Integer> a = keys(16);
+        Map<String, Integer> b = keys(16);
+        assertEquals(a.toString(), b.toString());
+        assertNotEquals(shuffledText(a), shuffledText(b));
+    }
+
+    @Test
+    public void anUnchangedMapKeepsItsOrderAndAChangedOneMayNot() {
+        Map<String, Integer> map = keys(16);
+        String first = shuffledText(map);
+        assertNotEquals(map.toString(), first);
+        assertEquals(first, shuffledText(map));
+        assertEquals(first, Api.toString(map, SITE));
+        List<String> keys = new ArrayList<>(new ShuffledMap<>(map, SITE).keySet());
+        List<Object> values = new ArrayList<>(Api.values(map, SITE));
+        for (int i = 0; i < keys.size(); i++) {
+            assertEquals(map.get(keys.get(i)), values.get(i));
+        }
+        map.put("k20", 20);
+        assertNotEquals(first.replace("}", ", k20=20}"), shuffledText(map));
+    }
+
+    @Test
+    public void theSeedDecidesTheOrder() {
+        try {
+            Shuffler.seed(1);
+            Map<String, Integer> one = keys(16);
+            String underOne = shuffledText(one);
+            Shuffler.seed(2);
+            Map<String, Integer> two = keys(16);
+            assertNotEquals(underOne, shuffledText(two));
+            assertEquals(Shuffler.memberToken(String.class, "getDeclaredFields"),
+                    Shuffler.memberToken(String.class, "getDeclaredFields"));
+            long underTwo = Shuffler.memberToken(String.class, "getDeclaredFields");
+            Shuffler.seed(1);
+            assertNotEquals(underTwo, Shuffler.memberToken(String.class, "getDeclaredFields"));
+        } finally {
+            Shuffler.seed(Shuffler.DEFAULT_SEED);
+        }
     }
 }

@@ -1,0 +1,37 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestChaosIterationOrder runs `flaky chaos --strategy ITERATION_ORDER` in
+// both modes on testdata/chaos-iteration (issue #55, points 1 and 2): two
+// different HashMaps with the same keys compared as text are found (each
+// map draws its own permutation), one map iterated twice is not (an
+// unchanged collection keeps its order), and a test only the third default
+// seed breaks is found, its reproduce commands passing that seed.
+func TestChaosIterationOrder(t *testing.T) {
+	t.Parallel()
+	needsTools(t)
+	bin := flakyBin(t)
+	for _, mode := range [][]string{nil, {"--mode", "single"}} {
+		t.Run(strings.Join(append([]string{"default"}, mode...), " "), func(t *testing.T) {
+			t.Parallel()
+			dir := copyFixture(t, "chaos-iteration")
+			e := readChaosExpected(t, dir)
+			args := append([]string{"chaos", "--module", dir, "--strategy", "ITERATION_ORDER"}, mode...)
+			rep, out := chaosReport(t, bin, dir, args...)
+			checkAPIFindings(t, rep.Findings, e)
+			if len(rep.Findings) != len(e.Findings) {
+				t.Errorf("%d findings, want %d:\n%s", len(rep.Findings), len(e.Findings), out)
+			}
+			for _, f := range rep.Findings {
+				seeded := strings.Contains(f.Reproduce, "seed=24303") && strings.Contains(f.ReproduceRunOrder, "seed=24303")
+				if want := f.Test == "fixture.iteration.CatalogTest#firstOfFourIsNeverB"; seeded != want {
+					t.Errorf("%s: reproduce commands pass seed=24303: %v, want %v\n%s\n%s", f.Test, seeded, want, f.Reproduce, f.ReproduceRunOrder)
+				}
+			}
+		})
+	}
+}
