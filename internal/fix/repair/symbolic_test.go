@@ -233,12 +233,10 @@ func TestMissingClasses(t *testing.T) {
 	}
 }
 
-// TestFieldRestores reads the repair fixture's sources with the editor: a
-// static field that only reflection restores says so without
-// --allow-reflection and gets the reflective restore with it, after its
-// reset-method call; a final field whose state is inside its object gets
-// neither, and the reason says why.
-func TestFieldRestores(t *testing.T) {
+// fixtureEditor indexes the sources of testdata/fixture and starts the
+// source editor, closed when t ends; it skips t with -short.
+func fixtureEditor(t *testing.T, fixture string) (*sources, *editor.Editor) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts the source editor's JVM: skipped with -short")
 	}
@@ -246,7 +244,7 @@ func TestFieldRestores(t *testing.T) {
 	if err != nil {
 		t.Fatal("java not on PATH")
 	}
-	src, err := indexSources(filepath.Join("..", "..", "..", "testdata", "repair"))
+	src, err := indexSources(filepath.Join("..", "..", "..", "testdata", fixture))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +252,17 @@ func TestFieldRestores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ed.Close()
+	t.Cleanup(func() { ed.Close() })
+	return src, ed
+}
+
+// TestFieldRestores reads the repair fixture's sources with the editor: a
+// static field that only reflection restores says so without
+// --allow-reflection and gets the reflective restore with it, after its
+// reset-method call; a final field whose state is inside its object gets
+// neither, and the reason says why.
+func TestFieldRestores(t *testing.T) {
+	src, ed := fixtureEditor(t, "repair")
 	theme := State{Kind: "static-field", Root: "fixture.repair.Appearance.theme", Passing: "Theme.LIGHT", Failing: "Theme.DARK"}
 	ids := State{Kind: "static-field", Root: "fixture.repair.Ids.LAST", Path: ".value", Passing: "0", Failing: "1"}
 	tests := []struct {
@@ -444,22 +452,7 @@ func TestFixtureMethods(t *testing.T) {
 // (with the import it needs), and nothing without reflection from another
 // package.
 func TestFieldRestoresInitialiser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts the source editor's JVM: skipped with -short")
-	}
-	java, err := exec.LookPath("java")
-	if err != nil {
-		t.Fatal("java not on PATH")
-	}
-	src, err := indexSources(filepath.Join("..", "..", "..", "testdata", "repair-resets"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ed, err := editor.StartEditor(context.Background(), java)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ed.Close()
+	src, ed := fixtureEditor(t, "repair-resets")
 	r := &run{src: src, ed: ed}
 	served := State{Kind: "static-field", Root: "fixture.resets.Visits.served", Passing: "0", Failing: "2"}
 	alts, why := r.fieldRestores(served, nil, "static field "+served.Root+": no reset-method found", []string{"fixture.resets.VisitorTest#servesTwoVisits", "fixture.resets.FirstVisitTest#noVisitsYet"})
