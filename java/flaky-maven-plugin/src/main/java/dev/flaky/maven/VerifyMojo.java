@@ -8,19 +8,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import org.apache.maven.execution.MavenSession;
-import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
-import org.apache.maven.plugin.descriptor.PluginDescriptor;
-import org.apache.maven.plugins.annotations.Component;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
-import org.apache.maven.project.MavenProject;
-import org.eclipse.aether.RepositorySystem;
-import org.eclipse.aether.RepositorySystemSession;
-import org.eclipse.aether.repository.RemoteRepository;
 
 /**
  * Runs {@code flaky verify} on the module after its tests, with the flaky.* properties as its flags, and fails the
@@ -28,30 +20,9 @@ import org.eclipse.aether.repository.RemoteRepository;
  * tests and how to reproduce them) becomes the build's error. Any other exit status but 0 fails the build too.
  */
 @Mojo(name = "verify", defaultPhase = LifecyclePhase.VERIFY, threadSafe = true)
-public final class VerifyMojo extends AbstractMojo {
+public final class VerifyMojo extends FlakyMojo {
     /** The file, relative to the build directory, verify writes when the gate fails (mvn.GateFile in Go). */
     static final String GATE_FILE = "flaky/gate-failed";
-
-    @Parameter(defaultValue = "${project}", readonly = true)
-    private MavenProject project;
-
-    @Parameter(defaultValue = "${session}", readonly = true)
-    private MavenSession session;
-
-    @Parameter(defaultValue = "${plugin}", readonly = true)
-    private PluginDescriptor plugin;
-
-    @Parameter(defaultValue = "${repositorySystemSession}", readonly = true)
-    private RepositorySystemSession repoSession;
-
-    @Parameter(defaultValue = "${project.remoteProjectRepositories}", readonly = true)
-    private List<RemoteRepository> repositories;
-
-    @Component
-    private RepositorySystem repoSystem;
-
-    @Parameter(property = "flaky.bin", defaultValue = "")
-    private String bin;
 
     /** The project's root (verify's --root). */
     @Parameter(defaultValue = "${maven.multiModuleProjectDirectory}", readonly = true)
@@ -90,7 +61,7 @@ public final class VerifyMojo extends AbstractMojo {
 
     @Override
     public void execute() throws MojoExecutionException, MojoFailureException {
-        String exe = PrepareMojo.binary(project, session, plugin, bin, repoSystem, repoSession, repositories);
+        String exe = binary();
         String buildDir = project.getBuild().getDirectory();
         int status = Run.run(command(exe, buildDir), project.getBasedir());
         if (status != 0 && status != 1) {
