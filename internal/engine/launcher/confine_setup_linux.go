@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -32,41 +33,44 @@ import (
 // which belong to the supervisor's, it cannot undo them.
 //
 // It returns the driver's /proc, opened before the sandbox's covers it,
-// for hostPIDIn; the caller closes it. The JVM, the same user but in a
+// for hostPIDIn (the caller closes it), and drain, which the caller calls
+// once the JVM has exited: it waits until the relay has handed the
+// driver everything the JVM sent (see relayAgent). The JVM, the same user but in a
 // nested user namespace without capabilities, can neither trace the
 // supervisor nor open its files through /proc/1 (that /proc above all):
 // the kernel wants capabilities over the supervisor's namespace for both.
 // The supervisor also makes itself non-dumpable, which forbids them even
 // where that rule did not hold.
-func confineSupervised(specJSON string, jvm *exec.Cmd) (*os.File, error) {
+func confineSupervised(specJSON string, jvm *exec.Cmd) (hostProc *os.File, drain func(), err error) {
 	var spec confineSpec
 	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
-		return nil, fmt.Errorf("read the sandbox's spec: %w", err)
+		return nil, nil, fmt.Errorf("read the sandbox's spec: %w", err)
 	}
-	hostProc, err := os.Open("/proc")
+	hostProc, err = os.Open("/proc")
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		hostProc.Close()
-		return nil, fmt.Errorf("sandbox: make the supervisor non-dumpable: %w", err)
+		return nil, nil, fmt.Errorf("sandbox: make the supervisor non-dumpable: %w", err)
 	}
+	drain = func() {}
 	err = spec.mountSandbox()
 	if err == nil {
 		err = loopbackUp()
 	}
 	if err == nil && spec.Port > 0 {
-		err = relayAgent(spec.Port, os.NewFile(4, "relay"))
+		drain, err = relayAgent(spec.Port, os.NewFile(4, "relay"))
 	}
 	if err != nil {
 		hostProc.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	jvm.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER
 	jvm.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: spec.UID, HostID: 0, Size: 1}}
 	jvm.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: spec.GID, HostID: 0, Size: 1}}
 	jvm.SysProcAttr.GidMappingsEnableSetgroups = false
-	return hostProc, nil
+	return hostProc, drain, nil
 }
 
 // hostPIDIn finds, in the driver's /proc (hostProc), the pid of this
@@ -322,19 +326,33 @@ func loopbackUp() error {
 // relayAgent accepts the JVM's agent connection on the agent server's port
 // inside the sandbox and relays it over up (the socket pair's end the
 // driver passed) until either side closes; later connections are closed.
-func relayAgent(port int, up *os.File) error {
+// drain, called once the JVM has exited, stops accepting and waits until
+// the relay has copied what the JVM sent before its end (the JVM's side
+// is closed, so the copy ends at what is left in the socket), within
+// drainLimit: the supervisor's exit would otherwise cut the copy short and
+// the driver would miss the JVM's last messages.
+func relayAgent(port int, up *os.File) (drain func(), err error) {
 	syscall.CloseOnExec(int(up.Fd()))
 	driver, err := net.FileConn(up)
 	up.Close()
 	if err != nil {
-		return fmt.Errorf("sandbox: the agent's relay: %w", err)
+		return nil, fmt.Errorf("sandbox: the agent's relay: %w", err)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		driver.Close()
-		return fmt.Errorf("sandbox: the agent's relay: %w", err)
+		return nil, fmt.Errorf("sandbox: the agent's relay: %w", err)
+	}
+	relayed := make(chan struct{})
+	drain = func() {
+		ln.Close()
+		select {
+		case <-relayed:
+		case <-time.After(drainLimit):
+		}
 	}
 	go func() {
+		defer close(relayed)
 		jvm, err := ln.Accept()
 		if err != nil {
 			driver.Close()
@@ -351,8 +369,14 @@ func relayAgent(port int, up *os.File) error {
 		}()
 		pipe(jvm, driver)
 	}()
-	return nil
+	return drain, nil
 }
+
+// drainLimit bounds how long drain waits for the relay after the JVM's
+// exit: the copy of what is left in a closed socket takes milliseconds;
+// only a descendant the sweep missed, holding the JVM's socket open, could
+// keep it going, and the driver then gets what came before.
+const drainLimit = 10 * time.Second
 
 // pipe copies a to b and b to a until either ends, then closes both.
 func pipe(a, b net.Conn) {

@@ -138,10 +138,11 @@ func supervise(path string) int {
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 	}
 	var hostProc *os.File // the driver's /proc, in a sandbox
+	drain := func() {}    // waits for the agent's relay, in a sandbox
 	if spec, ok := os.LookupEnv(confineEnv); ok {
 		os.Unsetenv(confineEnv)
 		var err error
-		if hostProc, err = confineSupervised(spec, jvm); err != nil {
+		if hostProc, drain, err = confineSupervised(spec, jvm); err != nil {
 			fmt.Fprintf(report, "error %s\n", strings.ReplaceAll(err.Error(), "\n", " "))
 			return 127
 		}
@@ -175,6 +176,7 @@ func supervise(path string) int {
 		return 1
 	}
 	killed := sweep()
+	drain() // the JVM's last messages reach the driver before this process ends
 	if os.Getppid() != parent {
 		return 1
 	}
