@@ -363,11 +363,20 @@ final class Editor {
 
     /** Adds a JUnit 3 fixture method (setUp or tearDown) with a body, before the class's first method. */
     private static void newJUnit3Method(Unit u, TypeDeclaration<?> type, String name, List<String> stmts) {
+        insertMethod(u, type, "@Override", "protected void " + name + "() throws Exception {", stmts);
+    }
+
+    /**
+     * Inserts a method, its annotation line and its signature line (ending in "{") followed by the statements,
+     * before the type's first method, or before its closing brace when it has none.
+     */
+    private static void insertMethod(Unit u, TypeDeclaration<?> type, String annotation, String signature,
+                                     List<String> stmts) {
         String indent = memberIndent(u, type);
         String inner = indent + indentUnit(u, type);
         StringBuilder b = new StringBuilder();
-        b.append(indent).append("@Override").append(u.sep);
-        b.append(indent).append("protected void ").append(name).append("() throws Exception {").append(u.sep);
+        b.append(indent).append(annotation).append(u.sep);
+        b.append(indent).append(signature).append(u.sep);
         for (String s : stmts) {
             b.append(u.reindent(s, inner)).append(u.sep);
         }
@@ -749,22 +758,8 @@ final class Editor {
         }
         boolean publicTests = fw.equals(JUNIT4) || fw.equals(TESTNG) || type.getMethods().stream()
                 .anyMatch(m -> m.isPublic() && m.getAnnotations().stream().anyMatch(a -> simple(a.getNameAsString()).equals("Test")));
-        String indent = memberIndent(u, type);
-        String inner = indent + indentUnit(u, type);
-        StringBuilder b = new StringBuilder();
-        b.append(indent).append('@').append(annotation).append(u.sep);
-        b.append(indent).append(publicTests ? "public " : "").append("void ").append(name).append("()")
-                .append(throwsException ? " throws Exception" : "").append(" {").append(u.sep);
-        for (String s : stmts) {
-            b.append(u.reindent(s, inner)).append(u.sep);
-        }
-        b.append(indent).append('}').append(u.sep);
-        BodyDeclaration<?> first = firstMethod(type);
-        if (first != null && u.blankBefore(memberStart(u, first))) {
-            u.insert(u.lineStartOf(memberStart(u, first)), b.append(u.sep).toString());
-        } else {
-            insertBeforeClose(u, type, u.sep + b);
-        }
+        insertMethod(u, type, "@" + annotation, (publicTests ? "public " : "") + "void " + name + "()"
+                + (throwsException ? " throws Exception" : "") + " {", stmts);
         String pkg = fw.equals(JUPITER) ? "org.junit.jupiter.api." : fw.equals(TESTNG) ? "org.testng.annotations." : "org.junit.";
         importClass(u, pkg + annotation);
         return name;
