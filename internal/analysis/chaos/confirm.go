@@ -43,8 +43,8 @@ func milder(s Strategy, settings Settings) (Settings, string, bool) {
 	var params []string
 	for _, kv := range settings.Params {
 		kv = canonicalParam(kv)
-		k, val, _ := strings.Cut(strings.TrimSpace(kv), "=")
-		if strings.TrimPrefix(k, "chaos.") != p.key {
+		k, val := paramKey(kv)
+		if k != p.key {
 			params = append(params, kv)
 			continue
 		}

@@ -72,6 +72,14 @@ func normalizeParams(params []string) ([]agent.Param, error) {
 	return out, nil
 }
 
+// paramKey returns the key of a chaos parameter "k=v" (spaces around it
+// and the "chaos." prefix dropped, as the agent reads it) and its value as
+// written after the "=".
+func paramKey(kv string) (key, value string) {
+	k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+	return strings.TrimPrefix(strings.TrimSpace(k), "chaos."), v
+}
+
 // canonicalParam rewrites the parameter of an old strategy name as its
 // strategy's: time.fast=F (TIME_FAST's factor) is time.increment=(F-1)*1000,
 // the same rate; a value that is no factor of at least 1 is left for the

@@ -48,8 +48,8 @@ func seedParam(params []string) (int64, bool) {
 	var seed int64
 	found := false
 	for _, p := range params {
-		k, v, _ := strings.Cut(p, "=")
-		if strings.TrimPrefix(strings.TrimSpace(k), "chaos.") != "seed" {
+		k, v := paramKey(p)
+		if k != "seed" {
 			continue
 		}
 		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
@@ -66,8 +66,8 @@ func WithSeed(settings Settings, seed string) Settings {
 		return settings
 	}
 	params := slices.DeleteFunc(slices.Clone(settings.Params), func(p string) bool {
-		k, _, _ := strings.Cut(p, "=")
-		return strings.TrimPrefix(strings.TrimSpace(k), "chaos.") == "seed"
+		k, _ := paramKey(p)
+		return k == "seed"
 	})
 	settings.Params = append(params, "seed="+seed)
 	return settings
