@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,62 @@ func profileTargets(r *reactor) []*profileTarget {
 		return []*profileTarget{{pom: r.root[0].path}}
 	}
 	return targets
+}
+
+// setsForks says whether t's pom or a parent of it on disk sets Surefire's
+// forkCount or reuseForks (in a Surefire configuration or as a property):
+// the profile then sets Surefire's defaults, one reused fork, again, as it
+// overrides what those poms set; elsewhere they are the defaults already.
+// Poms below t's keep their own settings (see docs/commands.md).
+func (t *profileTarget) setsForks() bool {
+	for _, chain := range t.modules {
+		i := slices.IndexFunc(chain, func(p *pomFile) bool { return p.path == t.pom })
+		if i < 0 {
+			continue
+		}
+		if slices.ContainsFunc(chain[i:], (*pomFile).setsForks) {
+			return true
+		}
+	}
+	return false
+}
+
+// forkSettings are Surefire's parameters (and user properties) that decide
+// how many forks run and whether they are reused.
+var forkSettings = []string{"forkCount", "reuseForks"}
+
+// setsForks says whether the pom sets one of forkSettings: in a Surefire
+// configuration of its build, plugin management or any profile, or as a
+// property of the project or of any profile.
+func (p *pomFile) setsForks() bool {
+	sections := [][]plugin{p.plugins.Plugins, p.plugins.Managed}
+	for _, prof := range p.plugins.Profiles {
+		sections = append(sections, prof.Plugins, prof.Managed)
+	}
+	for _, section := range sections {
+		for _, pl := range section {
+			if strings.TrimSpace(pl.ArtifactID) == "maven-surefire-plugin" && (pl.Configuration.ForkCount != nil || pl.Configuration.ReuseForks != nil) {
+				return true
+			}
+		}
+	}
+	props := []*gopom.Properties{p.project.Properties}
+	if p.project.Profiles != nil {
+		for _, prof := range *p.project.Profiles {
+			props = append(props, prof.Properties)
+		}
+	}
+	for _, pp := range props {
+		if pp == nil {
+			continue
+		}
+		for _, name := range forkSettings {
+			if _, ok := pp.Entries[name]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // within says whether path lies in dir or below it.

@@ -65,6 +65,8 @@ type surefireConfig struct {
 	RunOrder                *string           `xml:"runOrder"`
 	SystemPropertyVariables *gopom.Properties `xml:"systemPropertyVariables"`
 	SuiteXMLFiles           *[]string         `xml:"suiteXmlFiles>suiteXmlFile"`
+	ForkCount               *string           `xml:"forkCount"`
+	ReuseForks              *string           `xml:"reuseForks"`
 }
 
 // maxParentDepth bounds a chain of parent poms; real projects have a few.

@@ -363,6 +363,7 @@ func planProfiles(dir string, opts ProfileOptions) ([]profilePlan, error) {
 			version:         opts.Version,
 			platformVersion: platform,
 			argLine:         rootArgLine(doc),
+			forks:           t.setsForks(),
 		}
 		if pin {
 			spec.surefireVersion = PinnedSurefire
@@ -537,6 +538,10 @@ type profileSpec struct {
 	platformVersion string // the junit-platform-launcher's; "" when the JUnit Platform is not used
 	argLine         string // Surefire's argLine before the agent, as XML text
 	surefireVersion string // the maven-surefire-plugin version the profile pins; "" for none
+	// forks says the profile sets Surefire's forkCount and reuseForks to
+	// their defaults, one reused fork, because a pom it overrides sets them
+	// (see profileTarget.setsForks).
+	forks bool
 }
 
 // PluginGoals are the goals of flaky's Maven plugin that the profile runs,
@@ -589,8 +594,10 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	}
 	line(4, "</dependencies>")
 	line(4, "<configuration>")
-	elem(5, "forkCount", "1")
-	elem(5, "reuseForks", "true")
+	if s.forks {
+		elem(5, "forkCount", "1")
+		elem(5, "reuseForks", "true")
+	}
 	elem(5, "testFailureIgnore", "${flaky.testFailureIgnore}")
 	elem(5, "argLine", s.argLine+" "+BuildDirArg+" "+AgentArgLine)
 	line(4, "</configuration>")

@@ -131,7 +131,13 @@ func TestInitProfile(t *testing.T) {
 		},
 		{
 			name:    "junit4",
-			notWant: []string{"junit-platform-launcher", "<properties>"},
+			notWant: []string{"junit-platform-launcher", "<properties>", "<forkCount>", "<reuseForks>"},
+		},
+		{
+			// The root pom sets a fork count: the profile sets Surefire's
+			// default again (one reused fork), as it overrides the root's.
+			name: "forkcount",
+			want: []string{"<forkCount>1</forkCount>", "<reuseForks>true</reuseForks>"},
 		},
 		{
 			name: "jupiter-bom",
