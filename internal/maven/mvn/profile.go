@@ -544,17 +544,16 @@ type profileSpec struct {
 	forks bool
 }
 
-// PluginGoals are the goals of flaky's Maven plugin that the profile runs,
-// each in its default phase: prepare in test-compile (the binary, the
-// provider and agent in the local repository, the defaults of the
-// properties the Surefire configuration names) and verify in verify
-// (`flaky verify` with the flaky.* properties, then the gate).
-var PluginGoals = []string{"prepare", "verify"}
-
 // render writes the profile starting at "<profile>" and ending after
 // "</profile>"; its other lines start with indent plus units. Surefire gets
 // flaky's provider and the agent after @{argLine}; flaky's Maven plugin
-// does the rest (see PluginGoals).
+// does the rest in two goals, each in its default phase: prepare in
+// test-compile (the binary, the provider and agent in the local repository,
+// the defaults of the properties the Surefire configuration names) and
+// verify in verify (`flaky verify` with the flaky.* properties, then the
+// gate). The profile declares the plugin as an extension, whose GoalBinder
+// binds both goals (see java/flaky-maven-plugin), so it needs no
+// <executions>.
 func (s profileSpec) render(indent string, style pomStyle) []byte {
 	var b bytes.Buffer
 	line := func(depth int, text string) {
@@ -604,15 +603,7 @@ func (s profileSpec) render(indent string, style pomStyle) []byte {
 	line(3, "</plugin>")
 	line(3, "<plugin>")
 	coordinates(4, ArtifactGroupID, PluginArtifactID, s.version)
-	line(4, "<executions>")
-	line(5, "<execution>")
-	line(6, "<goals>")
-	for _, g := range PluginGoals {
-		elem(7, "goal", g)
-	}
-	line(6, "</goals>")
-	line(5, "</execution>")
-	line(4, "</executions>")
+	elem(4, "extensions", "true")
 	line(3, "</plugin>")
 	line(2, "</plugins>")
 	line(1, "</build>")
