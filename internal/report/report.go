@@ -224,6 +224,10 @@ type CallSite struct {
 	File   string `json:"file"`
 	Line   int    `json:"line"`
 	API    string `json:"api"` // e.g. java.util.Random#nextInt(int)
+	// Flips says perturbing this site (with the others marked so) alone
+	// made the test fail: ITERATION_ORDER's bisection over the sites
+	// found it, and left out the sites that did not matter.
+	Flips bool `json:"flips,omitempty"`
 }
 
 // Evidence is one run of an order and the outcome the finding's test had in it.

@@ -301,6 +301,10 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	a.setAsideSuspected()
+	a.phase = "the bisection of call sites"
+	if err := a.bisectSites(ctx); err != nil {
+		return nil, err
+	}
 	a.countFindings()
 	a.phase = "the runs under further seeds"
 	if err := a.otherSeeds(ctx); err != nil {

@@ -5,7 +5,7 @@
 // combined runs to the single strategy that reproduces them, and names the
 // perturbed call sites each failing test hit.
 //
-// Run (chaos.go) chains four stages within the budget, each in its own
+// Run (chaos.go) chains its stages within the budget, each in its own
 // files:
 //
 //   - Exploration runs the suite perturbed and unperturbed, and gives the
@@ -28,6 +28,10 @@
 //     than unperturbed runs do (clearly.go), and TIME and SLEEP findings
 //     with a milder parameter; it sets aside what it cannot show and counts
 //     the findings.
+//   - Bisection (bisect.go): each confirmed ITERATION_ORDER finding whose
+//     test hit several call sites reruns with only some of them shuffled,
+//     as NonDex's debug mode does, until it names the sites whose
+//     shuffling alone fails the test; only those are reported, marked.
 //   - Further seeds (seeds.go): when ITERATION_ORDER is among the
 //     strategies, it runs alone under each next seed (Config.Seeds), a
 //     whole single-mode analysis per seed with the first one's unperturbed

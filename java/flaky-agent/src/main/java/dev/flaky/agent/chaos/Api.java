@@ -52,6 +52,7 @@ public final class Api {
         sleepLimit = c.sleepLimit;
         concurrencyFactor = c.concurrencyFactor;
         Shuffler.seed(c.seed);
+        Sites.shuffleOnly(c.iterationSites);
     }
 
     // ---- RANDOM ----
@@ -865,7 +866,7 @@ public final class Api {
     /** {@code Map.keySet()}: a shuffled view for HashMap and ConcurrentHashMap. */
     public static Set<?> keySet(Map<?, ?> map, int site) {
         Set<?> keys = map.keySet();
-        if (!Shuffler.shuffles(map)) {
+        if (!Shuffler.shuffles(map, site)) {
             return keys;
         }
         Sites.hit(site);
@@ -875,7 +876,7 @@ public final class Api {
     /** {@code Map.values()}: a shuffled view for HashMap and ConcurrentHashMap. */
     public static Collection<?> values(Map<?, ?> map, int site) {
         Collection<?> values = map.values();
-        if (!Shuffler.shuffles(map)) {
+        if (!Shuffler.shuffles(map, site)) {
             return values;
         }
         Sites.hit(site);
@@ -885,7 +886,7 @@ public final class Api {
     /** {@code Map.entrySet()}: a shuffled view for HashMap and ConcurrentHashMap. */
     public static Set<?> entrySet(Map<?, ?> map, int site) {
         Set<?> entries = map.entrySet();
-        if (!Shuffler.shuffles(map)) {
+        if (!Shuffler.shuffles(map, site)) {
             return entries;
         }
         Sites.hit(site);
@@ -894,7 +895,7 @@ public final class Api {
 
     /** {@code Iterable.iterator()}: shuffled for HashSet and the hash maps' views. */
     public static Iterator<?> iterator(Iterable<?> iterable, int site) {
-        if (!Shuffler.shuffles(iterable)) {
+        if (!Shuffler.shuffles(iterable, site)) {
             return iterable.iterator();
         }
         Sites.hit(site);
@@ -904,7 +905,7 @@ public final class Api {
     /** {@code Iterable.forEach(Consumer)}: in the shuffled order for HashSet and the hash maps' views. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static void forEach(Iterable iterable, Consumer action, int site) {
-        if (!Shuffler.shuffles(iterable)) {
+        if (!Shuffler.shuffles(iterable, site)) {
             iterable.forEach(action);
             return;
         }
@@ -915,7 +916,7 @@ public final class Api {
     /** {@code Map.forEach(BiConsumer)}: in the shuffled order for HashMap and ConcurrentHashMap. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static void forEachEntry(Map map, BiConsumer action, int site) {
-        if (!Shuffler.shuffles(map)) {
+        if (!Shuffler.shuffles(map, site)) {
             map.forEach(action);
             return;
         }
@@ -925,7 +926,7 @@ public final class Api {
 
     /** {@code Iterable.spliterator()}. */
     public static Spliterator<?> spliterator(Iterable<?> iterable, int site) {
-        if (!Shuffler.shuffles(iterable)) {
+        if (!Shuffler.shuffles(iterable, site)) {
             return iterable.spliterator();
         }
         Sites.hit(site);
@@ -934,7 +935,7 @@ public final class Api {
 
     /** {@code Collection.stream()}. */
     public static Stream<?> stream(Collection<?> collection, int site) {
-        if (!Shuffler.shuffles(collection)) {
+        if (!Shuffler.shuffles(collection, site)) {
             return collection.stream();
         }
         Sites.hit(site);
@@ -943,7 +944,7 @@ public final class Api {
 
     /** {@code Collection.parallelStream()}. */
     public static Stream<?> parallelStream(Collection<?> collection, int site) {
-        if (!Shuffler.shuffles(collection)) {
+        if (!Shuffler.shuffles(collection, site)) {
             return collection.parallelStream();
         }
         Sites.hit(site);
@@ -952,7 +953,7 @@ public final class Api {
 
     /** {@code Collection.toArray()}. */
     public static Object[] toArray(Collection<?> collection, int site) {
-        if (!Shuffler.shuffles(collection)) {
+        if (!Shuffler.shuffles(collection, site)) {
             return collection.toArray();
         }
         Sites.hit(site);
@@ -961,7 +962,7 @@ public final class Api {
 
     /** {@code Collection.toArray(T[])}. */
     public static Object[] toArray(Collection<?> collection, Object[] array, int site) {
-        if (!Shuffler.shuffles(collection)) {
+        if (!Shuffler.shuffles(collection, site)) {
             return collection.toArray(array);
         }
         Sites.hit(site);
@@ -971,7 +972,7 @@ public final class Api {
     /** {@code toString()} of a map or collection, which lists the elements in iteration order. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static String toString(Object o, int site) {
-        if (!Shuffler.shuffles(o)) {
+        if (!Shuffler.shuffles(o, site)) {
             return o.toString();
         }
         Sites.hit(site);
@@ -983,7 +984,7 @@ public final class Api {
 
     /** Filters a collection argument that the callee copies in iteration order (ArrayList(Collection), addAll). */
     public static Collection<?> ordered(Collection<?> collection, int site) {
-        if (!Shuffler.shuffles(collection)) {
+        if (!Shuffler.shuffles(collection, site)) {
             return collection;
         }
         Sites.hit(site);
@@ -992,7 +993,7 @@ public final class Api {
 
     /** Filters an iterable argument that the callee walks in order ({@code String.join}). */
     public static Iterable<?> orderedIterable(Iterable<?> iterable, int site) {
-        if (!Shuffler.shuffles(iterable)) {
+        if (!Shuffler.shuffles(iterable, site)) {
             return iterable;
         }
         Sites.hit(site);
@@ -1002,7 +1003,7 @@ public final class Api {
     /** Filters a map argument that the callee copies in iteration order (LinkedHashMap(Map), putAll). */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static Map<?, ?> orderedMap(Map<?, ?> map, int site) {
-        if (!Shuffler.shuffles(map)) {
+        if (!Shuffler.shuffles(map, site)) {
             return map;
         }
         Sites.hit(site);
@@ -1030,7 +1031,7 @@ public final class Api {
     }
 
     private static <T> T[] shuffled(T[] members, long token, int site) {
-        if (members.length < 2) {
+        if (members.length < 2 || !Sites.shuffled(site)) {
             return members;
         }
         Sites.hit(site);

@@ -44,6 +44,11 @@ final class ChaosConfig {
     /** ITERATION_ORDER for every caller (the JDK's and libraries' too), not only project call sites. */
     final boolean iterationAll;
     /**
+     * ITERATION_ORDER only at these call sites ({@code class#method:line}), the others left in real order; empty
+     * means every site (how flaky finds, by bisection, the sites whose shuffling alone fails a test).
+     */
+    final List<String> iterationSites;
+    /**
      * RANDOM: per call site and test, this many draws are extremes, later ones real values from a seeded generator;
      * 0 means every draw is the boundary itself.
      */
@@ -92,6 +97,7 @@ final class ChaosConfig {
         resolveDelayMs = nonNegativeLong(o, "chaos.resolve", 1000);
         seed = o.containsKey("chaos.seed") ? seed(o.get("chaos.seed")) : Shuffler.DEFAULT_SEED;
         iterationAll = scope(o.getOrDefault("chaos.iteration.scope", "project"));
+        iterationSites = OptionList.list(o.get("chaos.iteration.sites"));
         randomLimit = (int) Math.min(Integer.MAX_VALUE, nonNegativeLong(o, "chaos.random.limit", 3));
         dateMarginMs = nonNegativeLong(o, "chaos.date.margin", 2000);
         dstZone = zone("chaos.date.zone", o.getOrDefault("chaos.date.zone", "America/New_York")).getId();
@@ -147,6 +153,7 @@ final class ChaosConfig {
         d.put("resolve", resolveDelayMs);
         d.put("seed", seed);
         d.put("iteration.scope", iterationAll ? "all" : "project");
+        d.put("iteration.sites", iterationSites);
         d.put("async.delay", asyncDelayMs);
         d.put("async.limit", asyncLimit);
         d.put("explain", explain);

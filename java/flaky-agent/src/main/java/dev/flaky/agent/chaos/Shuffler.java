@@ -51,6 +51,14 @@ final class Shuffler {
     }
 
     /**
+     * Reports whether {@code o}'s iteration at call site {@code site} is shuffled: its exact class's order is
+     * shuffled and the site is among those {@code chaos.iteration.sites} leaves perturbed.
+     */
+    static boolean shuffles(Object o, int site) {
+        return shuffles(o) && Sites.shuffled(site);
+    }
+
+    /**
      * The token of {@code owner} (a collection, or the map whose view is iterated), made from the seed, call site
      * {@code site} (-1 for none) and the site's count of instances during the running test when it has none yet.
      */

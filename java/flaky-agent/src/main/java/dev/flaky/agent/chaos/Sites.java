@@ -12,8 +12,11 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.Consumer;
@@ -37,6 +40,8 @@ final class Sites {
          * depends on the order classes load in (ITERATION_ORDER seeds its permutations with it).
          */
         final long hash;
+        /** ITERATION_ORDER shuffles at this site ({@link #shuffleOnly} did not leave it out). */
+        final boolean shuffled;
 
         Site(Strategy strategy, String api, String className, String method, String file, int line) {
             this.strategy = strategy;
@@ -46,6 +51,8 @@ final class Sites {
             this.file = file;
             this.line = line;
             this.hash = stableHash(className + '#' + method + ':' + line + ' ' + api);
+            Set<String> only = shuffledSites;
+            this.shuffled = only == null || only.contains(className + '#' + method + ':' + line);
         }
     }
 
@@ -68,6 +75,9 @@ final class Sites {
     private static volatile AtomicLongArray counts = new AtomicLongArray(256);
     /** Per site: the number of {@link #countInJvm} calls since the JVM started (saturating). */
     private static volatile AtomicIntegerArray jvmCounts = new AtomicIntegerArray(256);
+
+    /** The sites ({@code class#method:line}) ITERATION_ORDER shuffles; null for all. */
+    private static volatile Set<String> shuffledSites;
 
     private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().create();
     private static final Object PRINT_LOCK = new Object();
@@ -112,6 +122,19 @@ final class Sites {
             IDS.put(key, id);
             return id;
         }
+    }
+
+    /**
+     * Shuffles only at these sites ({@code class#method:line}, chaos.iteration.sites), the others iterating in
+     * real order; empty for every site. Called before any site registers.
+     */
+    static void shuffleOnly(List<String> sites) {
+        shuffledSites = sites.isEmpty() ? null : new HashSet<>(sites);
+    }
+
+    /** Reports whether ITERATION_ORDER shuffles at site {@code id}. */
+    static boolean shuffled(int id) {
+        return shuffledSites == null || get(id).shuffled;
     }
 
     static Site get(int id) {

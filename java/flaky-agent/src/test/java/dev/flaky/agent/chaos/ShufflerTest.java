@@ -39,6 +39,33 @@ public class ShufflerTest {
     }
 
     @Test
+    public void onlyTheListedSitesAreShuffled() {
+        Set<String> set = new HashSet<>(Arrays.asList("a", "b", "c", "d", "e", "f"));
+        List<String> real = new ArrayList<>(set);
+        try {
+            Sites.shuffleOnly(Arrays.asList("only.Listed#test:7"));
+            int listed = Sites.register(Strategy.ITERATION_ORDER, "java.util.Set#iterator()", "only.Listed", "test",
+                    "Listed.java", 7);
+            int other = Sites.register(Strategy.ITERATION_ORDER, "java.util.Set#iterator()", "only.Listed", "test",
+                    "Listed.java", 8);
+            assertNotEquals(real, drain(Api.iterator(set, listed)));
+            assertEquals(real, drain(Api.iterator(set, other)));
+            assertEquals(set.toString(), Api.toString(set, other));
+        } finally {
+            Sites.shuffleOnly(new ArrayList<>());
+        }
+        int later = Sites.register(Strategy.ITERATION_ORDER, "java.util.Set#iterator()", "only.Listed", "test",
+                "Listed.java", 9);
+        assertNotEquals(real, drain(Api.iterator(set, later)));
+    }
+
+    private static List<Object> drain(Iterator<?> it) {
+        List<Object> out = new ArrayList<>();
+        it.forEachRemaining(out::add);
+        return out;
+    }
+
+    @Test
     public void onlyExactHashClassesAndTheirViewsAreShuffled() {
         Map<String, Integer> hash = new HashMap<>();
         Map<String, Integer> concurrent = new ConcurrentHashMap<>();
