@@ -19,6 +19,9 @@ type Timing struct {
 }
 
 // Annotate sets PollutedState on every OD victim and brittle of findings,
+// and on every NIO finding (the state its second run finds and its first
+// did not: captured before each run of [t, t], confirmed by restoring the
+// first run's values before the second),
 // debugging them together with r, every run with the state options base
 // (nil: the agent's defaults); hint, when set, gives a finding's roots to
 // try first (Target.Hint). log's progress notes say what it starts and
@@ -37,7 +40,7 @@ func Annotate(ctx context.Context, r Runner, findings []report.Finding, base *ag
 	var targets []Target
 	var at []int
 	for i, f := range findings {
-		if (f.Kind == report.ODVictim || f.Kind == report.ODBrittle) && len(f.FailingOrder) > 0 {
+		if (f.Kind == report.ODVictim || f.Kind == report.ODBrittle || f.Kind == report.NIO) && len(f.FailingOrder) > 0 {
 			t := Target{Test: f.Test, Kind: f.Kind, FailingOrder: f.FailingOrder, PassingOrder: f.PassingOrder}
 			if hint != nil {
 				t.Hint = hint(f)

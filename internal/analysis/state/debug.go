@@ -23,8 +23,9 @@ type Runner interface {
 }
 
 // Target is one OD finding to debug: a victim with its failing order (a
-// polluter group, then the test) or a brittle with its passing order (a
-// setter group, then the test).
+// polluter group, then the test), a brittle with its passing order (a
+// setter group, then the test), or an NIO test with its failing order
+// [t, t] (its passing state is the one its first run started with).
 type Target struct {
 	Test         string
 	Kind         report.Kind

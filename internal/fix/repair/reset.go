@@ -31,6 +31,9 @@ import (
 // the failing order needs; then the patch is validated.
 func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string, string, error) {
 	states := r.cfg.States[f.Test]
+	if f.Kind == report.NIO {
+		return r.nioReset(ctx, f, states)
+	}
 	if f.Kind != report.ODVictim && f.Kind != report.ODBrittle {
 		return nil, nil, "", nil
 	}
@@ -41,7 +44,6 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 		}
 		return nil, nil, strings.TrimSuffix("no polluted state known (the root-cause analysis did not record one); "+why, "; "), nil
 	}
-	units, whys := r.directRestores(states)
 	var places []placement
 	var from []string // the tests whose classes the restores go into
 	for _, g := range f.Polluters {
@@ -51,6 +53,15 @@ func (r *run) reset(ctx context.Context, f report.Finding) (*candidate, []string
 	}
 	places = append(places, placement{f.Test, "before", "set-up of " + f.Test})
 	from = append(from, f.Test)
+	return r.generatedReset(ctx, f, states, places, from)
+}
+
+// generatedReset builds the restores of states (direct restores, then each
+// static field's alternatives) and tries them at each placement in turn,
+// minimised and validated; from are the tests whose classes the restores
+// go into.
+func (r *run) generatedReset(ctx context.Context, f report.Finding, states []State, places []placement, from []string) (*candidate, []string, string, error) {
+	units, whys := r.directRestores(states)
 	// Each static field's alternatives: its reset-method call sequences, then
 	// its assignment or reflective restore.
 	var fields []string // the fields with reset-method calls, for the reason

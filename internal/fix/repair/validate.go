@@ -77,7 +77,7 @@ func (r *run) validate(ctx context.Context, f report.Finding, c *candidate) (evi
 	if !slices.Equal(failingOrder(f), []string{f.Test}) {
 		checks = append(checks, check{"alone", []string{f.Test}, agent.Options{}})
 	}
-	if f.Kind == report.NIO {
+	if f.Kind == report.NIO && !slices.Equal(failingOrder(f), []string{f.Test, f.Test}) {
 		checks = append(checks, check{"twice in one JVM", []string{f.Test, f.Test}, agent.Options{}})
 	}
 	if f.Kind == report.API {
