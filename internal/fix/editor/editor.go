@@ -346,8 +346,9 @@ func (e *Editor) AddImports(source string, imports []string) (string, error) {
 	return out.Source, err
 }
 
-// Template applies a template fix ("locale-root" or "ordered-collection")
-// at a line and says how many places it changed.
+// Template applies a template fix ("locale-root", "ordered-collection",
+// "time-zone" or "seeded-random") at a line and says how many places it
+// changed.
 func (e *Editor) Template(source, op string, line int) (string, int, error) {
 	var out edited
 	err := e.Call(map[string]any{"op": op, "source": source, "line": line}, &out)

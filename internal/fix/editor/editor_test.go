@@ -243,6 +243,49 @@ func TestEditorTemplates(t *testing.T) {
 	}
 }
 
+// TestEditorClockTemplates: an explicit time zone, the Clock the code
+// already has, and a seeded Random, each on the line the finding names and
+// nowhere else.
+func TestEditorClockTemplates(t *testing.T) {
+	ed := startEditor(t)
+	const head = "package p;\n\nimport java.time.*;\nimport java.util.*;\n\nclass T {\n"
+	tests := []struct {
+		name, op, body string
+		line, n        int
+		removed, added string
+	}{
+		{"now without a clock", "time-zone", "  String day() {\n    return LocalDate.now().toString();\n  }\n", 8, 1,
+			"    return LocalDate.now().toString();\n", "    return LocalDate.now(ZoneOffset.UTC).toString();\n"},
+		{"now with the class's clock", "time-zone", "  Clock clock = Clock.systemUTC();\n  String day() {\n    return LocalDateTime.now().toString();\n  }\n", 9, 1,
+			"    return LocalDateTime.now().toString();\n", "    return LocalDateTime.now(clock).toString();\n"},
+		{"default zone and time zone", "time-zone", "  Object z() {\n    return Arrays.asList(ZoneId.systemDefault(), TimeZone.getDefault(), Clock.systemDefaultZone());\n  }\n", 8, 3,
+			"    return Arrays.asList(ZoneId.systemDefault(), TimeZone.getDefault(), Clock.systemDefaultZone());\n",
+			"    return Arrays.asList(ZoneOffset.UTC, TimeZone.getTimeZone(\"UTC\"), Clock.systemUTC());\n"},
+		{"other lines untouched", "time-zone", "  String day() {\n    return LocalDate.now().toString();\n  }\n", 7, 0, "", ""},
+		{"the receiver's generator", "seeded-random", "  Random rnd = new Random();\n  int roll() {\n    return rnd.nextInt(6);\n  }\n", 9, 1,
+			"  Random rnd = new Random();\n", "  Random rnd = new Random(42L);\n"},
+		{"a generator on the line", "seeded-random", "  int roll() {\n    return new Random().nextInt(6);\n  }\n", 8, 1,
+			"    return new Random().nextInt(6);\n", "    return new Random(42L).nextInt(6);\n"},
+		{"a seeded generator stays", "seeded-random", "  int roll() {\n    return new Random(7).nextInt(6);\n  }\n", 8, 0, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := head + tt.body + "}\n"
+			out, n, err := ed.Template(src, tt.op, tt.line)
+			if err != nil || n != tt.n {
+				t.Fatalf("changed %d, err %v; want %d", n, err, tt.n)
+			}
+			removed, added := lineChanges(src, out)
+			if strings.Contains(added, "import java.time.ZoneOffset;") {
+				added = strings.Replace(added, "import java.time.ZoneOffset;\n", "", 1)
+			}
+			if removed != tt.removed || added != tt.added {
+				t.Errorf("removed %q added %q; want %q and %q", removed, added, tt.removed, tt.added)
+			}
+		})
+	}
+}
+
 func TestEditorSplit(t *testing.T) {
 	e := startEditor(t)
 	src := `package p;

@@ -99,6 +99,12 @@ final class Editor {
             case "ordered-collection":
                 out.addProperty("changed", Templates.orderedCollection(u, req.get("line").getAsInt()));
                 break;
+            case "time-zone":
+                out.addProperty("changed", ClockTemplates.timeZone(u, req.get("line").getAsInt()));
+                break;
+            case "seeded-random":
+                out.addProperty("changed", ClockTemplates.seededRandom(u, req.get("line").getAsInt()));
+                break;
             case "parse-members":
                 out.add("members", parseMembers(str(req, "text"), out));
                 return out;
