@@ -11,5 +11,5 @@ import "testing"
 func TestChaosExpectedException(t *testing.T) {
 	t.Parallel()
 	needsTools(t)
-	chaosModesExact(t, flakyBin(t), "chaos-expected", "--strategy", "ITERATION_ORDER")
+	chaosModesExact(t, flakyBin(t), "chaos-expected", nil, "--strategy", "ITERATION_ORDER")
 }

@@ -25,7 +25,7 @@ func TestChaosRandom(t *testing.T) {
 	// 20 s can end a busy machine's JVM before its first test).
 	p := fixture(t, "chaos-random")
 	lim := measureAnalysisLimits(t, p.setup, launcher.Options{}, listTests(t, p), len(chaos.Strategies)+1, 20*time.Second)
-	chaosModesExact(t, bin, "chaos-random", "--test-timeout", lim.Test.Round(time.Second).String())
+	chaosModesExact(t, bin, "chaos-random", oneSeed, "--test-timeout", lim.Test.Round(time.Second).String())
 	t.Run("constant extreme", func(t *testing.T) {
 		t.Parallel()
 		res, e := libraryChaosRun(t, "chaos-random", "RANDOM_MAX", "random.limit=0", 5*time.Second)

@@ -25,7 +25,7 @@ func TestChaosSleep(t *testing.T) {
 	p := fixture(t, "chaos-sleep")
 	lim := measureAnalysisLimits(t, p.setup, launcher.Options{}, listTests(t, p), len(chaos.Strategies)+1, 30*time.Second)
 	budget := max(15*time.Minute, lim.Budget)
-	chaosModesExact(t, bin, "chaos-sleep", "--test-timeout", lim.Test.Round(time.Second).String(), "--budget", budget.Round(time.Second).String())
+	chaosModesExact(t, bin, "chaos-sleep", oneSeed, "--test-timeout", lim.Test.Round(time.Second).String(), "--budget", budget.Round(time.Second).String())
 	t.Run("every sleep lengthened", func(t *testing.T) {
 		t.Parallel()
 		// The polling test's 150 sleeps, each 2 s longer, take 300 s: a
