@@ -6,9 +6,7 @@ import com.github.javaparser.ast.body.FieldDeclaration;
 import com.github.javaparser.ast.body.Parameter;
 import com.github.javaparser.ast.body.VariableDeclarator;
 import com.github.javaparser.ast.expr.Expression;
-import com.github.javaparser.ast.expr.FieldAccessExpr;
 import com.github.javaparser.ast.expr.MethodCallExpr;
-import com.github.javaparser.ast.expr.NameExpr;
 import com.github.javaparser.ast.expr.ObjectCreationExpr;
 
 import java.util.ArrayList;
@@ -40,7 +38,7 @@ final class ClockTemplates {
     static int timeZone(Unit u, int line) {
         int changed = 0;
         boolean utc = false;
-        List<MethodCallExpr> calls = u.cu.findAll(MethodCallExpr.class, c -> onLine(c, line));
+        List<MethodCallExpr> calls = u.cu.findAll(MethodCallExpr.class, c -> Templates.onLine(c, line));
         for (MethodCallExpr call : calls) {
             String scope = call.getScope().map(Expression::toString).orElse("");
             String name = call.getNameAsString();
@@ -103,22 +101,13 @@ final class ClockTemplates {
      * creations changed.
      */
     static int seededRandom(Unit u, int line) {
-        List<String> receivers = new ArrayList<>();
-        for (MethodCallExpr call : u.cu.findAll(MethodCallExpr.class, c -> onLine(c, line))) {
-            call.getScope().ifPresent(s -> {
-                if (s instanceof NameExpr) {
-                    receivers.add(((NameExpr) s).getNameAsString());
-                } else if (s instanceof FieldAccessExpr) {
-                    receivers.add(((FieldAccessExpr) s).getNameAsString());
-                }
-            });
-        }
+        List<String> receivers = Templates.receiversOnLine(u, line);
         List<ObjectCreationExpr> creations = new ArrayList<>();
         for (VariableDeclarator v : u.cu.findAll(VariableDeclarator.class, v -> receivers.contains(v.getNameAsString()))) {
             v.getInitializer().filter(ClockTemplates::unseeded).ifPresent(e -> creations.add((ObjectCreationExpr) e));
         }
         if (creations.isEmpty()) {
-            creations.addAll(u.cu.findAll(ObjectCreationExpr.class, c -> onLine(c, line) && unseeded(c)));
+            creations.addAll(u.cu.findAll(ObjectCreationExpr.class, c -> Templates.onLine(c, line) && unseeded(c)));
         }
         for (ObjectCreationExpr c : creations) {
             u.insert(u.end(c) - 1, "42L");
@@ -129,9 +118,5 @@ final class ClockTemplates {
     private static boolean unseeded(Expression e) {
         return e instanceof ObjectCreationExpr && ((ObjectCreationExpr) e).getType().getNameAsString().equals("Random")
                 && ((ObjectCreationExpr) e).getArguments().isEmpty() && !((ObjectCreationExpr) e).getAnonymousClassBody().isPresent();
-    }
-
-    private static boolean onLine(Node n, int line) {
-        return n.getRange().map(r -> r.begin.line <= line && line <= r.end.line).orElse(false);
     }
 }

@@ -59,16 +59,7 @@ final class Templates {
      * receiver, every hash collection created on the line. Returns how many creations changed.
      */
     static int orderedCollection(Unit u, int line) {
-        List<String> receivers = new ArrayList<>();
-        for (MethodCallExpr call : u.cu.findAll(MethodCallExpr.class, c -> onLine(c, line))) {
-            call.getScope().ifPresent(s -> {
-                if (s instanceof NameExpr) {
-                    receivers.add(((NameExpr) s).getNameAsString());
-                } else if (s instanceof FieldAccessExpr) {
-                    receivers.add(((FieldAccessExpr) s).getNameAsString());
-                }
-            });
-        }
+        List<String> receivers = receiversOnLine(u, line);
         List<ObjectCreationExpr> creations = new ArrayList<>();
         for (VariableDeclarator v : u.cu.findAll(VariableDeclarator.class, v -> receivers.contains(v.getNameAsString()))) {
             v.getInitializer().ifPresent(init -> addCreation(init, creations));
@@ -103,7 +94,23 @@ final class Templates {
         }
     }
 
-    private static boolean onLine(Node n, int line) {
+    /** The names (variables or fields) that the receivers of the method calls on a line name. */
+    static List<String> receiversOnLine(Unit u, int line) {
+        List<String> receivers = new ArrayList<>();
+        for (MethodCallExpr call : u.cu.findAll(MethodCallExpr.class, c -> onLine(c, line))) {
+            call.getScope().ifPresent(s -> {
+                if (s instanceof NameExpr) {
+                    receivers.add(((NameExpr) s).getNameAsString());
+                } else if (s instanceof FieldAccessExpr) {
+                    receivers.add(((FieldAccessExpr) s).getNameAsString());
+                }
+            });
+        }
+        return receivers;
+    }
+
+    /** Whether the node spans the line. */
+    static boolean onLine(Node n, int line) {
         return n.getRange().map(r -> r.begin.line <= line && line <= r.end.line).orElse(false);
     }
 }
