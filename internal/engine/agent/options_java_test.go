@@ -102,6 +102,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 				{Key: "chaos.resolve", Value: "12"},
 				{Key: "chaos.seed", Value: "-7"},
 				{Key: "chaos.iteration.scope", Value: "all"},
+				{Key: "chaos.iteration.sites", Value: "a.B#m:7+a.B#lambda$x$0:9"},
 				{Key: "chaos.async.delay", Value: "13"},
 				{Key: "chaos.async.limit", Value: "0"},
 			},
@@ -131,7 +132,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 				"chaos": list(full.Chaos.Strategies...), "roots": list(awkward...), "include": list(full.Chaos.Include...), "exclude": list(awkward[:3]...),
 				"random": "0.25", "random.limit": 3.0, "time.increment": 3000.0, "time.budget": 600.0, "time.granularity": 7.0, "time.slow": 4.0,
 				"date": "2030-01-02T03:04:05Z", "date.margin": 10.0, "date.zone": "Europe/Zurich", "locale": "de-CH", "timezone": "Asia/Kolkata",
-				"sleep": 11.0, "sleep.limit": 4.0, "concurrency": 0.5, "network": 1.0, "network.timeout": 0.5, "resolve": 12.0, "seed": -7.0, "iteration.scope": "all", "async.delay": 13.0, "async.limit": 0.0,
+				"sleep": 11.0, "sleep.limit": 4.0, "concurrency": 0.5, "network": 1.0, "network.timeout": 0.5, "resolve": 12.0, "seed": -7.0, "iteration.scope": "all", "iteration.sites": list("a.B#m:7", "a.B#lambda$x$0:9"), "async.delay": 13.0, "async.limit": 0.0,
 				"explain": true,
 			},
 			State: map[string]any{
