@@ -70,7 +70,12 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		t.Errorf("flaky report does not name the page it wrote:\n%s", out)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1280, 1600))
+	// chromedp waits 20 s by default for the browser to print its DevTools
+	// address; beside 16 spinning processes on 2 cores Chrome took longer
+	// (make test-busy: "websocket url timeout reached"). Only a browser that
+	// never starts reaches the 10 minutes the start is bounded by below.
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox, chromedp.WindowSize(1280, 1600),
+		chromedp.WSURLReadTimeout(10*time.Minute))
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	defer cancel()
 	ctx, cancel := chromedp.NewContext(actx)
