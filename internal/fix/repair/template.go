@@ -10,9 +10,7 @@ package repair
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/flakyhq/flaky/internal/base/testid"
 	"github.com/flakyhq/flaky/internal/report"
@@ -42,7 +40,7 @@ func templateOps(f report.Finding) (ops []string, what string) {
 // in the test sources (the test owns the generator there; seeding the
 // code under test's generator would change what it does in production).
 func testOwned(op, rel string) bool {
-	return op != "seeded-random" || strings.Contains("/"+filepath.ToSlash(rel), "/src/test/")
+	return op != "seeded-random" || isTestSource(rel)
 }
 
 // template offers the standard fix of an api finding (see templateOps); at
