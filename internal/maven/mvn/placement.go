@@ -92,12 +92,8 @@ func (p *pomFile) setsForks() bool {
 	for _, prof := range p.plugins.Profiles {
 		sections = append(sections, prof.Plugins, prof.Managed)
 	}
-	for _, section := range sections {
-		for _, pl := range section {
-			if strings.TrimSpace(pl.ArtifactID) == "maven-surefire-plugin" && (pl.Configuration.ForkCount != nil || pl.Configuration.ReuseForks != nil) {
-				return true
-			}
-		}
+	if slices.ContainsFunc(surefireConfigs(sections...), func(c surefireConfig) bool { return c.ForkCount != nil || c.ReuseForks != nil }) {
+		return true
 	}
 	props := []*gopom.Properties{p.project.Properties}
 	if p.project.Profiles != nil {

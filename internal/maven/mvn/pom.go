@@ -364,32 +364,40 @@ func surefire(chain []*pomFile) surefireConfig {
 			}
 		}
 		sections = append(sections, p.plugins.Managed)
-		for _, section := range sections {
-			for _, pl := range section {
-				if strings.TrimSpace(pl.ArtifactID) != "maven-surefire-plugin" {
-					continue
-				}
-				c := pl.Configuration
-				if merged.Includes == nil {
-					merged.Includes = c.Includes
-				}
-				if merged.Excludes == nil {
-					merged.Excludes = c.Excludes
-				}
-				if merged.ArgLine == nil {
-					merged.ArgLine = c.ArgLine
-				}
-				if merged.RunOrder == nil {
-					merged.RunOrder = c.RunOrder
-				}
-				if merged.SystemPropertyVariables == nil {
-					merged.SystemPropertyVariables = c.SystemPropertyVariables
-				}
-				if merged.SuiteXMLFiles == nil {
-					merged.SuiteXMLFiles = c.SuiteXMLFiles
-				}
+		for _, c := range surefireConfigs(sections...) {
+			if merged.Includes == nil {
+				merged.Includes = c.Includes
+			}
+			if merged.Excludes == nil {
+				merged.Excludes = c.Excludes
+			}
+			if merged.ArgLine == nil {
+				merged.ArgLine = c.ArgLine
+			}
+			if merged.RunOrder == nil {
+				merged.RunOrder = c.RunOrder
+			}
+			if merged.SystemPropertyVariables == nil {
+				merged.SystemPropertyVariables = c.SystemPropertyVariables
+			}
+			if merged.SuiteXMLFiles == nil {
+				merged.SuiteXMLFiles = c.SuiteXMLFiles
 			}
 		}
 	}
 	return merged
+}
+
+// surefireConfigs are the configurations of the maven-surefire-plugin
+// declarations in sections, in their order.
+func surefireConfigs(sections ...[]plugin) []surefireConfig {
+	var out []surefireConfig
+	for _, section := range sections {
+		for _, pl := range section {
+			if strings.TrimSpace(pl.ArtifactID) == "maven-surefire-plugin" {
+				out = append(out, pl.Configuration)
+			}
+		}
+	}
+	return out
 }

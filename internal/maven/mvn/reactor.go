@@ -220,12 +220,5 @@ func (r *reactor) warn(logf func(string, ...any)) {
 
 // ownArgLine says whether the pom configures Surefire's argLine itself.
 func ownArgLine(p *pomFile) bool {
-	for _, section := range [][]plugin{p.plugins.Plugins, p.plugins.Managed} {
-		for _, pl := range section {
-			if strings.TrimSpace(pl.ArtifactID) == "maven-surefire-plugin" && pl.Configuration.ArgLine != nil {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(surefireConfigs(p.plugins.Plugins, p.plugins.Managed), func(c surefireConfig) bool { return c.ArgLine != nil })
 }
