@@ -470,7 +470,7 @@ type Coverage struct {
 	Rounds          int            `json:"rounds"`               // exploration orders run
 	RoundsPlanned   int            `json:"roundsPlanned"`        // exploration orders planned
 	Pairs           int            `json:"pairs"`                // ordered pairs of distinct tests
-	PairsCovered    int            `json:"pairsCovered"`         // pairs run right after each other (a change's: the first before the second with no writer of their shared state between)
+	PairsCovered    int            `json:"pairsCovered"`         // pairs run right after each other in the original or an exploration order, not confirmation's or minimisation's (a change's: the first before the second with no writer of their shared state between)
 	TestsAlone      int            `json:"testsAlone"`           // tests run alone
 	BudgetMs        int64          `json:"budgetMs"`
 	BudgetWhy       string         `json:"budgetWhy,omitempty"` // how the default budget was chosen

@@ -65,7 +65,7 @@ type Coverage struct {
 	Rounds          int            // exploration orders run
 	RoundsPlanned   int            // exploration orders planned
 	Pairs           int            // ordered pairs of distinct tests
-	PairsCovered    int            // of those, the ones run right after each other (with a Focus that names shared state: the first before the second with no writer of that state between)
+	PairsCovered    int            // of those, the ones run right after each other in the original or an exploration order (with a Focus that names shared state: the first before the second with no writer of that state between)
 	TestsAlone      int            // tests run alone
 	Budget          time.Duration
 	BudgetWhy       string // how the budget was chosen when the caller left it to the analysis

@@ -41,6 +41,18 @@ const (
 	genVerify   = "verify" // a merge's rerun of an order a shard recorded
 )
 
+// exploring reports whether gen is one of detection's exploration
+// generators, not the original order, a single test's runs or a step
+// after detection (confirmation, minimisation, a merge's rerun), whose
+// orders depend on what was found first and when.
+func exploring(gen string) bool {
+	switch gen {
+	case GenOriginal, GenIsolation, GenTwice, genConfirm, genMinimise, genVerify:
+		return false
+	}
+	return true
+}
+
 // record stores a run's outcomes and counts its coverage. Outcomes after a
 // class with class-level fixtures ran them a second time are no evidence
 // (Surefire never does that) and are dropped.
@@ -82,9 +94,7 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 	if ours {
 		a.cov.Orders++
 		a.cov.Generators[o.gen]++
-		switch o.gen {
-		case GenOriginal, GenIsolation, GenTwice, genConfirm, genMinimise, genVerify:
-		default:
+		if exploring(o.gen) {
 			a.cov.Rounds++
 		}
 	}
@@ -111,6 +121,9 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 		if _, ok := a.flipped[t]; !ok && !seen[0].IsZero() && !seen[1].IsZero() {
 			a.flipped[t] = milestone{orders: a.cov.Orders, elapsed: max(seen[0].Sub(a.start), seen[1].Sub(a.start))}
 		}
+	}
+	if !exploring(o.gen) && o.gen != GenOriginal {
+		return
 	}
 	if a.cover != nil {
 		a.cover.covered(r.Order, func(p [2]string) bool { return a.cover.shared[p] != nil }, func(p [2]string) {

@@ -117,6 +117,16 @@ func TestShardsMergeToTheUnshardedAnalysis(t *testing.T) {
 		if merged.Coverage.Rounds != whole.Coverage.Rounds || merged.Coverage.PairsCovered != whole.Coverage.PairsCovered || merged.Coverage.TestsAlone != whole.Coverage.TestsAlone {
 			t.Errorf("seed %d: merged coverage %+v, whole %+v", seed, merged.Coverage, whole.Coverage)
 		}
+		// The coverage does not depend on how many JVMs ran at once (a busy
+		// machine gives the unsharded run one worker, the merge two).
+		f = newSuite()
+		one, err := Run(context.Background(), f, Config{Tests: f.order, Seed: seed, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if one.Coverage.Rounds != whole.Coverage.Rounds || one.Coverage.PairsCovered != whole.Coverage.PairsCovered {
+			t.Errorf("seed %d: coverage on one worker %+v, on two %+v", seed, one.Coverage, whole.Coverage)
+		}
 		if len(whole.Findings) == 0 || !slices.ContainsFunc(merged.Findings, func(f Finding) bool { return f.Kind == report.ODVictim }) {
 			t.Errorf("seed %d: no victims found", seed)
 		}
