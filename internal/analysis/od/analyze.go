@@ -170,8 +170,10 @@ type Config struct {
 	VerifySeed uint64
 }
 
-// analysis is the state of one Run call.
-type analysis struct {
+// recorder is the core every stage of one Run call holds: the runner and
+// its slots, the prefix stores the runs are recorded in (run.go), the
+// coverage counters, the findings, the budget clock and the logger.
+type recorder struct {
 	cfg     Config
 	runner  Runner
 	s       *suite
@@ -214,7 +216,7 @@ type analysis struct {
 
 // Run runs the analysis on cfg.Tests through r.
 func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
-	a := newAnalysis(r, cfg)
+	a := newRecorder(r, cfg)
 	n := len(a.s.tests)
 	if n == 0 {
 		return a.result(), nil
@@ -244,9 +246,9 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	return a.result(), nil
 }
 
-// newAnalysis returns the state of an analysis of cfg.Tests through r,
+// newRecorder returns the core of an analysis of cfg.Tests through r,
 // with cfg's zero fields set to their defaults, started now.
-func newAnalysis(r Runner, cfg Config) *analysis {
+func newRecorder(r Runner, cfg Config) *recorder {
 	if cfg.OriginalRuns <= 0 {
 		cfg.OriginalRuns = DefaultOriginalRuns
 	}
@@ -256,7 +258,7 @@ func newAnalysis(r Runner, cfg Config) *analysis {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
 	}
-	a := &analysis{
+	a := &recorder{
 		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(), warm: newStore(),
 		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
 		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
@@ -284,7 +286,7 @@ func newAnalysis(r Runner, cfg Config) *analysis {
 }
 
 // inSuite returns the groups all of whose tests are in the suite.
-func (a *analysis) inSuite(groups [][]string) [][]string {
+func (a *recorder) inSuite(groups [][]string) [][]string {
 	var out [][]string
 	for _, g := range groups {
 		if len(g) > 0 && !slices.ContainsFunc(g, func(t string) bool { _, ok := a.index[t]; return !ok }) {
@@ -297,7 +299,7 @@ func (a *analysis) inSuite(groups [][]string) [][]string {
 // setBudget fixes the analysis' budget and arms the hard stop (again,
 // when the budget is extended): runs still going at the budget get a grace
 // period, then are killed.
-func (a *analysis) setBudget(b time.Duration, why string) {
+func (a *recorder) setBudget(b time.Duration, why string) {
 	a.cfg.Budget = b
 	a.mu.Lock()
 	a.cov.Budget = b
@@ -311,7 +313,7 @@ func (a *analysis) setBudget(b time.Duration, why string) {
 
 // hardStop is when the runs still going are killed: the budget's end plus
 // its grace, a tenth of the budget and at least 10 s.
-func (a *analysis) hardStop() time.Time {
+func (a *recorder) hardStop() time.Time {
 	return a.start.Add(a.cfg.Budget + max(10*time.Second, a.cfg.Budget/10))
 }
 
@@ -321,7 +323,7 @@ func (a *analysis) hardStop() time.Time {
 // the budget is three times that (the rest is for confirming and
 // minimising), within MinAutoBudget and MaxAutoBudget. It also says how it
 // got there.
-func (a *analysis) autoBudget(rounds int) (time.Duration, string) {
+func (a *recorder) autoBudget(rounds int) (time.Duration, string) {
 	var suite, tests time.Duration
 	for _, r := range a.originals {
 		if r.Duration <= suite {
@@ -344,11 +346,11 @@ func (a *analysis) autoBudget(rounds int) (time.Duration, string) {
 		n, suite.Round(100*time.Millisecond), alone.Round(100*time.Millisecond), detection.Round(time.Second), a.cfg.Workers)
 }
 
-func (a *analysis) logf(format string, args ...any) {
+func (a *recorder) logf(format string, args ...any) {
 	a.cfg.Log.Logf(format, args...)
 }
 
-func (a *analysis) debugf(format string, args ...any) {
+func (a *recorder) debugf(format string, args ...any) {
 	a.cfg.Log.Debugf(format, args...)
 }
 
@@ -356,7 +358,7 @@ func (a *analysis) debugf(format string, args ...any) {
 // budget when the caller left it open), confirmation, then the
 // minimisations cluster by cluster (minimiseClusters) and the sharing of
 // cleaners between victims of one polluter group.
-func (a *analysis) analyse(ctx context.Context) error {
+func (a *recorder) analyse(ctx context.Context) error {
 	for _, r := range a.cfg.Original {
 		a.record(plannedOrder{gen: GenOriginal, label: GenOriginal, plan: -1}, r, false)
 	}
@@ -412,7 +414,7 @@ func (a *analysis) analyse(ctx context.Context) error {
 // runOriginal runs the original order until it has Config.OriginalRuns
 // runs (Config.Original included), before the budget's end (the longest
 // automatic one when the analysis chooses it later).
-func (a *analysis) runOriginal(ctx context.Context) error {
+func (a *recorder) runOriginal(ctx context.Context) error {
 	var reruns []plannedOrder
 	for i := len(a.cfg.Original); i < a.cfg.OriginalRuns; i++ {
 		reruns = append(reruns, plannedOrder{gen: GenOriginal, label: fmt.Sprintf("original run %d", i+1), tests: a.s.tests, plan: -1})
@@ -432,7 +434,7 @@ func (a *analysis) runOriginal(ctx context.Context) error {
 // fit, until the hard stop less one run of the suite, so that they end
 // before it; minimisation and the sharing of cleaners stop at the budget's
 // end.
-func (a *analysis) settleCandidates(ctx context.Context) error {
+func (a *recorder) settleCandidates(ctx context.Context) error {
 	cands := a.candidates()
 	a.cfg.Progress.Found(len(cands))
 	if len(cands) == 0 {
@@ -477,7 +479,7 @@ func (a *analysis) settleCandidates(ctx context.Context) error {
 }
 
 // settleRound confirms and minimises one round of candidates (see settleCandidates).
-func (a *analysis) settleRound(ctx context.Context, end time.Time, cands []*candidate) error {
+func (a *recorder) settleRound(ctx context.Context, end time.Time, cands []*candidate) error {
 	confirmEnd := a.hardStop().Add(-a.planCost([]plannedOrder{{tests: a.s.tests}}) * time.Duration(a.cfg.Workers))
 	if confirmEnd.Before(end) {
 		confirmEnd = end
@@ -502,7 +504,7 @@ func (a *analysis) settleRound(ctx context.Context, end time.Time, cands []*cand
 // analysable returns the tests (with a Focus, its targets) minus the ones
 // to skip and the ones that were only skipped or aborted (an assumption
 // failed) in the original runs.
-func (a *analysis) analysable() []string {
+func (a *recorder) analysable() []string {
 	var focus map[string]bool
 	if a.cfg.Focus != nil {
 		focus = toSet(a.cfg.Focus.Targets)

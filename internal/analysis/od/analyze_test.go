@@ -298,7 +298,7 @@ func TestAnalyzeSkipsKnownTests(t *testing.T) {
 // TestAutoBudget checks that the default budget grows with the suite's
 // measured run time and size, within its bounds, and says how it was chosen.
 func TestAutoBudget(t *testing.T) {
-	suite := func(n int, run time.Duration, testMs int64) *analysis {
+	suite := func(n int, run time.Duration, testMs int64) *recorder {
 		var tests []string
 		r := &launcher.Result{Duration: run}
 		for i := range n {
@@ -306,19 +306,19 @@ func TestAutoBudget(t *testing.T) {
 			tests = append(tests, id+fmt.Sprint(i))
 			r.Tests = append(r.Tests, launcher.TestResult{Test: id, TimeMs: testMs})
 		}
-		a := &analysis{cfg: Config{Workers: 2}, s: newSuite(tests, nil), originals: []*launcher.Result{r}}
+		a := &recorder{cfg: Config{Workers: 2}, s: newSuite(tests, nil), originals: []*launcher.Result{r}}
 		a.targets = tests
 		return a
 	}
 	for _, c := range []struct {
 		name     string
-		a        *analysis
+		a        *recorder
 		min, max time.Duration
 	}{
 		{"small suite: the minimum", suite(10, 2*time.Second, 10), MinAutoBudget, MinAutoBudget},
 		{"163 tests, 3s a run", suite(163, 3*time.Second, 5), 8 * time.Minute, 12 * time.Minute},
 		{"huge suite: the maximum", suite(5000, 10*time.Minute, 100), MaxAutoBudget, MaxAutoBudget},
-		{"unknown run time", &analysis{cfg: Config{Workers: 2}, s: newSuite([]string{"a.B#c"}, nil)}, DefaultBudget, DefaultBudget},
+		{"unknown run time", &recorder{cfg: Config{Workers: 2}, s: newSuite([]string{"a.B#c"}, nil)}, DefaultBudget, DefaultBudget},
 	} {
 		b, why := c.a.autoBudget(6)
 		if b < c.min || b > c.max || why == "" {
@@ -434,7 +434,7 @@ func TestAnalyzeManyVictimsOfOnePolluter(t *testing.T) {
 }
 
 func TestInfeasibleFrom(t *testing.T) {
-	a := &analysis{s: newSuite([]string{"a.C#1", "a.C#2", "a.D#1"}, map[string]bool{"a.C": true})}
+	a := &recorder{s: newSuite([]string{"a.C#1", "a.C#2", "a.D#1"}, map[string]bool{"a.C": true})}
 	for _, c := range []struct {
 		order  []string
 		scopes map[string]int
@@ -476,7 +476,7 @@ func TestFlipTimeIsWhenTheRunsEnded(t *testing.T) {
 		{"the earliest pass counts", []*launcher.Result{run(4*time.Second, true, launcher.Pass, launcher.Fail), run(3*time.Second, true, launcher.Pass, launcher.Pass), run(2*time.Second, true, launcher.Pass, launcher.Pass)}, 4 * time.Second},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			a := &analysis{cfg: Config{Log: logs.Logger{}}, s: newSuite([]string{"a.C#1", "a.C#2"}, nil), st: newStore(), warm: newStore(),
+			a := &recorder{cfg: Config{Log: logs.Logger{}}, s: newSuite([]string{"a.C#1", "a.C#2"}, nil), st: newStore(), warm: newStore(),
 				start: t0, index: map[string]int{"a.C#1": 0, "a.C#2": 1}, pairs: map[[2]int]bool{},
 				flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, tried: map[string]bool{}, completed: map[string]bool{}, rerun: map[string]bool{}, cov: Coverage{Generators: map[string]int{}}}
 			for i, r := range tt.runs {

@@ -22,7 +22,7 @@ import (
 // often has several polluters: each group it owes its failure to joins its
 // finding), and on the other tests (discover), and returns the candidates a
 // group explained and the others, in their order.
-func (a *analysis) explainByBatch(ctx context.Context, deadline time.Time, open []*candidate, tried map[string]bool) (explained, rest []*candidate, err error) {
+func (a *recorder) explainByBatch(ctx context.Context, deadline time.Time, open []*candidate, tried map[string]bool) (explained, rest []*candidate, err error) {
 	done := map[*candidate]bool{}
 	for _, kind := range []verdict{victim, brittle} {
 		a.mu.Lock()
@@ -78,7 +78,7 @@ func (a *analysis) explainByBatch(ctx context.Context, deadline time.Time, open 
 // discover runs g once before every test without a finding that is not
 // open, its cleaners last, so that a victim (brittle) of g that detection
 // never saw flip does here; the analysis confirms it in its next round.
-func (a *analysis) discover(ctx context.Context, deadline time.Time, g []string, open []*candidate) error {
+func (a *recorder) discover(ctx context.Context, deadline time.Time, g []string, open []*candidate) error {
 	skip := toSet(g)
 	for _, c := range open {
 		skip[c.test] = true
@@ -134,7 +134,7 @@ func firstIf(x, y bool) int {
 // alone, when that shows it). Victims then try the cleaners found for g the
 // same way, one order per cleaner group between g and them. It returns the
 // candidates g explained, their findings complete.
-func (a *analysis) tryGroup(ctx context.Context, deadline time.Time, g []string, cands []*candidate) ([]*candidate, error) {
+func (a *recorder) tryGroup(ctx context.Context, deadline time.Time, g []string, cands []*candidate) ([]*candidate, error) {
 	k, fail := a.cfg.Confirmations, cands[0].od == victim
 	batch, control := a.batchOrders(g, cands)
 	if err := a.ensure(ctx, deadline, genConfirm, [][]string{batch, control}, k); err != nil {
@@ -196,7 +196,7 @@ func (a *analysis) tryGroup(ctx context.Context, deadline time.Time, g []string,
 // explainedBy returns the candidates whose outcome the batch run of g
 // (batch, and control without g, both run k times) shows g explains, and
 // their tests, in the control's order.
-func (a *analysis) explainedBy(g []string, cands []*candidate, batch, control []string) (out []*candidate, shown []string) {
+func (a *recorder) explainedBy(g []string, cands []*candidate, batch, control []string) (out []*candidate, shown []string) {
 	k, fail := a.cfg.Confirmations, cands[0].od == victim
 	for _, t := range control {
 		i := slices.IndexFunc(cands, func(c *candidate) bool { return c.test == t })
@@ -221,7 +221,7 @@ func (a *analysis) explainedBy(g []string, cands []*candidate, batch, control []
 // group between g and them, each run k times: a group after which a
 // victim passes in every run joins the cleaners of its finding (findings,
 // in out's order).
-func (a *analysis) knownCleaners(ctx context.Context, deadline time.Time, g []string, out []*candidate, shown []string, findings []*Finding) error {
+func (a *recorder) knownCleaners(ctx context.Context, deadline time.Time, g []string, out []*candidate, shown []string, findings []*Finding) error {
 	k := a.cfg.Confirmations
 	a.mu.Lock()
 	known := slices.Clone(a.cleanerGroups[orderKey(g)])
@@ -254,7 +254,7 @@ func (a *analysis) knownCleaners(ctx context.Context, deadline time.Time, g []st
 // command is short and shows g enough on its own; a test whose effect needs
 // more of the batch keeps the batch order it was shown in. A budget that
 // ends first leaves every test its batch order.
-func (a *analysis) shortOrders(ctx context.Context, deadline time.Time, g, tests []string, fail bool) (map[string][]string, error) {
+func (a *recorder) shortOrders(ctx context.Context, deadline time.Time, g, tests []string, fail bool) (map[string][]string, error) {
 	orders := make([][]string, len(tests))
 	for i, t := range tests {
 		orders[i] = a.s.feasible(concat(g, []string{t}))
@@ -283,7 +283,7 @@ func (a *analysis) shortOrders(ctx context.Context, deadline time.Time, g, tests
 // the candidates' tests in the suite's order, those of g's classes first
 // (so that a class with class-level fixtures runs them in g's scope, right
 // after g); the control is the batch without g.
-func (a *analysis) batchOrders(g []string, cands []*candidate) (batch, control []string) {
+func (a *recorder) batchOrders(g []string, cands []*candidate) (batch, control []string) {
 	classes := classesOf(g)
 	tests := make([]string, len(cands))
 	for i, c := range cands {

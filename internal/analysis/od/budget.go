@@ -35,13 +35,13 @@ func (e *estimate) get(compute func() time.Duration) time.Duration {
 
 // confirmCost estimates how long confirming the candidates found so far
 // takes on the workers.
-func (a *analysis) confirmCost() time.Duration {
+func (a *recorder) confirmCost() time.Duration {
 	return a.planCost(a.confirmPlan(a.candidates()))
 }
 
 // planCost estimates how long the runs take on the workers, from the
 // original runs' JVM overhead and test times.
-func (a *analysis) planCost(runs []plannedOrder) time.Duration {
+func (a *recorder) planCost(runs []plannedOrder) time.Duration {
 	overhead, testTime := a.costs()
 	var total time.Duration
 	for _, o := range runs {
@@ -59,7 +59,7 @@ func (a *analysis) planCost(runs []plannedOrder) time.Duration {
 // 2·log2(n) runs each of half the prefix, and the k runs that confirm each
 // group), and the k runs of a batch of all the candidates and of its
 // control each search is tried on.
-func (a *analysis) minimiseCost(cands []*candidate) time.Duration {
+func (a *recorder) minimiseCost(cands []*candidate) time.Duration {
 	var as []*candidate
 	for _, c := range cands {
 		if c.failing != nil {
@@ -88,7 +88,7 @@ func (a *analysis) minimiseCost(cands []*candidate) time.Duration {
 // extendBudget grows a budget the analysis chose, within MaxAutoBudget,
 // when confirming and minimising the candidates would not fit in what is
 // left of it, and says so in the coverage and the log.
-func (a *analysis) extendBudget(cands []*candidate) {
+func (a *recorder) extendBudget(cands []*candidate) {
 	elapsed := time.Since(a.start)
 	need := a.planCost(a.confirmPlan(cands)) + a.minimiseCost(cands)
 	if elapsed+need <= a.cfg.Budget || a.cfg.Budget >= MaxAutoBudget {

@@ -24,7 +24,7 @@ import (
 // then all tests (polluters of t excepted), each list run at once and, when
 // it passes, minimised by delta debugging for as long as what is left of it
 // (without the cleaners found so far) still passes.
-func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g []string, polluters [][]string) ([][]string, error) {
+func (a *recorder) cleaners(ctx context.Context, deadline time.Time, t string, g []string, polluters [][]string) ([][]string, error) {
 	exclude := notCleaners(t, polluters)
 	chunks := a.cleanerChunks(t, g, exclude)
 	test := a.effect(deadline, t, g, false)
@@ -80,7 +80,7 @@ func (a *analysis) cleaners(ctx context.Context, deadline time.Time, t string, g
 // group g and victim t, none in exclude: the cleaners known for g, the
 // writers of t's state a change's dataflow record names, the tests seen
 // between g and t in passing orders, then all tests.
-func (a *analysis) cleanerChunks(t string, g []string, exclude map[string]bool) [][]string {
+func (a *recorder) cleanerChunks(t string, g []string, exclude map[string]bool) [][]string {
 	var chunks [][]string
 	a.mu.Lock()
 	for _, c := range a.cleanerGroups[orderKey(g)] {
@@ -141,7 +141,7 @@ func notCleaners(t string, polluters [][]string) map[string]bool {
 // masked the cleaner), and adds those that k runs confirm: a cleaner left
 // to more than two victims of one polluter group is tried on them all in
 // one batch (cleanerBatch), the rest one run each.
-func (a *analysis) shareCleaners(ctx context.Context, deadline time.Time) error {
+func (a *recorder) shareCleaners(ctx context.Context, deadline time.Time) error {
 	tries, err := a.batchCleaners(ctx, deadline, a.cleanerTries())
 	if err != nil {
 		return err
@@ -179,7 +179,7 @@ type cleanerTry struct {
 
 // cleanerTries returns, victim by victim (by name), the known cleaners of
 // each of its polluter groups that its finding lacks.
-func (a *analysis) cleanerTries() []cleanerTry {
+func (a *recorder) cleanerTries() []cleanerTry {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var victims []*Finding
@@ -206,7 +206,7 @@ func (a *analysis) cleanerTries() []cleanerTry {
 // batchCleaners runs the tries of one polluter and cleaner group on more
 // than two victims as one batch each (cleanerBatch) and returns the tries
 // left: those of the other pairs, and those a batch did not settle.
-func (a *analysis) batchCleaners(ctx context.Context, deadline time.Time, tries []cleanerTry) ([]cleanerTry, error) {
+func (a *recorder) batchCleaners(ctx context.Context, deadline time.Time, tries []cleanerTry) ([]cleanerTry, error) {
 	byPair := map[string][]cleanerTry{}
 	var keys []string
 	for _, tr := range tries {
@@ -235,7 +235,7 @@ func (a *analysis) batchCleaners(ctx context.Context, deadline time.Time, tries 
 // cleaner, the control, k times each. A victim that passes in every run of
 // the batch and fails in every run of the control owes that to the cleaner,
 // which joins its finding; it returns the tries it leaves open.
-func (a *analysis) cleanerBatch(ctx context.Context, deadline time.Time, trs []cleanerTry) ([]cleanerTry, error) {
+func (a *recorder) cleanerBatch(ctx context.Context, deadline time.Time, trs []cleanerTry) ([]cleanerTry, error) {
 	k, p, c := a.cfg.Confirmations, trs[0].p, trs[0].c
 	names := make([]string, len(trs))
 	for i, tr := range trs {

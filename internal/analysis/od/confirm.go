@@ -24,7 +24,7 @@ const unreproduced = 16
 // outcomes, and its failing and passing orders until each has two (the
 // shortest failing or passing order found by minimisation gets k later),
 // then classifies it.
-func (a *analysis) confirm(ctx context.Context, deadline time.Time, cands []*candidate) error {
+func (a *recorder) confirm(ctx context.Context, deadline time.Time, cands []*candidate) error {
 	k, pre := a.cfg.Confirmations, min(a.cfg.Confirmations, 2)
 	err := a.run(ctx, deadline, a.confirmPlan(cands))
 	// A failure seen only in a warm JVM that its order's fresh reruns
@@ -83,7 +83,7 @@ func (a *analysis) confirm(ctx context.Context, deadline time.Time, cands []*can
 // confirmPlan returns the runs confirm starts with for cands: each alone
 // (or twice in a row) until it has k outcomes, its failing and passing
 // orders until each has two.
-func (a *analysis) confirmPlan(cands []*candidate) []plannedOrder {
+func (a *recorder) confirmPlan(cands []*candidate) []plannedOrder {
 	k, pre := a.cfg.Confirmations, min(a.cfg.Confirmations, 2)
 	var alone, prefixes [][]string
 	for _, c := range cands {
@@ -103,7 +103,7 @@ func (a *analysis) confirmPlan(cands []*candidate) []plannedOrder {
 // (nil for any other verdict): its failing and passing orders as
 // confirmation ran them, no groups yet, incomplete until minimisation
 // completes it.
-func (a *analysis) confirmed(c *candidate) *Finding {
+func (a *recorder) confirmed(c *candidate) *Finding {
 	t := c.test
 	switch c.od {
 	case victim:
@@ -118,7 +118,7 @@ func (a *analysis) confirmed(c *candidate) *Finding {
 
 // failureMessage returns the failure message of the first of the orders
 // that failed, else of any run of t that failed.
-func (a *analysis) failureMessage(t string, orders ...[]string) string {
+func (a *recorder) failureMessage(t string, orders ...[]string) string {
 	for _, o := range orders {
 		if ob := a.st.get(o); ob.fail > 0 {
 			return ob.message

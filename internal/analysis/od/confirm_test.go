@@ -74,7 +74,7 @@ func TestConfirmedTestsAreFindings(t *testing.T) {
 	} {
 		t.Run(c.name, bubbled(func(t *testing.T) {
 			f, first, second := pollutedSuite(8, 2, true)
-			a := newAnalysis(f, Config{Tests: f.order, Workers: 2, Seed: 1, Fixtures: f.fixtures})
+			a := newRecorder(f, Config{Tests: f.order, Workers: 2, Seed: 1, Fixtures: f.fixtures})
 			a.stop = func() {}
 			ctx, far := context.Background(), time.Now().Add(time.Hour)
 			// The original order, then the reversed one, which shows every flip.
@@ -187,7 +187,7 @@ func TestExtendBudget(t *testing.T) {
 			tests = append(tests, id)
 			r.Tests = append(r.Tests, launcher.TestResult{Test: id, TimeMs: c.run.Milliseconds() / 200})
 		}
-		a := newAnalysis(nil, Config{Tests: tests, Workers: 2})
+		a := newRecorder(nil, Config{Tests: tests, Workers: 2})
 		a.originals, a.stop = []*launcher.Result{r}, func() {}
 		a.start = time.Now().Add(-4 * time.Minute)
 		a.setBudget(5*time.Minute, "scaled to the suite")
@@ -273,7 +273,7 @@ func TestShareCleanersInOneBatch(t *testing.T) {
 		f.tests[id] = func(st map[string]int) bool { return st["factory"] == 0 }
 	}
 	f.order = slices.Concat(victims, []string{"h.Odd#wants", "h.Conn#custom", "h.Conn#reset"})
-	a := newAnalysis(f, Config{Tests: f.order, Workers: 2})
+	a := newRecorder(f, Config{Tests: f.order, Workers: 2})
 	p, c := []string{"h.Conn#custom"}, []string{"h.Conn#reset"}
 	a.cleanerGroups[orderKey(p)] = [][]string{c}
 	for _, v := range append(slices.Clone(victims), "h.Odd#wants") {

@@ -162,7 +162,7 @@ func TestCoverOrdersScale(t *testing.T) {
 // for another test (not a detection order), a failure after a known
 // polluter is none even with the changed test after it.
 func TestUnexplained(t *testing.T) {
-	a := newAnalysis(nil, Config{Tests: []string{"p.P#p", "p.N#n", "p.V#v"}, Workers: 1, Focus: &Focus{
+	a := newRecorder(nil, Config{Tests: []string{"p.P#p", "p.N#n", "p.V#v"}, Workers: 1, Focus: &Focus{
 		Targets: []string{"p.V#v"}, Settled: map[string][][]string{"p.V#v": {{"p.P#p"}}}, Via: map[string][]string{"p.V#v": {"p.N#n"}},
 	}})
 	a.planned = [][]string{{"p.P#p", "p.V#v"}, {"p.N#n", "p.V#v"}, {"p.P#p", "p.N#n", "p.V#v"}, {"p.N#n", "p.P#p", "p.V#v"}}

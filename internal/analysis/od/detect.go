@@ -28,7 +28,7 @@ type candidate struct {
 
 // candidates finds the tests that both passed and failed in different
 // orders, or in a first and a second run in one JVM.
-func (a *analysis) candidates() []*candidate {
+func (a *recorder) candidates() []*candidate {
 	var out []*candidate
 	for _, t := range a.targets {
 		c := &candidate{test: t}
@@ -67,7 +67,7 @@ func (a *analysis) candidates() []*candidate {
 // those changed tests after every known polluter group (or with none
 // before it) may be a new polluter's, and counts: the detection orders
 // cover each of its pairs.
-func (a *analysis) unexplained(t string, observed []obs) []obs {
+func (a *recorder) unexplained(t string, observed []obs) []obs {
 	groups := a.settled(t)
 	if len(groups) == 0 {
 		return observed
@@ -88,7 +88,7 @@ func (a *analysis) unexplained(t string, observed []obs) []obs {
 
 // isPlanned reports whether order is a prefix of one of the detection
 // orders.
-func (a *analysis) isPlanned(order []string) bool {
+func (a *recorder) isPlanned(order []string) bool {
 	return slices.ContainsFunc(a.planned, func(p []string) bool { return isPrefix(order, p) })
 }
 
@@ -106,7 +106,7 @@ func explainedLater(prefix []string, groups [][]string, via map[string]bool) boo
 
 // settled returns the known polluter groups of t when the Focus keeps its
 // verdict (nil otherwise).
-func (a *analysis) settled(t string) [][]string {
+func (a *recorder) settled(t string) [][]string {
 	if a.cfg.Focus == nil {
 		return nil
 	}
@@ -129,7 +129,7 @@ func shortestOutcomes(observed []obs) (failing, passing []string) {
 
 // changesWhenRepeated reports whether a run of t right after itself had a
 // different outcome than that first run.
-func (a *analysis) changesWhenRepeated(t string) bool {
+func (a *recorder) changesWhenRepeated(t string) bool {
 	// The warm store holds no twice-in-a-row runs but a merge's shards'
 	// (candidates' evidence: confirmation runs t twice here).
 	for _, st := range []*store{a.st, a.warm} {
@@ -179,7 +179,7 @@ func warmBatches(orders []plannedOrder, n, workers int) [][]plannedOrder {
 // own fresh JVM, or, with Config.Warm and a WarmRunner, the exploration
 // orders up to Config.Warm at a time in one warm JVM (warmBatches) and the
 // others fresh.
-func (a *analysis) runDetection(ctx context.Context, deadline time.Time, full func() bool, orders []plannedOrder) error {
+func (a *recorder) runDetection(ctx context.Context, deadline time.Time, full func() bool, orders []plannedOrder) error {
 	batches := make([][]plannedOrder, len(orders))
 	for i, o := range orders {
 		batches[i] = []plannedOrder{o}

@@ -48,7 +48,7 @@ type Difference struct {
 // original order here, then Config.Verify of each shard's detection
 // orders (within the detection share of the budget), then confirms and
 // minimises the candidates with the rest of the budget.
-func (a *analysis) replay(ctx context.Context) error {
+func (a *recorder) replay(ctx context.Context) error {
 	parts := map[string]bool{}
 	for _, r := range a.cfg.Recorded {
 		a.record(plannedOrder{gen: r.Gen, label: r.Label, plan: r.Plan, claim: true}, r.result(), true)
@@ -80,7 +80,7 @@ func (a *analysis) replay(ctx context.Context) error {
 
 // verifyPlan picks Config.Verify of each part's detection orders (all of
 // them when negative) at random, each once.
-func (a *analysis) verifyPlan() []plannedOrder {
+func (a *recorder) verifyPlan() []plannedOrder {
 	seed := a.cfg.VerifySeed
 	if seed == 0 {
 		var b [8]byte
@@ -120,7 +120,7 @@ func (a *analysis) verifyPlan() []plannedOrder {
 
 // partChecks compares each part's recorded runs with the runs here, in
 // the order the parts come in Config.Recorded.
-func (a *analysis) partChecks() []PartCheck {
+func (a *recorder) partChecks() []PartCheck {
 	var out []PartCheck
 	at := map[string]int{}
 	for _, r := range a.cfg.Recorded {

@@ -29,7 +29,7 @@ var errFlipped = errors.New("the outcome flipped in the same order")
 // brittle's state-setters, in the whole suite (the groups found for other
 // tests first). A test found to flip in the same order on the way is left
 // for the NOD sweep.
-func (a *analysis) minimise(ctx context.Context, deadline time.Time, c *candidate) error {
+func (a *recorder) minimise(ctx context.Context, deadline time.Time, c *candidate) error {
 	err := a.minimiseGroups(ctx, deadline, c)
 	if errors.Is(err, errFlipped) {
 		a.debugf("%s flipped in the same order: not order-dependent", c.test)
@@ -41,7 +41,7 @@ func (a *analysis) minimise(ctx context.Context, deadline time.Time, c *candidat
 // minimiseGroups records the finding of a confirmed victim (brittle),
 // incomplete until its polluters and their cleaners (its state-setters)
 // are found.
-func (a *analysis) minimiseGroups(ctx context.Context, deadline time.Time, c *candidate) error {
+func (a *recorder) minimiseGroups(ctx context.Context, deadline time.Time, c *candidate) error {
 	t := c.test
 	switch c.od {
 	case victim:
@@ -141,7 +141,7 @@ func isPrefix(prefix, order []string) bool {
 // for the victims of each polluter group, after that group and the rest
 // (no other cleaner if each still fails). The tests for which such a run
 // shows more get a search once per polluted state (searchByState).
-func (a *analysis) minimiseClusters(ctx context.Context, deadline time.Time, cls [][]*candidate) error {
+func (a *recorder) minimiseClusters(ctx context.Context, deadline time.Time, cls [][]*candidate) error {
 	var open []*candidate
 	for _, cl := range cls {
 		open = append(open, cl[0])
@@ -189,7 +189,7 @@ func (a *analysis) minimiseClusters(ctx context.Context, deadline time.Time, cls
 // before them all, and a short order per test it explains), and only a test
 // that still lacks one of its representative's groups gets a search of its
 // own.
-func (a *analysis) searchByState(ctx context.Context, deadline time.Time, open []*candidate, tried map[string]bool) error {
+func (a *recorder) searchByState(ctx context.Context, deadline time.Time, open []*candidate, tried map[string]bool) error {
 	var reps, others []*candidate
 	repOf := map[*candidate]*candidate{}
 	byState := map[string]*candidate{}
@@ -223,7 +223,7 @@ func (a *analysis) searchByState(ctx context.Context, deadline time.Time, open [
 
 // stateKey names the polluted state of a test explained by a known group:
 // its kind and its first group.
-func (a *analysis) stateKey(c *candidate) string {
+func (a *recorder) stateKey(c *candidate) string {
 	f := a.finding(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -241,7 +241,7 @@ func (a *analysis) stateKey(c *candidate) string {
 
 // hasGroupsOf reports whether c's finding holds every group of rep's (a
 // victim's polluters, a brittle's setters) that does not hold c itself.
-func (a *analysis) hasGroupsOf(c, rep *candidate) bool {
+func (a *recorder) hasGroupsOf(c, rep *candidate) bool {
 	f, r := a.finding(c), a.finding(rep)
 	if f == nil || r == nil {
 		return false
@@ -261,7 +261,7 @@ func (a *analysis) hasGroupsOf(c, rep *candidate) bool {
 }
 
 // minimiseAll minimises cands, all at once.
-func (a *analysis) minimiseAll(ctx context.Context, deadline time.Time, cands []*candidate) error {
+func (a *recorder) minimiseAll(ctx context.Context, deadline time.Time, cands []*candidate) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range cands {
 		g.Go(func() error { return a.minimise(gctx, deadline, c) })
@@ -270,7 +270,7 @@ func (a *analysis) minimiseAll(ctx context.Context, deadline time.Time, cands []
 }
 
 // finding returns the finding recorded for a candidate, if any.
-func (a *analysis) finding(c *candidate) *Finding {
+func (a *recorder) finding(c *candidate) *Finding {
 	kind := report.ODVictim
 	if c.od == brittle {
 		kind = report.ODBrittle
@@ -282,7 +282,7 @@ func (a *analysis) finding(c *candidate) *Finding {
 
 // settle runs the batch checks of minimiseClusters for tests of one kind
 // explained by known groups and returns the ones the checks leave open.
-func (a *analysis) settle(ctx context.Context, deadline time.Time, followers []*candidate) ([]*candidate, error) {
+func (a *recorder) settle(ctx context.Context, deadline time.Time, followers []*candidate) ([]*candidate, error) {
 	if len(followers) == 0 {
 		return nil, nil
 	}
@@ -339,7 +339,7 @@ type cleanerShare struct {
 // group that the polluter check left settled (not open) run after it and
 // the rest of the suite but members (a victim with several groups, after
 // each), and those that do not fail there are left open.
-func (a *analysis) settleCleaners(ctx context.Context, deadline time.Time, followers []*candidate, members, open map[string]bool) error {
+func (a *recorder) settleCleaners(ctx context.Context, deadline time.Time, followers []*candidate, members, open map[string]bool) error {
 	var shares []*cleanerShare
 	byGroup := map[string]*cleanerShare{}
 	for _, c := range followers {
@@ -386,7 +386,7 @@ func (a *analysis) settleCleaners(ctx context.Context, deadline time.Time, follo
 
 // effect returns the oracle "t fails (or passes) when run after before,
 // then the candidate", running what the store does not know yet.
-func (a *analysis) effect(deadline time.Time, t string, before []string, fail bool) oracle {
+func (a *recorder) effect(deadline time.Time, t string, before []string, fail bool) oracle {
 	return func(ctx context.Context, cands [][]string) ([]bool, error) {
 		orders := make([][]string, len(cands))
 		for i, c := range cands {
@@ -412,7 +412,7 @@ func (a *analysis) effect(deadline time.Time, t string, before []string, fail bo
 // the rest of the suite (these checks run in parallel). Each group is
 // confirmed by k runs. Groups found for other tests and contained in from's
 // prefix are tried first.
-func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, from []string, fail bool) ([][]string, error) {
+func (a *recorder) groups(ctx context.Context, deadline time.Time, t string, from []string, fail bool) ([][]string, error) {
 	sr := &groupSearch{a: a, ctx: ctx, deadline: deadline, t: t, fail: fail,
 		test: a.effect(deadline, t, nil, fail), used: map[string]bool{t: true}}
 	prefix := from[:len(from)-1]
@@ -440,7 +440,7 @@ func (a *analysis) groups(ctx context.Context, deadline time.Time, t string, fro
 // groupSearch is one search of groups in progress: for test t, of
 // polluters (fail) or state-setters, with test its oracle.
 type groupSearch struct {
-	a        *analysis
+	a        *recorder
 	ctx      context.Context
 	deadline time.Time
 	t        string
@@ -577,7 +577,7 @@ func (sr *groupSearch) rest() error {
 
 // writers returns the tests of among (in its order) that a Focus, else
 // Config.Writers, records writing state t reads.
-func (a *analysis) writers(t string, among []string) []string {
+func (a *recorder) writers(t string, among []string) []string {
 	wrote := func(x string) bool { return slices.Contains(a.cfg.Writers[t], x) }
 	if f := a.cfg.Focus; f != nil {
 		wrote = func(x string) bool { return len(f.ReadsWrittenBy(t, x)) > 0 }
@@ -594,13 +594,13 @@ func (a *analysis) writers(t string, among []string) []string {
 // hints are the orders t ran in with an outcome, fresh and warm: they only
 // choose which groups the minimisation tries first, and every group is
 // then run in fresh JVMs, so no finding rests on a warm run.
-func (a *analysis) hints(t string) []obs {
+func (a *recorder) hints(t string) []obs {
 	return append(a.st.observed(t, false), a.warm.observed(t, false)...)
 }
 
 // common returns the tests of prefix (in its order) that ran before t in
 // every order after which t failed (fail) or passed.
-func (a *analysis) common(t string, prefix []string, fail bool) []string {
+func (a *recorder) common(t string, prefix []string, fail bool) []string {
 	count := map[string]int{}
 	n := 0
 	for _, o := range a.hints(t) {

@@ -370,7 +370,7 @@ func orderKey(order []string) string {
 // detectionOrders interleaves the exploration orders (with a Focus, the
 // orders that cover its pairs) with the isolation runs, so both progress
 // when the budget is short.
-func (a *analysis) detectionOrders() ([]plannedOrder, int) {
+func (a *recorder) detectionOrders() ([]plannedOrder, int) {
 	var explore []plannedOrder
 	if a.cfg.Focus != nil {
 		if c := newPairCover(a.cfg.Focus); c != nil {
@@ -427,7 +427,7 @@ func (a *analysis) detectionOrders() ([]plannedOrder, int) {
 
 // alone returns the tests to run alone and twice in a row: the tests to
 // judge, or those of them a Focus names.
-func (a *analysis) alone() []string {
+func (a *recorder) alone() []string {
 	if a.cfg.Focus == nil {
 		return a.targets
 	}
@@ -437,7 +437,7 @@ func (a *analysis) alone() []string {
 
 // required returns a Focus's pairs of distinct tests of the suite, as
 // pairs of indexes, without repeats.
-func (a *analysis) required() map[[2]int]bool {
+func (a *recorder) required() map[[2]int]bool {
 	out := map[[2]int]bool{}
 	for _, p := range a.cfg.Focus.Pairs {
 		x, okx := a.index[p[0]]

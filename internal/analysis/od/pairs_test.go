@@ -160,7 +160,7 @@ func TestPairOrdersScale(t *testing.T) {
 // the start, those naming a test not in the suite left out.
 func TestFocusSeedsKnownGroups(t *testing.T) {
 	tests := []string{"p.A#a", "p.B#b", "p.V#v"}
-	a := newAnalysis(nil, Config{Tests: tests, Workers: 1, Focus: &Focus{
+	a := newRecorder(nil, Config{Tests: tests, Workers: 1, Focus: &Focus{
 		Targets:   []string{"p.V#v"},
 		Polluters: []KnownPolluters{{Group: []string{"p.A#a"}, Cleaners: [][]string{{"p.B#b"}, {"p.Gone#g"}}}, {Group: []string{"p.Gone#g"}}, {Group: []string{"p.A#a"}}},
 		Setters:   [][]string{{"p.B#b"}},
@@ -200,7 +200,7 @@ func TestWriters(t *testing.T) {
 		{"no focus, the suite's record", nil, writers, "p.V#v", []string{"p.A#a", "p.N#n"}},
 		{"no focus, a test the record does not name", nil, writers, "p.N#n", nil},
 	} {
-		a := newAnalysis(nil, Config{Tests: append(slices.Clone(among), "p.V#v"), Workers: 1, Focus: tc.focus, Writers: tc.writers})
+		a := newRecorder(nil, Config{Tests: append(slices.Clone(among), "p.V#v"), Workers: 1, Focus: tc.focus, Writers: tc.writers})
 		if got := a.writers(tc.test, among); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}

@@ -122,7 +122,7 @@ type Result struct {
 // between runs of the same order (replacing any other finding for it),
 // then the confirmed ones, and the coverage. With a Focus, only its
 // targets are judged, NOD included.
-func (a *analysis) result() *Result {
+func (a *recorder) result() *Result {
 	judged := a.s.tests
 	if a.cfg.Focus != nil {
 		judged = a.targets
@@ -207,7 +207,7 @@ func (a *analysis) result() *Result {
 
 // evidence lists, for a finding, the runs of its failing and passing orders
 // and the generated order that first showed the flip.
-func (a *analysis) evidence(f *Finding) []Observation {
+func (a *recorder) evidence(f *Finding) []Observation {
 	var out []Observation
 	add := func(label string, o obs) {
 		if o.runs() == 0 || slices.ContainsFunc(out, func(x Observation) bool { return slices.Equal(x.Order, o.order) }) {
@@ -237,7 +237,7 @@ func (a *analysis) evidence(f *Finding) []Observation {
 }
 
 // add records a finding, replacing one of the same test and kind.
-func (a *analysis) add(f *Finding) {
+func (a *recorder) add(f *Finding) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.findings[f.Test] == nil {

@@ -20,7 +20,7 @@ import (
 // run runs orders, each in its own JVM as soon as one of the runner's
 // slots is free (shared by everything running at the same time), and stops
 // starting new ones once the deadline has passed (errBudget) or a run failed.
-func (a *analysis) run(ctx context.Context, deadline time.Time, orders []plannedOrder) error {
+func (a *recorder) run(ctx context.Context, deadline time.Time, orders []plannedOrder) error {
 	batches := make([][]plannedOrder, len(orders))
 	for i, o := range orders {
 		batches[i] = []plannedOrder{o}
@@ -30,7 +30,7 @@ func (a *analysis) run(ctx context.Context, deadline time.Time, orders []planned
 
 // freeSlots is how many more JVMs could start now: how many candidates
 // are worth testing at once when one hit ends the search.
-func (a *analysis) freeSlots() int {
+func (a *recorder) freeSlots() int {
 	return a.cfg.Workers - int(a.busy.Load())
 }
 
@@ -56,7 +56,7 @@ func exploring(gen string) bool {
 // record stores a run's outcomes and counts its coverage. Outcomes after a
 // class with class-level fixtures ran them a second time are no evidence
 // (Surefire never does that) and are dropped.
-func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
+func (a *recorder) record(o plannedOrder, r *launcher.Result, ours bool) {
 	if a.cfg.Shard.N > 0 {
 		a.mu.Lock()
 		a.runs = append(a.runs, RecordedRun{Gen: o.gen, Label: o.label, Plan: o.plan, Order: r.Order, Tests: r.Tests,
@@ -145,7 +145,7 @@ func (a *analysis) record(o plannedOrder, r *launcher.Result, ours bool) {
 // (outcome 1), keeping the earliest; a warm JVM hands its orders' results
 // over together, so a flip's time is when the runs that showed it ended,
 // not when the analysis received them.
-func (a *analysis) see(t string, outcome int, ended time.Time) {
+func (a *recorder) see(t string, outcome int, ended time.Time) {
 	seen := a.firstSeen[t]
 	if seen[outcome].IsZero() || ended.Before(seen[outcome]) {
 		seen[outcome] = ended
@@ -157,7 +157,7 @@ func (a *analysis) see(t string, outcome int, ended time.Time) {
 // class-level fixtures ran them again, or -1: a second contiguous stretch of
 // the class, or a repeated method when the run reports more scopes for the
 // class than the order has stretches (the framework split it).
-func (a *analysis) infeasibleFrom(r *launcher.Result) int {
+func (a *recorder) infeasibleFrom(r *launcher.Result) int {
 	stretches := map[string]int{}
 	seen := map[string]map[string]bool{}
 	for i, t := range r.Order {
@@ -180,14 +180,14 @@ func (a *analysis) infeasibleFrom(r *launcher.Result) int {
 }
 
 // ensure runs each order until it has k outcomes for its last test.
-func (a *analysis) ensure(ctx context.Context, deadline time.Time, gen string, orders [][]string, k int) error {
+func (a *recorder) ensure(ctx context.Context, deadline time.Time, gen string, orders [][]string, k int) error {
 	return a.run(ctx, deadline, a.plan(nil, gen, orders, k))
 }
 
 // plan adds to todo the runs each order needs to have k outcomes for its
 // last test; runs of a longer order, done or planned, count for the orders
 // that are its prefixes.
-func (a *analysis) plan(todo []plannedOrder, gen string, orders [][]string, k int) []plannedOrder {
+func (a *recorder) plan(todo []plannedOrder, gen string, orders [][]string, k int) []plannedOrder {
 	sorted := slices.Clone(orders)
 	slices.SortStableFunc(sorted, func(x, y []string) int { return len(y) - len(x) })
 	seen := map[string]bool{}
@@ -216,7 +216,7 @@ func (a *analysis) plan(todo []plannedOrder, gen string, orders [][]string, k in
 // WarmRunner). It stops starting new ones once the deadline has passed
 // (errBudget), or full (when set) says the budget has no room for more,
 // or a run failed.
-func (a *analysis) runBatches(ctx context.Context, deadline time.Time, full func() bool, batches [][]plannedOrder) error {
+func (a *recorder) runBatches(ctx context.Context, deadline time.Time, full func() bool, batches [][]plannedOrder) error {
 	g, gctx := errgroup.WithContext(ctx)
 	late := false
 	var err error

@@ -23,7 +23,7 @@ const startCost = 500 * time.Millisecond
 // order, by estimated cost rather than by count: while an exploration order
 // of the whole suite runs, several short tests run alone. Each order keeps
 // its place in the plan (plannedOrder.plan), which shards go by.
-func (a *analysis) schedule(orders []plannedOrder) []plannedOrder {
+func (a *recorder) schedule(orders []plannedOrder) []plannedOrder {
 	overhead, testTime := a.costs()
 	cost := func(o plannedOrder) time.Duration {
 		c := overhead
@@ -57,7 +57,7 @@ func (a *analysis) schedule(orders []plannedOrder) []plannedOrder {
 
 // costs estimates from the original runs what a JVM costs beyond its tests
 // and what each test takes (the mean test time for tests without one).
-func (a *analysis) costs() (time.Duration, func(string) time.Duration) {
+func (a *recorder) costs() (time.Duration, func(string) time.Duration) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	times := map[string]time.Duration{}
@@ -101,7 +101,7 @@ const maxWorkersPerCore = 2
 // a busy machine gets the workers a quiet one does. More workers than
 // cores only when the JVMs provably waited, which needs the run-queue wait
 // (Linux): elsewhere at most one per core.
-func (a *analysis) sizeWorkers() {
+func (a *recorder) sizeWorkers() {
 	a.mu.Lock()
 	var wall, demand time.Duration
 	var rss int64

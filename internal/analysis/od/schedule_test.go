@@ -12,13 +12,13 @@ import (
 
 // analysisWith returns an analysis of tests whose original run took the
 // given test times plus one second of JVM start.
-func analysisWith(times map[string]int64, order []string) *analysis {
+func analysisWith(times map[string]int64, order []string) *recorder {
 	r := &launcher.Result{Order: order, Duration: time.Second}
 	for _, t := range order {
 		r.Tests = append(r.Tests, launcher.TestResult{Test: t, Outcome: launcher.Pass, TimeMs: times[t]})
 		r.Duration += time.Duration(times[t]) * time.Millisecond
 	}
-	return &analysis{originals: []*launcher.Result{r}}
+	return &recorder{originals: []*launcher.Result{r}}
 }
 
 func TestScheduleRunsCheapOrdersFirst(t *testing.T) {
@@ -74,7 +74,7 @@ func TestSizeWorkers(t *testing.T) {
 				t.Skip("available memory unknown here")
 			}
 			r := &launcher.Result{Duration: time.Second, CPU: tt.cpu, RunDelay: tt.delay, DelayKnown: tt.known, MaxRSS: tt.rss}
-			a := &analysis{cfg: Config{Workers: 1, Log: logs.Logger{}}, originals: []*launcher.Result{r}}
+			a := &recorder{cfg: Config{Workers: 1, Log: logs.Logger{}}, originals: []*launcher.Result{r}}
 			a.sizeWorkers()
 			if a.cfg.Workers != tt.want || a.cov.WorkersWhy == "" {
 				t.Errorf("workers %d (%s), want %d", a.cfg.Workers, a.cov.WorkersWhy, tt.want)
