@@ -201,9 +201,6 @@ type recorder struct {
 	// tried are the tests some run's order held, completed those some run
 	// saw pass, fail or skip (not crash, time out or give no result).
 	tried, completed map[string]bool
-	// groups found so far, tried first for later tests.
-	polluterGroups, setterGroups [][]string
-	cleanerGroups                map[string][][]string // by polluter group (orderKey)
 
 	originals []*launcher.Result // the runs of the original order (ours, not a shard's)
 	rerun     map[string]bool    // the orders (orderKey) that ran here
@@ -262,7 +259,7 @@ func newRecorder(r Runner, cfg Config) *recorder {
 		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(), warm: newStore(),
 		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
 		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
-		flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{}, cleanerGroups: map[string][][]string{},
+		flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{},
 		tried: map[string]bool{}, completed: map[string]bool{}, rerun: map[string]bool{},
 	}
 	for i, t := range a.s.tests {
@@ -272,14 +269,6 @@ func newRecorder(r Runner, cfg Config) *recorder {
 	a.cov = Coverage{Seed: cfg.Seed, Tests: n, Generators: map[string]int{}, Budget: cfg.Budget, Pairs: n * (n - 1)}
 	if f := cfg.Focus; f != nil {
 		a.cov.Pairs = len(a.required())
-		a.setterGroups = a.inSuite(f.Setters)
-		for _, k := range f.Polluters {
-			if g := a.inSuite([][]string{k.Group}); len(g) > 0 {
-				a.polluterGroups = appendNew(a.polluterGroups, g...)
-				key := orderKey(k.Group)
-				a.cleanerGroups[key] = appendNew(a.cleanerGroups[key], a.inSuite(k.Cleaners)...)
-			}
-		}
 		a.cover = newPairCover(f)
 	}
 	return a
@@ -453,11 +442,12 @@ func (a *recorder) settleCandidates(ctx context.Context) error {
 	// Minimisation runs orders detection did not: a test that flips in
 	// them for the first time is confirmed and minimised in another round.
 	seen := map[string]bool{}
+	m := newMinimisation(a)
 	for len(cands) > 0 {
 		for _, c := range cands {
 			seen[c.test] = true
 		}
-		if err := a.settleRound(ctx, end, cands); err != nil {
+		if err := a.settleRound(ctx, end, m, cands); err != nil {
 			return err
 		}
 		cands = slices.DeleteFunc(a.candidates(), func(c *candidate) bool { return seen[c.test] })
@@ -469,7 +459,7 @@ func (a *recorder) settleCandidates(ctx context.Context) error {
 			a.logf("%d more candidate(s) flipped while minimising: %s", len(cands), strings.Join(names, ", "))
 		}
 	}
-	if err := a.shareCleaners(ctx, end); err != nil {
+	if err := (&cleanerSharing{recorder: a, cleaners: m.cleanerGroups}).shareCleaners(ctx, end); err != nil {
 		return err
 	}
 	a.mu.Lock()
@@ -479,7 +469,7 @@ func (a *recorder) settleCandidates(ctx context.Context) error {
 }
 
 // settleRound confirms and minimises one round of candidates (see settleCandidates).
-func (a *recorder) settleRound(ctx context.Context, end time.Time, cands []*candidate) error {
+func (a *recorder) settleRound(ctx context.Context, end time.Time, m *minimisation, cands []*candidate) error {
 	confirmEnd := a.hardStop().Add(-a.planCost([]plannedOrder{{tests: a.s.tests}}) * time.Duration(a.cfg.Workers))
 	if confirmEnd.Before(end) {
 		confirmEnd = end
@@ -498,7 +488,7 @@ func (a *recorder) settleRound(ctx context.Context, end time.Time, cands []*cand
 	}
 	a.logf("confirmed after %d orders (%s): minimising", a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
 	a.cfg.Progress.Phase("minimising", 0, end)
-	return a.minimiseClusters(ctx, end, clusters(cands))
+	return m.minimiseClusters(ctx, end, clusters(cands))
 }
 
 // analysable returns the tests (with a Focus, its targets) minus the ones

@@ -22,15 +22,15 @@ import (
 // often has several polluters: each group it owes its failure to joins its
 // finding), and on the other tests (discover), and returns the candidates a
 // group explained and the others, in their order.
-func (a *recorder) explainByBatch(ctx context.Context, deadline time.Time, open []*candidate, tried map[string]bool) (explained, rest []*candidate, err error) {
+func (m *minimisation) explainByBatch(ctx context.Context, deadline time.Time, open []*candidate, tried map[string]bool) (explained, rest []*candidate, err error) {
 	done := map[*candidate]bool{}
 	for _, kind := range []verdict{victim, brittle} {
-		a.mu.Lock()
-		known := slices.Clone(a.polluterGroups)
+		m.mu.Lock()
+		known := slices.Clone(m.polluterGroups)
 		if kind == brittle {
-			known = slices.Clone(a.setterGroups)
+			known = slices.Clone(m.setterGroups)
 		}
-		a.mu.Unlock()
+		m.mu.Unlock()
 		for _, g := range known {
 			key := orderKey(g)
 			if kind == brittle {
@@ -40,7 +40,7 @@ func (a *recorder) explainByBatch(ctx context.Context, deadline time.Time, open 
 				continue
 			}
 			tried[key] = true
-			if err := a.discover(ctx, deadline, g, open); err != nil {
+			if err := m.discover(ctx, deadline, g, open); err != nil {
 				return nil, nil, err
 			}
 			in := toSet(g)
@@ -53,7 +53,7 @@ func (a *recorder) explainByBatch(ctx context.Context, deadline time.Time, open 
 			if len(cands) == 0 {
 				continue
 			}
-			got, err := a.tryGroup(ctx, deadline, g, cands)
+			got, err := m.tryGroup(ctx, deadline, g, cands)
 			for _, c := range got {
 				done[c] = true
 			}
@@ -70,7 +70,7 @@ func (a *recorder) explainByBatch(ctx context.Context, deadline time.Time, open 
 		}
 	}
 	if len(explained) > 0 {
-		a.logf("%d test(s) explained by known groups, %d left", len(explained), len(rest))
+		m.logf("%d test(s) explained by known groups, %d left", len(explained), len(rest))
 	}
 	return explained, rest, nil
 }
@@ -78,31 +78,31 @@ func (a *recorder) explainByBatch(ctx context.Context, deadline time.Time, open 
 // discover runs g once before every test without a finding that is not
 // open, its cleaners last, so that a victim (brittle) of g that detection
 // never saw flip does here; the analysis confirms it in its next round.
-func (a *recorder) discover(ctx context.Context, deadline time.Time, g []string, open []*candidate) error {
+func (m *minimisation) discover(ctx context.Context, deadline time.Time, g []string, open []*candidate) error {
 	skip := toSet(g)
 	for _, c := range open {
 		skip[c.test] = true
 	}
-	a.mu.Lock()
-	for t := range a.findings {
+	m.mu.Lock()
+	for t := range m.findings {
 		skip[t] = true
 	}
 	last := map[string]bool{}
-	for _, cl := range a.cleanerGroups[orderKey(g)] {
+	for _, cl := range m.cleanerGroups[orderKey(g)] {
 		for _, x := range cl {
 			last[x] = true
 		}
 	}
-	a.mu.Unlock()
-	others := without(a.targets, skip)
+	m.mu.Unlock()
+	others := without(m.targets, skip)
 	if len(others) == 0 {
 		return nil
 	}
 	classes := classesOf(g)
 	slices.SortStableFunc(others, func(x, y string) int {
-		return cmp.Or(firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)]), firstIf(!last[x], !last[y]), cmp.Compare(a.index[x], a.index[y]))
+		return cmp.Or(firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)]), firstIf(!last[x], !last[y]), cmp.Compare(m.index[x], m.index[y]))
 	})
-	return a.ensure(ctx, deadline, genMinimise, [][]string{a.s.feasible(concat(g, others))}, 1)
+	return m.ensure(ctx, deadline, genMinimise, [][]string{m.s.feasible(concat(g, others))}, 1)
 }
 
 // classesOf returns the classes of tests.
@@ -134,37 +134,37 @@ func firstIf(x, y bool) int {
 // alone, when that shows it). Victims then try the cleaners found for g the
 // same way, one order per cleaner group between g and them. It returns the
 // candidates g explained, their findings complete.
-func (a *recorder) tryGroup(ctx context.Context, deadline time.Time, g []string, cands []*candidate) ([]*candidate, error) {
-	k, fail := a.cfg.Confirmations, cands[0].od == victim
-	batch, control := a.batchOrders(g, cands)
-	if err := a.ensure(ctx, deadline, genConfirm, [][]string{batch, control}, k); err != nil {
+func (m *minimisation) tryGroup(ctx context.Context, deadline time.Time, g []string, cands []*candidate) ([]*candidate, error) {
+	k, fail := m.cfg.Confirmations, cands[0].od == victim
+	batch, control := m.batchOrders(g, cands)
+	if err := m.ensure(ctx, deadline, genConfirm, [][]string{batch, control}, k); err != nil {
 		return nil, err
 	}
-	out, shown := a.explainedBy(g, cands, batch, control)
+	out, shown := m.explainedBy(g, cands, batch, control)
 	if len(out) == 0 {
 		return nil, nil
 	}
-	short, err := a.shortOrders(ctx, deadline, g, shown, fail)
+	short, err := m.shortOrders(ctx, deadline, g, shown, fail)
 	if err != nil {
 		return nil, err
 	}
 	findings := make([]*Finding, len(out))
 	for i, c := range out {
-		f := a.finding(c)
+		f := m.finding(c)
 		if f == nil {
-			f = a.confirmed(c)
-			a.add(f)
+			f = m.confirmed(c)
+			m.add(f)
 		}
 		findings[i] = f
 		order := short[c.test]
 		if order == nil {
 			order = batch[:slices.Index(batch, c.test)+1]
 		}
-		msg := a.failureMessage(c.test, order, c.failing)
+		msg := m.failureMessage(c.test, order, c.failing)
 		if !fail {
-			msg = a.failureMessage(c.test, []string{c.test})
+			msg = m.failureMessage(c.test, []string{c.test})
 		}
-		a.mu.Lock()
+		m.mu.Lock()
 		// The first group that explains a test gives its order; later
 		// ones join its groups.
 		if fail {
@@ -178,33 +178,33 @@ func (a *recorder) tryGroup(ctx context.Context, deadline time.Time, g []string,
 			}
 			f.Setters = appendNew(f.Setters, g)
 		}
-		a.mu.Unlock()
+		m.mu.Unlock()
 	}
 	if fail {
-		if err := a.knownCleaners(ctx, deadline, g, out, shown, findings); err != nil {
+		if err := m.knownCleaners(ctx, deadline, g, out, shown, findings); err != nil {
 			return out, err
 		}
 	}
-	a.mu.Lock()
+	m.mu.Lock()
 	for _, f := range findings {
 		f.Incomplete = false
 	}
-	a.mu.Unlock()
+	m.mu.Unlock()
 	return out, nil
 }
 
 // explainedBy returns the candidates whose outcome the batch run of g
 // (batch, and control without g, both run k times) shows g explains, and
 // their tests, in the control's order.
-func (a *recorder) explainedBy(g []string, cands []*candidate, batch, control []string) (out []*candidate, shown []string) {
-	k, fail := a.cfg.Confirmations, cands[0].od == victim
+func (m *minimisation) explainedBy(g []string, cands []*candidate, batch, control []string) (out []*candidate, shown []string) {
+	k, fail := m.cfg.Confirmations, cands[0].od == victim
 	for _, t := range control {
 		i := slices.IndexFunc(cands, func(c *candidate) bool { return c.test == t })
 		if i < 0 {
 			continue
 		}
 		at := slices.Index(batch, t)
-		with, without := a.st.get(batch[:at+1]).tally, a.st.get(control[:slices.Index(control, t)+1]).tally
+		with, without := m.st.get(batch[:at+1]).tally, m.st.get(control[:slices.Index(control, t)+1]).tally
 		if with.runs() < k || without.runs() < k || !isSubsequence(g, batch[:at]) {
 			continue
 		}
@@ -221,15 +221,15 @@ func (a *recorder) explainedBy(g []string, cands []*candidate, batch, control []
 // group between g and them, each run k times: a group after which a
 // victim passes in every run joins the cleaners of its finding (findings,
 // in out's order).
-func (a *recorder) knownCleaners(ctx context.Context, deadline time.Time, g []string, out []*candidate, shown []string, findings []*Finding) error {
-	k := a.cfg.Confirmations
-	a.mu.Lock()
-	known := slices.Clone(a.cleanerGroups[orderKey(g)])
-	a.mu.Unlock()
+func (m *minimisation) knownCleaners(ctx context.Context, deadline time.Time, g []string, out []*candidate, shown []string, findings []*Finding) error {
+	k := m.cfg.Confirmations
+	m.mu.Lock()
+	known := slices.Clone(m.cleanerGroups[orderKey(g)])
+	m.mu.Unlock()
 	for _, cl := range known {
 		victims := without(shown, toSet(cl))
-		order := a.s.feasible(concat(g, cl, victims))
-		if err := a.ensure(ctx, deadline, genConfirm, [][]string{order}, k); err != nil {
+		order := m.s.feasible(concat(g, cl, victims))
+		if err := m.ensure(ctx, deadline, genConfirm, [][]string{order}, k); err != nil {
 			return err
 		}
 		for i, c := range out {
@@ -237,10 +237,10 @@ func (a *recorder) knownCleaners(ctx context.Context, deadline time.Time, g []st
 			if at < 0 || !isSubsequence(concat(g, cl), order[:at]) {
 				continue
 			}
-			if tl := a.st.get(order[:at+1]).tally; tl.runs() >= k && tl.passes() {
-				a.mu.Lock()
+			if tl := m.st.get(order[:at+1]).tally; tl.runs() >= k && tl.passes() {
+				m.mu.Lock()
 				findings[i].Cleaners = appendNew(findings[i].Cleaners, cl)
-				a.mu.Unlock()
+				m.mu.Unlock()
 			}
 		}
 	}
@@ -254,13 +254,13 @@ func (a *recorder) knownCleaners(ctx context.Context, deadline time.Time, g []st
 // command is short and shows g enough on its own; a test whose effect needs
 // more of the batch keeps the batch order it was shown in. A budget that
 // ends first leaves every test its batch order.
-func (a *recorder) shortOrders(ctx context.Context, deadline time.Time, g, tests []string, fail bool) (map[string][]string, error) {
+func (m *minimisation) shortOrders(ctx context.Context, deadline time.Time, g, tests []string, fail bool) (map[string][]string, error) {
 	orders := make([][]string, len(tests))
 	for i, t := range tests {
-		orders[i] = a.s.feasible(concat(g, []string{t}))
+		orders[i] = m.s.feasible(concat(g, []string{t}))
 	}
 	out := map[string][]string{}
-	if err := a.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
+	if err := m.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
 		if errors.Is(err, errBudget) {
 			return out, nil
 		}
@@ -271,7 +271,7 @@ func (a *recorder) shortOrders(ctx context.Context, deadline time.Time, g, tests
 		if o[len(o)-1] != t {
 			continue
 		}
-		tl := a.st.get(o).tally
+		tl := m.st.get(o).tally
 		if (fail && tl.fails()) || (!fail && tl.passes()) {
 			out[t] = o
 		}
@@ -283,15 +283,15 @@ func (a *recorder) shortOrders(ctx context.Context, deadline time.Time, g, tests
 // the candidates' tests in the suite's order, those of g's classes first
 // (so that a class with class-level fixtures runs them in g's scope, right
 // after g); the control is the batch without g.
-func (a *recorder) batchOrders(g []string, cands []*candidate) (batch, control []string) {
+func (m *minimisation) batchOrders(g []string, cands []*candidate) (batch, control []string) {
 	classes := classesOf(g)
 	tests := make([]string, len(cands))
 	for i, c := range cands {
 		tests[i] = c.test
 	}
 	slices.SortStableFunc(tests, func(x, y string) int {
-		return cmp.Or(firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)]), cmp.Compare(a.index[x], a.index[y]))
+		return cmp.Or(firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)]), cmp.Compare(m.index[x], m.index[y]))
 	})
-	batch = a.s.feasible(concat(g, tests))
-	return batch, a.s.feasible(without(batch, toSet(g)))
+	batch = m.s.feasible(concat(g, tests))
+	return batch, m.s.feasible(without(batch, toSet(g)))
 }

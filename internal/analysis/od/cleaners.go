@@ -1,7 +1,8 @@
 // The cleaner search of minimisation: cleaners finds a victim's minimal
-// cleaner groups for one of its polluter groups, and shareCleaners gives
-// the victims of one polluter group each other's cleaners, tried in one
-// batch.
+// cleaner groups for one of its polluter groups, and the step after the
+// last round of minimisation, cleanerSharing, takes the cleaner groups
+// found and gives the victims of one polluter group each other's, tried in
+// one batch.
 
 package od
 
@@ -24,10 +25,10 @@ import (
 // then all tests (polluters of t excepted), each list run at once and, when
 // it passes, minimised by delta debugging for as long as what is left of it
 // (without the cleaners found so far) still passes.
-func (a *recorder) cleaners(ctx context.Context, deadline time.Time, t string, g []string, polluters [][]string) ([][]string, error) {
+func (m *minimisation) cleaners(ctx context.Context, deadline time.Time, t string, g []string, polluters [][]string) ([][]string, error) {
 	exclude := notCleaners(t, polluters)
-	chunks := a.cleanerChunks(t, g, exclude)
-	test := a.effect(deadline, t, g, false)
+	chunks := m.cleanerChunks(t, g, exclude)
+	test := m.effect(deadline, t, g, false)
 	passed, err := test(ctx, chunks)
 	if err != nil {
 		return nil, err
@@ -44,22 +45,22 @@ func (a *recorder) cleaners(ctx context.Context, deadline time.Time, t string, g
 			ok = res[0]
 		}
 		for ok && len(rest) > 0 {
-			c, err := ddmin(ctx, rest, test, a.freeSlots)
+			c, err := ddmin(ctx, rest, test, m.freeSlots)
 			if err != nil {
 				return groups, err
 			}
-			order := a.s.feasible(concat(g, c, []string{t}))
-			if err := a.ensure(ctx, deadline, genConfirm, [][]string{order}, a.cfg.Confirmations); err != nil {
+			order := m.s.feasible(concat(g, c, []string{t}))
+			if err := m.ensure(ctx, deadline, genConfirm, [][]string{order}, m.cfg.Confirmations); err != nil {
 				return groups, err
 			}
-			switch tl := a.st.get(order).tally; {
+			switch tl := m.st.get(order).tally; {
 			case tl.mixed():
 				return groups, errFlipped
 			case tl.passes():
 				groups = append(groups, c)
-				a.mu.Lock()
-				a.cleanerGroups[orderKey(g)] = appendNew(a.cleanerGroups[orderKey(g)], c)
-				a.mu.Unlock()
+				m.mu.Lock()
+				m.cleanerGroups[orderKey(g)] = appendNew(m.cleanerGroups[orderKey(g)], c)
+				m.mu.Unlock()
 			}
 			for _, x := range c {
 				found[x] = true
@@ -80,20 +81,20 @@ func (a *recorder) cleaners(ctx context.Context, deadline time.Time, t string, g
 // group g and victim t, none in exclude: the cleaners known for g, the
 // writers of t's state a change's dataflow record names, the tests seen
 // between g and t in passing orders, then all tests.
-func (a *recorder) cleanerChunks(t string, g []string, exclude map[string]bool) [][]string {
+func (m *minimisation) cleanerChunks(t string, g []string, exclude map[string]bool) [][]string {
 	var chunks [][]string
-	a.mu.Lock()
-	for _, c := range a.cleanerGroups[orderKey(g)] {
+	m.mu.Lock()
+	for _, c := range m.cleanerGroups[orderKey(g)] {
 		if !overlaps(c, exclude) {
 			chunks = append(chunks, c)
 		}
 	}
-	a.mu.Unlock()
+	m.mu.Unlock()
 	// Beyond the known cleaners: the tests seen between g and t in passing
 	// orders, then all tests.
 	var between []string
 	inBetween := map[string]bool{}
-	for _, o := range a.hints(t) {
+	for _, o := range m.hints(t) {
 		last := lastIndexOfGroup(o.order, g)
 		if !o.passes() || last < 0 {
 			continue
@@ -106,18 +107,18 @@ func (a *recorder) cleanerChunks(t string, g []string, exclude map[string]bool) 
 		}
 	}
 	// In the suite's order, so that a group of cleaners runs as it does there.
-	slices.SortFunc(between, func(x, y string) int { return a.index[x] - a.index[y] })
+	slices.SortFunc(between, func(x, y string) int { return m.index[x] - m.index[y] })
 	// A cleaner writes the state: the writers a change's dataflow record
 	// names come first.
-	if ws := a.writers(t, without(a.s.tests, exclude)); len(ws) > 0 {
-		a.debugf("victim %s: %d writer(s) of its state tried first as cleaners of %v", t, len(ws), g)
+	if ws := m.writers(t, without(m.s.tests, exclude)); len(ws) > 0 {
+		m.debugf("victim %s: %d writer(s) of its state tried first as cleaners of %v", t, len(ws), g)
 		chunks = append(chunks, ws)
 	}
 	if len(between) > 0 {
 		chunks = append(chunks, between)
 	}
 	// All of them, for groups of cleaners that were not all seen in between.
-	if all := without(a.s.tests, exclude); len(all) > len(between) {
+	if all := without(m.s.tests, exclude); len(all) > len(between) {
 		chunks = append(chunks, all)
 	}
 	return chunks
@@ -135,34 +136,42 @@ func notCleaners(t string, polluters [][]string) map[string]bool {
 	return out
 }
 
+// cleanerSharing is the step after the last round of minimisation: it
+// takes the cleaner groups minimisation found, by polluter group (orderKey),
+// and completes the victims' findings with the ones they lack.
+type cleanerSharing struct {
+	*recorder
+	cleaners map[string][][]string
+}
+
 // shareCleaners tries, for every victim, the cleaners found for other
 // victims of the same polluter group that its own search did not find (the
 // searches ran at the same time, or another test in the searched list
 // masked the cleaner), and adds those that k runs confirm: a cleaner left
 // to more than two victims of one polluter group is tried on them all in
 // one batch (cleanerBatch), the rest one run each.
-func (a *recorder) shareCleaners(ctx context.Context, deadline time.Time) error {
-	tries, err := a.batchCleaners(ctx, deadline, a.cleanerTries())
+func (sh *cleanerSharing) shareCleaners(ctx context.Context, deadline time.Time) error {
+	tries, err := sh.batchCleaners(ctx, deadline, sh.cleanerTries())
 	if err != nil {
 		return err
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	for _, tr := range tries {
 		g.Go(func() error {
-			order := a.s.feasible(concat(tr.p, tr.c, []string{tr.f.Test}))
-			if err := a.ensure(gctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
+			order := sh.s.feasible(concat(tr.p, tr.c, []string{tr.f.Test}))
+			if err := sh.ensure(gctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
 				return err
 			}
-			if !a.st.get(order).passes() {
+			if !sh.st.get(order).passes() {
 				return nil
 			}
-			if err := a.ensure(gctx, deadline, genConfirm, [][]string{order}, a.cfg.Confirmations); err != nil {
+			if err := sh.ensure(gctx, deadline, genConfirm, [][]string{order}, sh.cfg.Confirmations); err != nil {
 				return err
 			}
-			if a.st.get(order).passes() {
-				a.mu.Lock()
+			if sh.st.get(order).passes() {
+				sh.mu.Lock()
 				tr.f.Cleaners = appendNew(tr.f.Cleaners, tr.c)
-				a.mu.Unlock()
+				sh.mu.Unlock()
 			}
 			return nil
 		})
@@ -179,11 +188,11 @@ type cleanerTry struct {
 
 // cleanerTries returns, victim by victim (by name), the known cleaners of
 // each of its polluter groups that its finding lacks.
-func (a *recorder) cleanerTries() []cleanerTry {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+func (sh *cleanerSharing) cleanerTries() []cleanerTry {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
 	var victims []*Finding
-	for _, byKind := range a.findings {
+	for _, byKind := range sh.findings {
 		if f := byKind[report.ODVictim]; f != nil && !f.Incomplete {
 			victims = append(victims, f)
 		}
@@ -193,7 +202,7 @@ func (a *recorder) cleanerTries() []cleanerTry {
 	for _, f := range victims {
 		exclude := notCleaners(f.Test, f.Polluters)
 		for _, p := range f.Polluters {
-			for _, c := range a.cleanerGroups[orderKey(p)] {
+			for _, c := range sh.cleaners[orderKey(p)] {
 				if !overlaps(c, exclude) && !slices.ContainsFunc(f.Cleaners, func(h []string) bool { return slices.Equal(h, c) }) {
 					tries = append(tries, cleanerTry{f, p, c})
 				}
@@ -206,7 +215,7 @@ func (a *recorder) cleanerTries() []cleanerTry {
 // batchCleaners runs the tries of one polluter and cleaner group on more
 // than two victims as one batch each (cleanerBatch) and returns the tries
 // left: those of the other pairs, and those a batch did not settle.
-func (a *recorder) batchCleaners(ctx context.Context, deadline time.Time, tries []cleanerTry) ([]cleanerTry, error) {
+func (sh *cleanerSharing) batchCleaners(ctx context.Context, deadline time.Time, tries []cleanerTry) ([]cleanerTry, error) {
 	byPair := map[string][]cleanerTry{}
 	var keys []string
 	for _, tr := range tries {
@@ -221,7 +230,7 @@ func (a *recorder) batchCleaners(ctx context.Context, deadline time.Time, tries 
 		trs := byPair[key]
 		if len(trs) > 2 {
 			var err error
-			if trs, err = a.cleanerBatch(ctx, deadline, trs); err != nil {
+			if trs, err = sh.cleanerBatch(ctx, deadline, trs); err != nil {
 				return nil, err
 			}
 		}
@@ -235,29 +244,29 @@ func (a *recorder) batchCleaners(ctx context.Context, deadline time.Time, tries 
 // cleaner, the control, k times each. A victim that passes in every run of
 // the batch and fails in every run of the control owes that to the cleaner,
 // which joins its finding; it returns the tries it leaves open.
-func (a *recorder) cleanerBatch(ctx context.Context, deadline time.Time, trs []cleanerTry) ([]cleanerTry, error) {
-	k, p, c := a.cfg.Confirmations, trs[0].p, trs[0].c
+func (sh *cleanerSharing) cleanerBatch(ctx context.Context, deadline time.Time, trs []cleanerTry) ([]cleanerTry, error) {
+	k, p, c := sh.cfg.Confirmations, trs[0].p, trs[0].c
 	names := make([]string, len(trs))
 	for i, tr := range trs {
 		names[i] = tr.f.Test
 	}
 	classes := classesOf(p)
 	slices.SortStableFunc(names, func(x, y string) int {
-		return cmp.Or(firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)]), cmp.Compare(a.index[x], a.index[y]))
+		return cmp.Or(firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)]), cmp.Compare(sh.index[x], sh.index[y]))
 	})
-	batch, control := a.s.feasible(concat(p, c, names)), a.s.feasible(concat(p, names))
-	if err := a.ensure(ctx, deadline, genConfirm, [][]string{batch, control}, k); err != nil {
+	batch, control := sh.s.feasible(concat(p, c, names)), sh.s.feasible(concat(p, names))
+	if err := sh.ensure(ctx, deadline, genConfirm, [][]string{batch, control}, k); err != nil {
 		return nil, err
 	}
 	var open []cleanerTry
 	for _, tr := range trs {
 		at, ct := slices.Index(batch, tr.f.Test), slices.Index(control, tr.f.Test)
 		if at >= 0 && ct >= 0 && isSubsequence(concat(p, c), batch[:at]) && isSubsequence(p, control[:ct]) {
-			with, without := a.st.get(batch[:at+1]).tally, a.st.get(control[:ct+1]).tally
+			with, without := sh.st.get(batch[:at+1]).tally, sh.st.get(control[:ct+1]).tally
 			if with.runs() >= k && with.passes() && without.runs() >= k && without.fails() {
-				a.mu.Lock()
+				sh.mu.Lock()
 				tr.f.Cleaners = appendNew(tr.f.Cleaners, c)
-				a.mu.Unlock()
+				sh.mu.Unlock()
 				continue
 			}
 		}

@@ -273,9 +273,8 @@ func TestShareCleanersInOneBatch(t *testing.T) {
 		f.tests[id] = func(st map[string]int) bool { return st["factory"] == 0 }
 	}
 	f.order = slices.Concat(victims, []string{"h.Odd#wants", "h.Conn#custom", "h.Conn#reset"})
-	a := newRecorder(f, Config{Tests: f.order, Workers: 2})
 	p, c := []string{"h.Conn#custom"}, []string{"h.Conn#reset"}
-	a.cleanerGroups[orderKey(p)] = [][]string{c}
+	a := &cleanerSharing{recorder: newRecorder(f, Config{Tests: f.order, Workers: 2}), cleaners: map[string][][]string{orderKey(p): {c}}}
 	for _, v := range append(slices.Clone(victims), "h.Odd#wants") {
 		a.add(&Finding{Test: v, Kind: report.ODVictim, Polluters: [][]string{p}})
 	}

@@ -21,6 +21,37 @@ import (
 	"github.com/flakyhq/flaky/internal/report"
 )
 
+// minimisation is the last stage: it completes the findings of confirmed
+// victims and brittles with their groups (minimiseClusters, once per round
+// of candidates) and keeps the groups it found, which it tries first for
+// later tests, and the cleaners found for each polluter group, which the
+// sharing of cleaners takes. Its fields are guarded by the recorder's mu.
+type minimisation struct {
+	*recorder
+	polluterGroups, setterGroups [][]string
+	cleanerGroups                map[string][][]string // by polluter group (orderKey)
+}
+
+// newMinimisation returns the minimisation stage over rec, knowing a
+// Focus's groups from the start: its setters, its polluters and their
+// cleaners, those of them all of whose tests are in the suite.
+func newMinimisation(rec *recorder) *minimisation {
+	m := &minimisation{recorder: rec, cleanerGroups: map[string][][]string{}}
+	f := rec.cfg.Focus
+	if f == nil {
+		return m
+	}
+	m.setterGroups = rec.inSuite(f.Setters)
+	for _, k := range f.Polluters {
+		if g := rec.inSuite([][]string{k.Group}); len(g) > 0 {
+			m.polluterGroups = appendNew(m.polluterGroups, g...)
+			key := orderKey(k.Group)
+			m.cleanerGroups[key] = appendNew(m.cleanerGroups[key], rec.inSuite(k.Cleaners)...)
+		}
+	}
+	return m
+}
+
 // errFlipped stops the minimisation of a test whose outcome differed
 // between runs of the same order: it is NOD, whatever its groups.
 var errFlipped = errors.New("the outcome flipped in the same order")
@@ -29,10 +60,10 @@ var errFlipped = errors.New("the outcome flipped in the same order")
 // brittle's state-setters, in the whole suite (the groups found for other
 // tests first). A test found to flip in the same order on the way is left
 // for the NOD sweep.
-func (a *recorder) minimise(ctx context.Context, deadline time.Time, c *candidate) error {
-	err := a.minimiseGroups(ctx, deadline, c)
+func (m *minimisation) minimise(ctx context.Context, deadline time.Time, c *candidate) error {
+	err := m.minimiseGroups(ctx, deadline, c)
 	if errors.Is(err, errFlipped) {
-		a.debugf("%s flipped in the same order: not order-dependent", c.test)
+		m.debugf("%s flipped in the same order: not order-dependent", c.test)
 		return nil
 	}
 	return err
@@ -41,44 +72,44 @@ func (a *recorder) minimise(ctx context.Context, deadline time.Time, c *candidat
 // minimiseGroups records the finding of a confirmed victim (brittle),
 // incomplete until its polluters and their cleaners (its state-setters)
 // are found.
-func (a *recorder) minimiseGroups(ctx context.Context, deadline time.Time, c *candidate) error {
+func (m *minimisation) minimiseGroups(ctx context.Context, deadline time.Time, c *candidate) error {
 	t := c.test
 	switch c.od {
 	case victim:
 		f := &Finding{Test: t, Kind: report.ODVictim, PassingOrder: []string{t}, FailingOrder: c.failing, Incomplete: true}
-		a.add(f)
-		a.debugf("victim %s: finding its polluters", t)
+		m.add(f)
+		m.debugf("victim %s: finding its polluters", t)
 		since := time.Now()
-		groups, err := a.groups(ctx, deadline, t, c.failing, true)
-		a.debugf("victim %s: %d polluter group(s) in %s; finding their cleaners", t, len(groups), time.Since(since).Round(100*time.Millisecond))
+		groups, err := m.groups(ctx, deadline, t, c.failing, true)
+		m.debugf("victim %s: %d polluter group(s) in %s; finding their cleaners", t, len(groups), time.Since(since).Round(100*time.Millisecond))
 		f.Polluters = groups
 		if len(groups) > 0 {
-			f.FailingOrder = a.s.feasible(concat(shortest(groups), []string{t}))
+			f.FailingOrder = m.s.feasible(concat(shortest(groups), []string{t}))
 		}
-		f.Message = a.failureMessage(t, f.FailingOrder, c.failing)
+		f.Message = m.failureMessage(t, f.FailingOrder, c.failing)
 		if err != nil {
 			return err
 		}
 		for _, g := range groups {
-			cleaners, err := a.cleaners(ctx, deadline, t, g, groups)
+			cleaners, err := m.cleaners(ctx, deadline, t, g, groups)
 			f.Cleaners = appendNew(f.Cleaners, cleaners...)
 			if err != nil {
 				return err
 			}
 		}
-		a.debugf("victim %s: %d cleaner group(s), %s in all", t, len(f.Cleaners), time.Since(since).Round(100*time.Millisecond))
+		m.debugf("victim %s: %d cleaner group(s), %s in all", t, len(f.Cleaners), time.Since(since).Round(100*time.Millisecond))
 		f.Incomplete = false
 		return nil
 	case brittle:
 		f := &Finding{Test: t, Kind: report.ODBrittle, FailingOrder: []string{t}, PassingOrder: c.passing, Incomplete: true}
-		a.add(f)
-		a.debugf("brittle %s: finding its state-setters", t)
-		groups, err := a.groups(ctx, deadline, t, c.passing, false)
+		m.add(f)
+		m.debugf("brittle %s: finding its state-setters", t)
+		groups, err := m.groups(ctx, deadline, t, c.passing, false)
 		f.Setters = groups
 		if len(groups) > 0 {
-			f.PassingOrder = a.s.feasible(concat(shortest(groups), []string{t}))
+			f.PassingOrder = m.s.feasible(concat(shortest(groups), []string{t}))
 		}
-		f.Message = a.failureMessage(t, []string{t})
+		f.Message = m.failureMessage(t, []string{t})
 		if err != nil {
 			return err
 		}
@@ -141,7 +172,7 @@ func isPrefix(prefix, order []string) bool {
 // for the victims of each polluter group, after that group and the rest
 // (no other cleaner if each still fails). The tests for which such a run
 // shows more get a search once per polluted state (searchByState).
-func (a *recorder) minimiseClusters(ctx context.Context, deadline time.Time, cls [][]*candidate) error {
+func (m *minimisation) minimiseClusters(ctx context.Context, deadline time.Time, cls [][]*candidate) error {
 	var open []*candidate
 	for _, cl := range cls {
 		open = append(open, cl[0])
@@ -153,7 +184,7 @@ func (a *recorder) minimiseClusters(ctx context.Context, deadline time.Time, cls
 	var light []*candidate
 	tried := map[string]bool{}
 	for len(open) > 0 {
-		explained, rest, err := a.explainByBatch(ctx, deadline, open, tried)
+		explained, rest, err := m.explainByBatch(ctx, deadline, open, tried)
 		light = append(light, explained...)
 		if err != nil {
 			return err
@@ -161,23 +192,23 @@ func (a *recorder) minimiseClusters(ctx context.Context, deadline time.Time, cls
 		if len(rest) == 0 {
 			break
 		}
-		if err := a.minimise(ctx, deadline, rest[0]); err != nil {
+		if err := m.minimise(ctx, deadline, rest[0]); err != nil {
 			return err
 		}
 		open = rest[1:]
 	}
 	var full []*candidate
 	for _, kind := range []verdict{victim, brittle} {
-		more, err := a.settle(ctx, deadline, slices.DeleteFunc(slices.Clone(light), func(c *candidate) bool { return c.od != kind }))
+		more, err := m.settle(ctx, deadline, slices.DeleteFunc(slices.Clone(light), func(c *candidate) bool { return c.od != kind }))
 		if err != nil {
 			return err
 		}
 		full = append(full, more...)
 	}
 	if len(full) > 0 {
-		a.logf("%d of %d tests explained by known groups need a search: one per polluted state", len(full), n)
+		m.logf("%d of %d tests explained by known groups need a search: one per polluted state", len(full), n)
 	}
-	return a.searchByState(ctx, deadline, full, tried)
+	return m.searchByState(ctx, deadline, full, tried)
 }
 
 // searchByState minimises the tests the batch checks left open once per
@@ -189,12 +220,12 @@ func (a *recorder) minimiseClusters(ctx context.Context, deadline time.Time, cls
 // before them all, and a short order per test it explains), and only a test
 // that still lacks one of its representative's groups gets a search of its
 // own.
-func (a *recorder) searchByState(ctx context.Context, deadline time.Time, open []*candidate, tried map[string]bool) error {
+func (m *minimisation) searchByState(ctx context.Context, deadline time.Time, open []*candidate, tried map[string]bool) error {
 	var reps, others []*candidate
 	repOf := map[*candidate]*candidate{}
 	byState := map[string]*candidate{}
 	for _, c := range open {
-		key := a.stateKey(c)
+		key := m.stateKey(c)
 		if r, ok := byState[key]; ok {
 			repOf[c] = r
 			others = append(others, c)
@@ -203,30 +234,30 @@ func (a *recorder) searchByState(ctx context.Context, deadline time.Time, open [
 		byState[key] = c
 		reps = append(reps, c)
 	}
-	if err := a.minimiseAll(ctx, deadline, reps); err != nil || len(others) == 0 {
+	if err := m.minimiseAll(ctx, deadline, reps); err != nil || len(others) == 0 {
 		return err
 	}
-	if _, _, err := a.explainByBatch(ctx, deadline, others, tried); err != nil {
+	if _, _, err := m.explainByBatch(ctx, deadline, others, tried); err != nil {
 		return err
 	}
 	var own []*candidate
 	for _, c := range others {
-		if !a.hasGroupsOf(c, repOf[c]) {
+		if !m.hasGroupsOf(c, repOf[c]) {
 			own = append(own, c)
 		}
 	}
 	if len(own) > 0 {
-		a.logf("%d of %d tests of a searched state need a search of their own", len(own), len(others))
+		m.logf("%d of %d tests of a searched state need a search of their own", len(own), len(others))
 	}
-	return a.minimiseAll(ctx, deadline, own)
+	return m.minimiseAll(ctx, deadline, own)
 }
 
 // stateKey names the polluted state of a test explained by a known group:
 // its kind and its first group.
-func (a *recorder) stateKey(c *candidate) string {
-	f := a.finding(c)
-	a.mu.Lock()
-	defer a.mu.Unlock()
+func (m *minimisation) stateKey(c *candidate) string {
+	f := m.finding(c)
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if c.od == brittle {
 		if len(f.Setters) > 0 {
 			return "setters " + orderKey(f.Setters[0])
@@ -241,13 +272,13 @@ func (a *recorder) stateKey(c *candidate) string {
 
 // hasGroupsOf reports whether c's finding holds every group of rep's (a
 // victim's polluters, a brittle's setters) that does not hold c itself.
-func (a *recorder) hasGroupsOf(c, rep *candidate) bool {
-	f, r := a.finding(c), a.finding(rep)
+func (m *minimisation) hasGroupsOf(c, rep *candidate) bool {
+	f, r := m.finding(c), m.finding(rep)
 	if f == nil || r == nil {
 		return false
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	mine, theirs := f.Polluters, r.Polluters
 	if c.od == brittle {
 		mine, theirs = f.Setters, r.Setters
@@ -261,28 +292,28 @@ func (a *recorder) hasGroupsOf(c, rep *candidate) bool {
 }
 
 // minimiseAll minimises cands, all at once.
-func (a *recorder) minimiseAll(ctx context.Context, deadline time.Time, cands []*candidate) error {
+func (m *minimisation) minimiseAll(ctx context.Context, deadline time.Time, cands []*candidate) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range cands {
-		g.Go(func() error { return a.minimise(gctx, deadline, c) })
+		g.Go(func() error { return m.minimise(gctx, deadline, c) })
 	}
 	return g.Wait()
 }
 
 // finding returns the finding recorded for a candidate, if any.
-func (a *recorder) finding(c *candidate) *Finding {
+func (m *minimisation) finding(c *candidate) *Finding {
 	kind := report.ODVictim
 	if c.od == brittle {
 		kind = report.ODBrittle
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.findings[c.test][kind]
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.findings[c.test][kind]
 }
 
 // settle runs the batch checks of minimiseClusters for tests of one kind
 // explained by known groups and returns the ones the checks leave open.
-func (a *recorder) settle(ctx context.Context, deadline time.Time, followers []*candidate) ([]*candidate, error) {
+func (m *minimisation) settle(ctx context.Context, deadline time.Time, followers []*candidate) ([]*candidate, error) {
 	if len(followers) == 0 {
 		return nil, nil
 	}
@@ -292,7 +323,7 @@ func (a *recorder) settle(ctx context.Context, deadline time.Time, followers []*
 	for i, c := range followers {
 		tests[i] = c.test
 		members[c.test] = true
-		f := a.finding(c)
+		f := m.finding(c)
 		for _, grp := range slices.Concat(f.Polluters, f.Setters, f.Cleaners) {
 			for _, x := range grp {
 				members[x] = true
@@ -301,12 +332,12 @@ func (a *recorder) settle(ctx context.Context, deadline time.Time, followers []*
 	}
 	open := map[string]bool{}
 	// Polluters (setters): every follower after the rest of the suite.
-	order := a.s.feasible(concat(without(a.s.tests, members), tests))
-	if err := a.ensure(ctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
+	order := m.s.feasible(concat(without(m.s.tests, members), tests))
+	if err := m.ensure(ctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
 		return nil, err
 	}
 	for _, c := range followers {
-		tl := a.st.get(order[:slices.Index(order, c.test)+1]).tally
+		tl := m.st.get(order[:slices.Index(order, c.test)+1]).tally
 		if (fail && !tl.passes()) || (!fail && !tl.fails()) {
 			open[c.test] = true
 		}
@@ -314,7 +345,7 @@ func (a *recorder) settle(ctx context.Context, deadline time.Time, followers []*
 	// Cleaners: the victims of each polluter group, after it and the rest
 	// (a victim with several groups, after each).
 	if fail {
-		if err := a.settleCleaners(ctx, deadline, followers, members, open); err != nil {
+		if err := m.settleCleaners(ctx, deadline, followers, members, open); err != nil {
 			return nil, err
 		}
 	}
@@ -339,14 +370,14 @@ type cleanerShare struct {
 // group that the polluter check left settled (not open) run after it and
 // the rest of the suite but members (a victim with several groups, after
 // each), and those that do not fail there are left open.
-func (a *recorder) settleCleaners(ctx context.Context, deadline time.Time, followers []*candidate, members, open map[string]bool) error {
+func (m *minimisation) settleCleaners(ctx context.Context, deadline time.Time, followers []*candidate, members, open map[string]bool) error {
 	var shares []*cleanerShare
 	byGroup := map[string]*cleanerShare{}
 	for _, c := range followers {
 		if open[c.test] {
 			continue
 		}
-		for _, g := range a.finding(c).Polluters {
+		for _, g := range m.finding(c).Polluters {
 			sh := byGroup[orderKey(g)]
 			if sh == nil {
 				sh = &cleanerShare{polluters: g}
@@ -368,15 +399,15 @@ func (a *recorder) settleCleaners(ctx context.Context, deadline time.Time, follo
 		slices.SortStableFunc(names, func(x, y string) int {
 			return firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)])
 		})
-		sh.order = a.s.feasible(concat(sh.polluters, without(a.s.tests, members), names))
+		sh.order = m.s.feasible(concat(sh.polluters, without(m.s.tests, members), names))
 		orders[i] = sh.order
 	}
-	if err := a.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
+	if err := m.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
 		return err
 	}
 	for _, sh := range shares {
 		for _, c := range sh.victims {
-			if tl := a.st.get(sh.order[:slices.Index(sh.order, c.test)+1]).tally; !tl.fails() {
+			if tl := m.st.get(sh.order[:slices.Index(sh.order, c.test)+1]).tally; !tl.fails() {
 				open[c.test] = true
 			}
 		}
@@ -386,18 +417,18 @@ func (a *recorder) settleCleaners(ctx context.Context, deadline time.Time, follo
 
 // effect returns the oracle "t fails (or passes) when run after before,
 // then the candidate", running what the store does not know yet.
-func (a *recorder) effect(deadline time.Time, t string, before []string, fail bool) oracle {
+func (m *minimisation) effect(deadline time.Time, t string, before []string, fail bool) oracle {
 	return func(ctx context.Context, cands [][]string) ([]bool, error) {
 		orders := make([][]string, len(cands))
 		for i, c := range cands {
-			orders[i] = a.s.feasible(concat(before, c, []string{t}))
+			orders[i] = m.s.feasible(concat(before, c, []string{t}))
 		}
-		if err := a.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
+		if err := m.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
 			return nil, err
 		}
 		out := make([]bool, len(orders))
 		for i, o := range orders {
-			tl := a.st.get(o).tally
+			tl := m.st.get(o).tally
 			out[i] = (fail && tl.fails()) || (!fail && tl.passes())
 		}
 		return out, nil
@@ -412,9 +443,9 @@ func (a *recorder) effect(deadline time.Time, t string, before []string, fail bo
 // the rest of the suite (these checks run in parallel). Each group is
 // confirmed by k runs. Groups found for other tests and contained in from's
 // prefix are tried first.
-func (a *recorder) groups(ctx context.Context, deadline time.Time, t string, from []string, fail bool) ([][]string, error) {
-	sr := &groupSearch{a: a, ctx: ctx, deadline: deadline, t: t, fail: fail,
-		test: a.effect(deadline, t, nil, fail), used: map[string]bool{t: true}}
+func (m *minimisation) groups(ctx context.Context, deadline time.Time, t string, from []string, fail bool) ([][]string, error) {
+	sr := &groupSearch{m: m, ctx: ctx, deadline: deadline, t: t, fail: fail,
+		test: m.effect(deadline, t, nil, fail), used: map[string]bool{t: true}}
 	prefix := from[:len(from)-1]
 	if err := sr.tryEach(sr.known(prefix)); err != nil {
 		return sr.groups, err
@@ -422,7 +453,7 @@ func (a *recorder) groups(ctx context.Context, deadline time.Time, t string, fro
 	// A change's dataflow record names the tests that write what t
 	// reads: each is tried alone first.
 	var singles [][]string
-	for _, w := range a.writers(t, without(prefix, sr.used)) {
+	for _, w := range m.writers(t, without(prefix, sr.used)) {
 		singles = append(singles, []string{w})
 	}
 	if err := sr.tryEach(singles); err != nil {
@@ -440,7 +471,7 @@ func (a *recorder) groups(ctx context.Context, deadline time.Time, t string, fro
 // groupSearch is one search of groups in progress: for test t, of
 // polluters (fail) or state-setters, with test its oracle.
 type groupSearch struct {
-	a        *recorder
+	m        *minimisation
 	ctx      context.Context
 	deadline time.Time
 	t        string
@@ -454,31 +485,31 @@ type groupSearch struct {
 // when k runs confirm it; an outcome that flips in those runs stops the
 // search (errFlipped).
 func (sr *groupSearch) minimise(items []string) error {
-	a := sr.a
-	g, err := ddmin(sr.ctx, items, sr.test, a.freeSlots)
+	m := sr.m
+	g, err := ddmin(sr.ctx, items, sr.test, m.freeSlots)
 	if err != nil {
 		return err
 	}
 	for _, x := range g {
 		sr.used[x] = true
 	}
-	order := a.s.feasible(concat(g, []string{sr.t}))
-	if err := a.ensure(sr.ctx, sr.deadline, genConfirm, [][]string{order}, a.cfg.Confirmations); err != nil {
+	order := m.s.feasible(concat(g, []string{sr.t}))
+	if err := m.ensure(sr.ctx, sr.deadline, genConfirm, [][]string{order}, m.cfg.Confirmations); err != nil {
 		return err
 	}
-	tl := a.st.get(order).tally
+	tl := m.st.get(order).tally
 	if tl.mixed() {
 		return errFlipped
 	}
 	if (sr.fail && tl.fails()) || (!sr.fail && tl.passes()) {
 		sr.groups = append(sr.groups, g)
-		a.mu.Lock()
+		m.mu.Lock()
 		if sr.fail {
-			a.polluterGroups = appendNew(a.polluterGroups, g)
+			m.polluterGroups = appendNew(m.polluterGroups, g)
 		} else {
-			a.setterGroups = appendNew(a.setterGroups, g)
+			m.setterGroups = appendNew(m.setterGroups, g)
 		}
-		a.mu.Unlock()
+		m.mu.Unlock()
 	}
 	return nil
 }
@@ -486,13 +517,13 @@ func (sr *groupSearch) minimise(items []string) error {
 // known returns the groups found for other tests (polluters or
 // state-setters, as the search's) that are contained in prefix.
 func (sr *groupSearch) known(prefix []string) [][]string {
-	a := sr.a
+	m := sr.m
 	var tryKnown [][]string
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	known := a.polluterGroups
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	known := m.polluterGroups
 	if !sr.fail {
-		known = a.setterGroups
+		known = m.setterGroups
 	}
 	for _, g := range known {
 		if !slices.Contains(g, sr.t) && isSubsequence(g, prefix) {
@@ -527,7 +558,7 @@ func (sr *groupSearch) tryEach(gs [][]string) error {
 // tried first.
 func (sr *groupSearch) inPrefix(prefix []string) error {
 	items := prefix
-	if common := sr.a.common(sr.t, prefix, sr.fail); len(common) > 0 && len(common) < len(prefix) {
+	if common := sr.m.common(sr.t, prefix, sr.fail); len(common) > 0 && len(common) < len(prefix) {
 		ok, err := sr.test(sr.ctx, [][]string{common})
 		if err != nil {
 			return err
@@ -545,14 +576,14 @@ func (sr *groupSearch) inPrefix(prefix []string) error {
 // far explains, and the rest of the suite; the leftovers are checked in
 // parallel.
 func (sr *groupSearch) rest() error {
-	a := sr.a
+	m := sr.m
 	var sources [][]string
-	for _, o := range a.hints(sr.t) {
+	for _, o := range m.hints(sr.t) {
 		if p := o.order[:len(o.order)-1]; (sr.fail && o.fails() || !sr.fail && o.passes()) && !explained(p, sr.groups) {
 			sources = append(sources, p)
 		}
 	}
-	sources = append(sources, without(a.s.tests, map[string]bool{sr.t: true}))
+	sources = append(sources, without(m.s.tests, map[string]bool{sr.t: true}))
 	for {
 		var rests [][]string
 		seen := map[string]bool{}
@@ -565,7 +596,7 @@ func (sr *groupSearch) rest() error {
 		if len(rests) == 0 {
 			return nil
 		}
-		found, err := first(sr.ctx, sr.test, rests, a.freeSlots)
+		found, err := first(sr.ctx, sr.test, rests, m.freeSlots)
 		if err != nil || found < 0 {
 			return err
 		}
@@ -577,9 +608,9 @@ func (sr *groupSearch) rest() error {
 
 // writers returns the tests of among (in its order) that a Focus, else
 // Config.Writers, records writing state t reads.
-func (a *recorder) writers(t string, among []string) []string {
-	wrote := func(x string) bool { return slices.Contains(a.cfg.Writers[t], x) }
-	if f := a.cfg.Focus; f != nil {
+func (m *minimisation) writers(t string, among []string) []string {
+	wrote := func(x string) bool { return slices.Contains(m.cfg.Writers[t], x) }
+	if f := m.cfg.Focus; f != nil {
 		wrote = func(x string) bool { return len(f.ReadsWrittenBy(t, x)) > 0 }
 	}
 	var out []string
@@ -594,16 +625,16 @@ func (a *recorder) writers(t string, among []string) []string {
 // hints are the orders t ran in with an outcome, fresh and warm: they only
 // choose which groups the minimisation tries first, and every group is
 // then run in fresh JVMs, so no finding rests on a warm run.
-func (a *recorder) hints(t string) []obs {
-	return append(a.st.observed(t, false), a.warm.observed(t, false)...)
+func (m *minimisation) hints(t string) []obs {
+	return append(m.st.observed(t, false), m.warm.observed(t, false)...)
 }
 
 // common returns the tests of prefix (in its order) that ran before t in
 // every order after which t failed (fail) or passed.
-func (a *recorder) common(t string, prefix []string, fail bool) []string {
+func (m *minimisation) common(t string, prefix []string, fail bool) []string {
 	count := map[string]int{}
 	n := 0
-	for _, o := range a.hints(t) {
+	for _, o := range m.hints(t) {
 		if (fail && !o.fails()) || (!fail && !o.passes()) {
 			continue
 		}

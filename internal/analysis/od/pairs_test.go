@@ -160,11 +160,11 @@ func TestPairOrdersScale(t *testing.T) {
 // the start, those naming a test not in the suite left out.
 func TestFocusSeedsKnownGroups(t *testing.T) {
 	tests := []string{"p.A#a", "p.B#b", "p.V#v"}
-	a := newRecorder(nil, Config{Tests: tests, Workers: 1, Focus: &Focus{
+	a := newMinimisation(newRecorder(nil, Config{Tests: tests, Workers: 1, Focus: &Focus{
 		Targets:   []string{"p.V#v"},
 		Polluters: []KnownPolluters{{Group: []string{"p.A#a"}, Cleaners: [][]string{{"p.B#b"}, {"p.Gone#g"}}}, {Group: []string{"p.Gone#g"}}, {Group: []string{"p.A#a"}}},
 		Setters:   [][]string{{"p.B#b"}},
-	}})
+	}}))
 	if want := [][]string{{"p.A#a"}}; !reflect.DeepEqual(a.polluterGroups, want) {
 		t.Errorf("polluter groups %v, want %v", a.polluterGroups, want)
 	}
@@ -200,7 +200,7 @@ func TestWriters(t *testing.T) {
 		{"no focus, the suite's record", nil, writers, "p.V#v", []string{"p.A#a", "p.N#n"}},
 		{"no focus, a test the record does not name", nil, writers, "p.N#n", nil},
 	} {
-		a := newRecorder(nil, Config{Tests: append(slices.Clone(among), "p.V#v"), Workers: 1, Focus: tc.focus, Writers: tc.writers})
+		a := newMinimisation(newRecorder(nil, Config{Tests: append(slices.Clone(among), "p.V#v"), Workers: 1, Focus: tc.focus, Writers: tc.writers}))
 		if got := a.writers(tc.test, among); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
