@@ -474,12 +474,13 @@ func (a *recorder) settleRound(ctx context.Context, end time.Time, m *minimisati
 	if confirmEnd.Before(end) {
 		confirmEnd = end
 	}
-	if need := a.planCost(a.confirmPlan(cands)); time.Now().Add(need).After(end) {
+	cf := &confirmation{recorder: a, cands: cands}
+	if need := a.planCost(cf.runs()); time.Now().Add(need).After(end) {
 		a.logf("confirming %d candidate(s) needs ~%s, past the budget's end: confirmation may run into its grace", len(cands), need.Round(time.Second))
 	}
 	a.cfg.Progress.Phase("confirming", 0, confirmEnd)
 	a.logf("%d candidate(s) after %d orders (%s): confirming", len(cands), a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
-	err := a.confirm(ctx, confirmEnd, cands)
+	confirmed, err := cf.confirm(ctx, confirmEnd)
 	a.mu.Lock()
 	a.cov.Confirmed = time.Since(a.start)
 	a.mu.Unlock()
@@ -488,7 +489,7 @@ func (a *recorder) settleRound(ctx context.Context, end time.Time, m *minimisati
 	}
 	a.logf("confirmed after %d orders (%s): minimising", a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
 	a.cfg.Progress.Phase("minimising", 0, end)
-	return m.minimiseClusters(ctx, end, clusters(cands))
+	return m.minimiseClusters(ctx, end, clusters(confirmed))
 }
 
 // analysable returns the tests (with a Focus, its targets) minus the ones

@@ -36,7 +36,7 @@ func (e *estimate) get(compute func() time.Duration) time.Duration {
 // confirmCost estimates how long confirming the candidates found so far
 // takes on the workers.
 func (a *recorder) confirmCost() time.Duration {
-	return a.planCost(a.confirmPlan(a.candidates()))
+	return a.planCost((&confirmation{recorder: a, cands: a.candidates()}).runs())
 }
 
 // planCost estimates how long the runs take on the workers, from the
@@ -90,7 +90,7 @@ func (a *recorder) minimiseCost(cands []*candidate) time.Duration {
 // left of it, and says so in the coverage and the log.
 func (a *recorder) extendBudget(cands []*candidate) {
 	elapsed := time.Since(a.start)
-	need := a.planCost(a.confirmPlan(cands)) + a.minimiseCost(cands)
+	need := a.planCost((&confirmation{recorder: a, cands: cands}).runs()) + a.minimiseCost(cands)
 	if elapsed+need <= a.cfg.Budget || a.cfg.Budget >= MaxAutoBudget {
 		return
 	}

@@ -20,13 +20,24 @@ import (
 // fails one run in three still fails in one of them 99.7% of the time.
 const unreproduced = 16
 
+// confirmation is the third stage: it takes the candidates detection gave
+// (cands) and gives the confirmed victims and brittles, which minimisation
+// takes; the findings it records (confirmed) are in the recorder.
+type confirmation struct {
+	*recorder
+	cands []*candidate
+}
+
 // confirm reruns each candidate alone and twice in a row until each has k
 // outcomes, and its failing and passing orders until each has two (the
 // shortest failing or passing order found by minimisation gets k later),
-// then classifies it.
-func (a *recorder) confirm(ctx context.Context, deadline time.Time, cands []*candidate) error {
-	k, pre := a.cfg.Confirmations, min(a.cfg.Confirmations, 2)
-	err := a.run(ctx, deadline, a.confirmPlan(cands))
+// then classifies it, and returns the confirmed victims and brittles: the
+// candidates whose findings are incomplete until minimisation completes
+// them. A non-idempotent finding is recorded and complete.
+func (cf *confirmation) confirm(ctx context.Context, deadline time.Time) ([]*candidate, error) {
+	cands := cf.cands
+	k, pre := cf.cfg.Confirmations, min(cf.cfg.Confirmations, 2)
+	err := cf.run(ctx, deadline, cf.runs())
 	// A failure seen only in a warm JVM that its order's fresh reruns
 	// did not reproduce is what a NOD test's rare failure looks like: in
 	// fresh JVMs that first failure would have made the order's outcome
@@ -40,7 +51,7 @@ func (a *recorder) confirm(ctx context.Context, deadline time.Time, cands []*can
 		if c.failing == nil {
 			continue
 		}
-		if a.st.get(c.failing).fail == 0 && a.warm.get(c.failing).fail > 0 {
+		if cf.st.get(c.failing).fail == 0 && cf.warm.get(c.failing).fail > 0 {
 			if c.freshFailing != nil {
 				c.failing = c.freshFailing
 				fallback = append(fallback, c.failing)
@@ -48,43 +59,46 @@ func (a *recorder) confirm(ctx context.Context, deadline time.Time, cands []*can
 				again = append(again, c.failing)
 			}
 		}
-		if a.st.get(c.passing).pass == 0 && a.warm.get(c.passing).pass > 0 && c.freshPassing != nil {
+		if cf.st.get(c.passing).pass == 0 && cf.warm.get(c.passing).pass > 0 && c.freshPassing != nil {
 			c.passing = c.freshPassing
 			fallback = append(fallback, c.passing)
 		}
 	}
 	if len(fallback) > 0 && err == nil {
-		err = a.run(ctx, deadline, a.plan(nil, genConfirm, fallback, pre))
+		err = cf.run(ctx, deadline, cf.plan(nil, genConfirm, fallback, pre))
 	}
 	if len(again) > 0 && err == nil {
-		err = a.run(ctx, deadline, a.plan(nil, genConfirm, again, pre+unreproduced))
+		err = cf.run(ctx, deadline, cf.plan(nil, genConfirm, again, pre+unreproduced))
 	}
+	var out []*candidate
 	for _, c := range cands {
-		alone := a.st.get([]string{c.test}).tally
+		alone := cf.st.get([]string{c.test}).tally
 		if c.failing != nil {
-			c.od = classifyOD(alone, a.st.get(c.failing).tally, a.st.get(c.passing).tally, k, pre)
+			c.od = classifyOD(alone, cf.st.get(c.failing).tally, cf.st.get(c.passing).tally, k, pre)
 		}
-		if c.nio && classifyNIO(alone, a.st.get([]string{c.test, c.test}).tally, k) == nonIdempotent {
+		if c.nio && classifyNIO(alone, cf.st.get([]string{c.test, c.test}).tally, k) == nonIdempotent {
 			once, twice := []string{c.test}, []string{c.test, c.test}
 			f := &Finding{Test: c.test, Kind: report.NIO, FailingOrder: twice, PassingOrder: once}
 			if alone.fails() {
 				f.FailingOrder, f.PassingOrder = once, twice
 			}
-			f.Message = a.failureMessage(c.test, f.FailingOrder)
-			a.add(f)
+			f.Message = cf.failureMessage(c.test, f.FailingOrder)
+			cf.add(f)
 		}
-		if f := a.confirmed(c); f != nil {
-			a.add(f)
+		if f := cf.confirmed(c); f != nil {
+			cf.add(f)
+			out = append(out, c)
 		}
 	}
-	return err
+	return out, err
 }
 
-// confirmPlan returns the runs confirm starts with for cands: each alone
+// runs returns the runs confirm starts with for the candidates: each alone
 // (or twice in a row) until it has k outcomes, its failing and passing
 // orders until each has two.
-func (a *recorder) confirmPlan(cands []*candidate) []plannedOrder {
-	k, pre := a.cfg.Confirmations, min(a.cfg.Confirmations, 2)
+func (cf *confirmation) runs() []plannedOrder {
+	cands := cf.cands
+	k, pre := cf.cfg.Confirmations, min(cf.cfg.Confirmations, 2)
 	var alone, prefixes [][]string
 	for _, c := range cands {
 		if c.nio {
@@ -96,7 +110,7 @@ func (a *recorder) confirmPlan(cands []*candidate) []plannedOrder {
 			prefixes = append(prefixes, c.failing, c.passing)
 		}
 	}
-	return a.plan(a.plan(nil, genConfirm, alone, k), genConfirm, prefixes, pre)
+	return cf.plan(cf.plan(nil, genConfirm, alone, k), genConfirm, prefixes, pre)
 }
 
 // confirmed returns the finding of a candidate confirmed victim or brittle
