@@ -208,7 +208,6 @@ type recorder struct {
 	stop      func()             // kills the runs still going (the hard stop)
 	timer     *time.Timer        // arms stop at the budget plus grace
 	auto      bool               // the analysis chose the budget (Config.Budget was 0)
-	reserve   estimate           // what confirming the candidates found so far would take
 }
 
 // Run runs the analysis on cfg.Tests through r.
@@ -380,13 +379,8 @@ func (a *recorder) analyse(ctx context.Context) error {
 	end := a.start.Add(a.cfg.Budget)
 	detectEnd := a.start.Add(time.Duration(float64(a.cfg.Budget) * detectShare))
 	a.cfg.Progress.Phase("detecting", len(orders), detectEnd)
-	// Detection stops early when confirming what it found so far would
-	// no longer fit before the budget's end (a shard confirms nothing).
-	full := func() bool { return time.Now().Add(a.reserve.get(a.confirmCost)).After(end) }
-	if a.cfg.Shard.N > 0 {
-		full = nil
-	}
-	if err := a.runDetection(ctx, detectEnd, full, orders); errors.Is(err, errBudget) {
+	det := &detection{recorder: a, orders: orders}
+	if err := det.detect(ctx, detectEnd, end); errors.Is(err, errBudget) {
 		a.mu.Lock()
 		a.cov.BudgetExhausted = true
 		a.mu.Unlock()
@@ -397,7 +391,7 @@ func (a *recorder) analyse(ctx context.Context) error {
 	if a.cfg.Shard.N > 0 {
 		return nil
 	}
-	return a.settleCandidates(ctx)
+	return a.settleCandidates(ctx, det)
 }
 
 // runOriginal runs the original order until it has Config.OriginalRuns
@@ -423,8 +417,8 @@ func (a *recorder) runOriginal(ctx context.Context) error {
 // fit, until the hard stop less one run of the suite, so that they end
 // before it; minimisation and the sharing of cleaners stop at the budget's
 // end.
-func (a *recorder) settleCandidates(ctx context.Context) error {
-	cands := a.candidates()
+func (a *recorder) settleCandidates(ctx context.Context, det *detection) error {
+	cands := det.candidates()
 	a.cfg.Progress.Found(len(cands))
 	if len(cands) == 0 {
 		return nil
@@ -450,7 +444,7 @@ func (a *recorder) settleCandidates(ctx context.Context) error {
 		if err := a.settleRound(ctx, end, m, cands); err != nil {
 			return err
 		}
-		cands = slices.DeleteFunc(a.candidates(), func(c *candidate) bool { return seen[c.test] })
+		cands = slices.DeleteFunc(det.candidates(), func(c *candidate) bool { return seen[c.test] })
 		if len(cands) > 0 {
 			names := make([]string, len(cands))
 			for i, c := range cands {

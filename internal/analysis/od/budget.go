@@ -35,8 +35,8 @@ func (e *estimate) get(compute func() time.Duration) time.Duration {
 
 // confirmCost estimates how long confirming the candidates found so far
 // takes on the workers.
-func (a *recorder) confirmCost() time.Duration {
-	return a.planCost((&confirmation{recorder: a, cands: a.candidates()}).runs())
+func (d *detection) confirmCost() time.Duration {
+	return d.planCost((&confirmation{recorder: d.recorder, cands: d.candidates()}).runs())
 }
 
 // planCost estimates how long the runs take on the workers, from the

@@ -88,7 +88,7 @@ func TestConfirmedTestsAreFindings(t *testing.T) {
 			a.start = time.Now().Add(-c.spent)
 			a.setBudget(time.Minute, "")
 			defer a.timer.Stop()
-			err := a.settleCandidates(ctx)
+			err := a.settleCandidates(ctx, &detection{recorder: a})
 			if c.minimised != (err == nil) {
 				t.Fatalf("settleCandidates: %v", err)
 			}

@@ -1,9 +1,11 @@
-// Detection, the second stage: runDetection takes the scheduled detection
-// orders and runs them (each in a fresh JVM, or the exploration orders a
-// few at a time in warm JVMs); candidates then reads the recorded outcomes
-// and gives the tests worth confirming: the ones that failed in one order
-// and passed in another (with the shortest such orders) and the ones whose
-// second run in one JVM differed from their first.
+// Detection, the second stage: detection.detect takes the scheduled
+// detection orders and runs them (each in a fresh JVM, or the exploration
+// orders a few at a time in warm JVMs); candidates then reads the recorded
+// outcomes and gives the tests worth confirming: the ones that failed in
+// one order and passed in another (with the shortest such orders) and the
+// ones whose second run in one JVM differed from their first. The
+// recorder's unexplained, which the result reads too, drops the failures a
+// Focus's knowledge already explains.
 
 package od
 
@@ -26,11 +28,21 @@ type candidate struct {
 	od                         verdict
 }
 
+// detection is the second stage: it takes the scheduled detection orders
+// and runs them (detect), and gives the candidates (candidates), which it
+// reads from the recorded outcomes, so that the rounds after minimisation
+// ask it again for the tests that flipped since.
+type detection struct {
+	*recorder
+	orders  []plannedOrder
+	reserve estimate // what confirming the candidates found so far would take
+}
+
 // candidates finds the tests that both passed and failed in different
 // orders, or in a first and a second run in one JVM.
-func (a *recorder) candidates() []*candidate {
+func (d *detection) candidates() []*candidate {
 	var out []*candidate
-	for _, t := range a.targets {
+	for _, t := range d.targets {
 		c := &candidate{test: t}
 		// Warm runs count here, and only here: the failing and passing
 		// orders they give are rerun in fresh JVMs by confirm. The
@@ -38,11 +50,11 @@ func (a *recorder) candidates() []*candidate {
 		// keeps minimisation cheap; sortObs breaks ties); the shortest
 		// fresh ones are kept for when fresh reruns do not reproduce a
 		// warm outcome.
-		fresh := a.unexplained(t, a.st.observed(t, false))
+		fresh := d.unexplained(t, d.st.observed(t, false))
 		sortObs(fresh)
 		c.freshFailing, c.freshPassing = shortestOutcomes(fresh)
 		c.failing, c.passing = c.freshFailing, c.freshPassing
-		if warm := a.unexplained(t, a.warm.observed(t, false)); len(warm) > 0 {
+		if warm := d.unexplained(t, d.warm.observed(t, false)); len(warm) > 0 {
 			all := slices.Concat(fresh, warm)
 			sortObs(all)
 			c.failing, c.passing = shortestOutcomes(all)
@@ -50,7 +62,7 @@ func (a *recorder) candidates() []*candidate {
 		if c.failing == nil || c.passing == nil {
 			c.failing, c.passing = nil, nil
 		}
-		c.nio = a.changesWhenRepeated(t)
+		c.nio = d.changesWhenRepeated(t)
 		if c.failing != nil || c.nio {
 			out = append(out, c)
 		}
@@ -129,10 +141,10 @@ func shortestOutcomes(observed []obs) (failing, passing []string) {
 
 // changesWhenRepeated reports whether a run of t right after itself had a
 // different outcome than that first run.
-func (a *recorder) changesWhenRepeated(t string) bool {
+func (d *detection) changesWhenRepeated(t string) bool {
 	// The warm store holds no twice-in-a-row runs but a merge's shards'
 	// (candidates' evidence: confirmation runs t twice here).
-	for _, st := range []*store{a.st, a.warm} {
+	for _, st := range []*store{d.st, d.warm} {
 		for _, o := range st.observed(t, true) {
 			n := len(o.order)
 			if n < 2 || o.order[n-2] != t {
@@ -174,20 +186,26 @@ func warmBatches(orders []plannedOrder, n, workers int) [][]plannedOrder {
 	return batches
 }
 
-// runDetection runs the detection orders until deadline or until full
-// says the rest of the budget is needed for what they found: each in its
+// detect runs the detection orders until deadline or until confirming
+// what they found so far would no longer fit before end, the budget's end
+// (a shard confirms nothing, and runs them until deadline): each in its
 // own fresh JVM, or, with Config.Warm and a WarmRunner, the exploration
 // orders up to Config.Warm at a time in one warm JVM (warmBatches) and the
 // others fresh.
-func (a *recorder) runDetection(ctx context.Context, deadline time.Time, full func() bool, orders []plannedOrder) error {
+func (d *detection) detect(ctx context.Context, deadline, end time.Time) error {
+	full := func() bool { return time.Now().Add(d.reserve.get(d.confirmCost)).After(end) }
+	if d.cfg.Shard.N > 0 {
+		full = nil
+	}
+	orders := d.orders
 	batches := make([][]plannedOrder, len(orders))
 	for i, o := range orders {
 		batches[i] = []plannedOrder{o}
 	}
-	if _, ok := a.runner.(WarmRunner); ok && a.cfg.Warm > 0 {
-		batches = warmBatches(orders, warmBatchSize(orders, a.cfg.Warm, a.cfg.Workers), a.cfg.Workers)
+	if _, ok := d.runner.(WarmRunner); ok && d.cfg.Warm > 0 {
+		batches = warmBatches(orders, warmBatchSize(orders, d.cfg.Warm, d.cfg.Workers), d.cfg.Workers)
 	}
-	return a.runBatches(ctx, deadline, full, batches)
+	return d.runBatches(ctx, deadline, full, batches)
 }
 
 // warmBatchSize is how many exploration orders one warm JVM runs: at most

@@ -75,7 +75,8 @@ func (a *recorder) replay(ctx context.Context) error {
 	} else if err != nil {
 		return err
 	}
-	return a.settleCandidates(ctx)
+	// The candidates come from the replayed runs and the reruns here.
+	return a.settleCandidates(ctx, &detection{recorder: a})
 }
 
 // verifyPlan picks Config.Verify of each part's detection orders (all of
