@@ -215,7 +215,7 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	a := newRecorder(r, cfg)
 	n := len(a.s.tests)
 	if n == 0 {
-		return a.result(), nil
+		return (&reporting{a}).result(), nil
 	}
 	hard, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -239,7 +239,7 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	default:
 		return nil, err
 	}
-	return a.result(), nil
+	return (&reporting{a}).result(), nil
 }
 
 // newRecorder returns the core of an analysis of cfg.Tests through r,

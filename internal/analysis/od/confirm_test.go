@@ -92,7 +92,7 @@ func TestConfirmedTestsAreFindings(t *testing.T) {
 			if c.minimised != (err == nil) {
 				t.Fatalf("settleCandidates: %v", err)
 			}
-			res := a.result()
+			res := (&reporting{a}).result()
 			got := map[string]Finding{}
 			for _, fd := range res.Findings {
 				got[fd.Test] = fd

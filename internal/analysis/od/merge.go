@@ -121,10 +121,10 @@ func (a *recorder) verifyPlan() []plannedOrder {
 
 // partChecks compares each part's recorded runs with the runs here, in
 // the order the parts come in Config.Recorded.
-func (a *recorder) partChecks() []PartCheck {
+func (rp *reporting) partChecks() []PartCheck {
 	var out []PartCheck
 	at := map[string]int{}
-	for _, r := range a.cfg.Recorded {
+	for _, r := range rp.cfg.Recorded {
 		i, ok := at[r.Part]
 		if !ok {
 			i = len(out)
@@ -133,10 +133,10 @@ func (a *recorder) partChecks() []PartCheck {
 		}
 		c := &out[i]
 		c.Runs++
-		if a.rerun[orderKey(r.Order)] {
+		if rp.rerun[orderKey(r.Order)] {
 			c.Rerun++
 		}
-		here := a.st.tallies(r.Order)
+		here := rp.st.tallies(r.Order)
 		for j, p := range positionOutcomes(r.Order, r.Tests) {
 			var d string
 			switch h := here[j]; {

@@ -1,6 +1,6 @@
 // The analysis' output: Finding, Observation, Coverage and Result, and
-// result, which builds them from what the stages recorded (with the sweep
-// that makes every test that flipped in one order NOD).
+// reporting, which builds them from what the stages recorded (with the
+// sweep that makes every test that flipped in one order NOD).
 
 package od
 
@@ -118,22 +118,28 @@ type Result struct {
 	Parts []PartCheck
 }
 
-// result builds the findings: NOD wherever a test's outcome differed
-// between runs of the same order (replacing any other finding for it),
-// then the confirmed ones, and the coverage. With a Focus, only its
-// targets are judged, NOD included.
-func (a *recorder) result() *Result {
-	judged := a.s.tests
-	if a.cfg.Focus != nil {
-		judged = a.targets
+// reporting is the step after the stages: it takes what they recorded
+// (the findings, the outcomes in the prefix store, the coverage counters)
+// and gives the Result.
+type reporting struct {
+	*recorder
+}
+
+// sweepNOD records a NOD finding wherever a test's outcome differed
+// between runs of the same order, replacing any other finding for it.
+// With a Focus, only its targets are judged.
+func (rp *reporting) sweepNOD() {
+	judged := rp.s.tests
+	if rp.cfg.Focus != nil {
+		judged = rp.targets
 	}
 	for _, t := range judged {
-		if a.cfg.Skip[t] || (a.cfg.Focus != nil && len(a.cfg.Focus.Via[t]) > 0) {
+		if rp.cfg.Skip[t] || (rp.cfg.Focus != nil && len(rp.cfg.Focus.Via[t]) > 0) {
 			continue
 		}
 		var flip *obs
 		var pass, fail int
-		for _, o := range a.unexplained(t, a.st.all(t)) {
+		for _, o := range rp.unexplained(t, rp.st.all(t)) {
 			pass += o.pass
 			fail += o.fail
 			if o.mixed() && (flip == nil || len(o.order) < len(flip.order)) {
@@ -143,19 +149,26 @@ func (a *recorder) result() *Result {
 		if flip == nil {
 			continue
 		}
-		a.findings[t] = map[report.Kind]*Finding{report.NOD: {
+		rp.findings[t] = map[report.Kind]*Finding{report.NOD: {
 			Test: t, Kind: report.NOD, FailingOrder: flip.order, PassingOrder: flip.order,
 			Message: strings.TrimSpace(fmt.Sprintf("%s (passed %d and failed %d times in the same order)", report.FirstLine(flip.message), flip.pass, flip.fail)),
 			Runs:    pass + fail,
 			Fails:   fail,
 		}}
 	}
-	res := &Result{Coverage: a.cov, Runs: a.runs}
-	for _, t := range a.s.tests {
+}
+
+// result builds the findings: NOD wherever a test's outcome differed
+// between runs of the same order (sweepNOD), then the confirmed ones, and
+// the coverage. With a Focus, only its targets are judged, NOD included.
+func (rp *reporting) result() *Result {
+	rp.sweepNOD()
+	res := &Result{Coverage: rp.cov, Runs: rp.runs}
+	for _, t := range rp.s.tests {
 		for _, kind := range []report.Kind{report.NOD, report.ODVictim, report.ODBrittle, report.NIO} {
-			if f := a.findings[t][kind]; f != nil && a.cfg.Focus.reported(f) {
-				f.Evidence = a.evidence(f)
-				f.DetectedAfter, f.DetectedIn = a.flipped[t].orders, a.flipped[t].elapsed
+			if f := rp.findings[t][kind]; f != nil && rp.cfg.Focus.reported(f) {
+				f.Evidence = rp.evidence(f)
+				f.DetectedAfter, f.DetectedIn = rp.flipped[t].orders, rp.flipped[t].elapsed
 				f.Polluters, f.Setters, f.Cleaners = sortedGroups(f.Polluters), sortedGroups(f.Setters), sortedGroups(f.Cleaners)
 				res.Findings = append(res.Findings, *f)
 				if f.Incomplete && (kind == report.ODVictim || kind == report.ODBrittle) {
@@ -164,50 +177,50 @@ func (a *recorder) result() *Result {
 			}
 		}
 	}
-	for _, t := range a.targets {
-		if a.findings[t] != nil {
+	for _, t := range rp.targets {
+		if rp.findings[t] != nil {
 			continue
 		}
 		var pass, fail bool
-		for _, o := range a.unexplained(t, a.st.all(t)) {
+		for _, o := range rp.unexplained(t, rp.st.all(t)) {
 			pass, fail = pass || o.pass > 0, fail || o.fail > 0
 		}
 		if pass && fail {
 			res.Coverage.Unconfirmed = append(res.Coverage.Unconfirmed, t)
 		}
 	}
-	if len(a.cfg.Recorded) > 0 {
-		res.Parts = a.partChecks()
+	if len(rp.cfg.Recorded) > 0 {
+		res.Parts = rp.partChecks()
 	}
-	for _, t := range a.s.tests {
+	for _, t := range rp.s.tests {
 		// A merge counts the shards' runs alone (candidates' evidence).
-		if a.st.get([]string{t}).runs() > 0 || a.warm.get([]string{t}).runs() > 0 {
+		if rp.st.get([]string{t}).runs() > 0 || rp.warm.get([]string{t}).runs() > 0 {
 			res.Coverage.TestsAlone++
 		}
-		if a.tried[t] && !a.completed[t] && !a.cfg.Skip[t] {
+		if rp.tried[t] && !rp.completed[t] && !rp.cfg.Skip[t] {
 			res.Coverage.NeverRan = append(res.Coverage.NeverRan, t)
 		}
 	}
-	res.Coverage.PairsCovered = len(a.pairs)
-	if a.cfg.Focus != nil {
+	res.Coverage.PairsCovered = len(rp.pairs)
+	if rp.cfg.Focus != nil {
 		res.Coverage.PairsCovered = 0
-		for p := range a.required() {
-			if a.pairs[p] {
+		for p := range rp.required() {
+			if rp.pairs[p] {
 				res.Coverage.PairsCovered++
 			}
 		}
 	}
-	res.Coverage.Duration = time.Since(a.start)
-	res.Coverage.Workers = a.cfg.Workers
+	res.Coverage.Duration = time.Since(rp.start)
+	res.Coverage.Workers = rp.cfg.Workers
 	if res.Coverage.Duration > 0 {
-		res.Coverage.Efficiency = float64(res.Coverage.JVMTime) / float64(time.Duration(a.cfg.Workers)*res.Coverage.Duration)
+		res.Coverage.Efficiency = float64(res.Coverage.JVMTime) / float64(time.Duration(rp.cfg.Workers)*res.Coverage.Duration)
 	}
 	return res
 }
 
 // evidence lists, for a finding, the runs of its failing and passing orders
 // and the generated order that first showed the flip.
-func (a *recorder) evidence(f *Finding) []Observation {
+func (rp *reporting) evidence(f *Finding) []Observation {
 	var out []Observation
 	add := func(label string, o obs) {
 		if o.runs() == 0 || slices.ContainsFunc(out, func(x Observation) bool { return slices.Equal(x.Order, o.order) }) {
@@ -219,12 +232,12 @@ func (a *recorder) evidence(f *Finding) []Observation {
 		out = append(out, Observation{Label: label, Order: o.order, Pass: o.pass, Fail: o.fail, Failure: o.failure, Message: o.message})
 	}
 	if f.Kind == report.NOD {
-		add("same order", a.st.get(f.FailingOrder))
+		add("same order", rp.st.get(f.FailingOrder))
 		return out
 	}
-	add("failing order", a.st.get(f.FailingOrder))
-	add("passing order", a.st.get(f.PassingOrder))
-	for _, o := range a.st.observed(f.Test, false) {
+	add("failing order", rp.st.get(f.FailingOrder))
+	add("passing order", rp.st.get(f.PassingOrder))
+	for _, o := range rp.st.observed(f.Test, false) {
 		if o.label == genConfirm || o.label == genMinimise || len(o.order) < 2 {
 			continue
 		}
