@@ -305,35 +305,6 @@ func (a *recorder) hardStop() time.Time {
 	return a.start.Add(a.cfg.Budget + max(10*time.Second, a.cfg.Budget/10))
 }
 
-// autoBudget scales the default budget to the suite from the original runs:
-// the detection orders cost about rounds full runs, four for the
-// twice-in-a-row runs and one JVM per test alone, shared by the workers;
-// the budget is three times that (the rest is for confirming and
-// minimising), within MinAutoBudget and MaxAutoBudget. It also says how it
-// got there.
-func (a *recorder) autoBudget(rounds int) (time.Duration, string) {
-	var suite, tests time.Duration
-	for _, r := range a.originals {
-		if r.Duration <= suite {
-			continue
-		}
-		suite, tests = r.Duration, 0
-		for _, t := range r.Tests {
-			tests += time.Duration(t.TimeMs) * time.Millisecond
-		}
-	}
-	if suite == 0 {
-		return DefaultBudget, "the default; the suite's run time is unknown"
-	}
-	n := len(a.s.tests)
-	overhead := max(suite-tests, 300*time.Millisecond)
-	alone := overhead + tests/time.Duration(n)
-	detection := (time.Duration(rounds+4)*suite + time.Duration(len(a.alone()))*alone) / time.Duration(a.cfg.Workers)
-	b := min(max(3*detection, MinAutoBudget), MaxAutoBudget).Round(time.Minute)
-	return b, fmt.Sprintf("scaled to the suite: %d tests, %s per run of the suite, ~%s per test alone, ~%s of detection runs on %d workers",
-		n, suite.Round(100*time.Millisecond), alone.Round(100*time.Millisecond), detection.Round(time.Second), a.cfg.Workers)
-}
-
 func (a *recorder) logf(format string, args ...any) {
 	a.cfg.Log.Logf(format, args...)
 }
@@ -360,22 +331,13 @@ func (a *recorder) analyse(ctx context.Context) error {
 		a.sizeWorkers()
 	}
 	a.targets = a.analysable()
-	orders, rounds := a.detectionOrders()
-	if a.cfg.Shard.N > 0 {
-		orders = slices.DeleteFunc(orders, func(o plannedOrder) bool { return !a.cfg.Shard.takes(o.plan) })
-		a.logf("shard %s: %d of the detection orders", a.cfg.Shard, len(orders))
-	}
-	orders = a.schedule(orders)
+	og := &ordering{a}
+	orders, rounds := og.scheduled()
 	a.planned = [][]string{a.s.tests}
 	for _, o := range orders {
 		a.planned = append(a.planned, o.tests)
 	}
-	if a.cfg.Budget == 0 {
-		b, why := a.autoBudget(rounds)
-		a.auto = true
-		a.setBudget(b, why)
-		a.logf("budget %s (%s)", b, why)
-	}
+	og.fixBudget(rounds)
 	end := a.start.Add(a.cfg.Budget)
 	detectEnd := a.start.Add(time.Duration(float64(a.cfg.Budget) * detectShare))
 	a.cfg.Progress.Phase("detecting", len(orders), detectEnd)

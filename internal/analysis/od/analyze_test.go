@@ -320,7 +320,7 @@ func TestAutoBudget(t *testing.T) {
 		{"huge suite: the maximum", suite(5000, 10*time.Minute, 100), MaxAutoBudget, MaxAutoBudget},
 		{"unknown run time", &recorder{cfg: Config{Workers: 2}, s: newSuite([]string{"a.B#c"}, nil)}, DefaultBudget, DefaultBudget},
 	} {
-		b, why := c.a.autoBudget(6)
+		b, why := (&ordering{c.a}).autoBudget(6)
 		if b < c.min || b > c.max || why == "" {
 			t.Errorf("%s: budget %s (%s), want %s..%s", c.name, b, why, c.min, c.max)
 		}

@@ -102,3 +102,44 @@ func (a *recorder) extendBudget(cands []*candidate) {
 	a.setBudget(b, why)
 	a.logf("budget %s: confirming and minimising %d candidate(s) needs ~%s", b, len(cands), need.Round(time.Second))
 }
+
+// autoBudget scales the default budget to the suite from the original runs:
+// the detection orders cost about rounds full runs, four for the
+// twice-in-a-row runs and one JVM per test alone, shared by the workers;
+// the budget is three times that (the rest is for confirming and
+// minimising), within MinAutoBudget and MaxAutoBudget. It also says how it
+// got there.
+func (og *ordering) autoBudget(rounds int) (time.Duration, string) {
+	var suite, tests time.Duration
+	for _, r := range og.originals {
+		if r.Duration <= suite {
+			continue
+		}
+		suite, tests = r.Duration, 0
+		for _, t := range r.Tests {
+			tests += time.Duration(t.TimeMs) * time.Millisecond
+		}
+	}
+	if suite == 0 {
+		return DefaultBudget, "the default; the suite's run time is unknown"
+	}
+	n := len(og.s.tests)
+	overhead := max(suite-tests, 300*time.Millisecond)
+	alone := overhead + tests/time.Duration(n)
+	detection := (time.Duration(rounds+4)*suite + time.Duration(len(og.alone()))*alone) / time.Duration(og.cfg.Workers)
+	b := min(max(3*detection, MinAutoBudget), MaxAutoBudget).Round(time.Minute)
+	return b, fmt.Sprintf("scaled to the suite: %d tests, %s per run of the suite, ~%s per test alone, ~%s of detection runs on %d workers",
+		n, suite.Round(100*time.Millisecond), alone.Round(100*time.Millisecond), detection.Round(time.Second), og.cfg.Workers)
+}
+
+// fixBudget chooses the budget when the caller left it open (autoBudget,
+// from the plan's rounds exploration orders) and arms the hard stop.
+func (og *ordering) fixBudget(rounds int) {
+	if og.cfg.Budget != 0 {
+		return
+	}
+	b, why := og.autoBudget(rounds)
+	og.auto = true
+	og.setBudget(b, why)
+	og.logf("budget %s (%s)", b, why)
+}

@@ -59,13 +59,9 @@ func (a *recorder) replay(ctx context.Context) error {
 		return err
 	}
 	a.targets = a.analysable()
-	_, rounds := a.detectionOrders()
-	if a.cfg.Budget == 0 {
-		b, why := a.autoBudget(rounds)
-		a.auto = true
-		a.setBudget(b, why)
-		a.logf("budget %s (%s)", b, why)
-	}
+	og := &ordering{a}
+	_, rounds := og.detectionOrders()
+	og.fixBudget(rounds)
 	sample := a.verifyPlan()
 	detectEnd := a.start.Add(time.Duration(float64(a.cfg.Budget) * detectShare))
 	a.cfg.Progress.Phase("rerunning the shards' orders", len(sample), detectEnd)

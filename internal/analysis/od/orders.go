@@ -367,23 +367,43 @@ func orderKey(order []string) string {
 	return strings.Join(order, "\n")
 }
 
+// ordering is the first stage: it takes the suite, the targets (the tests
+// to judge) and the seed and gives the detection orders, scheduled
+// (scheduled), and how many exploration orders they hold, which the budget
+// the analysis chooses is scaled by (fixBudget, in budget.go).
+type ordering struct {
+	*recorder
+}
+
+// scheduled returns the detection orders (a shard's share of them) in the
+// order to run them (schedule), and how many exploration orders the whole
+// plan holds.
+func (og *ordering) scheduled() ([]plannedOrder, int) {
+	orders, rounds := og.detectionOrders()
+	if og.cfg.Shard.N > 0 {
+		orders = slices.DeleteFunc(orders, func(o plannedOrder) bool { return !og.cfg.Shard.takes(o.plan) })
+		og.logf("shard %s: %d of the detection orders", og.cfg.Shard, len(orders))
+	}
+	return og.schedule(orders), rounds
+}
+
 // detectionOrders interleaves the exploration orders (with a Focus, the
 // orders that cover its pairs) with the isolation runs, so both progress
 // when the budget is short.
-func (a *recorder) detectionOrders() ([]plannedOrder, int) {
+func (og *ordering) detectionOrders() ([]plannedOrder, int) {
 	var explore []plannedOrder
-	if a.cfg.Focus != nil {
-		if c := newPairCover(a.cfg.Focus); c != nil {
-			explore = coverOrders(a.s, a.cfg.Focus.Pairs, c, a.cfg.Seed)
+	if og.cfg.Focus != nil {
+		if c := newPairCover(og.cfg.Focus); c != nil {
+			explore = coverOrders(og.s, og.cfg.Focus.Pairs, c, og.cfg.Seed)
 		} else {
-			explore = pairOrders(a.s, a.cfg.Focus.Pairs, a.cfg.Seed)
+			explore = pairOrders(og.s, og.cfg.Focus.Pairs, og.cfg.Seed)
 		}
 	} else {
-		rounds := a.cfg.Rounds
+		rounds := og.cfg.Rounds
 		if rounds == 0 {
-			rounds = autoRounds(a.s)
+			rounds = autoRounds(og.s)
 		}
-		ex := newExplorer(a.s, a.cfg.Seed)
+		ex := newExplorer(og.s, og.cfg.Seed)
 		for len(explore) < rounds {
 			o, ok := ex.next()
 			if !ok {
@@ -392,15 +412,15 @@ func (a *recorder) detectionOrders() ([]plannedOrder, int) {
 			explore = append(explore, o)
 		}
 	}
-	a.cov.RoundsPlanned = len(explore)
+	og.cov.RoundsPlanned = len(explore)
 	// A test that runs first in an order runs alone: isolate only the others.
-	first := map[string]bool{a.s.tests[0]: true}
+	first := map[string]bool{og.s.tests[0]: true}
 	for _, o := range explore {
 		first[o.tests[0]] = true
 	}
 	var more []plannedOrder
-	alone := a.alone()
-	repeatable := slices.DeleteFunc(slices.Clone(alone), func(t string) bool { return a.cfg.Unrepeatable[testid.ClassOf(t)] })
+	alone := og.alone()
+	repeatable := slices.DeleteFunc(slices.Clone(alone), func(t string) bool { return og.cfg.Unrepeatable[testid.ClassOf(t)] })
 	if len(repeatable) > 0 {
 		more = append(more, twice(GenTwice, repeatable), twice(GenTwice+" reversed", reversed(repeatable)))
 	}
@@ -409,15 +429,15 @@ func (a *recorder) detectionOrders() ([]plannedOrder, int) {
 			more = append(more, isolation(t))
 		}
 	}
-	what := fmt.Sprintf("%d exploration orders (seed %d)", len(explore), a.cfg.Seed)
-	if a.cfg.Focus != nil {
+	what := fmt.Sprintf("%d exploration orders (seed %d)", len(explore), og.cfg.Seed)
+	if og.cfg.Focus != nil {
 		how := "each pair adjacent"
-		if a.cover != nil {
+		if og.cover != nil {
 			how = "each pair's first test before its second with no writer of their shared state between"
 		}
-		what = fmt.Sprintf("%d of them judged, %d orders covering %d pairs (%s; seed %d)", len(a.targets), len(explore), a.cov.Pairs, how, a.cfg.Seed)
+		what = fmt.Sprintf("%d of them judged, %d orders covering %d pairs (%s; seed %d)", len(og.targets), len(explore), og.cov.Pairs, how, og.cfg.Seed)
 	}
-	a.logf("%d tests: %s, %d isolation and twice-in-a-row runs", len(a.s.tests), what, len(more))
+	og.logf("%d tests: %s, %d isolation and twice-in-a-row runs", len(og.s.tests), what, len(more))
 	plan := interleave(explore, more)
 	for i := range plan {
 		plan[i].plan = i
@@ -427,12 +447,12 @@ func (a *recorder) detectionOrders() ([]plannedOrder, int) {
 
 // alone returns the tests to run alone and twice in a row: the tests to
 // judge, or those of them a Focus names.
-func (a *recorder) alone() []string {
-	if a.cfg.Focus == nil {
-		return a.targets
+func (og *ordering) alone() []string {
+	if og.cfg.Focus == nil {
+		return og.targets
 	}
-	want := toSet(a.cfg.Focus.Alone)
-	return slices.DeleteFunc(slices.Clone(a.targets), func(t string) bool { return !want[t] })
+	want := toSet(og.cfg.Focus.Alone)
+	return slices.DeleteFunc(slices.Clone(og.targets), func(t string) bool { return !want[t] })
 }
 
 // required returns a Focus's pairs of distinct tests of the suite, as

@@ -23,8 +23,8 @@ const startCost = 500 * time.Millisecond
 // order, by estimated cost rather than by count: while an exploration order
 // of the whole suite runs, several short tests run alone. Each order keeps
 // its place in the plan (plannedOrder.plan), which shards go by.
-func (a *recorder) schedule(orders []plannedOrder) []plannedOrder {
-	overhead, testTime := a.costs()
+func (og *ordering) schedule(orders []plannedOrder) []plannedOrder {
+	overhead, testTime := og.costs()
 	cost := func(o plannedOrder) time.Duration {
 		c := overhead
 		for _, t := range o.tests {

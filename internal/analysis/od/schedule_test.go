@@ -35,7 +35,7 @@ func TestScheduleRunsCheapOrdersFirst(t *testing.T) {
 	for i := range plan {
 		plan[i].plan = i
 	}
-	got := a.schedule(slices.Clone(plan))
+	got := (&ordering{a}).schedule(slices.Clone(plan))
 	var positions []int
 	for _, o := range got {
 		positions = append(positions, o.plan)
