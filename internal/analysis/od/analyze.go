@@ -273,17 +273,6 @@ func newRecorder(r Runner, cfg Config) *recorder {
 	return a
 }
 
-// inSuite returns the groups all of whose tests are in the suite.
-func (a *recorder) inSuite(groups [][]string) [][]string {
-	var out [][]string
-	for _, g := range groups {
-		if len(g) > 0 && !slices.ContainsFunc(g, func(t string) bool { _, ok := a.index[t]; return !ok }) {
-			out = appendNew(out, g)
-		}
-	}
-	return out
-}
-
 // setBudget fixes the analysis' budget and arms the hard stop (again,
 // when the budget is extended): runs still going at the budget get a grace
 // period, then are killed.
@@ -398,7 +387,7 @@ func (a *recorder) settleCandidates(ctx context.Context, det *detection) error {
 	// Minimisation runs orders detection did not: a test that flips in
 	// them for the first time is confirmed and minimised in another round.
 	seen := map[string]bool{}
-	m := newMinimisation(a)
+	m := newMinimisation(a, end)
 	for len(cands) > 0 {
 		for _, c := range cands {
 			seen[c.test] = true
@@ -415,7 +404,7 @@ func (a *recorder) settleCandidates(ctx context.Context, det *detection) error {
 			a.logf("%d more candidate(s) flipped while minimising: %s", len(cands), strings.Join(names, ", "))
 		}
 	}
-	if err := (&cleanerSharing{recorder: a, cleaners: m.cleanerGroups}).shareCleaners(ctx, end); err != nil {
+	if err := (&cleanerSharing{recorder: a, cleaners: m.cleanerGroups, deadline: end}).shareCleaners(ctx); err != nil {
 		return err
 	}
 	a.mu.Lock()
@@ -445,7 +434,7 @@ func (a *recorder) settleRound(ctx context.Context, end time.Time, m *minimisati
 	}
 	a.logf("confirmed after %d orders (%s): minimising", a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
 	a.cfg.Progress.Phase("minimising", 0, end)
-	return m.minimiseClusters(ctx, end, clusters(confirmed))
+	return m.minimiseClusters(ctx, clusters(confirmed))
 }
 
 // analysable returns the tests (with a Focus, its targets) minus the ones

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
 
 	"github.com/flakyhq/flaky/internal/base/testid"
 )
@@ -22,7 +21,7 @@ import (
 // often has several polluters: each group it owes its failure to joins its
 // finding), and on the other tests (discover), and returns the candidates a
 // group explained and the others, in their order.
-func (m *minimisation) explainByBatch(ctx context.Context, deadline time.Time, open []*candidate, tried map[string]bool) (explained, rest []*candidate, err error) {
+func (m *minimisation) explainByBatch(ctx context.Context, open []*candidate, tried map[string]bool) (explained, rest []*candidate, err error) {
 	done := map[*candidate]bool{}
 	for _, kind := range []verdict{victim, brittle} {
 		m.mu.Lock()
@@ -40,7 +39,7 @@ func (m *minimisation) explainByBatch(ctx context.Context, deadline time.Time, o
 				continue
 			}
 			tried[key] = true
-			if err := m.discover(ctx, deadline, g, open); err != nil {
+			if err := m.discover(ctx, g, open); err != nil {
 				return nil, nil, err
 			}
 			in := toSet(g)
@@ -53,7 +52,7 @@ func (m *minimisation) explainByBatch(ctx context.Context, deadline time.Time, o
 			if len(cands) == 0 {
 				continue
 			}
-			got, err := m.tryGroup(ctx, deadline, g, cands)
+			got, err := m.tryGroup(ctx, g, cands)
 			for _, c := range got {
 				done[c] = true
 			}
@@ -78,7 +77,7 @@ func (m *minimisation) explainByBatch(ctx context.Context, deadline time.Time, o
 // discover runs g once before every test without a finding that is not
 // open, its cleaners last, so that a victim (brittle) of g that detection
 // never saw flip does here; the analysis confirms it in its next round.
-func (m *minimisation) discover(ctx context.Context, deadline time.Time, g []string, open []*candidate) error {
+func (m *minimisation) discover(ctx context.Context, g []string, open []*candidate) error {
 	skip := toSet(g)
 	for _, c := range open {
 		skip[c.test] = true
@@ -102,7 +101,7 @@ func (m *minimisation) discover(ctx context.Context, deadline time.Time, g []str
 	slices.SortStableFunc(others, func(x, y string) int {
 		return cmp.Or(firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)]), firstIf(!last[x], !last[y]), cmp.Compare(m.index[x], m.index[y]))
 	})
-	return m.ensure(ctx, deadline, genMinimise, [][]string{m.s.feasible(concat(g, others))}, 1)
+	return m.ensure(ctx, m.deadline, genMinimise, [][]string{m.s.feasible(concat(g, others))}, 1)
 }
 
 // classesOf returns the classes of tests.
@@ -134,17 +133,17 @@ func firstIf(x, y bool) int {
 // alone, when that shows it). Victims then try the cleaners found for g the
 // same way, one order per cleaner group between g and them. It returns the
 // candidates g explained, their findings complete.
-func (m *minimisation) tryGroup(ctx context.Context, deadline time.Time, g []string, cands []*candidate) ([]*candidate, error) {
+func (m *minimisation) tryGroup(ctx context.Context, g []string, cands []*candidate) ([]*candidate, error) {
 	k, fail := m.cfg.Confirmations, cands[0].od == victim
 	batch, control := m.batchOrders(g, cands)
-	if err := m.ensure(ctx, deadline, genConfirm, [][]string{batch, control}, k); err != nil {
+	if err := m.ensure(ctx, m.deadline, genConfirm, [][]string{batch, control}, k); err != nil {
 		return nil, err
 	}
 	out, shown := m.explainedBy(g, cands, batch, control)
 	if len(out) == 0 {
 		return nil, nil
 	}
-	short, err := m.shortOrders(ctx, deadline, g, shown, fail)
+	short, err := m.shortOrders(ctx, g, shown, fail)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +180,7 @@ func (m *minimisation) tryGroup(ctx context.Context, deadline time.Time, g []str
 		m.mu.Unlock()
 	}
 	if fail {
-		if err := m.knownCleaners(ctx, deadline, g, out, shown, findings); err != nil {
+		if err := m.knownCleaners(ctx, g, out, shown, findings); err != nil {
 			return out, err
 		}
 	}
@@ -221,7 +220,7 @@ func (m *minimisation) explainedBy(g []string, cands []*candidate, batch, contro
 // group between g and them, each run k times: a group after which a
 // victim passes in every run joins the cleaners of its finding (findings,
 // in out's order).
-func (m *minimisation) knownCleaners(ctx context.Context, deadline time.Time, g []string, out []*candidate, shown []string, findings []*Finding) error {
+func (m *minimisation) knownCleaners(ctx context.Context, g []string, out []*candidate, shown []string, findings []*Finding) error {
 	k := m.cfg.Confirmations
 	m.mu.Lock()
 	known := slices.Clone(m.cleanerGroups[orderKey(g)])
@@ -229,7 +228,7 @@ func (m *minimisation) knownCleaners(ctx context.Context, deadline time.Time, g 
 	for _, cl := range known {
 		victims := without(shown, toSet(cl))
 		order := m.s.feasible(concat(g, cl, victims))
-		if err := m.ensure(ctx, deadline, genConfirm, [][]string{order}, k); err != nil {
+		if err := m.ensure(ctx, m.deadline, genConfirm, [][]string{order}, k); err != nil {
 			return err
 		}
 		for i, c := range out {
@@ -254,13 +253,13 @@ func (m *minimisation) knownCleaners(ctx context.Context, deadline time.Time, g 
 // command is short and shows g enough on its own; a test whose effect needs
 // more of the batch keeps the batch order it was shown in. A budget that
 // ends first leaves every test its batch order.
-func (m *minimisation) shortOrders(ctx context.Context, deadline time.Time, g, tests []string, fail bool) (map[string][]string, error) {
+func (m *minimisation) shortOrders(ctx context.Context, g, tests []string, fail bool) (map[string][]string, error) {
 	orders := make([][]string, len(tests))
 	for i, t := range tests {
 		orders[i] = m.s.feasible(concat(g, []string{t}))
 	}
 	out := map[string][]string{}
-	if err := m.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
+	if err := m.ensure(ctx, m.deadline, genMinimise, orders, 1); err != nil {
 		if errors.Is(err, errBudget) {
 			return out, nil
 		}

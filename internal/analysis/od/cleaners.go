@@ -25,10 +25,10 @@ import (
 // then all tests (polluters of t excepted), each list run at once and, when
 // it passes, minimised by delta debugging for as long as what is left of it
 // (without the cleaners found so far) still passes.
-func (m *minimisation) cleaners(ctx context.Context, deadline time.Time, t string, g []string, polluters [][]string) ([][]string, error) {
+func (m *minimisation) cleaners(ctx context.Context, t string, g []string, polluters [][]string) ([][]string, error) {
 	exclude := notCleaners(t, polluters)
 	chunks := m.cleanerChunks(t, g, exclude)
-	test := m.effect(deadline, t, g, false)
+	test := m.effect(t, g, false)
 	passed, err := test(ctx, chunks)
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func (m *minimisation) cleaners(ctx context.Context, deadline time.Time, t strin
 				return groups, err
 			}
 			order := m.s.feasible(concat(g, c, []string{t}))
-			if err := m.ensure(ctx, deadline, genConfirm, [][]string{order}, m.cfg.Confirmations); err != nil {
+			if err := m.ensure(ctx, m.deadline, genConfirm, [][]string{order}, m.cfg.Confirmations); err != nil {
 				return groups, err
 			}
 			switch tl := m.st.get(order).tally; {
@@ -138,10 +138,12 @@ func notCleaners(t string, polluters [][]string) map[string]bool {
 
 // cleanerSharing is the step after the last round of minimisation: it
 // takes the cleaner groups minimisation found, by polluter group (orderKey),
-// and completes the victims' findings with the ones they lack.
+// and completes the victims' findings with the ones they lack, starting no
+// run after deadline.
 type cleanerSharing struct {
 	*recorder
 	cleaners map[string][][]string
+	deadline time.Time
 }
 
 // shareCleaners tries, for every victim, the cleaners found for other
@@ -150,8 +152,8 @@ type cleanerSharing struct {
 // masked the cleaner), and adds those that k runs confirm: a cleaner left
 // to more than two victims of one polluter group is tried on them all in
 // one batch (cleanerBatch), the rest one run each.
-func (sh *cleanerSharing) shareCleaners(ctx context.Context, deadline time.Time) error {
-	tries, err := sh.batchCleaners(ctx, deadline, sh.cleanerTries())
+func (sh *cleanerSharing) shareCleaners(ctx context.Context) error {
+	tries, err := sh.batchCleaners(ctx, sh.cleanerTries())
 	if err != nil {
 		return err
 	}
@@ -159,13 +161,13 @@ func (sh *cleanerSharing) shareCleaners(ctx context.Context, deadline time.Time)
 	for _, tr := range tries {
 		g.Go(func() error {
 			order := sh.s.feasible(concat(tr.p, tr.c, []string{tr.f.Test}))
-			if err := sh.ensure(gctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
+			if err := sh.ensure(gctx, sh.deadline, genMinimise, [][]string{order}, 1); err != nil {
 				return err
 			}
 			if !sh.st.get(order).passes() {
 				return nil
 			}
-			if err := sh.ensure(gctx, deadline, genConfirm, [][]string{order}, sh.cfg.Confirmations); err != nil {
+			if err := sh.ensure(gctx, sh.deadline, genConfirm, [][]string{order}, sh.cfg.Confirmations); err != nil {
 				return err
 			}
 			if sh.st.get(order).passes() {
@@ -215,7 +217,7 @@ func (sh *cleanerSharing) cleanerTries() []cleanerTry {
 // batchCleaners runs the tries of one polluter and cleaner group on more
 // than two victims as one batch each (cleanerBatch) and returns the tries
 // left: those of the other pairs, and those a batch did not settle.
-func (sh *cleanerSharing) batchCleaners(ctx context.Context, deadline time.Time, tries []cleanerTry) ([]cleanerTry, error) {
+func (sh *cleanerSharing) batchCleaners(ctx context.Context, tries []cleanerTry) ([]cleanerTry, error) {
 	byPair := map[string][]cleanerTry{}
 	var keys []string
 	for _, tr := range tries {
@@ -230,7 +232,7 @@ func (sh *cleanerSharing) batchCleaners(ctx context.Context, deadline time.Time,
 		trs := byPair[key]
 		if len(trs) > 2 {
 			var err error
-			if trs, err = sh.cleanerBatch(ctx, deadline, trs); err != nil {
+			if trs, err = sh.cleanerBatch(ctx, trs); err != nil {
 				return nil, err
 			}
 		}
@@ -244,7 +246,7 @@ func (sh *cleanerSharing) batchCleaners(ctx context.Context, deadline time.Time,
 // cleaner, the control, k times each. A victim that passes in every run of
 // the batch and fails in every run of the control owes that to the cleaner,
 // which joins its finding; it returns the tries it leaves open.
-func (sh *cleanerSharing) cleanerBatch(ctx context.Context, deadline time.Time, trs []cleanerTry) ([]cleanerTry, error) {
+func (sh *cleanerSharing) cleanerBatch(ctx context.Context, trs []cleanerTry) ([]cleanerTry, error) {
 	k, p, c := sh.cfg.Confirmations, trs[0].p, trs[0].c
 	names := make([]string, len(trs))
 	for i, tr := range trs {
@@ -255,7 +257,7 @@ func (sh *cleanerSharing) cleanerBatch(ctx context.Context, deadline time.Time, 
 		return cmp.Or(firstIf(classes[testid.ClassOf(x)], classes[testid.ClassOf(y)]), cmp.Compare(sh.index[x], sh.index[y]))
 	})
 	batch, control := sh.s.feasible(concat(p, c, names)), sh.s.feasible(concat(p, names))
-	if err := sh.ensure(ctx, deadline, genConfirm, [][]string{batch, control}, k); err != nil {
+	if err := sh.ensure(ctx, sh.deadline, genConfirm, [][]string{batch, control}, k); err != nil {
 		return nil, err
 	}
 	var open []cleanerTry

@@ -274,11 +274,11 @@ func TestShareCleanersInOneBatch(t *testing.T) {
 	}
 	f.order = slices.Concat(victims, []string{"h.Odd#wants", "h.Conn#custom", "h.Conn#reset"})
 	p, c := []string{"h.Conn#custom"}, []string{"h.Conn#reset"}
-	a := &cleanerSharing{recorder: newRecorder(f, Config{Tests: f.order, Workers: 2}), cleaners: map[string][][]string{orderKey(p): {c}}}
+	a := &cleanerSharing{recorder: newRecorder(f, Config{Tests: f.order, Workers: 2}), cleaners: map[string][][]string{orderKey(p): {c}}, deadline: time.Now().Add(time.Hour)}
 	for _, v := range append(slices.Clone(victims), "h.Odd#wants") {
 		a.add(&Finding{Test: v, Kind: report.ODVictim, Polluters: [][]string{p}})
 	}
-	if err := a.shareCleaners(context.Background(), time.Now().Add(time.Hour)); err != nil {
+	if err := a.shareCleaners(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range victims {

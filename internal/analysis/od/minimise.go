@@ -28,28 +28,41 @@ import (
 // sharing of cleaners takes. Its fields are guarded by the recorder's mu.
 type minimisation struct {
 	*recorder
+	deadline                     time.Time // no run starts after it
 	polluterGroups, setterGroups [][]string
 	cleanerGroups                map[string][][]string // by polluter group (orderKey)
 }
 
-// newMinimisation returns the minimisation stage over rec, knowing a
-// Focus's groups from the start: its setters, its polluters and their
-// cleaners, those of them all of whose tests are in the suite.
-func newMinimisation(rec *recorder) *minimisation {
-	m := &minimisation{recorder: rec, cleanerGroups: map[string][][]string{}}
+// newMinimisation returns the minimisation stage over rec, which starts
+// no run after deadline, knowing a Focus's groups from the start: its
+// setters, its polluters and their cleaners, those of them all of whose
+// tests are in the suite.
+func newMinimisation(rec *recorder, deadline time.Time) *minimisation {
+	m := &minimisation{recorder: rec, deadline: deadline, cleanerGroups: map[string][][]string{}}
 	f := rec.cfg.Focus
 	if f == nil {
 		return m
 	}
-	m.setterGroups = rec.inSuite(f.Setters)
+	m.setterGroups = m.inSuite(f.Setters)
 	for _, k := range f.Polluters {
-		if g := rec.inSuite([][]string{k.Group}); len(g) > 0 {
+		if g := m.inSuite([][]string{k.Group}); len(g) > 0 {
 			m.polluterGroups = appendNew(m.polluterGroups, g...)
 			key := orderKey(k.Group)
-			m.cleanerGroups[key] = appendNew(m.cleanerGroups[key], rec.inSuite(k.Cleaners)...)
+			m.cleanerGroups[key] = appendNew(m.cleanerGroups[key], m.inSuite(k.Cleaners)...)
 		}
 	}
 	return m
+}
+
+// inSuite returns the groups all of whose tests are in the suite.
+func (m *minimisation) inSuite(groups [][]string) [][]string {
+	var out [][]string
+	for _, g := range groups {
+		if len(g) > 0 && !slices.ContainsFunc(g, func(t string) bool { _, ok := m.index[t]; return !ok }) {
+			out = appendNew(out, g)
+		}
+	}
+	return out
 }
 
 // errFlipped stops the minimisation of a test whose outcome differed
@@ -60,8 +73,8 @@ var errFlipped = errors.New("the outcome flipped in the same order")
 // brittle's state-setters, in the whole suite (the groups found for other
 // tests first). A test found to flip in the same order on the way is left
 // for the NOD sweep.
-func (m *minimisation) minimise(ctx context.Context, deadline time.Time, c *candidate) error {
-	err := m.minimiseGroups(ctx, deadline, c)
+func (m *minimisation) minimise(ctx context.Context, c *candidate) error {
+	err := m.minimiseGroups(ctx, c)
 	if errors.Is(err, errFlipped) {
 		m.debugf("%s flipped in the same order: not order-dependent", c.test)
 		return nil
@@ -72,7 +85,7 @@ func (m *minimisation) minimise(ctx context.Context, deadline time.Time, c *cand
 // minimiseGroups records the finding of a confirmed victim (brittle),
 // incomplete until its polluters and their cleaners (its state-setters)
 // are found.
-func (m *minimisation) minimiseGroups(ctx context.Context, deadline time.Time, c *candidate) error {
+func (m *minimisation) minimiseGroups(ctx context.Context, c *candidate) error {
 	t := c.test
 	switch c.od {
 	case victim:
@@ -80,7 +93,7 @@ func (m *minimisation) minimiseGroups(ctx context.Context, deadline time.Time, c
 		m.add(f)
 		m.debugf("victim %s: finding its polluters", t)
 		since := time.Now()
-		groups, err := m.groups(ctx, deadline, t, c.failing, true)
+		groups, err := m.groups(ctx, t, c.failing, true)
 		m.debugf("victim %s: %d polluter group(s) in %s; finding their cleaners", t, len(groups), time.Since(since).Round(100*time.Millisecond))
 		f.Polluters = groups
 		if len(groups) > 0 {
@@ -91,7 +104,7 @@ func (m *minimisation) minimiseGroups(ctx context.Context, deadline time.Time, c
 			return err
 		}
 		for _, g := range groups {
-			cleaners, err := m.cleaners(ctx, deadline, t, g, groups)
+			cleaners, err := m.cleaners(ctx, t, g, groups)
 			f.Cleaners = appendNew(f.Cleaners, cleaners...)
 			if err != nil {
 				return err
@@ -104,7 +117,7 @@ func (m *minimisation) minimiseGroups(ctx context.Context, deadline time.Time, c
 		f := &Finding{Test: t, Kind: report.ODBrittle, FailingOrder: []string{t}, PassingOrder: c.passing, Incomplete: true}
 		m.add(f)
 		m.debugf("brittle %s: finding its state-setters", t)
-		groups, err := m.groups(ctx, deadline, t, c.passing, false)
+		groups, err := m.groups(ctx, t, c.passing, false)
 		f.Setters = groups
 		if len(groups) > 0 {
 			f.PassingOrder = m.s.feasible(concat(shortest(groups), []string{t}))
@@ -172,7 +185,7 @@ func isPrefix(prefix, order []string) bool {
 // for the victims of each polluter group, after that group and the rest
 // (no other cleaner if each still fails). The tests for which such a run
 // shows more get a search once per polluted state (searchByState).
-func (m *minimisation) minimiseClusters(ctx context.Context, deadline time.Time, cls [][]*candidate) error {
+func (m *minimisation) minimiseClusters(ctx context.Context, cls [][]*candidate) error {
 	var open []*candidate
 	for _, cl := range cls {
 		open = append(open, cl[0])
@@ -184,7 +197,7 @@ func (m *minimisation) minimiseClusters(ctx context.Context, deadline time.Time,
 	var light []*candidate
 	tried := map[string]bool{}
 	for len(open) > 0 {
-		explained, rest, err := m.explainByBatch(ctx, deadline, open, tried)
+		explained, rest, err := m.explainByBatch(ctx, open, tried)
 		light = append(light, explained...)
 		if err != nil {
 			return err
@@ -192,14 +205,14 @@ func (m *minimisation) minimiseClusters(ctx context.Context, deadline time.Time,
 		if len(rest) == 0 {
 			break
 		}
-		if err := m.minimise(ctx, deadline, rest[0]); err != nil {
+		if err := m.minimise(ctx, rest[0]); err != nil {
 			return err
 		}
 		open = rest[1:]
 	}
 	var full []*candidate
 	for _, kind := range []verdict{victim, brittle} {
-		more, err := m.settle(ctx, deadline, slices.DeleteFunc(slices.Clone(light), func(c *candidate) bool { return c.od != kind }))
+		more, err := m.settle(ctx, slices.DeleteFunc(slices.Clone(light), func(c *candidate) bool { return c.od != kind }))
 		if err != nil {
 			return err
 		}
@@ -208,7 +221,7 @@ func (m *minimisation) minimiseClusters(ctx context.Context, deadline time.Time,
 	if len(full) > 0 {
 		m.logf("%d of %d tests explained by known groups need a search: one per polluted state", len(full), n)
 	}
-	return m.searchByState(ctx, deadline, full, tried)
+	return m.searchByState(ctx, full, tried)
 }
 
 // searchByState minimises the tests the batch checks left open once per
@@ -220,7 +233,7 @@ func (m *minimisation) minimiseClusters(ctx context.Context, deadline time.Time,
 // before them all, and a short order per test it explains), and only a test
 // that still lacks one of its representative's groups gets a search of its
 // own.
-func (m *minimisation) searchByState(ctx context.Context, deadline time.Time, open []*candidate, tried map[string]bool) error {
+func (m *minimisation) searchByState(ctx context.Context, open []*candidate, tried map[string]bool) error {
 	var reps, others []*candidate
 	repOf := map[*candidate]*candidate{}
 	byState := map[string]*candidate{}
@@ -234,10 +247,10 @@ func (m *minimisation) searchByState(ctx context.Context, deadline time.Time, op
 		byState[key] = c
 		reps = append(reps, c)
 	}
-	if err := m.minimiseAll(ctx, deadline, reps); err != nil || len(others) == 0 {
+	if err := m.minimiseAll(ctx, reps); err != nil || len(others) == 0 {
 		return err
 	}
-	if _, _, err := m.explainByBatch(ctx, deadline, others, tried); err != nil {
+	if _, _, err := m.explainByBatch(ctx, others, tried); err != nil {
 		return err
 	}
 	var own []*candidate
@@ -249,7 +262,7 @@ func (m *minimisation) searchByState(ctx context.Context, deadline time.Time, op
 	if len(own) > 0 {
 		m.logf("%d of %d tests of a searched state need a search of their own", len(own), len(others))
 	}
-	return m.minimiseAll(ctx, deadline, own)
+	return m.minimiseAll(ctx, own)
 }
 
 // stateKey names the polluted state of a test explained by a known group:
@@ -292,10 +305,10 @@ func (m *minimisation) hasGroupsOf(c, rep *candidate) bool {
 }
 
 // minimiseAll minimises cands, all at once.
-func (m *minimisation) minimiseAll(ctx context.Context, deadline time.Time, cands []*candidate) error {
+func (m *minimisation) minimiseAll(ctx context.Context, cands []*candidate) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range cands {
-		g.Go(func() error { return m.minimise(gctx, deadline, c) })
+		g.Go(func() error { return m.minimise(gctx, c) })
 	}
 	return g.Wait()
 }
@@ -313,7 +326,7 @@ func (m *minimisation) finding(c *candidate) *Finding {
 
 // settle runs the batch checks of minimiseClusters for tests of one kind
 // explained by known groups and returns the ones the checks leave open.
-func (m *minimisation) settle(ctx context.Context, deadline time.Time, followers []*candidate) ([]*candidate, error) {
+func (m *minimisation) settle(ctx context.Context, followers []*candidate) ([]*candidate, error) {
 	if len(followers) == 0 {
 		return nil, nil
 	}
@@ -333,7 +346,7 @@ func (m *minimisation) settle(ctx context.Context, deadline time.Time, followers
 	open := map[string]bool{}
 	// Polluters (setters): every follower after the rest of the suite.
 	order := m.s.feasible(concat(without(m.s.tests, members), tests))
-	if err := m.ensure(ctx, deadline, genMinimise, [][]string{order}, 1); err != nil {
+	if err := m.ensure(ctx, m.deadline, genMinimise, [][]string{order}, 1); err != nil {
 		return nil, err
 	}
 	for _, c := range followers {
@@ -345,7 +358,7 @@ func (m *minimisation) settle(ctx context.Context, deadline time.Time, followers
 	// Cleaners: the victims of each polluter group, after it and the rest
 	// (a victim with several groups, after each).
 	if fail {
-		if err := m.settleCleaners(ctx, deadline, followers, members, open); err != nil {
+		if err := m.settleCleaners(ctx, followers, members, open); err != nil {
 			return nil, err
 		}
 	}
@@ -370,7 +383,7 @@ type cleanerShare struct {
 // group that the polluter check left settled (not open) run after it and
 // the rest of the suite but members (a victim with several groups, after
 // each), and those that do not fail there are left open.
-func (m *minimisation) settleCleaners(ctx context.Context, deadline time.Time, followers []*candidate, members, open map[string]bool) error {
+func (m *minimisation) settleCleaners(ctx context.Context, followers []*candidate, members, open map[string]bool) error {
 	var shares []*cleanerShare
 	byGroup := map[string]*cleanerShare{}
 	for _, c := range followers {
@@ -402,7 +415,7 @@ func (m *minimisation) settleCleaners(ctx context.Context, deadline time.Time, f
 		sh.order = m.s.feasible(concat(sh.polluters, without(m.s.tests, members), names))
 		orders[i] = sh.order
 	}
-	if err := m.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
+	if err := m.ensure(ctx, m.deadline, genMinimise, orders, 1); err != nil {
 		return err
 	}
 	for _, sh := range shares {
@@ -417,13 +430,13 @@ func (m *minimisation) settleCleaners(ctx context.Context, deadline time.Time, f
 
 // effect returns the oracle "t fails (or passes) when run after before,
 // then the candidate", running what the store does not know yet.
-func (m *minimisation) effect(deadline time.Time, t string, before []string, fail bool) oracle {
+func (m *minimisation) effect(t string, before []string, fail bool) oracle {
 	return func(ctx context.Context, cands [][]string) ([]bool, error) {
 		orders := make([][]string, len(cands))
 		for i, c := range cands {
 			orders[i] = m.s.feasible(concat(before, c, []string{t}))
 		}
-		if err := m.ensure(ctx, deadline, genMinimise, orders, 1); err != nil {
+		if err := m.ensure(ctx, m.deadline, genMinimise, orders, 1); err != nil {
 			return nil, err
 		}
 		out := make([]bool, len(orders))
@@ -443,9 +456,9 @@ func (m *minimisation) effect(deadline time.Time, t string, before []string, fai
 // the rest of the suite (these checks run in parallel). Each group is
 // confirmed by k runs. Groups found for other tests and contained in from's
 // prefix are tried first.
-func (m *minimisation) groups(ctx context.Context, deadline time.Time, t string, from []string, fail bool) ([][]string, error) {
-	sr := &groupSearch{m: m, ctx: ctx, deadline: deadline, t: t, fail: fail,
-		test: m.effect(deadline, t, nil, fail), used: map[string]bool{t: true}}
+func (m *minimisation) groups(ctx context.Context, t string, from []string, fail bool) ([][]string, error) {
+	sr := &groupSearch{m: m, ctx: ctx, t: t, fail: fail,
+		test: m.effect(t, nil, fail), used: map[string]bool{t: true}}
 	prefix := from[:len(from)-1]
 	if err := sr.tryEach(sr.known(prefix)); err != nil {
 		return sr.groups, err
@@ -471,14 +484,13 @@ func (m *minimisation) groups(ctx context.Context, deadline time.Time, t string,
 // groupSearch is one search of groups in progress: for test t, of
 // polluters (fail) or state-setters, with test its oracle.
 type groupSearch struct {
-	m        *minimisation
-	ctx      context.Context
-	deadline time.Time
-	t        string
-	fail     bool
-	test     oracle
-	groups   [][]string      // the groups found so far
-	used     map[string]bool // t and the tests of the groups found so far
+	m      *minimisation
+	ctx    context.Context
+	t      string
+	fail   bool
+	test   oracle
+	groups [][]string      // the groups found so far
+	used   map[string]bool // t and the tests of the groups found so far
 }
 
 // minimise finds a group in items, which show the effect, and keeps it
@@ -494,7 +506,7 @@ func (sr *groupSearch) minimise(items []string) error {
 		sr.used[x] = true
 	}
 	order := m.s.feasible(concat(g, []string{sr.t}))
-	if err := m.ensure(sr.ctx, sr.deadline, genConfirm, [][]string{order}, m.cfg.Confirmations); err != nil {
+	if err := m.ensure(sr.ctx, m.deadline, genConfirm, [][]string{order}, m.cfg.Confirmations); err != nil {
 		return err
 	}
 	tl := m.st.get(order).tally

@@ -164,7 +164,7 @@ func TestFocusSeedsKnownGroups(t *testing.T) {
 		Targets:   []string{"p.V#v"},
 		Polluters: []KnownPolluters{{Group: []string{"p.A#a"}, Cleaners: [][]string{{"p.B#b"}, {"p.Gone#g"}}}, {Group: []string{"p.Gone#g"}}, {Group: []string{"p.A#a"}}},
 		Setters:   [][]string{{"p.B#b"}},
-	}}))
+	}}), time.Time{})
 	if want := [][]string{{"p.A#a"}}; !reflect.DeepEqual(a.polluterGroups, want) {
 		t.Errorf("polluter groups %v, want %v", a.polluterGroups, want)
 	}
@@ -200,7 +200,7 @@ func TestWriters(t *testing.T) {
 		{"no focus, the suite's record", nil, writers, "p.V#v", []string{"p.A#a", "p.N#n"}},
 		{"no focus, a test the record does not name", nil, writers, "p.N#n", nil},
 	} {
-		a := newMinimisation(newRecorder(nil, Config{Tests: append(slices.Clone(among), "p.V#v"), Workers: 1, Focus: tc.focus, Writers: tc.writers}))
+		a := newMinimisation(newRecorder(nil, Config{Tests: append(slices.Clone(among), "p.V#v"), Workers: 1, Focus: tc.focus, Writers: tc.writers}), time.Time{})
 		if got := a.writers(tc.test, among); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}

@@ -122,19 +122,25 @@ func (a *recorder) record(o plannedOrder, r *launcher.Result, ours bool) {
 			a.flipped[t] = milestone{orders: a.cov.Orders, elapsed: max(seen[0].Sub(a.start), seen[1].Sub(a.start))}
 		}
 	}
-	if !exploring(o.gen) && o.gen != GenOriginal {
-		return
+	if exploring(o.gen) || o.gen == GenOriginal {
+		a.coverPairs(r.Order)
 	}
+}
+
+// coverPairs counts the pairs of distinct tests order covers: run right
+// after each other or, with a Focus that names shared state, the first
+// before the second with no writer of that state between. a.mu is held.
+func (a *recorder) coverPairs(order []string) {
 	if a.cover != nil {
-		a.cover.covered(r.Order, func(p [2]string) bool { return a.cover.shared[p] != nil }, func(p [2]string) {
+		a.cover.covered(order, func(p [2]string) bool { return a.cover.shared[p] != nil }, func(p [2]string) {
 			if x, y := a.index[p[0]], a.index[p[1]]; x != y {
 				a.pairs[[2]int{x, y}] = true
 			}
 		})
 	}
-	for i := 1; i < len(r.Order); i++ {
-		x, okx := a.index[r.Order[i-1]]
-		y, oky := a.index[r.Order[i]]
+	for i := 1; i < len(order); i++ {
+		x, okx := a.index[order[i-1]]
+		y, oky := a.index[order[i]]
 		if okx && oky && x != y {
 			a.pairs[[2]int{x, y}] = true
 		}
