@@ -311,7 +311,7 @@ func (a *recorder) analyse(ctx context.Context) error {
 		a.record(plannedOrder{gen: GenOriginal, label: GenOriginal, plan: -1}, r, false)
 	}
 	if len(a.cfg.Recorded) > 0 {
-		return a.replay(ctx)
+		return (&merge{a}).replay(ctx)
 	}
 	if err := a.runOriginal(ctx); err != nil {
 		return err
@@ -319,8 +319,8 @@ func (a *recorder) analyse(ctx context.Context) error {
 	if a.cfg.AutoWorkers {
 		a.sizeWorkers()
 	}
-	a.targets = a.analysable()
 	og := &ordering{a}
+	a.targets = og.analysable()
 	orders, rounds := og.scheduled()
 	a.planned = [][]string{a.s.tests}
 	for _, o := range orders {
@@ -392,7 +392,7 @@ func (a *recorder) settleCandidates(ctx context.Context, det *detection) error {
 		for _, c := range cands {
 			seen[c.test] = true
 		}
-		if err := a.settleRound(ctx, end, m, cands); err != nil {
+		if err := a.settleRound(ctx, m, cands); err != nil {
 			return err
 		}
 		cands = slices.DeleteFunc(det.candidates(), func(c *candidate) bool { return seen[c.test] })
@@ -413,8 +413,12 @@ func (a *recorder) settleCandidates(ctx context.Context, det *detection) error {
 	return nil
 }
 
-// settleRound confirms and minimises one round of candidates (see settleCandidates).
-func (a *recorder) settleRound(ctx context.Context, end time.Time, m *minimisation, cands []*candidate) error {
+// settleRound confirms one round of candidates (the candidates detection
+// gave, or those that flipped since) and hands the confirmed ones to
+// minimisation, which minimises them before its deadline, the budget's end
+// (see settleCandidates).
+func (a *recorder) settleRound(ctx context.Context, m *minimisation, cands []*candidate) error {
+	end := m.deadline
 	confirmEnd := a.hardStop().Add(-a.planCost([]plannedOrder{{tests: a.s.tests}}) * time.Duration(a.cfg.Workers))
 	if confirmEnd.Before(end) {
 		confirmEnd = end
@@ -435,24 +439,4 @@ func (a *recorder) settleRound(ctx context.Context, end time.Time, m *minimisati
 	a.logf("confirmed after %d orders (%s): minimising", a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
 	a.cfg.Progress.Phase("minimising", 0, end)
 	return m.minimiseClusters(ctx, clusters(confirmed))
-}
-
-// analysable returns the tests (with a Focus, its targets) minus the ones
-// to skip and the ones that were only skipped or aborted (an assumption
-// failed) in the original runs.
-func (a *recorder) analysable() []string {
-	var focus map[string]bool
-	if a.cfg.Focus != nil {
-		focus = toSet(a.cfg.Focus.Targets)
-	}
-	var out []string
-	for _, t := range a.s.tests {
-		if a.cfg.Skip[t] || (focus != nil && !focus[t]) {
-			continue
-		}
-		if o := a.st.get(a.s.tests[:a.index[t]+1]); o.runs() > 0 || o.skipped == 0 {
-			out = append(out, t)
-		}
-	}
-	return out
 }

@@ -81,7 +81,7 @@ func TestConfirmedTestsAreFindings(t *testing.T) {
 			if err := a.run(ctx, far, []plannedOrder{{gen: GenOriginal, label: GenOriginal, tests: f.order, plan: -1}}); err != nil {
 				t.Fatal(err)
 			}
-			a.targets = a.analysable()
+			a.targets = (&ordering{a}).analysable()
 			if err := a.run(ctx, far, []plannedOrder{{gen: "reverse-classes", label: "reverse-classes", tests: a.s.feasible(reversed(f.order)), plan: -1}}); err != nil {
 				t.Fatal(err)
 			}

@@ -44,41 +44,48 @@ type Difference struct {
 	Here     string // "pass" or "fail": what every run here of that prefix gave
 }
 
+// merge is a merge's detection stage (Config.Recorded): it takes the
+// shards' runs instead of running the detection orders, and hands the
+// candidates they and its own runs show to confirmation.
+type merge struct {
+	*recorder
+}
+
 // replay records the shards' runs as candidates' evidence, runs the
 // original order here, then Config.Verify of each shard's detection
 // orders (within the detection share of the budget), then confirms and
 // minimises the candidates with the rest of the budget.
-func (a *recorder) replay(ctx context.Context) error {
+func (mg *merge) replay(ctx context.Context) error {
 	parts := map[string]bool{}
-	for _, r := range a.cfg.Recorded {
-		a.record(plannedOrder{gen: r.Gen, label: r.Label, plan: r.Plan, claim: true}, r.result(), true)
+	for _, r := range mg.cfg.Recorded {
+		mg.record(plannedOrder{gen: r.Gen, label: r.Label, plan: r.Plan, claim: true}, r.result(), true)
 		parts[r.Part] = true
 	}
-	a.logf("replayed %d runs of %d shards: candidates' evidence only, which runs here confirm", len(a.cfg.Recorded), len(parts))
-	if err := a.runOriginal(ctx); err != nil {
+	mg.logf("replayed %d runs of %d shards: candidates' evidence only, which runs here confirm", len(mg.cfg.Recorded), len(parts))
+	if err := mg.runOriginal(ctx); err != nil {
 		return err
 	}
-	a.targets = a.analysable()
-	og := &ordering{a}
+	og := &ordering{mg.recorder}
+	mg.targets = og.analysable()
 	_, rounds := og.detectionOrders()
 	og.fixBudget(rounds)
-	sample := a.verifyPlan()
-	detectEnd := a.start.Add(time.Duration(float64(a.cfg.Budget) * detectShare))
-	a.cfg.Progress.Phase("rerunning the shards' orders", len(sample), detectEnd)
-	a.logf("rerunning %d of the shards' detection orders here", len(sample))
-	if err := a.run(ctx, detectEnd, sample); errors.Is(err, errBudget) {
-		a.logf("the reruns of the shards' orders stopped at their share of the budget")
+	sample := mg.verifyPlan()
+	detectEnd := mg.start.Add(time.Duration(float64(mg.cfg.Budget) * detectShare))
+	mg.cfg.Progress.Phase("rerunning the shards' orders", len(sample), detectEnd)
+	mg.logf("rerunning %d of the shards' detection orders here", len(sample))
+	if err := mg.run(ctx, detectEnd, sample); errors.Is(err, errBudget) {
+		mg.logf("the reruns of the shards' orders stopped at their share of the budget")
 	} else if err != nil {
 		return err
 	}
 	// The candidates come from the replayed runs and the reruns here.
-	return a.settleCandidates(ctx, &detection{recorder: a})
+	return mg.settleCandidates(ctx, &detection{recorder: mg.recorder})
 }
 
 // verifyPlan picks Config.Verify of each part's detection orders (all of
 // them when negative) at random, each once.
-func (a *recorder) verifyPlan() []plannedOrder {
-	seed := a.cfg.VerifySeed
+func (mg *merge) verifyPlan() []plannedOrder {
+	seed := mg.cfg.VerifySeed
 	if seed == 0 {
 		var b [8]byte
 		_, _ = crand.Read(b[:]) // never fails (crypto/rand panics instead)
@@ -90,7 +97,7 @@ func (a *recorder) verifyPlan() []plannedOrder {
 	byPart := map[string][]RecordedRun{}
 	var parts []string
 	seen := map[string]bool{}
-	for _, r := range a.cfg.Recorded {
+	for _, r := range mg.cfg.Recorded {
 		if key := orderKey(r.Order); r.Plan < 0 || seen[key] {
 			continue
 		} else {
@@ -105,7 +112,7 @@ func (a *recorder) verifyPlan() []plannedOrder {
 	for _, p := range parts {
 		runs := byPart[p]
 		rng.Shuffle(len(runs), func(i, j int) { runs[i], runs[j] = runs[j], runs[i] })
-		if n := a.cfg.Verify; n >= 0 && n < len(runs) {
+		if n := mg.cfg.Verify; n >= 0 && n < len(runs) {
 			runs = runs[:n]
 		}
 		for _, r := range runs {

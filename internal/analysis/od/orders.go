@@ -387,6 +387,26 @@ func (og *ordering) scheduled() ([]plannedOrder, int) {
 	return og.schedule(orders), rounds
 }
 
+// analysable returns the tests (with a Focus, its targets) minus the ones
+// to skip and the ones that were only skipped or aborted (an assumption
+// failed) in the original runs.
+func (og *ordering) analysable() []string {
+	var focus map[string]bool
+	if og.cfg.Focus != nil {
+		focus = toSet(og.cfg.Focus.Targets)
+	}
+	var out []string
+	for _, t := range og.s.tests {
+		if og.cfg.Skip[t] || (focus != nil && !focus[t]) {
+			continue
+		}
+		if o := og.st.get(og.s.tests[:og.index[t]+1]); o.runs() > 0 || o.skipped == 0 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // detectionOrders interleaves the exploration orders (with a Focus, the
 // orders that cover its pairs) with the isolation runs, so both progress
 // when the budget is short.
