@@ -212,34 +212,34 @@ type recorder struct {
 
 // Run runs the analysis on cfg.Tests through r.
 func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
-	a := newRecorder(r, cfg)
-	n := len(a.s.tests)
+	rec := newRecorder(r, cfg)
+	n := len(rec.s.tests)
 	if n == 0 {
-		return (&reporting{a}).result(), nil
+		return (&reporting{rec}).result(), nil
 	}
 	hard, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a.stop = cancel
+	rec.stop = cancel
 	defer func() {
-		if a.timer != nil {
-			a.timer.Stop()
+		if rec.timer != nil {
+			rec.timer.Stop()
 		}
 	}()
 	if cfg.Budget > 0 {
-		a.setBudget(cfg.Budget, "")
+		rec.setBudget(cfg.Budget, "")
 	}
-	err := a.analyse(hard)
+	err := rec.analyse(hard)
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
 		return nil, err
 	case errors.Is(err, errBudget) || hard.Err() != nil:
-		a.cov.BudgetExhausted = true
-		a.logf("budget of %s spent: reporting what is confirmed", a.cfg.Budget)
+		rec.cov.BudgetExhausted = true
+		rec.logf("budget of %s spent: reporting what is confirmed", rec.cfg.Budget)
 	default:
 		return nil, err
 	}
-	return (&reporting{a}).result(), nil
+	return (&reporting{rec}).result(), nil
 }
 
 // newRecorder returns the core of an analysis of cfg.Tests through r,
@@ -254,111 +254,111 @@ func newRecorder(r Runner, cfg Config) *recorder {
 	if cfg.Workers <= 0 {
 		cfg.Workers = runtime.NumCPU()
 	}
-	a := &recorder{
+	rec := &recorder{
 		cfg: cfg, runner: r, s: newSuite(dedupe(cfg.Tests), cfg.Fixtures), st: newStore(), warm: newStore(),
 		slots: semaphore.NewWeighted(int64(cfg.Workers)), start: time.Now(), index: map[string]int{},
 		pairs: map[[2]int]bool{}, findings: map[string]map[report.Kind]*Finding{},
 		flipped: map[string]milestone{}, firstSeen: map[string][2]time.Time{},
 		tried: map[string]bool{}, completed: map[string]bool{}, rerun: map[string]bool{},
 	}
-	for i, t := range a.s.tests {
-		a.index[t] = i
+	for i, t := range rec.s.tests {
+		rec.index[t] = i
 	}
-	n := len(a.s.tests)
-	a.cov = Coverage{Seed: cfg.Seed, Tests: n, Generators: map[string]int{}, Budget: cfg.Budget, Pairs: n * (n - 1)}
+	n := len(rec.s.tests)
+	rec.cov = Coverage{Seed: cfg.Seed, Tests: n, Generators: map[string]int{}, Budget: cfg.Budget, Pairs: n * (n - 1)}
 	if f := cfg.Focus; f != nil {
-		a.cov.Pairs = len(a.required())
-		a.cover = newPairCover(f)
+		rec.cov.Pairs = len(rec.required())
+		rec.cover = newPairCover(f)
 	}
-	return a
+	return rec
 }
 
 // setBudget fixes the analysis' budget and arms the hard stop (again,
 // when the budget is extended): runs still going at the budget get a grace
 // period, then are killed.
-func (a *recorder) setBudget(b time.Duration, why string) {
-	a.cfg.Budget = b
-	a.mu.Lock()
-	a.cov.Budget = b
-	a.cov.BudgetWhy = why
-	a.mu.Unlock()
-	if a.timer != nil {
-		a.timer.Stop()
+func (rec *recorder) setBudget(b time.Duration, why string) {
+	rec.cfg.Budget = b
+	rec.mu.Lock()
+	rec.cov.Budget = b
+	rec.cov.BudgetWhy = why
+	rec.mu.Unlock()
+	if rec.timer != nil {
+		rec.timer.Stop()
 	}
-	a.timer = time.AfterFunc(time.Until(a.hardStop()), a.stop)
+	rec.timer = time.AfterFunc(time.Until(rec.hardStop()), rec.stop)
 }
 
 // hardStop is when the runs still going are killed: the budget's end plus
 // its grace, a tenth of the budget and at least 10 s.
-func (a *recorder) hardStop() time.Time {
-	return a.start.Add(a.cfg.Budget + max(10*time.Second, a.cfg.Budget/10))
+func (rec *recorder) hardStop() time.Time {
+	return rec.start.Add(rec.cfg.Budget + max(10*time.Second, rec.cfg.Budget/10))
 }
 
-func (a *recorder) logf(format string, args ...any) {
-	a.cfg.Log.Logf(format, args...)
+func (rec *recorder) logf(format string, args ...any) {
+	rec.cfg.Log.Logf(format, args...)
 }
 
-func (a *recorder) debugf(format string, args ...any) {
-	a.cfg.Log.Debugf(format, args...)
+func (rec *recorder) debugf(format string, args ...any) {
+	rec.cfg.Log.Debugf(format, args...)
 }
 
 // analyse runs the stages: original order, detection (after fixing the
 // budget when the caller left it open), confirmation, then the
 // minimisations cluster by cluster (minimiseClusters) and the sharing of
 // cleaners between victims of one polluter group.
-func (a *recorder) analyse(ctx context.Context) error {
-	for _, r := range a.cfg.Original {
-		a.record(plannedOrder{gen: GenOriginal, label: GenOriginal, plan: -1}, r, false)
+func (rec *recorder) analyse(ctx context.Context) error {
+	for _, r := range rec.cfg.Original {
+		rec.record(plannedOrder{gen: GenOriginal, label: GenOriginal, plan: -1}, r, false)
 	}
-	if len(a.cfg.Recorded) > 0 {
-		return (&merge{a}).replay(ctx)
+	if len(rec.cfg.Recorded) > 0 {
+		return (&merge{rec}).replay(ctx)
 	}
-	if err := a.runOriginal(ctx); err != nil {
+	if err := rec.runOriginal(ctx); err != nil {
 		return err
 	}
-	if a.cfg.AutoWorkers {
-		a.sizeWorkers()
+	if rec.cfg.AutoWorkers {
+		rec.sizeWorkers()
 	}
-	og := &ordering{a}
-	a.targets = og.analysable()
+	og := &ordering{rec}
+	rec.targets = og.analysable()
 	orders, rounds := og.scheduled()
-	a.planned = [][]string{a.s.tests}
+	rec.planned = [][]string{rec.s.tests}
 	for _, o := range orders {
-		a.planned = append(a.planned, o.tests)
+		rec.planned = append(rec.planned, o.tests)
 	}
 	og.fixBudget(rounds)
-	end := a.start.Add(a.cfg.Budget)
-	detectEnd := a.start.Add(time.Duration(float64(a.cfg.Budget) * detectShare))
-	a.cfg.Progress.Phase("detecting", len(orders), detectEnd)
-	det := &detection{recorder: a, orders: orders}
+	end := rec.start.Add(rec.cfg.Budget)
+	detectEnd := rec.start.Add(time.Duration(float64(rec.cfg.Budget) * detectShare))
+	rec.cfg.Progress.Phase("detecting", len(orders), detectEnd)
+	det := &detection{recorder: rec, orders: orders}
 	if err := det.detect(ctx, detectEnd, end); errors.Is(err, errBudget) {
-		a.mu.Lock()
-		a.cov.BudgetExhausted = true
-		a.mu.Unlock()
-		a.logf("detection stopped at its share of the budget")
+		rec.mu.Lock()
+		rec.cov.BudgetExhausted = true
+		rec.mu.Unlock()
+		rec.logf("detection stopped at its share of the budget")
 	} else if err != nil {
 		return err
 	}
-	if a.cfg.Shard.N > 0 {
+	if rec.cfg.Shard.N > 0 {
 		return nil
 	}
-	return a.settleCandidates(ctx, det)
+	return rec.settleCandidates(ctx, det)
 }
 
 // runOriginal runs the original order until it has Config.OriginalRuns
 // runs (Config.Original included), before the budget's end (the longest
 // automatic one when the analysis chooses it later).
-func (a *recorder) runOriginal(ctx context.Context) error {
+func (rec *recorder) runOriginal(ctx context.Context) error {
 	var reruns []plannedOrder
-	for i := len(a.cfg.Original); i < a.cfg.OriginalRuns; i++ {
-		reruns = append(reruns, plannedOrder{gen: GenOriginal, label: fmt.Sprintf("original run %d", i+1), tests: a.s.tests, plan: -1})
+	for i := len(rec.cfg.Original); i < rec.cfg.OriginalRuns; i++ {
+		reruns = append(reruns, plannedOrder{gen: GenOriginal, label: fmt.Sprintf("original run %d", i+1), tests: rec.s.tests, plan: -1})
 	}
-	first := a.start.Add(a.cfg.Budget)
-	if a.cfg.Budget == 0 {
-		first = a.start.Add(MaxAutoBudget)
+	first := rec.start.Add(rec.cfg.Budget)
+	if rec.cfg.Budget == 0 {
+		first = rec.start.Add(MaxAutoBudget)
 	}
-	a.cfg.Progress.Phase("running the original order", len(reruns), first)
-	return a.run(ctx, first, reruns)
+	rec.cfg.Progress.Phase("running the original order", len(reruns), first)
+	return rec.run(ctx, first, reruns)
 }
 
 // settleCandidates confirms the candidates, classifies them and minimises
@@ -368,31 +368,31 @@ func (a *recorder) runOriginal(ctx context.Context) error {
 // fit, until the hard stop less one run of the suite, so that they end
 // before it; minimisation and the sharing of cleaners stop at the budget's
 // end.
-func (a *recorder) settleCandidates(ctx context.Context, det *detection) error {
+func (rec *recorder) settleCandidates(ctx context.Context, det *detection) error {
 	cands := det.candidates()
-	a.cfg.Progress.Found(len(cands))
+	rec.cfg.Progress.Found(len(cands))
 	if len(cands) == 0 {
 		return nil
 	}
-	if a.auto {
-		a.extendBudget(cands)
+	if rec.auto {
+		rec.extendBudget(cands)
 	}
-	end := a.start.Add(a.cfg.Budget)
+	end := rec.start.Add(rec.cfg.Budget)
 	since := time.Now()
 	defer func() {
-		a.mu.Lock()
-		a.cov.Minimising = time.Since(since)
-		a.mu.Unlock()
+		rec.mu.Lock()
+		rec.cov.Minimising = time.Since(since)
+		rec.mu.Unlock()
 	}()
 	// Minimisation runs orders detection did not: a test that flips in
 	// them for the first time is confirmed and minimised in another round.
 	seen := map[string]bool{}
-	m := newMinimisation(a, end)
+	m := newMinimisation(rec, end)
 	for len(cands) > 0 {
 		for _, c := range cands {
 			seen[c.test] = true
 		}
-		if err := a.settleRound(ctx, m, cands); err != nil {
+		if err := rec.settleRound(ctx, m, cands); err != nil {
 			return err
 		}
 		cands = slices.DeleteFunc(det.candidates(), func(c *candidate) bool { return seen[c.test] })
@@ -401,15 +401,15 @@ func (a *recorder) settleCandidates(ctx context.Context, det *detection) error {
 			for i, c := range cands {
 				names[i] = c.test
 			}
-			a.logf("%d more candidate(s) flipped while minimising: %s", len(cands), strings.Join(names, ", "))
+			rec.logf("%d more candidate(s) flipped while minimising: %s", len(cands), strings.Join(names, ", "))
 		}
 	}
-	if err := (&cleanerSharing{recorder: a, cleaners: m.cleanerGroups, deadline: end}).shareCleaners(ctx); err != nil {
+	if err := (&cleanerSharing{recorder: rec, cleaners: m.cleanerGroups, deadline: end}).shareCleaners(ctx); err != nil {
 		return err
 	}
-	a.mu.Lock()
-	a.cov.Minimised = time.Since(a.start)
-	a.mu.Unlock()
+	rec.mu.Lock()
+	rec.cov.Minimised = time.Since(rec.start)
+	rec.mu.Unlock()
 	return nil
 }
 
@@ -417,26 +417,26 @@ func (a *recorder) settleCandidates(ctx context.Context, det *detection) error {
 // gave, or those that flipped since) and hands the confirmed ones to
 // minimisation, which minimises them before its deadline, the budget's end
 // (see settleCandidates).
-func (a *recorder) settleRound(ctx context.Context, m *minimisation, cands []*candidate) error {
+func (rec *recorder) settleRound(ctx context.Context, m *minimisation, cands []*candidate) error {
 	end := m.deadline
-	confirmEnd := a.hardStop().Add(-a.planCost([]plannedOrder{{tests: a.s.tests}}) * time.Duration(a.cfg.Workers))
+	confirmEnd := rec.hardStop().Add(-rec.planCost([]plannedOrder{{tests: rec.s.tests}}) * time.Duration(rec.cfg.Workers))
 	if confirmEnd.Before(end) {
 		confirmEnd = end
 	}
-	cf := &confirmation{recorder: a, cands: cands}
-	if need := a.planCost(cf.runs()); time.Now().Add(need).After(end) {
-		a.logf("confirming %d candidate(s) needs ~%s, past the budget's end: confirmation may run into its grace", len(cands), need.Round(time.Second))
+	cf := &confirmation{recorder: rec, cands: cands}
+	if need := rec.planCost(cf.runs()); time.Now().Add(need).After(end) {
+		rec.logf("confirming %d candidate(s) needs ~%s, past the budget's end: confirmation may run into its grace", len(cands), need.Round(time.Second))
 	}
-	a.cfg.Progress.Phase("confirming", 0, confirmEnd)
-	a.logf("%d candidate(s) after %d orders (%s): confirming", len(cands), a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
+	rec.cfg.Progress.Phase("confirming", 0, confirmEnd)
+	rec.logf("%d candidate(s) after %d orders (%s): confirming", len(cands), rec.cov.Orders, time.Since(rec.start).Round(100*time.Millisecond))
 	confirmed, err := cf.confirm(ctx, confirmEnd)
-	a.mu.Lock()
-	a.cov.Confirmed = time.Since(a.start)
-	a.mu.Unlock()
+	rec.mu.Lock()
+	rec.cov.Confirmed = time.Since(rec.start)
+	rec.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	a.logf("confirmed after %d orders (%s): minimising", a.cov.Orders, time.Since(a.start).Round(100*time.Millisecond))
-	a.cfg.Progress.Phase("minimising", 0, end)
+	rec.logf("confirmed after %d orders (%s): minimising", rec.cov.Orders, time.Since(rec.start).Round(100*time.Millisecond))
+	rec.cfg.Progress.Phase("minimising", 0, end)
 	return m.minimiseClusters(ctx, clusters(confirmed))
 }

@@ -41,8 +41,8 @@ func (d *detection) confirmCost() time.Duration {
 
 // planCost estimates how long the runs take on the workers, from the
 // original runs' JVM overhead and test times.
-func (a *recorder) planCost(runs []plannedOrder) time.Duration {
-	overhead, testTime := a.costs()
+func (rec *recorder) planCost(runs []plannedOrder) time.Duration {
+	overhead, testTime := rec.costs()
 	var total time.Duration
 	for _, o := range runs {
 		total += overhead
@@ -50,7 +50,7 @@ func (a *recorder) planCost(runs []plannedOrder) time.Duration {
 			total += testTime(t)
 		}
 	}
-	return total / time.Duration(max(a.cfg.Workers, 1))
+	return total / time.Duration(max(rec.cfg.Workers, 1))
 }
 
 // minimiseCost estimates how long minimising the candidates takes on the
@@ -59,14 +59,14 @@ func (a *recorder) planCost(runs []plannedOrder) time.Duration {
 // 2·log2(n) runs each of half the prefix, and the k runs that confirm each
 // group), and the k runs of a batch of all the candidates and of its
 // control each search is tried on.
-func (a *recorder) minimiseCost(cands []*candidate) time.Duration {
+func (rec *recorder) minimiseCost(cands []*candidate) time.Duration {
 	var as []*candidate
 	for _, c := range cands {
 		if c.failing != nil {
 			as = append(as, &candidate{test: c.test, failing: c.failing, passing: c.passing, od: victim})
 		}
 	}
-	k := a.cfg.Confirmations
+	k := rec.cfg.Confirmations
 	var runs []plannedOrder
 	var all []string
 	for _, c := range as {
@@ -82,25 +82,25 @@ func (a *recorder) minimiseCost(cands []*candidate) time.Duration {
 			runs = append(runs, plannedOrder{tests: all})
 		}
 	}
-	return a.planCost(runs)
+	return rec.planCost(runs)
 }
 
 // extendBudget grows a budget the analysis chose, within MaxAutoBudget,
 // when confirming and minimising the candidates would not fit in what is
 // left of it, and says so in the coverage and the log.
-func (a *recorder) extendBudget(cands []*candidate) {
-	elapsed := time.Since(a.start)
-	need := a.planCost((&confirmation{recorder: a, cands: cands}).runs()) + a.minimiseCost(cands)
-	if elapsed+need <= a.cfg.Budget || a.cfg.Budget >= MaxAutoBudget {
+func (rec *recorder) extendBudget(cands []*candidate) {
+	elapsed := time.Since(rec.start)
+	need := rec.planCost((&confirmation{recorder: rec, cands: cands}).runs()) + rec.minimiseCost(cands)
+	if elapsed+need <= rec.cfg.Budget || rec.cfg.Budget >= MaxAutoBudget {
 		return
 	}
 	b := min(MaxAutoBudget, (elapsed + need + time.Minute - 1).Truncate(time.Minute))
-	a.mu.Lock()
+	rec.mu.Lock()
 	why := fmt.Sprintf("%s; extended from %s: confirming and minimising %d candidate(s) needs ~%s after %s of detection",
-		a.cov.BudgetWhy, a.cfg.Budget, len(cands), need.Round(time.Second), elapsed.Round(time.Second))
-	a.mu.Unlock()
-	a.setBudget(b, why)
-	a.logf("budget %s: confirming and minimising %d candidate(s) needs ~%s", b, len(cands), need.Round(time.Second))
+		rec.cov.BudgetWhy, rec.cfg.Budget, len(cands), need.Round(time.Second), elapsed.Round(time.Second))
+	rec.mu.Unlock()
+	rec.setBudget(b, why)
+	rec.logf("budget %s: confirming and minimising %d candidate(s) needs ~%s", b, len(cands), need.Round(time.Second))
 }
 
 // autoBudget scales the default budget to the suite from the original runs:

@@ -117,28 +117,28 @@ func (cf *confirmation) runs() []plannedOrder {
 // (nil for any other verdict): its failing and passing orders as
 // confirmation ran them, no groups yet, incomplete until minimisation
 // completes it.
-func (a *recorder) confirmed(c *candidate) *Finding {
+func (rec *recorder) confirmed(c *candidate) *Finding {
 	t := c.test
 	switch c.od {
 	case victim:
 		return &Finding{Test: t, Kind: report.ODVictim, FailingOrder: c.failing, PassingOrder: []string{t},
-			Message: a.failureMessage(t, c.failing), Incomplete: true}
+			Message: rec.failureMessage(t, c.failing), Incomplete: true}
 	case brittle:
 		return &Finding{Test: t, Kind: report.ODBrittle, FailingOrder: []string{t}, PassingOrder: c.passing,
-			Message: a.failureMessage(t, []string{t}), Incomplete: true}
+			Message: rec.failureMessage(t, []string{t}), Incomplete: true}
 	}
 	return nil
 }
 
 // failureMessage returns the failure message of the first of the orders
 // that failed, else of any run of t that failed.
-func (a *recorder) failureMessage(t string, orders ...[]string) string {
+func (rec *recorder) failureMessage(t string, orders ...[]string) string {
 	for _, o := range orders {
-		if ob := a.st.get(o); ob.fail > 0 {
+		if ob := rec.st.get(o); ob.fail > 0 {
 			return ob.message
 		}
 	}
-	for _, ob := range a.st.all(t) {
+	for _, ob := range rec.st.all(t) {
 		if ob.fail > 0 {
 			return ob.message
 		}

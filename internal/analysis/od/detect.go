@@ -79,16 +79,16 @@ func (d *detection) candidates() []*candidate {
 // those changed tests after every known polluter group (or with none
 // before it) may be a new polluter's, and counts: the detection orders
 // cover each of its pairs.
-func (a *recorder) unexplained(t string, observed []obs) []obs {
-	groups := a.settled(t)
+func (rec *recorder) unexplained(t string, observed []obs) []obs {
+	groups := rec.settled(t)
 	if len(groups) == 0 {
 		return observed
 	}
-	via := toSet(a.cfg.Focus.Via[t])
+	via := toSet(rec.cfg.Focus.Via[t])
 	out := observed[:0:0]
 	for _, o := range observed {
 		prefix := o.order[:len(o.order)-1]
-		if o.fail > 0 && (explainedLater(prefix, groups, via) || !a.isPlanned(o.order) && explainedLater(prefix, groups, nil)) {
+		if o.fail > 0 && (explainedLater(prefix, groups, via) || !rec.isPlanned(o.order) && explainedLater(prefix, groups, nil)) {
 			o.fail = 0
 		}
 		if o.runs() > 0 {
@@ -100,8 +100,8 @@ func (a *recorder) unexplained(t string, observed []obs) []obs {
 
 // isPlanned reports whether order is a prefix of one of the detection
 // orders.
-func (a *recorder) isPlanned(order []string) bool {
-	return slices.ContainsFunc(a.planned, func(p []string) bool { return isPrefix(order, p) })
+func (rec *recorder) isPlanned(order []string) bool {
+	return slices.ContainsFunc(rec.planned, func(p []string) bool { return isPrefix(order, p) })
 }
 
 // explainedLater reports whether one of groups ran wholly in prefix, its
@@ -118,11 +118,11 @@ func explainedLater(prefix []string, groups [][]string, via map[string]bool) boo
 
 // settled returns the known polluter groups of t when the Focus keeps its
 // verdict (nil otherwise).
-func (a *recorder) settled(t string) [][]string {
-	if a.cfg.Focus == nil {
+func (rec *recorder) settled(t string) [][]string {
+	if rec.cfg.Focus == nil {
 		return nil
 	}
-	return a.cfg.Focus.Settled[t]
+	return rec.cfg.Focus.Settled[t]
 }
 
 // shortestOutcomes returns the first order of observed (sorted shortest

@@ -477,11 +477,11 @@ func (og *ordering) alone() []string {
 
 // required returns a Focus's pairs of distinct tests of the suite, as
 // pairs of indexes, without repeats.
-func (a *recorder) required() map[[2]int]bool {
+func (rec *recorder) required() map[[2]int]bool {
 	out := map[[2]int]bool{}
-	for _, p := range a.cfg.Focus.Pairs {
-		x, okx := a.index[p[0]]
-		y, oky := a.index[p[1]]
+	for _, p := range rec.cfg.Focus.Pairs {
+		x, okx := rec.index[p[0]]
+		y, oky := rec.index[p[1]]
 		if okx && oky && x != y {
 			out[[2]int{x, y}] = true
 		}

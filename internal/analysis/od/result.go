@@ -250,11 +250,11 @@ func (rp *reporting) evidence(f *Finding) []Observation {
 }
 
 // add records a finding, replacing one of the same test and kind.
-func (a *recorder) add(f *Finding) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.findings[f.Test] == nil {
-		a.findings[f.Test] = map[report.Kind]*Finding{}
+func (rec *recorder) add(f *Finding) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.findings[f.Test] == nil {
+		rec.findings[f.Test] = map[report.Kind]*Finding{}
 	}
-	a.findings[f.Test][f.Kind] = f
+	rec.findings[f.Test][f.Kind] = f
 }

@@ -20,18 +20,18 @@ import (
 // run runs orders, each in its own JVM as soon as one of the runner's
 // slots is free (shared by everything running at the same time), and stops
 // starting new ones once the deadline has passed (errBudget) or a run failed.
-func (a *recorder) run(ctx context.Context, deadline time.Time, orders []plannedOrder) error {
+func (rec *recorder) run(ctx context.Context, deadline time.Time, orders []plannedOrder) error {
 	batches := make([][]plannedOrder, len(orders))
 	for i, o := range orders {
 		batches[i] = []plannedOrder{o}
 	}
-	return a.runBatches(ctx, deadline, nil, batches)
+	return rec.runBatches(ctx, deadline, nil, batches)
 }
 
 // freeSlots is how many more JVMs could start now: how many candidates
 // are worth testing at once when one hit ends the search.
-func (a *recorder) freeSlots() int {
-	return a.cfg.Workers - int(a.busy.Load())
+func (rec *recorder) freeSlots() int {
+	return rec.cfg.Workers - int(rec.busy.Load())
 }
 
 // Steps after detection, as generator names in the coverage.
@@ -56,46 +56,46 @@ func exploring(gen string) bool {
 // record stores a run's outcomes and counts its coverage. Outcomes after a
 // class with class-level fixtures ran them a second time are no evidence
 // (Surefire never does that) and are dropped.
-func (a *recorder) record(o plannedOrder, r *launcher.Result, ours bool) {
-	if a.cfg.Shard.N > 0 {
-		a.mu.Lock()
-		a.runs = append(a.runs, RecordedRun{Gen: o.gen, Label: o.label, Plan: o.plan, Order: r.Order, Tests: r.Tests,
+func (rec *recorder) record(o plannedOrder, r *launcher.Result, ours bool) {
+	if rec.cfg.Shard.N > 0 {
+		rec.mu.Lock()
+		rec.runs = append(rec.runs, RecordedRun{Gen: o.gen, Label: o.label, Plan: o.plan, Order: r.Order, Tests: r.Tests,
 			ClassScopes: r.ClassScopes, Clashed: r.Clashed, DurationMs: r.Duration.Milliseconds(), Warm: r.Warm})
-		a.mu.Unlock()
+		rec.mu.Unlock()
 	}
-	if cut := a.infeasibleFrom(r); cut >= 0 {
-		a.logf("dropping the outcomes from position %d of a %s run: %s ran its class fixtures more than once", cut+1, o.label, testid.ClassOf(r.Order[cut]))
+	if cut := rec.infeasibleFrom(r); cut >= 0 {
+		rec.logf("dropping the outcomes from position %d of a %s run: %s ran its class fixtures more than once", cut+1, o.label, testid.ClassOf(r.Order[cut]))
 		trimmed := *r
 		trimmed.Order = r.Order[:cut]
 		r = &trimmed
 	}
-	st := a.st
+	st := rec.st
 	if r.Warm || o.claim {
-		st = a.warm
+		st = rec.warm
 	}
 	outcomes := st.add(o.label, r)
-	a.mu.Lock()
-	defer a.mu.Unlock()
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
 	if r.Warm && ours {
-		a.cov.WarmOrders++
+		rec.cov.WarmOrders++
 	}
 	if o.gen == GenOriginal && !o.claim {
-		a.originals = append(a.originals, r)
+		rec.originals = append(rec.originals, r)
 	}
 	if !o.claim {
-		a.rerun[orderKey(r.Order)] = true
+		rec.rerun[orderKey(r.Order)] = true
 	}
 	for _, t := range r.Clashed {
-		if !slices.Contains(a.cov.Serial, t) {
-			a.cov.Serial = append(a.cov.Serial, t)
-			a.cfg.Log.Logf("%s clashed with another JVM over a resource: JVMs run one at a time from now on", t)
+		if !slices.Contains(rec.cov.Serial, t) {
+			rec.cov.Serial = append(rec.cov.Serial, t)
+			rec.cfg.Log.Logf("%s clashed with another JVM over a resource: JVMs run one at a time from now on", t)
 		}
 	}
 	if ours {
-		a.cov.Orders++
-		a.cov.Generators[o.gen]++
+		rec.cov.Orders++
+		rec.cov.Generators[o.gen]++
 		if exploring(o.gen) {
-			a.cov.Rounds++
+			rec.cov.Rounds++
 		}
 	}
 	ended := r.Ended
@@ -105,44 +105,44 @@ func (a *recorder) record(o plannedOrder, r *launcher.Result, ours bool) {
 	for i, p := range outcomes {
 		t := r.Order[i]
 		if !o.claim {
-			a.tried[t] = true
+			rec.tried[t] = true
 			switch p.outcome {
 			case launcher.Pass, launcher.Fail, launcher.Error, launcher.Skipped:
-				a.completed[t] = true
+				rec.completed[t] = true
 			}
 		}
 		switch severity(p.outcome) {
 		case 3:
-			a.see(t, 1, ended)
+			rec.see(t, 1, ended)
 		case 2:
-			a.see(t, 0, ended)
+			rec.see(t, 0, ended)
 		}
-		seen := a.firstSeen[t]
-		if _, ok := a.flipped[t]; !ok && !seen[0].IsZero() && !seen[1].IsZero() {
-			a.flipped[t] = milestone{orders: a.cov.Orders, elapsed: max(seen[0].Sub(a.start), seen[1].Sub(a.start))}
+		seen := rec.firstSeen[t]
+		if _, ok := rec.flipped[t]; !ok && !seen[0].IsZero() && !seen[1].IsZero() {
+			rec.flipped[t] = milestone{orders: rec.cov.Orders, elapsed: max(seen[0].Sub(rec.start), seen[1].Sub(rec.start))}
 		}
 	}
 	if exploring(o.gen) || o.gen == GenOriginal {
-		a.coverPairs(r.Order)
+		rec.coverPairs(r.Order)
 	}
 }
 
 // coverPairs counts the pairs of distinct tests order covers: run right
 // after each other or, with a Focus that names shared state, the first
-// before the second with no writer of that state between. a.mu is held.
-func (a *recorder) coverPairs(order []string) {
-	if a.cover != nil {
-		a.cover.covered(order, func(p [2]string) bool { return a.cover.shared[p] != nil }, func(p [2]string) {
-			if x, y := a.index[p[0]], a.index[p[1]]; x != y {
-				a.pairs[[2]int{x, y}] = true
+// before the second with no writer of that state between. rec.mu is held.
+func (rec *recorder) coverPairs(order []string) {
+	if rec.cover != nil {
+		rec.cover.covered(order, func(p [2]string) bool { return rec.cover.shared[p] != nil }, func(p [2]string) {
+			if x, y := rec.index[p[0]], rec.index[p[1]]; x != y {
+				rec.pairs[[2]int{x, y}] = true
 			}
 		})
 	}
 	for i := 1; i < len(order); i++ {
-		x, okx := a.index[order[i-1]]
-		y, oky := a.index[order[i]]
+		x, okx := rec.index[order[i-1]]
+		y, oky := rec.index[order[i]]
 		if okx && oky && x != y {
-			a.pairs[[2]int{x, y}] = true
+			rec.pairs[[2]int{x, y}] = true
 		}
 	}
 }
@@ -151,11 +151,11 @@ func (a *recorder) coverPairs(order []string) {
 // (outcome 1), keeping the earliest; a warm JVM hands its orders' results
 // over together, so a flip's time is when the runs that showed it ended,
 // not when the analysis received them.
-func (a *recorder) see(t string, outcome int, ended time.Time) {
-	seen := a.firstSeen[t]
+func (rec *recorder) see(t string, outcome int, ended time.Time) {
+	seen := rec.firstSeen[t]
 	if seen[outcome].IsZero() || ended.Before(seen[outcome]) {
 		seen[outcome] = ended
-		a.firstSeen[t] = seen
+		rec.firstSeen[t] = seen
 	}
 }
 
@@ -163,12 +163,12 @@ func (a *recorder) see(t string, outcome int, ended time.Time) {
 // class-level fixtures ran them again, or -1: a second contiguous stretch of
 // the class, or a repeated method when the run reports more scopes for the
 // class than the order has stretches (the framework split it).
-func (a *recorder) infeasibleFrom(r *launcher.Result) int {
+func (rec *recorder) infeasibleFrom(r *launcher.Result) int {
 	stretches := map[string]int{}
 	seen := map[string]map[string]bool{}
 	for i, t := range r.Order {
 		c := testid.ClassOf(t)
-		if !a.s.fixtures[c] {
+		if !rec.s.fixtures[c] {
 			continue
 		}
 		if i == 0 || testid.ClassOf(r.Order[i-1]) != c {
@@ -186,14 +186,14 @@ func (a *recorder) infeasibleFrom(r *launcher.Result) int {
 }
 
 // ensure runs each order until it has k outcomes for its last test.
-func (a *recorder) ensure(ctx context.Context, deadline time.Time, gen string, orders [][]string, k int) error {
-	return a.run(ctx, deadline, a.plan(nil, gen, orders, k))
+func (rec *recorder) ensure(ctx context.Context, deadline time.Time, gen string, orders [][]string, k int) error {
+	return rec.run(ctx, deadline, rec.plan(nil, gen, orders, k))
 }
 
 // plan adds to todo the runs each order needs to have k outcomes for its
 // last test; runs of a longer order, done or planned, count for the orders
 // that are its prefixes.
-func (a *recorder) plan(todo []plannedOrder, gen string, orders [][]string, k int) []plannedOrder {
+func (rec *recorder) plan(todo []plannedOrder, gen string, orders [][]string, k int) []plannedOrder {
 	sorted := slices.Clone(orders)
 	slices.SortStableFunc(sorted, func(x, y []string) int { return len(y) - len(x) })
 	seen := map[string]bool{}
@@ -203,7 +203,7 @@ func (a *recorder) plan(todo []plannedOrder, gen string, orders [][]string, k in
 		} else {
 			seen[key] = true
 		}
-		have := a.st.get(o).runs()
+		have := rec.st.get(o).runs()
 		for _, p := range todo {
 			if len(p.tests) >= len(o) && slices.Equal(p.tests[:len(o)], o) {
 				have++
@@ -222,23 +222,23 @@ func (a *recorder) plan(todo []plannedOrder, gen string, orders [][]string, k in
 // WarmRunner). It stops starting new ones once the deadline has passed
 // (errBudget), or full (when set) says the budget has no room for more,
 // or a run failed.
-func (a *recorder) runBatches(ctx context.Context, deadline time.Time, full func() bool, batches [][]plannedOrder) error {
+func (rec *recorder) runBatches(ctx context.Context, deadline time.Time, full func() bool, batches [][]plannedOrder) error {
 	g, gctx := errgroup.WithContext(ctx)
 	late := false
 	var err error
 	for _, b := range batches {
-		if err = a.slots.Acquire(gctx, 1); err != nil {
+		if err = rec.slots.Acquire(gctx, 1); err != nil {
 			break
 		}
 		if time.Now().After(deadline) || (full != nil && full()) {
-			a.slots.Release(1)
+			rec.slots.Release(1)
 			late = true
 			break
 		}
-		a.busy.Add(1)
+		rec.busy.Add(1)
 		g.Go(func() error {
-			defer a.slots.Release(1)
-			defer a.busy.Add(-1)
+			defer rec.slots.Release(1)
+			defer rec.busy.Add(-1)
 			orders := make([][]string, len(b))
 			for i, o := range b {
 				orders[i] = o.tests
@@ -246,24 +246,24 @@ func (a *recorder) runBatches(ctx context.Context, deadline time.Time, full func
 			var res []*launcher.Result
 			var err error
 			if len(b) == 1 {
-				res, err = a.runner.RunAll(gctx, orders)
+				res, err = rec.runner.RunAll(gctx, orders)
 			} else {
-				res, err = a.runner.(WarmRunner).RunWarm(gctx, orders)
+				res, err = rec.runner.(WarmRunner).RunWarm(gctx, orders)
 			}
 			if err != nil {
 				return fmt.Errorf("run orders: %w", err)
 			}
-			a.mu.Lock()
+			rec.mu.Lock()
 			for _, r := range res {
-				a.cov.JVMTime += r.Duration
-				a.cov.JVMCPU += r.CPU
+				rec.cov.JVMTime += r.Duration
+				rec.cov.JVMCPU += r.CPU
 			}
 			if slices.ContainsFunc(res, func(r *launcher.Result) bool { return r.Warm }) {
-				a.cov.WarmJVMs++
+				rec.cov.WarmJVMs++
 			}
-			a.mu.Unlock()
+			rec.mu.Unlock()
 			for i, r := range res {
-				a.record(b[i], r, true)
+				rec.record(b[i], r, true)
 			}
 			return nil
 		})

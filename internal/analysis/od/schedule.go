@@ -57,13 +57,13 @@ func (og *ordering) schedule(orders []plannedOrder) []plannedOrder {
 
 // costs estimates from the original runs what a JVM costs beyond its tests
 // and what each test takes (the mean test time for tests without one).
-func (a *recorder) costs() (time.Duration, func(string) time.Duration) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+func (rec *recorder) costs() (time.Duration, func(string) time.Duration) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
 	times := map[string]time.Duration{}
 	overhead := startCost
 	var total time.Duration
-	for _, r := range a.originals {
+	for _, r := range rec.originals {
 		var tests time.Duration
 		for _, t := range r.Tests {
 			d := time.Duration(t.TimeMs) * time.Millisecond
@@ -101,18 +101,18 @@ const maxWorkersPerCore = 2
 // a busy machine gets the workers a quiet one does. More workers than
 // cores only when the JVMs provably waited, which needs the run-queue wait
 // (Linux): elsewhere at most one per core.
-func (a *recorder) sizeWorkers() {
-	a.mu.Lock()
+func (rec *recorder) sizeWorkers() {
+	rec.mu.Lock()
 	var wall, demand time.Duration
 	var rss int64
 	known := true
-	for _, r := range a.originals {
+	for _, r := range rec.originals {
 		wall += r.Duration
 		demand += r.CPU + r.RunDelay
 		known = known && r.DelayKnown
 		rss = max(rss, r.MaxRSS)
 	}
-	a.mu.Unlock()
+	rec.mu.Unlock()
 	if wall <= 0 || demand <= 0 {
 		return
 	}
@@ -129,10 +129,10 @@ func (a *recorder) sizeWorkers() {
 		why += fmt.Sprintf(", %d MiB per JVM, %d MiB available", rss>>20, avail>>20)
 		n = min(n, byMemory)
 	}
-	a.cfg.Workers = n
-	a.slots = semaphore.NewWeighted(int64(n))
-	a.mu.Lock()
-	a.cov.WorkersWhy = why
-	a.mu.Unlock()
-	a.logf("%d workers (%s)", n, why)
+	rec.cfg.Workers = n
+	rec.slots = semaphore.NewWeighted(int64(n))
+	rec.mu.Lock()
+	rec.cov.WorkersWhy = why
+	rec.mu.Unlock()
+	rec.logf("%d workers (%s)", n, why)
 }
