@@ -5,37 +5,52 @@
 // NOD when it flips in the same order), and minimises its polluters,
 // state-setters and cleaners by delta debugging, within a wall-clock budget.
 //
-// Run runs four stages, each in its own file:
+// Run chains five stages, each a type in its own file that takes what the
+// one before gave and returns its own result, and each holding the
+// recorder, the core they share:
 //
-//   - Order generation (orders.go, with tuscan.go and schedule.go) takes the
-//     suite's tests and the seed and gives the detection orders: the
-//     exploration orders (reversed, random, Tuscan-square pairwise) and the
-//     isolation and twice-in-a-row runs, planned (for shards) and scheduled
-//     cheapest first.
-//   - Detection (detect.go) runs the detection orders, each in a fresh JVM or
-//     several in one warm JVM, and gives the candidates: the tests that
-//     passed in one order and failed in another, or changed when run twice.
-//   - Confirmation (confirm.go, with classify.go) reruns each candidate
-//     alone, twice in a row and in its failing and passing orders until
-//     Config.Confirmations runs agree, and gives its verdict (victim,
-//     brittle, non-idempotent) or none; a confirmed test is a finding from
-//     then on. Detection leaves confirmation the time it needs, and
-//     confirmation may run into the hard stop's grace: the budget cuts
-//     minimisation, never confirmation.
-//   - Minimisation (minimise.go, with ddmin.go, batch.go and cleaners.go)
-//     takes the confirmed order-dependent candidates and completes their
-//     findings with minimal polluter, state-setter and cleaner groups, each
-//     group found once and tried on all the other candidates in one order;
-//     cleaners.go searches a victim's cleaners and shares them between the
-//     victims of one polluter group.
+//   - ordering (orders.go, with tuscan.go, pairs.go, cover.go and
+//     schedule.go) takes the suite's tests, the targets (analysable) and
+//     the seed and gives the detection orders: the exploration orders
+//     (reversed, random, Tuscan-square pairwise; with a Focus, the orders
+//     that cover its pairs) and the isolation and twice-in-a-row runs,
+//     planned (for shards) and scheduled cheapest first, with the number of
+//     exploration orders the automatic budget is scaled by (fixBudget).
+//   - detection (detect.go) takes those orders and runs them, each in a
+//     fresh JVM or several in one warm JVM, and gives the candidates: the
+//     tests that passed in one order and failed in another, or changed when
+//     run twice. Detection leaves confirmation the time it needs. In a
+//     merge, merge (merge.go) takes the shards' runs in its place and
+//     reruns a sample of their orders here.
+//   - confirmation (confirm.go, with classify.go) takes the candidates,
+//     reruns each alone, twice in a row and in its failing and passing
+//     orders until Config.Confirmations runs agree, records its verdict
+//     (victim, brittle, non-idempotent) as a finding, and gives the
+//     confirmed victims and brittles. Confirmation may run into the hard
+//     stop's grace: the budget cuts minimisation, never confirmation.
+//   - minimisation (minimise.go, with ddmin.go, batch.go and cleaners.go)
+//     takes the confirmed victims and brittles, clustered by the orders
+//     that showed them, and completes their findings with minimal polluter,
+//     state-setter and cleaner groups, each group found once and tried on
+//     all the other candidates in one order; it keeps the groups it found
+//     from one round of candidates to the next. cleanerSharing
+//     (cleaners.go) then takes the cleaner groups it found and gives the
+//     victims of one polluter group each other's.
+//   - reporting (result.go) takes what the stages recorded and gives the
+//     Result, with the sweep that makes every test that flipped in one order
+//     NOD, and (merge.go) what a merge's runs checked of each shard's part.
 //
-// analyze.go holds the entry point and the driver that chains the stages
-// within the budget. Every stage runs orders through run.go, which records
-// their outcomes in the prefix store (store.go) that all stages read;
-// result.go turns the recorded findings and outcomes (with the NOD sweep)
-// into the Result, shard.go splits detection across machines, and
-// merge.go replays the shards' runs in a merge, as leads that its own runs
-// confirm, and says what those runs checked of each shard's part.
+// The recorder is the core: the runner and its slots, run.go's run and
+// record (every stage's runs go through them, and record stores their
+// outcomes in the prefix store, store.go, and counts the coverage), the
+// findings, the budget clock (budget.go, with the estimates that grow a
+// budget the analysis chose) and the logger. analyze.go holds Run and the
+// driver that chains the stages, passing each what the last gave: analyse
+// runs the original order, ordering and detection, and settleCandidates
+// hands detection's candidates to confirmation and the confirmed ones to
+// minimisation (settleRound), again for the tests that flipped in
+// minimisation's runs, then shares the cleaners. shard.go splits
+// detection across machines.
 package od
 
 import (
@@ -302,10 +317,11 @@ func (rec *recorder) debugf(format string, args ...any) {
 	rec.cfg.Log.Debugf(format, args...)
 }
 
-// analyse runs the stages: original order, detection (after fixing the
-// budget when the caller left it open), confirmation, then the
-// minimisations cluster by cluster (minimiseClusters) and the sharing of
-// cleaners between victims of one polluter group.
+// analyse runs the stages: the original order, ordering, detection (after
+// fixing the budget when the caller left it open), then, with detection's
+// candidates, confirmation, minimisation and the sharing of cleaners
+// (settleCandidates); a merge replays its shards' runs instead of
+// detection (merge.replay).
 func (rec *recorder) analyse(ctx context.Context) error {
 	for _, r := range rec.cfg.Original {
 		rec.record(plannedOrder{gen: GenOriginal, label: GenOriginal, plan: -1}, r, false)

@@ -1,9 +1,9 @@
-// Order generation, the first stage: the suite's tests, grouped by class
-// and by package (suite), and the seed give the exploration orders (the
-// generators below: reversed, random, Tuscan-square pairwise), each made
-// feasible under class-level fixtures; detectionOrders adds the isolation
-// and twice-in-a-row runs and gives the numbered detection plan, which
-// schedule.go puts in the order to run it.
+// Order generation, the first stage (ordering): the suite's tests, grouped
+// by class and by package (suite), and the seed give the exploration
+// orders (the generators below: reversed, random, Tuscan-square pairwise),
+// each made feasible under class-level fixtures; detectionOrders adds the
+// isolation and twice-in-a-row runs and gives the numbered detection plan,
+// which schedule.go puts in the order to run it.
 
 package od
 
