@@ -1,7 +1,9 @@
-// Budget estimates: what confirming and minimising the candidates would
-// take on the workers, so that detection leaves confirmation its time
-// (confirmCost) and a budget the analysis chose grows to what the
-// candidates need (extendBudget).
+// Budget estimates: the budget the analysis chooses from the detection
+// plan when the caller left it open (ordering's autoBudget and fixBudget),
+// and what confirming and minimising the candidates would take on the
+// workers, so that detection leaves confirmation its time (confirmCost)
+// and a budget the analysis chose grows to what the candidates need
+// (extendBudget).
 
 package od
 
@@ -126,10 +128,10 @@ func (og *ordering) autoBudget(rounds int) (time.Duration, string) {
 	n := len(og.s.tests)
 	overhead := max(suite-tests, 300*time.Millisecond)
 	alone := overhead + tests/time.Duration(n)
-	detection := (time.Duration(rounds+4)*suite + time.Duration(len(og.alone()))*alone) / time.Duration(og.cfg.Workers)
-	b := min(max(3*detection, MinAutoBudget), MaxAutoBudget).Round(time.Minute)
+	detect := (time.Duration(rounds+4)*suite + time.Duration(len(og.alone()))*alone) / time.Duration(og.cfg.Workers)
+	b := min(max(3*detect, MinAutoBudget), MaxAutoBudget).Round(time.Minute)
 	return b, fmt.Sprintf("scaled to the suite: %d tests, %s per run of the suite, ~%s per test alone, ~%s of detection runs on %d workers",
-		n, suite.Round(100*time.Millisecond), alone.Round(100*time.Millisecond), detection.Round(time.Second), og.cfg.Workers)
+		n, suite.Round(100*time.Millisecond), alone.Round(100*time.Millisecond), detect.Round(time.Second), og.cfg.Workers)
 }
 
 // fixBudget chooses the budget when the caller left it open (autoBudget,
