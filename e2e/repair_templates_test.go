@@ -33,6 +33,8 @@ var templateFindings = map[string]templateFinding{
 		"Map<String, Integer> counts = new LinkedHashMap<>();"},
 	"fixture.templates.MailerTest#sendsInBackground": {"ASYNC_DELAY", "src/test/java/fixture/templates/MailerTest.java",
 		`while (!mailer.sentTo("ada") && System.nanoTime() - deadline < 0) {`},
+	"fixture.templates.MailerTest#confirmsTheSend": {"ASYNC_DELAY", "src/test/java/fixture/templates/MailerTest.java",
+		"sent.await(30, TimeUnit.SECONDS);"},
 }
 
 // templateStrategies are the strategies that find the fixture's findings.
@@ -51,7 +53,8 @@ func templateStrategies() []string {
 // finding (a default time zone in the code under test, an unseeded Random
 // the test owns, a set's text compared in its iteration order, the test's
 // own HashMap compared as text, a fixed sleep before an assertion on a
-// background task's work) gets a validated template patch that
+// background task's work, a tight deadline on a latch in an assertion)
+// gets a validated template patch that
 // changes exactly the expected file and adds the expected line. On a fresh
 // copy each diff passes `git apply --check` and applies, keeps every test
 // and assertion of each file it changes (on the parsed sources), and makes
@@ -81,6 +84,7 @@ func TestRepairTemplates(t *testing.T) {
 	}
 	defer ed.Close()
 	clean := copyFixture(t, "repair-templates")
+	applied := map[string]bool{}
 	for _, f := range got.Findings {
 		want, ok := templateFindings[f.Test]
 		if !ok || f.Kind != report.API || f.Repair == nil || !f.Repair.Validated || f.Repair.Kind != report.RepairTemplate {
@@ -90,7 +94,7 @@ func TestRepairTemplates(t *testing.T) {
 		if !slices.Equal(f.Repair.Files, []string{want.file}) {
 			t.Errorf("%s: patch changes %v, want only %s", f.Test, f.Repair.Files, want.file)
 		}
-		checkTemplatePatch(t, bin, ed, clean, f, want)
+		checkTemplatePatch(t, bin, ed, clean, f, want, applied)
 	}
 	list, err := exec.Command(bin, "list-tests", "--module", clean).Output()
 	if err != nil {
@@ -105,9 +109,29 @@ func TestRepairTemplates(t *testing.T) {
 
 // checkTemplatePatch applies a finding's patch to the fresh copy clean and
 // checks it there: it applies, keeps the meaning of every test file it
-// changes,
-// and the finding's test passes under its strategy.
-func checkTemplatePatch(t *testing.T, bin string, ed *editor.Editor, clean string, f report.Finding, want templateFinding) {
+// changes, and the finding's test passes under its strategy. A diff that
+// findings share (their patches change one file) is applied and checked
+// once; applied holds those applied so far.
+func checkTemplatePatch(t *testing.T, bin string, ed *editor.Editor, clean string, f report.Finding, want templateFinding, applied map[string]bool) {
+	t.Helper()
+	if !applied[f.Repair.Patch] {
+		applied[f.Repair.Patch] = true
+		applyTemplatePatch(t, ed, clean, f)
+	}
+	if is, err := os.ReadFile(filepath.Join(clean, want.file)); err != nil || !slices.Contains(trimmedLines(string(is)), want.added) {
+		t.Errorf("%s: %s after its patch lacks the line %q (%v)", f.Test, want.file, want.added, err)
+	}
+	order := filepath.Join(t.TempDir(), "order.txt")
+	os.WriteFile(order, []byte(f.Test+"\n"), 0o644)
+	out, err := exec.Command(bin, "run-order", "--module", clean, "--order", order, "--chaos", want.strategy).CombinedOutput()
+	if err != nil {
+		t.Errorf("%s under %s after its patch: %v, want it passing\n%s", f.Test, want.strategy, err, out)
+	}
+}
+
+// applyTemplatePatch applies a finding's patch to clean (after git apply
+// --check) and checks that every test file it changes keeps its meaning.
+func applyTemplatePatch(t *testing.T, ed *editor.Editor, clean string, f report.Finding) {
 	t.Helper()
 	before := map[string]string{}
 	for _, rel := range f.Repair.Files {
@@ -136,15 +160,6 @@ func checkTemplatePatch(t *testing.T, bin string, ed *editor.Editor, clean strin
 			f.Text = "" // the assertion as printed: its actual value's expression may change
 			return f
 		})
-	}
-	if is, err := os.ReadFile(filepath.Join(clean, want.file)); err != nil || !slices.Contains(trimmedLines(string(is)), want.added) {
-		t.Errorf("%s: %s after its patch lacks the line %q (%v)", f.Test, want.file, want.added, err)
-	}
-	order := filepath.Join(t.TempDir(), "order.txt")
-	os.WriteFile(order, []byte(f.Test+"\n"), 0o644)
-	out, err := exec.Command(bin, "run-order", "--module", clean, "--order", order, "--chaos", want.strategy).CombinedOutput()
-	if err != nil {
-		t.Errorf("%s under %s after its patch: %v, want it passing\n%s", f.Test, want.strategy, err, out)
 	}
 }
 

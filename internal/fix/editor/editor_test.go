@@ -331,8 +331,10 @@ func TestEditorOrderTemplates(t *testing.T) {
 
 // TestEditorWaitTemplates: a fixed sleep before an assertion becomes a
 // bounded poll of the assertion's condition (at least as long as the
-// sleep), with the condition where each framework puts it; the assertion
-// stays, and a sleep no such assertion follows is left alone.
+// sleep), with the condition where each framework puts it; a latch's or
+// pool's tight deadline inside an assertion gets the same wait, bounded,
+// before it; the assertion stays, and a sleep no such assertion follows, a
+// long deadline and a wait that is not idempotent are left alone.
 func TestEditorWaitTemplates(t *testing.T) {
 	ed := startEditor(t)
 	tests := []struct {
@@ -348,17 +350,27 @@ func TestEditorWaitTemplates(t *testing.T) {
 			"long deadline2 = System.nanoTime() + Math.max(TimeUnit.SECONDS.toNanos(30), TimeUnit.MILLISECONDS.toNanos(wait));\nwhile (result.get() == null && System.nanoTime() - deadline2 < 0) {\nThread.sleep(10);\n}"},
 		{"a supplier stays", "org.junit.jupiter.api.Assertions.assertTrue", "Thread.sleep(500);", `assertTrue(done::get);`, 0, ""},
 		{"an assertion that waits for nothing", "org.junit.jupiter.api.Assertions.assertFalse", "Thread.sleep(500);", `assertFalse(done.get());`, 0, ""},
+		{"a latch's tight deadline", "org.junit.jupiter.api.Assertions.assertTrue", `assertTrue(latch.await(700, TimeUnit.MILLISECONDS), "late");`, "done.set(true);", 1,
+			"latch.await(30, TimeUnit.SECONDS);"},
+		{"awaitTermination's computed deadline", "org.junit.Assert.assertTrue", `assertTrue("late", pool.awaitTermination(wait, TimeUnit.MILLISECONDS));`, "done.set(true);", 1,
+			"pool.awaitTermination(Math.max(TimeUnit.SECONDS.toNanos(30), TimeUnit.MILLISECONDS.toNanos(wait)), TimeUnit.NANOSECONDS);"},
+		{"a long deadline stays", "org.junit.jupiter.api.Assertions.assertTrue", `assertTrue(latch.await(1, TimeUnit.MINUTES));`, "done.set(true);", 0, ""},
+		{"a condition is not awaited twice", "org.junit.jupiter.api.Assertions.assertTrue", `assertTrue(signal.await(700, TimeUnit.MILLISECONDS));`, "done.set(true);", 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src := "package p;\n\nimport java.util.concurrent.*;\nimport java.util.concurrent.atomic.*;\n\nimport static " + tt.imp + ";\n\nclass T {\n  void t(AtomicBoolean done, AtomicReference<String> result, boolean ready, long wait) throws Exception {\n    long deadline = 0;\n    " + tt.sleep + "\n    " + tt.assertion + "\n  }\n}\n"
-			out, n, err := ed.Template(src, "await-condition", 11)
+			src := "package p;\n\nimport java.util.concurrent.*;\nimport java.util.concurrent.atomic.*;\nimport java.util.concurrent.locks.Condition;\n\nimport static " + tt.imp + ";\n\nclass T {\n  void t(AtomicBoolean done, AtomicReference<String> result, boolean ready, long wait, CountDownLatch latch, ExecutorService pool, Condition signal) throws Exception {\n    long deadline = 0;\n    " + tt.sleep + "\n    " + tt.assertion + "\n  }\n}\n"
+			out, n, err := ed.Template(src, "await-condition", 12)
 			if err != nil || n != tt.n {
 				t.Fatalf("changed %d, err %v; want %d", n, err, tt.n)
 			}
 			removed, added := lineChanges(src, out)
-			if tt.n > 0 && strings.TrimSpace(removed) != tt.sleep {
-				t.Errorf("removed %q, want the sleep only", removed)
+			wantRemoved := "" // a wait inserted before an assertion replaces nothing
+			if strings.Contains(tt.added, "while") {
+				wantRemoved = tt.sleep // the poll replaces the sleep
+			}
+			if strings.TrimSpace(removed) != wantRemoved {
+				t.Errorf("removed %q, want %q", removed, wantRemoved)
 			}
 			var body []string
 			for _, l := range strings.Split(strings.TrimSuffix(added, "\n"), "\n") {

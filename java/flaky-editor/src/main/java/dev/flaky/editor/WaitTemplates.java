@@ -57,6 +57,7 @@ final class WaitTemplates {
             Optional<String> unit = sleepUnit(s.getExpression());
             Optional<String> until = unit.isPresent() ? pollCondition(u, s, fw) : Optional.empty();
             if (!until.isPresent()) {
+                changed += waitBefore(u, s, fw);
                 continue;
             }
             String name = freshName(s, "deadline");
@@ -71,6 +72,48 @@ final class WaitTemplates {
             Editor.importClass(u, "java.util.concurrent.TimeUnit");
         }
         return changed;
+    }
+
+    /**
+     * A tight deadline inside an assertion ({@code assertTrue(latch.await(700, MILLISECONDS))}, also
+     * {@code awaitTermination}): the same wait, for at most {@link #BOUND}, as a statement of its own right before
+     * the assertion, which then finds the condition met; the assertion itself stays as written. Only a
+     * {@code CountDownLatch} the file declares (awaiting it again changes nothing, unlike a barrier's
+     * {@code await} or a semaphore's {@code tryAcquire}) and {@code awaitTermination}; a deadline longer than the
+     * bound is left alone. Returns 1 when it inserted the wait.
+     */
+    private static int waitBefore(Unit u, ExpressionStmt s, String fw) {
+        Optional<Expression> cond = assertedCondition(s, "assertTrue", fw);
+        if (!cond.isPresent() || !(cond.get() instanceof MethodCallExpr) || !(s.getParentNode().orElse(null) instanceof BlockStmt)) {
+            return 0;
+        }
+        MethodCallExpr wait = (MethodCallExpr) cond.get();
+        Optional<Expression> recv = wait.getScope().filter(r -> r instanceof NameExpr || r instanceof FieldAccessExpr);
+        String name = wait.getNameAsString();
+        if (!recv.isPresent() || wait.getArguments().size() != 2
+                || !(name.equals("awaitTermination") || name.equals("await") && declaredAs(u, recv.get(), "CountDownLatch"))) {
+            return 0;
+        }
+        Expression n = wait.getArgument(0);
+        String unit = wait.getArgument(1).toString();
+        String args;
+        if ((n instanceof IntegerLiteralExpr || n instanceof LongLiteralExpr) && UNITS.contains(Editor.simple(unit))) {
+            if (!bound(u, "TimeUnit." + Editor.simple(unit), n).equals(BOUND)) {
+                return 0;
+            }
+            args = BOUND_SECONDS + ", TimeUnit.SECONDS";
+        } else {
+            args = "Math.max(" + BOUND + ", " + text(u, wait.getArgument(1)) + ".toNanos(" + text(u, n) + ")), TimeUnit.NANOSECONDS";
+        }
+        u.insert(u.begin(s), text(u, recv.get()) + "." + name + "(" + args + ");" + u.sep + u.indentOf(s));
+        return 1;
+    }
+
+    /** Whether the file declares the variable, parameter or field an expression names with the type's simple name. */
+    private static boolean declaredAs(Unit u, Expression e, String type) {
+        String name = e instanceof NameExpr ? ((NameExpr) e).getNameAsString() : ((FieldAccessExpr) e).getNameAsString();
+        return u.cu.findAll(VariableDeclarator.class).stream().anyMatch(v -> v.getNameAsString().equals(name) && Editor.simple(v.getType().asString()).equals(type))
+                || u.cu.findAll(Parameter.class).stream().anyMatch(p -> p.getNameAsString().equals(name) && Editor.simple(p.getType().asString()).equals(type));
     }
 
     /**
@@ -117,29 +160,43 @@ final class WaitTemplates {
             return Optional.empty();
         }
         java.util.List<Statement> stmts = ((BlockStmt) parent.get()).getStatements();
-        int i = stmts.indexOf(s);
-        if (i < 0 || i + 1 >= stmts.size() || !(stmts.get(i + 1) instanceof ExpressionStmt)) {
+        int i = 0;
+        while (i < stmts.size() && stmts.get(i) != s) {
+            i++;
+        }
+        if (i + 1 >= stmts.size() || !(stmts.get(i + 1) instanceof ExpressionStmt)) {
             return Optional.empty();
         }
-        Expression next = ((ExpressionStmt) stmts.get(i + 1)).getExpression();
-        if (!(next instanceof MethodCallExpr)) {
+        ExpressionStmt next = (ExpressionStmt) stmts.get(i + 1);
+        String name = next.getExpression() instanceof MethodCallExpr ? ((MethodCallExpr) next.getExpression()).getNameAsString() : "";
+        Optional<Expression> asserted = assertedCondition(next, name, fw);
+        if (!asserted.isPresent() || !(name.equals("assertTrue") || name.equals("assertNotNull"))) {
             return Optional.empty();
         }
-        MethodCallExpr call = (MethodCallExpr) next;
-        String name = call.getNameAsString();
-        int n = call.getArguments().size();
-        if (!ASSERT_SCOPES.contains(call.getScope().map(Expression::toString).orElse("")) || n < 1 || n > 2
-                || !(name.equals("assertTrue") || name.equals("assertNotNull"))) {
-            return Optional.empty();
-        }
-        boolean messageFirst = n == 2 && (fw.equals("junit4") || fw.equals("junit3") || fw.isEmpty());
-        Expression cond = call.getArgument(messageFirst ? 1 : 0);
+        Expression cond = asserted.get();
         if (cond instanceof LambdaExpr || cond instanceof MethodReferenceExpr) {
             return Optional.empty();
         }
         boolean primary = cond instanceof MethodCallExpr || cond instanceof NameExpr || cond instanceof FieldAccessExpr || cond instanceof EnclosedExpr;
         String c = primary ? text(u, cond) : "(" + text(u, cond) + ")";
         return Optional.of(name.equals("assertTrue") ? "!" + c : c + " == null");
+    }
+
+    /**
+     * The condition of a statement that is an assertion call of the given name with one or two arguments: the
+     * first, or the second of two under JUnit 3 and 4 (message first).
+     */
+    private static Optional<Expression> assertedCondition(ExpressionStmt s, String assertion, String fw) {
+        if (!(s.getExpression() instanceof MethodCallExpr)) {
+            return Optional.empty();
+        }
+        MethodCallExpr call = (MethodCallExpr) s.getExpression();
+        int n = call.getArguments().size();
+        if (!call.getNameAsString().equals(assertion) || !ASSERT_SCOPES.contains(call.getScope().map(Expression::toString).orElse("")) || n < 1 || n > 2) {
+            return Optional.empty();
+        }
+        boolean messageFirst = n == 2 && (fw.equals("junit4") || fw.equals("junit3") || fw.isEmpty());
+        return Optional.of(call.getArgument(messageFirst ? 1 : 0));
     }
 
     /** A name no parameter or variable of the statement's method has: base, else base2, base3, ... */
