@@ -298,7 +298,7 @@ func TestEditorOrderTemplates(t *testing.T) {
 		added           string
 	}{
 		{"a set's text", "org.junit.jupiter.api.Assertions.assertEquals", `assertEquals("[a, b]", tags.toString());`, 1,
-			`assertEquals("[a, b]", new TreeSet<>(tags).toString());`},
+			`assertEquals("[a, b]", tags.stream().sorted().collect(Collectors.toList()).toString());`},
 		{"a map's text, JUnit 4's message first", "org.junit.Assert.assertEquals", `assertEquals("counts", "{a=1}", counts.toString());`, 1,
 			`assertEquals("counts", "{a=1}", new TreeMap<>(counts).toString());`},
 		{"two texts", "org.junit.jupiter.api.Assertions.assertEquals", `assertEquals(a.toString(), b.toString());`, 1,

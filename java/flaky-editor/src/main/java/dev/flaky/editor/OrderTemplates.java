@@ -31,7 +31,8 @@ final class OrderTemplates {
      * Makes the {@code assertEquals} calls on a line order-insensitive:
      * <ul>
      * <li>a collection's or map's text against a literal ({@code "[a, b]"}, {@code "{a=1}"}): the text of its
-     * sorted copy ({@code new TreeSet<>(x).toString()}, {@code new TreeMap<>(x).toString()});</li>
+     * sorted copy ({@code x.stream().sorted().collect(Collectors.toList()).toString()}, which keeps how often each
+     * element occurs, or {@code new TreeMap<>(x).toString()});</li>
      * <li>two texts ({@code a.toString()}, {@code b.toString()}): the two values themselves (sets and maps compare by
      * content);</li>
      * <li>a list built by a factory ({@code Arrays.asList(...)}, {@code List.of(...)}) against a collection: both
@@ -45,7 +46,6 @@ final class OrderTemplates {
     static int sortedAssertion(Unit u, int line) {
         String fw = Editor.framework(u.cu);
         int changed = 0;
-        boolean treeSet = false;
         boolean treeMap = false;
         boolean collectors = false;
         for (MethodCallExpr call : u.cu.findAll(MethodCallExpr.class, c -> Templates.onLine(c, line) && isAssertEquals(c))) {
@@ -65,9 +65,9 @@ final class OrderTemplates {
                 if (!map && !lit.startsWith("[")) {
                     continue;
                 }
-                u.replace(u.begin(actual), u.end(actual), (map ? "new TreeMap<>(" : "new TreeSet<>(") + text(u, actualOf.get()) + ").toString()");
+                u.replace(u.begin(actual), u.end(actual), map ? "new TreeMap<>(" + text(u, actualOf.get()) + ").toString()" : sorted(u, actualOf.get()) + ".toString()");
                 treeMap |= map;
-                treeSet |= !map;
+                collectors |= !map;
             } else if (actualOf.isPresent() && expectedOf.isPresent()) {
                 u.replace(u.begin(expected), u.end(expected), text(u, expectedOf.get()));
                 u.replace(u.begin(actual), u.end(actual), text(u, actualOf.get()));
@@ -79,9 +79,6 @@ final class OrderTemplates {
                 continue;
             }
             changed++;
-        }
-        if (treeSet) {
-            Editor.importClass(u, "java.util.TreeSet");
         }
         if (treeMap) {
             Editor.importClass(u, "java.util.TreeMap");
