@@ -12,6 +12,7 @@ import (
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/kballard/go-shellquote"
 )
 
 // apply makes the sandbox hold the accepted patches plus files; a patch that
@@ -158,12 +159,33 @@ func (r *run) agentOptions(f report.Finding) agent.Options {
 	if err != nil || len(strategies) == 0 {
 		return agent.Options{}
 	}
-	settings := chaos.Settings{Roots: chaos.RootsFor(r.sb.Dir, r.sb.mapPath(r.cfg.Module.ClassesDir), r.sb.mapPath(r.cfg.Module.TestClassesDir))}
+	settings := chaos.Settings{Roots: chaos.RootsFor(r.sb.Dir, r.sb.mapPath(r.cfg.Module.ClassesDir), r.sb.mapPath(r.cfg.Module.TestClassesDir)),
+		Params: chaosParams(f)}
 	opts, err := settings.AgentOptions(strategies)
 	if err != nil {
 		return agent.Options{}
 	}
 	return opts
+}
+
+// chaosParams are the strategy parameters an api finding's reproduce
+// command passes (--chaos-param seed=24303: the seed under which an
+// iteration order made it fail), so that its test is validated under the
+// perturbation that broke it; none when the command cannot be read.
+func chaosParams(f report.Finding) []string {
+	args, err := shellquote.Split(f.ReproduceRunOrder)
+	if err != nil {
+		return nil
+	}
+	var params []string
+	for i, a := range args {
+		if a == "--chaos-param" && i+1 < len(args) {
+			params = append(params, args[i+1])
+		} else if v, ok := strings.CutPrefix(a, "--chaos-param="); ok {
+			params = append(params, v)
+		}
+	}
+	return params
 }
 
 // changedOutcomes lists the tests other than test (and the NOD findings)
