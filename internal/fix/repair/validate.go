@@ -53,7 +53,7 @@ func (r *run) fixes(ctx context.Context, f report.Finding, files map[string][]by
 // other test, except that known victims may go from failing to passing (as
 // of the patches accepted so far: accepting a candidate makes its
 // default-order run the new reference); an api finding's test passes under
-// its strategy. It returns the evidence, and feedback (empty when valid)
+// its strategy and its reproduce command's parameters. It returns the evidence, and feedback (empty when valid)
 // saying concisely what failed.
 func (r *run) validate(ctx context.Context, f report.Finding, c *candidate) (evidence []string, feedback string, err error) {
 	var files map[string][]byte
@@ -86,7 +86,7 @@ func (r *run) validate(ctx context.Context, f report.Finding, c *candidate) (evi
 		if !opts.Chaos.Perturbs() {
 			return nil, "", fmt.Errorf("strategy %q of an api finding: unknown", f.Strategy)
 		}
-		checks = append(checks, check{"under " + f.Strategy, []string{f.Test}, opts})
+		checks = append(checks, check{strategyLabel(f), []string{f.Test}, opts})
 	}
 	checks = append(checks, check{"default order", r.base.Order, agent.Options{}})
 	// The failing order first: most candidates that fail, fail there, and
@@ -166,6 +166,15 @@ func (r *run) agentOptions(f report.Finding) agent.Options {
 		return agent.Options{}
 	}
 	return opts
+}
+
+// strategyLabel names the check of an api finding's test under its
+// strategy, with the parameters it runs under.
+func strategyLabel(f report.Finding) string {
+	if params := chaosParams(f); len(params) > 0 {
+		return "under " + f.Strategy + " (" + strings.Join(params, ", ") + ")"
+	}
+	return "under " + f.Strategy
 }
 
 // chaosParams are the strategy parameters an api finding's reproduce
