@@ -286,6 +286,105 @@ func TestEditorClockTemplates(t *testing.T) {
 	}
 }
 
+// TestEditorOrderTemplates: an assertion made order-insensitive (sorted
+// before asserting, or the collections compared instead of their text),
+// with the expected and actual values where each framework puts them; its
+// literals stay.
+func TestEditorOrderTemplates(t *testing.T) {
+	ed := startEditor(t)
+	tests := []struct {
+		name, imp, stmt string
+		n               int
+		added           string
+	}{
+		{"a set's text", "org.junit.jupiter.api.Assertions.assertEquals", `assertEquals("[a, b]", tags.toString());`, 1,
+			`assertEquals("[a, b]", tags.stream().sorted().collect(Collectors.toList()).toString());`},
+		{"a map's text, JUnit 4's message first", "org.junit.Assert.assertEquals", `assertEquals("counts", "{a=1}", counts.toString());`, 1,
+			`assertEquals("counts", "{a=1}", new TreeMap<>(counts).toString());`},
+		{"two texts", "org.junit.jupiter.api.Assertions.assertEquals", `assertEquals(a.toString(), b.toString());`, 1,
+			`assertEquals(a, b);`},
+		{"a list, TestNG's actual first", "org.testng.Assert.assertEquals", `assertEquals(new ArrayList<>(tags), Arrays.asList("a", "b"));`, 1,
+			`assertEquals(new ArrayList<>(tags).stream().sorted().collect(Collectors.toList()), Arrays.asList("a", "b").stream().sorted().collect(Collectors.toList()));`},
+		{"a literal that is no collection's text", "org.junit.jupiter.api.Assertions.assertEquals", `assertEquals("ab", tags.toString());`, 0, ""},
+		{"not an assertion", "org.junit.jupiter.api.Assertions.assertEquals", `System.out.println(tags.toString());`, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "package p;\n\nimport java.util.*;\n\nimport static " + tt.imp + ";\n\nclass T {\n  void t(Set<String> tags, Map<String, Integer> counts, Object a, Object b) {\n    " + tt.stmt + "\n  }\n}\n"
+			out, n, err := ed.Template(src, "sorted-assertion", 9)
+			if err != nil || n != tt.n {
+				t.Fatalf("changed %d, err %v; want %d", n, err, tt.n)
+			}
+			_, added := lineChanges(src, out)
+			var body []string
+			for _, l := range strings.Split(strings.TrimSuffix(added, "\n"), "\n") {
+				if l != "" && !strings.HasPrefix(l, "import ") {
+					body = append(body, strings.TrimSpace(l))
+				}
+			}
+			if got := strings.Join(body, "\n"); got != tt.added {
+				t.Errorf("added %q, want %q", got, tt.added)
+			}
+		})
+	}
+}
+
+// TestEditorWaitTemplates: a fixed sleep before an assertion becomes a
+// bounded poll of the assertion's condition (at least as long as the
+// sleep), with the condition where each framework puts it; a latch's or
+// pool's tight deadline inside an assertion gets the same wait, bounded,
+// before it; the assertion stays, and a sleep no such assertion follows, a
+// long deadline and a wait that is not idempotent are left alone.
+func TestEditorWaitTemplates(t *testing.T) {
+	ed := startEditor(t)
+	tests := []struct {
+		name, imp, sleep, assertion string
+		n                           int
+		added                       string
+	}{
+		{"assertTrue after Thread.sleep", "org.junit.jupiter.api.Assertions.assertTrue", "Thread.sleep(500);", `assertTrue(done.get(), "not done");`, 1,
+			"long deadline2 = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);\nwhile (!done.get() && System.nanoTime() - deadline2 < 0) {\nThread.sleep(10);\n}"},
+		{"JUnit 4's message first, a longer sleep", "org.junit.Assert.assertTrue", "TimeUnit.MINUTES.sleep(1);", `assertTrue("not done", done.get() && ready);`, 1,
+			"long deadline2 = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);\nwhile (!(done.get() && ready) && System.nanoTime() - deadline2 < 0) {\nThread.sleep(10);\n}"},
+		{"assertNotNull, a computed sleep", "org.testng.Assert.assertNotNull", "Thread.sleep(wait);", `assertNotNull(result.get(), "no result");`, 1,
+			"long deadline2 = System.nanoTime() + Math.max(TimeUnit.SECONDS.toNanos(30), TimeUnit.MILLISECONDS.toNanos(wait));\nwhile (result.get() == null && System.nanoTime() - deadline2 < 0) {\nThread.sleep(10);\n}"},
+		{"a supplier stays", "org.junit.jupiter.api.Assertions.assertTrue", "Thread.sleep(500);", `assertTrue(done::get);`, 0, ""},
+		{"an assertion that waits for nothing", "org.junit.jupiter.api.Assertions.assertFalse", "Thread.sleep(500);", `assertFalse(done.get());`, 0, ""},
+		{"a latch's tight deadline", "org.junit.jupiter.api.Assertions.assertTrue", `assertTrue(latch.await(700, TimeUnit.MILLISECONDS), "late");`, "done.set(true);", 1,
+			"latch.await(30, TimeUnit.SECONDS);"},
+		{"awaitTermination's computed deadline", "org.junit.Assert.assertTrue", `assertTrue("late", pool.awaitTermination(wait, TimeUnit.MILLISECONDS));`, "done.set(true);", 1,
+			"pool.awaitTermination(Math.max(TimeUnit.SECONDS.toNanos(30), TimeUnit.MILLISECONDS.toNanos(wait)), TimeUnit.NANOSECONDS);"},
+		{"a long deadline stays", "org.junit.jupiter.api.Assertions.assertTrue", `assertTrue(latch.await(1, TimeUnit.MINUTES));`, "done.set(true);", 0, ""},
+		{"a condition is not awaited twice", "org.junit.jupiter.api.Assertions.assertTrue", `assertTrue(signal.await(700, TimeUnit.MILLISECONDS));`, "done.set(true);", 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := "package p;\n\nimport java.util.concurrent.*;\nimport java.util.concurrent.atomic.*;\nimport java.util.concurrent.locks.Condition;\n\nimport static " + tt.imp + ";\n\nclass T {\n  void t(AtomicBoolean done, AtomicReference<String> result, boolean ready, long wait, CountDownLatch latch, ExecutorService pool, Condition signal) throws Exception {\n    long deadline = 0;\n    " + tt.sleep + "\n    " + tt.assertion + "\n  }\n}\n"
+			out, n, err := ed.Template(src, "await-condition", 12)
+			if err != nil || n != tt.n {
+				t.Fatalf("changed %d, err %v; want %d", n, err, tt.n)
+			}
+			removed, added := lineChanges(src, out)
+			wantRemoved := "" // a wait inserted before an assertion replaces nothing
+			if strings.Contains(tt.added, "while") {
+				wantRemoved = tt.sleep // the poll replaces the sleep
+			}
+			if strings.TrimSpace(removed) != wantRemoved {
+				t.Errorf("removed %q, want %q", removed, wantRemoved)
+			}
+			var body []string
+			for _, l := range strings.Split(strings.TrimSuffix(added, "\n"), "\n") {
+				if l != "" && !strings.HasPrefix(l, "import ") {
+					body = append(body, strings.TrimSpace(l))
+				}
+			}
+			if got := strings.Join(body, "\n"); got != tt.added {
+				t.Errorf("added %q, want %q", got, tt.added)
+			}
+		})
+	}
+}
+
 func TestEditorSplit(t *testing.T) {
 	e := startEditor(t)
 	src := `package p;

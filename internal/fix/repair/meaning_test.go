@@ -99,9 +99,11 @@ public class FlagsTest {
 // annotation, an assumption, a swallowing catch, an early return or a
 // shadowing assertion method is rejected with the reason; the legitimate
 // fixes (a new tear-down reset, a statement before the assertion, the API
-// templates' Locale.ROOT and ordered collection inside an assertion's
-// actual value, a try/finally, a rethrowing catch, reformatting, a new
-// timeout) are accepted.
+// templates' Locale.ROOT, ordered collection and sorted copy inside an
+// assertion's actual value, a poll before an assertion, a try/finally, a
+// rethrowing catch, reformatting, a new timeout) are accepted; a rewritten
+// expected literal and a poll that takes the assertion into its loop are
+// not.
 func TestWeakening(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the source editor's JVM: skipped with -short")
@@ -197,6 +199,15 @@ func TestWeakening(t *testing.T) {
 		{"reset before the assertion", ids, first, "        Ids.reset();\n" + first, ""},
 		{"Locale.ROOT in the actual value", ids, "Names.title().toUpperCase()", "Names.title().toUpperCase(java.util.Locale.ROOT)", ""},
 		{"ordered collection in the actual value", ids, "new HashSet<>(names)", "new java.util.LinkedHashSet<>(names)", ""},
+		{"sorted copy in the actual value", ids, "new HashSet<>(names).toString()", "new HashSet<>(names).stream().sorted().collect(java.util.stream.Collectors.toList()).toString()", ""},
+		{"the expected literal rewritten as a list", ids, `assertEquals("[a, b]", new HashSet<>(names).toString())`,
+			`assertEquals(java.util.Arrays.asList("a").stream().sorted().collect(java.util.stream.Collectors.toList()), names.stream().sorted().collect(java.util.stream.Collectors.toList()))`,
+			"removes or changes the assertion `assertEquals(\"[a, b]\", new HashSet<>(names).toString())` in IdTest#shoutsTitle()"},
+		{"a poll before the assertion", flags, "        assertTrue(!Flags.verbose());\n",
+			"        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);\n        while (Flags.verbose() && System.nanoTime() - deadline < 0) {\n            Thread.yield();\n        }\n        assertTrue(!Flags.verbose());\n", ""},
+		{"the poll takes the assertion in", flags, "        assertTrue(!Flags.verbose());\n",
+			"        while (Flags.verbose()) {\n            assertTrue(!Flags.verbose());\n        }\n",
+			"removes or changes the assertion `assertTrue(!Flags.verbose())` in FlagsTest#quietByDefault()"},
 		{"try/finally around the body", ids, first, "        try {\n    " + first + "        } finally {\n            Ids.reset();\n        }\n", ""},
 		{"rethrowing catch", ids, "        Ids.take(-1);\n", "        try {\n            Ids.take(-1);\n        } catch (Exception e) {\n            throw new IllegalStateException(e);\n        }\n", ""},
 		{"reformatted with a comment", ids, first, "        // the sequence starts at one\n        assertEquals(1,\n                Ids.next());\n", ""},

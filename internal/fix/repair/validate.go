@@ -12,6 +12,7 @@ import (
 	"github.com/flakyhq/flaky/internal/engine/agent"
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 	"github.com/flakyhq/flaky/internal/report"
+	"github.com/kballard/go-shellquote"
 )
 
 // apply makes the sandbox hold the accepted patches plus files; a patch that
@@ -52,7 +53,7 @@ func (r *run) fixes(ctx context.Context, f report.Finding, files map[string][]by
 // other test, except that known victims may go from failing to passing (as
 // of the patches accepted so far: accepting a candidate makes its
 // default-order run the new reference); an api finding's test passes under
-// its strategy. It returns the evidence, and feedback (empty when valid)
+// its strategy and its reproduce command's parameters. It returns the evidence, and feedback (empty when valid)
 // saying concisely what failed.
 func (r *run) validate(ctx context.Context, f report.Finding, c *candidate) (evidence []string, feedback string, err error) {
 	var files map[string][]byte
@@ -85,7 +86,7 @@ func (r *run) validate(ctx context.Context, f report.Finding, c *candidate) (evi
 		if !opts.Chaos.Perturbs() {
 			return nil, "", fmt.Errorf("strategy %q of an api finding: unknown", f.Strategy)
 		}
-		checks = append(checks, check{"under " + f.Strategy, []string{f.Test}, opts})
+		checks = append(checks, check{strategyLabel(f), []string{f.Test}, opts})
 	}
 	checks = append(checks, check{"default order", r.base.Order, agent.Options{}})
 	// The failing order first: most candidates that fail, fail there, and
@@ -158,12 +159,42 @@ func (r *run) agentOptions(f report.Finding) agent.Options {
 	if err != nil || len(strategies) == 0 {
 		return agent.Options{}
 	}
-	settings := chaos.Settings{Roots: chaos.RootsFor(r.sb.Dir, r.sb.mapPath(r.cfg.Module.ClassesDir), r.sb.mapPath(r.cfg.Module.TestClassesDir))}
+	settings := chaos.Settings{Roots: chaos.RootsFor(r.sb.Dir, r.sb.mapPath(r.cfg.Module.ClassesDir), r.sb.mapPath(r.cfg.Module.TestClassesDir)),
+		Params: chaosParams(f)}
 	opts, err := settings.AgentOptions(strategies)
 	if err != nil {
 		return agent.Options{}
 	}
 	return opts
+}
+
+// strategyLabel names the check of an api finding's test under its
+// strategy, with the parameters it runs under.
+func strategyLabel(f report.Finding) string {
+	if params := chaosParams(f); len(params) > 0 {
+		return "under " + f.Strategy + " (" + strings.Join(params, ", ") + ")"
+	}
+	return "under " + f.Strategy
+}
+
+// chaosParams are the strategy parameters an api finding's reproduce
+// command passes (--chaos-param seed=24303: the seed under which an
+// iteration order made it fail), so that its test is validated under the
+// perturbation that broke it; none when the command cannot be read.
+func chaosParams(f report.Finding) []string {
+	args, err := shellquote.Split(f.ReproduceRunOrder)
+	if err != nil {
+		return nil
+	}
+	var params []string
+	for i, a := range args {
+		if a == "--chaos-param" && i+1 < len(args) {
+			params = append(params, args[i+1])
+		} else if v, ok := strings.CutPrefix(a, "--chaos-param="); ok {
+			params = append(params, v)
+		}
+	}
+	return params
 }
 
 // changedOutcomes lists the tests other than test (and the NOD findings)

@@ -129,3 +129,24 @@ func TestAcceptSharesDiffs(t *testing.T) {
 		t.Errorf("after a patch of both files: diffs %v, patches %s %s %s %s, files %v", diffs, a.Patch, b.Patch, d.Patch, d2.Patch, b.Files)
 	}
 }
+
+// TestChaosParams: the strategy parameters of an api finding's reproduce
+// command, which its validation runs under.
+func TestChaosParams(t *testing.T) {
+	tests := []struct {
+		name, command string
+		want          []string
+	}{
+		{"the seed of a later run", "flaky run-order --module '/w/my mod' --order o.txt --chaos ITERATION_ORDER --chaos-param seed=24303", []string{"seed=24303"}},
+		{"several, one with =", "flaky run-order --chaos SLEEP_INCREASE --chaos-param sleep.limit=0 --chaos-param=chaos.seed=7", []string{"sleep.limit=0", "chaos.seed=7"}},
+		{"none", "flaky run-order --module m --order o.txt --chaos LOCALE", nil},
+		{"unreadable", "flaky run-order 'unclosed", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := chaosParams(report.Finding{ReproduceRunOrder: tt.command}); !slices.Equal(got, tt.want) {
+				t.Errorf("params %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -99,6 +99,12 @@ final class Editor {
             case "ordered-collection":
                 out.addProperty("changed", Templates.orderedCollection(u, req.get("line").getAsInt()));
                 break;
+            case "sorted-assertion":
+                out.addProperty("changed", OrderTemplates.sortedAssertion(u, req.get("line").getAsInt()));
+                break;
+            case "await-condition":
+                out.addProperty("changed", WaitTemplates.awaitCondition(u, req.get("line").getAsInt()));
+                break;
             case "time-zone":
                 out.addProperty("changed", ClockTemplates.timeZone(u, req.get("line").getAsInt()));
                 break;
@@ -457,7 +463,7 @@ final class Editor {
     }
 
     /** One level of indentation in the file: a tab when its members are indented with tabs, else the step from a type to its members. */
-    private static String indentUnit(Unit u, Node near) {
+    static String indentUnit(Unit u, Node near) {
         for (TypeDeclaration<?> t : u.cu.findAll(TypeDeclaration.class)) {
             for (BodyDeclaration<?> m : t.getMembers()) {
                 if (!u.blankBefore(u.begin(m))) {
