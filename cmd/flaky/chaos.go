@@ -187,7 +187,7 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 	}
 	complete := len(res.Skipped) == 0
 	for _, c := range res.Coverage {
-		if res.Mode == chaos.Combined && c.Run != string(chaos.Combined) {
+		if c.Attribution {
 			continue // attribution runs only go as far as the failures they attribute
 		}
 		if c.NotRun > 0 {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
 
 // DefaultSeeds is how many seeds ITERATION_ORDER runs under when
@@ -21,24 +23,46 @@ const DefaultSeed int64 = 0x5EED
 // iterationOrder is the strategy that more seeds run.
 const iterationOrder = "ITERATION_ORDER"
 
-// seeds returns the seeds beyond the first that ITERATION_ORDER runs under:
-// none when it is not among the strategies or Config.Seeds is 1; else the
-// first seed (chaos.seed in Settings.Params, or DefaultSeed) plus 1, 2, ...
-func (c Config) seeds() []int64 {
+// isIterationOrder reports whether s is ITERATION_ORDER.
+func isIterationOrder(s Strategy) bool { return s.ID == iterationOrder }
+
+// ownPass returns the strategies a run of mode combines and whether
+// ITERATION_ORDER runs in a pass of its own: in combined mode, beside other
+// strategies, it is taken out of the combined run and runs alone over the
+// suite after it (see iterationPasses). Its shuffling changes every
+// HashMap iteration the project makes, so combined with the others it
+// would be a suspect of nearly every failure and change which paths and
+// calls the others perturb, and alone it finds its failures with no
+// attribution. In single mode, or alone, the set is left as it is.
+func ownPass(mode Mode, set []Strategy) ([]Strategy, bool) {
+	if mode != Combined || len(set) < 2 || !slices.ContainsFunc(set, isIterationOrder) {
+		return set, false
+	}
+	return slices.DeleteFunc(slices.Clone(set), isIterationOrder), true
+}
+
+// seeds returns the chaos.seed values ITERATION_ORDER runs alone under
+// after the analysis, "" standing for the settings' own: that one first
+// when it runs in its own pass (Config.iterationPass), then, unless
+// Config.Seeds is 1 or it is not among the strategies, the first seed
+// (chaos.seed in Settings.Params, or DefaultSeed) plus 1, 2, ...
+func (c Config) seeds() []string {
 	n := c.Seeds
 	if n == 0 {
 		n = DefaultSeeds
 	}
-	if n <= 1 || !slices.ContainsFunc(c.Strategies, func(s Strategy) bool { return s.ID == iterationOrder }) {
+	var out []string
+	if c.iterationPass {
+		out = append(out, "")
+	} else if !slices.ContainsFunc(c.Strategies, isIterationOrder) {
 		return nil
 	}
 	first := DefaultSeed
 	if v, ok := seedParam(c.Settings.Params); ok {
 		first = v
 	}
-	out := make([]int64, 0, n-1)
 	for k := int64(1); k < int64(n); k++ {
-		out = append(out, first+k)
+		out = append(out, strconv.FormatInt(first+k, 10))
 	}
 	return out
 }
@@ -73,37 +97,103 @@ func WithSeed(settings Settings, seed string) Settings {
 	return settings
 }
 
-// otherSeeds runs ITERATION_ORDER alone, in single mode, under each further
-// seed (see Config.seeds) while the budget lasts: a whole analysis per seed
-// with the first one's unperturbed runs, whose confirmation reruns keep its
-// seed. Its findings of tests not found yet join the result with their
-// seed, which their reproduce commands pass.
-func (a *analysis) otherSeeds(ctx context.Context) error {
-	for _, seed := range a.cfg.seeds() {
-		left := time.Until(a.deadline)
-		if a.deadline.IsZero() || left <= 0 || ctx.Err() != nil {
-			a.res.BudgetExhausted = a.res.BudgetExhausted || ctx.Err() == nil
-			a.cfg.Log.Logf("%s under chaos.seed=%d not run: %s", iterationOrder, seed, a.cutBy())
-			continue
+// passName names ITERATION_ORDER's pass under seed for the log.
+func passName(seed string) string {
+	if seed == "" {
+		return iterationOrder + " in its own pass"
+	}
+	return iterationOrder + " under chaos.seed=" + seed
+}
+
+// iterationPasses runs ITERATION_ORDER alone under each of its seeds (see
+// Config.seeds): their runs of the suite at once, each in one JVM on the
+// free workers, then a single-mode analysis of each run, with the first
+// analysis' unperturbed runs and its confirmation reruns under the run's
+// seed. Its own pass always runs, as the combined run does; the further
+// seeds only when some budget is left. Its findings of tests not found yet
+// join the result, those of a further seed with their seed, which their
+// reproduce commands pass.
+func (a *analysis) iterationPasses(ctx context.Context) error {
+	seeds := a.cfg.seeds()
+	if a.deadline.IsZero() || time.Until(a.deadline) <= 0 || ctx.Err() != nil {
+		own := 0
+		if a.cfg.iterationPass {
+			own = 1 // its own pass runs, as the combined run does
 		}
-		s := strconv.FormatInt(seed, 10)
+		a.budgetLeftOut(ctx, seeds[own:])
+		seeds = seeds[:own]
+	}
+	if len(seeds) == 0 {
+		return nil
+	}
+	runs, err := a.passRuns(ctx, seeds)
+	if err != nil {
+		return err
+	}
+	for i, seed := range seeds {
+		if runs[i] == nil {
+			continue // interrupted
+		}
 		sub := a.cfg
-		sub.Mode, sub.Strategies, sub.Seeds, sub.underSeed = Single, mustLookup(iterationOrder), 1, true
-		sub.Settings = WithSeed(a.cfg.Settings, s)
-		sub.Baseline, sub.Budget, sub.Spread = a.baseline, left, nil
-		a.cfg.Log.Logf("running %s under chaos.seed=%s", iterationOrder, s)
+		sub.Mode, sub.Strategies, sub.Seeds, sub.underSeed, sub.iterationPass = Single, mustLookup(iterationOrder), 1, true, false
+		sub.Settings = WithSeed(a.cfg.Settings, seed)
+		sub.Baseline, sub.Spread = a.baseline, nil
+		sub.Budget = a.passBudget(seed)
+		sub.ran, sub.ranWall = runs[i], a.wall[runs[i]]
+		a.cfg.Log.Logf("judging the failures of %s", passName(seed))
 		res, err := Run(ctx, a.runner, sub)
 		if err != nil {
 			return err
 		}
-		a.mergeSeed(res, s)
+		a.mergeSeed(res, seed)
 	}
 	return nil
 }
 
-// mergeSeed adds the result of a run under another seed: its findings and
-// suspects of tests the result does not hold yet, marked with the seed,
-// and what it ran.
+// passBudget is the budget of the analysis of ITERATION_ORDER's pass under
+// seed: what is left of the analysis' own; at least attribution's share for
+// its own pass (as the combined run's attribution gets it), at least a
+// nanosecond for a further seed (its control runs run, the confirmation
+// runs do not: its failures are then suspected, not findings).
+func (a *analysis) passBudget(seed string) time.Duration {
+	least := time.Nanosecond
+	if seed == "" {
+		least = a.res.Budget / attributionShare
+	}
+	return max(time.Until(a.deadline), least)
+}
+
+// budgetLeftOut logs that the passes under seeds do not run: the budget
+// ended (or the analysis was interrupted) before.
+func (a *analysis) budgetLeftOut(ctx context.Context, seeds []string) {
+	for _, seed := range seeds {
+		a.res.BudgetExhausted = a.res.BudgetExhausted || ctx.Err() == nil
+		a.cfg.Log.Logf("%s not run: %s", passName(seed), a.cutBy())
+	}
+}
+
+// passRuns runs the suite with ITERATION_ORDER alone under each of seeds,
+// all of them at once on the free workers (none is cut by the budget: the
+// caller left out those it has no room for).
+func (a *analysis) passRuns(ctx context.Context, seeds []string) ([]*launcher.Result, error) {
+	jobs := make([]launcher.Job, len(seeds))
+	names := make([]string, len(seeds))
+	for i, seed := range seeds {
+		j, err := a.jobWith(WithSeed(a.cfg.Settings, seed), a.cfg.Tests, mustLookup(iterationOrder))
+		if err != nil {
+			return nil, err
+		}
+		jobs[i], names[i] = j, passName(seed)
+	}
+	a.cfg.Log.Logf("running %d tests with %s", len(a.cfg.Tests), strings.Join(names, ", "))
+	a.cfg.Progress.Phase("perturbing", len(jobs), a.deadline)
+	return a.run(ctx, jobs, len(jobs))
+}
+
+// mergeSeed adds the result of a pass of ITERATION_ORDER under seed (""
+// for its own pass under the settings' seed): its findings and suspects of
+// tests the result does not hold yet, marked with a further seed, and what
+// it ran.
 func (a *analysis) mergeSeed(res *Result, seed string) {
 	known := map[string]bool{}
 	for _, f := range a.res.Findings {
@@ -127,21 +217,31 @@ func (a *analysis) mergeSeed(res *Result, seed string) {
 		}
 	}
 	for _, c := range res.Coverage {
-		c.Run += " seed=" + seed
+		if seed != "" {
+			c.Run += " seed=" + seed
+		}
 		a.res.Coverage = append(a.res.Coverage, c)
+	}
+	for _, s := range res.Strategies {
+		if !slices.ContainsFunc(a.res.Strategies, func(t Strategy) bool { return t.ID == s.ID }) {
+			a.res.Strategies = append(a.res.Strategies, s) // its own pass
+		}
 	}
 	a.res.Runs += res.Runs
 	a.res.Dismissed = append(a.res.Dismissed, res.Dismissed...)
 	a.res.Machinery = append(a.res.Machinery, res.Machinery...)
 	a.res.BudgetExhausted = a.res.BudgetExhausted || res.BudgetExhausted
 	if res.Interrupted && !a.res.Interrupted {
-		a.res.Interrupted, a.res.Cut = true, res.Cut+" under chaos.seed="+seed
+		a.res.Interrupted, a.res.Cut = true, res.Cut+" of "+passName(seed)
 	}
 }
 
 // underSeed returns f found under seed: its perturbed evidence says so, and
-// so does its message.
+// so does its message; f itself under the settings' own seed ("").
 func (f Finding) underSeed(seed string) Finding {
+	if seed == "" {
+		return f
+	}
 	f.Seed = seed
 	f.Message += "\n(found under chaos.seed=" + seed + ", not under the first seed)"
 	f.Evidence = slices.Clone(f.Evidence)
