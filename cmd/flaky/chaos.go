@@ -28,7 +28,8 @@ func chaosCommand() *cli.Command {
 		Description: "Strategies: " + strings.Join(chaos.IDs(chaos.Strategies), ", ") + ", or a group name for all of its strategies\n" +
 			"(" + strings.Join(chaos.Groups(), ", ") + ").\n" +
 			"combined mode (default) runs the suite once with one strategy per group (default: " + chaos.Join(chaos.DefaultCombined) + "),\n" +
-			"then attributes each failure to the strategy that reproduces it alone; single mode runs the suite once per strategy\n" +
+			"then attributes each failure to the strategy that reproduces it alone; ITERATION_ORDER beside others runs alone over the suite\n" +
+			"in a pass of its own, under each of its seeds; single mode runs the suite once per strategy\n" +
 			"(default: all). A test is reported only when it passes in an unperturbed run of the same order.",
 		Flags: []cli.Flag{
 			moduleFlag,

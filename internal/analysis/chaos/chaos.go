@@ -99,6 +99,9 @@ type Config struct {
 	// the suite (only with a Baseline).
 	ran     *launcher.Result
 	ranWall time.Duration
+	// judged are tests the caller has a verdict on: single mode does not
+	// judge their failures again (iterationPasses' later passes).
+	judged map[string]bool
 	// load measures the running JVMs for AutoWorkers; nil means the
 	// Runner's own.
 	load jvmLoad

@@ -109,7 +109,7 @@ func (a *analysis) single(ctx context.Context) error {
 		runs = append(runs, byStrategy[s.ID])
 	}
 	a.perturbedRuns = runs
-	failing = slices.DeleteFunc(failing, func(test string) bool { return !a.passesUnperturbed(test) })
+	failing = slices.DeleteFunc(failing, func(test string) bool { return a.cfg.judged[test] || !a.passesUnperturbed(test) })
 	if failing, err = a.controls(ctx, failing); err != nil {
 		return err
 	}

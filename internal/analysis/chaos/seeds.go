@@ -109,7 +109,8 @@ func passName(seed string) string {
 // Config.seeds): their runs of the suite at once, each in one JVM on the
 // free workers, then a single-mode analysis of each run, with the first
 // analysis' unperturbed runs and its confirmation reruns under the run's
-// seed. Its own pass always runs, as the combined run does; the further
+// seed, of the failures of tests that have no verdict yet (an earlier
+// pass's findings are not judged again). Its own pass always runs, as the combined run does; the further
 // seeds only when some budget is left. Its findings of tests not found yet
 // join the result, those of a further seed with their seed, which their
 // reproduce commands pass.
@@ -139,7 +140,7 @@ func (a *analysis) iterationPasses(ctx context.Context) error {
 		sub.Settings = WithSeed(a.cfg.Settings, seed)
 		sub.Baseline, sub.Spread = a.baseline, nil
 		sub.Budget = a.passBudget(seed)
-		sub.ran, sub.ranWall = runs[i], a.wall[runs[i]]
+		sub.ran, sub.ranWall, sub.judged = runs[i], a.wall[runs[i]], a.judged()
 		a.cfg.Log.Logf("judging the failures of %s", passName(seed))
 		res, err := Run(ctx, a.runner, sub)
 		if err != nil {
@@ -195,16 +196,7 @@ func (a *analysis) passRuns(ctx context.Context, seeds []string) ([]*launcher.Re
 // tests the result does not hold yet, marked with a further seed, and what
 // it ran.
 func (a *analysis) mergeSeed(res *Result, seed string) {
-	known := map[string]bool{}
-	for _, f := range a.res.Findings {
-		known[f.Test] = true
-	}
-	for _, s := range a.res.Suspected {
-		known[s.Test] = true
-	}
-	for _, t := range a.res.FailUnperturbed {
-		known[t] = true
-	}
+	known := a.judged()
 	for _, f := range res.Findings {
 		if !known[f.Test] {
 			a.res.Findings = append(a.res.Findings, f.underSeed(seed))
@@ -234,6 +226,22 @@ func (a *analysis) mergeSeed(res *Result, seed string) {
 	if res.Interrupted && !a.res.Interrupted {
 		a.res.Interrupted, a.res.Cut = true, res.Cut+" of "+passName(seed)
 	}
+}
+
+// judged returns the tests the result holds a verdict on: its findings,
+// suspects and the tests that fail unperturbed.
+func (a *analysis) judged() map[string]bool {
+	known := map[string]bool{}
+	for _, f := range a.res.Findings {
+		known[f.Test] = true
+	}
+	for _, s := range a.res.Suspected {
+		known[s.Test] = true
+	}
+	for _, t := range a.res.FailUnperturbed {
+		known[t] = true
+	}
+	return known
 }
 
 // underSeed returns f found under seed: its perturbed evidence says so, and

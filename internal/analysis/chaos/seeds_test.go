@@ -135,7 +135,8 @@ func TestMergeSeed(t *testing.T) {
 // in the runner's jobs, before any of their control or confirmation runs),
 // and each failure is found by the pass that makes it: the clock test by
 // the combined run (attributed to TIME_INCREMENT, though it walks a map
-// too), the text test by the own pass, the third-seed test under its seed.
+// too), the text test by the own pass (and judged there only, though every
+// seed fails it), the third-seed test under its seed.
 func TestIterationOrderOwnPass(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		mapSite := siteAt{"q.Catalog", "render", 14, "java.util.HashMap#entrySet()"}
@@ -184,6 +185,16 @@ func TestIterationOrderOwnPass(t *testing.T) {
 		}
 		if w := []string{"combined", "ITERATION_ORDER", "ITERATION_ORDER seed=24302", "ITERATION_ORDER seed=24303"}; !slices.Equal(runs, w) {
 			t.Errorf("runs of the suite %q, want %q", runs, w)
+		}
+		// The text test fails under every seed: only the own pass judges it.
+		controls := 0
+		for _, j := range r.jobs {
+			if len(encoded(j.AgentOptions)) == 0 && len(j.Order) < len(order) && slices.Contains(j.Order, "q.CatalogTest#text") {
+				controls++
+			}
+		}
+		if controls != ControlRuns {
+			t.Errorf("%d control runs of q.CatalogTest#text, want %d (judged once)", controls, ControlRuns)
 		}
 		if !slices.ContainsFunc(res.Strategies, isIterationOrder) {
 			t.Errorf("strategies %s lack ITERATION_ORDER", Join(res.Strategies))
