@@ -280,7 +280,7 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		return nil, errors.New("no strategies to apply")
 	}
 	cfg.Strategies, cfg.iterationPass = ownPass(cfg.Mode, cfg.Strategies)
-	a := &analysis{cfg: cfg, runner: r, start: start, res: &Result{Mode: cfg.Mode, Budget: cfg.Budget}, milder: map[string][]singleRun{}, again: map[string][]singleRun{}}
+	a := &analysis{cfg: cfg, runner: r, start: start, res: &Result{Mode: cfg.Mode, Budget: cfg.Budget}, milder: map[string][]singleRun{}, again: map[string][]singleRun{}, passRan: map[string]*launcher.Result{}}
 	switch {
 	case cfg.Budget > 0:
 		a.deadline = start.Add(cfg.Budget)
@@ -363,6 +363,9 @@ type analysis struct {
 	// again are the second runs of attribution's first round (see
 	// planAgain), by strategy id, for confirmation to read.
 	again map[string][]singleRun
+	// passRan are the runs of the suite of ITERATION_ORDER's passes made
+	// while the combined run went on (see early), by seed.
+	passRan map[string]*launcher.Result
 	// controlRuns are the unperturbed reruns of failing tests so far (see
 	// controlJobs).
 	controlRuns []*launcher.Result

@@ -89,8 +89,11 @@ type fakeRunner struct {
 	slowCombined   time.Duration
 	combinedRuns   int
 	duringCombined int
-	mu             sync.Mutex
-	jobs           []launcher.Job
+	// startedBeforeEnd is how many jobs had started when the first slow
+	// combined job ended.
+	startedBeforeEnd int
+	mu               sync.Mutex
+	jobs             []launcher.Job
 	// running counts the jobs running, mostRunning the most at once.
 	running, mostRunning int
 }
@@ -114,7 +117,14 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 	if combined {
 		delay = f.slowCombined
 		f.combinedRuns++
-		defer func() { f.mu.Lock(); f.combinedRuns--; f.mu.Unlock() }()
+		defer func() {
+			f.mu.Lock()
+			f.combinedRuns--
+			if f.startedBeforeEnd == 0 {
+				f.startedBeforeEnd = len(f.jobs)
+			}
+			f.mu.Unlock()
+		}()
 	}
 	f.mu.Unlock()
 	if cancel {

@@ -106,41 +106,45 @@ func passName(seed string) string {
 }
 
 // iterationPasses runs ITERATION_ORDER alone under each of its seeds (see
-// Config.seeds): their runs of the suite at once, each in one JVM on the
-// free workers, then a single-mode analysis of each run, with the first
-// analysis' unperturbed runs and its confirmation reruns under the run's
-// seed, of the failures of tests that have no verdict yet (an earlier
+// Config.seeds): the runs of the suite that did not run while the combined
+// run went on (early hands them to free workers), at once, each in one JVM
+// on the free workers; then a single-mode analysis of each run, with the
+// first analysis' unperturbed runs and its confirmation reruns under the
+// run's seed, of the failures of tests that have no verdict yet (an earlier
 // pass's findings are not judged again). Its own pass always runs, as the combined run does; the further
 // seeds only when some budget is left. Its findings of tests not found yet
 // join the result, those of a further seed with their seed, which their
 // reproduce commands pass.
 func (a *analysis) iterationPasses(ctx context.Context) error {
 	seeds := a.cfg.seeds()
-	if a.deadline.IsZero() || time.Until(a.deadline) <= 0 || ctx.Err() != nil {
+	var missing []string
+	for _, seed := range seeds {
+		if a.passRan[seed] == nil {
+			missing = append(missing, seed)
+		}
+	}
+	if len(missing) > 0 && (a.deadline.IsZero() || time.Until(a.deadline) <= 0 || ctx.Err() != nil) {
 		own := 0
-		if a.cfg.iterationPass {
+		if missing[0] == "" {
 			own = 1 // its own pass runs, as the combined run does
 		}
-		a.budgetLeftOut(ctx, seeds[own:])
-		seeds = seeds[:own]
+		a.budgetLeftOut(ctx, missing[own:])
+		missing = missing[:own]
 	}
-	if len(seeds) == 0 {
-		return nil
-	}
-	runs, err := a.passRuns(ctx, seeds)
-	if err != nil {
+	if err := a.runPasses(ctx, missing); err != nil {
 		return err
 	}
-	for i, seed := range seeds {
-		if runs[i] == nil {
-			continue // interrupted
+	for _, seed := range seeds {
+		r := a.passRan[seed]
+		if r == nil {
+			continue // interrupted, or left out
 		}
 		sub := a.cfg
 		sub.Mode, sub.Strategies, sub.Seeds, sub.underSeed, sub.iterationPass = Single, mustLookup(iterationOrder), 1, true, false
 		sub.Settings = WithSeed(a.cfg.Settings, seed)
 		sub.Baseline, sub.Spread = a.baseline, nil
 		sub.Budget = a.passBudget(seed)
-		sub.ran, sub.ranWall, sub.judged = runs[i], a.wall[runs[i]], a.judged()
+		sub.ran, sub.ranWall, sub.judged = r, a.wall[r], a.judged()
 		a.cfg.Log.Logf("judging the failures of %s", passName(seed))
 		res, err := Run(ctx, a.runner, sub)
 		if err != nil {
@@ -173,22 +177,40 @@ func (a *analysis) budgetLeftOut(ctx context.Context, seeds []string) {
 	}
 }
 
-// passRuns runs the suite with ITERATION_ORDER alone under each of seeds,
-// all of them at once on the free workers (none is cut by the budget: the
-// caller left out those it has no room for).
-func (a *analysis) passRuns(ctx context.Context, seeds []string) ([]*launcher.Result, error) {
+// runPasses runs the suite with ITERATION_ORDER alone under each of seeds
+// into passRan, all of them at once on the free workers (none is cut by the
+// budget: the caller left out those it has no room for).
+func (a *analysis) runPasses(ctx context.Context, seeds []string) error {
+	if len(seeds) == 0 {
+		return nil
+	}
 	jobs := make([]launcher.Job, len(seeds))
 	names := make([]string, len(seeds))
 	for i, seed := range seeds {
-		j, err := a.jobWith(WithSeed(a.cfg.Settings, seed), a.cfg.Tests, mustLookup(iterationOrder))
+		j, err := a.passJob(seed)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		jobs[i], names[i] = j, passName(seed)
 	}
 	a.cfg.Log.Logf("running %d tests with %s", len(a.cfg.Tests), strings.Join(names, ", "))
 	a.cfg.Progress.Phase("perturbing", len(jobs), a.deadline)
-	return a.run(ctx, jobs, len(jobs))
+	runs, err := a.run(ctx, jobs, len(jobs))
+	if err != nil {
+		return err
+	}
+	for i, r := range runs {
+		if r != nil {
+			a.passRan[seeds[i]] = r
+		}
+	}
+	return nil
+}
+
+// passJob is the job running the suite with ITERATION_ORDER alone under
+// seed ("": the settings' own).
+func (a *analysis) passJob(seed string) (launcher.Job, error) {
+	return a.jobWith(WithSeed(a.cfg.Settings, seed), a.cfg.Tests, mustLookup(iterationOrder))
 }
 
 // mergeSeed adds the result of a pass of ITERATION_ORDER under seed (""

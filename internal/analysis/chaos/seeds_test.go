@@ -131,8 +131,10 @@ func TestMergeSeed(t *testing.T) {
 // TestIterationOrderOwnPass runs the default combined set on a suite with
 // tests that depend on an iteration order: ITERATION_ORDER is in no
 // combined run but runs alone over the whole suite in its own pass and
-// under the two further seeds, the three runs at once (one after the other
-// in the runner's jobs, before any of their control or confirmation runs),
+// under the two further seeds, the three runs on the workers the combined
+// run leaves free while it goes on (one after the other in the runner's
+// jobs, before the combined run ended, once the control and first-round
+// runs of its failure were out),
 // and each failure is found by the pass that makes it: the clock test by
 // the combined run (attributed to TIME_INCREMENT, though it walks a map
 // too), the text test by the own pass (and judged there only, though every
@@ -147,7 +149,7 @@ func TestIterationOrderOwnPass(t *testing.T) {
 			"q.StableTest#a":      {sites: map[string][]siteAt{"ITERATION_ORDER": {mapSite}, "RANDOM": {diceSite}}},
 		}
 		order := []string{"q.CatalogTest#text", "q.CatalogTest#third", "q.ClockTest#window", "q.StableTest#a"}
-		r := &fakeRunner{suite: idSuite, delay: time.Second}
+		r := &fakeRunner{suite: idSuite, delay: time.Second, slowCombined: 20 * time.Second}
 		res, err := Run(context.Background(), r, Config{Tests: order, Mode: Combined, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -174,8 +176,8 @@ func TestIterationOrderOwnPass(t *testing.T) {
 				passes = append(passes, i)
 			}
 		}
-		if len(passes) != 3 || passes[2]-passes[0] != 2 {
-			t.Errorf("ITERATION_ORDER's runs of the suite are jobs %v of %d, want three in a row", passes, len(r.jobs))
+		if len(passes) != 3 || passes[2]-passes[0] != 2 || passes[2] >= r.startedBeforeEnd {
+			t.Errorf("ITERATION_ORDER's runs of the suite are jobs %v of %d, want three in a row, started while the combined run went on (before job %d)", passes, len(r.jobs), r.startedBeforeEnd)
 		}
 		var runs []string
 		for _, c := range res.Coverage {
