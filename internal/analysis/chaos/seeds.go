@@ -214,9 +214,9 @@ func (a *analysis) passJob(seed string) (launcher.Job, error) {
 }
 
 // mergeSeed adds the result of a pass of ITERATION_ORDER under seed (""
-// for its own pass under the settings' seed): its findings and suspects of
-// tests the result does not hold yet, marked with a further seed, and what
-// it ran.
+// for its own pass under the settings' seed): its findings, suspects and
+// unperturbed verdicts of tests the result does not hold yet, the findings
+// marked with a further seed, and what it ran.
 func (a *analysis) mergeSeed(res *Result, seed string) {
 	known := a.judged()
 	for _, f := range res.Findings {
@@ -241,12 +241,39 @@ func (a *analysis) mergeSeed(res *Result, seed string) {
 			a.res.Strategies = append(a.res.Strategies, s) // its own pass
 		}
 	}
+	a.mergeUnperturbed(res, known)
 	a.res.Runs += res.Runs
 	a.res.Dismissed = append(a.res.Dismissed, res.Dismissed...)
 	a.res.Machinery = append(a.res.Machinery, res.Machinery...)
 	a.res.BudgetExhausted = a.res.BudgetExhausted || res.BudgetExhausted
 	if res.Interrupted && !a.res.Interrupted {
 		a.res.Interrupted, a.res.Cut = true, res.Cut+" of "+passName(seed)
+	}
+}
+
+// mergeUnperturbed adds what a pass's control runs showed of tests the
+// result holds no verdict on (known): those flaky without perturbation and
+// those failing unperturbed, and the unconfirmed ones.
+func (a *analysis) mergeUnperturbed(res *Result, known map[string]bool) {
+	for _, n := range res.NOD {
+		if !known[n.Test] {
+			a.res.NOD = append(a.res.NOD, n)
+		}
+	}
+	for _, f := range res.Failing {
+		if !known[f.Test] {
+			a.res.Failing = append(a.res.Failing, f)
+		}
+	}
+	for _, t := range res.FailUnperturbed {
+		if !known[t] {
+			a.res.FailUnperturbed = append(a.res.FailUnperturbed, t)
+		}
+	}
+	for _, t := range res.Unconfirmed {
+		if !slices.Contains(a.res.Unconfirmed, t) {
+			a.res.Unconfirmed = append(a.res.Unconfirmed, t)
+		}
 	}
 }
 

@@ -99,6 +99,9 @@ func TestMergeSeed(t *testing.T) {
 		},
 		Coverage: []Coverage{{Run: "ITERATION_ORDER", Strategies: io}},
 		Runs:     2,
+		// Its control runs showed a new test flaky unperturbed; the known one again.
+		NOD:             []NOD{{Test: "T#nod", Runs: 5, Failures: 1}, {Test: "T#flaky", Runs: 5, Failures: 2}},
+		FailUnperturbed: []string{"T#nod", "T#flaky"},
 	}
 	a.mergeSeed(later, "24302")
 	var tests []string
@@ -111,6 +114,9 @@ func TestMergeSeed(t *testing.T) {
 	f := a.res.Findings[1]
 	if !strings.Contains(f.Message, "chaos.seed=24302") || f.Evidence[0].Detail != "chaos.seed=24302" || f.Evidence[1].Detail != "" {
 		t.Errorf("message %q, evidence %+v: want the seed noted on the perturbed run only", f.Message, f.Evidence)
+	}
+	if len(a.res.NOD) != 1 || a.res.NOD[0].Test != "T#flaky" || !slices.Equal(a.res.FailUnperturbed, []string{"T#nod", "T#flaky"}) {
+		t.Errorf("nod %v, fail unperturbed %q: want the new flaky test added once", a.res.NOD, a.res.FailUnperturbed)
 	}
 	if a.res.Runs != 5 || len(a.res.Coverage) != 1 || a.res.Coverage[0].Run != "ITERATION_ORDER seed=24302" {
 		t.Errorf("runs %d, coverage %+v", a.res.Runs, a.res.Coverage)
