@@ -29,7 +29,7 @@ func isIterationOrder(s Strategy) bool { return s.ID == iterationOrder }
 // ownPass returns the strategies a run of mode combines and whether
 // ITERATION_ORDER runs in a pass of its own: in combined mode, beside other
 // strategies, it is taken out of the combined run and runs alone over the
-// suite after it (see iterationPasses). Its shuffling changes every
+// suite beside it (see iterationPasses). Its shuffling changes every
 // HashMap iteration the project makes, so combined with the others it
 // would be a suspect of nearly every failure and change which paths and
 // calls the others perturb, and alone it finds its failures with no
@@ -41,8 +41,8 @@ func ownPass(mode Mode, set []Strategy) ([]Strategy, bool) {
 	return slices.DeleteFunc(slices.Clone(set), isIterationOrder), true
 }
 
-// seeds returns the chaos.seed values ITERATION_ORDER runs alone under
-// after the analysis, "" standing for the settings' own: that one first
+// seeds returns the chaos.seed values ITERATION_ORDER runs alone under, in
+// passes of their own, "" standing for the settings' own: that one first
 // when it runs in its own pass (Config.iterationPass), then, unless
 // Config.Seeds is 1 or it is not among the strategies, the first seed
 // (chaos.seed in Settings.Params, or DefaultSeed) plus 1, 2, ...
@@ -111,10 +111,10 @@ func passName(seed string) string {
 // on the free workers; then a single-mode analysis of each run, with the
 // first analysis' unperturbed runs and its confirmation reruns under the
 // run's seed, of the failures of tests that have no verdict yet (an earlier
-// pass's findings are not judged again). Its own pass always runs, as the combined run does; the further
-// seeds only when some budget is left. Its findings of tests not found yet
-// join the result, those of a further seed with their seed, which their
-// reproduce commands pass.
+// pass's findings are not judged again). Its own pass always runs, as the
+// combined run does; the further seeds only when some budget is left. Its
+// findings of tests not found yet join the result, those of a further seed
+// with their seed, which their reproduce commands pass.
 func (a *analysis) iterationPasses(ctx context.Context) error {
 	seeds := a.cfg.seeds()
 	var missing []string
