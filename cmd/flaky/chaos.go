@@ -28,7 +28,8 @@ func chaosCommand() *cli.Command {
 		Description: "Strategies: " + strings.Join(chaos.IDs(chaos.Strategies), ", ") + ", or a group name for all of its strategies\n" +
 			"(" + strings.Join(chaos.Groups(), ", ") + ").\n" +
 			"combined mode (default) runs the suite once with one strategy per group (default: " + chaos.Join(chaos.DefaultCombined) + "),\n" +
-			"then attributes each failure to the strategy that reproduces it alone; single mode runs the suite once per strategy\n" +
+			"then attributes each failure to the strategy that reproduces it alone; ITERATION_ORDER beside others runs alone over the suite\n" +
+			"in a pass of its own, under each of its seeds; single mode runs the suite once per strategy\n" +
 			"(default: all). A test is reported only when it passes in an unperturbed run of the same order.",
 		Flags: []cli.Flag{
 			moduleFlag,
@@ -187,7 +188,7 @@ func printChaos(w io.Writer, findings []report.Finding, res *chaos.Result, liste
 	}
 	complete := len(res.Skipped) == 0
 	for _, c := range res.Coverage {
-		if res.Mode == chaos.Combined && c.Run != string(chaos.Combined) {
+		if c.Attribution {
 			continue // attribution runs only go as far as the failures they attribute
 		}
 		if c.NotRun > 0 {

@@ -75,7 +75,8 @@ type Config struct {
 	// Settings.Params, or the agent's DefaultSeed), ITERATION_ORDER alone
 	// runs under each next one (first+1, first+2, ...) while the budget
 	// lasts, as NonDex runs several seeds. 0 means DefaultSeeds; 1 only the
-	// first.
+	// first. In combined mode beside other strategies it runs alone under
+	// the first seed too, in its own pass (see ownPass).
 	Seeds int
 	// Workers is how many JVMs the runner runs at once; 0 means one per
 	// core.
@@ -85,10 +86,22 @@ type Config struct {
 	// wait: a lengthened sleep, a delayed connect). It needs a Runner that
 	// measures its JVMs (jvmLoad, as launcher.Launcher does).
 	AutoWorkers bool
-	// underSeed says the analysis is one of otherSeeds': the caller counts
-	// its findings in the progress, once the tests found before are left
-	// out.
+	// underSeed says the analysis is one of iterationPasses': the caller
+	// counts its findings in the progress, once the tests found before are
+	// left out.
 	underSeed bool
+	// iterationPass says ITERATION_ORDER, taken out of Strategies, runs in
+	// its own pass after the combined analysis (see ownPass).
+	iterationPass bool
+	// ran, when set, is the run of Tests with Strategies' one strategy
+	// that the caller made (iterationPasses runs its passes' at once), and
+	// ranWall how long it took: single mode judges it instead of running
+	// the suite (only with a Baseline).
+	ran     *launcher.Result
+	ranWall time.Duration
+	// judged are tests the caller has a verdict on: single mode does not
+	// judge their failures again (iterationPasses' later passes).
+	judged map[string]bool
 	// load measures the running JVMs for AutoWorkers; nil means the
 	// Runner's own.
 	load jvmLoad
@@ -235,6 +248,10 @@ type Coverage struct {
 	Duration   time.Duration
 	// FailedTests and NotRunTests are the tests counted in Failed and NotRun.
 	FailedTests, NotRunTests []string
+	// Attribution says the run is attribution's (combined mode), which
+	// runs only as far as the failures it attributes; the others are runs
+	// of the whole suite.
+	Attribution bool
 }
 
 // Run analyses the suite with r.
@@ -262,7 +279,8 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	if len(cfg.Strategies) == 0 {
 		return nil, errors.New("no strategies to apply")
 	}
-	a := &analysis{cfg: cfg, runner: r, start: start, res: &Result{Mode: cfg.Mode, Budget: cfg.Budget}, milder: map[string][]singleRun{}, again: map[string][]singleRun{}}
+	cfg.Strategies, cfg.iterationPass = ownPass(cfg.Mode, cfg.Strategies)
+	a := &analysis{cfg: cfg, runner: r, start: start, res: &Result{Mode: cfg.Mode, Budget: cfg.Budget}, milder: map[string][]singleRun{}, again: map[string][]singleRun{}, passRan: map[string]*launcher.Result{}}
 	switch {
 	case cfg.Budget > 0:
 		a.deadline = start.Add(cfg.Budget)
@@ -277,6 +295,9 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 	}
 	if len(cfg.Baseline) == 0 {
 		suiteRuns++
+	}
+	if cfg.ran != nil {
+		suiteRuns-- // the caller ran it
 	}
 	cfg.Progress.Phase("perturbing", suiteRuns, a.deadline)
 	a.phase = "the perturbed runs of the suite"
@@ -306,8 +327,8 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	a.countFindings()
-	a.phase = "the runs under further seeds"
-	if err := a.otherSeeds(ctx); err != nil {
+	a.phase = "the runs of " + iterationOrder + " alone"
+	if err := a.iterationPasses(ctx); err != nil {
 		return nil, err
 	}
 	if !cfg.underSeed {
@@ -342,6 +363,9 @@ type analysis struct {
 	// again are the second runs of attribution's first round (see
 	// planAgain), by strategy id, for confirmation to read.
 	again map[string][]singleRun
+	// passRan are the runs of the suite of ITERATION_ORDER's passes made
+	// while the combined run went on (see early), by seed.
+	passRan map[string]*launcher.Result
 	// controlRuns are the unperturbed reruns of failing tests so far (see
 	// controlJobs).
 	controlRuns []*launcher.Result

@@ -89,8 +89,11 @@ type fakeRunner struct {
 	slowCombined   time.Duration
 	combinedRuns   int
 	duringCombined int
-	mu             sync.Mutex
-	jobs           []launcher.Job
+	// startedBeforeEnd is how many jobs had started when the first slow
+	// combined job ended.
+	startedBeforeEnd int
+	mu               sync.Mutex
+	jobs             []launcher.Job
 	// running counts the jobs running, mostRunning the most at once.
 	running, mostRunning int
 }
@@ -114,7 +117,14 @@ func (f *fakeRunner) RunJobs(ctx context.Context, jobs []launcher.Job) ([]*launc
 	if combined {
 		delay = f.slowCombined
 		f.combinedRuns++
-		defer func() { f.mu.Lock(); f.combinedRuns--; f.mu.Unlock() }()
+		defer func() {
+			f.mu.Lock()
+			f.combinedRuns--
+			if f.startedBeforeEnd == 0 {
+				f.startedBeforeEnd = len(f.jobs)
+			}
+			f.mu.Unlock()
+		}()
 	}
 	f.mu.Unlock()
 	if cancel {
@@ -301,7 +311,7 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[1]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns: 2 + 5 + 4 + 2 + 2 + 5 + 5 + 3 + 2 + 2,
+			wantRuns: 2 + 5 + 4 + 2 + 2 + 5 + 5 + 3 + 2 + 2 + 3,
 			wantJobs: []string{
 				"chaos=RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY 8", " 8",
 				// The control runs: the failing tests alone, unperturbed, with BrokenTest, which failed unperturbed.
@@ -325,6 +335,8 @@ func TestRun(t *testing.T) {
 				"chaos=TIME_INCREMENT 1", "chaos=LOCALE 1",
 				// ComboTest failed in the combined run only: its reproduce order twice more, with its suspects together.
 				"chaos=RANDOM_MAX+DATE_FIXED 5", "chaos=RANDOM_MAX+DATE_FIXED 5",
+				// ITERATION_ORDER, out of the combined run, in its own pass and under the two further seeds: no test fails.
+				"chaos=ITERATION_ORDER 8", "chaos=ITERATION_ORDER 8", "chaos=ITERATION_ORDER 8",
 			},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages:    map[string]string{"p.ComboTest#both": "fails only with strategies combined: none of RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY alone made it fail; it hit call sites of RANDOM_MAX+DATE_FIXED"},

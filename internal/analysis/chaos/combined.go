@@ -297,7 +297,7 @@ func (a *analysis) singleCoverage(ran map[string][]singleRun) {
 			}
 		}
 		cov := a.coverageOf(s.ID, []Strategy{s}, widest.result)
-		cov.JVMs = 0
+		cov.JVMs, cov.Attribution = 0, true
 		for _, r := range runs {
 			cov.JVMs += 1 + len(r.result.Resumed)
 			for _, t := range r.result.Tests {

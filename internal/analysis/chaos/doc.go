@@ -32,10 +32,14 @@
 //     test hit several call sites reruns with only some of them shuffled,
 //     as NonDex's debug mode does, until it names the sites whose
 //     shuffling alone fails the test; only those are reported, marked.
-//   - Further seeds (seeds.go): when ITERATION_ORDER is among the
-//     strategies, it runs alone under each next seed (Config.Seeds), a
-//     whole single-mode analysis per seed with the first one's unperturbed
-//     runs; its findings of tests not found yet keep their seed.
+//   - ITERATION_ORDER's passes (seeds.go): in combined mode beside other
+//     strategies (as in the default set) it is no part of the combined run
+//     but runs alone over the suite in a pass of its own (ownPass), and,
+//     whenever it is among the strategies, under each next seed
+//     (Config.Seeds); the passes' runs of the suite go to workers the
+//     combined run leaves free (early.go), and each run is judged by a
+//     single-mode analysis with the first one's unperturbed runs; its
+//     findings of tests not found yet keep their seed.
 //   - Reporting (report.go) turns the Result into report findings, their
 //     order files and reproduce commands, and the run's statistics.
 //

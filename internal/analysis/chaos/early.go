@@ -26,7 +26,9 @@ import (
 // unperturbed run's durations, an attribution run's by the combined run's),
 // so that no long run starts last. What ran is read after the combined run
 // as if it had run then, so the findings are the same; the workers' idle
-// time is used.
+// time is used. When nothing else is due, a free worker takes a run of the
+// suite of one of ITERATION_ORDER's passes (see iterationPasses), which
+// then need not run after the combined analysis.
 type early struct {
 	a    *analysis
 	set  []Strategy
@@ -41,6 +43,7 @@ type early struct {
 	queue    []earlyJob     // planned first-round, milder and again runs
 	tests    []string       // the planned candidates' tests
 	controls map[string]int // the control runs handed out, by test
+	passes   []string       // the seeds of ITERATION_ORDER's passes not handed out yet
 	handed   []earlyJob     // the jobs handed out, the run's from index jobs on
 }
 
@@ -55,6 +58,7 @@ type earlyJob struct {
 	job      launcher.Job
 	strategy Strategy // of a perturbed run
 	kind     earlyKind
+	seed     string // of a pass (see Config.seeds)
 }
 
 // earlyKind says what an early job is for.
@@ -65,12 +69,13 @@ const (
 	earlyFirst                    // attribution's first round
 	earlyMilder                   // a milder run (planMilder)
 	earlyAgain                    // an again run (planAgain)
+	earlyPass                     // a run of the suite of one of ITERATION_ORDER's passes
 )
 
 // newEarly returns the early work of a combined run with set whose own jobs
 // are the first jobs of the run.
 func (a *analysis) newEarly(set []Strategy, jobs int) *early {
-	return &early{a: a, set: set, jobs: jobs, wake: make(chan struct{}, 1), controls: map[string]int{}, took: map[testid.ID]time.Duration{}}
+	return &early{a: a, set: set, jobs: jobs, wake: make(chan struct{}, 1), controls: map[string]int{}, took: map[testid.ID]time.Duration{}, passes: a.cfg.seeds()}
 }
 
 // onTestEnd is the combined run's launcher.RunOptions.OnTestEnd.
@@ -124,6 +129,12 @@ func (e *early) more(results []*launcher.Result) []launcher.Job {
 		next.job, _ = a.job(a.testsOrder(due), nil)
 		for _, t := range due {
 			e.controls[t]++
+		}
+	case len(e.passes) > 0:
+		next.seed, e.passes = e.passes[0], e.passes[1:]
+		next.kind = earlyPass
+		if next.job, e.err = a.passJob(next.seed); e.err != nil {
+			return nil
 		}
 	default:
 		return nil
@@ -203,7 +214,9 @@ func (e *early) candidate(f failure) (*candidate, bool) {
 
 // record adds what early ran, from the run's results: the first-round runs
 // to ran (their failures dismissed as attribution's are), the milder and
-// again runs to the analysis' and the control runs to its control runs.
+// again runs to the analysis', the passes' runs to its passRan (one the
+// budget cut runs again after, see iterationPasses) and the control runs to
+// its control runs.
 func (e *early) record(results []*launcher.Result, ran map[string][]singleRun) {
 	for i, j := range e.handed {
 		r := results[e.jobs+i]
@@ -215,6 +228,10 @@ func (e *early) record(results []*launcher.Result, ran map[string][]singleRun) {
 			p.record([]*launcher.Result{r}, e.a.milder)
 		case earlyAgain:
 			p.record([]*launcher.Result{r}, e.a.again)
+		case earlyPass:
+			if r != nil {
+				e.a.passRan[j.seed] = r
+			}
 		default:
 			e.a.controlRuns = append(e.a.controlRuns, r)
 		}

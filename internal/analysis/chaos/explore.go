@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/flakyhq/flaky/internal/engine/launcher"
 )
@@ -83,10 +84,7 @@ func (a *analysis) single(ctx context.Context) error {
 	// The unperturbed run (last) goes first, so the budget cannot drop it.
 	jobs = append(jobs[len(sets):], jobs[:len(sets)]...)
 	unperturbed := len(jobs) - len(sets)
-	a.cfg.Log.Logf("running %d tests once per strategy (%s), and unperturbed", len(a.cfg.Tests), Join(a.cfg.Strategies))
-	a.perturbing = true
-	results, err := a.run(ctx, jobs, max(unperturbed, min(a.cfg.Workers, len(jobs))))
-	a.perturbing = false
+	results, err := a.suiteRuns(ctx, jobs, unperturbed)
 	if err != nil {
 		return err
 	}
@@ -111,7 +109,7 @@ func (a *analysis) single(ctx context.Context) error {
 		runs = append(runs, byStrategy[s.ID])
 	}
 	a.perturbedRuns = runs
-	failing = slices.DeleteFunc(failing, func(test string) bool { return !a.passesUnperturbed(test) })
+	failing = slices.DeleteFunc(failing, func(test string) bool { return a.cfg.judged[test] || !a.passesUnperturbed(test) })
 	if failing, err = a.controls(ctx, failing); err != nil {
 		return err
 	}
@@ -119,6 +117,20 @@ func (a *analysis) single(ctx context.Context) error {
 		a.res.Findings = append(a.res.Findings, a.singleFinding(test, byStrategy))
 	}
 	return nil
+}
+
+// suiteRuns runs single mode's jobs of the suite, the unperturbed ones
+// first, and returns their results; the caller's run (Config.ran) instead
+// when it made the one perturbed run.
+func (a *analysis) suiteRuns(ctx context.Context, jobs []launcher.Job, unperturbed int) ([]*launcher.Result, error) {
+	if r := a.cfg.ran; r != nil && unperturbed == 0 && len(jobs) == 1 {
+		a.wall = map[*launcher.Result]time.Duration{r: a.cfg.ranWall}
+		return []*launcher.Result{r}, nil
+	}
+	a.cfg.Log.Logf("running %d tests once per strategy (%s), and unperturbed", len(a.cfg.Tests), Join(a.cfg.Strategies))
+	a.perturbing = true
+	defer func() { a.perturbing = false }()
+	return a.run(ctx, jobs, max(unperturbed, min(a.cfg.Workers, len(jobs))))
 }
 
 // singleFailing returns the tests that failed with some strategy, in the

@@ -37,7 +37,7 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %s, %v; want %s", tt.names, Join(got), err, tt.want)
 		}
 	}
-	if got := Join(DefaultCombined); got != "RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY" {
+	if got := Join(DefaultCombined); got != "RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY+ITERATION_ORDER" {
 		t.Errorf("DefaultCombined = %s", got)
 	}
 	if got := strings.Join(Groups(), " "); got != "RANDOM TIME DATE LOCALE SLEEP CONCURRENCY NETWORK ASYNC ITERATION_ORDER" {
