@@ -726,7 +726,7 @@ func TestAttributionScopes(t *testing.T) {
 			},
 			wantRuns: []string{"combined fail 4", "RANDOM_MAX pass 1", "RANDOM_MAX pass 2", "RANDOM_MAX fail 4", "unperturbed pass 4",
 				"unperturbed pass 4", "unperturbed pass 4", "unperturbed pass 4", "unperturbed pass 4", "RANDOM_MAX fail 4"},
-			order:    4,
+			order: 4,
 		},
 	}
 	for _, tt := range tests {
