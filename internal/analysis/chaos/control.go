@@ -359,7 +359,10 @@ func (a *analysis) likeForLike(ctx context.Context) error {
 	a.controlRuns = append(a.controlRuns, results...)
 	for _, f := range a.controlled() {
 		for _, r := range results {
-			if t, ok := resultOf(r, f.Test); r != nil && ok && slices.Equal(ranUpTo(r, f.Test), f.Order) {
+			if r == nil {
+				continue // interrupted
+			}
+			if t, ok := resultOf(r, f.Test); ok && slices.Equal(ranUpTo(r, f.Test), f.Order) {
 				f.Evidence = append(f.Evidence, Evidence{Run: "unperturbed", Order: f.Order, Outcome: t.Outcome, Message: t.Message, Detail: controlRun, Resumed: r.Resumed})
 			}
 		}

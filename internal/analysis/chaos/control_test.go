@@ -76,3 +76,31 @@ func TestDismissedGetControls(t *testing.T) {
 		t.Errorf("findings %+v, want none", summarize(res.Findings))
 	}
 }
+
+// TestInterruptDuringLikeForLike keeps what the control runs like the
+// reproduce orders judged before an interruption: the exposed test failed
+// the one that ran, and is flaky without perturbation, not a finding.
+func TestInterruptDuringLikeForLike(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := &fakeRunner{cancel: cancel, suite: map[string]behaviour{
+		"p.C#w": {sites: map[string][]siteAt{"LOCALE": {localeSite}}, fails: anyOf("LOCALE")},
+		"p.C#x": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("chaos=RANDOM_MAX+LOCALE", "first:p.C#x")},
+	}}
+	// Each call runs one job: the combined and unperturbed runs, five control runs, attribution's first round and
+	// the again runs beside it, then the first control run of p.C#x alone; the second is cancelled.
+	r.cancelAt = 2 + 5 + 4 + 2
+	res, err := Run(ctx, r, Config{Tests: []string{"p.C#w", "p.C#x"}, Mode: Combined, Strategies: mustLookup("RANDOM_MAX", "LOCALE"), Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Cut != "the control runs" {
+		t.Errorf("interrupted %v during %q, want during the control runs", res.Interrupted, res.Cut)
+	}
+	if want := []NOD{{Test: "p.C#x", Runs: 7, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1}}; !reflect.DeepEqual(rates(res.NOD), want) {
+		t.Errorf("nod = %+v, want %+v", rates(res.NOD), want)
+	}
+	if slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Test == "p.C#x" }) {
+		t.Errorf("p.C#x is a finding: %+v", summarize(res.Findings))
+	}
+}
