@@ -14,6 +14,12 @@ import (
 	"github.com/flakyhq/flaky/internal/report"
 )
 
+// The chaos-nod fixture's tests flaky without perturbation.
+const (
+	runCounter = "fixture.chaosnod.RunCounterTest#failsEveryFifthRun"
+	inbox      = "fixture.chaosnod.InboxTest#bSeesThePoolStarted"
+)
+
 // chaosNODExpected is testdata/chaos-nod/expected.json.
 type chaosNODExpected struct {
 	Findings  []report.Finding `json:"findings"`
@@ -24,7 +30,9 @@ type chaosNODExpected struct {
 
 // TestChaosNOD runs `flaky chaos` in both modes on a suite with a test that
 // fails without any perturbation one run in five: it is reported as flaky
-// without perturbation with its rates, never attributed to a strategy; a
+// without perturbation with its rates, never attributed to a strategy; so
+// is a test exposed whenever it runs first in its class in a JVM, which the
+// control runs like its reproduce order show (#54 point 3); a
 // framework timeout wrapped by ExpectedException is dismissed, not left out
 // as machinery; a class without @Test methods is no test; the true
 // counterpart is reported with its strategy and call site.
@@ -65,20 +73,28 @@ func TestChaosNOD(t *testing.T) {
 			var nod []string
 			for _, n := range c.NOD {
 				nod = append(nod, n.Test)
-				if n.Failures < 1 || n.Failures >= n.Runs+1 || n.PerturbedFailures < 1 || n.PerturbedRuns < n.PerturbedFailures {
-					t.Errorf("nod %+v: want failures both unperturbed and perturbed, within their runs", n)
+				if n.Failures < 1 || n.Failures > n.Runs || n.PerturbedFailures > n.PerturbedRuns || n.Test == runCounter && n.PerturbedFailures < 1 {
+					t.Errorf("nod %+v: want failures unperturbed (and for %s perturbed), within their runs", n, runCounter)
 				}
 			}
-			if !slices.Equal(nod, e.NOD) {
+			if slices.Sort(nod); !slices.Equal(nod, e.NOD) {
 				t.Errorf("nod = %q, want %q", nod, e.NOD)
 			}
-			if mode == "combined" && (len(c.NOD) != 1 || c.NOD[0] != (report.ChaosNOD{Test: e.NOD[0], Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1})) {
-				t.Errorf("combined nod = %+v, want 1 of 6 unperturbed runs and 1 of 1 perturbed", c.NOD)
+			// Combined, the inbox test failed in the combined run (its first) and passed its first control runs,
+			// second in its class after aSlugsTheInbox; attribution ran it alone, first in its class, where every
+			// strategy failed it; the control runs like that (alone, unperturbed) fail it too: flaky without
+			// perturbation, failing 5 of its 11 unperturbed runs. (Single, its first run is the unperturbed one.)
+			wantNOD := []report.ChaosNOD{{Test: runCounter, Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1},
+				{Test: inbox, Runs: 11, Failures: 5, PerturbedRuns: 1, PerturbedFailures: 1}}
+			if mode == "combined" && !slices.Equal(c.NOD, wantNOD) {
+				t.Errorf("combined nod = %+v, want %+v", c.NOD, wantNOD)
 			}
-			if !strings.Contains(string(out), "nod  "+e.NOD[0]+" fails unperturbed ") {
-				t.Errorf("output does not name %s as flaky without perturbation:\n%s", e.NOD[0], out)
+			for _, test := range e.NOD {
+				if !strings.Contains(string(out), "nod  "+test+" fails unperturbed ") {
+					t.Errorf("output does not name %s as flaky without perturbation:\n%s", test, out)
+				}
 			}
-			checkNODFinding(t, rep, e.NOD[0])
+			checkNODFinding(t, rep, runCounter)
 			for _, test := range e.Dismissed {
 				if !strings.Contains(stderr.String(), "not reporting "+test+" under ") {
 					t.Errorf("%s not dismissed:\n%s", test, stderr.String())

@@ -187,6 +187,9 @@ type Evidence struct {
 	// own says the test failed there on its own (ownFailure), not by the
 	// machinery.
 	own bool
+	// perturbed are the strategies that perturbed calls during the test
+	// or its class's fixtures in the run (perturbedBy).
+	perturbed []string
 }
 
 // Result is an analysis' findings and what it ran.
@@ -322,6 +325,7 @@ func Run(ctx context.Context, r Runner, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	a.setAsideSuspected()
+	a.requireEvidence()
 	a.phase = "the bisection of call sites"
 	if err := a.bisectSites(ctx); err != nil {
 		return nil, err

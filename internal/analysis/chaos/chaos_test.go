@@ -311,7 +311,7 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[1]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", true, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns: 2 + 5 + 4 + 2 + 2 + 5 + 5 + 3 + 2 + 2 + 3,
+			wantRuns: 2 + 5 + 4 + 2 + 2 + 5 + 5 + 3 + 24 + 2 + 2 + 3,
 			wantJobs: []string{
 				"chaos=RANDOM_MAX+TIME_INCREMENT+DATE_FIXED+LOCALE+SLEEP_INCREASE+CONCURRENCY_SHRINK+NETWORK_DELAY 8", " 8",
 				// The control runs: the failing tests alone, unperturbed, with BrokenTest, which failed unperturbed.
@@ -329,6 +329,10 @@ func TestRun(t *testing.T) {
 				// Attributed findings already alone in their class's run need no rerun alone; each of ParamTest's
 				// invocations alone, then TIME's milder rerun.
 				"chaos=DATE_FIXED 1", "chaos=DATE_FIXED 1", "chaos=TIME_INCREMENT 1",
+				// The control runs like each finding's reproduce order: ComboTest's (the suite's up to it, run once
+				// already), and the others' alone (DiceTest's is the first of the control runs above).
+				" 5", " 5", " 5", " 5",
+				" 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1",
 				// A finding rests on two failing runs with its strategy after the combined run: ParamTest's and
 				// DiceTest's have theirs (attribution's and the second run beside it), the others' reproduce orders
 				// run again.
@@ -362,8 +366,10 @@ func TestRun(t *testing.T) {
 				{"p.ParamTest#t[1]", "DATE_FIXED", false, []report.CallSite{cs(dateSite)}},
 				{"p.ParamTest#t[2]", "DATE_FIXED", false, []report.CallSite{cs(dateSite)}},
 			},
-			wantRuns:        2 + 5, // the control runs are not cut by the budget
-			wantJobs:        []string{"chaos=RANDOM_MAX+DATE_FIXED 8", " 8", " 4", " 4", " 4", " 4", " 4"},
+			// The control runs are not cut by the budget, nor those like the suspects' reproduce orders: ComboTest's
+			// and ParamTest's the suite's order up to them (run once already), DiceTest's the first of the control runs.
+			wantRuns:        2 + 5 + 4 + 8,
+			wantJobs:        []string{"chaos=RANDOM_MAX+DATE_FIXED 8", " 8", " 4", " 4", " 4", " 4", " 4", " 5", " 5", " 5", " 5", " 8", " 8", " 8", " 8", " 8", " 8", " 8", " 8"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantExhausted:   true,
 			wantMessages:    map[string]string{"p.DiceTest#roll": "suspected, not a finding: the budget ended before each strategy was tried alone"},
@@ -376,11 +382,12 @@ func TestRun(t *testing.T) {
 				{"p.DiceTest#roll", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}},
 				{"p.SleepTest#s", "SLEEP_DECREASE", true, []report.CallSite{cs(sleepSite)}},
 			},
-			wantRuns: 9 + 5 + 4,
+			wantRuns: 9 + 5 + 10 + 4,
 			// DiceTest is the suite's first test: its run of the suite is its reproduce order, rerun twice
-			// (RANDOM_MAX 1); the others alone and again, then TIME's and SLEEP's milder reruns.
+			// (RANDOM_MAX 1); the others alone, their control runs alone (DiceTest's are the first of the control
+			// runs), and again, then TIME's and SLEEP's milder reruns.
 			wantJobs: []string{" 8", "chaos=RANDOM_MAX 8", "chaos=TIME_INCREMENT 8", "chaos=TIME_ROUNDING 8", "chaos=SLEEP_DECREASE 8", " 4", " 4", " 4", " 4", " 4",
-				"chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", "chaos=RANDOM_MAX 1", "chaos=RANDOM_MAX 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1",
+				"chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", " 1", "chaos=RANDOM_MAX 1", "chaos=RANDOM_MAX 1", "chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1",
 				"chaos=TIME_INCREMENT 1", "chaos=SLEEP_DECREASE 1"},
 			wantUnperturbed: []string{"p.BrokenTest#x"},
 			wantMessages: map[string]string{
@@ -478,9 +485,10 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// TestCombinedTriesOtherStrategies attributes a failure to a strategy whose
-// call sites the test did not report, once those it did report fail to
-// reproduce it.
+// TestCombinedTriesOtherStrategies tries a failure with the strategies
+// whose call sites the test did not report, once those it did report fail
+// to reproduce it; the one that reproduces it perturbed no call of the test
+// either, so nothing ties the failure to it: dismissed, not a finding.
 func TestCombinedTriesOtherStrategies(t *testing.T) {
 	r := &fakeRunner{suite: map[string]behaviour{
 		"p.A#hidden": {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("LOCALE")},
@@ -490,10 +498,7 @@ func TestCombinedTriesOtherStrategies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []summary{
-		{"p.A#dice", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}},
-		{"p.A#hidden", "LOCALE", true, nil},
-	}
+	want := []summary{{"p.A#dice", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}}
 	if got := summarize(res.Findings); !reflect.DeepEqual(got, want) {
 		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
 	}
@@ -504,18 +509,16 @@ func TestCombinedTriesOtherStrategies(t *testing.T) {
 	// p.A#hidden's reproduce order twice more (LOCALE 1): three strategies were tried alone before LOCALE
 	// was named, so it rests on three failing runs with it after the combined run, not two.
 	// RANDOM_MAX 2 twice: the first round, and beside it the rerun that confirmation would need had
-	// RANDOM_MAX, the only suspect, reproduced the failure.
+	// RANDOM_MAX, the only suspect, reproduced the failure. p.A#dice alone unperturbed five times: the
+	// control runs like its reproduce order (p.A#hidden's is the control runs' first test alone).
 	wantJobs := []string{"chaos=RANDOM_MAX+DATE_FIXED+LOCALE 2", " 2", " 2", " 2", " 2", " 2", " 2", "chaos=RANDOM_MAX 2", "chaos=RANDOM_MAX 2", "chaos=DATE_FIXED 1", "chaos=LOCALE 1", "chaos=RANDOM_MAX 1",
-		"chaos=LOCALE 1", "chaos=LOCALE 1"}
+		" 1", " 1", " 1", " 1", " 1", "chaos=LOCALE 1", "chaos=LOCALE 1"}
 	if !sameJobs(jobs, wantJobs) {
 		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
 	}
-	var runs []string
-	for _, e := range res.Findings[0].Evidence { // p.A#hidden, first in the order
-		runs = append(runs, e.Run+" "+string(e.Outcome))
-	}
-	if want := []string{"combined fail", "RANDOM_MAX pass", "DATE_FIXED pass", "LOCALE fail", "unperturbed pass", "LOCALE fail", "LOCALE fail"}; !slices.Equal(runs, want) {
-		t.Errorf("evidence of p.A#hidden: %q, want %q", runs, want)
+	const why = "none of the 4 run(s) it failed with LOCALE perturbed a call during it or its class's fixtures: nothing ties the failure to LOCALE"
+	if want := []Dismissal{{Test: "p.A#hidden", Strategy: "LOCALE", Why: why}}; !reflect.DeepEqual(res.Dismissed, want) {
+		t.Errorf("dismissed = %+v, want %+v", res.Dismissed, want)
 	}
 }
 
@@ -610,7 +613,7 @@ func TestUnhitCandidatesWaitForControls(t *testing.T) {
 		// Hits no call site, fails every fifth run: the first (combined) and the sixth (the fourth control run).
 		"p.Counter#flips": {fails: func(map[string]bool) bool { runs++; return runs%5 == 1 }},
 		"p.A#dice":        {sites: map[string][]siteAt{"RANDOM": {diceSite}}, fails: anyOf("RANDOM_MAX")},
-		// Hits no call site either, fails under LOCALE (a call the agent does not report).
+		// Hits no call site either, fails under LOCALE: nothing ties the failure to it.
 		"p.B#odd": {fails: anyOf("LOCALE")},
 	}}
 	order := []string{"p.Counter#flips", "p.A#dice", "p.B#odd"}
@@ -618,9 +621,12 @@ func TestUnhitCandidatesWaitForControls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []summary{{"p.A#dice", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}, {"p.B#odd", "LOCALE", true, nil}}
+	want := []summary{{"p.A#dice", "RANDOM_MAX", true, []report.CallSite{cs(diceSite)}}}
 	if got := summarize(res.Findings); !reflect.DeepEqual(got, want) {
 		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
+	}
+	if len(res.Dismissed) != 1 || res.Dismissed[0].Test != "p.B#odd" || res.Dismissed[0].Strategy != "LOCALE" {
+		t.Errorf("dismissed = %+v, want p.B#odd under LOCALE", res.Dismissed)
 	}
 	if want := []NOD{{Test: "p.Counter#flips", Runs: 6, Failures: 1, PerturbedRuns: 1, PerturbedFailures: 1}}; !reflect.DeepEqual(rates(res.NOD), want) {
 		t.Errorf("nod = %+v, want %+v", res.NOD, want)
@@ -638,8 +644,11 @@ func TestUnhitCandidatesWaitForControls(t *testing.T) {
 		" " + failing, " " + failing, " " + failing, " " + failing, " " + failing, // the control runs
 		"chaos=RANDOM_MAX p.A#dice",                        // beside them, for the test that hit a call site
 		"chaos=RANDOM_MAX p.B#odd", "chaos=LOCALE p.B#odd", // after them
-		// Confirmation: p.A#dice's again, p.B#odd's twice (two strategies were tried before LOCALE was named).
-		"chaos=RANDOM_MAX p.A#dice", "chaos=LOCALE p.B#odd", "chaos=LOCALE p.B#odd",
+		// Confirmation: the control runs like each reproduce order (each test alone), p.A#dice's again,
+		// p.B#odd's once (two strategies were tried before LOCALE was named; the control runs make one more
+		// failure enough).
+		" p.A#dice", " p.A#dice", " p.A#dice", " p.A#dice", " p.A#dice", " p.B#odd", " p.B#odd", " p.B#odd", " p.B#odd", " p.B#odd",
+		"chaos=RANDOM_MAX p.A#dice", "chaos=LOCALE p.B#odd",
 	}
 	if !sameJobs(jobs, wantJobs) {
 		t.Errorf("jobs:\n got %q\nwant %q", jobs, wantJobs)
@@ -723,10 +732,13 @@ func TestAttributionScopes(t *testing.T) {
 				"chaos=RANDOM_MAX 1", // and the rerun beside it, for a finding alone that did not come
 				"chaos=RANDOM_MAX 2", // its class: passes
 				"chaos=RANDOM_MAX 4", // the suite's order up to it: fails (alone and after its class it passed above)
+				// The control runs like it: its reproduce order unperturbed, four more after the suite's run.
+				" 4", " 4", " 4", " 4",
 				"chaos=RANDOM_MAX 4", // and again
 			},
-			wantRuns: []string{"combined fail 4", "RANDOM_MAX pass 1", "RANDOM_MAX pass 2", "RANDOM_MAX fail 4", "unperturbed pass 4", "RANDOM_MAX fail 4"},
-			order:    4,
+			wantRuns: []string{"combined fail 4", "RANDOM_MAX pass 1", "RANDOM_MAX pass 2", "RANDOM_MAX fail 4", "unperturbed pass 4",
+				"unperturbed pass 4", "unperturbed pass 4", "unperturbed pass 4", "unperturbed pass 4", "RANDOM_MAX fail 4"},
+			order: 4,
 		},
 	}
 	for _, tt := range tests {

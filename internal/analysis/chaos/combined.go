@@ -169,10 +169,10 @@ func (a *analysis) combined(ctx context.Context) error {
 func (a *analysis) controlledAndFirstRound(ctx context.Context, cands []*candidate, ran map[string][]singleRun) ([]*candidate, error) {
 	failing, rerun := a.unperturbedFailures()
 	tests := testsOf(cands)
-	if len(tests)+len(failing) == 0 {
+	if len(tests)+len(failing)+len(a.dismissedTests(tests)) == 0 {
 		return nil, nil
 	}
-	controls := a.controlJobs(slices.Concat(tests, rerun))
+	controls := a.controlJobs(slices.Concat(tests, rerun, a.dismissedTests(tests)))
 	var round firstRound
 	if len(cands) > 0 && len(a.cfg.Strategies) > 1 {
 		var err error
@@ -458,7 +458,7 @@ func (a *analysis) check(c *candidate, round attributionRound, ran map[string][]
 		if why := machinery(t); why != "" {
 			msg += "\n(left out: " + why + ")"
 		}
-		c.evidence = append(c.evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: jvmOrder(r.order, r.result, at), Outcome: t.Outcome, Message: msg, Resumed: r.result.Resumed, own: ownFailure(t)})
+		c.evidence = append(c.evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: jvmOrder(r.order, r.result, at), Outcome: t.Outcome, Message: msg, Resumed: r.result.Resumed, own: ownFailure(t), perturbed: perturbedBy(r.result, c.test)})
 		if ownFailure(t) {
 			found = true
 			c.reproduced = append(c.reproduced, s)
@@ -575,10 +575,10 @@ func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
 	// strategy that reproduced it among those it tried alone; a failure
 	// only the strategies together make has no such choice.
 	f := Finding{Test: c.test, Order: order, FailsWith: c.reproduced, tried: 1}
-	f.Evidence = append(f.Evidence, Evidence{Run: string(Combined), Strategies: a.cfg.Strategies, Order: order, Outcome: c.result.Outcome, Message: c.result.Message, Resumed: combined.Resumed, own: true})
+	f.Evidence = append(f.Evidence, Evidence{Run: string(Combined), Strategies: a.cfg.Strategies, Order: order, Outcome: c.result.Outcome, Message: c.result.Message, Resumed: combined.Resumed, own: true, perturbed: perturbedBy(combined, c.test)})
 	f.Evidence = append(f.Evidence, c.evidence...)
 	if len(c.reproduced) > 0 {
-		s := c.reproduced[0]
+		s := c.named()
 		f.Strategies, f.Attributed = []Strategy{s}, true
 		tried := map[string]bool{}
 		for _, e := range c.evidence {
@@ -593,8 +593,8 @@ func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
 		if len(f.CallSites) == 0 {
 			f.CallSites = callSites(combined, c.test, func(_, g string) bool { return g == s.Group })
 		}
-		if len(c.reproduced) > 1 {
-			f.Message += "\n(" + Join(c.reproduced[1:]) + " alone make it fail too)"
+		if others := slices.DeleteFunc(slices.Clone(c.reproduced), func(o Strategy) bool { return o.ID == s.ID }); len(others) > 0 {
+			f.Message += "\n(" + Join(others) + " alone make it fail too)"
 		}
 	} else {
 		f.Strategies, f.Message = c.suspects, c.result.Message
@@ -614,4 +614,17 @@ func (a *analysis) attribute(c *candidate, combined *launcher.Result) Finding {
 	f.Message += outsideSpecNote(f.Strategies)
 	f.Evidence = append(f.Evidence, a.baselineEvidence(c.test, a.cfg.Tests[:c.entry+1])...)
 	return f
+}
+
+// named returns the strategy a reproduced candidate's finding names: the
+// first that reproduced it alone and perturbed a call during it there (a
+// finding needs that, see requireEvidence), else the first that reproduced
+// it.
+func (c *candidate) named() Strategy {
+	for _, s := range c.reproduced {
+		if slices.Contains(perturbedBy(c.sites[s.ID], c.test), s.ID) {
+			return s
+		}
+	}
+	return c.reproduced[0]
 }

@@ -68,10 +68,12 @@ func milder(s Strategy, settings Settings) (Settings, string, bool) {
 // confirm reruns, while the budget lasts, each attributed finding's test
 // alone with its strategy (an invocation of a parameterized test alone), to
 // shorten its reproduce order to the test itself when that is enough, and,
-// when it is not, the tests of its own class before it; then every finding's
-// reproduce order until its strategies make it fail clearly more often than
-// unperturbed runs do (confirmClearly), and each TIME and SLEEP finding
-// with a tenth of its strategy's parameter, recording whether it is robust.
+// when it is not, the tests of its own class before it; then gives each
+// finding control runs like its reproduce order (likeForLike); then reruns
+// every finding's reproduce order until its strategies make it fail clearly
+// more often than unperturbed runs do (confirmClearly), and each TIME and
+// SLEEP finding with a tenth of its strategy's parameter, recording whether
+// it is robust.
 func (a *analysis) confirm(ctx context.Context) error {
 	notAlone := map[string]bool{}
 	if err := a.confirmRound(ctx, "alone", func(f *Finding) ([]string, Settings, string, bool) {
@@ -103,6 +105,9 @@ func (a *analysis) confirm(ctx context.Context) error {
 			f.Order = order
 		}
 	}); err != nil {
+		return err
+	}
+	if err := a.likeForLike(ctx); err != nil {
 		return err
 	}
 	a.readAgain()
@@ -258,7 +263,7 @@ func (f *Finding) addRun(r *launcher.Result, order []string, detail string) (fai
 		return false, false
 	}
 	f.Evidence = append(f.Evidence, Evidence{Run: Join(f.Strategies), Strategies: f.Strategies, Order: order, Outcome: t.Outcome,
-		Message: t.Message, Detail: detail, Resumed: r.Resumed, own: ownFailure(t)})
+		Message: t.Message, Detail: detail, Resumed: r.Resumed, own: ownFailure(t), perturbed: perturbedBy(r, f.Test)})
 	return ownFailure(t), true
 }
 

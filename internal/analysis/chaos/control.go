@@ -184,11 +184,12 @@ func (a *analysis) addNOD(test string) {
 // controls reruns the tests, which failed in the perturbed runs and passed
 // unperturbed, unperturbed until each got ControlRuns control runs
 // (controlJobs), and with them the tests that failed unperturbed
-// (unperturbedFailures). It judges them all (judgeControls) and returns the
+// (unperturbedFailures) and those whose perturbed failures were dismissed
+// (dismissedTests). It judges them all (judgeControls) and returns the
 // first that never failed unperturbed.
 func (a *analysis) controls(ctx context.Context, tests []string) ([]string, error) {
 	judge, rerun := a.unperturbedFailures()
-	rerun = slices.Concat(tests, rerun)
+	rerun = slices.Concat(tests, rerun, a.dismissedTests(tests))
 	if len(rerun) > 0 {
 		defer func(phase string) { a.phase = phase }(a.phase)
 		a.phase = "the control runs"
@@ -262,10 +263,12 @@ func (a *analysis) controlJobs(tests []string) []launcher.Job {
 }
 
 // judgeControls judges tests, which failed perturbed and passed in the
-// unperturbed run, and failing, which failed there, by their unperturbed
-// runs so far (judgeUnperturbed). It returns the tests that never failed
-// unperturbed; those that fewer than ControlRuns got to (the runs were
-// cut) are suspected.
+// unperturbed run, failing, which failed there, and the dismissed tests
+// (dismissedTests), by their unperturbed runs so far (judgeUnperturbed). It
+// returns the tests that never failed unperturbed; those that fewer than
+// ControlRuns got to (the runs were cut) are suspected. A dismissed test
+// that failed unperturbed is no longer dismissed: it is recorded as failing
+// unperturbed.
 func (a *analysis) judgeControls(tests, failing []string) []string {
 	var keep []string
 	for _, test := range tests {
@@ -280,5 +283,104 @@ func (a *analysis) judgeControls(tests, failing []string) []string {
 	for _, test := range failing {
 		a.judgeUnperturbed(test)
 	}
+	for _, test := range a.dismissedTests(tests) {
+		if !a.judgeUnperturbed(test) {
+			a.res.Dismissed = slices.DeleteFunc(a.res.Dismissed, func(d Dismissal) bool { return d.Test == test })
+		}
+	}
 	return keep
+}
+
+// dismissedTests returns the tests whose failures in the perturbed runs so
+// far were dismissed (a framework's timeout the perturbation stretched, see
+// dismiss) and that passed the unperturbed runs, but for tests, in the
+// suite's order: before their failures are let go, they get the control
+// runs a failure gets, and one that fails there is flaky without
+// perturbation, not the perturbation's doing.
+func (a *analysis) dismissedTests(tests []string) []string {
+	var out []string
+	for _, d := range a.res.Dismissed {
+		if entryOf(a.cfg.Tests, d.Test) >= 0 && a.passedBaseline(d.Test) && !slices.Contains(tests, d.Test) && !slices.Contains(out, d.Test) {
+			out = append(out, d.Test)
+		}
+	}
+	return a.inSuiteOrder(out)
+}
+
+// sameLayout counts the unperturbed runs so far (the suite's and the
+// control runs) whose JVM ran exactly order up to test: the test at the
+// same position after the same tests, from the JVM's start.
+func (a *analysis) sameLayout(test string, order []string) int {
+	n := 0
+	for _, r := range slices.Concat(a.baseline, a.controlRuns) {
+		if r == nil {
+			continue
+		}
+		if t, ok := resultOf(r, test); ok && t.Outcome != launcher.NotRun && t.Outcome != launcher.Skipped && slices.Equal(ranUpTo(r, test), order) {
+			n++
+		}
+	}
+	return n
+}
+
+// likeForLike gives every finding, and every failure the budget cut
+// (suspected), control runs like the perturbed run that failed it:
+// unperturbed runs of its reproduce order, each in a JVM of its own, so
+// that the test runs at the same position after the same tests, until
+// ControlRuns of its unperturbed runs had that layout. A test exposed in
+// one layout only (the first test of its class in a JVM, say) fails there
+// unperturbed as well, and the earlier control runs, which ran it among the
+// other failing tests, could not show it. They run whatever the budget (as
+// the first control runs do). The tests that fail one are judged by their
+// unperturbed runs (judgeUnperturbed: flaky without perturbation, with
+// their rates) and leave the findings and suspects.
+func (a *analysis) likeForLike(ctx context.Context) error {
+	if a.res.Interrupted {
+		return nil
+	}
+	var jobs []launcher.Job
+	var tests []string
+	for _, f := range a.controlled() {
+		for range ControlRuns - a.sameLayout(f.Test, f.Order) {
+			j, _ := a.job(f.Order, nil)
+			jobs, tests = append(jobs, j), append(tests, f.Test)
+		}
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	defer func(phase string) { a.phase = phase }(a.phase)
+	a.phase = "the control runs"
+	a.cfg.Log.Logf("rerunning unperturbed the reproduce orders of %d finding(s), until each had %d control runs in that layout", len(slices.Compact(tests)), ControlRuns)
+	results, err := a.run(ctx, jobs, len(jobs))
+	if err != nil {
+		return err
+	}
+	a.controlRuns = append(a.controlRuns, results...)
+	for _, f := range a.controlled() {
+		for _, r := range results {
+			if r == nil {
+				continue // interrupted
+			}
+			if t, ok := resultOf(r, f.Test); ok && slices.Equal(ranUpTo(r, f.Test), f.Order) {
+				f.Evidence = append(f.Evidence, Evidence{Run: "unperturbed", Order: f.Order, Outcome: t.Outcome, Message: t.Message, Detail: controlRun, Resumed: r.Resumed})
+			}
+		}
+	}
+	a.res.Findings = slices.DeleteFunc(a.res.Findings, func(f Finding) bool { return !a.judgeUnperturbed(f.Test) })
+	a.res.Suspected = slices.DeleteFunc(a.res.Suspected, func(s Suspect) bool { return !a.judgeUnperturbed(s.Test) })
+	return nil
+}
+
+// controlled returns the findings and suspects likeForLike controls: those
+// with a reproduce order.
+func (a *analysis) controlled() []*Finding {
+	var out []*Finding
+	for i := range a.res.Findings {
+		out = append(out, &a.res.Findings[i])
+	}
+	for i := range a.res.Suspected {
+		out = append(out, &a.res.Suspected[i].Finding)
+	}
+	return slices.DeleteFunc(out, func(f *Finding) bool { return len(f.Order) == 0 })
 }

@@ -23,11 +23,15 @@
 //     until one reproduces the failure; early.go starts the control runs
 //     and attribution's first round while the combined run still goes on.
 //   - Confirmation (confirm.go, with clearly.go) reruns each finding's test
-//     alone with its strategy, to shorten its reproduce order, then its
-//     reproduce order until its strategies make it fail clearly more often
-//     than unperturbed runs do (clearly.go), and TIME and SLEEP findings
-//     with a milder parameter; it sets aside what it cannot show and counts
-//     the findings.
+//     alone with its strategy, to shorten its reproduce order, then gives
+//     each finding and suspect control runs like its reproduce order
+//     (control.go's likeForLike: that order unperturbed, in JVMs of its
+//     own), then reruns its reproduce order until its strategies make it
+//     fail clearly more often than unperturbed runs do (clearly.go), and
+//     TIME and SLEEP findings with a milder parameter; it sets aside what it
+//     cannot show. A finding none of whose failing runs perturbed a call of
+//     its strategies during the test is none (evidence.go); then the
+//     findings are counted.
 //   - Bisection (bisect.go): each confirmed ITERATION_ORDER finding whose
 //     test hit several call sites reruns with only some of them shuffled,
 //     as NonDex's debug mode does, until it names the sites whose

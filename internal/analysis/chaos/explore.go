@@ -175,16 +175,17 @@ func (a *analysis) singleFinding(test string, byStrategy map[string]*launcher.Re
 		if t.Outcome.Failed() && !failed {
 			msg += "\n(left out: " + machinery(t) + ")"
 		}
-		f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: order, Outcome: t.Outcome, Message: msg, Resumed: r.Resumed, own: failed})
+		f.Evidence = append(f.Evidence, Evidence{Run: s.ID, Strategies: []Strategy{s}, Order: order, Outcome: t.Outcome, Message: msg, Resumed: r.Resumed, own: failed, perturbed: perturbedBy(r, test)})
 		if !failed {
 			continue
 		}
 		f.FailsWith = append(f.FailsWith, s)
 		sites := callSites(r, test, func(strategy, _ string) bool { return strategy == s.ID })
-		// The first strategy that failed it, preferring one within the
-		// specification, then one whose call sites it hit.
-		if f.Strategies == nil || f.Strategies[0].OutsideSpec && !s.OutsideSpec ||
-			f.Strategies[0].OutsideSpec == s.OutsideSpec && len(f.CallSites) == 0 && len(sites) > 0 {
+		// The first strategy that failed it, preferring one whose call
+		// sites it hit (a finding needs them, see requireEvidence), then one
+		// within the specification.
+		if hit, had := len(sites) > 0, len(f.CallSites) > 0; f.Strategies == nil || hit && !had ||
+			hit == had && f.Strategies[0].OutsideSpec && !s.OutsideSpec {
 			f.Strategies, f.CallSites, f.Message, f.Order, f.foundBy = []Strategy{s}, sites, msg, order, len(f.Evidence)-1
 		}
 	}
