@@ -254,13 +254,21 @@ func (l *Launcher) WaitingJVMs() int { return l.load.waiting() }
 type JVMMark struct{ started int }
 
 // MarkJVMs returns a mark for JVMsSince, and from now on counts the most
-// JVMs running at once anew.
+// JVMs running at once anew. A standby JVM already started and waiting for
+// a run counts as started after the mark: the run that takes it is the
+// marked work's.
 func (l *Launcher) MarkJVMs() JVMMark {
 	l.load.mu.Lock()
 	defer l.load.mu.Unlock()
 	l.load.peak = 0
 	l.load.notePeak()
-	return JVMMark{started: l.load.started}
+	standby := 0
+	for _, u := range l.load.running {
+		if u.standby {
+			standby++
+		}
+	}
+	return JVMMark{started: l.load.started - standby}
 }
 
 // JVMsSince returns how many test JVMs the launcher started since mark

@@ -277,4 +277,12 @@ func TestJVMCounts(t *testing.T) {
 	if started, peak := l.JVMsSince(l.MarkJVMs()); started != 0 || peak != 1 {
 		t.Errorf("after a new mark: started %d, peak %d; want 0, 1", started, peak)
 	}
+	// A standby JVM started before a mark and taken by a run after it is
+	// the marked work's (TestChaosBesideSpinners: 12 runs in 11 JVMs).
+	l.load.track(5, true)
+	mark = l.MarkJVMs()
+	l.load.claim(5)
+	if started, _ := l.JVMsSince(mark); started != 1 {
+		t.Errorf("a standby JVM from before the mark, taken after it: started %d, want 1", started)
+	}
 }
