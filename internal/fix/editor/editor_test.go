@@ -316,17 +316,23 @@ func TestEditorOrderTemplates(t *testing.T) {
 				t.Fatalf("changed %d, err %v; want %d", n, err, tt.n)
 			}
 			_, added := lineChanges(src, out)
-			var body []string
-			for _, l := range strings.Split(strings.TrimSuffix(added, "\n"), "\n") {
-				if l != "" && !strings.HasPrefix(l, "import ") {
-					body = append(body, strings.TrimSpace(l))
-				}
-			}
-			if got := strings.Join(body, "\n"); got != tt.added {
+			if got := addedStatements(added); got != tt.added {
 				t.Errorf("added %q, want %q", got, tt.added)
 			}
 		})
 	}
+}
+
+// addedStatements is a diff's added lines (lineChanges), imports and blank
+// lines left out, each trimmed, one per line.
+func addedStatements(added string) string {
+	var body []string
+	for _, l := range strings.Split(strings.TrimSuffix(added, "\n"), "\n") {
+		if l != "" && !strings.HasPrefix(l, "import ") {
+			body = append(body, strings.TrimSpace(l))
+		}
+	}
+	return strings.Join(body, "\n")
 }
 
 // TestEditorWaitTemplates: a fixed sleep before an assertion becomes a
@@ -372,13 +378,7 @@ func TestEditorWaitTemplates(t *testing.T) {
 			if strings.TrimSpace(removed) != wantRemoved {
 				t.Errorf("removed %q, want %q", removed, wantRemoved)
 			}
-			var body []string
-			for _, l := range strings.Split(strings.TrimSuffix(added, "\n"), "\n") {
-				if l != "" && !strings.HasPrefix(l, "import ") {
-					body = append(body, strings.TrimSpace(l))
-				}
-			}
-			if got := strings.Join(body, "\n"); got != tt.added {
+			if got := addedStatements(added); got != tt.added {
 				t.Errorf("added %q, want %q", got, tt.added)
 			}
 		})
